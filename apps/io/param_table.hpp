@@ -1,0 +1,74 @@
+// A parameter file (TOML) with command-line overrides, read key by key. Every key a solver asks
+// for becomes known; whatever the file holds that no one asked for is an error (a misspelt key
+// must not be silently ignored), reported with the closest known key.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apps/io/value.hpp"
+#include "kernels/shape.hpp"
+
+namespace parasol::io {
+
+class ParamTable {
+ public:
+  // Throws InputError for a missing or unreadable file and for TOML syntax (with its line).
+  static ParamTable load(const std::filesystem::path& file);
+  // `source` names the text in messages, as a file name would.
+  static ParamTable parse(std::string_view text, std::string source);
+
+  ParamTable(ParamTable&&) noexcept;
+  ParamTable& operator=(ParamTable&&) noexcept;
+  ~ParamTable();
+
+  // "grid.nx=256": the value is read as TOML ("1e-6", "[32,8,1]", "true", "\"zreg\"") and, if it
+  // is not valid TOML, as a bare string, so `method.variant=zreg` needs no quotes.
+  void apply_override(std::string_view assignment);
+
+  // Where a key's value came from, for messages: "the file name:LINE" or "command line".
+  std::string source_of(std::string_view key) const;
+  const std::string& source() const { return source_; }
+
+  bool has(std::string_view key) const;
+
+  // Typed reads. Without a default the key is required. Each read makes the key known.
+  std::int64_t get_int(std::string_view key, std::optional<std::int64_t> fallback = {});
+  double get_double(std::string_view key, std::optional<double> fallback = {});  // integers too
+  bool get_bool(std::string_view key, std::optional<bool> fallback = {});
+  std::string get_string(std::string_view key, std::optional<std::string> fallback = {});
+  std::vector<std::string> get_strings(std::string_view key,
+                                       std::optional<std::vector<std::string>> fallback = {});
+  Shape get_shape(std::string_view key, std::optional<Shape> fallback = {});  // [x, y, z]; [x, y]
+  std::vector<Shape> get_shapes(std::string_view key, std::optional<std::vector<Shape>> fallback = {});
+
+  // Throws InputError for the first key in the file (or an override) that no read asked for,
+  // naming the closest known key when one is near.
+  void reject_unknown_keys() const;
+
+  // Every key that was read, in dotted form, with the value used (given or default): the fully
+  // resolved parameters, stored with each result. A block shape is an integer vector [x, y, z];
+  // lists of strings are joined with ", " and lists of shapes written "32x8x1 64x4x1".
+  const std::map<std::string, Value>& resolved() const { return resolved_; }
+
+ private:
+  struct Impl;
+  ParamTable(std::unique_ptr<Impl> impl, std::string source);
+  std::unique_ptr<Impl> impl_;
+  std::string source_;
+  std::set<std::string, std::less<>> known_;
+  std::set<std::string, std::less<>> overridden_;
+  std::map<std::string, Value> resolved_;
+};
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace parasol::io

@@ -1,0 +1,90 @@
+// One HDF5 result file, written under a temporary name beside its final path and renamed into
+// place only by commit(): a run that fails, throws or is interrupted leaves no truncated file.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "apps/io/value.hpp"
+
+namespace parasol::io {
+
+// Attribute values: scalars, strings and short vectors (block shapes, extents).
+using AttributeValue = Value;
+
+class ResultFile {
+ public:
+  // Refuses (InputError, exit 2) when `path` exists and `force` is false, or when its folder
+  // does not exist; creates the temporary file at once, so an unwritable folder fails before
+  // any computing is done.
+  ResultFile(std::filesystem::path path, bool force);
+  ResultFile(ResultFile&&) noexcept;
+  ResultFile& operator=(ResultFile&&) = delete;
+  ResultFile(const ResultFile&) = delete;
+  ResultFile& operator=(const ResultFile&) = delete;
+  ~ResultFile();  // not committed: closes and deletes the temporary
+
+  // Groups along `object_path` ("/parameters", "/fields/u") are created as needed; "/" is the root.
+  void set_attribute(const std::string& object_path, const std::string& name,
+                     const AttributeValue& value);
+
+  // An N-dimensional field in C order (last dimension fastest). Large fields are chunked and
+  // compressed (deflate with shuffle); small ones are contiguous.
+  void write_field(const std::string& dataset_path, const float* data,
+                   const std::vector<std::uint64_t>& dims);
+  void write_field(const std::string& dataset_path, const double* data,
+                   const std::vector<std::uint64_t>& dims);
+
+  // One column of a table (a 1D dataset); tables are groups of equal-length columns.
+  void write_column(const std::string& dataset_path, const std::vector<double>& values);
+  void write_column(const std::string& dataset_path, const std::vector<std::int64_t>& values);
+  void write_column(const std::string& dataset_path, const std::vector<std::string>& values);
+
+  // Closes the file and renames it to its final path. After commit() nothing more may be written.
+  void commit();
+
+  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& temporary_path() const { return temporary_; }
+
+ private:
+  std::filesystem::path path_, temporary_;
+  hid_t file_ = H5I_INVALID_HID;
+  bool committed_ = false;
+};
+
+// A text file written whole under a temporary name and renamed into place (XDMF sidecars).
+void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
+
+// Deletes every registered temporary file when the process gets SIGINT, SIGTERM or SIGHUP,
+// then dies of that signal as it would have. Installed once by the front end.
+void remove_temporaries_on_signal();
+
+// Reading back (tests, and tools that post-process results).
+class ResultReader {
+ public:
+  explicit ResultReader(const std::filesystem::path& path);
+  ~ResultReader();
+  ResultReader(const ResultReader&) = delete;
+  ResultReader& operator=(const ResultReader&) = delete;
+
+  bool exists(const std::string& object_path) const;
+  bool has_attribute(const std::string& object_path, const std::string& name) const;
+  AttributeValue attribute(const std::string& object_path, const std::string& name) const;
+  std::vector<std::string> attribute_names(const std::string& object_path) const;
+  std::vector<std::uint64_t> dims(const std::string& dataset_path) const;
+  std::vector<double> read_doubles(const std::string& dataset_path) const;  // any float dataset
+  std::vector<float> read_floats(const std::string& dataset_path) const;
+  std::vector<std::int64_t> read_ints(const std::string& dataset_path) const;
+  std::vector<std::string> read_strings(const std::string& dataset_path) const;
+  bool is_chunked(const std::string& dataset_path) const;
+
+ private:
+  hid_t file_ = H5I_INVALID_HID;
+};
+
+}  // namespace parasol::io

@@ -1,0 +1,313 @@
+// laplace3d in the front end: parameter file -> Params, run or sweep, result -> HDF5.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+#include "apps/check.hpp"
+#include "apps/io/xdmf.hpp"
+#include "apps/progress.hpp"
+#include "apps/provenance.hpp"
+#include "apps/solvers.hpp"
+#include "apps/sweep_table.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/laplace3d/laplace3d.hpp"
+
+namespace parasol::app {
+namespace {
+
+using laplace3d::Params;
+using laplace3d::Variant;
+
+// Settings of `parasol sweep`, from the file's [sweep] table.
+struct SweepParams {
+  std::vector<Variant> variants;   // default: every variant
+  std::vector<Shape> blocks;       // default: every shape compiled for each variant
+  std::int64_t iterations = 20;    // sweeps per timed repeat
+  std::int64_t repeats = 7;        // timed repeats; the median is reported
+  std::int64_t check_iterations = 4;
+};
+
+// Every key laplace3d accepts is read here, so anything else in the file is unknown.
+Params read_params(io::ParamTable& t) {
+  const Params d;
+  Params p;
+  p.grid.nx = t.get_int("grid.nx");
+  p.grid.ny = t.get_int("grid.ny");
+  p.grid.nz = t.get_int("grid.nz");
+  p.spacing = t.get_double("grid.spacing", d.spacing);
+  p.boundary.x_min = t.get_double("boundary.x_min", d.boundary.x_min);
+  p.boundary.x_max = t.get_double("boundary.x_max", d.boundary.x_max);
+  p.boundary.y_min = t.get_double("boundary.y_min", d.boundary.y_min);
+  p.boundary.y_max = t.get_double("boundary.y_max", d.boundary.y_max);
+  p.boundary.z_min = t.get_double("boundary.z_min", d.boundary.z_min);
+  p.boundary.z_max = t.get_double("boundary.z_max", d.boundary.z_max);
+  const std::string interior = t.get_string("initial.interior", std::string(name(d.interior)));
+  p.interior_value = t.get_double("initial.value", d.interior_value);
+  const std::int64_t seed = t.get_int("initial.seed", static_cast<std::int64_t>(d.seed));
+  p.max_iterations = t.get_int("iteration.max_iterations");
+  p.tolerance = t.get_double("iteration.tolerance", d.tolerance);
+  p.check_every = t.get_int("iteration.check_every", d.check_every);
+  const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
+  p.block = t.get_shape("method.block", d.block);
+  const std::string precision = t.get_string("method.precision", std::string(name(d.precision)));
+
+  const auto parse = [&](const char* key, auto parser, const std::string& text) {
+    try {
+      return parser(text);
+    } catch (const InputError& e) {
+      throw InputError(t.source_of(key), key, e.expected());
+    }
+  };
+  p.interior = parse("initial.interior", laplace3d::parse_interior, interior);
+  p.variant = parse("method.variant", laplace3d::parse_variant, variant);
+  p.precision = parse("method.precision", laplace3d::parse_precision, precision);
+  if (seed < 0) throw InputError(t.source_of("initial.seed"), "initial.seed", "expected an integer >= 0");
+  p.seed = static_cast<std::uint64_t>(seed);
+  return p;
+}
+
+SweepParams read_sweep_params(io::ParamTable& t) {
+  SweepParams s;
+  std::vector<std::string> all_variants;
+  for (Variant v : laplace3d::kVariants) all_variants.emplace_back(name(v));
+  for (const std::string& text : t.get_strings("sweep.variants", all_variants)) {
+    try {
+      s.variants.push_back(laplace3d::parse_variant(text));
+    } catch (const InputError& e) {
+      throw InputError(t.source_of("sweep.variants"), "sweep.variants", e.expected());
+    }
+  }
+  s.blocks = t.get_shapes("sweep.blocks", std::vector<Shape>{});
+  s.iterations = t.get_int("sweep.iterations", s.iterations);
+  s.repeats = t.get_int("sweep.repeats", s.repeats);
+  s.check_iterations = t.get_int("sweep.check_iterations", s.check_iterations);
+  const std::pair<std::int64_t, const char*> counts[] = {{s.iterations, "sweep.iterations"},
+                                                         {s.repeats, "sweep.repeats"},
+                                                         {s.check_iterations, "sweep.check_iterations"}};
+  for (const auto& [value, key] : counts)
+    if (value < 1) throw InputError(t.source_of(key), key, "expected a positive integer, got " + std::to_string(value));
+  return s;
+}
+
+// Reads and checks everything the file says; names the file (or the command line) and the key.
+std::pair<Params, SweepParams> read_all(io::ParamTable& t) {
+  Params p = read_params(t);
+  SweepParams s = read_sweep_params(t);
+  t.reject_unknown_keys();
+  try {
+    p.validate();
+  } catch (const InputError& e) {
+    throw InputError(t.source_of(e.key()), e.key(), e.expected());
+  }
+  return {p, s};
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+// What only the device can tell: block limits and free memory.
+void check_fits_device(const io::ParamTable& t, const Params& p) {
+  const DeviceInfo device = current_device();
+  try {
+    check_block_limits(p.block, device, "method.block");
+  } catch (const InputError& e) {
+    throw InputError(t.source_of("method.block"), "method.block", e.expected());
+  }
+  const double need = static_cast<double>(laplace3d::device_bytes(p));
+  if (need > static_cast<double>(device.free_memory))
+    throw InputError(t.source(), "grid",
+                     "a " + std::to_string(p.grid.nx) + "x" + std::to_string(p.grid.ny) + "x" +
+                         std::to_string(p.grid.nz) + " grid in " + std::string(name(p.precision)) +
+                         " needs " + gib(need) + " on the device; " + device.name + " has " +
+                         gib(static_cast<double>(device.free_memory)) + " free");
+}
+
+void check_fits_host(const io::ParamTable& t, const Params& p, int copies) {
+  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
+  const double host = pages * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double element = p.precision == laplace3d::Precision::single ? 4 : 8;
+  const double need = copies * element * static_cast<double>(p.grid.points());
+  if (need > host)
+    throw InputError(t.source(), "grid",
+                     "the grid needs about " + gib(need) + " of host memory; this machine has " +
+                         gib(host));
+}
+
+template <class T>
+int run_typed(io::ParamTable& t, const Params& p, const RunOptions& options, Backend backend,
+              const std::filesystem::path& path) {
+  io::ResultFile out(path, options.force);
+  write_parameters(out, t);
+  write_provenance(out, "laplace3d", backend, options.command_line);
+
+  const bool gpu = backend == Backend::gpu;
+  std::cout << "laplace3d: " << p.grid.nx << "x" << p.grid.ny << "x" << p.grid.nz << " "
+            << name(p.precision) << ", "
+            << (gpu ? std::string(name(p.variant)) + " " + to_string(p.block) + " on " + current_device().name
+                    : std::string("CPU gold solver"))
+            << ", up to " << p.max_iterations << " iterations\n";
+  laplace3d::Result<T> result;
+  {
+    ProgressLine line(p.grid.points());
+    const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
+      line.update(pr.iterations, pr.max_iterations, pr.last_change, pr.seconds);
+    };
+    result = gpu ? laplace3d::solve_gpu<T>(p, report) : laplace3d::solve_gold<T>(p, report);
+  }
+
+  const double rate = 1e-9 * static_cast<double>(p.grid.points()) *
+                      static_cast<double>(result.iterations) / result.timings.compute;
+  out.set_attribute("/timings", "host_to_device_s", result.timings.host_to_device);
+  out.set_attribute("/timings", "compute_s", result.timings.compute);
+  out.set_attribute("/timings", "device_to_host_s", result.timings.device_to_host);
+  out.set_attribute("/timings", "gpoints_per_s", rate);
+  out.set_attribute("/diagnostics", "iterations", result.iterations);
+  out.set_attribute("/diagnostics", "last_change", result.last_change);
+  out.set_attribute("/diagnostics", "converged", result.converged);
+
+  std::cout << "  " << result.iterations << " iterations"
+            << (result.converged ? " (converged)" : "") << ", last max|du| " << result.last_change
+            << ", " << result.timings.compute << " s, " << rate << " Gpoints/s\n";
+
+  if (options.check) {
+    // The gold in double, for exactly as many iterations as the run made.
+    Params gold_params = p;
+    gold_params.max_iterations = result.iterations;
+    gold_params.tolerance = 0;
+    const laplace3d::Result<double> gold = laplace3d::solve_gold<double>(gold_params);
+    const FieldDifference diff = compare(result.u, gold.u);
+    write_check(out, diff, "double");
+    std::cout << "  check against the double-precision CPU gold: max abs diff " << diff.max_abs
+              << ", rms diff " << diff.rms << "\n";
+  }
+
+  const auto& n = p.grid;
+  out.write_field("/fields/u", result.u.data(),
+                  {std::uint64_t(n.nz), std::uint64_t(n.ny), std::uint64_t(n.nx)});
+  out.set_attribute("/fields/u", "spacing", p.spacing);
+  out.set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
+  io::UniformGrid3 grid;
+  grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
+  grid.spacing = {p.spacing, p.spacing, p.spacing};
+  out.commit();
+  const std::filesystem::path xmf = io::xdmf_path_for(path);
+  io::write_file_atomically(
+      xmf, io::xdmf_text(path.filename().string(), grid, {"/fields/u", "u", int(sizeof(T))}));
+  std::cout << "  wrote " << path.string() << " (and " << xmf.string() << ")\n";
+  return 0;
+}
+
+int run(io::ParamTable& t, const RunOptions& options) {
+  const auto [p, sweep] = read_all(t);
+  (void)sweep;
+  const Backend backend = resolve_backend(options.backend);
+  if (backend == Backend::gpu) check_fits_device(t, p);
+  // The host holds the initial field and the result, and the gold two fields of its own.
+  check_fits_host(t, p, backend == Backend::gpu ? 2 : 3);
+  const std::filesystem::path path = output_path(options.output, options.params_path, "");
+  return p.precision == laplace3d::Precision::single
+             ? run_typed<float>(t, p, options, backend, path)
+             : run_typed<double>(t, p, options, backend, path);
+}
+
+template <class T>
+int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const SweepOptions& options,
+                const std::filesystem::path& path) {
+  io::ResultFile out(path, options.force);
+  write_parameters(out, t);
+  write_provenance(out, "laplace3d", Backend::gpu, options.command_line);
+
+  const int element = static_cast<int>(sizeof(T));
+  const double sweep_bytes = laplace3d::bytes_per_sweep(p.grid, element);
+  // The copy moves as many bytes as one sweep, so cache effects are alike for both.
+  const double copy = measure_copy_bandwidth(static_cast<std::size_t>(sweep_bytes / 2));
+  std::cout << "laplace3d sweep: " << p.grid.nx << "x" << p.grid.ny << "x" << p.grid.nz << " "
+            << name(p.precision) << " on " << current_device().name << "; device-to-device copy "
+            << copy * 1e-9 << " GB/s\n";
+
+  const std::vector<T> initial = laplace3d::initial_field<T>(p);
+  std::vector<T> gold = initial, scratch = initial;
+  for (std::int64_t it = 0; it < s.check_iterations; ++it) {
+    laplace3d::gold_sweep(p.grid, gold.data(), scratch.data());
+    gold.swap(scratch);
+  }
+  // The kernels add in the gold's order, so the float gold should agree exactly; this bound
+  // allows a few ulps a sweep in case a compiler reorders, and no more.
+  const double tolerance = 8.0 * static_cast<double>(s.check_iterations) *
+                           std::numeric_limits<T>::epsilon() * max_magnitude(initial);
+
+  SweepTable table;
+  Stream stream;
+  for (Variant v : s.variants) {
+    std::vector<Shape> shapes = laplace3d::compiled_shapes(v);
+    if (!s.blocks.empty()) {
+      std::vector<Shape> chosen;
+      for (const Shape& b : s.blocks)
+        if (std::find(shapes.begin(), shapes.end(), b) != shapes.end()) chosen.push_back(b);
+      shapes = chosen;
+    }
+    for (const Shape& block : shapes) {
+      laplace3d::DeviceGrid<T> field(p.grid, initial, stream);
+      field.sweep(v, block, s.check_iterations);
+      const double diff = laplace3d::max_abs_difference(field.download(), gold);
+      field.sweep(v, block, 2);  // warm-up
+      std::vector<double> seconds;
+      EventTimer timer(stream);
+      for (std::int64_t r = 0; r < s.repeats; ++r) {
+        timer.start();
+        field.sweep(v, block, s.iterations);
+        timer.stop();
+        seconds.push_back(timer.seconds() / static_cast<double>(s.iterations));
+      }
+      table.add(std::string(name(v)), block, median(seconds), static_cast<double>(p.grid.points()),
+                sweep_bytes, copy, diff, diff <= tolerance);
+    }
+  }
+  if (table.empty())
+    throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
+                     "no listed block is compiled for the listed variants");
+  table.print(std::cout);
+  table.write(out, "/sweep");
+  out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy * 1e-9);
+  out.set_attribute("/sweep", "bytes_per_point", static_cast<double>(2 * element));
+  out.set_attribute("/sweep", "check_tolerance", tolerance);
+  out.commit();
+  std::cout << "  wrote " << path.string() << "\n";
+  return table.all_passed() ? 0 : 1;
+}
+
+int sweep(io::ParamTable& t, const SweepOptions& options) {
+  const auto [p, s] = read_all(t);
+  for (const Shape& b : s.blocks) {
+    bool compiled = false;
+    for (Variant v : s.variants) {
+      const auto shapes = laplace3d::compiled_shapes(v);
+      compiled = compiled || std::find(shapes.begin(), shapes.end(), b) != shapes.end();
+    }
+    if (!compiled)
+      throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
+                       "block " + to_string(b) + " is not compiled in for any listed variant");
+  }
+  std::string reason;
+  if (!gpu_available(&reason)) throw Error("parasol sweep times GPU kernels and needs a device: " + reason);
+  check_fits_device(t, p);
+  const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
+  return p.precision == laplace3d::Precision::single ? sweep_typed<float>(t, p, s, options, path)
+                                                     : sweep_typed<double>(t, p, s, options, path);
+}
+
+}  // namespace
+
+SolverApp laplace3d_app() {
+  return {"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", run, sweep};
+}
+
+}  // namespace parasol::app

@@ -1,0 +1,89 @@
+// parasol: the one front end. `run` solves what a parameter file describes, `sweep` times every
+// variant and block shape against the copy bandwidth, `info` describes the device.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/commands.hpp"
+#include "apps/io/result_file.hpp"
+#include "kernels/error.hpp"
+#include "parasol/version.hpp"
+
+namespace {
+
+constexpr int kInputErrorStatus = 2;
+
+std::string joined(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i == 0 ? "" : " ") + std::string(argv[i]);
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace parasol;
+  io::remove_temporaries_on_signal();
+
+  CLI::App cli{"Parasol: GPU solvers checked against CPU gold solvers, results in HDF5.", "parasol"};
+  cli.set_version_flag("--version", std::string(kVersion) + " (" + kGitDescribe + ")");
+  cli.require_subcommand(1);
+
+  app::RunOptions run;
+  std::vector<std::string> overrides;
+  std::string backend = "auto";
+  CLI::App* run_cmd = cli.add_subcommand("run", "Run the solver a parameter file names and write an HDF5 result.");
+  run_cmd->add_option("params", run.params_path, "Parameter file (TOML), e.g. inputs/laplace3d.toml")
+      ->required();
+  run_cmd->add_option("overrides", overrides,
+                      "Parameter overrides key=value, checked like the file (e.g. grid.nx=256 "
+                      "method.variant=zmarch)");
+  run_cmd->add_option("-o,--output", run.output, "Result file (default: <params name>.h5 here)");
+  run_cmd->add_flag("--check", run.check,
+                    "Also run the CPU gold solver in double; report and store the difference");
+  run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
+
+  app::SweepOptions sweep;
+  CLI::App* sweep_cmd = cli.add_subcommand(
+      "sweep", "Time every variant x block shape (from the file's [sweep] table), each checked "
+               "against the gold, beside the measured copy bandwidth.");
+  sweep_cmd->add_option("params", sweep.params_path, "Parameter file (TOML)")->required();
+  sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
+  sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
+
+  CLI::App* info_cmd = cli.add_subcommand(
+      "info", "Describe the device and measure its device-to-device copy bandwidth now.");
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = cli.exit(e);
+    return status == 0 ? 0 : kInputErrorStatus;
+  }
+
+  try {
+    if (*run_cmd) {
+      run.backend = backend == "gpu" ? app::Backend::gpu
+                    : backend == "cpu" ? app::Backend::cpu
+                                       : app::Backend::automatic;
+      run.command_line = joined(argc, argv);
+      return app::run_command(run, overrides);
+    }
+    if (*sweep_cmd) {
+      sweep.command_line = joined(argc, argv);
+      return app::sweep_command(sweep);
+    }
+    if (*info_cmd) return app::info_command(std::cout);
+  } catch (const InputError& e) {
+    std::cerr << "parasol: " << e.what() << "\n";
+    return kInputErrorStatus;
+  } catch (const std::exception& e) {
+    std::cerr << "parasol: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

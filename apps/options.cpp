@@ -1,0 +1,35 @@
+#include "apps/options.hpp"
+
+#include <iostream>
+
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+
+namespace parasol::app {
+
+std::string_view name(Backend b) {
+  switch (b) {
+    case Backend::gpu: return "gpu";
+    case Backend::cpu: return "cpu";
+    case Backend::automatic: return "auto";
+  }
+  return "?";
+}
+
+Backend resolve_backend(Backend asked) {
+  if (asked == Backend::cpu) return Backend::cpu;
+  std::string reason;
+  const bool present = gpu_available(&reason);
+  if (present) return Backend::gpu;
+  if (asked == Backend::gpu) throw Error("--backend gpu: " + reason);
+  std::cerr << "parasol: " << reason << "; running the CPU gold solver instead\n";
+  return Backend::cpu;
+}
+
+std::filesystem::path output_path(const std::filesystem::path& given,
+                                  const std::filesystem::path& params_path, std::string_view suffix) {
+  if (!given.empty()) return given;
+  return params_path.stem().string() + std::string(suffix) + ".h5";
+}
+
+}  // namespace parasol::app

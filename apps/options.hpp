@@ -1,0 +1,39 @@
+// What the front end hands a solver: the parsed parameter file and the command-line choices.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apps/io/param_table.hpp"
+
+namespace parasol::app {
+
+enum class Backend { automatic, gpu, cpu };
+
+struct RunOptions {
+  std::filesystem::path params_path;
+  std::filesystem::path output;  // empty: <params stem>.h5 in the current folder
+  bool check = false;            // also run the CPU gold solver and store the difference
+  Backend backend = Backend::automatic;
+  bool force = false;            // overwrite an existing output
+  std::string command_line;      // as typed, for provenance
+};
+
+struct SweepOptions {
+  std::filesystem::path params_path;
+  std::filesystem::path output;  // empty: <params stem>-sweep.h5 in the current folder
+  bool force = false;
+  std::string command_line;
+};
+
+// The backend a run uses: `automatic` becomes gpu when a device is present, else cpu (and says
+// so on stderr); `gpu` without a device is an error.
+Backend resolve_backend(Backend asked);
+std::string_view name(Backend b);  // "gpu", "cpu", "auto"
+
+std::filesystem::path output_path(const std::filesystem::path& given,
+                                  const std::filesystem::path& params_path, std::string_view suffix);
+
+}  // namespace parasol::app

@@ -1,0 +1,94 @@
+// Owning, move-only memory: DeviceBuffer<T> (cudaMalloc) and PinnedBuffer<T> (cudaMallocHost).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "kernels/error.hpp"
+
+namespace parasol {
+
+namespace detail {
+
+// The two buffers differ only in how they get and give back memory.
+template <class T, class Memory>
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t size) : size_(size) {
+    if (size > 0) data_ = static_cast<T*>(Memory::allocate(size * sizeof(T)));
+  }
+  Buffer(Buffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  Buffer& operator=(Buffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { release(); }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  void release() noexcept {
+    if (data_ != nullptr) Memory::release(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+struct DeviceMemory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    PARASOL_CUDA(cudaMalloc(&p, bytes));
+    return p;
+  }
+  static void release(void* p) noexcept { (void)cudaFree(p); }
+};
+
+struct PinnedMemory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    PARASOL_CUDA(cudaMallocHost(&p, bytes));
+    return p;
+  }
+  static void release(void* p) noexcept { (void)cudaFreeHost(p); }
+};
+
+}  // namespace detail
+
+template <class T>
+using DeviceBuffer = detail::Buffer<T, detail::DeviceMemory>;
+
+// Page-locked host memory: transfers from it run at full PCIe/NVLink speed and can be asynchronous.
+template <class T>
+class PinnedBuffer : public detail::Buffer<T, detail::PinnedMemory> {
+ public:
+  using detail::Buffer<T, detail::PinnedMemory>::Buffer;
+  T& operator[](std::size_t i) { return this->data()[i]; }
+  const T& operator[](std::size_t i) const { return this->data()[i]; }
+  T* begin() { return this->data(); }
+  T* end() { return this->data() + this->size(); }
+};
+
+// Fills a device buffer with a bit pattern byte by byte; tests use 0xFF (a NaN in float and
+// double) so an output the kernel never wrote cannot pass for a result.
+template <class T>
+void fill_bytes(DeviceBuffer<T>& buffer, unsigned char byte, cudaStream_t stream = nullptr) {
+  PARASOL_CUDA(cudaMemsetAsync(buffer.data(), byte, buffer.bytes(), stream));
+}
+
+}  // namespace parasol

@@ -1,0 +1,40 @@
+// What the device is and what it can do: presence, properties, limits, and the measured
+// device-to-device copy bandwidth (the roofline for memory-bound kernels).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "kernels/shape.hpp"
+
+namespace parasol {
+
+// Whether a usable CUDA device is present; when not, `reason` says why (no driver, no device...).
+bool gpu_available(std::string* reason = nullptr);
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::size_t total_memory = 0, free_memory = 0;
+  std::size_t l2_bytes = 0;
+  int max_threads_per_block = 0;
+  Shape max_block;  // per-dimension limits
+  int runtime_version = 0, driver_version = 0;  // e.g. 13000 for 13.0
+  std::string compute_capability() const;      // "9.0"
+};
+
+DeviceInfo current_device();
+
+// "13.0" from 13000.
+std::string cuda_version_string(int version);
+
+// Throws InputError naming `key` when the block is over the device's limits.
+void check_block_limits(const Shape& block, const DeviceInfo& device, const std::string& key);
+
+// Device-to-device copy bandwidth in bytes/s, counting bytes read plus bytes written:
+// the median of `repeats` timed copies of `bytes` each (after a warm-up copy).
+double measure_copy_bandwidth(std::size_t bytes, int repeats = 20);
+
+}  // namespace parasol

@@ -1,0 +1,141 @@
+#include "kernels/error.hpp"
+
+#include <cublas_v2.h>
+#include <cufft.h>
+#include <curand.h>
+
+#include <sstream>
+
+namespace parasol {
+namespace {
+
+std::string base_name(const char* file) {
+  const std::string path(file);
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string where(const char* call, const char* file, int line) {
+  std::ostringstream out;
+  out << base_name(file) << ':' << line << ": " << call << ": ";
+  return out.str();
+}
+
+// cuFFT and cuRAND have no function that names their status codes.
+const char* cufft_name(int result) {
+  switch (result) {
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    case CUFFT_MISSING_DEPENDENCY: return "CUFFT_MISSING_DEPENDENCY";
+    case CUFFT_NVRTC_FAILURE: return "CUFFT_NVRTC_FAILURE";
+    case CUFFT_NVJITLINK_FAILURE: return "CUFFT_NVJITLINK_FAILURE";
+    case CUFFT_NVSHMEM_FAILURE: return "CUFFT_NVSHMEM_FAILURE";
+    default: return "unknown cuFFT result";
+  }
+}
+
+const char* curand_name(int status) {
+  switch (status) {
+    case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
+    case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
+    case CURAND_STATUS_ALLOCATION_FAILED: return "CURAND_STATUS_ALLOCATION_FAILED";
+    case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
+    case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
+    case CURAND_STATUS_LENGTH_NOT_MULTIPLE: return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
+    case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
+    case CURAND_STATUS_LAUNCH_FAILURE: return "CURAND_STATUS_LAUNCH_FAILURE";
+    case CURAND_STATUS_PREEXISTING_FAILURE: return "CURAND_STATUS_PREEXISTING_FAILURE";
+    case CURAND_STATUS_INITIALIZATION_FAILED: return "CURAND_STATUS_INITIALIZATION_FAILED";
+    case CURAND_STATUS_ARCH_MISMATCH: return "CURAND_STATUS_ARCH_MISMATCH";
+    case CURAND_STATUS_INTERNAL_ERROR: return "CURAND_STATUS_INTERNAL_ERROR";
+    default: return "unknown cuRAND status";
+  }
+}
+
+std::string join_source_key(const std::string& source, const std::string& key,
+                            const std::string& expected) {
+  std::string message;
+  if (!source.empty()) message += source + ": ";
+  if (!key.empty()) message += key + ": ";
+  return message + expected;
+}
+
+}  // namespace
+
+InputError::InputError(std::string source, std::string key, std::string expected)
+    : Error(join_source_key(source, key, expected)),
+      source_(std::move(source)),
+      key_(std::move(key)),
+      expected_(std::move(expected)) {}
+
+InputError::InputError(std::string message) : Error(message), expected_(std::move(message)) {}
+
+InputError InputError::with_source(std::string source) const {
+  return InputError(std::move(source), key_, expected_);
+}
+
+bool CudaError::sticky() const {
+  switch (code_) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void throw_cuda(cudaError_t err, const char* call, const char* file, int line) {
+  // Clear the error so the next call starts clean (sticky errors stay regardless).
+  (void)cudaGetLastError();
+  std::string message = where(call, file, line) + cudaGetErrorName(err) + " (" +
+                        cudaGetErrorString(err) + ")";
+  CudaError error(err, message);
+  if (error.sticky()) message += "; the CUDA context is lost, the process must end";
+  throw CudaError(err, message);
+}
+
+void throw_cublas(int status, const char* call, const char* file, int line) {
+  const auto s = static_cast<cublasStatus_t>(status);
+  throw CublasError(where(call, file, line) + cublasGetStatusName(s) + " (" +
+                    cublasGetStatusString(s) + ")");
+}
+
+void throw_cufft(int result, const char* call, const char* file, int line) {
+  throw CufftError(where(call, file, line) + cufft_name(result));
+}
+
+void throw_curand(int status, const char* call, const char* file, int line) {
+  throw CurandError(where(call, file, line) + curand_name(status));
+}
+
+void check_launch(cudaStream_t stream, const char* file, int line) {
+  const cudaError_t launch = cudaGetLastError();
+  if (launch != cudaSuccess) throw_cuda(launch, "kernel launch", file, line);
+#ifdef PARASOL_DEBUG_SYNC
+  const cudaError_t run = cudaStreamSynchronize(stream);
+  if (run != cudaSuccess) throw_cuda(run, "kernel execution (PARASOL_DEBUG_SYNC)", file, line);
+#else
+  (void)stream;
+#endif
+}
+
+}  // namespace parasol

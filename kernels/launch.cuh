@@ -1,0 +1,55 @@
+// Device-side launch helpers: grid-stride loops over elements and over blocks.
+#pragma once
+
+#include <cstdint>
+
+namespace parasol {
+
+// for (auto i : grid_stride(n)) visits every index in [0, n) once across the whole grid,
+// whatever the grid's size; 64-bit so arrays past 2^31 elements are safe.
+struct GridStride {
+  std::int64_t begin_, end_, step_;
+  struct Iterator {
+    std::int64_t i, step;
+    __device__ std::int64_t operator*() const { return i; }
+    __device__ Iterator& operator++() {
+      i += step;
+      return *this;
+    }
+    __device__ bool operator!=(const Iterator& end) const { return i < end.i; }
+  };
+  __device__ Iterator begin() const { return {begin_, step_}; }
+  __device__ Iterator end() const { return {end_, step_}; }
+};
+
+__device__ inline GridStride grid_stride(std::int64_t n) {
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  return {first, n, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
+}
+
+// Block indices in one grid dimension: the grid may hold fewer blocks than the extent needs
+// (y and z are capped at 65535), so each block takes every gridDim-th block index.
+struct BlockStride {
+  unsigned first, count, step;
+  struct Iterator {
+    std::int64_t b;
+    unsigned step;
+    __device__ std::int64_t operator*() const { return b; }
+    __device__ Iterator& operator++() {
+      b += step;
+      return *this;
+    }
+    __device__ bool operator!=(const Iterator& end) const { return b < end.b; }
+  };
+  __device__ Iterator begin() const { return {first, step}; }
+  __device__ Iterator end() const { return {count, step}; }
+};
+
+__device__ inline BlockStride block_stride_y(std::int64_t blocks) {
+  return {blockIdx.y, static_cast<unsigned>(blocks), gridDim.y};
+}
+__device__ inline BlockStride block_stride_z(std::int64_t blocks) {
+  return {blockIdx.z, static_cast<unsigned>(blocks), gridDim.z};
+}
+
+}  // namespace parasol

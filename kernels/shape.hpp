@@ -1,0 +1,54 @@
+// Thread-block shapes. A kernel whose block shape sizes its shared memory or unrolls its loops is
+// a template on the shape; each solver lists the few instances it compiles, and a shape asked for
+// at run time is dispatched to its instance or refused with the list of those compiled in.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/error.hpp"
+
+namespace parasol {
+
+struct Shape {
+  int x = 1, y = 1, z = 1;
+  long long threads() const { return static_cast<long long>(x) * y * z; }
+  friend bool operator==(const Shape& a, const Shape& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  }
+  friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
+};
+
+std::string to_string(const Shape& s);  // "32x8x1"
+std::ostream& operator<<(std::ostream& out, const Shape& s);
+
+template <int X, int Y, int Z>
+struct Block {
+  static constexpr int x = X, y = Y, z = Z;
+  static constexpr int threads = X * Y * Z;
+  static constexpr Shape shape() { return {X, Y, Z}; }
+};
+
+template <class... B>
+struct ShapeList {};
+
+template <class... B>
+std::vector<Shape> compiled_shapes(ShapeList<B...>) {
+  return {B::shape()...};
+}
+
+class UnsupportedShape : public InputError {
+ public:
+  UnsupportedShape(std::string_view kernel, const Shape& want, const std::vector<Shape>& compiled);
+};
+
+template <class... B, class Launch>
+void dispatch_shape(std::string_view kernel, ShapeList<B...> list, const Shape& want,
+                    Launch&& launch) {
+  const bool found = ((want == B::shape() ? (launch(B{}), true) : false) || ...);
+  if (!found) throw UnsupportedShape(kernel, want, compiled_shapes(list));
+}
+
+}  // namespace parasol

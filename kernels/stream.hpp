@@ -1,0 +1,37 @@
+// RAII CUDA stream.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <utility>
+
+#include "kernels/error.hpp"
+
+namespace parasol {
+
+class Stream {
+ public:
+  Stream() { PARASOL_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+  Stream& operator=(Stream&& other) noexcept {
+    if (this != &other) {
+      if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
+      stream_ = std::exchange(other.stream_, nullptr);
+    }
+    return *this;
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() {
+    if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
+  }
+
+  cudaStream_t get() const { return stream_; }
+  operator cudaStream_t() const { return stream_; }  // NOLINT: streams pass straight to CUDA calls
+  void synchronize() const { PARASOL_CUDA(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace parasol

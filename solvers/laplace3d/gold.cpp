@@ -1,0 +1,98 @@
+// The CPU gold solver. Every GPU variant is judged by it, so it is one obvious loop nest, and it
+// is itself tested against exact answers (tests/laplace3d_gold_test.cpp).
+#include <chrono>
+#include <cmath>
+#include <random>
+
+#include "solvers/laplace3d/laplace3d.hpp"
+
+namespace parasol::laplace3d {
+
+template <class T>
+std::vector<T> initial_field(const Params& p) {
+  const Extent3& n = p.grid;
+  std::vector<T> u(static_cast<std::size_t>(n.points()));
+  std::mt19937_64 rng(p.seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const Faces& f = p.boundary;
+  for (std::int64_t k = 0; k < n.nz; ++k)
+    for (std::int64_t j = 0; j < n.ny; ++j)
+      for (std::int64_t i = 0; i < n.nx; ++i) {
+        double value;
+        // x faces win over y, and y over z, where they meet.
+        if (i == 0) value = f.x_min;
+        else if (i == n.nx - 1) value = f.x_max;
+        else if (j == 0) value = f.y_min;
+        else if (j == n.ny - 1) value = f.y_max;
+        else if (k == 0) value = f.z_min;
+        else if (k == n.nz - 1) value = f.z_max;
+        else value = p.interior == Interior::random ? uniform(rng) : p.interior_value;
+        u[static_cast<std::size_t>(i + n.nx * (j + n.ny * k))] = static_cast<T>(value);
+      }
+  return u;
+}
+
+template <class T>
+void gold_sweep(const Extent3& n, const T* u, T* u_next) {
+  const std::int64_t sx = 1, sy = n.nx, sz = n.nx * n.ny;
+  const T sixth = T(1) / T(6);
+  // The GPU kernels add the neighbours in this same order, so float results agree bit for bit.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 1; k < n.nz - 1; ++k)
+    for (std::int64_t j = 1; j < n.ny - 1; ++j)
+      for (std::int64_t i = 1; i < n.nx - 1; ++i) {
+        const std::int64_t c = i + sy * j + sz * k;
+        u_next[c] = (u[c - sx] + u[c + sx] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]) * sixth;
+      }
+}
+
+template <class T>
+double max_abs_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+    if (d > worst || std::isnan(d)) worst = d;
+    if (std::isnan(worst)) break;
+  }
+  return worst;
+}
+
+template <class T>
+Result<T> solve_gold(const Params& p, const ProgressCallback& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<T> result;
+  result.grid = p.grid;
+  std::vector<T> u = initial_field<T>(p);
+  std::vector<T> u_next = u;  // boundaries are set in both copies and never change
+  const bool checking = p.tolerance > 0 || progress;
+  for (std::int64_t it = 1; it <= p.max_iterations; ++it) {
+    gold_sweep(p.grid, u.data(), u_next.data());
+    u.swap(u_next);
+    result.iterations = it;
+    const bool last = it == p.max_iterations;
+    if ((checking && it % p.check_every == 0) || last) {
+      result.last_change = max_abs_difference(u, u_next);
+      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+      if (progress) {
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        progress({it, p.max_iterations, result.last_change, elapsed.count()});
+      }
+      if (result.converged) break;
+    }
+  }
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  result.timings.compute = elapsed.count();
+  result.u = std::move(u);
+  return result;
+}
+
+#define PARASOL_LAPLACE3D_GOLD(T)                                                     \
+  template std::vector<T> initial_field<T>(const Params&);                            \
+  template void gold_sweep<T>(const Extent3&, const T*, T*);                          \
+  template double max_abs_difference<T>(const std::vector<T>&, const std::vector<T>&); \
+  template Result<T> solve_gold<T>(const Params&, const ProgressCallback&);
+PARASOL_LAPLACE3D_GOLD(float)
+PARASOL_LAPLACE3D_GOLD(double)
+#undef PARASOL_LAPLACE3D_GOLD
+
+}  // namespace parasol::laplace3d

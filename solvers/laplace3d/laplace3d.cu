@@ -1,0 +1,268 @@
+// laplace3d GPU kernels, their launchers and the GPU solver.
+//
+// All kernels update interior points only: boundary values are written into both copies of the
+// field once, before iterating, and never change. Every kernel adds the six neighbours in the
+// gold solver's order (x-, x+, y-, y+, z-, z+) and then scales, so float results agree with the
+// float gold bit for bit. Indices are 64-bit and every grid dimension is walked with a block
+// stride, so neither 2^31 points nor the 65535-block limit in y and z is a surprise.
+#include <chrono>
+#include <limits>
+
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/stream.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
+#include "kernels/reduce.cuh"
+#include "solvers/laplace3d/laplace3d.hpp"
+
+namespace parasol::laplace3d {
+namespace {
+
+struct Strides {
+  std::int64_t nx, ny, nz;  // extent
+  std::int64_t sy, sz;      // index steps in y and z (x is 1)
+};
+
+Strides strides_of(const Extent3& n) { return {n.nx, n.ny, n.nz, n.nx, n.nx * n.ny}; }
+
+template <class T>
+__device__ __forceinline__ T mean_of_neighbours(T xm, T xp, T ym, T yp, T zm, T zp) {
+  return (xm + xp + ym + yp + zm + zp) * (T(1) / T(6));
+}
+
+// The Oxford course kernel: a 2D block covers an xy tile and each thread marches up the z
+// column, reading all six neighbours from memory at every step.
+template <int BX, int BY, class T>
+__global__ void __launch_bounds__(BX* BY)
+    zmarch_kernel(Strides n, std::int64_t blocks_y, const T* __restrict__ u, T* __restrict__ u_next) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BX + threadIdx.x;
+  if (i < 1 || i >= n.nx - 1) return;
+  for (std::int64_t by : block_stride_y(blocks_y)) {
+    const std::int64_t j = by * BY + threadIdx.y;
+    if (j < 1 || j >= n.ny - 1) continue;
+    for (std::int64_t k = 1; k < n.nz - 1; ++k) {
+      const std::int64_t c = i + n.sy * j + n.sz * k;
+      u_next[c] = mean_of_neighbours(u[c - 1], u[c + 1], u[c - n.sy], u[c + n.sy], u[c - n.sz],
+                                     u[c + n.sz]);
+    }
+  }
+}
+
+// One point per thread of a 3D block.
+template <int BX, int BY, int BZ, class T>
+__global__ void __launch_bounds__(BX* BY* BZ)
+    block3d_kernel(Strides n, std::int64_t blocks_y, std::int64_t blocks_z, const T* __restrict__ u,
+                   T* __restrict__ u_next) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BX + threadIdx.x;
+  if (i < 1 || i >= n.nx - 1) return;
+  for (std::int64_t bz : block_stride_z(blocks_z)) {
+    const std::int64_t k = bz * BZ + threadIdx.z;
+    if (k < 1 || k >= n.nz - 1) continue;
+    for (std::int64_t by : block_stride_y(blocks_y)) {
+      const std::int64_t j = by * BY + threadIdx.y;
+      if (j < 1 || j >= n.ny - 1) continue;
+      const std::int64_t c = i + n.sy * j + n.sz * k;
+      u_next[c] = mean_of_neighbours(u[c - 1], u[c + 1], u[c - n.sy], u[c + n.sy], u[c - n.sz],
+                                     u[c + n.sz]);
+    }
+  }
+}
+
+// z-marching with the z-neighbours in registers: each thread keeps u[k-1] and u[k] from the
+// previous step, so it loads only u[k+1] from its own column; the x and y neighbours are the
+// neighbouring threads' columns, read through the cache. The z range is cut into chunks
+// (blockIdx.z) so that small grids still fill the device.
+template <int BX, int BY, class T>
+__global__ void __launch_bounds__(BX* BY)
+    zreg_kernel(Strides n, std::int64_t blocks_y, std::int64_t z_chunk, std::int64_t chunks,
+                const T* __restrict__ u, T* __restrict__ u_next) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BX + threadIdx.x;
+  if (i < 1 || i >= n.nx - 1) return;
+  for (std::int64_t chunk : block_stride_z(chunks)) {
+    const std::int64_t k_begin = 1 + chunk * z_chunk;
+    const std::int64_t k_end = min(k_begin + z_chunk, n.nz - 1);
+    for (std::int64_t by : block_stride_y(blocks_y)) {
+      const std::int64_t j = by * BY + threadIdx.y;
+      if (j < 1 || j >= n.ny - 1) continue;
+      std::int64_t c = i + n.sy * j + n.sz * k_begin;
+      T below = u[c - n.sz];
+      T centre = u[c];
+#pragma unroll 4
+      for (std::int64_t k = k_begin; k < k_end; ++k, c += n.sz) {
+        const T above = u[c + n.sz];
+        u_next[c] = mean_of_neighbours(u[c - 1], u[c + 1], u[c - n.sy], u[c + n.sy], below, above);
+        below = centre;
+        centre = above;
+      }
+    }
+  }
+}
+
+template <class T>
+__global__ void poison_interior_kernel(Strides n, T* u) {
+  for (std::int64_t c : grid_stride(n.nx * n.ny * n.nz)) {
+    const std::int64_t i = c % n.nx, j = (c / n.nx) % n.ny, k = c / n.sz;
+    if (i > 0 && i < n.nx - 1 && j > 0 && j < n.ny - 1 && k > 0 && k < n.nz - 1)
+      u[c] = std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
+// Chunks of the z range for zreg: enough blocks to fill the device a few times over, but no
+// chunk shorter than kMinChunk planes, since each chunk re-reads the two planes around it.
+std::int64_t zreg_chunk_length(const Extent3& n, const Shape& block, std::int64_t xy_blocks) {
+  constexpr std::int64_t kMinChunk = 16;
+  constexpr std::int64_t kTargetBlocks = 132 * 8 * 4;  // about four waves on a 132-SM H100
+  const std::int64_t interior = n.nz - 2;
+  const std::int64_t chunks = std::max<std::int64_t>(1, kTargetBlocks / std::max<std::int64_t>(xy_blocks, 1));
+  const std::int64_t length = std::max(kMinChunk, ceil_div(interior, chunks));
+  (void)block;
+  return std::min(length, interior);
+}
+
+template <class T>
+void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, const T* d_u, T* d_u_next,
+                  cudaStream_t stream) {
+  const Strides n = strides_of(grid);
+  switch (variant) {
+    case Variant::zmarch:
+      dispatch_shape("laplace3d/zmarch", MarchShapes{}, block, [&](auto b) {
+        using B = decltype(b);
+        const BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, B::shape());
+        zmarch_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, blocks.y, d_u, d_u_next);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
+    case Variant::block3d:
+      dispatch_shape("laplace3d/block3d", Block3dShapes{}, block, [&](auto b) {
+        using B = decltype(b);
+        const BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, grid.nz, B::shape());
+        block3d_kernel<B::x, B::y, B::z><<<grid_for(blocks), dim3(B::x, B::y, B::z), 0, stream>>>(
+            n, blocks.y, blocks.z, d_u, d_u_next);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
+    case Variant::zreg:
+      dispatch_shape("laplace3d/zreg", MarchShapes{}, block, [&](auto b) {
+        using B = decltype(b);
+        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, B::shape());
+        const std::int64_t z_chunk = zreg_chunk_length(grid, B::shape(), blocks.x * blocks.y);
+        blocks.z = ceil_div(grid.nz - 2, z_chunk);
+        zreg_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
+  }
+  throw Error("laplace3d: unknown variant");
+}
+
+}  // namespace
+
+template <class T>
+DeviceGrid<T>::DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cudaStream_t stream)
+    : grid_(grid),
+      stream_(stream),
+      current_(static_cast<std::size_t>(grid.points())),
+      previous_(static_cast<std::size_t>(grid.points())) {
+  if (initial.size() != current_.size())
+    throw Error("laplace3d: initial field has " + std::to_string(initial.size()) +
+                " points, the grid " + std::to_string(current_.size()));
+  // Both copies start equal, so the boundary is in place whichever copy a sweep writes.
+  PARASOL_CUDA(cudaMemcpyAsync(current_.data(), initial.data(), current_.bytes(),
+                               cudaMemcpyHostToDevice, stream_));
+  PARASOL_CUDA(cudaMemcpyAsync(previous_.data(), current_.data(), current_.bytes(),
+                               cudaMemcpyDeviceToDevice, stream_));
+}
+
+template <class T>
+void DeviceGrid<T>::sweep(Variant variant, const Shape& block, std::int64_t iterations) {
+  for (std::int64_t it = 0; it < iterations; ++it) {
+    std::swap(current_, previous_);
+    launch_sweep(variant, block, grid_, previous_.data(), current_.data(), stream_);
+  }
+}
+
+template <class T>
+void DeviceGrid<T>::poison_next() {
+  constexpr int kThreads = 256;
+  poison_interior_kernel<<<grid_stride_blocks(grid_.points(), kThreads), kThreads, 0, stream_>>>(
+      strides_of(grid_), previous_.data());
+  PARASOL_CHECK_LAUNCH(stream_);
+}
+
+template <class T>
+struct AbsChange {
+  const T* a;
+  const T* b;
+  __device__ double operator()(std::int64_t i) const {
+    return fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+  }
+};
+
+template <class T>
+double DeviceGrid<T>::last_change() {
+  return reducer_.reduce(grid_.points(), AbsChange<T>{current_.data(), previous_.data()}, Max{},
+                         stream_);
+}
+
+template <class T>
+std::vector<T> DeviceGrid<T>::download() const {
+  std::vector<T> u(current_.size());
+  PARASOL_CUDA(cudaMemcpyAsync(u.data(), current_.data(), current_.bytes(), cudaMemcpyDeviceToHost,
+                               stream_));
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  return u;
+}
+
+template <class T>
+Result<T> solve_gpu(const Params& p, const ProgressCallback& progress) {
+  Result<T> result;
+  result.grid = p.grid;
+  const std::vector<T> initial = initial_field<T>(p);
+  Stream stream;
+
+  EventTimer h2d(stream);
+  h2d.start();
+  DeviceGrid<T> field(p.grid, initial, stream);
+  h2d.stop();
+  result.timings.host_to_device = h2d.seconds();
+
+  EventTimer compute(stream);
+  compute.start();
+  const auto start = std::chrono::steady_clock::now();
+  const bool checking = p.tolerance > 0 || progress;
+  // Sweep in batches up to the next check, so the host waits only when it must look.
+  const std::int64_t batch = checking ? p.check_every : p.max_iterations;
+  while (result.iterations < p.max_iterations) {
+    const std::int64_t n = std::min(batch, p.max_iterations - result.iterations);
+    field.sweep(p.variant, p.block, n);
+    result.iterations += n;
+    if (n == batch || result.iterations == p.max_iterations) {
+      result.last_change = field.last_change();
+      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+      if (progress) {
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        progress({result.iterations, p.max_iterations, result.last_change, elapsed.count()});
+      }
+      if (result.converged) break;
+    }
+  }
+  compute.stop();
+  result.timings.compute = compute.seconds();
+
+  EventTimer d2h(stream);
+  d2h.start();
+  result.u = field.download();
+  d2h.stop();
+  result.timings.device_to_host = d2h.seconds();
+  return result;
+}
+
+template class DeviceGrid<float>;
+template class DeviceGrid<double>;
+template Result<float> solve_gpu<float>(const Params&, const ProgressCallback&);
+template Result<double> solve_gpu<double>(const Params&, const ProgressCallback&);
+
+}  // namespace parasol::laplace3d

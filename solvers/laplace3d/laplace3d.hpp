@@ -1,0 +1,94 @@
+// laplace3d: the 3D Laplace equation by Jacobi iteration, u_new = mean of the six neighbours,
+// with fixed (Dirichlet) boundary values. Host-only API: compiles without nvcc.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/reduce.hpp"
+#include "kernels/shape.hpp"
+#include "solvers/laplace3d/params.hpp"
+#include "solvers/laplace3d/shapes.hpp"
+
+namespace parasol::laplace3d {
+
+// Seconds spent in each phase of a run.
+struct Timings {
+  double host_to_device = 0, compute = 0, device_to_host = 0;
+};
+
+template <class T>
+struct Result {
+  Extent3 grid;
+  std::vector<T> u;  // x fastest: u[i + nx*(j + ny*k)]
+  std::int64_t iterations = 0;
+  // max |u_new - u| over the grid in the last iteration run (NaN only if never measured).
+  double last_change = std::numeric_limits<double>::quiet_NaN();
+  bool converged = false;  // stopped because last_change fell below the tolerance
+  Timings timings;
+};
+
+// Reported at every convergence check.
+struct Progress {
+  std::int64_t iterations = 0, max_iterations = 0;
+  double last_change = 0;
+  double seconds = 0;  // since the iteration began
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+// Boundary faces and starting interior, as Params describe them.
+template <class T>
+std::vector<T> initial_field(const Params& p);
+
+// One Jacobi sweep on the CPU: interior points of u_next from u; boundaries untouched.
+template <class T>
+void gold_sweep(const Extent3& n, const T* u, T* u_next);
+
+// max |a - b| over the grid.
+template <class T>
+double max_abs_difference(const std::vector<T>& a, const std::vector<T>& b);
+
+// The CPU gold solver: the same iteration and stopping rule as the GPU solver.
+template <class T>
+Result<T> solve_gold(const Params& p, const ProgressCallback& progress = {});
+
+// The GPU solver: p.variant with p.block.
+template <class T>
+Result<T> solve_gpu(const Params& p, const ProgressCallback& progress = {});
+
+// A field resident on the device, for the sweep study and the benchmarks: iterate without
+// transfers, read back when asked. `current` always holds the latest iterate.
+template <class T>
+class DeviceGrid {
+ public:
+  DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cudaStream_t stream);
+  // `iterations` Jacobi sweeps with the variant's kernel, enqueued on the stream.
+  void sweep(Variant variant, const Shape& block, std::int64_t iterations);
+  // Fills the interior of the copy the next sweep writes with NaN (its boundary stays), so a
+  // point that a kernel fails to write cannot pass a test.
+  void poison_next();
+  // max |u_new - u| of the last sweep (waits for the stream).
+  double last_change();
+  std::vector<T> download() const;
+  const Extent3& grid() const { return grid_; }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  Extent3 grid_;
+  cudaStream_t stream_;
+  DeviceBuffer<T> current_, previous_;
+  DeviceReducer<double> reducer_;  // changes measured in double, as the gold does
+};
+
+// Bytes one sweep must move: every point read once and written once.
+inline double bytes_per_sweep(const Extent3& n, int element_bytes) {
+  return 2.0 * element_bytes * static_cast<double>(n.points());
+}
+
+}  // namespace parasol::laplace3d

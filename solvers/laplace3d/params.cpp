@@ -1,0 +1,104 @@
+#include "solvers/laplace3d/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "kernels/error.hpp"
+#include "solvers/laplace3d/shapes.hpp"
+
+namespace parasol::laplace3d {
+namespace {
+
+// One table per enum converts both ways, so the names users type live in one place.
+template <class E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Variant, 3> kVariantNames{
+    {{Variant::zmarch, "zmarch"}, {Variant::block3d, "block3d"}, {Variant::zreg, "zreg"}}};
+constexpr NameTable<Precision, 2> kPrecisionNames{
+    {{Precision::single, "float"}, {Precision::double_, "double"}}};
+constexpr NameTable<Interior, 2> kInteriorNames{
+    {{Interior::random, "random"}, {Interior::constant, "constant"}}};
+
+template <class E, std::size_t N>
+std::string_view lookup_name(const NameTable<E, N>& table, E value) {
+  for (const auto& [e, text] : table)
+    if (e == value) return text;
+  return "?";
+}
+
+template <class E, std::size_t N>
+E lookup_value(const NameTable<E, N>& table, std::string_view text, const char* what) {
+  std::string valid;
+  for (const auto& [e, name_text] : table) {
+    if (name_text == text) return e;
+    valid += (valid.empty() ? "" : ", ") + ("\"" + std::string(name_text) + "\"");
+  }
+  throw InputError("", "", std::string(what) + " \"" + std::string(text) + "\" is not one of " +
+                               valid);
+}
+
+void require(bool ok, const char* key, const std::string& expected) {
+  if (!ok) throw InputError("", key, expected);
+}
+
+}  // namespace
+
+std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
+Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
+std::string_view name(Precision p) { return lookup_name(kPrecisionNames, p); }
+Precision parse_precision(std::string_view s) {
+  return lookup_value(kPrecisionNames, s, "precision");
+}
+std::string_view name(Interior i) { return lookup_name(kInteriorNames, i); }
+Interior parse_interior(std::string_view s) { return lookup_value(kInteriorNames, s, "interior"); }
+
+std::vector<Shape> compiled_shapes(Variant v) {
+  return v == Variant::block3d ? compiled_shapes(Block3dShapes{}) : compiled_shapes(MarchShapes{});
+}
+
+void Params::validate() const {
+  // Three points is the smallest extent with an interior point between two boundary planes.
+  const auto check_extent = [](std::int64_t n, const char* key) {
+    require(n >= 3, key,
+            "expected an integer of at least 3 (two boundary planes and an interior), got " +
+                std::to_string(n));
+  };
+  check_extent(grid.nx, "grid.nx");
+  check_extent(grid.ny, "grid.ny");
+  check_extent(grid.nz, "grid.nz");
+  // Past 2^62 points the byte counts themselves overflow; no machine comes close.
+  require(grid.points() / grid.nx / grid.ny == grid.nz && grid.points() < (std::int64_t{1} << 62),
+          "grid", "the grid has too many points to address");
+  require(std::isfinite(spacing) && spacing > 0, "grid.spacing",
+          "expected a positive number, got " + std::to_string(spacing));
+  const std::pair<double, const char*> faces[] = {
+      {boundary.x_min, "boundary.x_min"}, {boundary.x_max, "boundary.x_max"},
+      {boundary.y_min, "boundary.y_min"}, {boundary.y_max, "boundary.y_max"},
+      {boundary.z_min, "boundary.z_min"}, {boundary.z_max, "boundary.z_max"}};
+  for (const auto& [value, key] : faces) require(std::isfinite(value), key, "expected a finite number");
+  require(std::isfinite(interior_value), "initial.value", "expected a finite number");
+  require(max_iterations >= 1, "iteration.max_iterations",
+          "expected a positive integer, got " + std::to_string(max_iterations));
+  require(std::isfinite(tolerance) && tolerance >= 0, "iteration.tolerance",
+          "expected a number >= 0 (0 runs every iteration), got " + std::to_string(tolerance));
+  require(check_every >= 1, "iteration.check_every",
+          "expected a positive integer, got " + std::to_string(check_every));
+  const std::vector<Shape> shapes = compiled_shapes(variant);
+  if (std::find(shapes.begin(), shapes.end(), block) == shapes.end()) {
+    std::string list;
+    for (const Shape& s : shapes) list += (list.empty() ? "" : ", ") + to_string(s);
+    throw InputError("", "method.block",
+                     "block " + to_string(block) + " is not compiled in for " +
+                         std::string(name(variant)) + "; compiled: " + list);
+  }
+}
+
+std::uint64_t device_bytes(const Params& p) {
+  const std::uint64_t element = p.precision == Precision::single ? 4 : 8;
+  // Two copies of the field for the Jacobi ping-pong; the reduction scratch is a few KiB.
+  return 2 * element * static_cast<std::uint64_t>(p.grid.points()) + (1u << 20);
+}
+
+}  // namespace parasol::laplace3d

@@ -1,0 +1,65 @@
+// laplace3d parameters: a plain struct with defaults and validate(); no TOML, no CUDA.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "kernels/shape.hpp"
+
+namespace parasol::laplace3d {
+
+// The GPU kernels, by the names users type.
+enum class Variant { zmarch, block3d, zreg };
+inline constexpr std::array kVariants{Variant::zmarch, Variant::block3d, Variant::zreg};
+std::string_view name(Variant v);
+Variant parse_variant(std::string_view s);  // throws InputError listing the valid names
+
+enum class Precision { single, double_ };
+std::string_view name(Precision p);  // "float", "double"
+Precision parse_precision(std::string_view s);
+
+// How the interior starts; the boundary always holds the face values.
+enum class Interior { random, constant };
+std::string_view name(Interior i);  // "random", "constant"
+Interior parse_interior(std::string_view s);
+
+// Points in each direction, boundary planes included. Stored x fastest: index i + nx*(j + ny*k).
+struct Extent3 {
+  std::int64_t nx = 1, ny = 1, nz = 1;
+  std::int64_t points() const { return nx * ny * nz; }
+  friend bool operator==(const Extent3& a, const Extent3& b) {
+    return a.nx == b.nx && a.ny == b.ny && a.nz == b.nz;
+  }
+};
+
+// Dirichlet values, one per face. Where faces meet, the x faces win over y, and y over z.
+struct Faces {
+  double x_min = 0, x_max = 0, y_min = 0, y_max = 0, z_min = 0, z_max = 0;
+};
+
+struct Params {
+  Extent3 grid{64, 64, 64};
+  double spacing = 1.0;  // grid spacing, equal in x, y and z; used for output coordinates only
+  Faces boundary;
+  Interior interior = Interior::random;  // random: uniform in [0, 1) from `seed`
+  double interior_value = 0.0;           // with Interior::constant
+  std::uint64_t seed = 1;
+
+  std::int64_t max_iterations = 100;
+  double tolerance = 0.0;         // stop once max |u_new - u| < tolerance; 0 runs every iteration
+  std::int64_t check_every = 50;  // iterations between convergence checks (and progress reports)
+
+  Variant variant = Variant::zreg;
+  Shape block{32, 8, 1};
+  Precision precision = Precision::single;
+
+  // Throws InputError naming the offending key (its source left for the caller to fill in).
+  // Checks what is known without a device: sizes, counts, and that the block is compiled in.
+  void validate() const;
+};
+
+// Bytes the GPU solver allocates on the device (two copies of the field, plus scratch).
+std::uint64_t device_bytes(const Params& p);
+
+}  // namespace parasol::laplace3d

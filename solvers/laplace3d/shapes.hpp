@@ -1,0 +1,27 @@
+// Block shapes compiled for each laplace3d kernel. Each entry is one kernel instantiation per
+// precision: keep the default lists short so CI builds stay lean; -DPARASOL_WIDE_SHAPES=ON
+// compiles the full study lists.
+#pragma once
+
+#include <vector>
+
+#include "kernels/shape.hpp"
+#include "solvers/laplace3d/params.hpp"
+
+namespace parasol::laplace3d {
+
+#ifdef PARASOL_WIDE_SHAPES
+using MarchShapes = ShapeList<Block<32, 4, 1>, Block<32, 8, 1>, Block<32, 16, 1>, Block<64, 2, 1>,
+                              Block<64, 4, 1>, Block<64, 8, 1>, Block<128, 1, 1>, Block<128, 2, 1>,
+                              Block<128, 4, 1>, Block<256, 1, 1>, Block<256, 2, 1>>;
+using Block3dShapes = ShapeList<Block<32, 4, 4>, Block<32, 8, 2>, Block<32, 8, 4>, Block<16, 8, 4>,
+                                Block<64, 4, 2>, Block<64, 2, 4>, Block<128, 2, 2>>;
+#else
+using MarchShapes = ShapeList<Block<32, 4, 1>, Block<32, 8, 1>, Block<64, 4, 1>, Block<128, 2, 1>>;
+using Block3dShapes = ShapeList<Block<32, 4, 4>, Block<32, 8, 2>, Block<16, 8, 4>>;
+#endif
+
+// zmarch and zreg: MarchShapes; block3d: Block3dShapes.
+std::vector<Shape> compiled_shapes(Variant v);
+
+}  // namespace parasol::laplace3d

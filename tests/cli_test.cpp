@@ -1,0 +1,278 @@
+// The front end as a user meets it: runs, results, and every way a parameter file can be wrong,
+// each giving one clear line, exit status 2 and no output file.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "apps/io/result_file.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+const std::string kExe = PARASOL_EXE;
+const std::string kInputs = std::string(PARASOL_SOURCE_DIR) + "/inputs/";
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// A small valid file; tests append or replace lines to break it.
+std::string small_params(const std::string& extra = "") {
+  return "solver = \"laplace3d\"\n"
+         "[grid]\nnx = 12\nny = 10\nnz = 9\n"
+         "[boundary]\nx_min = 1.0\n"
+         "[iteration]\nmax_iterations = 20\n" + extra;
+}
+
+std::filesystem::path write(const test::ScratchDir& dir, const std::string& name,
+                            const std::string& text) {
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  // Runs `parasol run` on a file written into the scratch folder, output there too.
+  test::CommandResult run_params(const std::string& text, const std::string& args = "") {
+    const auto params = write(dir_, "p.toml", text);
+    return test::run_shell(kExe + " run " + quoted(params) + " -o " + quoted(dir_ / "out.h5") +
+                           " --backend cpu " + args);
+  }
+  // An input error: status 2, one line naming what is wrong, nothing but the params file left.
+  void expect_input_error(const test::CommandResult& r, const std::string& part) {
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, part)) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "out.h5"));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "out.xmf"));
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+      EXPECT_EQ(entry.path().filename(), "p.toml") << "left behind: " << entry.path();
+  }
+  test::ScratchDir dir_;
+};
+
+TEST_F(Cli, HelpAnswersEverywhere) {
+  for (const std::string sub : {"", " run", " sweep", " info"}) {
+    const auto r = test::run_shell(kExe + sub + " --help");
+    EXPECT_EQ(r.status, 0) << sub;
+    EXPECT_TRUE(contains(r.output, "Usage")) << r.output;
+  }
+  EXPECT_TRUE(contains(test::run_shell(kExe + " run --help").output, "--check"));
+  EXPECT_EQ(test::run_shell(kExe + " frobnicate").status, 2);
+}
+
+TEST_F(Cli, RunWritesAResultWithParametersProvenanceTimingsAndCheck) {
+  const auto r = run_params(small_params(), "grid.nx=11 --check");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "CPU gold solver")) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "out.h5"));
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "out.xmf"));
+  io::ResultReader h5(dir_ / "out.h5");
+  EXPECT_EQ(h5.dims("/fields/u"), (std::vector<std::uint64_t>{9, 10, 11}));
+  // The override and the defaults are stored: the fully resolved parameters.
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/parameters", "grid.nx")), 11);
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/parameters", "method.variant")), "zreg");
+  EXPECT_EQ(std::get<double>(h5.attribute("/parameters", "iteration.tolerance")), 0.0);
+  for (const char* name : {"parasol_version", "git_describe", "date", "host", "backend"})
+    EXPECT_TRUE(h5.has_attribute("/provenance", name)) << name;
+  for (const char* name : {"host_to_device_s", "compute_s", "device_to_host_s"})
+    EXPECT_TRUE(h5.has_attribute("/timings", name)) << name;
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/diagnostics", "iterations")), 20);
+  // A float run against the double gold: float round-off, not zero and not large.
+  const double max_abs = std::get<double>(h5.attribute("/check", "max_abs_difference"));
+  EXPECT_GT(max_abs, 0.0);
+  EXPECT_LT(max_abs, 1e-5);
+  const std::vector<float> u = h5.read_floats("/fields/u");
+  EXPECT_EQ(u.size(), 9u * 10u * 11u);
+  EXPECT_EQ(u[0], 1.0f);  // the x_min face
+}
+
+TEST_F(Cli, DefaultExampleRunsOnTheCpu) {
+  const auto r = test::run_shell(kExe + " run " + kInputs + "laplace3d.toml --backend cpu -o " +
+                                 quoted(dir_ / "example.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "converged")) << r.output;
+  io::ResultReader h5(dir_ / "example.h5");
+  EXPECT_TRUE(std::get<bool>(h5.attribute("/diagnostics", "converged")));
+  EXPECT_TRUE(h5.is_chunked("/fields/u"));
+}
+
+TEST_F(Cli, ExistingOutputIsKeptUnlessForced) {
+  ASSERT_EQ(run_params(small_params()).status, 0);
+  const auto first = std::filesystem::last_write_time(dir_ / "out.h5");
+  const auto again = run_params(small_params());
+  EXPECT_EQ(again.status, 2) << again.output;
+  EXPECT_TRUE(contains(again.output, "--force")) << again.output;
+  EXPECT_EQ(std::filesystem::last_write_time(dir_ / "out.h5"), first);
+  EXPECT_EQ(run_params(small_params(), "--force").status, 0);
+}
+
+TEST_F(Cli, MissingFile) {
+  const auto r = test::run_shell(kExe + " run " + quoted(dir_ / "none.toml") + " -o " +
+                                 quoted(dir_ / "out.h5"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "none.toml: no such parameter file")) << r.output;
+  EXPECT_TRUE(dir_.empty());
+}
+
+TEST_F(Cli, SyntaxErrorWithLine) {
+  expect_input_error(run_params(small_params("nz = = 3\n")), "p.toml:10: TOML syntax error");
+}
+
+TEST_F(Cli, MissingKey) {
+  expect_input_error(run_params("solver = \"laplace3d\"\n[grid]\nnx = 5\nny = 5\n"),
+                     "p.toml: grid.nz: missing; expected an integer");
+}
+
+TEST_F(Cli, MissingSolver) {
+  expect_input_error(run_params("[grid]\nnx = 5\n"), "solver: missing; expected a string");
+}
+
+TEST_F(Cli, UnknownSolver) {
+  expect_input_error(run_params("solver = \"laplace2d\"\n"), "unknown solver \"laplace2d\"");
+}
+
+TEST_F(Cli, WrongType) {
+  expect_input_error(run_params(small_params("[method]\nblock = \"32x8\"\n")),
+                     "p.toml:11: method.block: expected a block shape [x, y, z] of positive integers, got a string");
+}
+
+TEST_F(Cli, MisspeltKey) {
+  expect_input_error(run_params(small_params("check_evry = 5\n")),
+                     "p.toml:10: iteration.check_evry: unknown key; did you mean iteration.check_every?");
+}
+
+TEST_F(Cli, NegativeAndZeroSizes) {
+  std::string text = small_params();
+  expect_input_error(run_params(text.replace(text.find("nx = 12"), 7, "nx = -12")),
+                     "p.toml:3: grid.nx: expected an integer of at least 3");
+  expect_input_error(run_params(small_params(), "grid.nz=0"),
+                     "command line: grid.nz: expected an integer of at least 3");
+  expect_input_error(run_params(small_params(), "iteration.max_iterations=0"),
+                     "command line: iteration.max_iterations: expected a positive integer");
+}
+
+TEST_F(Cli, BadEnumName) {
+  expect_input_error(run_params(small_params(), "method.variant=zrge"),
+                     "command line: method.variant: variant \"zrge\" is not one of");
+}
+
+TEST_F(Cli, BlockNotCompiledIn) {
+  expect_input_error(run_params(small_params(), "method.block=[48,4,1]"),
+                     "method.block: block 48x4x1 is not compiled in for zreg; compiled: 32x4x1");
+}
+
+TEST_F(Cli, GridTooLargeForMemory) {
+  // 10^5 cubed points is petabytes: no host or device holds it.
+  expect_input_error(run_params(small_params(), "grid.nx=100000 grid.ny=100000 grid.nz=100000"),
+                     "grid: the grid needs about");
+}
+
+TEST_F(Cli, GridTooLargeForTheDevice) {
+  PARASOL_REQUIRE_GPU();
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto r = test::run_shell(kExe + " run " + quoted(params) + " -o " + quoted(dir_ / "out.h5") +
+                                 " --backend gpu grid.nx=100000 grid.ny=100000 grid.nz=1000");
+  expect_input_error(r, "on the device");
+}
+
+TEST_F(Cli, MisspeltOverride) {
+  expect_input_error(run_params(small_params(), "grid.nxx=4"),
+                     "command line: grid.nxx: unknown key; did you mean grid.nx?");
+}
+
+TEST_F(Cli, MissingOutputFolder) {
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto r = test::run_shell(kExe + " run " + quoted(params) + " --backend cpu -o " +
+                                 quoted(dir_ / "no" / "such" / "out.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "no"));
+}
+
+TEST_F(Cli, InterruptedRunLeavesNothing) {
+  // Long enough to be interrupted mid-computation: 10^6 iterations of a 40^3 grid.
+  const auto params = write(dir_, "p.toml", small_params());
+  const std::string command = kExe + " run " + quoted(params) + " --backend cpu -o " +
+                              quoted(dir_ / "out.h5") +
+                              " grid.nx=40 grid.ny=40 grid.nz=40 iteration.max_iterations=1000000";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + command + " > /dev/null 2>&1").c_str(), nullptr);
+    _exit(127);
+  }
+  // Wait until the run has opened its temporary output, then interrupt it.
+  bool started = false;
+  for (int i = 0; i < 200 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+      started = started || entry.path().filename() != "p.toml";
+  }
+  EXPECT_TRUE(started) << "the run never opened its output";
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+    EXPECT_EQ(entry.path().filename(), "p.toml") << "left behind: " << entry.path();
+}
+
+TEST_F(Cli, GpuBackendWithoutADeviceSaysSo) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto r = test::run_shell(kExe + " run " + quoted(params) + " --backend gpu -o " +
+                                 quoted(dir_ / "out.h5"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(contains(r.output, "no CUDA device")) << r.output;
+}
+
+TEST_F(Cli, AutoBackendRunsTheGpuWhenPresentAndAgreesWithTheGold) {
+  PARASOL_REQUIRE_GPU();
+  const auto params = write(dir_, "p.toml", small_params());
+  for (const std::string variant : {"zmarch", "block3d", "zreg"}) {
+    const std::string block = variant == "block3d" ? "[32,4,4]" : "[32,8,1]";
+    const auto r = test::run_shell(kExe + " run " + quoted(params) + " --force --check -o " +
+                                   quoted(dir_ / "out.h5") + " method.variant=" + variant +
+                                   " method.block=" + block);
+    ASSERT_EQ(r.status, 0) << r.output;
+    io::ResultReader h5(dir_ / "out.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "gpu");
+    EXPECT_TRUE(h5.has_attribute("/provenance", "device_name"));
+    EXPECT_LT(std::get<double>(h5.attribute("/check", "max_abs_difference")), 1e-5);
+  }
+}
+
+TEST_F(Cli, SweepTablesEveryVariantAndShape) {
+  PARASOL_REQUIRE_GPU();
+  const auto params = write(dir_, "p.toml", small_params("[sweep]\niterations = 3\nrepeats = 3\n"));
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " -o " + quoted(dir_ / "s.h5") +
+                                 " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "fastest")) << r.output;
+  io::ResultReader h5(dir_ / "s.h5");
+  const auto variants = h5.read_strings("/sweep/variant");
+  EXPECT_EQ(variants.size(), 11u);  // 4 zmarch + 3 block3d + 4 zreg shapes
+  for (std::int64_t passed : h5.read_ints("/sweep/passed")) EXPECT_EQ(passed, 1);
+}
+
+TEST_F(Cli, InfoDescribesTheDeviceOrItsAbsence) {
+  const auto r = test::run_shell(kExe + " info");
+  std::string reason;
+  if (gpu_available(&reason)) {
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "device-to-device copy")) << r.output;
+  } else {
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "device: none")) << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace parasol

@@ -1,0 +1,163 @@
+// The shared device layer: error reporting, shapes, launch geometry, reductions.
+#include <gtest/gtest.h>
+
+#include <cublas_v2.h>
+#include <cufft.h>
+#include <curand.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/reduce.cuh"
+#include "kernels/shape.hpp"
+#include "kernels/stream.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+TEST(Errors, CudaErrorCarriesCallFileLineAndMessage) {
+  try {
+    PARASOL_CUDA(cudaErrorInvalidValue);
+    FAIL() << "PARASOL_CUDA must throw on an error";
+  } catch (const CudaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("kernels_test.cu:"), std::string::npos) << what;
+    EXPECT_NE(what.find("cudaErrorInvalidValue"), std::string::npos) << what;
+    EXPECT_NE(what.find("invalid argument"), std::string::npos) << what;
+    EXPECT_EQ(e.code(), cudaErrorInvalidValue);
+    EXPECT_FALSE(e.sticky());
+  }
+}
+
+TEST(Errors, StickyErrorsSayTheProcessMustEnd) {
+  try {
+    throw_cuda(cudaErrorIllegalAddress, "cudaMemcpy(h, d, n, kind)", "/src/solver.cu", 212);
+  } catch (const CudaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("solver.cu:212: cudaMemcpy(h, d, n, kind): cudaErrorIllegalAddress"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("must end"), std::string::npos) << what;
+    EXPECT_TRUE(e.sticky());
+  }
+}
+
+TEST(Errors, LibraryErrorsNameTheirStatus) {
+  EXPECT_THROW(PARASOL_CUFFT(CUFFT_INVALID_SIZE), CufftError);
+  try {
+    PARASOL_CURAND(CURAND_STATUS_OUT_OF_RANGE);
+  } catch (const CurandError& e) {
+    EXPECT_NE(std::string(e.what()).find("CURAND_STATUS_OUT_OF_RANGE"), std::string::npos);
+  }
+  try {
+    PARASOL_CUBLAS(CUBLAS_STATUS_NOT_INITIALIZED);
+  } catch (const CublasError& e) {
+    EXPECT_NE(std::string(e.what()).find("CUBLAS_STATUS_NOT_INITIALIZED"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(PARASOL_CUFFT(CUFFT_SUCCESS));
+}
+
+TEST(Errors, InputErrorNamesSourceKeyAndExpectation) {
+  const InputError e("inputs/a.toml:3", "grid.nx", "expected a positive integer");
+  EXPECT_STREQ(e.what(), "inputs/a.toml:3: grid.nx: expected a positive integer");
+  EXPECT_STREQ(e.with_source("command line").what(),
+               "command line: grid.nx: expected a positive integer");
+}
+
+TEST(Shapes, DispatchFindsTheInstanceOrListsTheCompiledOnes) {
+  using List = ShapeList<Block<32, 4, 1>, Block<64, 2, 1>>;
+  int launched = 0;
+  dispatch_shape("test", List{}, Shape{64, 2, 1}, [&](auto b) { launched = decltype(b)::x; });
+  EXPECT_EQ(launched, 64);
+  try {
+    dispatch_shape("test/kernel", List{}, Shape{48, 4, 1}, [](auto) {});
+    FAIL() << "an uncompiled shape must be refused";
+  } catch (const UnsupportedShape& e) {
+    EXPECT_STREQ(e.what(), "test/kernel: block 48x4x1 is not compiled in; compiled: 32x4x1 64x2x1");
+  }
+}
+
+TEST(Launch, GridsAreCappedAtTheDeviceLimits) {
+  const BlockCount blocks = blocks_to_cover(1000, 70000 * 4 + 1, 3, Shape{32, 4, 1});
+  EXPECT_EQ(blocks.x, 32);
+  EXPECT_EQ(blocks.y, 70001);
+  const dim3 grid = grid_for(blocks);
+  EXPECT_EQ(grid.y, 65535u);
+  EXPECT_EQ(grid.z, 3u);
+}
+
+TEST(Launch, BlockLimitsAreChecked) {
+  DeviceInfo d;
+  d.max_threads_per_block = 1024;
+  d.max_block = {1024, 1024, 64};
+  EXPECT_NO_THROW(check_block_limits({32, 32, 1}, d, "method.block"));
+  EXPECT_THROW(check_block_limits({32, 8, 128}, d, "method.block"), InputError);
+  EXPECT_THROW(check_block_limits({64, 32, 1}, d, "method.block"), InputError);
+  EXPECT_THROW(check_block_limits({0, 4, 1}, d, "method.block"), InputError);
+}
+
+// Reductions over sizes that break kernels: 1, a prime, block +- 1, and many blocks.
+class DeviceReduce : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(DeviceReduce, SumAndMaxMatchTheHost) {
+  PARASOL_REQUIRE_GPU();
+  const std::int64_t n = GetParam();
+  std::mt19937_64 rng(test::kSeed + static_cast<std::uint64_t>(n));
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<double> host(static_cast<std::size_t>(n));
+  for (double& x : host) x = uniform(rng);
+  DeviceBuffer<double> data(host.size());
+  PARASOL_CUDA(cudaMemcpy(data.data(), host.data(), data.bytes(), cudaMemcpyHostToDevice));
+  Stream stream;
+  DeviceReducer<double> reducer;
+  long double sum = 0;
+  double max = -INFINITY;
+  for (double x : host) {
+    sum += x;
+    max = std::max(max, x);
+  }
+  const double gpu_sum = reducer.reduce(n, ValueOf<double>{data.data()}, Sum{}, stream);
+  const double gpu_max = reducer.reduce(n, ValueOf<double>{data.data()}, Max{}, stream);
+  EXPECT_NEAR(gpu_sum, static_cast<double>(sum), 1e-12 * static_cast<double>(n));
+  EXPECT_EQ(gpu_max, max);
+  // The same input gives the same bits.
+  EXPECT_EQ(reducer.reduce(n, ValueOf<double>{data.data()}, Sum{}, stream), gpu_sum);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, DeviceReduce,
+                         ::testing::Values(1, 2, 31, 255, 256, 257, 65537, 1000003, 33554433));
+
+TEST(DeviceReduceMax, ANaNEverywhereIsNotReportedAsSmall) {
+  PARASOL_REQUIRE_GPU();
+  DeviceBuffer<float> data(1000);
+  fill_bytes(data, 0xFF);  // NaN
+  Stream stream;
+  DeviceReducer<float> reducer;
+  const float max = reducer.reduce(1000, ValueOf<float>{data.data()}, Max{}, stream);
+  EXPECT_TRUE(std::isnan(max));
+}
+
+TEST(Device, CopyBandwidthIsMeasured) {
+  PARASOL_REQUIRE_GPU();
+  const double bandwidth = measure_copy_bandwidth(std::size_t{64} << 20, 5);
+  EXPECT_GT(bandwidth, 1e10);  // any GPU copies faster than 10 GB/s
+  const DeviceInfo d = current_device();
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.total_memory, 0u);
+}
+
+TEST(Device, AbsenceIsReportedWithAReason) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "a device is present; this checks the no-device path";
+  EXPECT_FALSE(reason.empty());
+}
+
+}  // namespace
+}  // namespace parasol

@@ -1,0 +1,70 @@
+// Shared test support: GPU presence, scratch folders, running the front end.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "kernels/device.hpp"
+
+namespace parasol::test {
+
+// GPU tests skip, saying why, on machines without a device; they never pass vacuously.
+#define PARASOL_REQUIRE_GPU()                                             \
+  do {                                                                    \
+    std::string parasol_reason_;                                          \
+    if (!::parasol::gpu_available(&parasol_reason_))                      \
+      GTEST_SKIP() << "needs a CUDA device: " << parasol_reason_;         \
+  } while (0)
+
+// A fresh folder, removed with everything in it at the end of the test.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::random_device entropy;
+    path_ = std::filesystem::temp_directory_path() /
+            ("parasol-test-" + std::to_string(getpid()) + "-" + std::to_string(entropy()));
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  bool empty() const { return std::filesystem::is_empty(path_); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int status = -1;     // exit status, or -1 when the process did not exit normally
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command line and collects what it prints.
+inline CommandResult run_shell(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> chunk{};
+  while (std::fgets(chunk.data(), static_cast<int>(chunk.size()), pipe) != nullptr)
+    result.output += chunk.data();
+  const int raw = pclose(pipe);
+  if (WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
+  return result;
+}
+
+// Seeded so a failure can be reproduced; the seed goes into the failure message via SCOPED_TRACE.
+inline constexpr std::uint64_t kSeed = 20261121;
+
+}  // namespace parasol::test

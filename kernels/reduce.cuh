@@ -24,12 +24,18 @@ struct Sum {
 };
 
 struct Max {
-  // fmax-style: a NaN operand loses, but a NaN that is all there is survives, so a field gone
-  // to NaN everywhere is not reported as converged.
+  // A NaN anywhere wins, so a field gone bad is never reported as converged.
   template <class T>
-  __host__ __device__ T operator()(T a, T b) const { return (b > a || a != a) ? b : a; }
+  __host__ __device__ T operator()(T a, T b) const {
+    if (a != a) return a;
+    if (b != b) return b;
+    return b > a ? b : a;
+  }
   template <class T>
-  __host__ __device__ static constexpr T identity() { return -std::numeric_limits<T>::infinity(); }
+  __host__ __device__ static constexpr T identity() {
+    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                : std::numeric_limits<T>::lowest();
+  }
 };
 
 inline constexpr unsigned kFullWarp = 0xffffffffu;

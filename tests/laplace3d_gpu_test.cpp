@@ -66,10 +66,10 @@ std::string extent_name(const Extent3& n) {
 
 std::vector<Case> all_cases() {
   // 3 is the smallest extent with an interior; 33x17x9 divides by no compiled shape, so every
-  // tail path runs; 64^3 is a plain case; 3x3x(>2^19) and 3x(>2^19)x3 need more than the 65535
+  // tail path runs; 64^3 is a plain case; 3x(>2^20)x3 and 3x3x(>2^19) need more than the 65535
   // blocks a grid may have in y or z, so the block-stride loops run.
   const std::vector<Extent3> grids{{3, 3, 3},       {33, 17, 9},     {64, 64, 64},
-                                   {5, 3, 40},      {130, 3, 7},     {3, 530001, 3},
+                                   {5, 3, 40},      {130, 3, 7},     {3, 1100003, 3},
                                    {3, 3, 530001}};
   std::vector<Case> cases;
   for (Variant v : kVariants)

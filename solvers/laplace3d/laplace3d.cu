@@ -5,6 +5,7 @@
 // gold solver's order (x-, x+, y-, y+, z-, z+) and then scales, so float results agree with the
 // float gold bit for bit. Indices are 64-bit and every grid dimension is walked with a block
 // stride, so neither 2^31 points nor the 65535-block limit in y and z is a surprise.
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -69,31 +70,77 @@ __global__ void __launch_bounds__(BX* BY* BZ)
   }
 }
 
-// z-marching with the z-neighbours in registers: each thread keeps u[k-1] and u[k] from the
-// previous step, so it loads only u[k+1] from its own column; the x and y neighbours are the
-// neighbouring threads' columns, read through the cache. The z range is cut into chunks
-// (blockIdx.z) so that small grids still fill the device.
+// z-marching with the z-neighbours in registers: each thread keeps its columns' u[k-1] and u[k]
+// from the previous step, so it loads only u[k+1] from memory, and every value is read from
+// memory once per sweep. Three more things keep the loads few and the memory busy:
+// - each thread owns kZregRows consecutive rows, so y-neighbours inside its rows come from its
+//   own registers and only the rows above and below its own are loaded;
+// - x-neighbours come from the neighbouring lanes by warp shuffles (a warp spans 32 points of
+//   one row), only the lanes at the warp's ends loading theirs;
+// - the threads on the x boundary rewrite their unchanged values, so each row is written in
+//   whole 32-byte sectors and the L2 never reads a sector back to merge a partial write.
+// The z range is cut into chunks (blockIdx.z) so that small grids still fill the device.
+constexpr int kZregRows = 2;
+
 template <int BX, int BY, class T>
 __global__ void __launch_bounds__(BX* BY)
     zreg_kernel(Strides n, std::int64_t blocks_y, std::int64_t z_chunk, std::int64_t chunks,
                 const T* __restrict__ u, T* __restrict__ u_next) {
+  static_assert(BX % 32 == 0, "zreg's x-neighbour shuffles need whole warps along x");
+  constexpr int R = kZregRows;
+  constexpr unsigned kAll = 0xffffffffu;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BX + threadIdx.x;
-  if (i < 1 || i >= n.nx - 1) return;
+  const int lane = threadIdx.x % 32;
+  const std::int64_t sy = n.sy, sz = n.sz;
+  // Every lane takes part in the shuffles, so none returns early: lanes past the grid hold zeros.
+  const bool in_x = i < n.nx;
+  const bool interior_x = i >= 1 && i < n.nx - 1;
+  const bool boundary_x = i == 0 || i == n.nx - 1;
   for (std::int64_t chunk : block_stride_z(chunks)) {
     const std::int64_t k_begin = 1 + chunk * z_chunk;
     const std::int64_t k_end = min(k_begin + z_chunk, n.nz - 1);
     for (std::int64_t by : block_stride_y(blocks_y)) {
-      const std::int64_t j = by * BY + threadIdx.y;
-      if (j < 1 || j >= n.ny - 1) continue;
-      std::int64_t c = i + n.sy * j + n.sz * k_begin;
-      T below = u[c - n.sz];
-      T centre = u[c];
-#pragma unroll 4
-      for (std::int64_t k = k_begin; k < k_end; ++k, c += n.sz) {
-        const T above = u[c + n.sz];
-        u_next[c] = mean_of_neighbours(u[c - 1], u[c + 1], u[c - n.sy], u[c + n.sy], below, above);
-        below = centre;
-        centre = above;
+      const std::int64_t j0 = (by * BY + threadIdx.y) * R;
+      bool loads[R], interior_y[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        loads[r] = in_x && j0 + r < n.ny;
+        interior_y[r] = j0 + r >= 1 && j0 + r < n.ny - 1;
+      }
+      const std::int64_t c = i + sy * j0 + sz * k_begin;
+      const T* p = u + c;
+      T* q = u_next + c;
+      T below[R], centre[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        below[r] = loads[r] ? p[r * sy - sz] : T(0);
+        centre[r] = loads[r] ? p[r * sy] : T(0);
+      }
+      for (std::int64_t k = k_begin; k < k_end; ++k, p += sz, q += sz) {
+        T above[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) above[r] = loads[r] ? p[r * sy + sz] : T(0);
+        const T y_before = interior_x && interior_y[0] ? p[-sy] : T(0);
+        const T y_after = interior_x && interior_y[R - 1] ? p[R * sy] : T(0);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          T xm = __shfl_up_sync(kAll, centre[r], 1);
+          T xp = __shfl_down_sync(kAll, centre[r], 1);
+          const bool update = interior_x && interior_y[r];
+          if (lane == 0 && update) xm = p[r * sy - 1];
+          if (lane == 31 && update) xp = p[r * sy + 1];
+          const T ym = r == 0 ? y_before : centre[r - 1];
+          const T yp = r == R - 1 ? y_after : centre[r + 1];
+          if (update)
+            q[r * sy] = mean_of_neighbours(xm, xp, ym, yp, below[r], above[r]);
+          else if (boundary_x && interior_y[r])
+            q[r * sy] = centre[r];
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          below[r] = centre[r];
+          centre[r] = above[r];
+        }
       }
     }
   }
@@ -108,15 +155,15 @@ __global__ void poison_interior_kernel(Strides n, T* u) {
   }
 }
 
-// Chunks of the z range for zreg: enough blocks to fill the device a few times over, but no
-// chunk shorter than kMinChunk planes, since each chunk re-reads the two planes around it.
-std::int64_t zreg_chunk_length(const Extent3& n, const Shape& block, std::int64_t xy_blocks) {
-  constexpr std::int64_t kMinChunk = 16;
-  constexpr std::int64_t kTargetBlocks = 132 * 8 * 4;  // about four waves on a 132-SM H100
+// Chunks of the z range for zreg: enough blocks to fill the device about eight times over (on a
+// 132-SM H100), each chunk between 16 planes (it re-reads the two planes around it) and 64 (longer
+// chunks ran slower). 32 to 64 planes won at 512^3 and 1024^3; see docs/PERFORMANCE.md.
+std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks) {
+  constexpr std::int64_t kMinChunk = 16, kMaxChunk = 64;
+  constexpr std::int64_t kTargetBlocks = 132 * 8 * 8;
   const std::int64_t interior = n.nz - 2;
   const std::int64_t chunks = std::max<std::int64_t>(1, kTargetBlocks / std::max<std::int64_t>(xy_blocks, 1));
-  const std::int64_t length = std::max(kMinChunk, ceil_div(interior, chunks));
-  (void)block;
+  const std::int64_t length = std::clamp(ceil_div(interior, chunks), kMinChunk, kMaxChunk);
   return std::min(length, interior);
 }
 
@@ -146,8 +193,9 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
     case Variant::zreg:
       dispatch_shape("laplace3d/zreg", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
-        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, B::shape());
-        const std::int64_t z_chunk = zreg_chunk_length(grid, B::shape(), blocks.x * blocks.y);
+        // Each thread covers kZregRows rows, so a block covers a B::x by kZregRows * B::y tile.
+        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x, kZregRows * B::y, 1});
+        const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
         blocks.z = ceil_div(grid.nz - 2, z_chunk);
         zreg_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
             n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);

@@ -51,7 +51,7 @@ struct Params {
   std::int64_t check_every = 50;  // iterations between convergence checks (and progress reports)
 
   Variant variant = Variant::zreg;
-  Shape block{32, 8, 1};
+  Shape block{64, 4, 1};  // threads; fastest zreg shape on an H100 (docs/PERFORMANCE.md)
   Precision precision = Precision::single;
 
   // Throws InputError naming the offending key (its source left for the caller to fill in).

@@ -19,7 +19,7 @@ grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
 echo "== ctest exit $status"
 
 "$build/apps/parasol" info | tee "$out/info.txt"
-"$build/bench/laplace3d_bench" --benchmark_counters_tabular=true --benchmark_min_time=0.3 \
+"$build/bench/laplace3d_bench" --benchmark_counters_tabular=true --benchmark_min_time=0.3s \
   --benchmark_out="$out/laplace3d_bench.json" --benchmark_out_format=json >"$out/bench.txt" 2>&1
 "$build/apps/parasol" sweep inputs/laplace3d-512.toml -o "$out/laplace3d-512-sweep.h5" --force \
   >"$out/sweep.txt" 2>&1

@@ -17,7 +17,10 @@ bool gpu_available(std::string* reason) {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    if (reason != nullptr) *reason = std::string("no CUDA device: ") + cudaGetErrorString(err);
+    // Without a driver CUDA reports an "insufficient" driver; say plainly what the user has.
+    if (reason != nullptr)
+      *reason = std::string("no usable CUDA device (") + cudaGetErrorName(err) + ": " +
+                cudaGetErrorString(err) + ")";
     return false;
   }
   if (count == 0) {

@@ -230,7 +230,7 @@ TEST_F(Cli, GpuBackendWithoutADeviceSaysSo) {
   const auto r = test::run_shell(kExe + " run " + quoted(params) + " --backend gpu -o " +
                                  quoted(dir_ / "out.h5"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(contains(r.output, "no CUDA device")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--backend gpu: no usable CUDA device")) << r.output;
 }
 
 TEST_F(Cli, AutoBackendRunsTheGpuWhenPresentAndAgreesWithTheGold) {

@@ -13,6 +13,14 @@ namespace {
 
 using Case = std::tuple<Variant, Shape, Extent3>;
 
+}  // namespace
+
+// Readable parameters in test listings ("zreg", "33x17x9") instead of raw bytes.
+void PrintTo(Variant v, std::ostream* out) { *out << name(v); }
+void PrintTo(const Extent3& n, std::ostream* out) { *out << n.nx << "x" << n.ny << "x" << n.nz; }
+
+namespace {
+
 Params test_params(const Extent3& grid, Variant v, const Shape& block, std::int64_t iterations) {
   Params p;
   p.grid = grid;

@@ -263,12 +263,10 @@ Handle link_properties(const std::string& file) {
   return lcpl;
 }
 
-// Fixed-length, NUL-terminated UTF-8, sized for the longest string plus its terminator, so an
-// empty string still has a valid one-byte type and h5py reads every value back whole.
-Handle string_type(std::size_t longest, const std::string& file) {
+// Variable-length UTF-8: h5py reads these back as str (fixed-length strings come back as bytes).
+Handle string_type(const std::string& file) {
   Handle type = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, "H5Tcopy", "H5T_C_S1");
-  check(H5Tset_size(type.get(), longest + 1), file, "H5Tset_size", "");
-  check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), file, "H5Tset_strpad", "");
+  check(H5Tset_size(type.get(), H5T_VARIABLE), file, "H5Tset_size", "");
   check(H5Tset_cset(type.get(), H5T_CSET_UTF8), file, "H5Tset_cset", "");
   return type;
 }
@@ -422,10 +420,10 @@ void write_attribute(hid_t object, const std::string& name, const AttributeValue
           create_attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, space.get(), &v, file,
                            where);
         } else if constexpr (std::is_same_v<T, std::string>) {
-          Handle type = string_type(v.size(), file);
+          Handle type = string_type(file);
           Handle space = scalar_space(file);
-          create_attribute(object, name, type.get(), type.get(), space.get(), v.c_str(), file,
-                           where);
+          const char* text = v.c_str();
+          create_attribute(object, name, type.get(), type.get(), space.get(), &text, file, where);
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
           Handle space = vector_space(v.size(), file);
           create_attribute(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, space.get(),
@@ -653,15 +651,11 @@ void ResultFile::write_column(const std::string& dataset_path,
                               const std::vector<std::string>& values) {
   const hid_t file_id = open_for_writing(file_, path_);
   const std::string file = path_.string();
-  std::size_t longest = 0;
-  for (const std::string& value : values) longest = std::max(longest, value.size());
-  Handle type = string_type(longest, file);
-  const std::size_t width = longest + 1;
-  std::vector<char> packed(values.size() * width, '\0');
-  for (std::size_t i = 0; i < values.size(); ++i)
-    std::memcpy(packed.data() + i * width, values[i].data(), values[i].size());
+  Handle type = string_type(file);
+  std::vector<const char*> texts;
+  for (const std::string& value : values) texts.push_back(value.c_str());
   write_dataset(file_id, file, dataset_path, {values.size()},
-                {type.get(), type.get(), width, packed.empty() ? nullptr : packed.data()});
+                {type.get(), type.get(), sizeof(const char*), texts.empty() ? nullptr : texts.data()});
 }
 
 void ResultFile::commit() {

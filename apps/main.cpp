@@ -47,9 +47,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
   run_cmd->footer(
-      "The file's `solver` key picks the solver (laplace3d). Every key, its type and default: "
-      "docs/parameters.md. Exit status: 0 done, 2 bad input (one line naming file, key and "
-      "what was expected; nothing written), 1 any other failure.");
+      "The file's `solver` key picks the solver (laplace3d, montecarlo). Every key, its type and "
+      "default: docs/parameters.md. Exit status: 0 done, 2 bad input (one line naming file, key "
+      "and what was expected; nothing written), 1 any other failure.");
 
   app::SweepOptions sweep;
   CLI::App* sweep_cmd = cli.add_subcommand(

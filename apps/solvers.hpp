@@ -24,5 +24,6 @@ const SolverApp& find_solver(io::ParamTable& params);
 
 // One per solver module, defined beside its binding (apps/<solver>_app.cpp).
 SolverApp laplace3d_app();
+SolverApp montecarlo_app();
 
 }  // namespace parasol::app

@@ -52,6 +52,13 @@ DeviceInfo current_device() {
   return info;
 }
 
+int multiprocessor_count() {
+  int device = 0, count = 0;
+  PARASOL_CUDA(cudaGetDevice(&device));
+  PARASOL_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }

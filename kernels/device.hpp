@@ -27,6 +27,9 @@ struct DeviceInfo {
 
 DeviceInfo current_device();
 
+// The current device's multiprocessor count (cheaper than current_device()).
+int multiprocessor_count();
+
 // "13.0" from 13000.
 std::string cuda_version_string(int version);
 

@@ -1,0 +1,341 @@
+// montecarlo GPU solver: the path kernel, its two sources of normals, and the payoff sums.
+//
+// host-rng (the course's method): cuRAND's host API fills device memory with 2 x steps normals
+// per sample, laid out so that a warp's reads of one step are coalesced; the path kernel reads them.
+// device-rng: each sample draws its own Philox4x32-10 subsequence inside the path kernel, so
+// normals never touch memory and every path is the same whatever the launch shape or batch.
+// Both sum payoffs as integers (see PayoffSums): only per-block partial sums leave the device.
+#include <curand.h>
+#include <curand_kernel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/montecarlo/montecarlo.hpp"
+
+namespace parasol::montecarlo {
+namespace {
+
+// Per-step constants, computed once on the host in double and used in float.
+struct Model {
+  int steps;
+  float rho, alpha;           // y2 = rho y1 + alpha z
+  float euler_growth;         // 1 + r dt
+  float vol;                  // sigma sqrt(dt)
+  float log_drift;            // (r - sigma^2 / 2) dt
+  float spot, strike, band;   // band: the digital's half-width, 0.1 spot
+  float discount;             // exp(-r T)
+  double to_quanta;           // 2^32 / unit
+};
+
+Model model_of(const Params& p) {
+  const double dt = p.maturity / static_cast<double>(p.steps);
+  Model m{};
+  m.steps = static_cast<int>(p.steps);
+  m.rho = static_cast<float>(p.rho);
+  m.alpha = static_cast<float>(std::sqrt(1.0 - p.rho * p.rho));
+  m.euler_growth = static_cast<float>(1.0 + p.rate * dt);
+  m.vol = static_cast<float>(p.sigma * std::sqrt(dt));
+  m.log_drift = static_cast<float>((p.rate - 0.5 * p.sigma * p.sigma) * dt);
+  m.spot = static_cast<float>(p.spot);
+  m.strike = static_cast<float>(p.strike);
+  m.band = static_cast<float>(0.1 * p.spot);
+  m.discount = static_cast<float>(std::exp(-p.rate * p.maturity));
+  m.to_quanta = kPayoffScale / price_unit(p);
+  return m;
+}
+
+// One path of both assets. The exact step advances log-prices and takes the exponential only
+// where the payoff needs the price (at the end, or at every step for the Asian average).
+template <Step kStep, Payoff kPayoff>
+struct Path {
+  float x1, x2;        // prices (euler) or log-prices (exact)
+  float average = 0;   // running sum of S1 for the Asian payoff
+
+  __device__ explicit Path(const Model& m)
+      : x1(kStep == Step::euler ? m.spot : logf(m.spot)), x2(x1) {}
+
+  __device__ float s1() const { return kStep == Step::euler ? x1 : expf(x1); }
+  __device__ float s2() const { return kStep == Step::euler ? x2 : expf(x2); }
+
+  __device__ void advance(const Model& m, float y1, float z) {
+    const float y2 = m.rho * y1 + m.alpha * z;
+    if constexpr (kStep == Step::euler) {
+      x1 *= m.euler_growth + m.vol * y1;
+      x2 *= m.euler_growth + m.vol * y2;
+    } else {
+      x1 += m.log_drift + m.vol * y1;
+      x2 += m.log_drift + m.vol * y2;
+    }
+    if constexpr (kPayoff == Payoff::asian_call) average += s1();
+  }
+
+  __device__ float payoff(const Model& m) const {
+    if constexpr (kPayoff == Payoff::digital) {
+      const bool inside = fabsf(s1() - m.spot) < m.band && fabsf(s2() - m.spot) < m.band;
+      return inside ? m.discount : 0.0f;
+    } else if constexpr (kPayoff == Payoff::european_call) {
+      return m.discount * fmaxf(s1() - m.strike, 0.0f);
+    } else if constexpr (kPayoff == Payoff::european_put) {
+      return m.discount * fmaxf(m.strike - s1(), 0.0f);
+    } else {
+      return m.discount * fmaxf(average / static_cast<float>(m.steps) - m.strike, 0.0f);
+    }
+  }
+};
+
+// Normals for one sample, two steps (four normals: y1, z of step n, then of step n + 1) at a time.
+// device-rng: Philox4x32-10, subsequence = sample index: one draw is exactly two steps.
+struct PhiloxNormals {
+  curandStatePhilox4_32_10_t state;
+  __device__ PhiloxNormals(unsigned long long seed, unsigned long long sample) {
+    curand_init(seed, sample, 0, &state);
+  }
+  __device__ float4 next_two(bool /*second_step_needed*/) { return curand_normal4(&state); }
+};
+
+// host-rng: normals in device memory, row 2n + which (y1 or z of step n), column = sample in the
+// batch, so a warp's reads of one row are coalesced.
+struct StoredNormals {
+  const float* z;
+  std::int64_t stride;  // samples in the batch
+  std::int64_t at;      // this sample's element of the current row
+  __device__ float4 next_two(bool second_step_needed) {
+    float4 y;
+    y.x = z[at];
+    y.y = z[at + stride];
+    y.z = second_step_needed ? z[at + 2 * stride] : 0.0f;
+    y.w = second_step_needed ? z[at + 3 * stride] : 0.0f;
+    at += 4 * stride;
+    return y;
+  }
+};
+
+// Accumulates one thread's payoffs as integer quanta (order-free, so reproducible).
+struct Quanta {
+  Uint128 sum = 0, sum_sq = 0;
+  __device__ void add(float payoff, double to_quanta) {
+    const unsigned long long q = __double2ull_rn(static_cast<double>(payoff) * to_quanta);
+    sum += q;
+    sum_sq += static_cast<Uint128>(q) * q;
+  }
+};
+
+// The block's sums, added into this block's slot of `partials` (slots persist across batches;
+// one launch never has two blocks with the same index, so no atomics are needed).
+template <int kThreads>
+__device__ void add_block_partials(const Quanta& mine, Uint128* partials) {
+  __shared__ Uint128 sums[kThreads], squares[kThreads];
+  sums[threadIdx.x] = mine.sum;
+  squares[threadIdx.x] = mine.sum_sq;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      sums[threadIdx.x] += sums[threadIdx.x + half];
+      squares[threadIdx.x] += squares[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    partials[2 * blockIdx.x] += sums[0];
+    partials[2 * blockIdx.x + 1] += squares[0];
+  }
+}
+
+// The path kernel: samples [first, first + count) of the run, grid-stride. `sample_out`, when
+// set, receives both assets at every time of the first `sample_paths` samples (the + path).
+template <int kThreads, Step kStep, Payoff kPayoff, bool kAntithetic, bool kDeviceRng>
+__global__ void __launch_bounds__(kThreads)
+    paths_kernel(Model m, std::int64_t first, std::int64_t count, unsigned long long seed,
+                 const float* __restrict__ normals, Uint128* partials, float* sample_out,
+                 std::int64_t sample_paths) {
+  Quanta quanta;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
+  for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; s < count;
+       s += stride) {
+    const std::int64_t sample = first + s;
+    auto source = [&] {
+      if constexpr (kDeviceRng) return PhiloxNormals(seed, static_cast<unsigned long long>(sample));
+      else return StoredNormals{normals, count, s};
+    }();
+    Path<kStep, kPayoff> plus(m), minus(m);
+    float* record = sample < sample_paths ? sample_out + sample * 2 * (m.steps + 1) : nullptr;
+    if (record != nullptr) {
+      record[0] = plus.s1();
+      record[1] = plus.s2();
+    }
+    const auto step = [&](int n, float y1, float z) {
+      plus.advance(m, y1, z);
+      if constexpr (kAntithetic) minus.advance(m, -y1, -z);
+      if (record != nullptr) {
+        record[2 * (n + 1)] = plus.s1();
+        record[2 * (n + 1) + 1] = plus.s2();
+      }
+    };
+    for (int n = 0; n < m.steps; n += 2) {
+      const bool second = n + 1 < m.steps;
+      const float4 y = source.next_two(second);
+      step(n, y.x, y.y);
+      if (second) step(n + 1, y.z, y.w);
+    }
+    float payoff = plus.payoff(m);
+    if constexpr (kAntithetic) payoff = 0.5f * (payoff + minus.payoff(m));
+    quanta.add(payoff, m.to_quanta);
+  }
+  add_block_partials<kThreads>(quanta, partials);
+}
+
+// Chooses the compiled instance for the run-time choices.
+template <int kThreads, bool kDeviceRng>
+auto pick_kernel(const Params& p) {
+  using Kernel = void (*)(Model, std::int64_t, std::int64_t, unsigned long long, const float*,
+                          Uint128*, float*, std::int64_t);
+  const auto by_payoff = [&](auto step) -> Kernel {
+    constexpr Step S = decltype(step)::value;
+    const auto by_anti = [&](auto payoff) -> Kernel {
+      constexpr Payoff P = decltype(payoff)::value;
+      return p.antithetic ? paths_kernel<kThreads, S, P, true, kDeviceRng>
+                          : paths_kernel<kThreads, S, P, false, kDeviceRng>;
+    };
+    switch (p.payoff) {
+      case Payoff::digital: return by_anti(std::integral_constant<Payoff, Payoff::digital>{});
+      case Payoff::european_call: return by_anti(std::integral_constant<Payoff, Payoff::european_call>{});
+      case Payoff::european_put: return by_anti(std::integral_constant<Payoff, Payoff::european_put>{});
+      case Payoff::asian_call: return by_anti(std::integral_constant<Payoff, Payoff::asian_call>{});
+    }
+    throw Error("montecarlo: unknown payoff");
+  };
+  return p.step == Step::euler ? by_payoff(std::integral_constant<Step, Step::euler>{})
+                               : by_payoff(std::integral_constant<Step, Step::exact>{});
+}
+
+curandRngType_t rng_type(Generator g) {
+  switch (g) {
+    case Generator::xorwow: return CURAND_RNG_PSEUDO_XORWOW;
+    case Generator::philox: return CURAND_RNG_PSEUDO_PHILOX4_32_10;
+    case Generator::mrg32k3a: return CURAND_RNG_PSEUDO_MRG32K3A;
+  }
+  throw Error("montecarlo: unknown generator");
+}
+
+// RAII cuRAND host-API generator.
+class RandGenerator {
+ public:
+  RandGenerator(const Params& p, cudaStream_t stream) {
+    PARASOL_CURAND(curandCreateGenerator(&gen_, rng_type(p.generator)));
+    try {
+      PARASOL_CURAND(curandSetPseudoRandomGeneratorSeed(gen_, p.seed));
+      PARASOL_CURAND(curandSetGeneratorOrdering(
+          gen_, p.ordering == Ordering::dynamic ? CURAND_ORDERING_PSEUDO_DYNAMIC
+                                                : CURAND_ORDERING_PSEUDO_DEFAULT));
+      PARASOL_CURAND(curandSetStream(gen_, stream));
+      // Sets up the generator's state now, so the first batch's timing is generation alone.
+      PARASOL_CURAND(curandGenerateSeeds(gen_));
+    } catch (...) {
+      curandDestroyGenerator(gen_);
+      throw;
+    }
+  }
+  RandGenerator(const RandGenerator&) = delete;
+  RandGenerator& operator=(const RandGenerator&) = delete;
+  ~RandGenerator() { curandDestroyGenerator(gen_); }
+  curandGenerator_t get() const { return gen_; }
+
+ private:
+  curandGenerator_t gen_ = nullptr;
+};
+
+template <int kThreads>
+Result solve_with_block(const Params& p) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Model m = model_of(p);
+  const bool device_rng = p.variant == Variant::device_rng;
+  const std::int64_t samples = p.antithetic ? p.paths / 2 : p.paths;
+  const std::int64_t batch = std::min(samples, p.antithetic ? p.batch_paths / 2 : p.batch_paths);
+  const auto kernel = device_rng ? pick_kernel<kThreads, true>(p) : pick_kernel<kThreads, false>(p);
+  // Enough blocks to fill the device; the integer sums make the result independent of this.
+  const int blocks = static_cast<int>(std::min<std::int64_t>(
+      ceil_div(batch, kThreads),
+      static_cast<std::int64_t>(max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads)) *
+          multiprocessor_count()));
+
+  Stream stream;
+  DeviceBuffer<Uint128> partials(2 * static_cast<std::size_t>(blocks));
+  PARASOL_CUDA(cudaMemsetAsync(partials.data(), 0, partials.bytes(), stream));
+  DeviceBuffer<float> sample(static_cast<std::size_t>(p.sample_paths * 2 * (p.steps + 1)));
+  DeviceBuffer<float> normals(device_rng ? 0 : static_cast<std::size_t>(2 * p.steps * batch));
+  std::unique_ptr<RandGenerator> generator;
+  if (!device_rng) generator = std::make_unique<RandGenerator>(p, stream);
+
+  Result result;
+  std::vector<std::pair<Event, Event>> generation;  // timed after the loop, without stalling it
+  Event start, done;
+  start.record(stream);
+  for (std::int64_t first = 0; first < samples; first += batch) {
+    const std::int64_t count = std::min(batch, samples - first);
+    if (!device_rng) {
+      generation.emplace_back();
+      generation.back().first.record(stream);
+      PARASOL_CURAND(curandGenerateNormal(generator->get(), normals.data(),
+                                          static_cast<std::size_t>(2 * p.steps * count), 0.0f, 1.0f));
+      generation.back().second.record(stream);
+    }
+    kernel<<<blocks, kThreads, 0, stream>>>(m, first, count, p.seed, normals.data(), partials.data(),
+                                            sample.data(), p.sample_paths);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+  done.record(stream);
+  std::vector<Uint128> host(partials.size());
+  PARASOL_CUDA(cudaMemcpyAsync(host.data(), partials.data(), partials.bytes(),
+                               cudaMemcpyDeviceToHost, stream));
+  result.sample.resize(sample.size());
+  if (!sample.empty())
+    PARASOL_CUDA(cudaMemcpyAsync(result.sample.data(), sample.data(), sample.bytes(),
+                                 cudaMemcpyDeviceToHost, stream));
+  stream.synchronize();
+  float ms = 0;
+  PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), done.get()));
+  for (const auto& [before, after] : generation) {
+    float generate_ms = 0;
+    PARASOL_CUDA(cudaEventElapsedTime(&generate_ms, before.get(), after.get()));
+    result.timings.generate += 1e-3 * generate_ms;
+  }
+  result.timings.paths = 1e-3 * ms - result.timings.generate;
+
+  PayoffSums sums;
+  sums.count = samples;
+  for (int b = 0; b < blocks; ++b) {
+    sums.sum += host[2 * static_cast<std::size_t>(b)];
+    sums.sum_sq += host[2 * static_cast<std::size_t>(b) + 1];
+  }
+  result.estimate = estimate_from(sums, price_unit(p));
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start;
+  result.timings.total = wall.count();
+  return result;
+}
+
+}  // namespace
+
+Result solve_gpu(const Params& p) {
+  switch (p.block) {
+    case 64: return solve_with_block<64>(p);
+    case 128: return solve_with_block<128>(p);
+    case 256: return solve_with_block<256>(p);
+    case 512: return solve_with_block<512>(p);
+    default: break;
+  }
+  throw InputError("", "method.block",
+                   "threads per block " + std::to_string(p.block) + " is not compiled in; compiled: 64 128 256 512");
+}
+
+}  // namespace parasol::montecarlo

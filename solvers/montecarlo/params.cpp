@@ -1,0 +1,172 @@
+#include "solvers/montecarlo/params.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "kernels/error.hpp"
+#include "solvers/montecarlo/montecarlo.hpp"
+
+namespace parasol::montecarlo {
+namespace {
+
+// One table per enum converts both ways, so the names users type live in one place.
+template <class E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Variant, 2> kVariantNames{
+    {{Variant::host_rng, "host-rng"}, {Variant::device_rng, "device-rng"}}};
+constexpr NameTable<Step, 2> kStepNames{{{Step::euler, "euler"}, {Step::exact, "exact"}}};
+constexpr NameTable<Payoff, 4> kPayoffNames{{{Payoff::digital, "digital"},
+                                             {Payoff::european_call, "european-call"},
+                                             {Payoff::european_put, "european-put"},
+                                             {Payoff::asian_call, "asian-call"}}};
+constexpr NameTable<Generator, 3> kGeneratorNames{{{Generator::xorwow, "xorwow"},
+                                                   {Generator::philox, "philox"},
+                                                   {Generator::mrg32k3a, "mrg32k3a"}}};
+constexpr NameTable<Ordering, 2> kOrderingNames{
+    {{Ordering::legacy, "default"}, {Ordering::dynamic, "dynamic"}}};
+
+template <class E, std::size_t N>
+std::string_view lookup_name(const NameTable<E, N>& table, E value) {
+  for (const auto& [e, text] : table)
+    if (e == value) return text;
+  return "?";
+}
+
+template <class E, std::size_t N>
+E lookup_value(const NameTable<E, N>& table, std::string_view text, const char* what) {
+  std::string valid;
+  for (const auto& [e, name_text] : table) {
+    if (name_text == text) return e;
+    valid += (valid.empty() ? "" : ", ") + ("\"" + std::string(name_text) + "\"");
+  }
+  throw InputError("", "", std::string(what) + " \"" + std::string(text) + "\" is not one of " +
+                               valid);
+}
+
+void require(bool ok, const char* key, const std::string& expected) {
+  if (!ok) throw InputError("", key, expected);
+}
+
+// "%g", not std::to_string: a sigma of 1e-9 must not read as 0.000000.
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+}  // namespace
+
+std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
+Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
+std::string_view name(Step s) { return lookup_name(kStepNames, s); }
+Step parse_step(std::string_view s) { return lookup_value(kStepNames, s, "step"); }
+std::string_view name(Payoff p) { return lookup_name(kPayoffNames, p); }
+Payoff parse_payoff(std::string_view s) { return lookup_value(kPayoffNames, s, "payoff"); }
+std::string_view name(Generator g) { return lookup_name(kGeneratorNames, g); }
+Generator parse_generator(std::string_view s) {
+  return lookup_value(kGeneratorNames, s, "generator");
+}
+std::string_view name(Ordering o) { return lookup_name(kOrderingNames, o); }
+Ordering parse_ordering(std::string_view s) { return lookup_value(kOrderingNames, s, "ordering"); }
+
+void Params::validate() const {
+  require(paths >= 1, "paths.count", "expected a positive integer, got " + std::to_string(paths));
+  require(!antithetic || paths % 2 == 0, "paths.count",
+          "expected an even number with method.antithetic (paths come in pairs), got " +
+              std::to_string(paths));
+  // The path kernels count steps in an int.
+  require(steps >= 1 && steps <= INT_MAX, "paths.steps",
+          "expected a positive integer up to " + std::to_string(INT_MAX) + ", got " +
+              std::to_string(steps));
+  require(std::isfinite(maturity) && maturity > 0, "model.maturity",
+          "expected a positive number of years, got " + number(maturity));
+  require(std::isfinite(rate), "model.rate", "expected a finite number, got " + number(rate));
+  require(std::isfinite(sigma) && sigma > 0, "model.sigma",
+          "expected a positive volatility, got " + number(sigma));
+  require(rho >= -1 && rho <= 1, "model.rho",
+          "expected a correlation in [-1, 1], got " + number(rho));
+  require(std::isfinite(spot) && spot > 0, "model.spot",
+          "expected a positive price, got " + number(spot));
+  require(std::isfinite(strike) && strike > 0, "payoff.strike",
+          "expected a positive price, got " + number(strike));
+  if (std::find(kBlockSizes.begin(), kBlockSizes.end(), block) == kBlockSizes.end()) {
+    std::string list;
+    for (int b : kBlockSizes) list += (list.empty() ? "" : ", ") + std::to_string(b);
+    throw InputError(
+        "", "method.block",
+        "threads per block " + std::to_string(block) + " is not compiled in; compiled: " + list);
+  }
+  require(batch_paths >= 1, "method.batch_paths",
+          "expected a positive integer, got " + std::to_string(batch_paths));
+  require(!antithetic || batch_paths % 2 == 0, "method.batch_paths",
+          "expected an even number with method.antithetic (paths come in pairs), got " +
+              std::to_string(batch_paths));
+  // One stored path per sample (the first of each antithetic pair), so at most one per sample;
+  // the cap keeps the stored array to a plot's worth.
+  const std::int64_t samples = antithetic ? paths / 2 : paths;
+  const std::int64_t most = std::min<std::int64_t>(samples, 10000);
+  require(sample_paths >= 0 && sample_paths <= most, "output.sample_paths",
+          "expected an integer from 0 to " + std::to_string(most) +
+              (antithetic ? " (paths.count / 2 with method.antithetic, at most 10000)"
+                          : " (paths.count, at most 10000)") +
+              ", got " + std::to_string(sample_paths));
+}
+
+double price_unit(const Params& p) { return std::max(p.spot, p.strike); }
+
+namespace {
+long double to_long_double(Uint128 x) {
+  constexpr long double kTwo64 = 18446744073709551616.0L;
+  const auto hi = static_cast<std::uint64_t>(x >> 64);
+  const auto lo = static_cast<std::uint64_t>(x);
+  return static_cast<long double>(hi) * kTwo64 + static_cast<long double>(lo);
+}
+}  // namespace
+
+Estimate estimate_from(const PayoffSums& sums, double unit) {
+  Estimate e;
+  e.samples = sums.count;
+  if (sums.count < 1) {
+    e.price = NAN;
+    e.standard_error = NAN;
+    return e;
+  }
+  // In quanta (2^-32 units) first, in long double: the sum of squares reaches ~2^90 for ten
+  // million samples, and its difference from n mean^2 must keep the variance's digits.
+  const long double n = static_cast<long double>(sums.count);
+  const long double sum = to_long_double(sums.sum);
+  const long double sum_sq = to_long_double(sums.sum_sq);
+  const long double scale = static_cast<long double>(kPayoffScale);
+  const long double mean = sum / n;
+  e.price = static_cast<double>(mean / scale * static_cast<long double>(unit));
+  if (sums.count < 2) {
+    e.standard_error = NAN;  // one sample says nothing about the spread
+    return e;
+  }
+  const long double variance = std::max((sum_sq - sum * mean) / (n - 1), 0.0L);
+  e.standard_error =
+      static_cast<double>(std::sqrt(variance / n) / scale * static_cast<long double>(unit));
+  return e;
+}
+
+double black_scholes(const Params& p) {
+  if (p.payoff != Payoff::european_call && p.payoff != Payoff::european_put)
+    throw Error("montecarlo: black_scholes prices european-call and european-put only, not " +
+                std::string(name(p.payoff)));
+  const double s = p.spot, k = p.strike, r = p.rate, t = p.maturity;
+  const double root_t = std::sqrt(t);
+  const double d1 = (std::log(s / k) + (r + 0.5 * p.sigma * p.sigma) * t) / (p.sigma * root_t);
+  const double d2 = d1 - p.sigma * root_t;
+  // The standard normal CDF by erfc, accurate in both tails.
+  const auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const double discounted_k = k * std::exp(-r * t);
+  return p.payoff == Payoff::european_call ? s * cdf(d1) - discounted_k * cdf(d2)
+                                           : discounted_k * cdf(-d2) - s * cdf(-d1);
+}
+
+}  // namespace parasol::montecarlo

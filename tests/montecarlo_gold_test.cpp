@@ -1,0 +1,316 @@
+// The gold solver against closed forms: it judges every GPU variant, so it is judged first.
+// Its answers are statistical, so each is held to a few standard errors of the exact value; the
+// seeds are fixed, so a pass or a failure is the same on every run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/error.hpp"
+#include "solvers/montecarlo/montecarlo.hpp"
+
+namespace parasol::montecarlo {
+namespace {
+
+// Four standard errors: an honest estimate lands further out about once in 16000 seeds.
+constexpr double kStandardErrors = 4.0;
+
+// The Black-Scholes test case: S = K = 1, r = 5%, sigma = 20%, T = 1.
+Params european(Payoff payoff) {
+  Params p;
+  p.payoff = payoff;
+  p.step = Step::exact;  // exact in distribution at T, so only sampling error remains
+  p.paths = 200000;
+  p.steps = 20;
+  p.sigma = 0.2;
+  p.rate = 0.05;
+  p.spot = 1.0;
+  p.strike = 1.0;
+  return p;
+}
+
+// The two runs several tests use, made once.
+const Result& call_run() {
+  static const Result r = solve_gold(european(Payoff::european_call));
+  return r;
+}
+const Result& put_run() {
+  static const Result r = solve_gold(european(Payoff::european_put));
+  return r;
+}
+
+TEST(MontecarloBlackScholes, MatchesPublishedValues) {
+  // S = K = 1, r = 0.05, sigma = 0.2, T = 1: the textbook 10.4506 and 5.5735 at S = K = 100.
+  EXPECT_NEAR(black_scholes(european(Payoff::european_call)), 0.1045058357, 1e-9);
+  EXPECT_NEAR(black_scholes(european(Payoff::european_put)), 0.0557352602, 1e-9);
+  // Deep in the money the call is the forward, S - K e^{-rT}; far out it is worth nothing.
+  Params deep = european(Payoff::european_call);
+  deep.strike = 0.01;
+  EXPECT_NEAR(black_scholes(deep), 1.0 - 0.01 * std::exp(-0.05), 1e-12);
+  deep.strike = 100;
+  EXPECT_NEAR(black_scholes(deep), 0.0, 1e-12);
+}
+
+TEST(MontecarloBlackScholes, RefusesPayoffsWithoutAClosedForm) {
+  EXPECT_THROW(black_scholes(european(Payoff::digital)), Error);
+  EXPECT_THROW(black_scholes(european(Payoff::asian_call)), Error);
+}
+
+TEST(MontecarloGold, EuropeanCallMatchesBlackScholes) {
+  const Estimate& e = call_run().estimate;
+  EXPECT_EQ(e.samples, 200000);
+  EXPECT_GT(e.standard_error, 0.0);
+  EXPECT_NEAR(e.price, black_scholes(european(Payoff::european_call)),
+              kStandardErrors * e.standard_error);
+}
+
+TEST(MontecarloGold, EuropeanPutMatchesBlackScholes) {
+  const Estimate& e = put_run().estimate;
+  EXPECT_GT(e.standard_error, 0.0);
+  EXPECT_NEAR(e.price, black_scholes(european(Payoff::european_put)),
+              kStandardErrors * e.standard_error);
+}
+
+TEST(MontecarloGold, CallAndPutFromTheSamePathsSatisfyParity) {
+  // C - P = S - K e^{-rT}. The two runs share their seed, hence their paths, so C - P is the
+  // sample mean of e^{-rT}(S(T) - K): its standard error is at most se(C) + se(P).
+  const Estimate& c = call_run().estimate;
+  const Estimate& p = put_run().estimate;
+  const double forward = 1.0 - 1.0 * std::exp(-0.05);
+  EXPECT_NEAR(c.price - p.price, forward, kStandardErrors * (c.standard_error + p.standard_error));
+}
+
+TEST(MontecarloGold, DigitalMatchesTheCourse) {
+  // The Oxford course's case (its defaults in Params), Euler steps; the course quotes 0.4179.
+  Params p;
+  p.paths = 100000;
+  p.steps = 100;
+  p.spot = 1.0;
+  p.sigma = 0.1;
+  p.rho = 0.5;
+  p.rate = 0.05;
+  p.maturity = 1.0;
+  p.payoff = Payoff::digital;
+  p.step = Step::euler;
+  const Estimate e = solve_gold(p).estimate;
+  EXPECT_EQ(e.samples, 100000);
+  EXPECT_NEAR(e.price, 0.4179, kStandardErrors * e.standard_error);
+  // A digital pays e^{-rT} or nothing: the price is e^{-rT} times a probability.
+  EXPECT_LE(e.price, std::exp(-0.05));
+}
+
+TEST(MontecarloGold, AntitheticPairsLowerTheStandardErrorAtTheSamePathCount) {
+  Params p = european(Payoff::european_call);
+  p.paths = 40000;
+  p.steps = 10;
+  const Estimate plain = solve_gold(p).estimate;
+  p.antithetic = true;
+  const Estimate paired = solve_gold(p).estimate;
+  EXPECT_EQ(plain.samples, 40000);
+  EXPECT_EQ(paired.samples, 20000) << "a pair is one sample";
+  // A call is monotone in the normals, so a path and its mirror are negatively correlated:
+  // for this case the variance falls by about a third, far beyond sampling noise at 20000 pairs.
+  EXPECT_LT(paired.standard_error, 0.9 * plain.standard_error);
+  EXPECT_NEAR(paired.price, black_scholes(p), kStandardErrors * paired.standard_error);
+}
+
+TEST(MontecarloGold, AsianCallLiesBelowTheEuropeanCall) {
+  // Averaging lowers the variance of the underlying, and with it the option's value; with a
+  // single step the average is S(T) and the two are the same payoff on the same paths.
+  Params p = european(Payoff::asian_call);
+  p.paths = 20000;
+  p.steps = 1;
+  Params q = p;
+  q.payoff = Payoff::european_call;
+  EXPECT_EQ(solve_gold(p).estimate.price, solve_gold(q).estimate.price);
+  p.steps = q.steps = 20;
+  EXPECT_LT(solve_gold(p).estimate.price, 0.7 * solve_gold(q).estimate.price);
+}
+
+TEST(MontecarloGold, TheSameSeedGivesTheSameBits) {
+  Params p = european(Payoff::european_call);
+  p.paths = 1000;
+  const Result a = solve_gold(p), b = solve_gold(p);
+  EXPECT_EQ(a.estimate.price, b.estimate.price);
+  EXPECT_EQ(a.estimate.standard_error, b.estimate.standard_error);
+  p.seed += 1;
+  EXPECT_NE(solve_gold(p).estimate.price, a.estimate.price);
+}
+
+TEST(MontecarloGold, StoresSamplePathsPathMajorWithBothAssets) {
+  Params p;
+  p.paths = 10;
+  p.steps = 4;
+  p.spot = 2.0;
+  p.sample_paths = 3;
+  p.rho = 1.0;  // both assets driven by the same normals: equal at every time
+  const Result r = solve_gold(p);
+  ASSERT_EQ(r.sample.size(), 3u * 5u * 2u);  // [path][time][asset]
+  for (std::size_t path = 0; path < 3; ++path) {
+    const float* x = &r.sample[path * 5 * 2];
+    EXPECT_EQ(x[0], 2.0f) << "S1(t_0) is the spot";
+    EXPECT_EQ(x[1], 2.0f) << "S2(t_0) is the spot";
+    for (std::size_t n = 1; n < 5; ++n) {
+      EXPECT_EQ(x[2 * n], x[2 * n + 1]) << "path " << path << " time " << n;
+      EXPECT_NE(x[2 * n], x[2 * (n - 1)]) << "path " << path << " time " << n;
+    }
+  }
+  EXPECT_NE(r.sample[2], r.sample[5 * 2 + 2]) << "paths differ from one another";
+  p.sample_paths = 0;
+  EXPECT_TRUE(solve_gold(p).sample.empty());
+}
+
+TEST(MontecarloEstimate, FromHandMadeSums) {
+  // Payoffs 1, 2 and 3 units of 2: mean 2 units (price 4), sample variance 1 unit^2.
+  const Uint128 q = Uint128{1} << 32;  // one unit
+  PayoffSums s;
+  s.sum = (1 + 2 + 3) * q;
+  s.sum_sq = (1 + 4 + 9) * q * q;
+  s.count = 3;
+  const Estimate e = estimate_from(s, 2.0);
+  EXPECT_EQ(e.price, 4.0);
+  EXPECT_DOUBLE_EQ(e.standard_error, 2.0 / std::sqrt(3.0));
+  EXPECT_EQ(e.samples, 3);
+  EXPECT_DOUBLE_EQ(e.ci_low(), 4.0 - 1.959963984540054 * 2.0 / std::sqrt(3.0));
+}
+
+TEST(MontecarloEstimate, SumsBeyond64BitsConvertWhole) {
+  // Payoffs of 256 and 768 units: q up to 3 * 2^40, so the sum of squares is 10 * 2^80,
+  // well past 64 bits. Mean 512, variance 2 * 256^2, standard error sqrt(variance / 2) = 256.
+  PayoffSums s;
+  s.sum = Uint128{4} << 40;
+  s.sum_sq = Uint128{10} << 80;
+  s.count = 2;
+  const Estimate e = estimate_from(s, 1.0);
+  EXPECT_EQ(e.price, 512.0);
+  EXPECT_DOUBLE_EQ(e.standard_error, 256.0);
+}
+
+TEST(MontecarloEstimate, TooFewSamplesHaveNoStandardError) {
+  PayoffSums s;
+  s.sum = Uint128{3} << 31;  // 1.5 units
+  s.sum_sq = Uint128{9} << 62;
+  s.count = 1;
+  const Estimate one = estimate_from(s, 1.0);
+  EXPECT_EQ(one.price, 1.5);
+  EXPECT_TRUE(std::isnan(one.standard_error));
+  const Estimate none = estimate_from(PayoffSums{}, 1.0);
+  EXPECT_TRUE(std::isnan(none.price));
+  EXPECT_EQ(none.samples, 0);
+}
+
+TEST(MontecarloEstimate, AConstantPayoffHasZeroError) {
+  PayoffSums s;
+  const Uint128 q = 123456789;
+  s.count = 1000;
+  s.sum = q * 1000;
+  s.sum_sq = q * q * 1000;
+  const Estimate e = estimate_from(s, 1.0);
+  EXPECT_EQ(e.standard_error, 0.0);
+  EXPECT_DOUBLE_EQ(e.price, 123456789.0 / kPayoffScale);
+}
+
+TEST(MontecarloEstimate, PriceUnitIsTheLargerOfSpotAndStrike) {
+  Params p;
+  p.spot = 2.0;
+  p.strike = 3.0;
+  EXPECT_EQ(price_unit(p), 3.0);
+  p.strike = 1.0;
+  EXPECT_EQ(price_unit(p), 2.0);
+}
+
+TEST(MontecarloParams, DefaultsAreValid) { EXPECT_NO_THROW(Params{}.validate()); }
+
+void expect_rejected(const Params& p, const std::string& key) {
+  try {
+    p.validate();
+    ADD_FAILURE() << "expected " << key << " to be rejected";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), key) << e.what();
+  }
+}
+
+TEST(MontecarloParams, RejectsEachBadValueByItsKey) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto with = [](auto change) {
+    Params p;
+    change(p);
+    return p;
+  };
+  expect_rejected(with([](Params& p) { p.paths = 0; }), "paths.count");
+  expect_rejected(with([](Params& p) { p.paths = -5; }), "paths.count");
+  expect_rejected(with([](Params& p) { p.antithetic = true; p.paths = 1001; }), "paths.count");
+  expect_rejected(with([](Params& p) { p.steps = 0; }), "paths.steps");
+  expect_rejected(with([](Params& p) { p.maturity = 0; }), "model.maturity");
+  expect_rejected(with([&](Params& p) { p.maturity = inf; }), "model.maturity");
+  expect_rejected(with([&](Params& p) { p.rate = nan; }), "model.rate");
+  expect_rejected(with([](Params& p) { p.sigma = -0.1; }), "model.sigma");
+  expect_rejected(with([](Params& p) { p.sigma = 0; }), "model.sigma");
+  expect_rejected(with([&](Params& p) { p.sigma = nan; }), "model.sigma");
+  expect_rejected(with([](Params& p) { p.rho = 1.5; }), "model.rho");
+  expect_rejected(with([](Params& p) { p.rho = -1.0001; }), "model.rho");
+  expect_rejected(with([&](Params& p) { p.rho = nan; }), "model.rho");
+  expect_rejected(with([](Params& p) { p.spot = 0; }), "model.spot");
+  expect_rejected(with([](Params& p) { p.strike = -1; }), "payoff.strike");
+  expect_rejected(with([](Params& p) { p.block = 100; }), "method.block");
+  expect_rejected(with([](Params& p) { p.block = 1024; }), "method.block");
+  expect_rejected(with([](Params& p) { p.batch_paths = 0; }), "method.batch_paths");
+  expect_rejected(with([](Params& p) { p.antithetic = true; p.batch_paths = 999; }),
+                  "method.batch_paths");
+  expect_rejected(with([](Params& p) { p.sample_paths = -1; }), "output.sample_paths");
+  expect_rejected(with([](Params& p) { p.sample_paths = 10001; }), "output.sample_paths");
+  expect_rejected(with([](Params& p) {
+                    p.paths = 10;
+                    p.sample_paths = 11;
+                  }),
+                  "output.sample_paths");
+  // One stored path per sample: an antithetic pair stores its first path only.
+  expect_rejected(with([](Params& p) { p.paths = 10; p.antithetic = true; p.sample_paths = 6; }),
+                  "output.sample_paths");
+}
+
+TEST(MontecarloParams, AcceptsTheEdgesOfEachRange) {
+  Params p;
+  p.rho = -1.0;
+  EXPECT_NO_THROW(p.validate());
+  p.rho = 1.0;
+  EXPECT_NO_THROW(p.validate());
+  p.rate = -0.01;  // negative rates happen
+  EXPECT_NO_THROW(p.validate());
+  for (int b : kBlockSizes) {
+    p.block = b;
+    EXPECT_NO_THROW(p.validate()) << b;
+  }
+  p.paths = 1;
+  p.steps = 1;
+  p.batch_paths = 1;
+  p.sample_paths = 1;
+  EXPECT_NO_THROW(p.validate());
+}
+
+TEST(MontecarloParams, NamesConvertBothWays) {
+  for (Variant v : kVariants) EXPECT_EQ(parse_variant(name(v)), v);
+  for (Step s : {Step::euler, Step::exact}) EXPECT_EQ(parse_step(name(s)), s);
+  for (Payoff p :
+       {Payoff::digital, Payoff::european_call, Payoff::european_put, Payoff::asian_call})
+    EXPECT_EQ(parse_payoff(name(p)), p);
+  for (Generator g : {Generator::xorwow, Generator::philox, Generator::mrg32k3a})
+    EXPECT_EQ(parse_generator(name(g)), g);
+  for (Ordering o : {Ordering::legacy, Ordering::dynamic}) EXPECT_EQ(parse_ordering(name(o)), o);
+  EXPECT_EQ(name(Variant::host_rng), "host-rng");
+  EXPECT_EQ(name(Payoff::european_call), "european-call");
+  EXPECT_EQ(name(Ordering::legacy), "default");
+  try {
+    parse_payoff("european_call");
+    ADD_FAILURE() << "a misspelt payoff must be rejected";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("payoff \"european_call\" is not one of \"digital\", "
+                                         "\"european-call\", \"european-put\", \"asian-call\""),
+              0u)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace parasol::montecarlo

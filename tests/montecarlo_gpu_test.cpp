@@ -1,0 +1,174 @@
+// The GPU Monte Carlo against closed forms, the course's figure and the CPU gold (statistically),
+// and device-rng's reproducibility across launch shapes (bitwise).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "solvers/montecarlo/montecarlo.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::montecarlo {
+namespace {
+
+// Within `k` standard errors (of the difference, when both sides are estimates).
+void expect_within(double value, double expected, double standard_error, double k = 4.0) {
+  EXPECT_TRUE(std::isfinite(value));
+  EXPECT_GT(standard_error, 0.0);
+  EXPECT_LE(std::abs(value - expected), k * standard_error)
+      << value << " vs " << expected << " (standard error " << standard_error << ")";
+}
+
+Params european(Payoff payoff, Variant v) {
+  Params p;
+  p.paths = 2000000;
+  p.steps = 16;
+  p.sigma = 0.2;
+  p.rate = 0.05;
+  p.spot = 1.0;
+  p.strike = 1.05;
+  p.step = Step::exact;
+  p.payoff = payoff;
+  p.variant = v;
+  p.seed = test::kSeed;
+  return p;
+}
+
+class EachVariant : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(EachVariant, ExactStepEuropeanMatchesBlackScholes) {
+  PARASOL_REQUIRE_GPU();
+  for (Payoff payoff : {Payoff::european_call, Payoff::european_put}) {
+    const Params p = european(payoff, GetParam());
+    const Result r = solve_gpu(p);
+    SCOPED_TRACE(std::string(name(payoff)));
+    EXPECT_EQ(r.estimate.samples, p.paths);
+    expect_within(r.estimate.price, black_scholes(p), r.estimate.standard_error);
+  }
+}
+
+TEST_P(EachVariant, DigitalReproducesTheCourseFigure) {
+  PARASOL_REQUIRE_GPU();
+  Params p;  // the course's model: sigma 0.1, rho 0.5, r 0.05, T 1, 100 Euler steps
+  p.paths = 9600000;
+  p.variant = GetParam();
+  p.seed = test::kSeed;
+  const Result r = solve_gpu(p);
+  expect_within(r.estimate.price, 0.4179, r.estimate.standard_error);
+  EXPECT_LT(r.estimate.standard_error, 2e-4);
+}
+
+TEST_P(EachVariant, AgreesWithTheGoldForEveryPayoffAndStep) {
+  PARASOL_REQUIRE_GPU();
+  for (Step step : {Step::euler, Step::exact})
+    for (Payoff payoff : {Payoff::digital, Payoff::european_call, Payoff::european_put, Payoff::asian_call}) {
+      Params p;
+      p.paths = 200000;
+      p.steps = 21;  // odd: the last step uses half a Philox draw
+      p.sigma = 0.25;
+      p.step = step;
+      p.payoff = payoff;
+      p.variant = GetParam();
+      const Result gpu = solve_gpu(p);
+      const Result gold = solve_gold(p);
+      SCOPED_TRACE(std::string(name(step)) + " " + std::string(name(payoff)));
+      expect_within(gpu.estimate.price, gold.estimate.price,
+                    std::hypot(gpu.estimate.standard_error, gold.estimate.standard_error));
+      // Both estimate the same variance.
+      EXPECT_NEAR(gpu.estimate.standard_error / gold.estimate.standard_error, 1.0, 0.05);
+    }
+}
+
+TEST_P(EachVariant, AntitheticLowersTheStandardError) {
+  PARASOL_REQUIRE_GPU();
+  Params p = european(Payoff::european_call, GetParam());
+  const Result plain = solve_gpu(p);
+  p.antithetic = true;
+  const Result paired = solve_gpu(p);
+  EXPECT_EQ(paired.estimate.samples, p.paths / 2);
+  EXPECT_LT(paired.estimate.standard_error, plain.estimate.standard_error);
+  expect_within(paired.estimate.price, black_scholes(p), paired.estimate.standard_error);
+}
+
+TEST_P(EachVariant, AwkwardSizes) {
+  PARASOL_REQUIRE_GPU();
+  for (std::int64_t paths : {1, 2, 3, 1021}) {
+    for (std::int64_t steps : {1, 2, 7}) {
+      Params p;
+      p.paths = paths;
+      p.steps = steps;
+      p.payoff = Payoff::european_call;
+      p.variant = GetParam();
+      p.batch_paths = 256;
+      const Result r = solve_gpu(p);
+      EXPECT_EQ(r.estimate.samples, paths);
+      EXPECT_TRUE(std::isfinite(r.estimate.price)) << paths << " paths, " << steps << " steps";
+      EXPECT_GE(r.estimate.price, 0.0);
+    }
+  }
+}
+
+std::string variant_name(const ::testing::TestParamInfo<Variant>& param) {
+  return param.param == Variant::host_rng ? "host_rng" : "device_rng";
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, EachVariant,
+                         ::testing::Values(Variant::host_rng, Variant::device_rng), variant_name);
+
+TEST(DeviceRng, BitIdenticalAcrossBlockShapesAndBatchSizes) {
+  PARASOL_REQUIRE_GPU();
+  for (Payoff payoff : {Payoff::digital, Payoff::asian_call}) {
+    for (bool antithetic : {false, true}) {
+      Params p;
+      p.paths = 300002;
+      p.steps = 33;
+      p.payoff = payoff;
+      p.antithetic = antithetic;
+      p.sample_paths = 3;
+      p.batch_paths = p.paths;
+      const Result reference = solve_gpu(p);
+      for (int block : kBlockSizes)
+        for (std::int64_t batch : {std::int64_t{65536}, std::int64_t{99998}, std::int64_t{300002}}) {
+          p.block = block;
+          p.batch_paths = batch;
+          const Result r = solve_gpu(p);
+          SCOPED_TRACE("block " + std::to_string(block) + ", batch " + std::to_string(batch));
+          EXPECT_EQ(r.estimate.price, reference.estimate.price);
+          EXPECT_EQ(r.estimate.standard_error, reference.estimate.standard_error);
+          EXPECT_EQ(r.sample, reference.sample);
+        }
+    }
+  }
+}
+
+TEST(DeviceRng, SamplePathsStartAtTheSpotAndStayFinite) {
+  PARASOL_REQUIRE_GPU();
+  Params p;
+  p.paths = 1000;
+  p.steps = 10;
+  p.spot = 2.0;
+  p.sample_paths = 4;
+  const Result r = solve_gpu(p);
+  ASSERT_EQ(r.sample.size(), 4u * 11u * 2u);
+  for (int path = 0; path < 4; ++path) {
+    EXPECT_EQ(r.sample[static_cast<std::size_t>(path * 22)], 2.0f);
+    EXPECT_EQ(r.sample[static_cast<std::size_t>(path * 22 + 1)], 2.0f);
+  }
+  for (float v : r.sample) EXPECT_TRUE(std::isfinite(v) && v > 0);
+}
+
+TEST(HostRng, BothOrderingsGiveSoundEstimates) {
+  PARASOL_REQUIRE_GPU();
+  for (Ordering ordering : {Ordering::legacy, Ordering::dynamic}) {
+    Params p = european(Payoff::european_call, Variant::host_rng);
+    p.ordering = ordering;
+    p.batch_paths = 300000;  // several batches
+    const Result r = solve_gpu(p);
+    SCOPED_TRACE(std::string(name(ordering)));
+    expect_within(r.estimate.price, black_scholes(p), r.estimate.standard_error);
+    EXPECT_GT(r.timings.generate, 0.0);
+    EXPECT_GT(r.timings.paths, 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace parasol::montecarlo

@@ -4,6 +4,7 @@
 #include <cublas_v2.h>
 #include <cufft.h>
 #include <curand.h>
+#include <curand_kernel.h>
 
 #include <cmath>
 #include <random>
@@ -13,6 +14,7 @@
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/philox.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/shape.hpp"
 #include "kernels/stream.hpp"
@@ -142,6 +144,84 @@ TEST(DeviceReduceMax, ANaNEverywhereIsNotReportedAsSmall) {
   DeviceReducer<float> reducer;
   const float max = reducer.reduce(1000, ValueOf<float>{data.data()}, Max{}, stream);
   EXPECT_TRUE(std::isnan(max));
+}
+
+TEST(Philox, MatchesTheKnownAnswer) {
+  // Random123's known-answer test for philox4x32-10: counter 0, key 0.
+  const PhiloxCounter r = philox4x32_10({0, 0, 0, 0}, {0, 0});
+  EXPECT_EQ(r.x, 0x6627e8d5u);
+  EXPECT_EQ(r.y, 0xe169c58du);
+  EXPECT_EQ(r.z, 0xbc57ac4cu);
+  EXPECT_EQ(r.w, 0x9b00dbd8u);
+}
+
+__global__ void philox_against_curand_kernel(unsigned long long seed, unsigned long long subsequence,
+                                             int draws, uint4* ours, uint4* theirs) {
+  curandStatePhilox4_32_10_t state;
+  curand_init(seed, subsequence, 0, &state);
+  const PhiloxKey key{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)};
+  for (int n = 0; n < draws; ++n) {
+    theirs[n] = curand4(&state);
+    const PhiloxCounter c = philox4x32_10(
+        {static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(subsequence),
+         static_cast<std::uint32_t>(subsequence >> 32)},
+        key);
+    ours[n] = make_uint4(c.x, c.y, c.z, c.w);
+  }
+}
+
+TEST(Philox, StreamsMatchCurand) {
+  PARASOL_REQUIRE_GPU();
+  constexpr int kDraws = 37;
+  DeviceBuffer<uint4> ours(kDraws), theirs(kDraws);
+  for (const auto& [seed, subsequence] :
+       {std::pair<unsigned long long, unsigned long long>{0, 0}, {1234, 7}, {0x123456789abcdefull, 5000000017ull}}) {
+    philox_against_curand_kernel<<<1, 1>>>(seed, subsequence, kDraws, ours.data(), theirs.data());
+    PARASOL_CHECK_LAUNCH(nullptr);
+    std::vector<uint4> a(kDraws), b(kDraws);
+    PARASOL_CUDA(cudaMemcpy(a.data(), ours.data(), ours.bytes(), cudaMemcpyDeviceToHost));
+    PARASOL_CUDA(cudaMemcpy(b.data(), theirs.data(), theirs.bytes(), cudaMemcpyDeviceToHost));
+    for (int n = 0; n < kDraws; ++n)
+      ASSERT_TRUE(a[n].x == b[n].x && a[n].y == b[n].y && a[n].z == b[n].z && a[n].w == b[n].w)
+          << "seed " << seed << ", subsequence " << subsequence << ", draw " << n;
+  }
+}
+
+__global__ void normal_moments_kernel(int draws_per_thread, double* moments) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  double m1 = 0, m2 = 0, m4 = 0, tail = 0;
+  for (int n = 0; n < draws_per_thread; ++n) {
+    const float4 y = philox_normal4({static_cast<std::uint32_t>(n), 0, t, 0}, {42, 0});
+    for (float v : {y.x, y.y, y.z, y.w}) {
+      const double d = v;
+      m1 += d;
+      m2 += d * d;
+      m4 += d * d * d * d;
+      tail += fabs(d) > 3.0 ? 1.0 : 0.0;
+    }
+  }
+  atomicAdd(&moments[0], m1);
+  atomicAdd(&moments[1], m2);
+  atomicAdd(&moments[2], m4);
+  atomicAdd(&moments[3], tail);
+}
+
+TEST(Philox, NormalsHaveTheRightMomentsAndTails) {
+  PARASOL_REQUIRE_GPU();
+  constexpr int kThreads = 256, kBlocks = 1024, kDraws = 16;
+  const double n = 4.0 * kThreads * kBlocks * kDraws;  // 16.8 million normals
+  DeviceBuffer<double> moments(4);
+  PARASOL_CUDA(cudaMemset(moments.data(), 0, moments.bytes()));
+  normal_moments_kernel<<<kBlocks, kThreads>>>(kDraws, moments.data());
+  PARASOL_CHECK_LAUNCH(nullptr);
+  std::vector<double> m(4);
+  PARASOL_CUDA(cudaMemcpy(m.data(), moments.data(), moments.bytes(), cudaMemcpyDeviceToHost));
+  // Standard errors of the sample moments: 1/sqrt(n), sqrt(2/n), sqrt(96/n); five of them apart
+  // is a failure. P(|Y| > 3) = 0.0026998, binomial standard error sqrt(p(1-p)/n).
+  EXPECT_NEAR(m[0] / n, 0.0, 5 * std::sqrt(1 / n));
+  EXPECT_NEAR(m[1] / n, 1.0, 5 * std::sqrt(2 / n));
+  EXPECT_NEAR(m[2] / n, 3.0, 5 * std::sqrt(96 / n));
+  EXPECT_NEAR(m[3] / n, 0.0026998, 5 * std::sqrt(0.0027 / n));
 }
 
 TEST(Device, CopyBandwidthIsMeasured) {

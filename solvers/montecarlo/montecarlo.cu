@@ -2,11 +2,10 @@
 //
 // host-rng (the course's method): cuRAND's host API fills device memory with 2 x steps normals
 // per sample, laid out so that a warp's reads of one step are coalesced; the path kernel reads them.
-// device-rng: each sample draws its own Philox4x32-10 subsequence inside the path kernel, so
-// normals never touch memory and every path is the same whatever the launch shape or batch.
+// device-rng: each sample draws its own Philox4x32-10 stream inside the path kernel (kernels/
+// philox.cuh), so normals never touch memory and every path is the same whatever the launch shape or batch.
 // Both sum payoffs as integers (see PayoffSums): only per-block partial sums leave the device.
 #include <curand.h>
-#include <curand_kernel.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/philox.cuh"
 #include "kernels/stream.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
@@ -95,13 +95,19 @@ struct Path {
 };
 
 // Normals for one sample, two steps (four normals: y1, z of step n, then of step n + 1) at a time.
-// device-rng: Philox4x32-10, subsequence = sample index: one draw is exactly two steps.
+// device-rng: Philox4x32-10 with key = seed and the sample index in the counter's high words
+// (cuRAND's subsequence), so each sample has its own stream; one draw is exactly two steps.
 struct PhiloxNormals {
-  curandStatePhilox4_32_10_t state;
-  __device__ PhiloxNormals(unsigned long long seed, unsigned long long sample) {
-    curand_init(seed, sample, 0, &state);
+  PhiloxCounter counter;
+  PhiloxKey key;
+  __device__ PhiloxNormals(unsigned long long seed, unsigned long long sample)
+      : counter{0, 0, static_cast<std::uint32_t>(sample), static_cast<std::uint32_t>(sample >> 32)},
+        key{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)} {}
+  __device__ float4 next_two(bool /*second_step_needed*/) {
+    const float4 y = philox_normal4(counter, key);
+    ++counter.x;  // a sample draws at most 2^31 times (steps < 2^32), so x never wraps
+    return y;
   }
-  __device__ float4 next_two(bool /*second_step_needed*/) { return curand_normal4(&state); }
 };
 
 // host-rng: normals in device memory, row 2n + which (y1 or z of step n), column = sample in the

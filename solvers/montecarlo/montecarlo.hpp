@@ -20,7 +20,7 @@ struct Estimate {
 
 struct Timings {
   double generate = 0;  // host-rng: cuRAND filling device memory with normals
-  double paths = 0;     // path kernels
+  double paths = 0;     // path kernels with their in-kernel sums, and the partial sums to the host
   double total = 0;     // everything from first launch to the estimate on the host
 };
 

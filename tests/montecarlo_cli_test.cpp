@@ -155,7 +155,7 @@ TEST_F(MontecarloCli, ErrorsInAFileGiveTheLine) {
   io::ResultReader h5(dir_ / "m.h5");
   EXPECT_EQ(std::get<double>(h5.attribute("/parameters", "model.sigma")), 0.1);
   EXPECT_EQ(std::get<std::string>(h5.attribute("/parameters", "method.variant")), "device-rng");
-  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/parameters", "method.block")), 128);
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/parameters", "method.block")), 512);
 }
 
 TEST_F(MontecarloCli, SweepWithoutADeviceSaysSo) {

@@ -90,11 +90,7 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t) {
   Params p = read_params(t);
   SweepParams s = read_sweep_params(t);
   t.reject_unknown_keys();
-  try {
-    p.validate();
-  } catch (const InputError& e) {
-    throw InputError(t.source_of(e.key()), e.key(), e.expected());
-  }
+  io::with_sources(t, [&] { p.validate(); });
   return {p, s};
 }
 

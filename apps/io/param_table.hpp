@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/io/value.hpp"
+#include "kernels/error.hpp"
 #include "kernels/shape.hpp"
 
 namespace parasol::io {
@@ -67,6 +68,17 @@ class ParamTable {
   std::set<std::string, std::less<>> overridden_;
   std::map<std::string, Value> resolved_;
 };
+
+// Runs `check` (a Params::validate(), say) and gives any InputError it throws the source of its
+// key: "inputs/a.toml:12" or "command line".
+template <class Check>
+void with_sources(const ParamTable& table, Check&& check) {
+  try {
+    check();
+  } catch (const InputError& e) {
+    throw InputError(table.source_of(e.key()), e.key(), e.expected());
+  }
+}
 
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);

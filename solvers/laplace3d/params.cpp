@@ -5,14 +5,11 @@
 #include <string>
 
 #include "kernels/error.hpp"
+#include "kernels/name_table.hpp"
 #include "solvers/laplace3d/shapes.hpp"
 
 namespace parasol::laplace3d {
 namespace {
-
-// One table per enum converts both ways, so the names users type live in one place.
-template <class E, std::size_t N>
-using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
 constexpr NameTable<Variant, 3> kVariantNames{
     {{Variant::zmarch, "zmarch"}, {Variant::block3d, "block3d"}, {Variant::zreg, "zreg"}}};
@@ -20,24 +17,6 @@ constexpr NameTable<Precision, 2> kPrecisionNames{
     {{Precision::single, "float"}, {Precision::double_, "double"}}};
 constexpr NameTable<Interior, 2> kInteriorNames{
     {{Interior::random, "random"}, {Interior::constant, "constant"}}};
-
-template <class E, std::size_t N>
-std::string_view lookup_name(const NameTable<E, N>& table, E value) {
-  for (const auto& [e, text] : table)
-    if (e == value) return text;
-  return "?";
-}
-
-template <class E, std::size_t N>
-E lookup_value(const NameTable<E, N>& table, std::string_view text, const char* what) {
-  std::string valid;
-  for (const auto& [e, name_text] : table) {
-    if (name_text == text) return e;
-    valid += (valid.empty() ? "" : ", ") + ("\"" + std::string(name_text) + "\"");
-  }
-  throw InputError("", "", std::string(what) + " \"" + std::string(text) + "\" is not one of " +
-                               valid);
-}
 
 void require(bool ok, const char* key, const std::string& expected) {
   if (!ok) throw InputError("", key, expected);

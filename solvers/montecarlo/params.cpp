@@ -8,14 +8,11 @@
 #include <utility>
 
 #include "kernels/error.hpp"
+#include "kernels/name_table.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::montecarlo {
 namespace {
-
-// One table per enum converts both ways, so the names users type live in one place.
-template <class E, std::size_t N>
-using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
 constexpr NameTable<Variant, 2> kVariantNames{
     {{Variant::host_rng, "host-rng"}, {Variant::device_rng, "device-rng"}}};
@@ -29,24 +26,6 @@ constexpr NameTable<Generator, 3> kGeneratorNames{{{Generator::xorwow, "xorwow"}
                                                    {Generator::mrg32k3a, "mrg32k3a"}}};
 constexpr NameTable<Ordering, 2> kOrderingNames{
     {{Ordering::legacy, "default"}, {Ordering::dynamic, "dynamic"}}};
-
-template <class E, std::size_t N>
-std::string_view lookup_name(const NameTable<E, N>& table, E value) {
-  for (const auto& [e, text] : table)
-    if (e == value) return text;
-  return "?";
-}
-
-template <class E, std::size_t N>
-E lookup_value(const NameTable<E, N>& table, std::string_view text, const char* what) {
-  std::string valid;
-  for (const auto& [e, name_text] : table) {
-    if (name_text == text) return e;
-    valid += (valid.empty() ? "" : ", ") + ("\"" + std::string(name_text) + "\"");
-  }
-  throw InputError("", "", std::string(what) + " \"" + std::string(text) + "\" is not one of " +
-                               valid);
-}
 
 void require(bool ok, const char* key, const std::string& expected) {
   if (!ok) throw InputError("", key, expected);

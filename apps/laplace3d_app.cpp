@@ -46,26 +46,19 @@ Params read_params(io::ParamTable& t) {
   p.boundary.y_max = t.get_double("boundary.y_max", d.boundary.y_max);
   p.boundary.z_min = t.get_double("boundary.z_min", d.boundary.z_min);
   p.boundary.z_max = t.get_double("boundary.z_max", d.boundary.z_max);
-  const std::string interior = t.get_string("initial.interior", std::string(name(d.interior)));
+  p.interior = io::get_choice(t, "initial.interior", std::string(name(d.interior)),
+                              laplace3d::parse_interior);
   p.interior_value = t.get_double("initial.value", d.interior_value);
   const std::int64_t seed = t.get_int("initial.seed", static_cast<std::int64_t>(d.seed));
   p.max_iterations = t.get_int("iteration.max_iterations");
   p.tolerance = t.get_double("iteration.tolerance", d.tolerance);
   p.check_every = t.get_int("iteration.check_every", d.check_every);
-  const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
+  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
+                             laplace3d::parse_variant);
   p.block = t.get_shape("method.block", d.block);
-  const std::string precision = t.get_string("method.precision", std::string(name(d.precision)));
+  p.precision = io::get_choice(t, "method.precision", std::string(name(d.precision)),
+                               laplace3d::parse_precision);
 
-  const auto parse = [&](const char* key, auto parser, const std::string& text) {
-    try {
-      return parser(text);
-    } catch (const InputError& e) {
-      throw InputError(t.source_of(key), key, e.expected());
-    }
-  };
-  p.interior = parse("initial.interior", laplace3d::parse_interior, interior);
-  p.variant = parse("method.variant", laplace3d::parse_variant, variant);
-  p.precision = parse("method.precision", laplace3d::parse_precision, precision);
   if (seed < 0) throw InputError(t.source_of("initial.seed"), "initial.seed", "expected an integer >= 0");
   p.seed = static_cast<std::uint64_t>(seed);
   return p;

@@ -38,30 +38,18 @@ Params read_params(io::ParamTable& t) {
   p.sigma = t.get_double("model.sigma", d.sigma);
   p.rho = t.get_double("model.rho", d.rho);
   p.spot = t.get_double("model.spot", d.spot);
-  const std::string payoff = t.get_string("payoff.kind", std::string(name(d.payoff)));
+  p.payoff = io::get_choice(t, "payoff.kind", std::string(name(d.payoff)), montecarlo::parse_payoff);
   p.strike = t.get_double("payoff.strike", d.strike);
-  const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
-  const std::string step = t.get_string("method.step", std::string(name(d.step)));
+  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)), montecarlo::parse_variant);
+  p.step = io::get_choice(t, "method.step", std::string(name(d.step)), montecarlo::parse_step);
   p.antithetic = t.get_bool("method.antithetic", d.antithetic);
   const std::int64_t seed = t.get_int("method.seed", static_cast<std::int64_t>(d.seed));
   const std::int64_t block = t.get_int("method.block", d.block);
   p.batch_paths = t.get_int("method.batch_paths", d.batch_paths);
-  const std::string generator = t.get_string("method.generator", std::string(name(d.generator)));
-  const std::string ordering = t.get_string("method.ordering", std::string(name(d.ordering)));
+  p.generator = io::get_choice(t, "method.generator", std::string(name(d.generator)), montecarlo::parse_generator);
+  p.ordering = io::get_choice(t, "method.ordering", std::string(name(d.ordering)), montecarlo::parse_ordering);
   p.sample_paths = t.get_int("output.sample_paths", d.sample_paths);
 
-  const auto parse = [&](const char* key, auto parser, const std::string& text) {
-    try {
-      return parser(text);
-    } catch (const InputError& e) {
-      throw InputError(t.source_of(key), key, e.expected());
-    }
-  };
-  p.payoff = parse("payoff.kind", montecarlo::parse_payoff, payoff);
-  p.variant = parse("method.variant", montecarlo::parse_variant, variant);
-  p.step = parse("method.step", montecarlo::parse_step, step);
-  p.generator = parse("method.generator", montecarlo::parse_generator, generator);
-  p.ordering = parse("method.ordering", montecarlo::parse_ordering, ordering);
   if (seed < 0)
     throw InputError(t.source_of("method.seed"), "method.seed", "expected an integer >= 0");
   p.seed = static_cast<std::uint64_t>(seed);

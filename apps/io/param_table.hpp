@@ -80,6 +80,18 @@ void with_sources(const ParamTable& table, Check&& check) {
   }
 }
 
+// A string key turned into an enum by `parse` (a parse_variant, say); a name it rejects is
+// reported against the key, with its source.
+template <class Parse>
+auto get_choice(ParamTable& table, std::string_view key, std::string fallback, Parse parse) {
+  const std::string text = table.get_string(key, std::move(fallback));
+  try {
+    return parse(text);
+  } catch (const InputError& e) {
+    throw InputError(table.source_of(key), std::string(key), e.expected());
+  }
+}
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

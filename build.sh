@@ -6,9 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Debian packages the build needs (the CUDA toolkit itself is expected at /usr/local/cuda).
+# Debian packages the build needs (the CUDA toolkit itself is expected at /usr/local/cuda);
+# apbs gives the tests its multivalue tool, which reads coulomb's OpenDX maps back.
 packages=(cmake ninja-build g++ libhdf5-dev libcli11-dev libtomlplusplus-dev libgtest-dev
-          libbenchmark-dev)
+          libbenchmark-dev apbs)
 
 install_missing() {
   local missing=()

@@ -5,7 +5,7 @@
 namespace parasol::app {
 
 const std::vector<SolverApp>& solver_apps() {
-  static const std::vector<SolverApp> apps{laplace3d_app(), montecarlo_app()};
+  static const std::vector<SolverApp> apps{laplace3d_app(), montecarlo_app(), coulomb_app()};
   return apps;
 }
 

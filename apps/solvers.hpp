@@ -23,6 +23,7 @@ const std::vector<SolverApp>& solver_apps();
 const SolverApp& find_solver(io::ParamTable& params);
 
 // One per solver module, defined beside its binding (apps/<solver>_app.cpp).
+SolverApp coulomb_app();
 SolverApp laplace3d_app();
 SolverApp montecarlo_app();
 

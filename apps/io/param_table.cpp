@@ -236,6 +236,19 @@ std::vector<std::string> to_strings(const toml::node& node, const std::string& w
   return out;
 }
 
+std::vector<double> to_doubles(const toml::node& node, const std::string& where,
+                               std::string_view key) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr) wrong_type(where, key, "an array of numbers", node);
+  std::vector<double> out;
+  for (const toml::node& item : *array) {
+    if (!item.is_integer() && !item.is_floating_point())
+      wrong_type(where, key, "an array of numbers", item);
+    out.push_back(to_double(item, where, key));
+  }
+  return out;
+}
+
 Shape to_shape(const toml::node& node, const std::string& where, std::string_view key) {
   const char* expected = "a block shape [x, y, z] of positive integers";
   const toml::array* array = node.as_array();
@@ -278,6 +291,10 @@ std::string ParamTable::get_string(std::string_view key, std::optional<std::stri
 std::vector<std::string> ParamTable::get_strings(std::string_view key,
                                                  std::optional<std::vector<std::string>> fallback) {
   PARASOL_PARAM_READ(to_strings, "an array of strings", as_value);
+}
+std::vector<double> ParamTable::get_doubles(std::string_view key,
+                                            std::optional<std::vector<double>> fallback) {
+  PARASOL_PARAM_READ(to_doubles, "an array of numbers", as_value);
 }
 Shape ParamTable::get_shape(std::string_view key, std::optional<Shape> fallback) {
   PARASOL_PARAM_READ(to_shape, "a block shape [x, y, z]", as_value);

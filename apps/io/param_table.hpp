@@ -47,6 +47,8 @@ class ParamTable {
   std::string get_string(std::string_view key, std::optional<std::string> fallback = {});
   std::vector<std::string> get_strings(std::string_view key,
                                        std::optional<std::vector<std::string>> fallback = {});
+  std::vector<double> get_doubles(std::string_view key,  // integers too
+                                  std::optional<std::vector<double>> fallback = {});
   Shape get_shape(std::string_view key, std::optional<Shape> fallback = {});  // [x, y, z]; [x, y]
   std::vector<Shape> get_shapes(std::string_view key, std::optional<std::vector<Shape>> fallback = {});
 

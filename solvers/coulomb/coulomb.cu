@@ -1,0 +1,274 @@
+// coulomb GPU kernels: direct summation of q_i / |r - r_i| over atoms at every lattice point.
+//
+// Every term costs one reciprocal square root, done by the special-function unit (MUFU.RSQ) at an
+// eighth of the FP32 FMA rate, so the gather kernels are built to keep everything else under it:
+// per term one subtraction, one FMA for r^2, the near-atom clamp and one FMA to accumulate.
+// Terms are summed in float in tiles of at most kTileAtoms atoms, each tile's sum then added to
+// a running total: about sqrt(256) + sqrt(atoms / 256) roundings deep instead of sqrt(atoms).
+//
+// The near-atom rule, the same in every variant and in the gold: r^2 is raised to at least
+// min_distance^2, so a point on top of an atom takes k q / min_distance.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
+#include "kernels/shape.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/shapes.hpp"
+
+namespace parasol::coulomb {
+namespace {
+
+// Atoms (x, y, z, k q) for the constant-memory kernels: 64 KiB of constant memory holds 4096
+// float4s; a little is left for the compiler.
+constexpr int kConstantAtoms = 4000;
+__constant__ float4 c_atoms[kConstantAtoms];
+
+constexpr int kTileAtoms = 256;
+
+struct Grid {
+  float ox, oy, oz, h;
+  std::int64_t nx, ny, nz;
+  float min_r2;
+};
+
+Grid grid_of(const Params& p) {
+  const Lattice& l = p.lattice;
+  return {static_cast<float>(l.origin[0]), static_cast<float>(l.origin[1]),
+          static_cast<float>(l.origin[2]), static_cast<float>(l.spacing), l.nx, l.ny, l.nz,
+          static_cast<float>(p.min_distance * p.min_distance)};
+}
+
+// One MUFU.RSQ and nothing else: rsqrtf() would add denormal handling, and r^2 is at least
+// min_distance^2 > 0, never denormal. The throughput benchmark times this same instruction.
+__device__ __forceinline__ float fast_rsqrt(float x) {
+  float r;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+__device__ __forceinline__ float term(float dx, float dyz2, float min_r2, float kq) {
+  return kq * fast_rsqrt(fmaxf(fmaf(dx, dx, dyz2), min_r2));
+}
+
+// Atoms from constant memory (every lane reads the same atom: a broadcast) or from a shared-
+// memory tile loaded from global memory by the whole block.
+enum class AtomSource { constant, shared };
+
+// Each thread computes C points along x, BX apart so a warp's stores stay coalesced, reusing
+// each atom's (dy^2 + dz^2) and its load C times. The grid covers x and y; z (one lattice plane
+// per blockIdx.z, block-strided past 65535) makes the whole 3D lattice one launch.
+template <int BX, int BY, int C, AtomSource kSource>
+__global__ void __launch_bounds__(BX* BY)
+    gather_kernel(Grid g, const float4* __restrict__ atoms, int atom_count, std::int64_t blocks_y,
+                  bool accumulate, float* __restrict__ potential) {
+  __shared__ float4 tile[kSource == AtomSource::shared ? kTileAtoms : 1];
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.x) * BX * C + threadIdx.x;
+  for (std::int64_t k : block_stride_z(g.nz)) {
+    const float z = g.oz + g.h * static_cast<float>(k);
+    for (std::int64_t by : block_stride_y(blocks_y)) {
+      const std::int64_t j = by * BY + threadIdx.y;
+      const float y = g.oy + g.h * static_cast<float>(j);
+      float x[C], total[C], partial[C];
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        x[c] = g.ox + g.h * static_cast<float>(i0 + c * BX);
+        total[c] = 0.0f;
+        partial[c] = 0.0f;
+      }
+      for (int base = 0; base < atom_count; base += kTileAtoms) {
+        const int tile_count = min(kTileAtoms, atom_count - base);
+        if constexpr (kSource == AtomSource::shared) {
+          // The whole block loads the tile, in strides of its size, then reads it back.
+          __syncthreads();
+          for (int a = threadIdx.y * BX + threadIdx.x; a < tile_count; a += BX * BY)
+            tile[a] = atoms[base + a];
+          __syncthreads();
+        }
+        for (int a = 0; a < tile_count; ++a) {
+          const float4 atom = kSource == AtomSource::shared ? tile[a] : c_atoms[base + a];
+          const float dy = y - atom.y, dz = z - atom.z;
+          const float dyz2 = fmaf(dy, dy, dz * dz);
+#pragma unroll
+          for (int c = 0; c < C; ++c) partial[c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+          total[c] += partial[c];
+          partial[c] = 0.0f;
+        }
+      }
+      if (j >= g.ny) continue;
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const std::int64_t i = i0 + c * BX;
+        if (i >= g.nx) continue;
+        float* out = potential + i + g.nx * (j + g.ny * k);
+        *out = accumulate ? *out + total[c] : total[c];
+      }
+    }
+  }
+}
+
+// The counterexample: one thread per atom adds its term into every lattice point with atomics,
+// so every point is a contended read-modify-write and the order of the sums is arbitrary.
+__global__ void scatter_kernel(Grid g, const float4* __restrict__ atoms, int atom_count,
+                               float* potential) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= atom_count) return;
+  const float4 atom = atoms[a];
+  for (std::int64_t k = 0; k < g.nz; ++k) {
+    const float dz = g.oz + g.h * static_cast<float>(k) - atom.z;
+    for (std::int64_t j = 0; j < g.ny; ++j) {
+      const float dy = g.oy + g.h * static_cast<float>(j) - atom.y;
+      const float dyz2 = fmaf(dy, dy, dz * dz);
+      float* row = potential + g.nx * (j + g.ny * k);
+      for (std::int64_t i = 0; i < g.nx; ++i)
+        atomicAdd(row + i, term(g.ox + g.h * static_cast<float>(i) - atom.x, dyz2, g.min_r2, atom.w));
+    }
+  }
+}
+
+
+template <AtomSource kSource>
+void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int count, bool accumulate,
+                   float* d_potential, cudaStream_t stream) {
+  const int coarsening = p.variant == Variant::gather ? 1 : p.coarsening;
+  dispatch_shape("coulomb/" + std::string(name(p.variant)), GatherShapes{}, p.block, [&](auto b) {
+    using B = decltype(b);
+    const auto go = [&](auto c) {
+      constexpr int C = decltype(c)::value;
+      BlockCount blocks = blocks_to_cover(g.nx, g.ny, 1, Shape{B::x * C, B::y, 1});
+      blocks.z = g.nz;
+      gather_kernel<B::x, B::y, C, kSource><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+          g, d_atoms, count, blocks.y, accumulate, d_potential);
+      PARASOL_CHECK_LAUNCH(stream);
+    };
+    switch (coarsening) {
+      case 1: return go(std::integral_constant<int, 1>{});
+      case 2: return go(std::integral_constant<int, 2>{});
+      case 4: return go(std::integral_constant<int, 4>{});
+      case 8: return go(std::integral_constant<int, 8>{});
+      default: throw InputError("", "method.coarsening", "expected 1, 2, 4 or 8");
+    }
+  });
+}
+
+std::vector<float4> device_atoms(const Params& p, const std::vector<Atom>& atoms) {
+  std::vector<float4> out(atoms.size());
+  for (std::size_t a = 0; a < atoms.size(); ++a)
+    out[a] = make_float4(atoms[a].x, atoms[a].y, atoms[a].z,
+                         static_cast<float>(p.coulomb_constant * atoms[a].q));
+  return out;
+}
+
+}  // namespace
+
+Result solve_gpu(const Params& p, const std::vector<Atom>& atoms) {
+  const Grid g = grid_of(p);
+  const std::vector<float4> host_atoms = device_atoms(p, atoms);
+  const int count = static_cast<int>(host_atoms.size());
+  Stream stream;
+  Result result;
+
+  EventTimer h2d(stream);
+  h2d.start();
+  DeviceBuffer<float4> d_atoms(host_atoms.size());
+  DeviceBuffer<float> d_potential(static_cast<std::size_t>(p.lattice.points()));
+  PARASOL_CUDA(cudaMemcpyAsync(d_atoms.data(), host_atoms.data(), d_atoms.bytes(),
+                               cudaMemcpyHostToDevice, stream));
+  h2d.stop();
+  result.timings.host_to_device = h2d.seconds();
+
+  EventTimer compute(stream);
+  compute.start();
+  if (count == 0) PARASOL_CUDA(cudaMemsetAsync(d_potential.data(), 0, d_potential.bytes(), stream));
+  if (count > 0) switch (p.variant) {
+    case Variant::scatter: {
+      PARASOL_CUDA(cudaMemsetAsync(d_potential.data(), 0, d_potential.bytes(), stream));
+      constexpr int kThreads = 128;
+      scatter_kernel<<<static_cast<unsigned>(ceil_div(count, kThreads)), kThreads, 0, stream>>>(
+          g, d_atoms.data(), count, d_potential.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      break;
+    }
+    case Variant::gather:
+    case Variant::gather_coarse:
+      // Constant memory holds kConstantAtoms at a time: one launch per chunk, each adding in.
+      for (int first = 0; first < count; first += kConstantAtoms) {
+        const int chunk = std::min(kConstantAtoms, count - first);
+        PARASOL_CUDA(cudaMemcpyToSymbolAsync(c_atoms, d_atoms.data() + first,
+                                             static_cast<std::size_t>(chunk) * sizeof(float4), 0,
+                                             cudaMemcpyDeviceToDevice, stream));
+        launch_gather<AtomSource::constant>(p, g, nullptr, chunk, first > 0, d_potential.data(),
+                                            stream);
+      }
+      break;
+    case Variant::gather_shared:
+      launch_gather<AtomSource::shared>(p, g, d_atoms.data(), count, false, d_potential.data(),
+                                        stream);
+      break;
+  }
+  compute.stop();
+  result.timings.compute = compute.seconds();
+
+  EventTimer d2h(stream);
+  d2h.start();
+  result.potential.resize(d_potential.size());
+  PARASOL_CUDA(cudaMemcpyAsync(result.potential.data(), d_potential.data(), d_potential.bytes(),
+                               cudaMemcpyDeviceToHost, stream));
+  d2h.stop();
+  result.timings.device_to_host = d2h.seconds();
+  return result;
+}
+
+namespace {
+
+// Eight independent chains per thread keep the special-function unit busy; each step is one
+// fast_rsqrt (its FADD partner runs on the FMA pipe, which is eight times wider).
+constexpr int kChains = 8;
+constexpr int kRsqrtSteps = 4096;
+
+__global__ void rsqrt_throughput_kernel(float seed, float* sink) {
+  float v[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) v[c] = seed + static_cast<float>(threadIdx.x + c);
+  for (int s = 0; s < kRsqrtSteps; ++s) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) v[c] = fast_rsqrt(v[c] + 1.0f);
+  }
+  float sum = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) sum += v[c];
+  if (sum == -1.0f) *sink = sum;  // never true: keeps the chains alive
+}
+
+}  // namespace
+
+double measure_rsqrt_throughput() {
+  constexpr int kThreads = 256;
+  const int blocks = multiprocessor_count() * 8;
+  DeviceBuffer<float> sink(1);
+  Stream stream;
+  rsqrt_throughput_kernel<<<blocks, kThreads, 0, stream>>>(1.0f, sink.data());  // warm-up
+  PARASOL_CHECK_LAUNCH(stream);
+  std::vector<double> seconds;
+  EventTimer timer(stream);
+  for (int r = 0; r < 7; ++r) {
+    timer.start();
+    rsqrt_throughput_kernel<<<blocks, kThreads, 0, stream>>>(1.0f + static_cast<float>(r), sink.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    timer.stop();
+    seconds.push_back(timer.seconds());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + 3, seconds.end());
+  return static_cast<double>(blocks) * kThreads * kChains * kRsqrtSteps / seconds[3];
+}
+
+}  // namespace parasol::coulomb

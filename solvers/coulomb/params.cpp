@@ -1,0 +1,93 @@
+#include "solvers/coulomb/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernels/error.hpp"
+#include "kernels/name_table.hpp"
+#include "solvers/coulomb/shapes.hpp"
+
+namespace parasol::coulomb {
+namespace {
+
+constexpr NameTable<Variant, 4> kVariantNames{{{Variant::scatter, "scatter"},
+                                               {Variant::gather, "gather"},
+                                               {Variant::gather_coarse, "gather-coarse"},
+                                               {Variant::gather_shared, "gather-shared"}}};
+constexpr NameTable<AtomFormat, 2> kAtomFormatNames{
+    {{AtomFormat::pqr, "pqr"}, {AtomFormat::xyz, "xyz"}}};
+
+
+void require(bool ok, const char* key, const std::string& expected) {
+  if (!ok) throw InputError("", key, expected);
+}
+
+// "%g", not std::to_string: a spacing of 1e-9 must not read as 0.000000.
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+}  // namespace
+
+std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
+Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
+std::string_view name(AtomFormat f) { return lookup_name(kAtomFormatNames, f); }
+AtomFormat parse_atom_format(std::string_view s) {
+  return lookup_value(kAtomFormatNames, s, "atom format");
+}
+
+void Params::validate() const {
+  const Lattice& n = lattice;
+  require(n.nx >= 1, "lattice.nx", "expected a positive integer, got " + std::to_string(n.nx));
+  require(n.ny >= 1, "lattice.ny", "expected a positive integer, got " + std::to_string(n.ny));
+  require(n.nz >= 1, "lattice.nz",
+          "expected a positive integer (1 for a 2D slice), got " + std::to_string(n.nz));
+  // Checked factor by factor so the product cannot overflow before it is compared.
+  constexpr std::int64_t kMostPoints = std::int64_t(1) << 40;
+  const bool small = n.nx < kMostPoints && n.ny < kMostPoints / n.nx &&
+                     n.nz < kMostPoints / (n.nx * n.ny);
+  require(small, "lattice",
+          "expected fewer than 2^40 lattice points, got " + std::to_string(n.nx) + "x" +
+              std::to_string(n.ny) + "x" + std::to_string(n.nz));
+  require(std::isfinite(n.spacing) && n.spacing > 0, "lattice.spacing",
+          "expected a positive number, got " + number(n.spacing));
+  require(std::all_of(n.origin.begin(), n.origin.end(), [](double x) { return std::isfinite(x); }),
+          "lattice.origin",
+          "expected three finite numbers, got [" + number(n.origin[0]) + ", " +
+              number(n.origin[1]) + ", " + number(n.origin[2]) + "]");
+  require(!atoms_file.empty(), "atoms.file", "expected the name of a PQR or XYZ file");
+  require(std::isfinite(coulomb_constant), "physics.coulomb_constant",
+          "expected a finite number, got " + number(coulomb_constant));
+  require(std::isfinite(min_distance) && min_distance > 0, "physics.min_distance",
+          "expected a positive distance, got " + number(min_distance));
+  if (std::find(kCoarsenings.begin(), kCoarsenings.end(), coarsening) == kCoarsenings.end()) {
+    std::string list;
+    for (int c : kCoarsenings) list += (list.empty() ? "" : ", ") + std::to_string(c);
+    throw InputError("", "method.coarsening",
+                     "expected one of " + list + " (points per thread), got " +
+                         std::to_string(coarsening));
+  }
+  // The lattice's x runs along a warp and y across the block; z is looped over.
+  const std::string shape = to_string(block);
+  require(block.z == 1, "method.block", "expected a 2D block [x, y, 1], got " + shape);
+  require(block.x >= 1 && block.x % 32 == 0, "method.block",
+          "expected block x a multiple of 32 (whole warps along the lattice's x), got " + shape);
+  require(block.y >= 1 && block.threads() >= 32 && block.threads() <= 1024, "method.block",
+          "expected 32 to 1024 threads, got " + shape);
+  const std::vector<Shape>& compiled = compiled_shapes();
+  if (std::find(compiled.begin(), compiled.end(), block) == compiled.end()) {
+    std::string list;
+    for (const Shape& b : compiled) list += (list.empty() ? "" : " ") + to_string(b);
+    throw InputError("", "method.block",
+                     "block " + shape + " is not compiled in; compiled: " + list);
+  }
+}
+
+std::vector<Shape> compiled_shapes() { return parasol::compiled_shapes(GatherShapes{}); }
+
+}  // namespace parasol::coulomb

@@ -1,0 +1,53 @@
+// coulomb parameters: a plain struct with defaults and validate(); no TOML, no CUDA.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kernels/shape.hpp"
+
+namespace parasol::coulomb {
+
+// The GPU kernels, by the names users type.
+enum class Variant { scatter, gather, gather_coarse, gather_shared };
+inline constexpr std::array kVariants{Variant::scatter, Variant::gather, Variant::gather_coarse,
+                                      Variant::gather_shared};
+std::string_view name(Variant v);  // "scatter", "gather", "gather-coarse", "gather-shared"
+Variant parse_variant(std::string_view s);
+
+enum class AtomFormat { pqr, xyz };
+std::string_view name(AtomFormat f);  // "pqr", "xyz"
+AtomFormat parse_atom_format(std::string_view s);
+
+// A regular lattice: point (i, j, k) is at origin + spacing * (i, j, k). A 2D slice is nz = 1.
+struct Lattice {
+  std::array<double, 3> origin{0, 0, 0};
+  double spacing = 0.5;
+  std::int64_t nx = 64, ny = 64, nz = 64;
+  std::int64_t points() const { return nx * ny * nz; }
+};
+
+struct Params {
+  Lattice lattice;
+  std::string atoms_file;             // PQR or XYZ-with-charges; resolved against the params file
+  AtomFormat atom_format = AtomFormat::pqr;
+  // V(r) = k sum_i q_i / max(|r - r_i|, min_distance): a lattice point closer than min_distance
+  // to an atom takes that atom's term at min_distance (the near-atom rule, the same everywhere).
+  double coulomb_constant = 1.0;      // k; 332.0637 gives kcal/(mol e) for charges in e and Å
+  double min_distance = 0.1;          // same length unit as the coordinates (Å for PQR)
+
+  Variant variant = Variant::gather_coarse;
+  Shape block{32, 8, 1};              // threads; x and y of the lattice
+  int coarsening = 4;                 // lattice points per thread along x: 1, 2, 4 or 8
+
+  bool write_dx = false;              // also write an OpenDX map beside the HDF5 result
+
+  // Throws InputError naming the offending key (its source left for the caller).
+  void validate() const;
+};
+
+inline constexpr std::array kCoarsenings{1, 2, 4, 8};
+
+}  // namespace parasol::coulomb

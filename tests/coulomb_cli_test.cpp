@@ -1,0 +1,177 @@
+// coulomb through the front end, as a user meets it: the example runs on the CPU and writes the
+// potential, its XDMF sidecar and an OpenDX map that APBS's own tools read back; bad inputs give
+// one line naming the file and line or key, status 2, and leave nothing behind.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "apps/io/result_file.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+const std::string kExe = PARASOL_EXE;
+const std::filesystem::path kExample =
+    std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs/coulomb.toml";
+// APBS's tool that samples a DX map at listed points (Debian package apbs).
+const std::filesystem::path kMultivalue = "/usr/lib/apbs/tools/bin/multivalue";
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+const std::string kAtom = "ATOM      1  N   GLY     1      1.000   2.000   3.000   0.500   1.800\n";
+
+class CoulombCli : public ::testing::Test {
+ protected:
+  test::CommandResult run_file(const std::string& text, const std::string& args = "") {
+    std::ofstream(dir_ / "p.toml") << text;
+    return test::run_shell(kExe + " run " + quoted(dir_ / "p.toml") + " --backend cpu -o " +
+                           quoted(dir_ / "c.h5") + " " + args);
+  }
+  // A small lattice around the atoms in m.pqr, beside the parameter file.
+  std::string small_file(const std::string& extra = "") {
+    return "solver = \"coulomb\"\n[lattice]\nnx = 5\nny = 4\nnz = 3\n[atoms]\nfile = \"m.pqr\"\n" +
+           extra;
+  }
+  void write_atoms(const std::string& text) { std::ofstream(dir_ / "m.pqr") << text; }
+  // An input error: status 2, one line naming what is wrong, nothing written.
+  void expect_input_error(const test::CommandResult& r, const std::string& part) {
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, part)) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+      const std::string name = entry.path().filename().string();
+      EXPECT_TRUE(name == "p.toml" || name == "m.pqr") << "left behind: " << entry.path();
+    }
+  }
+  test::ScratchDir dir_;
+};
+
+TEST_F(CoulombCli, ExampleRunsOnTheCpuAndWritesH5XmfAndDx) {
+  const auto r = test::run_shell(kExe + " run " + quoted(kExample) + " --backend cpu -o " +
+                                 quoted(dir_ / "c.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "CPU gold solver")) << r.output;
+  EXPECT_TRUE(contains(r.output, "1673 atoms")) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "c.xmf"));
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "c.dx"));
+
+  io::ResultReader h5(dir_ / "c.h5");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/", "solver")), "coulomb");
+  EXPECT_EQ(h5.dims("/fields/potential"), (std::vector<std::uint64_t>{65, 65, 81}));
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/atoms", "count")), 1673);
+  EXPECT_NEAR(std::get<double>(h5.attribute("/atoms", "total_charge")), 0.991, 1e-4);
+  for (const char* name : {"host_to_device_s", "compute_s", "device_to_host_s",
+                           "atom_evaluations_per_s"})
+    EXPECT_TRUE(h5.has_attribute("/timings", name)) << name;
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/parameters", "atoms.format")), "pqr");
+  EXPECT_FALSE(h5.exists("/check"));
+  std::ifstream xmf(dir_ / "c.xmf");
+  const std::string xml((std::istreambuf_iterator<char>(xmf)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(xml, "c.h5:/fields/potential")) << xml;
+
+  if (!std::filesystem::exists(kMultivalue))
+    GTEST_SKIP() << kMultivalue << " is absent (Debian package apbs): the DX map is not read back";
+  // Lattice points (so the map's interpolation is exact): corners, the middle, odd places.
+  const std::vector<float> v = h5.read_floats("/fields/potential");
+  const double origin[3] = {-4.125, -5.65, -4.89}, h = 0.75;
+  const int picks[][3] = {{0, 0, 0}, {80, 64, 64}, {40, 32, 32}, {33, 30, 29}, {7, 50, 12},
+                          {79, 1, 63}};
+  std::ofstream csv(dir_ / "points.csv");
+  for (const auto& p : picks)
+    csv << origin[0] + h * p[0] << "," << origin[1] + h * p[1] << "," << origin[2] + h * p[2]
+        << "\n";
+  csv.close();
+  const auto m = test::run_shell(quoted(kMultivalue) + " " + quoted(dir_ / "points.csv") + " " +
+                                 quoted(dir_ / "c.dx") + " " + quoted(dir_ / "values.txt"));
+  ASSERT_EQ(m.status, 0) << m.output;
+  // One "x,y,z,value" line per point.
+  std::ifstream values(dir_ / "values.txt");
+  std::size_t n = 0;
+  for (std::string line; std::getline(values, line) && n < std::size(picks); ++n) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream fields(line);
+    double x, y, z, value;
+    ASSERT_TRUE(fields >> x >> y >> z >> value) << line;
+    const auto& p = picks[n];
+    const double want = v[static_cast<std::size_t>(p[0] + 81 * (p[1] + 65 * p[2]))];
+    EXPECT_NEAR(x, origin[0] + h * p[0], 1e-5);
+    EXPECT_NEAR(value, want, 1e-5 * std::abs(want)) << line;
+  }
+  EXPECT_EQ(n, std::size(picks)) << m.output;
+}
+
+TEST_F(CoulombCli, CheckStoresTheDifferenceFromTheGold) {
+  write_atoms(kAtom + "HETATM    2  O   DMS     2      2.000   2.500   3.000  -0.500   1.500\n");
+  const auto r = run_file(small_file(), "--check");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "c.dx")) << "output.dx defaults to false";
+  io::ResultReader h5(dir_ / "c.h5");
+  EXPECT_EQ(h5.dims("/fields/potential"), (std::vector<std::uint64_t>{3, 4, 5}));
+  // On the CPU the result is the gold rounded to float.
+  EXPECT_LE(std::get<double>(h5.attribute("/check", "max_relative_to_scale")), 1e-7);
+  EXPECT_TRUE(h5.has_attribute("/check", "max_abs_difference"));
+  EXPECT_TRUE(h5.has_attribute("/check", "rms_difference"));
+  // Defaults: origin 0, spacing 0.5, k = 1. Point (2, 3, 2) is (1, 1.5, 1).
+  const std::vector<float> v = h5.read_floats("/fields/potential");
+  EXPECT_NEAR(v[2 + 5 * (3 + 4 * 2)], 0.5 / std::sqrt(4.25) - 0.5 / std::sqrt(6.0), 1e-7);
+}
+
+TEST_F(CoulombCli, MalformedAtomsNameTheFileAndLine) {
+  write_atoms("REMARK 1\n" + kAtom + "ATOM      2  CA  GLY     1      1.0   two   3.0   0.1   1.8\n");
+  expect_input_error(run_file(small_file()),
+                     (dir_ / "m.pqr").string() + ":3: expected a number for the y coordinate, got \"two\"");
+}
+
+TEST_F(CoulombCli, MissingAtomsFile) {
+  expect_input_error(run_file(small_file()), (dir_ / "m.pqr").string() + ": atoms file not found");
+}
+
+TEST_F(CoulombCli, BadParametersNameTheirKey) {
+  write_atoms(kAtom);
+  expect_input_error(run_file(small_file("[physics]\nmin_distanse = 0.2\n")),
+                     "p.toml:9: physics.min_distanse: unknown key; did you mean physics.min_distance?");
+  expect_input_error(run_file(small_file(), "method.block=[48,4,1]"),
+                     "command line: method.block:");
+  expect_input_error(run_file(small_file(), "method.coarsening=3"),
+                     "command line: method.coarsening: expected one of 1, 2, 4, 8");
+  expect_input_error(run_file(small_file(), "lattice.origin=[1,2]"),
+                     "command line: lattice.origin: expected three numbers");
+  expect_input_error(run_file(small_file(), "method.variant=gather_coarse"),
+                     "method.variant: variant \"gather_coarse\" is not one of");
+  expect_input_error(run_file(small_file(), "atoms.file=m.dat"),
+                     "atoms.format: missing; the extension of \"m.dat\" does not say");
+}
+
+TEST_F(CoulombCli, SweepWithoutADeviceSaysSo) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " -o " +
+                                 quoted(dir_ / "s.h5"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
+  EXPECT_TRUE(dir_.empty());
+}
+
+TEST_F(CoulombCli, GpuRunAgreesWithTheGold) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string variant : {"scatter", "gather", "gather-coarse", "gather-shared"}) {
+    const auto r = test::run_shell(kExe + " run " + quoted(kExample) +
+                                   " --backend gpu --check --force method.variant=" + variant +
+                                   " -o " + quoted(dir_ / "c.h5"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    io::ResultReader h5(dir_ / "c.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "gpu");
+    EXPECT_LE(std::get<double>(h5.attribute("/check", "max_relative_to_scale")), 1e-5) << variant;
+  }
+}
+
+}  // namespace
+}  // namespace parasol

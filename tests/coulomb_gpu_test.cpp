@@ -1,0 +1,144 @@
+// Every coulomb variant, block shape and coarsening against the double-precision gold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+#include "solvers/coulomb/coulomb.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::coulomb {
+namespace {
+
+// Atoms scattered over a box larger than the lattice, so some lie outside it.
+std::vector<Atom> random_atoms(int count, const Lattice& l, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto span = [&](std::int64_t n, int axis) {
+    const double lo = l.origin[static_cast<std::size_t>(axis)] - 2.0;
+    const double hi = l.origin[static_cast<std::size_t>(axis)] + l.spacing * static_cast<double>(n - 1) + 2.0;
+    return std::uniform_real_distribution<double>(lo, hi);
+  };
+  auto ux = span(l.nx, 0), uy = span(l.ny, 1), uz = span(l.nz, 2);
+  std::uniform_real_distribution<double> charge(-1.0, 1.0);
+  std::vector<Atom> atoms(static_cast<std::size_t>(count));
+  for (Atom& a : atoms)
+    a = {static_cast<float>(ux(rng)), static_cast<float>(uy(rng)), static_cast<float>(uz(rng)),
+         static_cast<float>(charge(rng))};
+  return atoms;
+}
+
+// Float error per point, measured against the size of that point's sum (sum |k q| / r): the
+// potential itself can cancel to near zero.
+void expect_matches_gold(const Params& p, const std::vector<Atom>& atoms, double tolerance) {
+  const Result gpu = solve_gpu(p, atoms);
+  const std::vector<double> gold = solve_gold(p, atoms);
+  const std::vector<double> scale = magnitude_scale(p, atoms);
+  ASSERT_EQ(gpu.potential.size(), gold.size());
+  double worst = 0;
+  std::size_t bad = 0;
+  for (std::size_t c = 0; c < gold.size(); ++c) {
+    const double e = std::abs(double(gpu.potential[c]) - gold[c]) / scale[c];
+    if (!(e <= tolerance) && bad++ < 3) ADD_FAILURE() << "point " << c << ": gpu " << gpu.potential[c] << ", gold " << gold[c];
+    if (!(e <= worst)) worst = e;
+  }
+  EXPECT_EQ(bad, 0u) << "worst relative error " << worst;
+}
+
+using Case = std::tuple<Variant, Shape, int>;
+
+std::vector<Case> all_cases() {
+  const std::vector<Shape> shapes{{32, 4, 1}, {32, 8, 1}, {64, 4, 1}, {128, 2, 1}};
+  std::vector<Case> cases;
+  for (Variant v : kVariants)
+    for (const Shape& b : shapes) {
+      const bool coarse = v == Variant::gather_coarse || v == Variant::gather_shared;
+      if (v == Variant::scatter && b != Shape{32, 8, 1}) continue;  // scatter ignores the block
+      for (int c : kCoarsenings)
+        if (coarse || c == 1) cases.emplace_back(v, b, c);
+    }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto& [v, b, c] = info.param;
+  std::string n = std::string(name(v)) + "_" + to_string(b) + "_c" + std::to_string(c);
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+class CoulombVsGold : public ::testing::TestWithParam<Case> {
+ protected:
+  Params params(std::int64_t nx, std::int64_t ny, std::int64_t nz) const {
+    const auto& [v, b, c] = GetParam();
+    Params p;
+    p.variant = v;
+    p.block = b;
+    p.coarsening = c;
+    p.lattice = {{-1.5, 0.25, 2.0}, 0.37, nx, ny, nz};
+    p.coulomb_constant = 332.0637;
+    return p;
+  }
+};
+
+// 1e-5 of the summation's scale: float terms, summed in tiles (see coulomb.cu). scatter adds
+// every term straight into the lattice in whatever order its atomics land: it gets 5e-5.
+constexpr double kTolerance = 1e-5;
+double tolerance_for(Variant v) { return v == Variant::scatter ? 5e-5 : kTolerance; }
+
+TEST_P(CoulombVsGold, AwkwardLatticesAndRandomAtoms) {
+  PARASOL_REQUIRE_GPU();
+  // 37x23x5 divides by no block or coarsening; 67x45x1 is a 2D slice; 1x1x1 a single point.
+  for (const auto& [nx, ny, nz] : {std::tuple<int, int, int>{37, 23, 5}, {67, 45, 1}, {1, 1, 1}}) {
+    const Params p = params(nx, ny, nz);
+    SCOPED_TRACE(std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz));
+    expect_matches_gold(p, random_atoms(701, p.lattice, test::kSeed), tolerance_for(p.variant));
+  }
+}
+
+TEST_P(CoulombVsGold, OneAtomAndTheNearAtomRule) {
+  PARASOL_REQUIRE_GPU();
+  Params p = params(9, 7, 3);
+  // The atom sits exactly on lattice point (4, 3, 1): that point takes k q / min_distance.
+  const Lattice& l = p.lattice;
+  const Atom on_point{static_cast<float>(l.origin[0] + 4 * l.spacing),
+                      static_cast<float>(l.origin[1] + 3 * l.spacing),
+                      static_cast<float>(l.origin[2] + 1 * l.spacing), 0.5f};
+  const Result r = solve_gpu(p, {on_point});
+  const double expected = p.coulomb_constant * 0.5 / p.min_distance;
+  EXPECT_NEAR(r.potential[static_cast<std::size_t>(4 + 9 * (3 + 7 * 1))], expected, 1e-5 * expected);
+  expect_matches_gold(p, {on_point}, tolerance_for(p.variant));
+}
+
+TEST_P(CoulombVsGold, MoreAtomsThanConstantMemoryHolds) {
+  PARASOL_REQUIRE_GPU();
+  const Params p = params(19, 11, 2);
+  expect_matches_gold(p, random_atoms(9001, p.lattice, test::kSeed + 1), tolerance_for(p.variant));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CoulombVsGold, ::testing::ValuesIn(all_cases()), case_name);
+
+TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
+  PARASOL_REQUIRE_GPU();
+  for (Variant v : {Variant::gather, Variant::gather_coarse, Variant::gather_shared}) {
+    for (const auto& [ny, nz] : {std::pair<std::int64_t, std::int64_t>{300001, 1}, {1, 70001}}) {
+      Params p;
+      p.variant = v;
+      p.block = {128, 2, 1};
+      p.lattice = {{0, 0, 0}, 0.01, 3, ny, nz};
+      SCOPED_TRACE(std::string(name(v)) + " ny " + std::to_string(ny) + " nz " + std::to_string(nz));
+      expect_matches_gold(p, random_atoms(40, p.lattice, test::kSeed + 2), kTolerance);
+    }
+  }
+}
+
+TEST(CoulombGpu, RsqrtThroughputIsMeasured) {
+  PARASOL_REQUIRE_GPU();
+  const double rate = measure_rsqrt_throughput();
+  EXPECT_GT(rate, 1e11);  // any recent GPU exceeds 100 G rsqrt/s
+  EXPECT_LT(rate, 1e14);
+}
+
+}  // namespace
+}  // namespace parasol::coulomb

@@ -1,0 +1,307 @@
+// coulomb on the CPU: reading atoms (PQR, XYZ) and its errors, the OpenDX writer, the gold solver
+// against hand values, and the parameter checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/io/dx.hpp"
+#include "kernels/error.hpp"
+#include "solvers/coulomb/coulomb.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+using coulomb::Atom;
+using coulomb::AtomFormat;
+using coulomb::Params;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class CoulombAtoms : public ::testing::Test {
+ protected:
+  std::filesystem::path write(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  // The InputError reading `text` gives: its source (file:line) and what it says.
+  InputError error_for(const std::string& name, const std::string& text, AtomFormat format) {
+    const auto path = write(name, text);
+    try {
+      coulomb::read_atoms(path, format);
+    } catch (const InputError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "no error for:\n" << text;
+    return InputError("", "", "");
+  }
+  void expect_error(const std::string& text, AtomFormat format, int line, const std::string& part) {
+    const std::string name = format == AtomFormat::pqr ? "bad.pqr" : "bad.xyz";
+    const InputError e = error_for(name, text, format);
+    EXPECT_EQ(e.source(), (dir_ / name).string() + ":" + std::to_string(line)) << text;
+    EXPECT_TRUE(contains(e.expected(), part)) << e.what();
+  }
+  test::ScratchDir dir_;
+};
+
+void expect_atom(const Atom& a, float x, float y, float z, float q) {
+  EXPECT_EQ(a.x, x);
+  EXPECT_EQ(a.y, y);
+  EXPECT_EQ(a.z, z);
+  EXPECT_EQ(a.q, q);
+}
+
+TEST_F(CoulombAtoms, ReadsPqrWithAndWithoutChainsSkippingOtherRecords) {
+  const auto path = write("m.pqr",
+                          "REMARK   1 a test molecule\n"
+                          "CRYST1    1.000    1.000    1.000  90.00  90.00  90.00 P 1\n"
+                          "ATOM      1  N   GLY     1      21.421   3.562  16.781   0.294   1.821\n"
+                          "ATOM      2  CA  GLY A   1     -22.848   3.896  16.606  -0.010   1.904\n"
+                          "\n"
+                          "TER\n"
+                          "HETATM    3  S   DMS B 108      18.069  17.960  18.670   0.139   2.000\n"
+                          "HETATM    4  O   DMS   108       1e1     -2      0.5    -0.459   1.48\r\n"
+                          "END\n");
+  const std::vector<Atom> atoms = coulomb::read_atoms(path, AtomFormat::pqr);
+  ASSERT_EQ(atoms.size(), 4u);
+  expect_atom(atoms[0], 21.421f, 3.562f, 16.781f, 0.294f);
+  expect_atom(atoms[1], -22.848f, 3.896f, 16.606f, -0.010f);
+  expect_atom(atoms[2], 18.069f, 17.960f, 18.670f, 0.139f);
+  expect_atom(atoms[3], 10.0f, -2.0f, 0.5f, -0.459f);
+}
+
+TEST_F(CoulombAtoms, ReadsTheShippedMolecule) {
+  const auto atoms = coulomb::read_atoms(
+      std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs/fkbp-dmso.pqr", AtomFormat::pqr);
+  EXPECT_EQ(atoms.size(), 1673u);
+  double q = 0;
+  for (const Atom& a : atoms) q += a.q;
+  EXPECT_NEAR(q, 0.991, 1e-4) << "the sum of the file's charge column";
+}
+
+TEST_F(CoulombAtoms, MalformedPqrLinesNameTheirLine) {
+  const std::string good = "ATOM      1  N   GLY     1      21.421   3.562  16.781   0.294   1.821\n";
+  expect_error("REMARK x\n" + good + "ATOM      2  CA  GLY     1      22.848   3.896  16.606\n",
+               AtomFormat::pqr, 3, "expected at least 10 fields");
+  expect_error(good + "ATOM      2  CA  GLY     1      22.8x8   3.896  16.606  -0.010   1.904\n",
+               AtomFormat::pqr, 2, "x coordinate, got \"22.8x8\"");
+  expect_error(good + good + "HETATM    3  S   DMS   108      18.069  17.960  18.670   abc   2.0\n",
+               AtomFormat::pqr, 3, "charge, got \"abc\"");
+  expect_error("ATOM      1  N   GLY     1      21.421   nan  16.781   0.294   1.821\n",
+               AtomFormat::pqr, 1, "finite number for the y coordinate, got \"nan\"");
+  expect_error("ATOM      1  N   GLY     1      21.421   3.5  16.781   0.294   1e999\n",
+               AtomFormat::pqr, 1, "finite number for the radius, got \"1e999\"");
+  expect_error("ATOM 1 N GLY A B C 1 21.421 3.5 16.781 0.294 1.8\n", AtomFormat::pqr, 1,
+               "at most 11 fields");
+}
+
+TEST_F(CoulombAtoms, EmptyAndMissingFilesAreInputErrors) {
+  const InputError none = error_for("none.pqr", "REMARK nothing here\nTER\nEND\n", AtomFormat::pqr);
+  EXPECT_EQ(none.source(), (dir_ / "none.pqr").string());
+  EXPECT_TRUE(contains(none.expected(), "no atoms")) << none.what();
+  try {
+    coulomb::read_atoms(dir_ / "absent.pqr", AtomFormat::pqr);
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), (dir_ / "absent.pqr").string());
+    EXPECT_TRUE(contains(e.expected(), "not found")) << e.what();
+  }
+}
+
+TEST_F(CoulombAtoms, ReadsXyz) {
+  const auto path = write("w.xyz", "\n3\nwater, charges in e\nO 0 0 0 -0.834\n"
+                                   "H 0.9572 0 0 0.417\nH -0.24 0.927 0 0.417\n\n");
+  const auto atoms = coulomb::read_atoms(path, AtomFormat::xyz);
+  ASSERT_EQ(atoms.size(), 3u);
+  expect_atom(atoms[0], 0, 0, 0, -0.834f);
+  expect_atom(atoms[1], 0.9572f, 0, 0, 0.417f);
+  expect_atom(atoms[2], -0.24f, 0.927f, 0, 0.417f);
+}
+
+TEST_F(CoulombAtoms, MalformedXyzNamesTheLine) {
+  expect_error("3\nc\nO 0 0 0 -0.8\nH 1 0 0 0.4\n", AtomFormat::xyz, 4,
+               "says 3 atoms, but the file has 2");
+  expect_error("1\nc\nO 0 0 0 -0.8\nH 1 0 0 0.4\n", AtomFormat::xyz, 4,
+               "says 1 atoms, but more follow: \"H 1 0 0 0.4\"");
+  expect_error("2\nc\nO 0 0 0 -0.8\nH 1 0 0x 0.4\n", AtomFormat::xyz, 4,
+               "z coordinate, got \"0x\"");
+  expect_error("2\nc\nO 0 0 0 -0.8\nH 1 0 0\n", AtomFormat::xyz, 4, "expected 5 fields");
+  expect_error("three\nc\n", AtomFormat::xyz, 1, "number of atoms (an integer >= 0), got \"three\"");
+  expect_error("", AtomFormat::xyz, 0, "the file is empty");
+  const InputError none = error_for("none.xyz", "0\nnothing\n", AtomFormat::xyz);
+  EXPECT_TRUE(contains(none.expected(), "no atoms")) << none.what();
+}
+
+TEST(CoulombDx, WritesApbsLayoutWithZFastest) {
+  // 2x3x4, value 100 i + 10 j + k at (i, j, k): the order of the data lines shows the transpose.
+  io::DxGrid grid{{1.5, -2, 0.25}, 0.5, 2, 3, 4};
+  std::vector<float> v(24);
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 2; ++i) v[static_cast<std::size_t>(i + 2 * (j + 3 * k))] = float(100 * i + 10 * j + k);
+  test::ScratchDir dir;
+  io::write_dx(dir / "m.dx", grid, v.data(), "two\nlines");
+  std::ifstream in(dir / "m.dx");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u + 7u + 8u + 5u);
+  EXPECT_EQ(lines[0], "# two");
+  EXPECT_EQ(lines[1], "# lines");
+  EXPECT_EQ(lines[2], "object 1 class gridpositions counts 2 3 4");
+  EXPECT_EQ(lines[3], "origin 1.500000e+00 -2.000000e+00 2.500000e-01");
+  EXPECT_EQ(lines[4], "delta 5.000000e-01 0.000000e+00 0.000000e+00");
+  EXPECT_EQ(lines[5], "delta 0.000000e+00 5.000000e-01 0.000000e+00");
+  EXPECT_EQ(lines[6], "delta 0.000000e+00 0.000000e+00 5.000000e-01");
+  EXPECT_EQ(lines[7], "object 2 class gridconnections counts 2 3 4");
+  EXPECT_EQ(lines[8], "object 3 class array type double rank 0 items 24 data follows");
+  std::vector<double> data;
+  for (std::size_t l = 9; l < 17; ++l) {
+    std::istringstream fields(lines[l]);
+    int count = 0;
+    for (double x; fields >> x; ++count) data.push_back(x);
+    EXPECT_EQ(count, 3) << lines[l];
+  }
+  std::size_t n = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(data[n++], 100 * i + 10 * j + k) << i << j << k;
+  EXPECT_EQ(lines[9], "0.000000e+00 1.000000e+00 2.000000e+00");
+  EXPECT_EQ(lines[17], "attribute \"dep\" string \"positions\"");
+  EXPECT_EQ(lines[18], "object \"regular positions regular connections\" class field");
+  EXPECT_EQ(lines[19], "component \"positions\" value 1");
+  EXPECT_EQ(lines[20], "component \"connections\" value 2");
+  EXPECT_EQ(lines[21], "component \"data\" value 3");
+}
+
+TEST(CoulombDx, ShortLastLine) {
+  io::DxGrid grid{{0, 0, 0}, 1, 1, 1, 4};
+  const std::vector<float> v{1, 2, 3, 4};
+  const std::string text = io::dx_text(grid, v.data(), "");
+  EXPECT_TRUE(contains(text, "data follows\n1.000000e+00 2.000000e+00 3.000000e+00\n"
+                             "4.000000e+00\nattribute")) << text;
+}
+
+Params lattice_params(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  Params p;
+  p.lattice.origin = {-1, 0.5, 2};
+  p.lattice.spacing = 0.5;
+  p.lattice.nx = nx;
+  p.lattice.ny = ny;
+  p.lattice.nz = nz;
+  p.coulomb_constant = 1.5;
+  p.min_distance = 0.1;
+  p.atoms_file = "unused.pqr";
+  return p;
+}
+
+std::size_t at(const Params& p, std::int64_t i, std::int64_t j, std::int64_t k) {
+  return static_cast<std::size_t>(i + p.lattice.nx * (j + p.lattice.ny * k));
+}
+
+TEST(CoulombGold, OneAtomGivesKqOverR) {
+  const Params p = lattice_params(5, 4, 3);
+  const std::vector<Atom> atoms{{0.25f, 1.0f, 2.5f, -2.0f}};
+  const std::vector<double> v = coulomb::solve_gold(p, atoms);
+  ASSERT_EQ(v.size(), 60u);
+  // Point (0, 0, 0) is (-1, 0.5, 2): distance sqrt(1.25^2 + 0.5^2 + 0.5^2) = sqrt(2.0625).
+  EXPECT_NEAR(v[at(p, 0, 0, 0)], 1.5 * -2.0 / std::sqrt(2.0625), 1e-12);
+  // Point (4, 3, 2) is (1, 2, 3): distance sqrt(0.75^2 + 1 + 0.5^2) = sqrt(1.8125).
+  EXPECT_NEAR(v[at(p, 4, 3, 2)], 1.5 * -2.0 / std::sqrt(1.8125), 1e-12);
+  // Point (2, 1, 1) is (0, 1, 2.5): distance 0.25.
+  EXPECT_NEAR(v[at(p, 2, 1, 1)], 1.5 * -2.0 / 0.25, 1e-12);
+  const std::vector<double> scale = coulomb::magnitude_scale(p, atoms);
+  for (std::size_t n = 0; n < v.size(); ++n) EXPECT_NEAR(scale[n], -v[n], 1e-12);
+}
+
+TEST(CoulombGold, APointOnAnAtomTakesItsTermAtMinDistance) {
+  const Params p = lattice_params(4, 4, 1);  // a 2D slice, z = 2
+  // (0.5, 1.5, 2) is lattice point (3, 2, 0); the second atom is 0.05 away from point (1, 1, 0).
+  const std::vector<Atom> atoms{{0.5f, 1.5f, 2.0f, 3.0f}};
+  const std::vector<double> v = coulomb::solve_gold(p, atoms);
+  EXPECT_DOUBLE_EQ(v[at(p, 3, 2, 0)], 1.5 * 3.0 / 0.1);
+  const std::vector<Atom> near{{-0.5f, 1.0f, 2.05f, 1.0f}};
+  EXPECT_NEAR(coulomb::solve_gold(p, near)[at(p, 1, 1, 0)], 1.5 / 0.1, 1e-12);
+  EXPECT_NEAR(coulomb::solve_gold(p, near)[at(p, 0, 1, 0)], 1.5 / std::hypot(0.5, 0.05), 1e-5);
+}
+
+TEST(CoulombGold, IsLinearInTheAtoms) {
+  const Params p = lattice_params(7, 5, 3);
+  std::mt19937_64 rng(test::kSeed);
+  SCOPED_TRACE(test::kSeed);
+  std::uniform_real_distribution<float> position(-1.0f, 3.0f), charge(-1.0f, 1.0f);
+  const Atom a{position(rng), position(rng), position(rng), charge(rng)};
+  const Atom b{position(rng), position(rng), position(rng), charge(rng)};
+  const auto va = coulomb::solve_gold(p, {a});
+  const auto vb = coulomb::solve_gold(p, {b});
+  const auto vab = coulomb::solve_gold(p, {a, b});
+  const auto sa = coulomb::magnitude_scale(p, {a});
+  const auto sb = coulomb::magnitude_scale(p, {b});
+  const auto sab = coulomb::magnitude_scale(p, {a, b});
+  for (std::size_t n = 0; n < vab.size(); ++n) {
+    EXPECT_NEAR(vab[n], va[n] + vb[n], 1e-12 * sab[n]) << n;
+    EXPECT_NEAR(sab[n], sa[n] + sb[n], 1e-12 * sab[n]) << n;
+  }
+}
+
+// The key validate() names for `p`, or "" when it accepts it.
+std::string rejected_key(const Params& p) {
+  try {
+    p.validate();
+  } catch (const InputError& e) {
+    return e.key();
+  }
+  return "";
+}
+
+TEST(CoulombParams, ValidateNamesTheKey) {
+  const Params good = lattice_params(8, 8, 1);
+  EXPECT_EQ(rejected_key(good), "");
+  auto with = [&](auto change) {
+    Params p = good;
+    change(p);
+    return rejected_key(p);
+  };
+  EXPECT_EQ(with([](Params& p) { p.lattice.nx = 0; }), "lattice.nx");
+  EXPECT_EQ(with([](Params& p) { p.lattice.ny = -3; }), "lattice.ny");
+  EXPECT_EQ(with([](Params& p) { p.lattice.nz = 0; }), "lattice.nz");
+  EXPECT_EQ(with([](Params& p) { p.lattice.nx = p.lattice.ny = p.lattice.nz = 1 << 14; }),
+            "lattice");
+  EXPECT_EQ(with([](Params& p) { p.lattice.nx = p.lattice.ny = std::int64_t(1) << 40; }), "lattice");
+  EXPECT_EQ(with([](Params& p) { p.lattice.spacing = 0; }), "lattice.spacing");
+  EXPECT_EQ(with([](Params& p) { p.lattice.spacing = INFINITY; }), "lattice.spacing");
+  EXPECT_EQ(with([](Params& p) { p.lattice.origin[2] = NAN; }), "lattice.origin");
+  EXPECT_EQ(with([](Params& p) { p.atoms_file.clear(); }), "atoms.file");
+  EXPECT_EQ(with([](Params& p) { p.coulomb_constant = NAN; }), "physics.coulomb_constant");
+  EXPECT_EQ(with([](Params& p) { p.min_distance = 0; }), "physics.min_distance");
+  EXPECT_EQ(with([](Params& p) { p.coarsening = 3; }), "method.coarsening");
+  EXPECT_EQ(with([](Params& p) { p.block = {32, 4, 2}; }), "method.block");
+  EXPECT_EQ(with([](Params& p) { p.block = {48, 4, 1}; }), "method.block");
+  EXPECT_EQ(with([](Params& p) { p.block = {32, 64, 1}; }), "method.block");
+  EXPECT_EQ(with([](Params& p) { p.block = {256, 1, 1}; }), "method.block") << "not compiled";
+  for (const Shape b : {Shape{32, 4, 1}, Shape{32, 8, 1}, Shape{64, 4, 1}, Shape{128, 2, 1}})
+    EXPECT_EQ(with([&](Params& p) { p.block = b; }), "") << to_string(b);
+  for (int c : coulomb::kCoarsenings) EXPECT_EQ(with([&](Params& p) { p.coarsening = c; }), "");
+}
+
+TEST(CoulombParams, NamesConvertBothWays) {
+  for (coulomb::Variant v : coulomb::kVariants) EXPECT_EQ(coulomb::parse_variant(name(v)), v);
+  EXPECT_EQ(name(coulomb::Variant::gather_coarse), "gather-coarse");
+  EXPECT_EQ(coulomb::parse_atom_format("xyz"), AtomFormat::xyz);
+  try {
+    coulomb::parse_variant("gather_shared");
+    ADD_FAILURE() << "accepted gather_shared";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.expected(), "\"gather-shared\"")) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace parasol

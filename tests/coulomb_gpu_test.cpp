@@ -126,7 +126,8 @@ TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
       Params p;
       p.variant = v;
       p.block = {128, 2, 1};
-      p.lattice = {{0, 0, 0}, 0.01, 3, ny, nz};
+      // Spacing 1e-4 keeps the lattice tens of Å long: float coordinates resolve 1e-7 of it.
+      p.lattice = {{0, 0, 0}, 1e-4, 3, ny, nz};
       SCOPED_TRACE(std::string(name(v)) + " ny " + std::to_string(ny) + " nz " + std::to_string(nz));
       expect_matches_gold(p, random_atoms(40, p.lattice, test::kSeed + 2), kTolerance);
     }

@@ -64,8 +64,14 @@ enum class AtomSource { constant, shared };
 // Each thread computes C points along x, BX apart so a warp's stores stay coalesced, reusing
 // each atom's (dy^2 + dz^2) and its load C times. The grid covers x and y; z (one lattice plane
 // per blockIdx.z, block-strided past 65535) makes the whole 3D lattice one launch.
+// Resident blocks per multiprocessor asked of the compiler: all 2048 threads (32 registers each)
+// up to four points per thread. The lattice is cut into many equal blocks, and every block but
+// those of the last wave runs at full rate: with more blocks resident, the last wave is smaller.
+template <int BX, int BY, int C>
+constexpr int kMinBlocks = (C <= 4 ? 2048 : 1536) / (BX * BY);
+
 template <int BX, int BY, int C, AtomSource kSource>
-__global__ void __launch_bounds__(BX* BY)
+__global__ void __launch_bounds__(BX* BY, (kMinBlocks<BX, BY, C>))
     gather_kernel(Grid g, const float4* __restrict__ atoms, int atom_count, std::int64_t blocks_y,
                   bool accumulate, float* __restrict__ potential) {
   __shared__ float4 tile[kSource == AtomSource::shared ? kTileAtoms : 1];
@@ -91,6 +97,7 @@ __global__ void __launch_bounds__(BX* BY)
             tile[a] = atoms[base + a];
           __syncthreads();
         }
+#pragma unroll 4
         for (int a = 0; a < tile_count; ++a) {
           const float4 atom = kSource == AtomSource::shared ? tile[a] : c_atoms[base + a];
           const float dy = y - atom.y, dz = z - atom.z;

@@ -71,7 +71,8 @@ template <int BX, int BY, int C>
 constexpr int kMinBlocks = (C <= 4 ? 2048 : 1536) / (BX * BY);
 
 template <int BX, int BY, int C, AtomSource kSource>
-__global__ void __launch_bounds__(BX* BY, (kMinBlocks<BX, BY, C>))
+__global__ void __launch_bounds__(BX* BY,
+                                  (kSource == AtomSource::shared ? kMinBlocks<BX, BY, C> : 1))
     gather_kernel(Grid g, const float4* __restrict__ atoms, int atom_count, std::int64_t blocks_y,
                   bool accumulate, float* __restrict__ potential) {
   __shared__ float4 tile[kSource == AtomSource::shared ? kTileAtoms : 1];
@@ -91,19 +92,45 @@ __global__ void __launch_bounds__(BX* BY, (kMinBlocks<BX, BY, C>))
       for (int base = 0; base < atom_count; base += kTileAtoms) {
         const int tile_count = min(kTileAtoms, atom_count - base);
         if constexpr (kSource == AtomSource::shared) {
-          // The whole block loads the tile, in strides of its size, then reads it back.
+          // The whole block loads the tile, in strides of its size, keeping (x, y, dz^2, k q):
+          // dz^2 is the same for every thread of the block (one lattice plane).
           __syncthreads();
-          for (int a = threadIdx.y * BX + threadIdx.x; a < tile_count; a += BX * BY)
-            tile[a] = atoms[base + a];
+          for (int a = threadIdx.y * BX + threadIdx.x; a < tile_count; a += BX * BY) {
+            const float4 atom = atoms[base + a];
+            const float dz = z - atom.z;
+            tile[a] = make_float4(atom.x, atom.y, dz * dz, atom.w);
+          }
           __syncthreads();
         }
-#pragma unroll 4
+#pragma unroll(kSource == AtomSource::shared ? 4 : 1)
         for (int a = 0; a < tile_count; ++a) {
-          const float4 atom = kSource == AtomSource::shared ? tile[a] : c_atoms[base + a];
-          const float dy = y - atom.y, dz = z - atom.z;
-          const float dyz2 = fmaf(dy, dy, dz * dz);
+          float ax, dyz2, kq;
+          if constexpr (kSource == AtomSource::shared) {
+            const float4 atom = tile[a];
+            const float dy = y - atom.y;
+            ax = atom.x;
+            dyz2 = fmaf(dy, dy, atom.z);
+            kq = atom.w;
+          } else {
+            const float4 atom = c_atoms[base + a];
+            const float dy = y - atom.y, dz = z - atom.z;
+            ax = atom.x;
+            dyz2 = fmaf(dy, dy, dz * dz);
+            kq = atom.w;
+          }
+          // A warp is one row of one plane, so dyz2 is the same in all its lanes: when it is
+          // already past min_distance^2 no point of the row needs the clamp, and skipping it
+          // (one instruction a term) costs no divergence.
+          if (dyz2 >= g.min_r2) {
 #pragma unroll
-          for (int c = 0; c < C; ++c) partial[c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
+            for (int c = 0; c < C; ++c) {
+              const float dx = x[c] - ax;
+              partial[c] = fmaf(kq, fast_rsqrt(fmaf(dx, dx, dyz2)), partial[c]);
+            }
+          } else {
+#pragma unroll
+            for (int c = 0; c < C; ++c) partial[c] += term(x[c] - ax, dyz2, g.min_r2, kq);
+          }
         }
 #pragma unroll
         for (int c = 0; c < C; ++c) {

@@ -102,34 +102,34 @@ __global__ void __launch_bounds__(BX* BY,
           }
           __syncthreads();
         }
-#pragma unroll(kSource == AtomSource::shared ? 4 : 1)
-        for (int a = 0; a < tile_count; ++a) {
-          float ax, dyz2, kq;
-          if constexpr (kSource == AtomSource::shared) {
+        if constexpr (kSource == AtomSource::shared) {
+#pragma unroll 4
+          for (int a = 0; a < tile_count; ++a) {
             const float4 atom = tile[a];
             const float dy = y - atom.y;
-            ax = atom.x;
-            dyz2 = fmaf(dy, dy, atom.z);
-            kq = atom.w;
-          } else {
+            const float dyz2 = fmaf(dy, dy, atom.z);
+            // A warp is one row of one plane, so dyz2 is the same in all its lanes: when it is
+            // already past min_distance^2 no point of the row needs the clamp, and skipping it
+            // (one instruction a term) costs no divergence.
+            if (dyz2 >= g.min_r2) {
+#pragma unroll
+              for (int c = 0; c < C; ++c) {
+                const float dx = x[c] - atom.x;
+                partial[c] = fmaf(atom.w, fast_rsqrt(fmaf(dx, dx, dyz2)), partial[c]);
+              }
+            } else {
+#pragma unroll
+              for (int c = 0; c < C; ++c) partial[c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
+            }
+          }
+        } else {
+          // The same branch here made the constant-memory loop slower (measured): kept plain.
+          for (int a = 0; a < tile_count; ++a) {
             const float4 atom = c_atoms[base + a];
             const float dy = y - atom.y, dz = z - atom.z;
-            ax = atom.x;
-            dyz2 = fmaf(dy, dy, dz * dz);
-            kq = atom.w;
-          }
-          // A warp is one row of one plane, so dyz2 is the same in all its lanes: when it is
-          // already past min_distance^2 no point of the row needs the clamp, and skipping it
-          // (one instruction a term) costs no divergence.
-          if (dyz2 >= g.min_r2) {
+            const float dyz2 = fmaf(dy, dy, dz * dz);
 #pragma unroll
-            for (int c = 0; c < C; ++c) {
-              const float dx = x[c] - ax;
-              partial[c] = fmaf(kq, fast_rsqrt(fmaf(dx, dx, dyz2)), partial[c]);
-            }
-          } else {
-#pragma unroll
-            for (int c = 0; c < C; ++c) partial[c] += term(x[c] - ax, dyz2, g.min_r2, kq);
+            for (int c = 0; c < C; ++c) partial[c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
           }
         }
 #pragma unroll

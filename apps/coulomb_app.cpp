@@ -184,7 +184,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 std::string method_of(const Params& p) {
   std::string text = std::string(name(p.variant)) + " " + to_string(p.block);
-  if (p.variant == Variant::gather_coarse || p.variant == Variant::gather_shared)
+  if (coulomb::coarsens(p.variant))
     text += ", " + std::to_string(p.coarsening) + " points per thread";
   return text;
 }
@@ -364,7 +364,7 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
                 << kScatterSweepLimit << ") would take too long with atomics\n";
       continue;
     }
-    const bool coarsens = v == Variant::gather_coarse || v == Variant::gather_shared;
+    const bool coarsens = coulomb::coarsens(v);
     for (const Shape& block : coulomb::compiled_shapes())
       for (int c : coulomb::kCoarsenings) {
         if (!coarsens && c != 1) continue;

@@ -52,7 +52,7 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (Variant v : kVariants)
     for (const Shape& b : shapes) {
-      const bool coarse = v == Variant::gather_coarse || v == Variant::gather_shared;
+      const bool coarse = coarsens(v);
       if (v == Variant::scatter && b != Shape{32, 8, 1}) continue;  // scatter ignores the block
       for (int c : kCoarsenings)
         if (coarse || c == 1) cases.emplace_back(v, b, c);
@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(All, CoulombVsGold, ::testing::ValuesIn(all_cases()), c
 
 TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
   PARASOL_REQUIRE_GPU();
-  for (Variant v : {Variant::gather, Variant::gather_coarse, Variant::gather_shared}) {
+  for (Variant v : {Variant::gather, Variant::gather_coarse, Variant::gather_shared, Variant::gather_hybrid}) {
     for (const auto& [ny, nz] : {std::pair<std::int64_t, std::int64_t>{300001, 1}, {1, 70001}}) {
       Params p;
       p.variant = v;
@@ -131,6 +131,26 @@ TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
       SCOPED_TRACE(std::string(name(v)) + " ny " + std::to_string(ny) + " nz " + std::to_string(nz));
       expect_matches_gold(p, random_atoms(40, p.lattice, test::kSeed + 2), kTolerance);
     }
+  }
+}
+
+TEST(CoulombGpu, HybridSoftwareRsqrtIsAccurate) {
+  PARASOL_REQUIRE_GPU();
+  // One atom per point pattern probes the software square root over a wide range of distances:
+  // a lattice 0.01 to 60 Å from a single unit charge, every term compared with the gold.
+  for (int coarsening : kCoarsenings) {
+    Params p;
+    p.variant = Variant::gather_hybrid;
+    p.coarsening = coarsening;
+    p.lattice = {{0.013, 0.0, 0.0}, 0.25, 240, 3, 2};
+    p.min_distance = 0.01;
+    const Atom atom{0.0f, 0.0f, 0.0f, 1.0f};
+    const Result r = solve_gpu(p, {atom});
+    const std::vector<double> gold = solve_gold(p, {atom});
+    double worst = 0;
+    for (std::size_t c = 0; c < gold.size(); ++c)
+      worst = std::max(worst, std::abs(double(r.potential[c]) - gold[c]) / std::abs(gold[c]));
+    EXPECT_LT(worst, 1e-6) << "coarsening " << coarsening;
   }
 }
 

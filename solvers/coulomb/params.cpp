@@ -13,10 +13,11 @@
 namespace parasol::coulomb {
 namespace {
 
-constexpr NameTable<Variant, 4> kVariantNames{{{Variant::scatter, "scatter"},
+constexpr NameTable<Variant, 5> kVariantNames{{{Variant::scatter, "scatter"},
                                                {Variant::gather, "gather"},
                                                {Variant::gather_coarse, "gather-coarse"},
-                                               {Variant::gather_shared, "gather-shared"}}};
+                                               {Variant::gather_shared, "gather-shared"},
+                                               {Variant::gather_hybrid, "gather-hybrid"}}};
 constexpr NameTable<AtomFormat, 2> kAtomFormatNames{
     {{AtomFormat::pqr, "pqr"}, {AtomFormat::xyz, "xyz"}}};
 

@@ -11,10 +11,17 @@
 namespace parasol::coulomb {
 
 // The GPU kernels, by the names users type.
-enum class Variant { scatter, gather, gather_coarse, gather_shared };
+// gather-hybrid is gather-shared with one point in `coarsening` taking its reciprocal square root
+// on the FMA pipe (bit trick and three Newton steps) instead of the special-function unit.
+enum class Variant { scatter, gather, gather_coarse, gather_shared, gather_hybrid };
 inline constexpr std::array kVariants{Variant::scatter, Variant::gather, Variant::gather_coarse,
-                                      Variant::gather_shared};
-std::string_view name(Variant v);  // "scatter", "gather", "gather-coarse", "gather-shared"
+                                      Variant::gather_shared, Variant::gather_hybrid};
+// "scatter", "gather", "gather-coarse", "gather-shared", "gather-hybrid"
+std::string_view name(Variant v);
+// Whether the variant computes `coarsening` points per thread.
+inline bool coarsens(Variant v) {
+  return v == Variant::gather_coarse || v == Variant::gather_shared || v == Variant::gather_hybrid;
+}
 Variant parse_variant(std::string_view s);
 
 enum class AtomFormat { pqr, xyz };

@@ -18,6 +18,7 @@
 #include "apps/solvers.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
+#include "kernels/validate.hpp"
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/shapes.hpp"
 
@@ -110,12 +111,6 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t,
   t.reject_unknown_keys();
   io::with_sources(t, [&] { p.validate(); });
   return {p, s};
-}
-
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return text;
 }
 
 std::string extent(const Params& p) {

@@ -13,6 +13,7 @@
 #include "apps/sweep_table.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
+#include "kernels/validate.hpp"
 #include "kernels/event.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
@@ -94,12 +95,6 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t) {
   t.reject_unknown_keys();
   io::with_sources(t, [&] { p.validate(); });
   return {p, s};
-}
-
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return text;
 }
 
 // What only the device can tell: block limits and free memory.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "kernels/validate.hpp"
 #include "kernels/name_table.hpp"
 #include "solvers/coulomb/shapes.hpp"
 
@@ -21,17 +22,6 @@ constexpr NameTable<Variant, 5> kVariantNames{{{Variant::scatter, "scatter"},
 constexpr NameTable<AtomFormat, 2> kAtomFormatNames{
     {{AtomFormat::pqr, "pqr"}, {AtomFormat::xyz, "xyz"}}};
 
-
-void require(bool ok, const char* key, const std::string& expected) {
-  if (!ok) throw InputError("", key, expected);
-}
-
-// "%g", not std::to_string: a spacing of 1e-9 must not read as 0.000000.
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
 
 }  // namespace
 
@@ -56,16 +46,16 @@ void Params::validate() const {
           "expected fewer than 2^40 lattice points, got " + std::to_string(n.nx) + "x" +
               std::to_string(n.ny) + "x" + std::to_string(n.nz));
   require(std::isfinite(n.spacing) && n.spacing > 0, "lattice.spacing",
-          "expected a positive number, got " + number(n.spacing));
+          "expected a positive number, got " + shown(n.spacing));
   require(std::all_of(n.origin.begin(), n.origin.end(), [](double x) { return std::isfinite(x); }),
           "lattice.origin",
-          "expected three finite numbers, got [" + number(n.origin[0]) + ", " +
-              number(n.origin[1]) + ", " + number(n.origin[2]) + "]");
+          "expected three finite numbers, got [" + shown(n.origin[0]) + ", " +
+              shown(n.origin[1]) + ", " + shown(n.origin[2]) + "]");
   require(!atoms_file.empty(), "atoms.file", "expected the name of a PQR or XYZ file");
   require(std::isfinite(coulomb_constant), "physics.coulomb_constant",
-          "expected a finite number, got " + number(coulomb_constant));
+          "expected a finite number, got " + shown(coulomb_constant));
   require(std::isfinite(min_distance) && min_distance > 0, "physics.min_distance",
-          "expected a positive distance, got " + number(min_distance));
+          "expected a positive distance, got " + shown(min_distance));
   if (std::find(kCoarsenings.begin(), kCoarsenings.end(), coarsening) == kCoarsenings.end()) {
     std::string list;
     for (int c : kCoarsenings) list += (list.empty() ? "" : ", ") + std::to_string(c);

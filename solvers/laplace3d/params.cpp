@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/error.hpp"
+#include "kernels/validate.hpp"
 #include "kernels/name_table.hpp"
 #include "solvers/laplace3d/shapes.hpp"
 
@@ -17,10 +18,6 @@ constexpr NameTable<Precision, 2> kPrecisionNames{
     {{Precision::single, "float"}, {Precision::double_, "double"}}};
 constexpr NameTable<Interior, 2> kInteriorNames{
     {{Interior::random, "random"}, {Interior::constant, "constant"}}};
-
-void require(bool ok, const char* key, const std::string& expected) {
-  if (!ok) throw InputError("", key, expected);
-}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kernels/error.hpp"
+#include "kernels/validate.hpp"
 #include "kernels/name_table.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
@@ -26,17 +27,6 @@ constexpr NameTable<Generator, 3> kGeneratorNames{{{Generator::xorwow, "xorwow"}
                                                    {Generator::mrg32k3a, "mrg32k3a"}}};
 constexpr NameTable<Ordering, 2> kOrderingNames{
     {{Ordering::legacy, "default"}, {Ordering::dynamic, "dynamic"}}};
-
-void require(bool ok, const char* key, const std::string& expected) {
-  if (!ok) throw InputError("", key, expected);
-}
-
-// "%g", not std::to_string: a sigma of 1e-9 must not read as 0.000000.
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
 
 }  // namespace
 
@@ -63,16 +53,16 @@ void Params::validate() const {
           "expected a positive integer up to " + std::to_string(INT_MAX) + ", got " +
               std::to_string(steps));
   require(std::isfinite(maturity) && maturity > 0, "model.maturity",
-          "expected a positive number of years, got " + number(maturity));
-  require(std::isfinite(rate), "model.rate", "expected a finite number, got " + number(rate));
+          "expected a positive number of years, got " + shown(maturity));
+  require(std::isfinite(rate), "model.rate", "expected a finite number, got " + shown(rate));
   require(std::isfinite(sigma) && sigma > 0, "model.sigma",
-          "expected a positive volatility, got " + number(sigma));
+          "expected a positive volatility, got " + shown(sigma));
   require(rho >= -1 && rho <= 1, "model.rho",
-          "expected a correlation in [-1, 1], got " + number(rho));
+          "expected a correlation in [-1, 1], got " + shown(rho));
   require(std::isfinite(spot) && spot > 0, "model.spot",
-          "expected a positive price, got " + number(spot));
+          "expected a positive price, got " + shown(spot));
   require(std::isfinite(strike) && strike > 0, "payoff.strike",
-          "expected a positive price, got " + number(strike));
+          "expected a positive price, got " + shown(strike));
   if (std::find(kBlockSizes.begin(), kBlockSizes.end(), block) == kBlockSizes.end()) {
     std::string list;
     for (int b : kBlockSizes) list += (list.empty() ? "" : ", ") + std::to_string(b);

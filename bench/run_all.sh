@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: build the bench preset, run the whole test suite, then the benchmarks and
 # the 512^3 sweep, and print a short table last. Logs go to $OUT (or ./results) when set.
-#   bench/gpu_session.sh [extra cmake args...]
+#   bench/run_all.sh [extra cmake args...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-results}"

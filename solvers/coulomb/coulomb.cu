@@ -86,12 +86,16 @@ __device__ __forceinline__ float rsqrt_for_point(int c, float x) {
 // Resident blocks per multiprocessor asked of the compiler: all 2048 threads (32 registers each)
 // up to four points per thread. The lattice is cut into many equal blocks, and every block but
 // those of the last wave runs at full rate: with more blocks resident, the last wave is smaller.
-template <int BX, int BY, int C>
-constexpr int kMinBlocks = (C <= 4 ? 2048 : 1536) / (BX * BY);
+template <int BX, int BY, int kPoints>
+constexpr int kMinBlocks = (kPoints <= 4 ? 2048 : 1536) / (BX * BY);
 
-template <int BX, int BY, int C, AtomSource kSource, bool kHybrid>
+// Each thread computes C points along x, BX apart so a warp's stores stay coalesced, on R rows,
+// reusing each atom's load C x R times and its (dy^2 + dz^2) C times. The grid covers x and y; z
+// (one lattice plane per blockIdx.z, block-strided past 65535) makes the whole 3D lattice one
+// launch.
+template <int BX, int BY, int C, int R, AtomSource kSource, bool kHybrid>
 __global__ void __launch_bounds__(BX* BY,
-                                  (kSource == AtomSource::shared ? kMinBlocks<BX, BY, C> : 1))
+                                  (kSource == AtomSource::shared ? kMinBlocks<BX, BY, C * R> : 1))
     gather_kernel(Grid g, const float4* __restrict__ atoms, int atom_count, std::int64_t blocks_y,
                   bool accumulate, float* __restrict__ potential) {
   __shared__ float4 tile[kSource == AtomSource::shared ? kTileAtoms : 1];
@@ -99,14 +103,15 @@ __global__ void __launch_bounds__(BX* BY,
   for (std::int64_t k : block_stride_z(g.nz)) {
     const float z = g.oz + g.h * static_cast<float>(k);
     for (std::int64_t by : block_stride_y(blocks_y)) {
-      const std::int64_t j = by * BY + threadIdx.y;
-      const float y = g.oy + g.h * static_cast<float>(j);
-      float x[C], total[C], partial[C];
+      const std::int64_t j0 = (by * BY + threadIdx.y) * R;
+      float x[C], y[R], total[R][C], partial[R][C];
 #pragma unroll
-      for (int c = 0; c < C; ++c) {
-        x[c] = g.ox + g.h * static_cast<float>(i0 + c * BX);
-        total[c] = 0.0f;
-        partial[c] = 0.0f;
+      for (int c = 0; c < C; ++c) x[c] = g.ox + g.h * static_cast<float>(i0 + c * BX);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        y[r] = g.oy + g.h * static_cast<float>(j0 + r);
+#pragma unroll
+        for (int c = 0; c < C; ++c) total[r][c] = partial[r][c] = 0.0f;
       }
       for (int base = 0; base < atom_count; base += kTileAtoms) {
         const int tile_count = min(kTileAtoms, atom_count - base);
@@ -120,50 +125,64 @@ __global__ void __launch_bounds__(BX* BY,
             tile[a] = make_float4(atom.x, atom.y, dz * dz, atom.w);
           }
           __syncthreads();
-        }
-        if constexpr (kSource == AtomSource::shared) {
 #pragma unroll 4
           for (int a = 0; a < tile_count; ++a) {
             const float4 atom = tile[a];
-            const float dy = y - atom.y;
-            const float dyz2 = fmaf(dy, dy, atom.z);
-            // A warp is one row of one plane, so dyz2 is the same in all its lanes: when it is
-            // already past min_distance^2 no point of the row needs the clamp, and skipping it
-            // (one instruction a term) costs no divergence.
-            if (dyz2 >= g.min_r2) {
 #pragma unroll
-              for (int c = 0; c < C; ++c) {
-                const float dx = x[c] - atom.x;
-                partial[c] = fmaf(atom.w, rsqrt_for_point<C, kHybrid>(c, fmaf(dx, dx, dyz2)), partial[c]);
+            for (int r = 0; r < R; ++r) {
+              const float dy = y[r] - atom.y;
+              const float dyz2 = fmaf(dy, dy, atom.z);
+              // A warp is one row of one plane, so dyz2 is the same in all its lanes: when it is
+              // already past min_distance^2 no point of the row needs the clamp, and skipping
+              // it (one instruction a term) costs no divergence.
+              if (dyz2 >= g.min_r2) {
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                  const float dx = x[c] - atom.x;
+                  partial[r][c] = fmaf(atom.w, rsqrt_for_point<C, kHybrid>(c, fmaf(dx, dx, dyz2)),
+                                       partial[r][c]);
+                }
+              } else {
+#pragma unroll
+                for (int c = 0; c < C; ++c)
+                  partial[r][c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
               }
-            } else {
-#pragma unroll
-              for (int c = 0; c < C; ++c) partial[c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
             }
           }
         } else {
-          // The same branch here made the constant-memory loop slower (measured): kept plain.
+          // The row branch above made this constant-memory loop slower (measured): kept plain.
           for (int a = 0; a < tile_count; ++a) {
             const float4 atom = c_atoms[base + a];
-            const float dy = y - atom.y, dz = z - atom.z;
-            const float dyz2 = fmaf(dy, dy, dz * dz);
+            const float dz = z - atom.z;
 #pragma unroll
-            for (int c = 0; c < C; ++c) partial[c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
+            for (int r = 0; r < R; ++r) {
+              const float dy = y[r] - atom.y;
+              const float dyz2 = fmaf(dy, dy, dz * dz);
+#pragma unroll
+              for (int c = 0; c < C; ++c)
+                partial[r][c] += term(x[c] - atom.x, dyz2, g.min_r2, atom.w);
+            }
           }
         }
 #pragma unroll
-        for (int c = 0; c < C; ++c) {
-          total[c] += partial[c];
-          partial[c] = 0.0f;
-        }
-      }
-      if (j >= g.ny) continue;
+        for (int r = 0; r < R; ++r)
 #pragma unroll
-      for (int c = 0; c < C; ++c) {
-        const std::int64_t i = i0 + c * BX;
-        if (i >= g.nx) continue;
-        float* out = potential + i + g.nx * (j + g.ny * k);
-        *out = accumulate ? *out + total[c] : total[c];
+          for (int c = 0; c < C; ++c) {
+            total[r][c] += partial[r][c];
+            partial[r][c] = 0.0f;
+          }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const std::int64_t j = j0 + r;
+        if (j >= g.ny) continue;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+          const std::int64_t i = i0 + c * BX;
+          if (i >= g.nx) continue;
+          float* out = potential + i + g.nx * (j + g.ny * k);
+          *out = accumulate ? *out + total[r][c] : total[r][c];
+        }
       }
     }
   }
@@ -189,6 +208,12 @@ __global__ void scatter_kernel(Grid g, const float4* __restrict__ atoms, int ato
 }
 
 
+// Rows per thread. gather-hybrid takes two: that halves its shared-memory loads per term, which
+// share the MIO queue with the square roots, and pays for the registers its Newton steps need.
+// gather-shared measured faster with one (docs/PERFORMANCE.md).
+template <AtomSource kSource, bool kHybrid>
+constexpr int kRowsPerThread = kSource == AtomSource::shared && kHybrid ? 2 : 1;
+
 template <AtomSource kSource, bool kHybrid = false>
 void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int count, bool accumulate,
                    float* d_potential, cudaStream_t stream) {
@@ -197,9 +222,10 @@ void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int co
     using B = decltype(b);
     const auto go = [&](auto c) {
       constexpr int C = decltype(c)::value;
-      BlockCount blocks = blocks_to_cover(g.nx, g.ny, 1, Shape{B::x * C, B::y, 1});
+      constexpr int R = kRowsPerThread<kSource, kHybrid>;
+      BlockCount blocks = blocks_to_cover(g.nx, g.ny, 1, Shape{B::x * C, B::y * R, 1});
       blocks.z = g.nz;
-      gather_kernel<B::x, B::y, C, kSource, kHybrid><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+      gather_kernel<B::x, B::y, C, R, kSource, kHybrid><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
           g, d_atoms, count, blocks.y, accumulate, d_potential);
       PARASOL_CHECK_LAUNCH(stream);
     };

@@ -150,9 +150,7 @@ __global__ void __launch_bounds__(BX* BY,
             }
           }
         } else {
-          // The row branch above, and unrolling, made this constant-memory loop slower
-          // (measured: unrolled by four it ran at a third of the speed): kept plain.
-#pragma unroll 1
+          // The row branch above made this constant-memory loop slower (measured): kept plain.
           for (int a = 0; a < tile_count; ++a) {
             const float4 atom = c_atoms[base + a];
             const float dz = z - atom.z;

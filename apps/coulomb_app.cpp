@@ -1,6 +1,5 @@
 // coulomb in the front end: parameter file and atoms -> Params, run or sweep, potential -> HDF5
 // (with an XDMF sidecar, and an OpenDX map on request).
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -138,8 +137,7 @@ void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t ato
 
 // The float result, and with the gold (CPU runs, --check, sweeps) two double fields besides.
 void check_fits_host(const io::ParamTable& t, const Params& p, bool gold) {
-  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
-  const double host = pages * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double host = host_memory_bytes();
   const double need = (sizeof(float) + (gold ? 2 * sizeof(double) : 0)) * points(p);
   if (need > host)
     throw InputError(t.source(), "lattice",

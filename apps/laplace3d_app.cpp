@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <unistd.h>
 
 #include "apps/check.hpp"
 #include "apps/io/xdmf.hpp"
@@ -115,8 +114,7 @@ void check_fits_device(const io::ParamTable& t, const Params& p) {
 }
 
 void check_fits_host(const io::ParamTable& t, const Params& p, int copies) {
-  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
-  const double host = pages * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double host = host_memory_bytes();
   const double element = p.precision == laplace3d::Precision::single ? 4 : 8;
   const double need = copies * element * static_cast<double>(p.grid.points());
   if (need > host)

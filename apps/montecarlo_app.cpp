@@ -1,5 +1,4 @@
 // montecarlo in the front end: parameter file -> Params, run or sweep, estimate -> HDF5.
-#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -84,8 +83,7 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t) {
 
 // The stored sample paths are the only allocation that grows with a parameter unboundedly.
 void check_fits_host(const io::ParamTable& t, const Params& p) {
-  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
-  const double host = pages * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double host = host_memory_bytes();
   const double need = 2.0 * sizeof(float) * static_cast<double>(p.sample_paths) *
                       (static_cast<double>(p.steps) + 1.0);
   if (need > host / 2) {

@@ -1,5 +1,7 @@
 #include "apps/options.hpp"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "kernels/device.hpp"
@@ -24,6 +26,10 @@ Backend resolve_backend(Backend asked) {
   if (asked == Backend::gpu) throw Error("--backend gpu: " + reason);
   std::cerr << "parasol: " << reason << "; running the CPU gold solver instead\n";
   return Backend::cpu;
+}
+
+double host_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
 }
 
 std::filesystem::path output_path(const std::filesystem::path& given,

@@ -33,6 +33,10 @@ struct SweepOptions {
 Backend resolve_backend(Backend asked);
 std::string_view name(Backend b);  // "gpu", "cpu", "auto"
 
+// Physical memory of this machine, in bytes: what a CPU run, or the host side of a GPU run, can
+// hold at most.
+double host_memory_bytes();
+
 std::filesystem::path output_path(const std::filesystem::path& given,
                                   const std::filesystem::path& params_path, std::string_view suffix);
 

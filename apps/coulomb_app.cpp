@@ -14,6 +14,7 @@
 #include "apps/io/dx.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/provenance.hpp"
+#include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -278,57 +279,6 @@ int run(io::ParamTable& t, const RunOptions& options) {
   return 0;
 }
 
-// The sweep's table: one row per variant, block shape and coarsening, printed and stored.
-struct SweepRow {
-  std::string variant;
-  Shape block;
-  int coarsening;
-  double median_s, gatom_evals_per_s, percent_of_rsqrt, max_relative;
-  bool passed;
-};
-
-void print_table(const std::vector<SweepRow>& rows, std::ostream& out) {
-  std::size_t fastest = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].median_s < rows[fastest].median_s) fastest = i;
-  char line[192];
-  std::snprintf(line, sizeof line, "  %-14s %-9s %6s %12s %18s %9s %10s\n", "variant", "block",
-                "coarse", "median ms", "G atom-evals/s", "% rsqrt", "check");
-  out << line;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const SweepRow& r = rows[i];
-    std::snprintf(line, sizeof line, "  %-14s %-9s %6d %12.3f %18.2f %9.1f %10s%s\n",
-                  r.variant.c_str(), to_string(r.block).c_str(), r.coarsening, 1e3 * r.median_s,
-                  r.gatom_evals_per_s, r.percent_of_rsqrt, r.passed ? "ok" : "FAILED",
-                  i == fastest ? "  <- fastest" : "");
-    out << line;
-  }
-}
-
-void write_table(const std::vector<SweepRow>& rows, io::ResultFile& out, const std::string& group) {
-  std::vector<std::string> variant, block;
-  std::vector<std::int64_t> coarsening, passed;
-  std::vector<double> seconds, rate, percent, relative;
-  for (const SweepRow& r : rows) {
-    variant.push_back(r.variant);
-    block.push_back(to_string(r.block));
-    coarsening.push_back(r.coarsening);
-    seconds.push_back(r.median_s);
-    rate.push_back(r.gatom_evals_per_s);
-    percent.push_back(r.percent_of_rsqrt);
-    relative.push_back(r.max_relative);
-    passed.push_back(r.passed ? 1 : 0);
-  }
-  out.write_column(group + "/variant", variant);
-  out.write_column(group + "/block", block);
-  out.write_column(group + "/coarsening", coarsening);
-  out.write_column(group + "/median_s", seconds);
-  out.write_column(group + "/gatom_evals_per_s", rate);
-  out.write_column(group + "/percent_of_rsqrt", percent);
-  out.write_column(group + "/max_relative_to_scale", relative);
-  out.write_column(group + "/passed", passed);
-}
-
 int sweep(io::ParamTable& t, const SweepOptions& options) {
   const auto [p, s] = read_all(t, options.params_path);
   const std::vector<Atom> atoms = coulomb::read_atoms(p.atoms_file, p.atom_format);
@@ -350,7 +300,13 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
   const std::vector<double> gold = coulomb::solve_gold(p, atoms);
   const std::vector<double> scale = coulomb::magnitude_scale(p, atoms);
 
-  std::vector<SweepRow> rows;
+  ResultsTable table({{"variant", "variant", 14},
+                      {"block", "block", 9},
+                      {"coarsening", "coarse", 6},
+                      {"median_s", "median ms", 12, 3, 'f', 1e3},
+                      {"gatom_evals_per_s", "G atom-evals/s", 18, 2},
+                      {"percent_of_rsqrt", "% rsqrt", 9, 1},
+                      {"max_relative_to_scale", "max rel err", 11, 2, 'g'}});
   for (Variant v : coulomb::kVariants) {
     if (v == Variant::scatter && evaluations > kScatterSweepLimit) {
       std::cout << "  scatter skipped: " << evaluations << " atom evaluations (over "
@@ -371,21 +327,20 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
         for (std::int64_t r = 0; r < s.repeats; ++r)
           seconds.push_back(coulomb::solve_gpu(q, atoms).timings.compute);
         const double m = median(seconds);
-        rows.push_back({std::string(name(v)), block, c, m, 1e-9 * evaluations / m,
-                        100 * evaluations / m / rsqrt, relative, relative <= kCheckTolerance});
+        table.add({std::string(name(v)), to_string(block), std::int64_t{c}, m,
+                   1e-9 * evaluations / m, 100 * evaluations / m / rsqrt, relative},
+                  m, relative <= kCheckTolerance);
       }
   }
-  print_table(rows, std::cout);
-  write_table(rows, out, "/sweep");
+  table.print(std::cout);
+  table.write(out, "/sweep");
   out.set_attribute("/sweep", "rsqrt_per_s", rsqrt);
   out.set_attribute("/sweep", "points", static_cast<std::int64_t>(p.lattice.points()));
   out.set_attribute("/sweep", "atoms", static_cast<std::int64_t>(atoms.size()));
   out.set_attribute("/sweep", "check_tolerance", kCheckTolerance);
   out.commit();
   std::cout << "  wrote " << path.string() << "\n";
-  const bool all_passed =
-      std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.passed; });
-  return all_passed ? 0 : 1;
+  return table.all_passed() ? 0 : 1;
 }
 
 }  // namespace

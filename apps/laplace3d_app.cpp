@@ -9,7 +9,7 @@
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
 #include "apps/solvers.hpp"
-#include "apps/sweep_table.hpp"
+#include "apps/results_table.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/validate.hpp"
@@ -226,7 +226,13 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
   const double tolerance = 8.0 * static_cast<double>(s.check_iterations) *
                            std::numeric_limits<T>::epsilon() * max_magnitude(initial);
 
-  SweepTable table;
+  ResultsTable table({{"variant", "variant", 10},
+                      {"block", "block", 10},
+                      {"median_s", "median ms", 12, 4, 'f', 1e3},
+                      {"gpoints_per_s", "Gpoints/s", 10, 1},
+                      {"gb_per_s", "GB/s", 9, 1},
+                      {"percent_of_copy", "% copy", 7, 1},
+                      {"max_abs_diff", "max|diff|", 11, 3, 'g'}});
   Stream stream;
   for (Variant v : s.variants) {
     std::vector<Shape> shapes = laplace3d::compiled_shapes(v);
@@ -249,8 +255,11 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
         timer.stop();
         seconds.push_back(timer.seconds() / static_cast<double>(s.iterations));
       }
-      table.add(std::string(name(v)), block, median(seconds), static_cast<double>(p.grid.points()),
-                sweep_bytes, copy, diff, diff <= tolerance);
+      const double per_sweep = median(seconds);
+      table.add({std::string(name(v)), to_string(block), per_sweep,
+                 1e-9 * static_cast<double>(p.grid.points()) / per_sweep,
+                 1e-9 * sweep_bytes / per_sweep, 100.0 * sweep_bytes / per_sweep / copy, diff},
+                per_sweep, diff <= tolerance);
     }
   }
   if (table.empty())

@@ -10,6 +10,7 @@
 
 #include "apps/check.hpp"
 #include "apps/provenance.hpp"
+#include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -220,54 +221,8 @@ int run(io::ParamTable& t, const RunOptions& options) {
   return 0;
 }
 
-// The sweep's table: one row per variant, block size and (host-rng) ordering, printed and stored.
-struct SweepRow {
-  std::string variant, ordering;
-  std::int64_t block;
-  double median_s, gpath_steps_per_s, price, standard_error;
-};
-
-void print_table(const std::vector<SweepRow>& rows, std::ostream& out) {
-  std::size_t fastest = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].median_s < rows[fastest].median_s) fastest = i;
-  char line[192];
-  std::snprintf(line, sizeof line, "  %-11s %6s %-9s %12s %14s %10s %10s\n", "variant", "block",
-                "ordering", "median ms", "Gpath-steps/s", "price", "std error");
-  out << line;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const SweepRow& r = rows[i];
-    std::snprintf(line, sizeof line, "  %-11s %6lld %-9s %12.3f %14.2f %10.6f %10.2g%s\n",
-                  r.variant.c_str(), static_cast<long long>(r.block), r.ordering.c_str(),
-                  1e3 * r.median_s, r.gpath_steps_per_s, r.price, r.standard_error,
-                  i == fastest ? "  <- fastest" : "");
-    out << line;
-  }
-}
-
-void write_table(const std::vector<SweepRow>& rows, io::ResultFile& out, const std::string& group) {
-  std::vector<std::string> variant, ordering;
-  std::vector<std::int64_t> block;
-  std::vector<double> seconds, rate, price, error;
-  for (const SweepRow& r : rows) {
-    variant.push_back(r.variant);
-    block.push_back(r.block);
-    ordering.push_back(r.ordering);
-    seconds.push_back(r.median_s);
-    rate.push_back(r.gpath_steps_per_s);
-    price.push_back(r.price);
-    error.push_back(r.standard_error);
-  }
-  out.write_column(group + "/variant", variant);
-  out.write_column(group + "/block", block);
-  out.write_column(group + "/ordering", ordering);
-  out.write_column(group + "/median_s", seconds);
-  out.write_column(group + "/gpath_steps_per_s", rate);
-  out.write_column(group + "/price", price);
-  out.write_column(group + "/standard_error", error);
-}
-
-SweepRow time_one(Params p, const SweepParams& s) {
+// Times one configuration (median of the timed runs, after a warm-up) into the table.
+void time_one(Params p, const SweepParams& s, ResultsTable& table) {
   (void)montecarlo::solve_gpu(p);  // warm-up: module loading, generator set-up
   std::vector<double> seconds;
   montecarlo::Result last;
@@ -277,13 +232,10 @@ SweepRow time_one(Params p, const SweepParams& s) {
     seconds.push_back(last.timings.generate + last.timings.paths);
   }
   const double m = median(seconds);
-  return {std::string(name(p.variant)),
-          p.variant == Variant::host_rng ? std::string(name(p.ordering)) : std::string("-"),
-          p.block,
-          m,
-          1e-9 * path_steps(p) / m,
-          last.estimate.price,
-          last.estimate.standard_error};
+  table.add({std::string(name(p.variant)), std::int64_t{p.block},
+             p.variant == Variant::host_rng ? std::string(name(p.ordering)) : std::string("-"), m,
+             1e-9 * path_steps(p) / m, last.estimate.price, last.estimate.standard_error},
+            m);
 }
 
 int sweep(io::ParamTable& t, const SweepOptions& options) {
@@ -300,7 +252,13 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
   std::cout << "montecarlo sweep: " << describe(p) << " on " << current_device().name << ", "
             << s.repeats << " timed runs each\n";
 
-  std::vector<SweepRow> rows;
+  ResultsTable table({{"variant", "variant", 11},
+                      {"block", "block", 6},
+                      {"ordering", "ordering", 9},
+                      {"median_s", "median ms", 12, 3, 'f', 1e3},
+                      {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
+                      {"price", "price", 10, 6},
+                      {"standard_error", "std error", 10, 2, 'g'}});
   for (Variant v : montecarlo::kVariants)
     for (int block : montecarlo::kBlockSizes) {
       Params q = p;
@@ -311,14 +269,14 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
         for (montecarlo::Ordering o :
              {montecarlo::Ordering::legacy, montecarlo::Ordering::dynamic}) {
           q.ordering = o;
-          rows.push_back(time_one(q, s));
+          time_one(q, s, table);
         }
       } else {
-        rows.push_back(time_one(q, s));
+        time_one(q, s, table);
       }
     }
-  print_table(rows, std::cout);
-  write_table(rows, out, "/sweep");
+  table.print(std::cout);
+  table.write(out, "/sweep");
   out.set_attribute("/sweep", "path_steps", path_steps(p));
   out.commit();
   std::cout << "  wrote " << path.string() << "\n";

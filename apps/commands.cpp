@@ -15,8 +15,9 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   return find_solver(params).run(params, options);
 }
 
-int sweep_command(const SweepOptions& options) {
+int sweep_command(const SweepOptions& options, const std::vector<std::string>& overrides) {
   io::ParamTable params = io::ParamTable::load(options.params_path);
+  for (const std::string& assignment : overrides) params.apply_override(assignment);
   return find_solver(params).sweep(params, options);
 }
 

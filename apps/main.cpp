@@ -55,7 +55,10 @@ int main(int argc, char** argv) {
   CLI::App* sweep_cmd = cli.add_subcommand(
       "sweep", "Time every variant x block shape (from the file's [sweep] table), each checked "
                "against the gold, beside the measured copy bandwidth.");
+  std::vector<std::string> sweep_overrides;
   sweep_cmd->add_option("params", sweep.params_path, "Parameter file (TOML)")->required();
+  sweep_cmd->add_option("overrides", sweep_overrides,
+                        "Parameter overrides key=value, checked like the file (e.g. grid.nx=256)");
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
 
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
     }
     if (*sweep_cmd) {
       sweep.command_line = joined(argc, argv);
-      return app::sweep_command(sweep);
+      return app::sweep_command(sweep, sweep_overrides);
     }
     if (*info_cmd) return app::info_command(std::cout);
   } catch (const InputError& e) {

@@ -262,6 +262,16 @@ TEST_F(Cli, SweepTablesEveryVariantAndShape) {
   for (std::int64_t passed : h5.read_ints("/sweep/passed")) EXPECT_EQ(passed, 1);
 }
 
+TEST_F(Cli, SweepChecksOverridesLikeRun) {
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " -o " + quoted(dir_ / "s.h5") +
+                                 " sweep.repeets=3");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "command line: sweep.repeets: unknown key; did you mean sweep.repeats?"))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "s.h5"));
+}
+
 TEST_F(Cli, InfoDescribesTheDeviceOrItsAbsence) {
   const auto r = test::run_shell(kExe + " info");
   std::string reason;

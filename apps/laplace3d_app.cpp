@@ -76,14 +76,9 @@ SweepParams read_sweep_params(io::ParamTable& t) {
     }
   }
   s.blocks = t.get_shapes("sweep.blocks", std::vector<Shape>{});
-  s.iterations = t.get_int("sweep.iterations", s.iterations);
-  s.repeats = t.get_int("sweep.repeats", s.repeats);
-  s.check_iterations = t.get_int("sweep.check_iterations", s.check_iterations);
-  const std::pair<std::int64_t, const char*> counts[] = {{s.iterations, "sweep.iterations"},
-                                                         {s.repeats, "sweep.repeats"},
-                                                         {s.check_iterations, "sweep.check_iterations"}};
-  for (const auto& [value, key] : counts)
-    if (value < 1) throw InputError(t.source_of(key), key, "expected a positive integer, got " + std::to_string(value));
+  s.iterations = io::get_positive_int(t, "sweep.iterations", s.iterations);
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  s.check_iterations = io::get_positive_int(t, "sweep.check_iterations", s.check_iterations);
   return s;
 }
 

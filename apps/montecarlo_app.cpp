@@ -66,10 +66,7 @@ Params read_params(io::ParamTable& t) {
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
-  s.repeats = t.get_int("sweep.repeats", s.repeats);
-  if (s.repeats < 1)
-    throw InputError(t.source_of("sweep.repeats"), "sweep.repeats",
-                     "expected a positive integer, got " + std::to_string(s.repeats));
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
   return s;
 }
 

@@ -94,6 +94,15 @@ auto get_choice(ParamTable& table, std::string_view key, std::string fallback, P
   }
 }
 
+// An integer key that must be at least 1 (repeats, counts), with the same error everywhere.
+inline std::int64_t get_positive_int(ParamTable& table, std::string_view key, std::int64_t fallback) {
+  const std::int64_t value = table.get_int(key, fallback);
+  if (value < 1)
+    throw InputError(table.source_of(key), std::string(key),
+                     "expected a positive integer, got " + std::to_string(value));
+  return value;
+}
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

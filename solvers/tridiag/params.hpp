@@ -1,0 +1,95 @@
+// tridiag parameters: a plain struct with defaults and validate(); no TOML, no CUDA.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace parasol::tridiag {
+
+// The GPU kernels, by the names users type.
+//   pcr-shared: parallel cyclic reduction in shared memory, one system per block (several when small)
+//   pcr-warp:   PCR by warp shuffles, one system per warp, `chunk` rows per lane (n <= 32 * chunk)
+//   thomas-pcr: each thread eliminates its own chunk of rows, PCR solves the interface between
+//               the chunks, each thread substitutes back; any n (many blocks per system when large)
+//   thomas:     one thread per system on the interleaved layout
+enum class Variant { pcr_shared, pcr_warp, thomas_pcr, thomas };
+inline constexpr std::array kVariants{Variant::pcr_shared, Variant::pcr_warp, Variant::thomas_pcr,
+                                      Variant::thomas};
+std::string_view name(Variant v);  // "pcr-shared", "pcr-warp", "thomas-pcr", "thomas"
+Variant parse_variant(std::string_view s);
+
+// Where row i of system m lives: m * n + i (contiguous, system-major) or i * systems + m
+// (interleaved: row i of every system side by side). thomas needs interleaved, the others
+// contiguous.
+enum class Layout { contiguous, interleaved };
+std::string_view name(Layout l);  // "contiguous", "interleaved"
+Layout parse_layout(std::string_view s);
+Layout required_layout(Variant v);
+
+enum class Precision { single, double_ };
+std::string_view name(Precision p);  // "float", "double"
+Precision parse_precision(std::string_view s);
+
+// What is solved: the heat equation marched in time, or one batch read from an HDF5 file.
+enum class Problem { heat, file };
+std::string_view name(Problem p);  // "heat", "file"
+Problem parse_problem(std::string_view s);
+
+// Starting temperature on each grid (all grids start alike except with `random`).
+enum class Initial { sine, random, step };
+std::string_view name(Initial i);  // "sine", "random", "step"
+Initial parse_initial(std::string_view s);
+
+// Backward-Euler steps of u_t = u_xx on `grids` independent grids of `points` interior points
+// with fixed end values: each step solves -u[j-1] + (2 + lambda) u[j] - u[j+1] = lambda u_old[j]
+// (the end values added to the first and last right-hand sides), lambda = dx^2 / dt.
+struct Heat {
+  std::int64_t points = 1024;  // n, unknowns per system
+  std::int64_t grids = 1024;   // systems
+  std::int64_t steps = 100;
+  double lambda = 1.0;
+  Initial initial = Initial::sine;
+  int mode = 1;               // with sine: u[j] = sin(pi * mode * (j + 1) / (points + 1))
+  double left = 0, right = 0;  // the fixed end values u[-1] and u[points]
+  std::uint64_t seed = 1;      // with random
+};
+
+// A batch from an HDF5 file: four datasets of shape [systems][n] (a, b, c, d; a[.][0] and
+// c[.][n-1] are ignored).
+struct FileInput {
+  std::string file;  // resolved against the parameter file's folder
+  std::string a = "a", b = "b", c = "c", d = "d";
+};
+
+struct Params {
+  Problem problem = Problem::heat;
+  Heat heat;
+  FileInput input;
+
+  Variant variant = Variant::thomas_pcr;
+  int threads = 256;  // threads per block
+  int chunk = 0;      // rows per thread for pcr-warp and thomas-pcr; 0 picks one from n
+  Precision precision = Precision::single;
+
+  // Throws InputError naming the offending key (its source left for the caller). Checks what is
+  // known without reading the input file: counts, lambda, and the launch's own limits.
+  void validate() const;
+};
+
+// Rows per thread compiled in: pcr-warp takes 1, 2 or 4; thomas-pcr 2 to 16.
+inline constexpr std::array kWarpChunks{1, 2, 4};
+inline constexpr std::array kThomasPcrChunks{2, 4, 8, 16};
+// The most threads per block a chunk size allows: each thread holds three values per row in
+// registers while it eliminates, so long chunks (and doubles) need smaller blocks.
+constexpr int max_chunk_threads(int chunk, int element_bytes) {
+  const int bytes = chunk * element_bytes;
+  return bytes <= 32 && !(element_bytes == 8 && chunk == 4) ? 1024 : bytes <= 64 ? 512 : 256;
+}
+
+// The largest n each variant takes (thomas-pcr and thomas take any n).
+inline constexpr std::int64_t kPcrWarpMaxRows = 32 * 4;
+inline constexpr std::int64_t kPcrSharedMaxRows = 2048;
+
+}  // namespace parasol::tridiag

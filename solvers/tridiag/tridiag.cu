@@ -1,0 +1,424 @@
+// The GPU tridiagonal solvers and the Solver that launches them.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/tridiag/chunk.cuh"
+#include "solvers/tridiag/pcr.cuh"
+#include "solvers/tridiag/tridiag.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+constexpr unsigned long long kNoFailure = ULLONG_MAX;
+
+__host__ __device__ constexpr int next_pow2(std::int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// Called by each thread with whether its outputs were all finite: a zero pivot or a NaN shows up
+// as a non-finite unknown. Records the lowest failing system.
+__device__ inline void note_failure(bool finite, std::int64_t system,
+                                    unsigned long long* failure) {
+  if (!finite) atomicMin(failure, static_cast<unsigned long long>(system));
+}
+
+template <class T, int K>
+__device__ inline bool all_finite(const T (&x)[K]) {
+  bool ok = true;
+#pragma unroll
+  for (int j = 0; j < K; ++j) ok &= isfinite(x[j]);
+  return ok;
+}
+
+template <class T>
+__device__ inline SharedRows<T> shared_rows(T* base, int count) {
+  return {base, base + count, base + 2 * count, base + 3 * count};
+}
+
+// ---- pcr-warp and thomas-pcr, one block per group of systems -------------------------------
+// Groups of `group` threads (a power of two) each solve one system of n <= group * K rows,
+// contiguous layout; blockDim.x / group systems per block. Dynamic shared memory: 4 rows of
+// blockDim.x when group > 32, else none (warp shuffles).
+template <class T, int K>
+__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) chunked_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                               const T* __restrict__ c, const T* d, T* x, std::int64_t n,
+                               std::int64_t systems, int group, unsigned long long* failure) {
+  extern __shared__ unsigned char shared_bytes[];
+  SharedRows<T> smem{};
+  if (group > 32) smem = shared_rows(reinterpret_cast<T*>(shared_bytes), blockDim.x);
+  const int k = threadIdx.x % group;
+  const std::int64_t system =
+      static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / group) + threadIdx.x / group;
+  // Threads of a system past the last still take part in the block's synchronisation.
+  const bool active = system < systems;
+  const std::int64_t offset = active ? system * n : 0;
+  const std::int64_t row = static_cast<std::int64_t>(k) * K;
+
+  Chunk<T, K> chunk;
+  chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, active ? row : n, n);
+
+  // The next chunk's first unknown, from the neighbouring thread.
+  Substitution<T> next = chunk.first();
+  if (group <= 32) {
+    next.a = __shfl_down_sync(0xffffffffu, next.a, 1, group);
+    next.c = __shfl_down_sync(0xffffffffu, next.c, 1, group);
+    next.d = __shfl_down_sync(0xffffffffu, next.d, 1, group);
+  } else {
+    smem.a[threadIdx.x] = next.a;
+    smem.c[threadIdx.x] = next.c;
+    smem.d[threadIdx.x] = next.d;
+    __syncthreads();
+    if (k + 1 < group) next = {smem.a[threadIdx.x + 1], smem.c[threadIdx.x + 1],
+                               smem.d[threadIdx.x + 1]};
+    __syncthreads();
+  }
+  // The last chunk ends on the system's last row or on padding, where c is 0: `next` unused.
+  const T x_last = block_pcr(chunk.interface_row(next), group, smem);
+
+  T x_before;
+  if (group <= 32) {
+    x_before = __shfl_up_sync(0xffffffffu, x_last, 1, group);
+  } else {
+    smem.d[threadIdx.x] = x_last;
+    __syncthreads();
+    x_before = k > 0 ? smem.d[threadIdx.x - 1] : T(0);
+  }
+  if (k == 0) x_before = T(0);  // chunk 0 holds row 0, whose a is 0: no unknown before it
+
+  if (!active) return;
+  T out[K];
+  chunk.substitute(x_before, x_last, out);
+  store_blocked<K>(x + offset, row, n, out);
+  // Padding rows past n are not stored, but they are 0 and finite.
+  note_failure(all_finite(out), system, failure);
+}
+
+// ---- thomas-pcr past one block per system: three steps ---------------------------------------
+// 1. Every chunk (system m, chunk j; chunks per system = ceil(n / K)) eliminates and records its
+//    interface row, less the next chunk's part, and its first unknown's Substitution.
+template <class T, int K>
+__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) chunk_ends_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                  const T* __restrict__ c, const T* __restrict__ d,
+                                  std::int64_t n, std::int64_t chunks, std::int64_t total,
+                                  T* last_a, T* last_c, T* last_d, T* first_a, T* first_c,
+                                  T* first_d) {
+  for (const std::int64_t q : grid_stride(total)) {
+    const std::int64_t system = q / chunks, j = q % chunks;
+    const std::int64_t offset = system * n;
+    Chunk<T, K> chunk;
+    chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
+    last_a[q] = chunk.a[K - 1];
+    last_c[q] = chunk.c[K - 1];
+    last_d[q] = chunk.d[K - 1];
+    const Substitution<T> f = chunk.first();
+    first_a[q] = f.a;
+    first_c[q] = f.c;
+    first_d[q] = f.d;
+  }
+}
+
+// 2. The interface system: one row per chunk, in its chunks' last unknowns.
+template <class T>
+__global__ void interface_kernel(std::int64_t chunks, std::int64_t total, const T* last_a,
+                                 const T* last_c, const T* last_d, const T* first_a,
+                                 const T* first_c, const T* first_d, T* ia, T* ib, T* ic,
+                                 T* id) {
+  for (const std::int64_t q : grid_stride(total)) {
+    const bool has_next = (q % chunks) + 1 < chunks;
+    const Substitution<T> next = has_next
+                                     ? Substitution<T>{first_a[q + 1], first_c[q + 1],
+                                                       first_d[q + 1]}
+                                     : Substitution<T>{T(0), T(0), T(0)};
+    const T cl = last_c[q];
+    ia[q] = last_a[q];
+    ib[q] = T(1) - cl * next.a;
+    ic[q] = -cl * next.c;
+    id[q] = last_d[q] - cl * next.d;
+  }
+}
+
+// 3. With the chunks' last unknowns solved, every chunk eliminates again and substitutes back.
+template <class T, int K>
+__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) substitute_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                  const T* __restrict__ c, const T* d, T* x, std::int64_t n,
+                                  std::int64_t chunks, std::int64_t total,
+                                  const T* __restrict__ x_last, unsigned long long* failure) {
+  for (const std::int64_t q : grid_stride(total)) {
+    const std::int64_t system = q / chunks, j = q % chunks;
+    const std::int64_t offset = system * n;
+    Chunk<T, K> chunk;
+    chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
+    T out[K];
+    chunk.substitute(j > 0 ? x_last[q - 1] : T(0), x_last[q], out);
+    store_blocked<K>(x + offset, j * K, n, out);
+    note_failure(all_finite(out), system, failure);
+  }
+}
+
+// ---- pcr-shared: the course's PCR in shared memory, generalised ---------------------------
+// Each block holds `per_block` systems padded to np (a power of two) rows, or one system when
+// np exceeds the block; every thread updates rows t, t + blockDim.x, ... Two copies of the rows
+// (read one, write the other) so each step needs one barrier.
+template <class T>
+__global__ void pcr_shared_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                  const T* __restrict__ c, const T* d, T* x, std::int64_t n,
+                                  std::int64_t systems, int np, int per_block,
+                                  unsigned long long* failure) {
+  extern __shared__ unsigned char shared_bytes[];
+  const int rows = np * per_block;
+  SharedRows<T> buf[2] = {shared_rows(reinterpret_cast<T*>(shared_bytes), rows),
+                          shared_rows(reinterpret_cast<T*>(shared_bytes) + 4 * rows, rows)};
+  const std::int64_t first_system = static_cast<std::int64_t>(blockIdx.x) * per_block;
+
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    const std::int64_t system = first_system + i / np, k = i % np;
+    Row<T> r = identity_row<T>();
+    if (k < n && system < systems) {
+      const std::int64_t g = system * n + k;
+      r = {k == 0 ? T(0) : a[g], b[g], k == n - 1 ? T(0) : c[g], d[g]};
+    }
+    buf[0].store(i, r);
+  }
+  __syncthreads();
+
+  int from = 0;
+  for (int s = 1; s < np; s *= 2, from ^= 1) {
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+      const int k = i % np;
+      const Row<T> lower = k >= s ? buf[from].load(i - s) : identity_row<T>();
+      const Row<T> upper = k + s < np ? buf[from].load(i + s) : identity_row<T>();
+      buf[from ^ 1].store(i, pcr_combine(lower, buf[from].load(i), upper));
+    }
+    __syncthreads();
+  }
+
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    const std::int64_t system = first_system + i / np, k = i % np;
+    if (k >= n || system >= systems) continue;
+    const T xi = buf[from].d[i] / buf[from].b[i];
+    x[system * n + k] = xi;
+    note_failure(isfinite(xi), system, failure);
+  }
+}
+
+// ---- thomas: one thread per system, interleaved layout ---------------------------------------
+// Row i of system m is at i * systems + m, so a warp's loads of a row are contiguous. The
+// eliminated upper diagonal goes to `cp`, the eliminated right-hand side to x.
+template <class T>
+__global__ void thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                              const T* __restrict__ c, const T* d, T* x, T* __restrict__ cp,
+                              std::int64_t n, std::int64_t systems, unsigned long long* failure) {
+  for (const std::int64_t m : grid_stride(systems)) {
+    T r = T(1) / b[m];
+    T c_prev = n > 1 ? c[m] * r : T(0);
+    T d_prev = d[m] * r;
+    cp[m] = c_prev;
+    x[m] = d_prev;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const std::int64_t g = i * systems + m;
+      const T ai = a[g];
+      r = T(1) / (b[g] - ai * c_prev);
+      c_prev = i < n - 1 ? c[g] * r : T(0);
+      d_prev = (d[g] - ai * d_prev) * r;
+      cp[g] = c_prev;
+      x[g] = d_prev;
+    }
+    bool finite = isfinite(d_prev);
+    T x_next = d_prev;
+    for (std::int64_t i = n - 2; i >= 0; --i) {
+      const std::int64_t g = i * systems + m;
+      x_next = x[g] - cp[g] * x_next;
+      x[g] = x_next;
+      finite &= isfinite(x_next);
+    }
+    note_failure(finite, m, failure);
+  }
+}
+
+// ---- launching --------------------------------------------------------------------------------
+
+template <class T, class F>
+void with_chunk(int chunk, F&& f) {
+  switch (chunk) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 16: return f(std::integral_constant<int, 16>{});
+    default: throw Error("tridiag: no kernel compiled for chunk " + std::to_string(chunk));
+  }
+}
+
+// Shared memory of pcr-shared for a block: two copies of four coefficients per row.
+template <class T>
+std::size_t pcr_shared_bytes(int rows) {
+  return 2 * 4 * static_cast<std::size_t>(rows) * sizeof(T);
+}
+
+// pcr-shared's biggest blocks need more than the default 48 KiB of dynamic shared memory.
+template <class T>
+void allow_pcr_shared_bytes() {
+  static const bool done = [] {
+    PARASOL_CUDA(cudaFuncSetAttribute(pcr_shared_kernel<T>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(pcr_shared_bytes<T>(kPcrSharedMaxRows))));
+    return true;
+  }();
+  (void)done;
+}
+
+// Whether thomas-pcr needs more than one block per system.
+bool spans_blocks(const Launch& l, const Dims& dims) {
+  return dims.n > static_cast<std::int64_t>(l.threads) * l.chunk;
+}
+
+}  // namespace
+
+template <class T>
+Solver<T>::Solver(const Launch& launch, const Dims& dims)
+    : launch_(resolve_launch(launch, dims, sizeof(T))), dims_(dims), failure_(1) {
+  PARASOL_CUDA(cudaMemset(failure_.data(), 0xFF, failure_.bytes()));
+  if (launch_.variant == Variant::thomas) {
+    workspace_ = DeviceBuffer<T>(static_cast<std::size_t>(dims.size()));
+  } else if (launch_.variant == Variant::thomas_pcr && spans_blocks(launch_, dims)) {
+    chunks_ = ceil_div(dims.n, launch_.chunk);
+    // Six arrays of chunk ends, four of the interface system and its solution.
+    workspace_ = DeviceBuffer<T>(11 * static_cast<std::size_t>(chunks_ * dims.systems));
+    Launch inner = launch_;
+    inner.chunk = 0;
+    interface_ = std::make_unique<Solver>(inner, Dims{chunks_, dims.systems, Layout::contiguous});
+  }
+}
+
+template <class T>
+void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cudaStream_t stream) {
+  const Dims& dm = dims_;
+  if (dm.size() == 0) return;
+  const int threads = launch_.threads;
+  unsigned long long* failure = failure_.data();
+
+  switch (launch_.variant) {
+    case Variant::pcr_warp:
+    case Variant::thomas_pcr: {
+      if (interface_) {
+        const std::int64_t total = chunks_ * dm.systems;
+        T* w = workspace_.data();
+        T* ends[6];
+        for (int i = 0; i < 6; ++i) ends[i] = w + i * total;
+        T* rows[4];
+        for (int i = 0; i < 4; ++i) rows[i] = w + (6 + i) * total;
+        T* x_last = w + 10 * total;
+        with_chunk<T>(launch_.chunk, [&](auto kc) {
+          constexpr int K = decltype(kc)::value;
+          // Grid-stride kernels: any block size works; one the registers allow is taken.
+          const int block = std::min(threads, max_chunk_threads(K, sizeof(T)));
+          const int blocks = grid_stride_blocks(total, block);
+          chunk_ends_kernel<T, K><<<blocks, block, 0, stream>>>(
+              a, b, c, d, dm.n, chunks_, total, ends[0], ends[1], ends[2], ends[3], ends[4],
+              ends[5]);
+          PARASOL_CHECK_LAUNCH(stream);
+          interface_kernel<T><<<blocks, block, 0, stream>>>(
+              chunks_, total, ends[0], ends[1], ends[2], ends[3], ends[4], ends[5], rows[0],
+              rows[1], rows[2], rows[3]);
+          PARASOL_CHECK_LAUNCH(stream);
+          interface_->solve(rows[0], rows[1], rows[2], rows[3], x_last, stream);
+          substitute_kernel<T, K><<<blocks, block, 0, stream>>>(a, b, c, d, x, dm.n, chunks_,
+                                                                 total, x_last, failure);
+          PARASOL_CHECK_LAUNCH(stream);
+        });
+        return;
+      }
+      const int group = next_pow2(ceil_div(dm.n, launch_.chunk));
+      const int per_block = threads / group;
+      const std::int64_t blocks = ceil_div(dm.systems, per_block);
+      const std::size_t smem = group > 32 ? 4 * sizeof(T) * threads : 0;
+      with_chunk<T>(launch_.chunk, [&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        chunked_kernel<T, K><<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+            a, b, c, d, x, dm.n, dm.systems, group, failure);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
+    }
+    case Variant::pcr_shared: {
+      allow_pcr_shared_bytes<T>();
+      const int np = next_pow2(dm.n);
+      const int per_block = std::max(1, threads / np);
+      const std::int64_t blocks = ceil_div(dm.systems, per_block);
+      pcr_shared_kernel<T>
+          <<<static_cast<unsigned>(blocks), threads, pcr_shared_bytes<T>(np * per_block),
+             stream>>>(a, b, c, d, x, dm.n, dm.systems, np, per_block, failure);
+      PARASOL_CHECK_LAUNCH(stream);
+      return;
+    }
+    case Variant::thomas: {
+      thomas_kernel<T><<<grid_stride_blocks(dm.systems, threads), threads, 0, stream>>>(
+          a, b, c, d, x, workspace_.data(), dm.n, dm.systems, failure);
+      PARASOL_CHECK_LAUNCH(stream);
+      return;
+    }
+  }
+}
+
+template <class T>
+void Solver<T>::check(cudaStream_t stream) {
+  unsigned long long first = kNoFailure;
+  PARASOL_CUDA(cudaMemcpyAsync(&first, failure_.data(), sizeof first, cudaMemcpyDeviceToHost,
+                               stream));
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  if (first == kNoFailure) return;
+  PARASOL_CUDA(cudaMemsetAsync(failure_.data(), 0xFF, failure_.bytes(), stream));
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  const auto system = static_cast<std::int64_t>(first);
+  throw NumericalError(system, "tridiag " + std::string(name(launch_.variant)) + ": system " +
+                                   std::to_string(system) +
+                                   " met a zero pivot or a non-finite value (these solvers do "
+                                   "not pivot: the system must be diagonally dominant or "
+                                   "otherwise safe to eliminate in order)");
+}
+
+template <class T>
+Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch) {
+  const Dims& dims = batch.dims;
+  Solver<T> solver(launch, dims);
+  Stream stream;
+  const auto size = static_cast<std::size_t>(dims.size());
+  DeviceBuffer<T> a(size), b(size), c(size), d(size), x(size);
+  Result<T> result;
+  EventTimer h2d(stream.get()), compute(stream.get()), d2h(stream.get());
+  h2d.start();
+  for (auto [dst, src] : {std::pair{&a, &batch.a}, {&b, &batch.b}, {&c, &batch.c}, {&d, &batch.d}})
+    PARASOL_CUDA(cudaMemcpyAsync(dst->data(), src->data(), dst->bytes(), cudaMemcpyHostToDevice,
+                                 stream.get()));
+  h2d.stop();
+  compute.start();
+  solver.solve(a.data(), b.data(), c.data(), d.data(), x.data(), stream.get());
+  compute.stop();
+  result.x.resize(size);
+  d2h.start();
+  PARASOL_CUDA(cudaMemcpyAsync(result.x.data(), x.data(), x.bytes(), cudaMemcpyDeviceToHost,
+                               stream.get()));
+  d2h.stop();
+  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds()};
+  solver.check(stream.get());
+  return result;
+}
+
+template class Solver<float>;
+template class Solver<double>;
+template Result<float> solve_gpu(const Launch&, const Batch<float>&);
+template Result<double> solve_gpu(const Launch&, const Batch<double>&);
+
+}  // namespace parasol::tridiag

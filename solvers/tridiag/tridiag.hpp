@@ -1,0 +1,113 @@
+// tridiag: M independent tridiagonal systems a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i] of n
+// rows each. a of a system's first row and c of its last are ignored. Host-only API: compiles
+// without nvcc.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "solvers/tridiag/params.hpp"
+
+namespace parasol::tridiag {
+
+// A zero pivot, or a NaN or infinity met while solving: the system has no answer these
+// algorithms (which do not pivot) can give. Names the first system it was met in.
+class NumericalError : public Error {
+ public:
+  NumericalError(std::int64_t system, const std::string& message)
+      : Error(message), system_(system) {}
+  std::int64_t system() const { return system_; }
+
+ private:
+  std::int64_t system_;
+};
+
+struct Dims {
+  std::int64_t n = 1;        // rows per system
+  std::int64_t systems = 1;  // M
+  Layout layout = Layout::contiguous;
+  std::int64_t size() const { return n * systems; }
+  std::int64_t index(std::int64_t system, std::int64_t row) const {
+    return layout == Layout::contiguous ? system * n + row : row * systems + system;
+  }
+};
+
+template <class T>
+struct Batch {
+  Dims dims;
+  std::vector<T> a, b, c, d;  // each dims.size() long, in dims.layout
+};
+
+// Random, strictly diagonally dominant systems (|b| >= |a| + |c| + 1, signs mixed), the same for
+// a seed whatever the layout.
+template <class T>
+Batch<T> random_batch(const Dims& dims, std::uint64_t seed);
+
+// The CPU gold solver: the Thomas algorithm in double, in dims.layout. Throws NumericalError on a
+// zero pivot or a non-finite value.
+template <class T>
+std::vector<double> solve_gold(const Batch<T>& batch);
+
+// How a variant is launched. `chunk` 0 means "pick one for this n" (resolve_launch).
+struct Launch {
+  Variant variant = Variant::thomas_pcr;
+  int threads = 256;
+  int chunk = 0;
+};
+
+// The launch made concrete for these dims (chunk picked when 0), or InputError naming the key
+// ("method.variant", "method.layout", "method.threads", "method.chunk") that cannot work with
+// them, e.g. pcr-warp for n > 128 or thomas on the contiguous layout. element_bytes: 4 for
+// float, 8 for double (long chunks of doubles need smaller blocks).
+Launch resolve_launch(const Launch& launch, const Dims& dims, int element_bytes = 4);
+
+// A solver for one launch and size, holding its workspace; solves data already on the device.
+template <class T>
+class Solver {
+ public:
+  Solver(const Launch& launch, const Dims& dims);  // resolves the launch; throws as it does
+  // x = A^-1 d, enqueued on the stream. Device pointers of dims.size() elements; x may alias d.
+  void solve(const T* a, const T* b, const T* c, const T* d, T* x, cudaStream_t stream);
+  // Waits for the stream; throws NumericalError if any solve since the last check met a zero
+  // pivot or a non-finite value, and clears the record.
+  void check(cudaStream_t stream);
+  const Launch& launch() const { return launch_; }
+  const Dims& dims() const { return dims_; }
+
+ private:
+  Launch launch_;
+  Dims dims_;
+  // thomas-pcr past one block per system: the chunks' end rows, the interface system they
+  // make (one row per chunk) and its solver; thomas: the eliminated upper diagonal.
+  DeviceBuffer<T> workspace_;
+  std::int64_t chunks_ = 0;                  // interface rows per system
+  std::unique_ptr<Solver> interface_;
+  DeviceBuffer<unsigned long long> failure_;  // lowest failing system; all ones when none
+};
+
+struct Timings {
+  double host_to_device = 0, compute = 0, device_to_host = 0;
+};
+
+template <class T>
+struct Result {
+  std::vector<T> x;  // in the batch's layout
+  Timings timings;
+};
+
+// Upload, solve, check, download.
+template <class T>
+Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch);
+
+// Bytes a solve must move with general coefficients: a, b, c, d read and x written.
+inline double bytes_per_solve(const Dims& dims, int element_bytes) {
+  return 5.0 * element_bytes * static_cast<double>(dims.size());
+}
+
+}  // namespace parasol::tridiag

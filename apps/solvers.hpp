@@ -26,5 +26,7 @@ const SolverApp& find_solver(io::ParamTable& params);
 SolverApp coulomb_app();
 SolverApp laplace3d_app();
 SolverApp montecarlo_app();
+SolverApp tridiag_app();
+SolverApp recurrence_app();
 
 }  // namespace parasol::app

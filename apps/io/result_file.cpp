@@ -848,4 +848,60 @@ bool ResultReader::is_chunked(const std::string& dataset_path) const {
   return H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
 }
 
+template <class T>
+Dataset<T> ResultReader::read_dataset(const std::string& dataset_path,
+                                      const std::vector<int>& ranks) const {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                std::is_same_v<T, std::int64_t>);
+  constexpr bool kIntegers = std::is_same_v<T, std::int64_t>;
+  const std::string file = file_name(file_);
+  const std::string path = normalized(dataset_path);
+  if (path == "/" || !object_exists(file_, path)) throw InputError(file, path, "no such dataset");
+  Handle dataset = checked(H5Oopen(file_, path.c_str(), H5P_DEFAULT), H5Oclose, file, "H5Oopen",
+                           path);
+  if (H5Iget_type(dataset.get()) != H5I_DATASET)
+    throw InputError(file, path, "expected a dataset, found a group");
+  Handle type = checked(H5Dget_type(dataset.get()), H5Tclose, file, "H5Dget_type", path);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_INTEGER && (kIntegers || type_class != H5T_FLOAT))
+    throw InputError(file, path,
+                     kIntegers ? "expected a dataset of integers" : "expected a dataset of numbers");
+
+  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) fail(file, "H5Sget_simple_extent_ndims", path);
+  std::vector<hsize_t> extent(static_cast<std::size_t>(rank));
+  if (rank > 0)
+    check(H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr), file,
+          "H5Sget_simple_extent_dims", path);
+  Dataset<T> result;
+  result.dims.assign(extent.begin(), extent.end());
+  if (!ranks.empty() && std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) {
+    std::string wanted, shape;
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      wanted += (i == 0 ? "" : i + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[i]);
+    for (const hsize_t d : extent) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    throw InputError(file, path,
+                     "expected a dataset of rank " + wanted + ", got rank " +
+                         std::to_string(rank) + (shape.empty() ? "" : " (" + shape + ")"));
+  }
+  result.values.resize(element_count(space.get(), file, path));
+  hid_t memory_type = H5T_NATIVE_INT64;
+  if constexpr (std::is_same_v<T, float>) memory_type = H5T_NATIVE_FLOAT;
+  if constexpr (std::is_same_v<T, double>) memory_type = H5T_NATIVE_DOUBLE;
+  // HDF5 converts from the stored type (integers to floating point, narrower to wider).
+  if (!result.values.empty())
+    check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                  result.values.data()),
+          file, "H5Dread", path);
+  return result;
+}
+
+template Dataset<float> ResultReader::read_dataset<float>(const std::string&,
+                                                          const std::vector<int>&) const;
+template Dataset<double> ResultReader::read_dataset<double>(const std::string&,
+                                                            const std::vector<int>&) const;
+template Dataset<std::int64_t> ResultReader::read_dataset<std::int64_t>(
+    const std::string&, const std::vector<int>&) const;
+
 }  // namespace parasol::io

@@ -64,6 +64,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 // then dies of that signal as it would have. Installed once by the front end.
 void remove_temporaries_on_signal();
 
+// A numeric dataset read whole: its extent and its values in C order (last dimension fastest).
+template <class T>
+struct Dataset {
+  std::vector<std::uint64_t> dims;
+  std::vector<T> values;
+};
+
 // Reading back (tests, and tools that post-process results).
 class ResultReader {
  public:
@@ -82,6 +89,12 @@ class ResultReader {
   std::vector<std::int64_t> read_ints(const std::string& dataset_path) const;
   std::vector<std::string> read_strings(const std::string& dataset_path) const;
   bool is_chunked(const std::string& dataset_path) const;
+  // A dataset a user named (an input file), converted by HDF5 to T: float, double or
+  // std::int64_t (integers only). InputError naming the file and dataset when it is missing, is
+  // not a dataset of numbers, or its rank is not one of `ranks` (any rank when empty).
+  template <class T>
+  Dataset<T> read_dataset(const std::string& dataset_path,
+                          const std::vector<int>& ranks = {}) const;
 
  private:
   hid_t file_ = H5I_INVALID_HID;

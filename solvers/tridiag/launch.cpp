@@ -61,12 +61,23 @@ Launch resolve_launch(const Launch& launch, const Dims& dims, int element_bytes)
     case Variant::thomas_pcr: {
       const auto& chunks = kThomasPcrChunks;
       if (l.chunk == 0) {
-        // The smallest chunk that fits a system into one block; past that, 8 rows per thread.
+        // The smallest chunk that fits a system into one block.
         const auto fits = std::find_if(chunks.begin(), chunks.end(), [&](int c) {
           return l.threads <= max_chunk_threads(c, element_bytes) &&
                  static_cast<std::int64_t>(c) * l.threads >= dims.n;
         });
-        l.chunk = fits != chunks.end() ? *fits : 8;
+        // None: the system spans blocks, each thread taking the longest chunk that still
+        // leaves more than one block's worth (8 rows when n allows).
+        if (fits != chunks.end()) {
+          l.chunk = *fits;
+        } else {
+          l.chunk = 2;
+          for (int c : {8, 4})
+            if (static_cast<std::int64_t>(c) * l.threads < dims.n) {
+              l.chunk = c;
+              break;
+            }
+        }
       } else if (std::find(chunks.begin(), chunks.end(), l.chunk) == chunks.end()) {
         throw InputError("", "method.chunk",
                          "thomas-pcr takes chunk 0 (picked from n) or one of " +

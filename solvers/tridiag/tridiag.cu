@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) substitute_ke
 // np exceeds the block; every thread updates rows t, t + blockDim.x, ... Two copies of the rows
 // (read one, write the other) so each step needs one barrier.
 template <class T>
-__global__ void pcr_shared_kernel(const T* __restrict__ a, const T* __restrict__ b,
+__global__ void __launch_bounds__(1024) pcr_shared_kernel(const T* __restrict__ a, const T* __restrict__ b,
                                   const T* __restrict__ c, const T* d, T* x, std::int64_t n,
                                   std::int64_t systems, int np, int per_block,
                                   unsigned long long* failure) {

@@ -1,0 +1,109 @@
+#include "solvers/recurrence/problems.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace parasol::recurrence {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+// Draws from one std::mt19937_64 stream: uniforms from its top 53 bits, standard normals by
+// Box-Muller (both of each pair used, in order).
+class Draws {
+ public:
+  Draws(std::uint64_t seed, std::uint64_t stream) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(stream),
+                      static_cast<std::uint32_t>(stream >> 32)};
+    engine_.seed(seq);
+  }
+
+  // Uniform in the open interval (0, 1): k + 1/2 over 2^53, k in [0, 2^53).
+  double open_unit() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
+
+  double normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double radius = std::sqrt(-2.0 * std::log(open_unit()));
+    const double angle = kTwoPi * open_unit();
+    spare_ = radius * std::sin(angle);
+    has_spare_ = true;
+    return radius * std::cos(angle);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+  double spare_ = 0;
+  bool has_spare_ = false;
+};
+
+template <class T>
+Series<T> sized(std::int64_t segments, std::int64_t length) {
+  Series<T> series;
+  const auto n = static_cast<std::size_t>(segments * length);
+  series.s.resize(n);
+  series.u.resize(n);
+  series.initial.resize(static_cast<std::size_t>(segments));
+  series.offsets.resize(static_cast<std::size_t>(segments) + 1);
+  for (std::int64_t k = 0; k <= segments; ++k) series.offsets[k] = k * length;
+  return series;
+}
+
+}  // namespace
+
+template <class T>
+Series<T> ar1_series(const Ar1& a) {
+  Series<T> series = sized<T>(a.series, a.length);
+  const double width = a.phi_max - a.phi_min;
+  for (std::int64_t k = 0; k < a.series; ++k) {
+    Draws draws(a.seed, static_cast<std::uint64_t>(k));
+    series.initial[k] = static_cast<T>(a.x0);
+    const std::int64_t first = series.offsets[k];
+    for (std::int64_t i = first; i < first + a.length; ++i) {
+      const double phi = a.time_varying ? a.phi_min + width * draws.open_unit() : a.phi;
+      series.s[i] = static_cast<T>(phi);
+      series.u[i] = static_cast<T>(a.sigma * draws.normal());
+    }
+  }
+  return series;
+}
+
+template <class T>
+Series<T> smoothing_series(const std::vector<double>& y, std::int64_t rows, double alpha) {
+  const std::int64_t length = rows > 0 ? static_cast<std::int64_t>(y.size()) / rows : 0;
+  Series<T> series = sized<T>(rows, length);
+  const T keep = static_cast<T>(1.0 - alpha);
+  for (std::int64_t k = 0; k < rows; ++k) {
+    const std::int64_t first = series.offsets[k];
+    series.initial[k] = length > 0 ? static_cast<T>(y[first]) : T(0);
+    for (std::int64_t i = first; i < first + length; ++i) {
+      series.s[i] = keep;
+      series.u[i] = static_cast<T>(alpha * y[i]);
+    }
+  }
+  return series;
+}
+
+template <class T>
+std::vector<double> magnitude_scale(const Series<T>& series) {
+  Series<T> magnitudes = series;
+  for (T& x : magnitudes.s) x = std::abs(x);
+  for (T& x : magnitudes.u) x = std::abs(x);
+  for (T& x : magnitudes.initial) x = std::abs(x);
+  return solve_gold(magnitudes);
+}
+
+template Series<float> ar1_series<float>(const Ar1&);
+template Series<double> ar1_series<double>(const Ar1&);
+template Series<float> smoothing_series<float>(const std::vector<double>&, std::int64_t, double);
+template Series<double> smoothing_series<double>(const std::vector<double>&, std::int64_t,
+                                                 double);
+template std::vector<double> magnitude_scale<float>(const Series<float>&);
+template std::vector<double> magnitude_scale<double>(const Series<double>&);
+
+}  // namespace parasol::recurrence

@@ -1,0 +1,34 @@
+// The series the parameter file describes, built as Series<T>, and the scale a result is judged
+// against. Reading input files is the front end's (solvers do not depend on HDF5); it hands the
+// values it read to smoothing_series.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "solvers/recurrence/params.hpp"
+#include "solvers/recurrence/recurrence.hpp"
+
+namespace parasol::recurrence {
+
+// `a.series` AR(1) processes of `a.length` steps each, segment k being series k. The normals
+// come from std::mt19937_64 seeded with (a.seed, k) through std::seed_seq, by Box-Muller, and
+// the time-varying coefficients from the same stream; all three are fully specified by the
+// standard (std::normal_distribution is not), so a seed gives the same series with any standard
+// library.
+template <class T>
+Series<T> ar1_series(const Ar1& a);
+
+// Exponential smoothing of `rows` series of equal length stored one after another in `y`:
+// s = 1 - alpha, u = alpha y[t], and v[-1] = y[0] of each row (0 for an empty row).
+template <class T>
+Series<T> smoothing_series(const std::vector<double>& y, std::int64_t rows, double alpha);
+
+// The gold solver run on |s|, |u| and |initial|: at every element, an upper bound on the
+// magnitude of every term summed into v there. Round-off in any order of evaluation is a
+// multiple of it, so it is what a difference from the gold is measured against (v itself can
+// cancel to 0).
+template <class T>
+std::vector<double> magnitude_scale(const Series<T>& series);
+
+}  // namespace parasol::recurrence

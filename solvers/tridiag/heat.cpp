@@ -1,0 +1,104 @@
+// The heat problem on the host: starting temperatures, the step matrix, the exact decay of a
+// sine mode, and the gold march.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "solvers/tridiag/heat.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// Uniform in [0, 1) from the top 53 bits of one draw: the same numbers with every standard library.
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+template <class T>
+std::vector<T> heat_initial(const Heat& heat) {
+  const std::int64_t n = heat.points;
+  std::vector<T> u(static_cast<std::size_t>(n * heat.grids));
+  std::mt19937_64 rng(heat.seed);
+  for (std::int64_t g = 0; g < heat.grids; ++g)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double value = 0;
+      switch (heat.initial) {
+        case Initial::sine:
+          value = std::sin(kPi * heat.mode * static_cast<double>(j + 1) / static_cast<double>(n + 1));
+          break;
+        case Initial::random: value = unit(rng); break;
+        case Initial::step: {
+          // Point j sits at x = (j + 1) / (n + 1) on [0, 1]; 1 where 1/3 <= x <= 2/3.
+          const std::int64_t x3 = 3 * (j + 1);
+          value = x3 >= n + 1 && x3 <= 2 * (n + 1) ? 1.0 : 0.0;
+          break;
+        }
+      }
+      u[static_cast<std::size_t>(g * n + j)] = static_cast<T>(value);
+    }
+  return u;
+}
+
+template <class T>
+Batch<T> heat_matrix(const Heat& heat, Layout layout) {
+  Batch<T> m;
+  m.dims = {heat.points, heat.grids, layout};
+  const auto size = static_cast<std::size_t>(m.dims.size());
+  // The ignored ends (a of the first row, c of the last) hold -1 too: a solver that reads them
+  // gets a wrong answer rather than a lucky zero.
+  m.a.assign(size, T(-1));
+  m.b.assign(size, static_cast<T>(2 + heat.lambda));
+  m.c.assign(size, T(-1));
+  return m;
+}
+
+double sine_decay_per_step(const Heat& heat) {
+  const double s = std::sin(kPi * heat.mode / (2.0 * static_cast<double>(heat.points + 1)));
+  return heat.lambda / (heat.lambda + 4 * s * s);
+}
+
+std::vector<double> march_heat_gold(const Heat& heat) {
+  const std::int64_t n = heat.points;
+  // Every grid solves the same matrix (a = c = -1, b = 2 + lambda) at every step, so the Thomas
+  // elimination is done once: r[j] = 1 / pivot[j], and c'[j] = c / pivot[j] = -r[j]. A step is
+  // then d'[j] = (d[j] - a d'[j-1]) r[j] down the grid and x[j] = d'[j] - c'[j] x[j+1] back up.
+  // lambda > 0 makes the matrix strictly diagonally dominant: no pivot can vanish.
+  std::vector<double> r(static_cast<std::size_t>(n));
+  double pivot = 2 + heat.lambda;
+  for (std::size_t j = 0; j < r.size(); ++j) {
+    if (j > 0) pivot = 2 + heat.lambda - r[j - 1];  // b - a c'[j-1]
+    r[j] = 1 / pivot;
+  }
+  std::vector<double> u = heat_initial<double>(heat);
+  // Grids are independent for the whole march: each is marched through every step while it
+  // sits in cache.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t g = 0; g < heat.grids; ++g) {
+    double* v = u.data() + g * n;
+    for (std::int64_t s = 0; s < heat.steps; ++s) {
+      double forward = 0;  // d' of the row above
+      for (std::int64_t j = 0; j < n; ++j) {
+        double d = heat.lambda * v[j];
+        if (j == 0) d += heat.left;
+        if (j == n - 1) d += heat.right;
+        forward = (d + forward) * r[static_cast<std::size_t>(j)];
+        v[j] = forward;
+      }
+      double below = 0;  // x of the row below
+      for (std::int64_t j = n - 1; j >= 0; --j) {
+        below = v[j] + r[static_cast<std::size_t>(j)] * below;
+        v[j] = below;
+      }
+    }
+  }
+  return u;
+}
+
+template std::vector<float> heat_initial<float>(const Heat&);
+template std::vector<double> heat_initial<double>(const Heat&);
+template Batch<float> heat_matrix<float>(const Heat&, Layout);
+template Batch<double> heat_matrix<double>(const Heat&, Layout);
+
+}  // namespace parasol::tridiag

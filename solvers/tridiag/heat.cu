@@ -1,0 +1,144 @@
+// The heat march on the GPU: the step matrix stays on the device, each step builds its
+// right-hand side from the last solution and solves the batch in place of it.
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/tridiag/heat.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+// d = lambda u, with the fixed end values added to each system's first and last rows.
+template <class T>
+__global__ void heat_rhs_kernel(std::int64_t n, std::int64_t systems, bool interleaved, T lambda,
+                                T left, T right, const T* __restrict__ u, T* __restrict__ d) {
+  for (const std::int64_t k : grid_stride(n * systems)) {
+    const std::int64_t row = interleaved ? k / systems : k % n;
+    T value = lambda * u[k];
+    if (row == 0) value += left;
+    if (row == n - 1) value += right;
+    d[k] = value;
+  }
+}
+
+template <class T>
+void build_rhs(const Heat& heat, const Dims& dims, const T* d_u, T* d_d, cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  const int blocks = grid_stride_blocks(dims.size(), kThreads);
+  heat_rhs_kernel<T><<<blocks, kThreads, 0, stream>>>(
+      dims.n, dims.systems, dims.layout == Layout::interleaved, static_cast<T>(heat.lambda),
+      static_cast<T>(heat.left), static_cast<T>(heat.right), d_u, d_d);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+// [grid][point] <-> the layout's order.
+template <class T>
+std::vector<T> to_layout(const std::vector<T>& contiguous, const Dims& dims) {
+  if (dims.layout == Layout::contiguous) return contiguous;
+  std::vector<T> out(contiguous.size());
+  for (std::int64_t m = 0; m < dims.systems; ++m)
+    for (std::int64_t i = 0; i < dims.n; ++i)
+      out[static_cast<std::size_t>(dims.index(m, i))] = contiguous[static_cast<std::size_t>(m * dims.n + i)];
+  return out;
+}
+
+template <class T>
+std::vector<T> from_layout(const std::vector<T>& laid_out, const Dims& dims) {
+  if (dims.layout == Layout::contiguous) return laid_out;
+  std::vector<T> out(laid_out.size());
+  for (std::int64_t m = 0; m < dims.systems; ++m)
+    for (std::int64_t i = 0; i < dims.n; ++i)
+      out[static_cast<std::size_t>(m * dims.n + i)] = laid_out[static_cast<std::size_t>(dims.index(m, i))];
+  return out;
+}
+
+// Device time in the solves alone, without a synchronisation per step: each solve sits between
+// a pair of events from a ring, and a pair is read (waiting only on a solve long finished, in a
+// long run) just before it is reused.
+class SolveClock {
+ public:
+  void start(cudaStream_t stream) { slot().first.record(stream); }
+  void stop(cudaStream_t stream) {
+    slot().second.record(stream);
+    ++recorded_;
+  }
+  double seconds() {
+    for (; read_ < recorded_; ++read_) add(pairs_[read_ % kPairs]);
+    return seconds_;
+  }
+
+ private:
+  static constexpr std::int64_t kPairs = 32;
+  std::pair<Event, Event>& slot() {
+    if (recorded_ - read_ == kPairs) add(pairs_[read_++ % kPairs]);
+    return pairs_[recorded_ % kPairs];
+  }
+  void add(const std::pair<Event, Event>& pair) {
+    pair.second.synchronize();
+    float ms = 0;
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, pair.first.get(), pair.second.get()));
+    seconds_ += 1e-3 * static_cast<double>(ms);
+  }
+  std::array<std::pair<Event, Event>, kPairs> pairs_;
+  std::int64_t recorded_ = 0, read_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+template <class T>
+HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch) {
+  const Dims dims{heat.points, heat.grids, required_layout(launch.variant)};
+  Solver<T> solver(launch, dims);  // a launch that cannot work fails before anything is allocated
+  const Batch<T> matrix = heat_matrix<T>(heat, dims.layout);
+  const std::vector<T> initial = to_layout(heat_initial<T>(heat), dims);
+  const auto size = static_cast<std::size_t>(dims.size());
+  Stream stream;
+  HeatResult<T> result;
+
+  EventTimer h2d(stream);
+  h2d.start();
+  DeviceBuffer<T> a(size), b(size), c(size), d(size), u(size);
+  const std::pair<DeviceBuffer<T>*, const std::vector<T>*> uploads[] = {
+      {&a, &matrix.a}, {&b, &matrix.b}, {&c, &matrix.c}, {&u, &initial}};
+  for (const auto& [device, host] : uploads)
+    PARASOL_CUDA(cudaMemcpyAsync(device->data(), host->data(), device->bytes(),
+                                 cudaMemcpyHostToDevice, stream));
+  h2d.stop();
+  result.timings.host_to_device = h2d.seconds();
+
+  EventTimer compute(stream);
+  SolveClock solves;
+  compute.start();
+  for (std::int64_t s = 0; s < heat.steps; ++s) {
+    build_rhs(heat, dims, u.data(), d.data(), stream);
+    solves.start(stream);
+    solver.solve(a.data(), b.data(), c.data(), d.data(), u.data(), stream);
+    solves.stop(stream);
+  }
+  compute.stop();
+  solver.check(stream);  // a zero pivot or a NaN in any step
+  result.timings.compute = compute.seconds();
+  result.solve_seconds = solves.seconds();
+
+  EventTimer d2h(stream);
+  std::vector<T> laid_out(size);
+  d2h.start();
+  PARASOL_CUDA(cudaMemcpyAsync(laid_out.data(), u.data(), u.bytes(), cudaMemcpyDeviceToHost, stream));
+  d2h.stop();
+  result.timings.device_to_host = d2h.seconds();
+  result.u = from_layout(laid_out, dims);
+  return result;
+}
+
+template HeatResult<float> march_heat_gpu<float>(const Heat&, const Launch&);
+template HeatResult<double> march_heat_gpu<double>(const Heat&, const Launch&);
+
+}  // namespace parasol::tridiag

@@ -1,0 +1,349 @@
+// The recurrence gold solver against closed forms, segment by segment, and the checks on its
+// inputs and parameters: every GPU result is judged by it, so it is judged first.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernels/error.hpp"
+#include "solvers/recurrence/params.hpp"
+#include "solvers/recurrence/problems.hpp"
+#include "solvers/recurrence/recurrence.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::recurrence {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// One segment of n elements, every s = c and u = b, from v[-1] = v0.
+template <class T>
+Series<T> constant(std::int64_t n, T c, T b, T v0) {
+  Series<T> series;
+  series.s.assign(static_cast<std::size_t>(n), c);
+  series.u.assign(static_cast<std::size_t>(n), b);
+  series.offsets = {0, n};
+  series.initial = {v0};
+  return series;
+}
+
+// v[i] = c^(i+1) v0 + b (1 + c + ... + c^i): the geometric sum in closed form.
+long double closed_form(long double c, long double b, long double v0, std::int64_t i) {
+  const long double power = std::pow(c, static_cast<long double>(i + 1));
+  const long double sum = c == 1 ? static_cast<long double>(i + 1) : (1 - power) / (1 - c);
+  return power * v0 + b * sum;
+}
+
+template <class T>
+class RecurrenceGoldTyped : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(RecurrenceGoldTyped, Precisions);
+
+TYPED_TEST(RecurrenceGoldTyped, ConstantCoefficientsMatchTheGeometricSum) {
+  using T = TypeParam;
+  // Powers of two and small integers: the inputs are exact in float, so only the gold's own
+  // long-double round-off (and the rounding of its result to double) remains.
+  for (const T c : {T(0.5), T(-0.75), T(0.96875), T(-1), T(0)}) {
+    const Series<T> series = constant<T>(3000, c, T(1.5), T(-2));
+    const std::vector<double> v = solve_gold(series);
+    ASSERT_EQ(v.size(), series.s.size());
+    for (std::int64_t i = 0; i < series.size(); ++i) {
+      const double want = static_cast<double>(closed_form(c, 1.5L, -2.0L, i));
+      ASSERT_NEAR(v[i], want, 1e-14 * std::max(1.0, std::abs(want)))
+          << "c = " << c << ", element " << i;
+    }
+  }
+}
+
+TYPED_TEST(RecurrenceGoldTyped, UnitCoefficientIsAnExactRunningSum) {
+  using T = TypeParam;
+  // s = 1: v is v0 plus a prefix sum; integers stay exact far past float's 2^24.
+  const std::int64_t n = 1 << 22;
+  Series<T> series = constant<T>(n, T(1), T(0), T(7));
+  for (std::int64_t i = 0; i < n; ++i) series.u[i] = static_cast<T>(i % 5 - 2);
+  const std::vector<double> v = solve_gold(series);
+  double running = 7;
+  for (std::int64_t i = 0; i < n; ++i) {
+    running += static_cast<double>(i % 5 - 2);
+    ASSERT_EQ(v[i], running) << i;
+  }
+}
+
+TYPED_TEST(RecurrenceGoldTyped, SegmentsRestartFromTheirOwnInitialValue) {
+  using T = TypeParam;
+  // Segments of 0, 1, 0, 3, 1 and 0 elements: empty ones at the start, the middle and the end.
+  Series<T> series;
+  series.s = {T(2), T(0.5), T(-1), T(3), T(4)};
+  series.u = {T(1), T(1), T(2), T(0.25), T(-1)};
+  series.offsets = {0, 0, 1, 1, 4, 5, 5};
+  series.initial = {T(100), T(10), T(200), T(-4), T(8), T(300)};
+  const std::vector<double> v = solve_gold(series);
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(v[0], 2.0 * 10 + 1);          // segment 1, from 10
+  EXPECT_EQ(v[1], 0.5 * -4 + 1);          // segment 3, from -4, not from v[0]
+  EXPECT_EQ(v[2], -1.0 * v[1] + 2);
+  EXPECT_EQ(v[3], 3.0 * v[2] + 0.25);
+  EXPECT_EQ(v[4], 4.0 * 8 - 1);           // segment 4, one element, from 8
+}
+
+TYPED_TEST(RecurrenceGoldTyped, NoElementsAndNoSegments) {
+  using T = TypeParam;
+  Series<T> none;
+  none.offsets = {0};
+  EXPECT_TRUE(solve_gold(none).empty());
+  Series<T> empty_segments;
+  empty_segments.offsets = {0, 0, 0};
+  empty_segments.initial = {T(1), T(2)};
+  EXPECT_TRUE(solve_gold(empty_segments).empty());
+}
+
+TYPED_TEST(RecurrenceGoldTyped, MagnitudeScaleBoundsTheSolution) {
+  using T = TypeParam;
+  Ar1 a;
+  a.series = 3;
+  a.length = 5000;
+  a.phi_min = -0.99;
+  a.phi_max = 0.99;
+  a.time_varying = true;
+  a.x0 = -3;
+  const Series<T> series = ar1_series<T>(a);
+  const std::vector<double> v = solve_gold(series);
+  const std::vector<double> scale = magnitude_scale(series);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    ASSERT_LE(std::abs(v[i]), scale[i] * (1 + 1e-15)) << i;
+  // With nothing negative the scale is the solution itself.
+  const Series<T> positive = constant<T>(100, T(0.5), T(2), T(1));
+  EXPECT_EQ(magnitude_scale(positive), solve_gold(positive));
+}
+
+// ---------------------------------------------------------------------------------------------
+// check_series: every way the arrays can disagree is an InputError against "input".
+
+template <class T>
+void expect_bad_series(const Series<T>& series, const std::string& part) {
+  try {
+    check_series(series);
+    ADD_FAILURE() << "accepted a bad series; expected \"" << part << "\"";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "input");
+    EXPECT_TRUE(contains(e.what(), part)) << e.what();
+  }
+  EXPECT_THROW(solve_gold(series), InputError) << "the gold checks its input too";
+}
+
+TYPED_TEST(RecurrenceGoldTyped, CheckSeriesNamesWhatDisagrees) {
+  using T = TypeParam;
+  const Series<T> good = constant<T>(6, T(1), T(1), T(0));
+  EXPECT_NO_THROW(check_series(good));
+
+  Series<T> bad = good;
+  bad.u.pop_back();
+  expect_bad_series(bad, "s has 6 elements but u has 5");
+  bad = good;
+  bad.initial.push_back(T(0));
+  expect_bad_series(bad, "offsets has 2 entries for 2 initial values");
+  bad = good;
+  bad.offsets.clear();
+  bad.initial.clear();
+  expect_bad_series(bad, "offsets has 0 entries");
+  bad = good;
+  bad.offsets = {1, 3, 6};
+  bad.initial = {T(0), T(0)};
+  expect_bad_series(bad, "offsets[0] is 1; expected 0");
+  bad.offsets = {0, 4, 3, 6};
+  bad.initial = {T(0), T(0), T(0)};
+  expect_bad_series(bad, "offsets decrease at segment 1");
+  bad.offsets = {0, 3, 5, 7};
+  expect_bad_series(bad, "offsets end at 7; expected 6");
+  bad.offsets = {0, 3, 5, 5};
+  expect_bad_series(bad, "offsets end at 5; expected 6");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generated problems.
+
+TEST(RecurrenceAr1, SameSeedSameSeriesWhateverTheSeriesCount) {
+  Ar1 a;
+  a.length = 1000;
+  a.series = 3;
+  a.seed = test::kSeed;
+  const Series<double> three = ar1_series<double>(a);
+  a.series = 5;
+  const Series<double> five = ar1_series<double>(a);
+  EXPECT_EQ(three.offsets, (std::vector<std::int64_t>{0, 1000, 2000, 3000}));
+  EXPECT_TRUE(std::equal(three.u.begin(), three.u.end(), five.u.begin()));
+  EXPECT_EQ(ar1_series<double>(a).u, five.u) << "the same seed must give the same series";
+  a.seed += 1;
+  EXPECT_NE(ar1_series<double>(a).u, five.u);
+  // Series differ from one another.
+  EXPECT_FALSE(std::equal(three.u.begin(), three.u.begin() + 1000, three.u.begin() + 1000));
+  // Float is the double series rounded.
+  const Series<float> single = ar1_series<float>(a);
+  const Series<double> twin = ar1_series<double>(a);
+  for (std::size_t i = 0; i < single.u.size(); ++i)
+    ASSERT_EQ(single.u[i], static_cast<float>(twin.u[i]));
+}
+
+TEST(RecurrenceAr1, ConstantPhiIsStationaryWithTheRightVariance) {
+  Ar1 a;
+  a.series = 4;
+  a.length = 250000;
+  a.phi = 0.8;
+  a.sigma = 0.5;
+  a.x0 = 0;
+  a.seed = test::kSeed;
+  const Series<double> series = ar1_series<double>(a);
+  for (const double s : series.s) ASSERT_EQ(s, 0.8);
+  EXPECT_EQ(series.initial, std::vector<double>(4, 0.0));
+  // eps: mean 0, variance 1. 10^6 draws: the mean's standard error is 5e-4 (times sigma).
+  const double n = static_cast<double>(series.u.size());
+  const double mean_u = std::accumulate(series.u.begin(), series.u.end(), 0.0) / n;
+  double var_u = 0;
+  for (const double u : series.u) var_u += (u - mean_u) * (u - mean_u) / n;
+  EXPECT_NEAR(mean_u, 0.0, 4 * 0.5 * 1e-3);
+  EXPECT_NEAR(var_u, 0.25, 0.25 * 4 * std::sqrt(2.0 / n));
+  // x: variance sigma^2 / (1 - phi^2) = 0.694. Neighbours are correlated, leaving about
+  // (1 - phi^2) / (1 + phi^2) = 0.22 of the samples independent: the estimate's standard error
+  // is 0.3%, so 3% is ten of them.
+  const std::vector<double> x = solve_gold(series);
+  double var_x = 0;
+  for (const double v : x) var_x += v * v / n;
+  EXPECT_NEAR(var_x, 0.25 / (1 - 0.64), 0.03 * 0.25 / (1 - 0.64));
+}
+
+TEST(RecurrenceAr1, TimeVaryingPhiStaysInItsInterval) {
+  Ar1 a;
+  a.series = 2;
+  a.length = 100000;
+  a.time_varying = true;
+  a.phi_min = -0.25;
+  a.phi_max = 0.75;
+  a.seed = test::kSeed;
+  const Series<float> series = ar1_series<float>(a);
+  double mean = 0;
+  for (const float s : series.s) {
+    ASSERT_GT(s, -0.25f);
+    ASSERT_LT(s, 0.75f);
+    mean += s / static_cast<double>(series.s.size());
+  }
+  // Uniform on (-0.25, 0.75): mean 0.25, standard deviation 0.289; 2 x 10^5 draws.
+  EXPECT_NEAR(mean, 0.25, 4 * 0.289 / std::sqrt(2e5));
+}
+
+TEST(RecurrenceSmoothing, StepResponseAndFirstValue) {
+  // Two rows: a step from 0 to 1 at t = 1, and a constant. v[-1] = y[0], so v[0] = y[0].
+  const double alpha = 0.25;
+  std::vector<double> y(2 * 40, 1.0);
+  y[0] = 0;
+  const Series<double> series = smoothing_series<double>(y, 2, alpha);
+  EXPECT_EQ(series.offsets, (std::vector<std::int64_t>{0, 40, 80}));
+  EXPECT_EQ(series.initial, (std::vector<double>{0.0, 1.0}));
+  const std::vector<double> v = solve_gold(series);
+  for (int t = 0; t < 40; ++t) {
+    EXPECT_NEAR(v[t], 1 - std::pow(1 - alpha, t), 1e-15) << t;
+    EXPECT_NEAR(v[40 + t], 1.0, 1e-15) << t;
+  }
+  // alpha = 1 follows the series exactly.
+  std::vector<double> ramp(10);
+  std::iota(ramp.begin(), ramp.end(), -3.0);
+  EXPECT_EQ(solve_gold(smoothing_series<double>(ramp, 1, 1.0)), ramp);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters: each bad value names its key.
+
+void expect_bad_params(const Params& p, const std::string& key, const std::string& part) {
+  try {
+    p.validate();
+    ADD_FAILURE() << "accepted; expected an error for " << key;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), key) << e.what();
+    EXPECT_TRUE(contains(e.expected(), part)) << e.what();
+  }
+}
+
+TEST(RecurrenceParams, DefaultsAreValid) {
+  EXPECT_NO_THROW(Params().validate());
+  Params p;
+  p.problem = Problem::smoothing;
+  p.input.file = "y.h5";
+  EXPECT_NO_THROW(p.validate());
+  p.problem = Problem::file;
+  EXPECT_NO_THROW(p.validate());
+}
+
+TEST(RecurrenceParams, BadValuesNameTheirKey) {
+  Params p;
+  p.ar1.series = 0;
+  expect_bad_params(p, "ar1.series", "expected a positive integer, got 0");
+  p = Params();
+  p.ar1.length = -5;
+  expect_bad_params(p, "ar1.length", "got -5");
+  p = Params();
+  p.ar1.series = 1 << 21;
+  p.ar1.length = 1 << 20;
+  expect_bad_params(p, "ar1", "at most 2^40 elements");
+  p = Params();
+  p.ar1.phi = 1.5;
+  expect_bad_params(p, "ar1.phi", "expected a number in [-1, 1], got 1.5");
+  p.ar1.phi = NAN;
+  expect_bad_params(p, "ar1.phi", "[-1, 1]");
+  p = Params();
+  p.ar1.time_varying = true;
+  p.ar1.phi_min = -1;
+  p.ar1.phi_max = 0.5;
+  expect_bad_params(p, "ar1.phi_min", "(-1, 1), got -1");
+  p.ar1.phi_min = 0.6;
+  expect_bad_params(p, "ar1.phi_max", "expected more than ar1.phi_min (0.6), got 0.5");
+  p.ar1.phi_max = 1;
+  expect_bad_params(p, "ar1.phi_max", "(-1, 1), got 1");
+  p = Params();
+  p.ar1.sigma = -1e-9;
+  expect_bad_params(p, "ar1.sigma", "got -1e-09");
+  p = Params();
+  p.ar1.x0 = INFINITY;
+  expect_bad_params(p, "ar1.x0", "finite");
+
+  p = Params();
+  p.problem = Problem::smoothing;
+  expect_bad_params(p, "input.file", "HDF5 file");
+  p.input.file = "y.h5";
+  p.smoothing.alpha = 0;
+  expect_bad_params(p, "smoothing.alpha", "(0, 1], got 0");
+  p.smoothing.alpha = 0.5;
+  p.input.y = "";
+  expect_bad_params(p, "input.y", "name of a dataset");
+  // Another problem's keys are not checked: a bad ar1 table does not stop a smoothing run.
+  p.input.y = "y";
+  p.ar1.series = 0;
+  EXPECT_NO_THROW(p.validate());
+
+  p = Params();
+  p.problem = Problem::file;
+  expect_bad_params(p, "input.file", "s and u");
+  p.input.file = "su.h5";
+  p.input.u = "";
+  expect_bad_params(p, "input.u", "name of a dataset");
+}
+
+TEST(RecurrenceParams, NamesConvertBothWays) {
+  for (const Problem problem : kProblems) EXPECT_EQ(parse_problem(name(problem)), problem);
+  EXPECT_EQ(parse_precision("double"), Precision::double_);
+  EXPECT_EQ(name(Precision::single), "float");
+  try {
+    parse_problem("arl");
+    ADD_FAILURE() << "accepted \"arl\"";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(
+        contains(e.what(), "problem \"arl\" is not one of \"ar1\", \"smoothing\", \"file\""))
+        << e.what();
+  }
+  EXPECT_THROW(parse_precision("single"), InputError);
+}
+
+}  // namespace
+}  // namespace parasol::recurrence

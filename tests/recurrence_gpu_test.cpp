@@ -1,0 +1,279 @@
+// The GPU recurrence solver against the gold: one series of awkward lengths, up to 10^8; many
+// segments, empty and of one element among them; both scan modes; the reproducible mode's bits;
+// outputs poisoned with NaN first, in place and out of place.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/scan.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/recurrence/problems.hpp"
+#include "solvers/recurrence/recurrence.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::recurrence {
+namespace {
+
+constexpr ScanMode kModes[] = {ScanMode::fast, ScanMode::reproducible};
+
+// s, u and the initial values uniform in (-1, 1); segment k has lengths[k] elements.
+template <class T>
+Series<T> random_series(const std::vector<std::int64_t>& lengths, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto draw = [&] {
+    return static_cast<T>(2.0 * ((static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53) - 1.0);
+  };
+  Series<T> series;
+  series.offsets.push_back(0);
+  for (const std::int64_t length : lengths) {
+    series.offsets.push_back(series.offsets.back() + length);
+    series.initial.push_back(draw());
+  }
+  const auto n = static_cast<std::size_t>(series.offsets.back());
+  series.s.resize(n);
+  series.u.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    series.s[i] = draw();
+    series.u[i] = draw();
+  }
+  return series;
+}
+
+// Each combine of the scan, (s1, u1) o (s2, u2) = (s1 s2, s2 u1 + u2), rounds twice, and an element
+// passes through a few dozen of them (the tree within a tile, then its tile's prefix: with |s| < 1
+// what lies further back is damped away). 256 ulps of the magnitude scale (the gold of |s|, |u|)
+// is past honest round-off; a wrong index is off by a good fraction of it.
+template <class T>
+constexpr double kTolerance = 256 * std::numeric_limits<T>::epsilon();
+
+// Every element within kTolerance of the gold, relative to the magnitude scale; the worst is
+// reported when one is not.
+template <class T>
+void expect_matches_gold(const std::vector<T>& v, const Series<T>& series) {
+  ASSERT_EQ(v.size(), series.s.size());
+  const std::vector<double> gold = solve_gold(series);
+  const std::vector<double> scale = magnitude_scale(series);
+  double worst = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double error = std::abs(static_cast<double>(v[i]) - gold[i]) / scale[i];
+    if (!(error <= worst)) {  // NaN counts as the worst
+      worst = error;
+      at = i;
+      if (std::isnan(error)) break;
+    }
+  }
+  EXPECT_LE(worst, kTolerance<T>) << "element " << at << " of " << v.size() << ": got " << v[at]
+                                  << ", gold " << gold[at] << ", scale " << scale[at];
+}
+
+// A spread of elements, the first and last among them, each against the gold: when the maximum
+// below fails, these say whether the error is everywhere or in one place.
+template <class T>
+void expect_samples_match_gold(const std::vector<T>& v, const std::vector<double>& gold,
+                               const std::vector<double>& scale) {
+  const std::size_t n = v.size();
+  for (const std::size_t i : {std::size_t{0}, std::size_t{1}, n / 3, n / 2, n - 2, n - 1})
+    EXPECT_LE(std::abs(static_cast<double>(v[i]) - gold[i]), kTolerance<T> * scale[i])
+        << "element " << i << ": got " << v[i] << ", gold " << gold[i];
+}
+
+std::vector<std::int64_t> many_small_segments(std::int64_t count, std::int64_t longest,
+                                              std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(count));
+  for (std::int64_t& length : lengths)
+    length = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(longest + 1));
+  return lengths;
+}
+
+// Copies on the solver's stream, which does not wait for the legacy default stream (and a plain
+// cudaMemcpy from pageable memory may return before its data has reached the device).
+template <class T>
+void upload_on(const Stream& stream, DeviceBuffer<T>& to, const std::vector<T>& from) {
+  if (!from.empty())
+    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), to.bytes(), cudaMemcpyHostToDevice,
+                                 stream));
+  stream.synchronize();
+}
+
+template <class T>
+void download_on(const Stream& stream, std::vector<T>& to, const DeviceBuffer<T>& from) {
+  if (!to.empty())
+    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToHost,
+                                 stream));
+  stream.synchronize();
+}
+
+std::string case_name(ScanMode mode, std::int64_t n) {
+  return std::string(name(mode)) + ", n " + std::to_string(n) + ", seed " +
+         std::to_string(test::kSeed);
+}
+
+template <class T>
+class RecurrenceGpu : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(RecurrenceGpu, Precisions);
+
+TYPED_TEST(RecurrenceGpu, OneSeriesMatchesTheGoldAtAwkwardLengths) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(2), std::int64_t(4095),
+                               std::int64_t(4096), std::int64_t(4097), (std::int64_t(1) << 20) + 1})
+    for (const ScanMode mode : kModes) {
+      SCOPED_TRACE(case_name(mode, n));
+      const Series<T> series = random_series<T>({n}, test::kSeed + static_cast<std::uint64_t>(n));
+      const Result<T> result = solve_gpu(series, mode);
+      expect_matches_gold(result.v, series);
+      EXPECT_GE(result.timings.compute, 0.0);
+    }
+}
+
+TYPED_TEST(RecurrenceGpu, EmptyAndOneElementSegmentsMatchTheGold) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  // Empty segments first, last and between; one-element segments; segments across the likely
+  // tile sizes.
+  const std::vector<std::int64_t> lengths{0, 0, 1, 0, 1, 1, 5, 0, 4095, 1, 4097, 0, 8193, 2, 1, 0};
+  const Series<T> series = random_series<T>(lengths, test::kSeed);
+  for (const ScanMode mode : kModes) {
+    SCOPED_TRACE(case_name(mode, series.size()));
+    expect_matches_gold(solve_gpu(series, mode).v, series);
+  }
+}
+
+TYPED_TEST(RecurrenceGpu, ManySmallSegmentsMatchTheGold) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  // 10^5 segments of 0 to 50 elements: most tiles hold many segment starts, some none.
+  const Series<T> series =
+      random_series<T>(many_small_segments(100000, 50, test::kSeed), test::kSeed + 1);
+  for (const ScanMode mode : kModes) {
+    SCOPED_TRACE(case_name(mode, series.size()));
+    expect_matches_gold(solve_gpu(series, mode).v, series);
+  }
+}
+
+// The solver on series already on the device: outputs filled with NaN bytes first, so an element
+// never written fails; then in place (v over u), which the API allows.
+TYPED_TEST(RecurrenceGpu, SolverWritesEveryElementInAndOutOfPlace) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = many_small_segments(3000, 40, test::kSeed);
+  lengths.insert(lengths.begin() + 1000, (std::int64_t(1) << 18) + 7);  // a long one among them
+  const Series<T> series = random_series<T>(lengths, test::kSeed + 2);
+  const auto n = static_cast<std::size_t>(series.size());
+  Stream stream;
+  DeviceBuffer<T> s(n), u(n), v(n), initial(series.initial.size());
+  DeviceBuffer<std::int64_t> offsets(series.offsets.size());
+  const auto upload = [&](auto& to, const auto& from) { upload_on(stream, to, from); };
+  const auto download = [&](const DeviceBuffer<T>& from) {
+    std::vector<T> to(n);
+    download_on(stream, to, from);
+    return to;
+  };
+  upload(s, series.s);
+  upload(offsets, series.offsets);
+  upload(initial, series.initial);
+  for (const ScanMode mode : kModes) {
+    SCOPED_TRACE(case_name(mode, series.size()));
+    Solver<T> solver(mode);
+    EXPECT_EQ(solver.mode(), mode);
+    upload(u, series.u);
+    fill_bytes(v, 0xFF, stream);
+    solver.solve(s.data(), u.data(), offsets.data(), initial.data(), series.size(),
+                 series.segments(), v.data(), stream);
+    stream.synchronize();
+    expect_matches_gold(download(v), series);
+    EXPECT_EQ(download(u), series.u) << "out of place, u must be left as it was";
+
+    solver.solve(s.data(), u.data(), offsets.data(), initial.data(), series.size(),
+                 series.segments(), u.data(), stream);
+    stream.synchronize();
+    SCOPED_TRACE("in place");
+    expect_matches_gold(download(u), series);
+  }
+}
+
+// One solver, one workspace, series of different sizes one after another.
+TYPED_TEST(RecurrenceGpu, OneSolverServesSeriesOfEverySize) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  Stream stream;
+  for (const ScanMode mode : kModes) {
+    Solver<T> solver(mode);
+    for (const std::int64_t n : {std::int64_t(1) << 20, std::int64_t(17), std::int64_t(100003),
+                                 std::int64_t(1), std::int64_t(1) << 20}) {
+      SCOPED_TRACE(case_name(mode, n));
+      const Series<T> series = random_series<T>({n / 2, 0, n - n / 2}, test::kSeed + n);
+      DeviceBuffer<T> s(series.s.size()), u(series.u.size()), v(series.s.size());
+      DeviceBuffer<T> initial(series.initial.size());
+      DeviceBuffer<std::int64_t> offsets(series.offsets.size());
+      upload_on(stream, s, series.s);
+      upload_on(stream, u, series.u);
+      upload_on(stream, initial, series.initial);
+      upload_on(stream, offsets, series.offsets);
+      fill_bytes(v, 0xFF, stream);
+      solver.solve(s.data(), u.data(), offsets.data(), initial.data(), series.size(),
+                   series.segments(), v.data(), stream);
+      stream.synchronize();
+      std::vector<T> got(series.s.size());
+      download_on(stream, got, v);
+      expect_matches_gold(got, series);
+    }
+  }
+}
+
+TEST(RecurrenceGpuReproducible, SameBitsEveryRun) {
+  PARASOL_REQUIRE_GPU();
+  // One long series and many short ones: both the look-back and the segment flags in play.
+  std::vector<std::int64_t> lengths = many_small_segments(20000, 50, test::kSeed);
+  lengths.push_back((std::int64_t(1) << 22) + 1);
+  const Series<float> series = random_series<float>(lengths, test::kSeed + 3);
+  const std::vector<float> first = solve_gpu(series, ScanMode::reproducible).v;
+  expect_matches_gold(first, series);
+  for (int run = 1; run < 5; ++run) {
+    const std::vector<float> again = solve_gpu(series, ScanMode::reproducible).v;
+    ASSERT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0)
+        << "run " << run << " differs from run 0";
+  }
+}
+
+// 10^8 elements in float: four times the largest power of two above, so tile ids and the
+// look-back run long. Every element is compared (the gold must run through them all anyway).
+TEST(RecurrenceGpuLong, HundredMillionFloatsMatchTheGold) {
+  PARASOL_REQUIRE_GPU();
+  const std::int64_t n = 100000000;
+  const Series<float> series = random_series<float>({n}, test::kSeed);
+  const std::vector<double> gold = solve_gold(series);
+  const std::vector<double> scale = magnitude_scale(series);
+  for (const ScanMode mode : kModes) {
+    SCOPED_TRACE(case_name(mode, n));
+    const Result<float> result = solve_gpu(series, mode);
+    ASSERT_EQ(result.v.size(), static_cast<std::size_t>(n));
+    expect_samples_match_gold(result.v, gold, scale);
+    double worst = 0;
+    std::int64_t at = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double error = std::abs(static_cast<double>(result.v[i]) - gold[i]) / scale[i];
+      if (!(error <= worst)) {
+        worst = error;
+        at = i;
+        if (std::isnan(error)) break;
+      }
+    }
+    EXPECT_LE(worst, kTolerance<float>) << "worst at element " << at << ": got " << result.v[at]
+                                        << ", gold " << gold[at];
+  }
+}
+
+}  // namespace
+}  // namespace parasol::recurrence

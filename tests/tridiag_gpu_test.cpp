@@ -1,0 +1,437 @@
+// Every tridiag variant against the gold, at sizes that break kernels (1, primes, one either side
+// of a warp, a block and the variants' limits, one huge system) and batch sizes of 1, 3 and 64,
+// in float and double; the outputs start as NaN so an unwritten value cannot pass. Then the
+// failures the Solver must report, several solves before one check, every chunk and thread
+// count, and the heat march against the exact decay of a sine mode.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/tridiag.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+using Case = std::tuple<Variant, std::int64_t, std::int64_t>;  // variant, n, systems
+
+}  // namespace
+
+void PrintTo(Variant v, std::ostream* out) { *out << name(v); }
+
+namespace {
+
+constexpr std::int64_t kMostUnknowns = 4000000;  // per case: keeps the suite to seconds
+
+// The rejections the API documents (params.hpp, tridiag.hpp, docs/parameters.md): anything else
+// resolve_launch refuses is a bug, or a limit that needs documenting.
+bool documented_rejection(const Launch& l, const Dims& dims, int element_bytes) {
+  if (dims.layout != required_layout(l.variant)) return true;
+  if (l.threads < 32 || l.threads > 1024 || l.threads % 32 != 0) return true;
+  int chunk = l.chunk;
+  switch (l.variant) {
+    case Variant::pcr_warp:
+      if (dims.n > kPcrWarpMaxRows) return true;
+      if (chunk == 0) {  // n <= 32 x chunk: the smallest that holds the system
+        chunk = *std::find_if(kWarpChunks.begin(), kWarpChunks.end(),
+                              [&](int c) { return 32 * std::int64_t{c} >= dims.n; });
+      } else if (std::find(kWarpChunks.begin(), kWarpChunks.end(), chunk) == kWarpChunks.end() ||
+                 32 * std::int64_t{chunk} < dims.n) {
+        return true;
+      }
+      break;
+    case Variant::pcr_shared: return dims.n > kPcrSharedMaxRows || chunk != 0;
+    case Variant::thomas: return chunk != 0;
+    case Variant::thomas_pcr:
+      if (chunk == 0) return false;  // picked from n: always one that runs
+      if (std::find(kThomasPcrChunks.begin(), kThomasPcrChunks.end(), chunk) ==
+          kThomasPcrChunks.end())
+        return true;
+      break;
+  }
+  // A block that holds a whole system keeps its rows in registers: max_chunk_threads.
+  return dims.n <= std::int64_t{l.threads} * chunk &&
+         l.threads > max_chunk_threads(chunk, element_bytes);
+}
+
+// Whether resolve_launch takes the launch; a refusal must be an InputError the API documents.
+bool accepted(const Launch& l, const Dims& dims, int element_bytes) {
+  const std::string what = std::string(name(l.variant)) + " n " + std::to_string(dims.n) +
+                           " threads " + std::to_string(l.threads) + " chunk " +
+                           std::to_string(l.chunk) + (element_bytes == 8 ? " double" : " float");
+  try {
+    const Launch resolved = resolve_launch(l, dims, element_bytes);
+    EXPECT_FALSE(documented_rejection(l, dims, element_bytes))
+        << what << " accepted, which the documentation says cannot run";
+    EXPECT_TRUE(l.chunk == 0 || resolved.chunk == l.chunk) << what;
+    return true;
+  } catch (const InputError& e) {
+    EXPECT_TRUE(documented_rejection(l, dims, element_bytes))
+        << "undocumented rejection of " << what << ": " << e.what();
+    EXPECT_TRUE(e.key() == "method.variant" || e.key() == "method.threads" ||
+                e.key() == "method.chunk")
+        << e.what();
+    return false;
+  }
+}
+
+template <class T>
+bool accepted(const Launch& l, const Dims& dims) {
+  return accepted(l, dims, static_cast<int>(sizeof(T)));
+}
+
+// The batch on the device, and an output full of NaN.
+template <class T>
+struct DeviceBatch {
+  DeviceBatch(const Batch<T>& batch, cudaStream_t stream)
+      : size(static_cast<std::size_t>(batch.dims.size())), a(size), b(size), c(size), d(size), x(size) {
+    upload(a, batch.a, stream);
+    upload(b, batch.b, stream);
+    upload(c, batch.c, stream);
+    upload(d, batch.d, stream);
+    fill_bytes(x, 0xFF, stream);
+  }
+  static void upload(DeviceBuffer<T>& to, const std::vector<T>& from, cudaStream_t stream) {
+    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), to.bytes(), cudaMemcpyHostToDevice, stream));
+  }
+  std::vector<T> download(const DeviceBuffer<T>& from, cudaStream_t stream) const {
+    std::vector<T> out(size);
+    PARASOL_CUDA(cudaMemcpyAsync(out.data(), from.data(), from.bytes(), cudaMemcpyDeviceToHost, stream));
+    PARASOL_CUDA(cudaStreamSynchronize(stream));
+    return out;
+  }
+  void solve(Solver<T>& solver, cudaStream_t stream) {
+    solver.solve(a.data(), b.data(), c.data(), d.data(), x.data(), stream);
+  }
+  std::size_t size;
+  DeviceBuffer<T> a, b, c, d, x;
+};
+
+// Relative to max|x|. Every system has |b| >= |a| + |c| + 1, so cond(A) <= 6: double round-off
+// stays near 1e-15. PCR adds a level of rounding per halving of n, so float is allowed a few
+// ulps more for each.
+template <class T>
+double tolerance(std::int64_t n) {
+  if (std::is_same_v<T, double>) return 1e-12;
+  return 1e-5 * std::max(1.0, std::log2(static_cast<double>(n)) / 4);
+}
+
+template <class T>
+void expect_near_gold(const std::vector<T>& x, const std::vector<double>& gold, std::int64_t n,
+                      const std::string& what) {
+  ASSERT_EQ(x.size(), gold.size()) << what;
+  double scale = 0;
+  for (double g : gold) scale = std::max(scale, std::abs(g));
+  std::size_t bad = 0;
+  double worst = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double e = std::abs(static_cast<double>(x[k]) - gold[k]) / scale;
+    if (!(e <= tolerance<T>(n)) && bad++ < 3)
+      ADD_FAILURE() << what << ": element " << k << " gpu " << x[k] << " gold " << gold[k];
+    if (!(e <= worst)) worst = e;
+  }
+  EXPECT_EQ(bad, 0u) << what << ": worst relative error " << worst;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (Variant v : kVariants)
+    for (std::int64_t n : {1, 2, 3, 31, 32, 33, 255, 256, 1000, 4096, 100000})
+      for (std::int64_t systems : {1, 3, 64})
+        if (n * systems <= kMostUnknowns) cases.emplace_back(v, n, systems);
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto& [v, n, systems] = info.param;
+  std::string text = std::string(name(v)) + "_n" + std::to_string(n) + "_m" + std::to_string(systems);
+  for (char& ch : text)
+    if (ch == '-') ch = '_';
+  return text;
+}
+
+class TridiagVsGold : public ::testing::TestWithParam<Case> {
+ protected:
+  template <class T>
+  void check() {
+    const auto& [v, n, systems] = GetParam();
+    const Dims dims{n, systems, required_layout(v)};
+    const Launch launch{v, 256, 0};
+    SCOPED_TRACE(test::kSeed);
+    if (!accepted<T>(launch, dims)) {
+      EXPECT_THROW((Solver<T>{launch, dims}), InputError);
+      return;
+    }
+    const Batch<T> batch = random_batch<T>(dims, test::kSeed);
+    const std::vector<double> gold = solve_gold(batch);
+    // The Solver into a separate, NaN-filled output.
+    Stream stream;
+    DeviceBatch<T> device(batch, stream);
+    Solver<T> solver(launch, dims);
+    device.solve(solver, stream);
+    solver.check(stream);
+    expect_near_gold(device.download(device.x, stream), gold, n, "Solver");
+    // solve_gpu, which may solve in place of d.
+    expect_near_gold(solve_gpu(launch, batch).x, gold, n, "solve_gpu");
+  }
+};
+
+TEST_P(TridiagVsGold, Float) {
+  PARASOL_REQUIRE_GPU();
+  check<float>();
+}
+
+TEST_P(TridiagVsGold, Double) {
+  PARASOL_REQUIRE_GPU();
+  check<double>();
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TridiagVsGold, ::testing::ValuesIn(all_cases()), case_name);
+
+// A size each variant takes, with several systems.
+Dims dims_for(Variant v) { return {v == Variant::pcr_warp ? 100 : 300, 7, required_layout(v)}; }
+
+class TridiagVariant : public ::testing::TestWithParam<Variant> {};
+
+std::string variant_name(const ::testing::TestParamInfo<Variant>& info) {
+  std::string text(name(info.param));
+  for (char& ch : text)
+    if (ch == '-') ch = '_';
+  return text;
+}
+
+NumericalError failure_of(Solver<double>& solver, cudaStream_t stream) {
+  try {
+    solver.check(stream);
+  } catch (const NumericalError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a NumericalError";
+  return NumericalError(-1, "none");
+}
+
+TEST_P(TridiagVariant, SolvesInPlaceOfTheRightHandSide) {
+  PARASOL_REQUIRE_GPU();
+  const Dims dims = dims_for(GetParam());
+  const Batch<double> batch = random_batch<double>(dims, test::kSeed);
+  Stream stream;
+  DeviceBatch<double> device(batch, stream);
+  Solver<double> solver({GetParam(), 128, 0}, dims);
+  solver.solve(device.a.data(), device.b.data(), device.c.data(), device.d.data(),
+               device.d.data(), stream);
+  solver.check(stream);
+  expect_near_gold(device.download(device.d, stream), solve_gold(batch), dims.n, "x aliasing d");
+}
+
+TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
+  PARASOL_REQUIRE_GPU();
+  const Dims dims = dims_for(GetParam());
+  const auto at = [&](std::int64_t m, std::int64_t r) { return static_cast<std::size_t>(dims.index(m, r)); };
+  const Batch<double> good = random_batch<double>(dims, test::kSeed);
+  Stream stream;
+  Solver<double> solver({GetParam(), 256, 0}, dims);
+
+  // A zero row (singular whatever the algorithm) in system 4.
+  Batch<double> zero = good;
+  zero.b[at(4, 0)] = 0;
+  zero.c[at(4, 0)] = 0;
+  {
+    DeviceBatch<double> device(zero, stream);
+    device.solve(solver, stream);
+    const NumericalError e = failure_of(solver, stream);
+    EXPECT_EQ(e.system(), 4) << e.what();
+    EXPECT_NE(std::string(e.what()).find("system 4"), std::string::npos) << e.what();
+  }
+  // The record was cleared by the throw: a good batch now checks clean, and is right.
+  {
+    DeviceBatch<double> device(good, stream);
+    device.solve(solver, stream);
+    EXPECT_NO_THROW(solver.check(stream));
+    expect_near_gold(device.download(device.x, stream), solve_gold(good), dims.n, "after a failure");
+  }
+  // A NaN in d of system 5, and in the last row of the last system.
+  for (const auto& [m, r] : {std::pair<std::int64_t, std::int64_t>{5, 17}, {6, dims.n - 1}}) {
+    Batch<double> nan = good;
+    nan.d[at(m, r)] = std::numeric_limits<double>::quiet_NaN();
+    DeviceBatch<double> device(nan, stream);
+    device.solve(solver, stream);
+    const NumericalError e = failure_of(solver, stream);
+    EXPECT_EQ(e.system(), m) << e.what();
+  }
+  // Two failing systems: the lowest is named.
+  Batch<double> two = zero;
+  two.d[at(2, 3)] = std::numeric_limits<double>::infinity();
+  DeviceBatch<double> device(two, stream);
+  device.solve(solver, stream);
+  EXPECT_EQ(failure_of(solver, stream).system(), 2);
+}
+
+TEST_P(TridiagVariant, SeveralSolvesThenOneCheck) {
+  PARASOL_REQUIRE_GPU();
+  const Dims dims = dims_for(GetParam());
+  Stream stream;
+  Solver<double> solver({GetParam(), 256, 0}, dims);
+  std::vector<Batch<double>> batches;
+  std::vector<std::unique_ptr<DeviceBatch<double>>> devices;
+  for (std::uint64_t s = 0; s < 4; ++s) {
+    batches.push_back(random_batch<double>(dims, test::kSeed + s));
+    devices.push_back(std::make_unique<DeviceBatch<double>>(batches.back(), stream));
+    devices.back()->solve(solver, stream);  // nothing waits between the solves
+  }
+  EXPECT_NO_THROW(solver.check(stream));
+  for (std::size_t s = 0; s < batches.size(); ++s)
+    expect_near_gold(devices[s]->download(devices[s]->x, stream), solve_gold(batches[s]), dims.n,
+                     "solve " + std::to_string(s));
+
+  // A failure in the second of three solves is still reported at the check after the third.
+  Batch<double> bad = batches[1];
+  bad.b[static_cast<std::size_t>(dims.index(3, 0))] = 0;
+  bad.c[static_cast<std::size_t>(dims.index(3, 0))] = 0;
+  DeviceBatch<double> bad_device(bad, stream);
+  devices[0]->solve(solver, stream);
+  bad_device.solve(solver, stream);
+  devices[2]->solve(solver, stream);
+  EXPECT_EQ(failure_of(solver, stream).system(), 3);
+  EXPECT_NO_THROW(solver.check(stream)) << "the record is cleared";
+}
+
+// Every chunk (0 as well) and 64, 256 and 1024 threads, on 5 systems of 1000 rows: long chunks
+// of doubles are where a block runs out of registers.
+template <class T>
+void every_chunk_and_thread_count(Variant v) {
+  const Dims dims{1000, 5, required_layout(v)};
+  std::vector<int> chunks{0};
+  if (v == Variant::pcr_warp) chunks.insert(chunks.end(), kWarpChunks.begin(), kWarpChunks.end());
+  if (v == Variant::thomas_pcr)
+    chunks.insert(chunks.end(), kThomasPcrChunks.begin(), kThomasPcrChunks.end());
+  const Batch<T> batch = random_batch<T>(dims, test::kSeed);
+  const std::vector<double> gold = solve_gold(batch);
+  Stream stream;
+  int ran = 0;
+  for (int threads : {64, 256, 1024})
+    for (int chunk : chunks) {
+      const Launch launch{v, threads, chunk};
+      if (!accepted<T>(launch, dims)) continue;
+      const std::string what = std::string(sizeof(T) == 8 ? "double, " : "float, ") +
+                               std::to_string(threads) + " threads, chunk " + std::to_string(chunk);
+      DeviceBatch<T> device(batch, stream);
+      Solver<T> solver(launch, dims);
+      try {
+        device.solve(solver, stream);
+        solver.check(stream);
+      } catch (const CudaError& e) {
+        ADD_FAILURE() << what << ": accepted by resolve_launch but " << e.what();
+        if (e.sticky()) throw;
+        continue;
+      }
+      expect_near_gold(device.download(device.x, stream), gold, dims.n, what);
+      ++ran;
+    }
+  // pcr-warp cannot take 1000 rows; every other variant runs at each thread count at least.
+  if (v == Variant::pcr_warp) {
+    EXPECT_EQ(ran, 0);
+  } else {
+    EXPECT_GE(ran, 3);
+  }
+}
+
+TEST_P(TridiagVariant, EveryChunkAndThreadCount) {
+  PARASOL_REQUIRE_GPU();
+  every_chunk_and_thread_count<float>(GetParam());
+  every_chunk_and_thread_count<double>(GetParam());
+}
+
+// On a size every variant takes, pcr-warp's chunks too.
+TEST(TridiagWarp, EveryChunkThatFits) {
+  PARASOL_REQUIRE_GPU();
+  const Dims dims{100, 9, Layout::contiguous};
+  const Batch<double> batch = random_batch<double>(dims, test::kSeed);
+  const std::vector<double> gold = solve_gold(batch);
+  Stream stream;
+  for (int threads : {64, 256, 1024})
+    for (int chunk : {0, 1, 2, 4}) {
+      const Launch launch{Variant::pcr_warp, threads, chunk};
+      if (!accepted<double>(launch, dims)) continue;
+      EXPECT_EQ(chunk, chunk == 0 ? 0 : 4) << "100 rows need 4 rows per lane";
+      DeviceBatch<double> device(batch, stream);
+      Solver<double> solver(launch, dims);
+      device.solve(solver, stream);
+      solver.check(stream);
+      expect_near_gold(device.download(device.x, stream), gold, dims.n, std::to_string(threads));
+    }
+}
+
+// The heat march: a sine mode decays by exactly sine_decay_per_step a step.
+template <class T>
+void expect_exact_decay(Variant v, double tolerance_per_step) {
+  Heat heat;
+  heat.points = 100;
+  heat.grids = 33;
+  heat.steps = 25;
+  heat.lambda = 0.2;
+  heat.mode = 3;
+  const HeatResult<T> r = march_heat_gpu<T>(heat, {v, 256, 0});
+  const std::vector<T> start = heat_initial<T>(heat);
+  const double factor = std::pow(sine_decay_per_step(heat), static_cast<double>(heat.steps));
+  ASSERT_EQ(r.u.size(), start.size());
+  double worst = 0;
+  for (std::size_t k = 0; k < start.size(); ++k)
+    worst = std::max(worst, std::abs(static_cast<double>(r.u[k]) -
+                                     factor * static_cast<double>(start[k])));
+  // Relative to the mode's amplitude now; the errors of the steps at most add.
+  EXPECT_LE(worst / factor, tolerance_per_step * static_cast<double>(heat.steps)) << name(v);
+  EXPECT_GT(r.timings.compute, 0.0);
+  EXPECT_GT(r.solve_seconds, 0.0);
+  EXPECT_LE(r.solve_seconds, r.timings.compute * 1.01 + 1e-5);  // a part of the whole, by events
+}
+
+TEST_P(TridiagVariant, HeatSineDecaysExactly) {
+  PARASOL_REQUIRE_GPU();
+  // cond(A) <= (4 + lambda) / lambda = 21 for this step.
+  expect_exact_decay<float>(GetParam(), 21 * 64 * std::numeric_limits<float>::epsilon());
+  expect_exact_decay<double>(GetParam(), 1e-13);
+}
+
+TEST_P(TridiagVariant, HeatMatchesTheGoldWithEnds) {
+  PARASOL_REQUIRE_GPU();
+  Heat heat;
+  heat.points = 77;
+  heat.grids = 10;
+  heat.steps = 12;
+  heat.lambda = 0.5;
+  heat.initial = Initial::random;
+  heat.left = 1;
+  heat.right = -2;
+  heat.seed = test::kSeed;
+  const std::vector<double> gold = march_heat_gold(heat);
+  const HeatResult<double> r = march_heat_gpu<double>(heat, {GetParam(), 64, 0});
+  double worst = 0;
+  for (std::size_t k = 0; k < gold.size(); ++k) worst = std::max(worst, std::abs(r.u[k] - gold[k]));
+  EXPECT_LE(worst, 1e-12) << name(GetParam());
+
+  heat.steps = 0;
+  EXPECT_EQ(march_heat_gpu<double>(heat, {GetParam(), 64, 0}).u, heat_initial<double>(heat));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TridiagVariant, ::testing::ValuesIn(kVariants), variant_name);
+
+TEST(TridiagHeatGpu, RefusesALaunchBeforeMarching) {
+  PARASOL_REQUIRE_GPU();
+  Heat heat;
+  heat.points = 1000;
+  heat.grids = 2;
+  EXPECT_THROW(march_heat_gpu<float>(heat, {Variant::pcr_warp, 256, 0}), InputError);
+}
+
+}  // namespace
+}  // namespace parasol::tridiag

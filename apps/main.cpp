@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
   run_cmd->footer(
-      "The file's `solver` key picks the solver (laplace3d, montecarlo). Every key, its type and "
+      "The file's `solver` key picks the solver (laplace3d, montecarlo, coulomb, tridiag, recurrence). Every key, its type and "
       "default: docs/parameters.md. Exit status: 0 done, 2 bad input (one line naming file, key "
       "and what was expected; nothing written), 1 any other failure.");
 

@@ -42,38 +42,31 @@ namespace scan_detail {
 inline constexpr unsigned kAllLanes = 0xffffffffu;
 
 // Shuffles of any trivially copyable value, one 32-bit word at a time.
-template <class V>
-__device__ inline V shuffle_up(const V& v, int delta) {
+template <class V, class Shuffle>
+__device__ inline V shuffle_words(const V& v, Shuffle&& shuffle_word) {
   static_assert(sizeof(V) % 4 == 0, "scan values must be whole 32-bit words");
   unsigned w[sizeof(V) / 4];
   memcpy(w, &v, sizeof(V));
 #pragma unroll
-  for (unsigned& x : w) x = __shfl_up_sync(kAllLanes, x, delta);
+  for (unsigned& x : w) x = shuffle_word(x);
   V out;
   memcpy(&out, w, sizeof(V));
   return out;
+}
+
+template <class V>
+__device__ inline V shuffle_up(const V& v, int delta) {
+  return shuffle_words(v, [&](unsigned x) { return __shfl_up_sync(kAllLanes, x, delta); });
 }
 
 template <class V>
 __device__ inline V shuffle_down(const V& v, int delta) {
-  unsigned w[sizeof(V) / 4];
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (unsigned& x : w) x = __shfl_down_sync(kAllLanes, x, delta);
-  V out;
-  memcpy(&out, w, sizeof(V));
-  return out;
+  return shuffle_words(v, [&](unsigned x) { return __shfl_down_sync(kAllLanes, x, delta); });
 }
 
 template <class V>
 __device__ inline V shuffle(const V& v, int lane) {
-  unsigned w[sizeof(V) / 4];
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (unsigned& x : w) x = __shfl_sync(kAllLanes, x, lane);
-  V out;
-  memcpy(&out, w, sizeof(V));
-  return out;
+  return shuffle_words(v, [&](unsigned x) { return __shfl_sync(kAllLanes, x, lane); });
 }
 
 // Inclusive scan across the warp's lanes, lower lanes earlier.

@@ -7,9 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages the build needs (the CUDA toolkit itself is expected at /usr/local/cuda);
-# apbs gives the tests its multivalue tool, which reads coulomb's OpenDX maps back.
+# apbs gives the tests its multivalue tool, which reads coulomb's OpenDX maps back, and
+# python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test.
 packages=(cmake ninja-build g++ libhdf5-dev libcli11-dev libtomlplusplus-dev libgtest-dev
-          libbenchmark-dev apbs)
+          libbenchmark-dev apbs python3-h5py python3-matplotlib)
 
 install_missing() {
   local missing=()

@@ -2,9 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "apps/check.hpp"
+#include "apps/io/autotune.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
@@ -15,6 +18,7 @@
 #include "kernels/validate.hpp"
 #include "kernels/event.hpp"
 #include "kernels/stream.hpp"
+#include "parasol/version.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
 
 namespace parasol::app {
@@ -32,8 +36,45 @@ struct SweepParams {
   std::int64_t check_iterations = 4;
 };
 
+// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
+// not a Variant; the sweep's list of variants (kVariants) never holds it.
+constexpr std::string_view kAutoVariant = "auto";
+
+// What the file says. With method.variant = "auto" the variant and block are chosen at run time
+// for the device that runs them (choose_automatic); until then `params` holds the defaults.
+struct Input {
+  Params params;
+  SweepParams sweep;
+  bool automatic = false;
+};
+
+// Where the variant and block that ran came from, for the summary line and /method.
+struct MethodSource {
+  std::string chosen_by = "parameters";  // or "autotune", or "default": "auto" found no choice
+  std::filesystem::path autotune_file;   // where "auto" looked
+};
+
+// method.variant and method.block; true for "auto". The autotune choice brings its own block, so
+// with "auto" the file's block is read but not used (nor checked against a variant): then
+// `parasol run FILE method.variant=auto` works on a file written for one variant. The summary
+// line and /method say which block ran.
+bool read_method(io::ParamTable& t, Params& p) {
+  const Params d;
+  const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
+  const Shape block = t.get_shape("method.block", d.block);
+  if (variant == kAutoVariant) return true;
+  try {
+    p.variant = laplace3d::parse_variant(variant);
+  } catch (const InputError& e) {
+    throw InputError(t.source_of("method.variant"), "method.variant",
+                     e.expected() + ", or \"auto\"");
+  }
+  p.block = block;
+  return false;
+}
+
 // Every key laplace3d accepts is read here, so anything else in the file is unknown.
-Params read_params(io::ParamTable& t) {
+Params read_params(io::ParamTable& t, bool& automatic) {
   const Params d;
   Params p;
   p.grid.nx = t.get_int("grid.nx");
@@ -53,9 +94,7 @@ Params read_params(io::ParamTable& t) {
   p.max_iterations = t.get_int("iteration.max_iterations");
   p.tolerance = t.get_double("iteration.tolerance", d.tolerance);
   p.check_every = t.get_int("iteration.check_every", d.check_every);
-  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
-                             laplace3d::parse_variant);
-  p.block = t.get_shape("method.block", d.block);
+  automatic = read_method(t, p);
   p.precision = io::get_choice(t, "method.precision", std::string(name(d.precision)),
                                laplace3d::parse_precision);
 
@@ -83,12 +122,57 @@ SweepParams read_sweep_params(io::ParamTable& t) {
 }
 
 // Reads and checks everything the file says; names the file (or the command line) and the key.
-std::pair<Params, SweepParams> read_all(io::ParamTable& t) {
-  Params p = read_params(t);
-  SweepParams s = read_sweep_params(t);
+Input read_all(io::ParamTable& t) {
+  Input in;
+  in.params = read_params(t, in.automatic);
+  in.sweep = read_sweep_params(t);
   t.reject_unknown_keys();
-  io::with_sources(t, [&] { p.validate(); });
-  return {p, s};
+  io::with_sources(t, [&] { in.params.validate(); });
+  return in;
+}
+
+io::AutotuneKey autotune_key(const Params& p, const DeviceInfo& device) {
+  return {device.name, device.compute_capability(), "laplace3d", {p.grid.nx, p.grid.ny, p.grid.nz},
+          std::string(name(p.precision))};
+}
+
+// method.variant = "auto": the choice `parasol sweep --autotune` stored for this device, grid and
+// precision. Without one, Params' defaults (zreg and its default block) and a note on stderr:
+// a run need not wait for a sweep, and the note says how to make one.
+MethodSource choose_automatic(Params& p, const std::filesystem::path& given) {
+  MethodSource source{"autotune", io::autotune_path(given)};
+  const io::AutotuneFile file = io::AutotuneFile::load(source.autotune_file);
+  const io::AutotuneKey key = autotune_key(p, current_device());
+  const std::optional<io::AutotuneChoice> choice = file.find(key);
+  if (!choice) {
+    const Params d;
+    p.variant = d.variant;
+    p.block = d.block;
+    source.chosen_by = "default";
+    std::cerr << "parasol: method.variant = \"auto\": no choice for " << io::describe(key) << " in "
+              << source.autotune_file.string() << "; running " << name(p.variant) << " "
+              << to_string(p.block) << " (`parasol sweep --autotune` on this grid stores one)\n";
+    return source;
+  }
+  try {
+    p.variant = laplace3d::parse_variant(choice->variant);
+    p.block = choice->block;
+    p.validate();
+  } catch (const InputError& e) {
+    // Written by a build with other variants or shapes compiled in.
+    throw InputError(source.autotune_file.string() + ":" + std::to_string(choice->line),
+                     e.key().empty() ? "choice.variant" : "choice.block",
+                     e.expected() + " in this build; run `parasol sweep --autotune` again");
+  }
+  return source;
+}
+
+void write_method(io::ResultFile& out, const Params& p, const MethodSource& source) {
+  out.set_attribute("/method", "variant", std::string(name(p.variant)));
+  out.set_attribute("/method", "block", std::vector<std::int64_t>{p.block.x, p.block.y, p.block.z});
+  out.set_attribute("/method", "chosen_by", source.chosen_by);
+  if (!source.autotune_file.empty())
+    out.set_attribute("/method", "autotune_file", source.autotune_file.string());
 }
 
 // What only the device can tell: block limits and free memory.
@@ -120,15 +204,20 @@ void check_fits_host(const io::ParamTable& t, const Params& p, int copies) {
 
 template <class T>
 int run_typed(io::ParamTable& t, const Params& p, const RunOptions& options, Backend backend,
-              const std::filesystem::path& path) {
+              const std::filesystem::path& path, const MethodSource& source) {
   io::ResultFile out(path, options.force);
   write_parameters(out, t);
   write_provenance(out, "laplace3d", backend, options.command_line);
 
   const bool gpu = backend == Backend::gpu;
+  if (gpu) write_method(out, p, source);
+  std::string chosen;
+  if (source.chosen_by == "autotune") chosen = " (auto, from " + source.autotune_file.string() + ")";
+  if (source.chosen_by == "default") chosen = " (auto: no choice stored)";
   std::cout << "laplace3d: " << p.grid.nx << "x" << p.grid.ny << "x" << p.grid.nz << " "
             << name(p.precision) << ", "
-            << (gpu ? std::string(name(p.variant)) + " " + to_string(p.block) + " on " + current_device().name
+            << (gpu ? std::string(name(p.variant)) + " " + to_string(p.block) + chosen + " on " +
+                          current_device().name
                     : std::string("CPU gold solver"))
             << ", up to " << p.max_iterations << " iterations\n";
   laplace3d::Result<T> result;
@@ -183,21 +272,24 @@ int run_typed(io::ParamTable& t, const Params& p, const RunOptions& options, Bac
 }
 
 int run(io::ParamTable& t, const RunOptions& options) {
-  const auto [p, sweep] = read_all(t);
-  (void)sweep;
+  Input in = read_all(t);
+  Params& p = in.params;
   const Backend backend = resolve_backend(options.backend);
+  // The CPU gold solver has no variants, so "auto" is looked up only for a GPU run.
+  MethodSource source;
+  if (backend == Backend::gpu && in.automatic) source = choose_automatic(p, options.autotune_file);
   if (backend == Backend::gpu) check_fits_device(t, p);
   // The host holds the initial field and the result, and the gold two fields of its own.
   check_fits_host(t, p, backend == Backend::gpu ? 2 : 3);
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
   return p.precision == laplace3d::Precision::single
-             ? run_typed<float>(t, p, options, backend, path)
-             : run_typed<double>(t, p, options, backend, path);
+             ? run_typed<float>(t, p, options, backend, path, source)
+             : run_typed<double>(t, p, options, backend, path, source);
 }
 
 template <class T>
 int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const SweepOptions& options,
-                const std::filesystem::path& path) {
+                const std::filesystem::path& path, const std::filesystem::path& autotune_file) {
   io::ResultFile out(path, options.force);
   write_parameters(out, t);
   write_provenance(out, "laplace3d", Backend::gpu, options.command_line);
@@ -206,8 +298,9 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
   const double sweep_bytes = laplace3d::bytes_per_sweep(p.grid, element);
   // The copy moves as many bytes as one sweep, so cache effects are alike for both.
   const double copy = measure_copy_bandwidth(static_cast<std::size_t>(sweep_bytes / 2));
+  const DeviceInfo device = current_device();
   std::cout << "laplace3d sweep: " << p.grid.nx << "x" << p.grid.ny << "x" << p.grid.nz << " "
-            << name(p.precision) << " on " << current_device().name << "; device-to-device copy "
+            << name(p.precision) << " on " << device.name << "; device-to-device copy "
             << copy * 1e-9 << " GB/s\n";
 
   const std::vector<T> initial = laplace3d::initial_field<T>(p);
@@ -228,6 +321,10 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
                       {"gb_per_s", "GB/s", 9, 1},
                       {"percent_of_copy", "% copy", 7, 1},
                       {"max_abs_diff", "max|diff|", 11, 3, 'g'}});
+  // The fastest configuration that agreed with the gold, for --autotune.
+  std::optional<io::AutotuneChoice> fastest;
+  double fastest_seconds = 0;
+  std::int64_t timed = 0;
   Stream stream;
   for (Variant v : s.variants) {
     std::vector<Shape> shapes = laplace3d::compiled_shapes(v);
@@ -251,10 +348,22 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
         seconds.push_back(timer.seconds() / static_cast<double>(s.iterations));
       }
       const double per_sweep = median(seconds);
-      table.add({std::string(name(v)), to_string(block), per_sweep,
-                 1e-9 * static_cast<double>(p.grid.points()) / per_sweep,
-                 1e-9 * sweep_bytes / per_sweep, 100.0 * sweep_bytes / per_sweep / copy, diff},
-                per_sweep, diff <= tolerance);
+      const double gpoints = 1e-9 * static_cast<double>(p.grid.points()) / per_sweep;
+      const double gb = 1e-9 * sweep_bytes / per_sweep;
+      const double percent = 100.0 * sweep_bytes / per_sweep / copy;
+      const bool passed = diff <= tolerance;
+      table.add({std::string(name(v)), to_string(block), per_sweep, gpoints, gb, percent, diff},
+                per_sweep, passed);
+      ++timed;
+      if (passed && (!fastest || per_sweep < fastest_seconds)) {
+        fastest_seconds = per_sweep;
+        fastest = io::AutotuneChoice{};
+        fastest->variant = name(v);
+        fastest->block = block;
+        fastest->gpoints_per_s = gpoints;
+        fastest->gb_per_s = gb;
+        fastest->percent_of_copy = percent;
+      }
     }
   }
   if (table.empty())
@@ -267,11 +376,34 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
   out.set_attribute("/sweep", "check_tolerance", tolerance);
   out.commit();
   std::cout << "  wrote " << path.string() << "\n";
+
+  if (!autotune_file.empty()) {
+    if (!fastest) {
+      std::cerr << "parasol: --autotune: no configuration agreed with the gold; nothing stored in "
+                << autotune_file.string() << "\n";
+      return 1;
+    }
+    fastest->key = autotune_key(p, device);
+    fastest->timed = timed;
+    fastest->date = utc_now();
+    fastest->sweep_file = std::filesystem::absolute(path).string();
+    fastest->parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
+    // Read again rather than reuse the copy read at the start: another sweep may have stored a
+    // choice for another grid meanwhile.
+    io::AutotuneFile file = io::AutotuneFile::load(autotune_file);
+    file.put(*fastest);
+    file.save();
+    std::cout << "  autotune: " << fastest->variant << " " << to_string(fastest->block)
+              << " stored for " << io::describe(fastest->key) << " in " << autotune_file.string()
+              << "\n";
+  }
   return table.all_passed() ? 0 : 1;
 }
 
 int sweep(io::ParamTable& t, const SweepOptions& options) {
-  const auto [p, s] = read_all(t);
+  const Input in = read_all(t);
+  const Params& p = in.params;
+  const SweepParams& s = in.sweep;
   for (const Shape& b : s.blocks) {
     bool compiled = false;
     for (Variant v : s.variants) {
@@ -282,12 +414,19 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
       throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
                        "block " + to_string(b) + " is not compiled in for any listed variant");
   }
+  // The autotune file is read now, so one that cannot be used fails before any timing.
+  std::filesystem::path autotune_file;
+  if (options.autotune) {
+    autotune_file = io::autotune_path(options.autotune_file);
+    (void)io::AutotuneFile::load(autotune_file);
+  }
   std::string reason;
   if (!gpu_available(&reason)) throw Error("parasol sweep times GPU kernels and needs a device: " + reason);
   check_fits_device(t, p);
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  return p.precision == laplace3d::Precision::single ? sweep_typed<float>(t, p, s, options, path)
-                                                     : sweep_typed<double>(t, p, s, options, path);
+  return p.precision == laplace3d::Precision::single
+             ? sweep_typed<float>(t, p, s, options, path, autotune_file)
+             : sweep_typed<double>(t, p, s, options, path, autotune_file);
 }
 
 }  // namespace

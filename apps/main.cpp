@@ -46,10 +46,14 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
+  run_cmd->add_option("--autotune-file", run.autotune_file,
+                      "Where laplace3d's method.variant = \"auto\" looks up its variant and block "
+                      "(default: as for `sweep --autotune`)");
   run_cmd->footer(
-      "The file's `solver` key picks the solver (laplace3d, montecarlo, coulomb, tridiag, recurrence). Every key, its type and "
-      "default: docs/parameters.md. Exit status: 0 done, 2 bad input (one line naming file, key "
-      "and what was expected; nothing written), 1 any other failure.");
+      "The file's `solver` key picks the solver (laplace3d, montecarlo, coulomb, tridiag, "
+      "recurrence, fftconv). Every key, its type and default: docs/parameters.md. Exit status: 0 "
+      "done, 2 bad input (one line naming file, key and what was expected; nothing written), 1 any "
+      "other failure.");
 
   app::SweepOptions sweep;
   CLI::App* sweep_cmd = cli.add_subcommand(
@@ -61,6 +65,21 @@ int main(int argc, char** argv) {
                         "Parameter overrides key=value, checked like the file (e.g. grid.nx=256)");
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
+  CLI::Option* autotune = sweep_cmd->add_flag(
+      "--autotune", sweep.autotune,
+      "laplace3d: also store the fastest variant and block that agreed with the gold, for this "
+      "grid, precision and device, in the autotune file; `parasol run` uses it for "
+      "method.variant = \"auto\"");
+  sweep_cmd->add_option("--autotune-file", sweep.autotune_file,
+                        "Autotune file (default: $PARASOL_AUTOTUNE_FILE, else "
+                        "$XDG_CACHE_HOME/parasol/autotune.toml, else "
+                        "~/.cache/parasol/autotune.toml)")
+      ->needs(autotune);
+  sweep_cmd->footer(
+      "The autotune file holds one choice per device, solver, grid and precision: a sweep of the "
+      "same replaces its choice and keeps the others. Plots of a laplace3d sweep: "
+      "python3 docs/plots/plot_sweep.py SWEEP.h5 FOLDER. Exit status: 0 every configuration agreed "
+      "with the gold, 1 one did not (or no device), 2 bad input.");
 
   CLI::App* info_cmd = cli.add_subcommand(
       "info", "Describe the device and measure its device-to-device copy bandwidth now.");

@@ -19,6 +19,7 @@ struct RunOptions {
   Backend backend = Backend::automatic;
   bool force = false;            // overwrite an existing output
   std::string command_line;      // as typed, for provenance
+  std::filesystem::path autotune_file;  // empty: io::autotune_path's default
 };
 
 struct SweepOptions {
@@ -26,6 +27,8 @@ struct SweepOptions {
   std::filesystem::path output;  // empty: <params stem>-sweep.h5 in the current folder
   bool force = false;
   std::string command_line;
+  bool autotune = false;  // store the fastest passing configuration in the autotune file
+  std::filesystem::path autotune_file;  // empty: io::autotune_path's default
 };
 
 // The backend a run uses: `automatic` becomes gpu when a device is present, else cpu (and says

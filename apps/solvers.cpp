@@ -6,7 +6,7 @@ namespace parasol::app {
 
 const std::vector<SolverApp>& solver_apps() {
   static const std::vector<SolverApp> apps{laplace3d_app(), montecarlo_app(), coulomb_app(),
-                                                tridiag_app(), recurrence_app()};
+                                                tridiag_app(), recurrence_app(), fftconv_app()};
   return apps;
 }
 

@@ -28,5 +28,6 @@ SolverApp laplace3d_app();
 SolverApp montecarlo_app();
 SolverApp tridiag_app();
 SolverApp recurrence_app();
+SolverApp fftconv_app();
 
 }  // namespace parasol::app

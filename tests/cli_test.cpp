@@ -6,7 +6,9 @@
 #include <fstream>
 #include <thread>
 
+#include "apps/io/autotune.hpp"
 #include "apps/io/result_file.hpp"
+#include "solvers/laplace3d/shapes.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -64,6 +66,7 @@ TEST_F(Cli, HelpAnswersEverywhere) {
     EXPECT_TRUE(contains(r.output, "Usage")) << r.output;
   }
   EXPECT_TRUE(contains(test::run_shell(kExe + " run --help").output, "--check"));
+  EXPECT_TRUE(contains(test::run_shell(kExe + " sweep --help").output, "--autotune"));
   EXPECT_EQ(test::run_shell(kExe + " frobnicate").status, 2);
 }
 
@@ -258,7 +261,9 @@ TEST_F(Cli, SweepTablesEveryVariantAndShape) {
   EXPECT_TRUE(contains(r.output, "fastest")) << r.output;
   io::ResultReader h5(dir_ / "s.h5");
   const auto variants = h5.read_strings("/sweep/variant");
-  EXPECT_EQ(variants.size(), 11u);  // 4 zmarch + 3 block3d + 4 zreg shapes
+  std::size_t rows = 0;  // one per variant and compiled shape
+  for (laplace3d::Variant v : laplace3d::kVariants) rows += laplace3d::compiled_shapes(v).size();
+  EXPECT_EQ(variants.size(), rows);
   for (std::int64_t passed : h5.read_ints("/sweep/passed")) EXPECT_EQ(passed, 1);
 }
 
@@ -270,6 +275,159 @@ TEST_F(Cli, SweepChecksOverridesLikeRun) {
   EXPECT_TRUE(contains(r.output, "command line: sweep.repeets: unknown key; did you mean sweep.repeats?"))
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "s.h5"));
+}
+
+TEST_F(Cli, AutoVariantOnTheCpuRunsTheGold) {
+  // The gold solver has no variants: "auto" is looked up only for a GPU run.
+  const auto r = run_params(small_params("[method]\nvariant = \"auto\"\n"),
+                            "--autotune-file " + quoted(dir_ / "none.toml"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "CPU gold solver")) << r.output;
+  io::ResultReader h5(dir_ / "out.h5");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/parameters", "method.variant")), "auto");
+  EXPECT_FALSE(h5.exists("/method"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "none.toml"));
+}
+
+TEST_F(Cli, AutoVariantIsAmongTheNamesAndLeavesTheFilesBlockUnchecked) {
+  expect_input_error(run_params(small_params(), "method.variant=zrge"),
+                     "variant \"zrge\" is not one of \"zmarch\", \"block3d\", \"zreg\", ");
+  expect_input_error(run_params(small_params(), "method.variant=zrge"), ", or \"auto\"");
+  // The choice brings its own block, so one written for block3d does not stop "auto".
+  const auto r = run_params(small_params("[method]\nvariant = \"zreg\"\nblock = [32, 4, 4]\n"),
+                            "method.variant=auto");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST_F(Cli, SweepAutotuneWithoutADeviceFailsCleanly) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
+  const auto params = write(dir_, "p.toml", small_params());
+  // The default place, under XDG_CACHE_HOME: nothing may be created there by a failed sweep.
+  const auto r = test::run_shell("PARASOL_AUTOTUNE_FILE= XDG_CACHE_HOME=" + quoted(dir_ / "cache") +
+                                 " " + kExe + " sweep " + quoted(params) + " --autotune -o " +
+                                 quoted(dir_ / "s.h5"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+    EXPECT_EQ(entry.path().filename(), "p.toml") << "left behind: " << entry.path();
+}
+
+TEST_F(Cli, SweepAutotuneRefusesACorruptFileBeforeTiming) {
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto autotune =
+      write(dir_, "autotune.toml", "format = \"parasol-autotune-1\"\n[[choice]\n");
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" +
+                                 " --autotune-file " + quoted(autotune) + " -o " +
+                                 quoted(dir_ / "s.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, autotune.string() + ":2: not a valid autotune file")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "s.h5"));
+}
+
+TEST_F(Cli, SweepAutotuneIsForLaplace3d) {
+  const auto params = write(dir_, "m.toml", "solver = \"montecarlo\"\n");
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" +
+                                 " --autotune-file " + quoted(dir_ / "autotune.toml"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "m.toml:1: solver: --autotune stores laplace3d's")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "autotune.toml"));
+}
+
+TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
+  PARASOL_REQUIRE_GPU();
+  const auto params = write(dir_, "p.toml", small_params("[sweep]\niterations = 3\nrepeats = 3\n"));
+  const auto autotune = dir_ / "tuned" / "autotune.toml";
+  const std::string tuned = " --autotune-file " + quoted(autotune);
+  auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" + tuned + " -o " +
+                           quoted(dir_ / "s.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "autotune: ")) << r.output;
+  const io::AutotuneFile file = io::AutotuneFile::load(autotune);
+  ASSERT_EQ(file.choices().size(), 1u);
+  const io::AutotuneChoice choice = file.choices()[0];
+  EXPECT_EQ(choice.key.solver, "laplace3d");
+  EXPECT_EQ(choice.key.grid, (std::vector<std::int64_t>{12, 10, 9}));
+  EXPECT_EQ(choice.key.precision, "float");
+  EXPECT_EQ(choice.key.device, current_device().name);
+  {
+    // The choice is the sweep's fastest row that agreed with the gold.
+    io::ResultReader h5(dir_ / "s.h5");
+    const auto variants = h5.read_strings("/sweep/variant");
+    const auto blocks = h5.read_strings("/sweep/block");
+    const auto seconds = h5.read_doubles("/sweep/median_s");
+    const auto passed = h5.read_ints("/sweep/passed");
+    std::size_t fastest = variants.size();
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      if (passed[i] == 1 && (fastest == variants.size() || seconds[i] < seconds[fastest]))
+        fastest = i;
+    ASSERT_LT(fastest, variants.size());
+    EXPECT_EQ(choice.variant, variants[fastest]);
+    EXPECT_EQ(to_string(choice.block), blocks[fastest]);
+    EXPECT_EQ(choice.timed, static_cast<std::int64_t>(variants.size()));
+  }
+
+  // The run uses the choice and says so in its result.
+  r = test::run_shell(kExe + " run " + quoted(params) + " method.variant=auto --check" + tuned +
+                      " -o " + quoted(dir_ / "auto.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  {
+    io::ResultReader h5(dir_ / "auto.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "variant")), choice.variant);
+    EXPECT_EQ(std::get<std::vector<std::int64_t>>(h5.attribute("/method", "block")),
+              (std::vector<std::int64_t>{choice.block.x, choice.block.y, choice.block.z}));
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "chosen_by")), "autotune");
+    EXPECT_LT(std::get<double>(h5.attribute("/check", "max_abs_difference")), 1e-5);
+  }
+
+  // Another grid has no choice: the defaults run, whatever block the file gives, with one note
+  // saying how to make a choice.
+  r = test::run_shell("(" + kExe + " run " + quoted(params) + " method.variant=auto grid.nx=13" +
+                      " method.block=[32,8,1]" + tuned + " -o " + quoted(dir_ / "default.h5") +
+                      " 2>&1 >/dev/null)");  // stderr alone
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "no choice for laplace3d 13x10x9 float")) << r.output;
+  EXPECT_TRUE(contains(r.output, "running zreg 64x4x1")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  {
+    io::ResultReader h5(dir_ / "default.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "variant")), "zreg");
+    EXPECT_EQ(std::get<std::vector<std::int64_t>>(h5.attribute("/method", "block")),
+              (std::vector<std::int64_t>{64, 4, 1}));
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "chosen_by")), "default");
+  }
+
+  // A sweep of that grid adds its choice and keeps the first.
+  r = test::run_shell(kExe + " sweep " + quoted(params) + " grid.nx=13 --autotune" + tuned +
+                      " -o " + quoted(dir_ / "s13.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const io::AutotuneFile merged = io::AutotuneFile::load(autotune);
+  ASSERT_EQ(merged.choices().size(), 2u);
+  EXPECT_EQ(merged.choices()[0].key, choice.key);
+}
+
+TEST_F(Cli, RunAutoRefusesAChoiceThisBuildCannotRun) {
+  PARASOL_REQUIRE_GPU();
+  const DeviceInfo device = current_device();
+  const auto params = write(dir_, "p.toml", small_params("[method]\nvariant = \"auto\"\n"));
+  io::AutotuneFile file = io::AutotuneFile::load(dir_ / "autotune.toml");
+  io::AutotuneChoice choice;
+  choice.key = {device.name, device.compute_capability(), "laplace3d", {12, 10, 9}, "float"};
+  choice.variant = "warp9";  // from a build with other variants
+  choice.block = {32, 8, 1};
+  file.put(choice);
+  file.save();
+  const int line = io::AutotuneFile::load(dir_ / "autotune.toml").choices()[0].line;
+  const auto r = test::run_shell(kExe + " run " + quoted(params) + " --autotune-file " +
+                                 quoted(dir_ / "autotune.toml") + " -o " + quoted(dir_ / "out.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "autotune.toml:" + std::to_string(line) +
+                                     ": choice.variant: variant \"warp9\" is not one of"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "run `parasol sweep --autotune` again")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out.h5"));
 }
 
 TEST_F(Cli, InfoDescribesTheDeviceOrItsAbsence) {

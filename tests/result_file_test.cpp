@@ -386,6 +386,102 @@ TEST_F(ResultFileTest, ReaderAcceptsVariableLengthStrings) {
   EXPECT_EQ(reader.read_strings("/names"), (std::vector<std::string>{"alpha", ""}));
 }
 
+// A streamed result: a dataset made at its full length, then written in parts.
+TEST_F(ResultFileTest, DatasetWrittenInPartsRoundTripsBitForBit) {
+  const unsigned seed = 11;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto u = random_field<float>(700001, seed);
+  {
+    ResultFile file(out(), false);
+    file.create_dataset<float>("/streamed/y", u.size());
+    // Parts of awkward sizes: one ends inside a 2^18-element chunk and the next finishes it.
+    std::uint64_t offset = 0;
+    for (const std::uint64_t part : {1, 262142, 262146, 99999}) {
+      file.write_slab("/streamed/y", offset, u.data() + offset, part);
+      offset += part;
+    }
+    file.write_slab("/streamed/y", offset, u.data() + offset, u.size() - offset);
+    file.write_slab("/streamed/y", u.size(), u.data(), 0);  // nothing, at the very end
+    file.commit();
+  }
+  const ResultReader reader(out());
+  EXPECT_EQ(reader.dims("/streamed/y"), (std::vector<std::uint64_t>{700001}));
+  EXPECT_TRUE(same_bits(reader.read_floats("/streamed/y"), u));
+  const Layout layout = layout_of(out(), "/streamed/y");
+  EXPECT_EQ(layout.chunk, (std::vector<hsize_t>{1 << 18}));  // 1 MiB of floats
+  EXPECT_EQ(layout.filters, 2);
+}
+
+TEST_F(ResultFileTest, PartsMayComeInAnyOrderAndUnwrittenElementsReadZero) {
+  const std::vector<double> u{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  {
+    ResultFile file(out(), false);
+    // Chunked however short: a dataset written in parts may be written a part at a time.
+    file.create_dataset<double>("/y", 10);
+    file.write_slab("/y", 6, u.data() + 6, 4);
+    file.write_slab("/y", 0, u.data(), 3);
+    file.write_field("/grid", u.data(), {2, 5});
+    const std::string past = error_from([&] { file.write_slab("/y", 8, u.data(), 3); });
+    EXPECT_NE(past.find("/y: elements 8 + 3 are past its end, 10"), std::string::npos) << past;
+    const std::string flat = error_from([&] { file.write_slab("/grid", 0, u.data(), 1); });
+    EXPECT_NE(flat.find("/grid: write_slab needs a 1D dataset"), std::string::npos) << flat;
+    EXPECT_THROW(file.create_dataset<float>("/none", 0), Error);
+    EXPECT_THROW(file.create_dataset<float>("/y", 4), Error) << "it exists already";
+    file.commit();
+  }
+  const ResultReader reader(out());
+  EXPECT_TRUE(reader.is_chunked("/y"));
+  EXPECT_EQ(reader.read_doubles("/y"), (std::vector<double>{1, 2, 3, 0, 0, 0, 7, 8, 9, 10}));
+  EXPECT_FALSE(reader.exists("/none"));
+}
+
+TEST_F(ResultFileTest, ReadSlabReadsARangeWithReadDatasetsChecks) {
+  const auto u = random_field<float>(100000, 17);
+  const std::vector<std::int64_t> counts{4, -5, 6, 7};
+  {
+    ResultFile file(out(), false);
+    file.write_field("/u", u.data(), {u.size()});  // chunked: 100000 elements
+    file.write_field("/grid", u.data(), {3, 4});
+    file.write_column("/counts", counts);
+    file.write_column("/names", std::vector<std::string>{"a"});
+    file.commit();
+  }
+  const ResultReader reader(out());
+  const std::vector<float> part = reader.read_slab<float>("/u", 70001, 999);
+  EXPECT_TRUE(same_bits(part, std::vector<float>(u.begin() + 70001, u.begin() + 71000)));
+  const std::vector<double> widened = reader.read_slab<double>("/u", 99990, 10);
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(widened[i], static_cast<double>(u[99990 + i]));
+  EXPECT_TRUE(reader.read_slab<float>("/u", 100000, 0).empty());
+  EXPECT_EQ(reader.read_slab<std::int64_t>("/counts", 1, 2), (std::vector<std::int64_t>{-5, 6}));
+  EXPECT_EQ(reader.read_slab<double>("/counts", 3, 1), (std::vector<double>{7}));
+
+  const auto expect_input_error = [&](auto call, const std::string& part_of_message) {
+    try {
+      call();
+      ADD_FAILURE() << "expected InputError: " << part_of_message;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), out().string());
+      EXPECT_NE(std::string(e.what()).find(part_of_message), std::string::npos) << e.what();
+    }
+  };
+  expect_input_error([&] { reader.read_slab<float>("/u", 99990, 11); },
+                     "/u: holds 100000 elements; expected at least 99990 + 11");
+  expect_input_error([&] { reader.read_slab<float>("/grid", 0, 1); },
+                     "/grid: expected a dataset of rank 1, got rank 2 (3 x 4)");
+  expect_input_error([&] { reader.read_slab<float>("/nope", 0, 1); }, "/nope: no such dataset");
+  expect_input_error([&] { reader.read_slab<float>("/names", 0, 1); },
+                     "/names: expected a dataset of numbers");
+  expect_input_error([&] { reader.read_slab<std::int64_t>("/u", 0, 1); },
+                     "/u: expected a dataset of integers");
+
+  // The extent alone, with the same checks.
+  EXPECT_EQ(reader.dataset_dims<float>("/grid"), (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_EQ(reader.dataset_dims<double>("/u", {1}), (std::vector<std::uint64_t>{100000}));
+  expect_input_error([&] { reader.dataset_dims<float>("/grid", {1, 3}); },
+                     "expected a dataset of rank 1 or 3, got rank 2 (3 x 4)");
+  expect_input_error([&] { reader.dataset_dims<float>("/names"); }, "dataset of numbers");
+}
+
 TEST_F(ResultFileTest, ExistingOutputWithoutForceIsAnInputErrorAndStaysUntouched) {
   { std::ofstream(out()) << "precious"; }
   try {

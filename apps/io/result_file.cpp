@@ -316,6 +316,32 @@ struct DatasetWrite {
   const void* data;
 };
 
+// A new dataset of `dims`, with the groups on its path. Chunked (and compressed) ones are laid
+// out by chunk_dims.
+Handle new_dataset(hid_t file_id, const std::string& file, const std::string& path,
+                   const std::vector<hsize_t>& dims, hid_t file_type, std::size_t element_bytes,
+                   bool chunked) {
+  Handle space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                         H5Sclose, file, "H5Screate_simple", path);
+  Handle dcpl =
+      checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate", "dataset creation");
+  if (chunked) {
+    const std::vector<hsize_t> chunk = chunk_dims(dims, element_bytes);
+    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), file,
+          "H5Pset_chunk", path);
+    // Shuffling bytes by significance first lets deflate find the slowly varying exponents;
+    // level 4 gets nearly all of level 9's ratio at a fraction of its time.
+    check(H5Pset_shuffle(dcpl.get()), file, "H5Pset_shuffle", path);
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
+      check(H5Pset_deflate(dcpl.get(), 4), file, "H5Pset_deflate", path);
+  }
+  check_parents_are_groups(file_id, file, path);
+  Handle lcpl = link_properties(file);
+  return checked(H5Dcreate2(file_id, path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(),
+                            H5P_DEFAULT),
+                 H5Dclose, file, "H5Dcreate2", path);
+}
+
 void write_dataset(hid_t file_id, const std::string& file, const std::string& dataset_path,
                    const std::vector<hsize_t>& dims, const DatasetWrite& what) {
   const std::string path = normalized(dataset_path);
@@ -328,45 +354,51 @@ void write_dataset(hid_t file_id, const std::string& file, const std::string& da
   }
   if (count != 0 && what.data == nullptr) throw Error(file + ": " + path + ": no data");
 
-  Handle space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                         H5Sclose, file, "H5Screate_simple", path);
-  Handle dcpl =
-      checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate", "dataset creation");
-  if (count >= kChunkedFromElements) {
-    const std::vector<hsize_t> chunk = chunk_dims(dims, what.element_bytes);
-    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), file,
-          "H5Pset_chunk", path);
-    // Shuffling bytes by significance first lets deflate find the slowly varying exponents;
-    // level 4 gets nearly all of level 9's ratio at a fraction of its time.
-    check(H5Pset_shuffle(dcpl.get()), file, "H5Pset_shuffle", path);
-    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
-      check(H5Pset_deflate(dcpl.get(), 4), file, "H5Pset_deflate", path);
-  }
-  check_parents_are_groups(file_id, file, path);
-  Handle lcpl = link_properties(file);
-  Handle dataset = checked(H5Dcreate2(file_id, path.c_str(), what.file_type, space.get(),
-                                      lcpl.get(), dcpl.get(), H5P_DEFAULT),
-                           H5Dclose, file, "H5Dcreate2", path);
+  Handle dataset = new_dataset(file_id, file, path, dims, what.file_type, what.element_bytes,
+                               count >= kChunkedFromElements);
   // H5Dwrite refuses a null buffer even for no elements, and there is nothing to write.
   if (count != 0)
     check(H5Dwrite(dataset.get(), what.memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, what.data),
           file, "H5Dwrite", path);
 }
 
+// How numbers of type T are stored (little-endian, whatever this machine is) and held in memory.
+template <class T>
+DatasetWrite number_types(const T* data) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                std::is_same_v<T, std::int64_t>);
+  if constexpr (std::is_same_v<T, float>) {
+    return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, sizeof(T), data};
+  } else if constexpr (std::is_same_v<T, double>) {
+    return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(T), data};
+  } else {
+    return {H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(T), data};
+  }
+}
+
 template <class T>
 void write_numbers(hid_t file_id, const std::string& file, const std::string& dataset_path,
                    const T* data, const std::vector<std::uint64_t>& dims) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                std::is_same_v<T, std::int64_t>);
-  DatasetWrite what{};
-  if constexpr (std::is_same_v<T, float>) {
-    what = {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, sizeof(T), data};
-  } else if constexpr (std::is_same_v<T, double>) {
-    what = {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(T), data};
-  } else {
-    what = {H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(T), data};
-  }
-  write_dataset(file_id, file, dataset_path, std::vector<hsize_t>(dims.begin(), dims.end()), what);
+  write_dataset(file_id, file, dataset_path, std::vector<hsize_t>(dims.begin(), dims.end()),
+                number_types(data));
+}
+
+// Elements [offset, offset + count) of a 1D dataset, as a file space and a memory space that
+// H5Dread and H5Dwrite take.
+struct Slab {
+  Handle file_space;
+  Handle memory_space;
+};
+
+Slab select_slab(hid_t dataset, const std::string& file, const std::string& path,
+                 std::uint64_t offset, std::uint64_t count) {
+  Handle file_space = checked(H5Dget_space(dataset), H5Sclose, file, "H5Dget_space", path);
+  const hsize_t start[1] = {offset}, extent[1] = {count};
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, extent, nullptr),
+        file, "H5Sselect_hyperslab", path);
+  Handle memory_space =
+      checked(H5Screate_simple(1, extent, nullptr), H5Sclose, file, "H5Screate_simple", path);
+  return {std::move(file_space), std::move(memory_space)};
 }
 
 void check_field_dims(const std::string& file, const std::string& dataset_path,
@@ -562,6 +594,57 @@ std::vector<T> read_numbers(hid_t file_id, const std::string& dataset_path, hid_
   return values;
 }
 
+// A dataset a user named (an input file), opened with the checks read_dataset promises:
+// InputError naming the file and dataset when it is missing, is a group, does not hold numbers
+// (integers, when `integers`), or its rank is not one of `ranks` (any when empty).
+struct UserDataset {
+  Handle dataset;
+  Handle space;
+  std::vector<hsize_t> extent;
+};
+
+UserDataset open_user_dataset(hid_t file_id, const std::string& file, const std::string& path,
+                              bool integers, const std::vector<int>& ranks) {
+  if (path == "/" || !object_exists(file_id, path))
+    throw InputError(file, path, "no such dataset");
+  Handle dataset = checked(H5Oopen(file_id, path.c_str(), H5P_DEFAULT), H5Oclose, file,
+                           "H5Oopen", path);
+  if (H5Iget_type(dataset.get()) != H5I_DATASET)
+    throw InputError(file, path, "expected a dataset, found a group");
+  Handle type = checked(H5Dget_type(dataset.get()), H5Tclose, file, "H5Dget_type", path);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_INTEGER && (integers || type_class != H5T_FLOAT))
+    throw InputError(file, path,
+                     integers ? "expected a dataset of integers" : "expected a dataset of numbers");
+
+  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) fail(file, "H5Sget_simple_extent_ndims", path);
+  std::vector<hsize_t> extent(static_cast<std::size_t>(rank));
+  if (rank > 0)
+    check(H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr), file,
+          "H5Sget_simple_extent_dims", path);
+  if (!ranks.empty() && std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) {
+    std::string wanted, shape;
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      wanted += (i == 0 ? "" : i + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[i]);
+    for (const hsize_t d : extent) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    throw InputError(file, path,
+                     "expected a dataset of rank " + wanted + ", got rank " +
+                         std::to_string(rank) + (shape.empty() ? "" : " (" + shape + ")"));
+  }
+  return {std::move(dataset), std::move(space), std::move(extent)};
+}
+
+template <class T>
+hid_t native_type() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                std::is_same_v<T, std::int64_t>);
+  if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
+  if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
+  return H5T_NATIVE_INT64;
+}
+
 }  // namespace
 
 // -------------------------------------------------------------------------------------------------
@@ -657,6 +740,47 @@ void ResultFile::write_column(const std::string& dataset_path,
   write_dataset(file_id, file, dataset_path, {values.size()},
                 {type.get(), type.get(), sizeof(const char*), texts.empty() ? nullptr : texts.data()});
 }
+
+template <class T>
+void ResultFile::create_dataset(const std::string& dataset_path, std::uint64_t length) {
+  const hid_t file_id = open_for_writing(file_, path_);
+  const std::string file = path_.string();
+  check_field_dims(file, dataset_path, {length});
+  const std::string path = normalized(dataset_path);
+  if (path == "/") throw Error(file + ": a dataset needs a name, not \"" + dataset_path + "\"");
+  new_dataset(file_id, file, path, {length}, number_types<T>(nullptr).file_type, sizeof(T), true);
+}
+
+template <class T>
+void ResultFile::write_slab(const std::string& dataset_path, std::uint64_t offset, const T* data,
+                            std::uint64_t count) {
+  const hid_t file_id = open_for_writing(file_, path_);
+  const std::string file = path_.string();
+  const std::string path = normalized(dataset_path);
+  Handle dataset =
+      checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file, "H5Dopen2", path);
+  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  hsize_t length = 0;
+  if (rank != 1 || H5Sget_simple_extent_dims(space.get(), &length, nullptr) < 0)
+    throw Error(file + ": " + path + ": write_slab needs a 1D dataset");
+  if (offset > length || count > length - offset)
+    throw Error(file + ": " + path + ": elements " + std::to_string(offset) + " + " +
+                std::to_string(count) + " are past its end, " + std::to_string(length));
+  if (count == 0) return;
+  if (data == nullptr) throw Error(file + ": " + path + ": no data");
+  const Slab slab = select_slab(dataset.get(), file, path, offset, count);
+  check(H5Dwrite(dataset.get(), native_type<T>(), slab.memory_space.get(), slab.file_space.get(),
+                 H5P_DEFAULT, data),
+        file, "H5Dwrite", path);
+}
+
+template void ResultFile::create_dataset<float>(const std::string&, std::uint64_t);
+template void ResultFile::create_dataset<double>(const std::string&, std::uint64_t);
+template void ResultFile::write_slab<float>(const std::string&, std::uint64_t, const float*,
+                                            std::uint64_t);
+template void ResultFile::write_slab<double>(const std::string&, std::uint64_t, const double*,
+                                             std::uint64_t);
 
 void ResultFile::commit() {
   const std::string shown = path_.string();
@@ -851,50 +975,47 @@ bool ResultReader::is_chunked(const std::string& dataset_path) const {
 template <class T>
 Dataset<T> ResultReader::read_dataset(const std::string& dataset_path,
                                       const std::vector<int>& ranks) const {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                std::is_same_v<T, std::int64_t>);
-  constexpr bool kIntegers = std::is_same_v<T, std::int64_t>;
   const std::string file = file_name(file_);
   const std::string path = normalized(dataset_path);
-  if (path == "/" || !object_exists(file_, path)) throw InputError(file, path, "no such dataset");
-  Handle dataset = checked(H5Oopen(file_, path.c_str(), H5P_DEFAULT), H5Oclose, file, "H5Oopen",
-                           path);
-  if (H5Iget_type(dataset.get()) != H5I_DATASET)
-    throw InputError(file, path, "expected a dataset, found a group");
-  Handle type = checked(H5Dget_type(dataset.get()), H5Tclose, file, "H5Dget_type", path);
-  const H5T_class_t type_class = H5Tget_class(type.get());
-  if (type_class != H5T_INTEGER && (kIntegers || type_class != H5T_FLOAT))
-    throw InputError(file, path,
-                     kIntegers ? "expected a dataset of integers" : "expected a dataset of numbers");
-
-  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank < 0) fail(file, "H5Sget_simple_extent_ndims", path);
-  std::vector<hsize_t> extent(static_cast<std::size_t>(rank));
-  if (rank > 0)
-    check(H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr), file,
-          "H5Sget_simple_extent_dims", path);
+  const UserDataset d =
+      open_user_dataset(file_, file, path, std::is_same_v<T, std::int64_t>, ranks);
   Dataset<T> result;
-  result.dims.assign(extent.begin(), extent.end());
-  if (!ranks.empty() && std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) {
-    std::string wanted, shape;
-    for (std::size_t i = 0; i < ranks.size(); ++i)
-      wanted += (i == 0 ? "" : i + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[i]);
-    for (const hsize_t d : extent) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
-    throw InputError(file, path,
-                     "expected a dataset of rank " + wanted + ", got rank " +
-                         std::to_string(rank) + (shape.empty() ? "" : " (" + shape + ")"));
-  }
-  result.values.resize(element_count(space.get(), file, path));
-  hid_t memory_type = H5T_NATIVE_INT64;
-  if constexpr (std::is_same_v<T, float>) memory_type = H5T_NATIVE_FLOAT;
-  if constexpr (std::is_same_v<T, double>) memory_type = H5T_NATIVE_DOUBLE;
+  result.dims.assign(d.extent.begin(), d.extent.end());
+  result.values.resize(element_count(d.space.get(), file, path));
   // HDF5 converts from the stored type (integers to floating point, narrower to wider).
   if (!result.values.empty())
-    check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+    check(H5Dread(d.dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
                   result.values.data()),
           file, "H5Dread", path);
   return result;
+}
+
+template <class T>
+std::vector<std::uint64_t> ResultReader::dataset_dims(const std::string& dataset_path,
+                                                      const std::vector<int>& ranks) const {
+  const UserDataset d = open_user_dataset(file_, file_name(file_), normalized(dataset_path),
+                                          std::is_same_v<T, std::int64_t>, ranks);
+  return std::vector<std::uint64_t>(d.extent.begin(), d.extent.end());
+}
+
+template <class T>
+std::vector<T> ResultReader::read_slab(const std::string& dataset_path, std::uint64_t offset,
+                                       std::uint64_t count) const {
+  const std::string file = file_name(file_);
+  const std::string path = normalized(dataset_path);
+  const UserDataset d = open_user_dataset(file_, file, path, std::is_same_v<T, std::int64_t>, {1});
+  const std::uint64_t length = d.extent[0];
+  if (offset > length || count > length - offset)
+    throw InputError(file, path,
+                     "holds " + std::to_string(length) + " elements; expected at least " +
+                         std::to_string(offset) + " + " + std::to_string(count));
+  std::vector<T> values(static_cast<std::size_t>(count));
+  if (count == 0) return values;
+  const Slab slab = select_slab(d.dataset.get(), file, path, offset, count);
+  check(H5Dread(d.dataset.get(), native_type<T>(), slab.memory_space.get(), slab.file_space.get(),
+                H5P_DEFAULT, values.data()),
+        file, "H5Dread", path);
+  return values;
 }
 
 template Dataset<float> ResultReader::read_dataset<float>(const std::string&,
@@ -903,5 +1024,18 @@ template Dataset<double> ResultReader::read_dataset<double>(const std::string&,
                                                             const std::vector<int>&) const;
 template Dataset<std::int64_t> ResultReader::read_dataset<std::int64_t>(
     const std::string&, const std::vector<int>&) const;
+template std::vector<std::uint64_t> ResultReader::dataset_dims<float>(
+    const std::string&, const std::vector<int>&) const;
+template std::vector<std::uint64_t> ResultReader::dataset_dims<double>(
+    const std::string&, const std::vector<int>&) const;
+template std::vector<std::uint64_t> ResultReader::dataset_dims<std::int64_t>(
+    const std::string&, const std::vector<int>&) const;
+template std::vector<float> ResultReader::read_slab<float>(const std::string&, std::uint64_t,
+                                                           std::uint64_t) const;
+template std::vector<double> ResultReader::read_slab<double>(const std::string&, std::uint64_t,
+                                                             std::uint64_t) const;
+template std::vector<std::int64_t> ResultReader::read_slab<std::int64_t>(const std::string&,
+                                                                         std::uint64_t,
+                                                                         std::uint64_t) const;
 
 }  // namespace parasol::io

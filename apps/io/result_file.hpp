@@ -45,6 +45,18 @@ class ResultFile {
   void write_column(const std::string& dataset_path, const std::vector<std::int64_t>& values);
   void write_column(const std::string& dataset_path, const std::vector<std::string>& values);
 
+  // A 1D float or double dataset of `length` elements (at least 1) whose values come afterwards,
+  // in parts, by write_slab: a streamed result need never be in memory whole. Chunked and
+  // compressed as a large field is, whatever its length; elements never written read back as 0.
+  template <class T>
+  void create_dataset(const std::string& dataset_path, std::uint64_t length);
+  // Elements [offset, offset + count) of a dataset made by create_dataset, converted to its type.
+  // Parts that cover whole chunks (runs of 1 MiB from the start) are compressed once; a part
+  // that ends inside a chunk has it read back and compressed again by the next.
+  template <class T>
+  void write_slab(const std::string& dataset_path, std::uint64_t offset, const T* data,
+                  std::uint64_t count);
+
   // Closes the file and renames it to its final path. After commit() nothing more may be written.
   void commit();
 
@@ -95,6 +107,15 @@ class ResultReader {
   template <class T>
   Dataset<T> read_dataset(const std::string& dataset_path,
                           const std::vector<int>& ranks = {}) const;
+  // The extent of such a dataset, with read_dataset's checks, its values left unread.
+  template <class T>
+  std::vector<std::uint64_t> dataset_dims(const std::string& dataset_path,
+                                          const std::vector<int>& ranks = {}) const;
+  // Elements [offset, offset + count) of a 1D such dataset, converted to T: read_dataset's
+  // checks, and InputError when the range runs past its end. Reads only the chunks it needs.
+  template <class T>
+  std::vector<T> read_slab(const std::string& dataset_path, std::uint64_t offset,
+                           std::uint64_t count) const;
 
  private:
   hid_t file_ = H5I_INVALID_HID;

@@ -16,21 +16,11 @@
 #include "kernels/launch.hpp"
 #include "kernels/reduce.cuh"
 #include "solvers/laplace3d/laplace3d.hpp"
+#include "solvers/laplace3d/stencil.cuh"
+#include "solvers/laplace3d/temporal.cuh"
 
 namespace parasol::laplace3d {
 namespace {
-
-struct Strides {
-  std::int64_t nx, ny, nz;  // extent
-  std::int64_t sy, sz;      // index steps in y and z (x is 1)
-};
-
-Strides strides_of(const Extent3& n) { return {n.nx, n.ny, n.nz, n.nx, n.nx * n.ny}; }
-
-template <class T>
-__device__ __forceinline__ T mean_of_neighbours(T xm, T xp, T ym, T yp, T zm, T zp) {
-  return (xm + xp + ym + yp + zm + zp) * (T(1) / T(6));
-}
 
 // The Oxford course kernel: a 2D block covers an xy tile and each thread marches up the z
 // column, reading all six neighbours from memory at every step.
@@ -146,6 +136,85 @@ __global__ void __launch_bounds__(BX* BY)
   }
 }
 
+// 2.5D tiling: the current xy plane of a BX x (kSmemRows * BY) tile, with its one-point halo,
+// in shared memory; the planes below and above in registers; marching through z. Every step
+// ends at a barrier, so a value loaded in a step must not be needed in it: each thread loads
+// its points (and the threads at the tile's edges the halo) two planes ahead, writes the plane
+// above into the other buffer, and computes from the current one.
+constexpr int kSmemRows = 2;
+
+template <int BX, int BY, class T>
+__global__ void __launch_bounds__(BX* BY)
+    smem_zreg_kernel(Strides n, std::int64_t blocks_y, std::int64_t z_chunk, std::int64_t chunks,
+                     const T* __restrict__ u, T* __restrict__ u_next) {
+  constexpr int R = kSmemRows, EY = BY * R;
+  __shared__ T plane[2][EY + 2][BX + 2];  // [y + 1][x + 1]
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BX + tx;
+  // The halo point each edge thread owns for row r: left/right of its rows, below/above the tile.
+  const int halo_dx = tx == 0 ? -1 : (tx == BX - 1 ? 1 : 0);
+  const int halo_dy = ty == 0 ? -1 : (ty == BY - 1 ? 1 : 0);
+  for (std::int64_t chunk : block_stride_z(chunks)) {
+    const std::int64_t k_begin = 1 + chunk * z_chunk;
+    const std::int64_t k_end = min(k_begin + z_chunk, n.nz - 1);
+    for (std::int64_t by : block_stride_y(blocks_y)) {
+      const std::int64_t j0 = by * EY + ty * R;  // this thread's first row
+      const auto value = [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+        return x >= 0 && x < n.nx && y >= 0 && y < n.ny && z < n.nz ? u[x + n.sy * y + n.sz * z]
+                                                                    : T(0);
+      };
+      struct Plane {
+        T own[R], side[R], end;  // own points; the x halo beside them; the y halo past the tile
+      };
+      const auto fetch = [&](std::int64_t z) {
+        Plane p;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          p.own[r] = value(i, j0 + r, z);
+          p.side[r] = halo_dx != 0 ? value(i + halo_dx, j0 + r, z) : T(0);
+        }
+        p.end = halo_dy != 0 ? value(i, halo_dy < 0 ? j0 - 1 : j0 + R, z) : T(0);
+        return p;
+      };
+      const auto stage = [&](int b, const Plane& p) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          plane[b][ty * R + r + 1][tx + 1] = p.own[r];
+          if (halo_dx != 0) plane[b][ty * R + r + 1][tx + 1 + halo_dx] = p.side[r];
+        }
+        if (halo_dy < 0) plane[b][0][tx + 1] = p.end;
+        if (halo_dy > 0) plane[b][EY + 1][tx + 1] = p.end;
+      };
+      T below[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) below[r] = value(i, j0 + r, k_begin - 1);
+      Plane centre = fetch(k_begin), above = fetch(k_begin + 1);
+      int cur = 0;
+      __syncthreads();  // the previous tile's last reads are done
+      stage(cur, centre);
+      __syncthreads();
+      for (std::int64_t k = k_begin; k < k_end; ++k) {
+        const Plane ahead = fetch(k + 2);
+        stage(cur ^ 1, above);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int y = ty * R + r + 1;
+          const std::int64_t j = j0 + r;
+          if (i >= 1 && i < n.nx - 1 && j >= 1 && j < n.ny - 1)
+            u_next[i + n.sy * j + n.sz * k] = mean_of_neighbours(
+                plane[cur][y][tx], plane[cur][y][tx + 2], plane[cur][y - 1][tx + 1],
+                plane[cur][y + 1][tx + 1], below[r], above.own[r]);
+          below[r] = centre.own[r];
+        }
+        centre = above;
+        above = ahead;
+        __syncthreads();
+        cur ^= 1;
+      }
+    }
+  }
+}
+
 template <class T>
 __global__ void poison_interior_kernel(Strides n, T* u) {
   for (std::int64_t c : grid_stride(n.nx * n.ny * n.nz)) {
@@ -165,6 +234,27 @@ std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks) {
   const std::int64_t chunks = std::max<std::int64_t>(1, kTargetBlocks / std::max<std::int64_t>(xy_blocks, 1));
   const std::int64_t length = std::clamp(ceil_div(interior, chunks), kMinChunk, kMaxChunk);
   return std::min(length, interior);
+}
+
+// Chunks of the z range for temporal. A block fills a multiprocessor (one resident per SM), so
+// the count of blocks decides how full the last wave is; and each chunk re-reads kTimeSteps + 1
+// planes below it to fill its pipeline. Picks the chunk count with the least of both wastes
+// (for a 132-SM H100), chunks at least 32 planes long.
+std::int64_t temporal_chunk_length(const Extent3& n, std::int64_t tiles) {
+  constexpr std::int64_t kSms = 132, kMinChunk = 32;
+  const std::int64_t interior = n.nz - 2;
+  std::int64_t best_chunks = 1;
+  double best_cost = 1e300;
+  for (std::int64_t chunks = 1; chunks <= std::max<std::int64_t>(1, interior / kMinChunk); ++chunks) {
+    const std::int64_t blocks = tiles * chunks;
+    const double waves = static_cast<double>(ceil_div(blocks, kSms)) * kSms / blocks;
+    const double refill = 1.0 + static_cast<double>((kTimeSteps + 1) * chunks) / interior;
+    if (waves * refill < best_cost - 1e-9) {
+      best_cost = waves * refill;
+      best_chunks = chunks;
+    }
+  }
+  return ceil_div(interior, best_chunks);
 }
 
 template <class T>
@@ -202,6 +292,37 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         PARASOL_CHECK_LAUNCH(stream);
       });
       return;
+    case Variant::smem_zreg:
+      dispatch_shape("laplace3d/smem-zreg", SmemShapes{}, block, [&](auto b) {
+        using B = decltype(b);
+        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x, kSmemRows * B::y, 1});
+        const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
+        blocks.z = ceil_div(grid.nz - 2, z_chunk);
+        smem_zreg_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
+    case Variant::temporal:
+      dispatch_shape("laplace3d/temporal", TemporalShapes{}, block, [&](auto b) {
+        using B = decltype(b);
+        constexpr std::int64_t out_x = B::x - 2 * kTimeSteps;
+        constexpr std::int64_t out_y = B::y * kTemporalRows - 2 * kTimeSteps;
+        // Tiles cover the interior points 1 .. n - 2 with their written parts.
+        const std::int64_t tiles_x = ceil_div(grid.nx - 1, out_x);
+        const std::int64_t tiles_y = ceil_div(grid.ny - 1, out_y);
+        const std::int64_t z_chunk = temporal_chunk_length(grid, tiles_x * tiles_y);
+        const std::int64_t chunks = ceil_div(grid.nz - 2, z_chunk);
+        constexpr std::size_t shared = temporal_shared_bytes<B::x, B::y, T>();
+        PARASOL_CUDA(cudaFuncSetAttribute(temporal_kernel<B::x, B::y, T>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(shared)));
+        temporal_kernel<B::x, B::y><<<grid_for({tiles_x, tiles_y, chunks}), dim3(B::x, B::y),
+                                      shared, stream>>>(n, tiles_x, tiles_y, z_chunk, chunks, d_u,
+                                                        d_u_next);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
   }
   throw Error("laplace3d: unknown variant");
 }
@@ -226,10 +347,18 @@ DeviceGrid<T>::DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cu
 
 template <class T>
 void DeviceGrid<T>::sweep(Variant variant, const Shape& block, std::int64_t iterations) {
-  for (std::int64_t it = 0; it < iterations; ++it) {
+  const auto one_launch = [&](Variant v, const Shape& b) {
     std::swap(current_, previous_);
-    launch_sweep(variant, block, grid_, previous_.data(), current_.data(), stream_);
+    launch_sweep(v, b, grid_, previous_.data(), current_.data(), stream_);
+  };
+  if (variant != Variant::temporal) {
+    for (std::int64_t it = 0; it < iterations; ++it) one_launch(variant, block);
+    return;
   }
+  for (std::int64_t pass = 0; pass < iterations / kTimeSteps; ++pass) one_launch(variant, block);
+  // The rest by single zreg sweeps (at its default shape): the same sums, so the same bits.
+  for (std::int64_t it = 0; it < iterations % kTimeSteps; ++it)
+    one_launch(Variant::zreg, Params{}.block);
 }
 
 template <class T>

@@ -12,8 +12,11 @@
 namespace parasol::laplace3d {
 namespace {
 
-constexpr NameTable<Variant, 3> kVariantNames{
-    {{Variant::zmarch, "zmarch"}, {Variant::block3d, "block3d"}, {Variant::zreg, "zreg"}}};
+constexpr NameTable<Variant, 5> kVariantNames{{{Variant::zmarch, "zmarch"},
+                                               {Variant::block3d, "block3d"},
+                                               {Variant::zreg, "zreg"},
+                                               {Variant::smem_zreg, "smem-zreg"},
+                                               {Variant::temporal, "temporal"}}};
 constexpr NameTable<Precision, 2> kPrecisionNames{
     {{Precision::single, "float"}, {Precision::double_, "double"}}};
 constexpr NameTable<Interior, 2> kInteriorNames{
@@ -31,7 +34,12 @@ std::string_view name(Interior i) { return lookup_name(kInteriorNames, i); }
 Interior parse_interior(std::string_view s) { return lookup_value(kInteriorNames, s, "interior"); }
 
 std::vector<Shape> compiled_shapes(Variant v) {
-  return v == Variant::block3d ? compiled_shapes(Block3dShapes{}) : compiled_shapes(MarchShapes{});
+  switch (v) {
+    case Variant::block3d: return compiled_shapes(Block3dShapes{});
+    case Variant::smem_zreg: return compiled_shapes(SmemShapes{});
+    case Variant::temporal: return compiled_shapes(TemporalShapes{});
+    default: return compiled_shapes(MarchShapes{});
+  }
 }
 
 void Params::validate() const {

@@ -10,8 +10,13 @@
 namespace parasol::laplace3d {
 
 // The GPU kernels, by the names users type.
-enum class Variant { zmarch, block3d, zreg };
-inline constexpr std::array kVariants{Variant::zmarch, Variant::block3d, Variant::zreg};
+// zmarch: the course kernel; block3d: a point per thread of a 3D block; zreg: z-neighbours in
+// registers; smem-zreg: zreg with the xy plane in shared memory; temporal: four iterations per
+// pass over memory (temporal blocking; iteration counts that are not a multiple of four finish
+// with zreg sweeps).
+enum class Variant { zmarch, block3d, zreg, smem_zreg, temporal };
+inline constexpr std::array kVariants{Variant::zmarch, Variant::block3d, Variant::zreg,
+                                      Variant::smem_zreg, Variant::temporal};
 std::string_view name(Variant v);
 Variant parse_variant(std::string_view s);  // throws InputError listing the valid names
 

@@ -1,0 +1,220 @@
+// fftconv: time per convolution for every variant on the issue's cases, beside the floor in the
+// same run: the cuFFT transforms alone that the method needs (forward and inverse, real or
+// complex, of the padded length), with no padding, multiplying or cropping.
+//   1d:    one signal of 2^24 samples, 1025 taps, full;
+//   batch: 4096 signals of 4096 samples, one 63-tap filter, full;
+//   2d:    a 4096^2 image, 31x31 filter, full;
+//   taps:  the 1D signal against filter lengths 3 .. 4095: where direct sums stop paying;
+//   block: overlap-save's transform length on the 1d case.
+// Inputs are uniform random in (-1, 1). Counters: Gsamples/s of output; xfloor: time over the
+// transforms-alone floor of the padded length (r2c floor for every variant but c2c).
+//   build/bench/fftconv_bench --benchmark_counters_tabular=true --benchmark_repetitions=5 \
+//     --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/plan_cache.hpp"
+
+namespace {
+
+using namespace parasol;
+using namespace parasol::fftconv;
+
+DeviceBuffer<float> random_device(std::int64_t n, unsigned seed) {
+  std::vector<float> h(static_cast<std::size_t>(n));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& e : h) e = dist(rng);
+  DeviceBuffer<float> d(h.size());
+  PARASOL_CUDA(cudaMemcpy(d.data(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// Inputs and outputs per case, made once: the signals are large.
+struct Case {
+  Problem problem;
+  DeviceBuffer<float> signal, filter, output;
+  explicit Case(const Problem& p)
+      : problem(p),
+        signal(random_device(p.batch * p.signal.size(), 1)),
+        filter(random_device(p.filters * p.filter.size(), 2)),
+        output(static_cast<std::size_t>(p.batch * output_extent(p).size())) {}
+};
+
+Problem make_problem(std::int64_t batch, Extent signal, Extent filter) {
+  Problem p;
+  p.batch = batch;
+  p.signal = signal;
+  p.filter = filter;
+  return p;
+}
+
+const Problem& problem_named(const std::string& name, std::int64_t taps = 0) {
+  static std::map<std::string, Problem> problems{
+      {"1d", make_problem(1, {1, 1 << 24}, {1, 1025})},
+      {"batch", make_problem(4096, {1, 4096}, {1, 63})},
+      {"2d", make_problem(1, {4096, 4096}, {31, 31})}};
+  if (taps == 0) return problems.at(name);
+  static std::map<std::int64_t, Problem> sweep;
+  auto [at, fresh] = sweep.try_emplace(taps, make_problem(1, {1, 1 << 24}, {1, taps}));
+  (void)fresh;
+  return at->second;
+}
+
+// The last case's buffers only: the cases are run one after another, and the device need not
+// hold them all.
+Case& case_for(const Problem& p) {
+  static std::unique_ptr<Case> last;
+  if (!last || last->problem.batch != p.batch || last->problem.signal != p.signal ||
+      last->problem.filter != p.filter) {
+    last.reset();
+    last = std::make_unique<Case>(p);
+  }
+  return *last;
+}
+
+// The padded lengths of the full convolution per axis.
+Extent padded(const Problem& p) {
+  Extent l{1, good_fft_length(p.signal.cols + p.filter.cols - 1)};
+  if (p.is_2d()) l.rows = good_fft_length(p.signal.rows + p.filter.rows - 1);
+  return l;
+}
+
+template <class Run>
+double time_runs(benchmark::State& state, Run&& run) {
+  Event start, stop;
+  run();  // warm-up: plans made, scratch allocated
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  double total = 0;
+  for (auto _ : state) {
+    start.record(nullptr);
+    run();
+    stop.record(nullptr);
+    stop.synchronize();
+    float ms = 0;
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    state.SetIterationTime(1e-3 * ms);
+    total += 1e-3 * ms;
+  }
+  return total / static_cast<double>(state.iterations());
+}
+
+// The transforms alone: forward of the signal batch and inverse, at the padded length.
+double floor_seconds(const Problem& p, bool complex_transforms) {
+  static std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>, double> known;
+  const Extent l = padded(p);
+  const auto key = std::make_tuple(p.batch, l.rows, l.cols, complex_transforms);
+  if (auto found = known.find(key); found != known.end()) return found->second;
+  PlanCache plans;
+  const std::int64_t n = p.batch * l.size();
+  DeviceBuffer<float> real(static_cast<std::size_t>(complex_transforms ? 1 : n));
+  DeviceBuffer<cufftComplex> spectrum(static_cast<std::size_t>(
+      complex_transforms ? n : p.batch * l.rows * (l.cols / 2 + 1)));
+  PARASOL_CUDA(cudaMemset(spectrum.data(), 0, spectrum.bytes()));
+  if (!complex_transforms) PARASOL_CUDA(cudaMemset(real.data(), 0, real.bytes()));
+  const auto run = [&] {
+    if (complex_transforms) {
+      const cufftHandle plan = plans.get(CUFFT_C2C, l.rows, l.cols, p.batch, nullptr);
+      PARASOL_CUFFT(cufftExecC2C(plan, spectrum.data(), spectrum.data(), CUFFT_FORWARD));
+      PARASOL_CUFFT(cufftExecC2C(plan, spectrum.data(), spectrum.data(), CUFFT_INVERSE));
+    } else {
+      PARASOL_CUFFT(cufftExecR2C(plans.get(CUFFT_R2C, l.rows, l.cols, p.batch, nullptr),
+                                 real.data(), spectrum.data()));
+      PARASOL_CUFFT(cufftExecC2R(plans.get(CUFFT_C2R, l.rows, l.cols, p.batch, nullptr),
+                                 spectrum.data(), real.data()));
+    }
+  };
+  run();
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  Event start, stop;
+  std::vector<float> times;
+  for (int i = 0; i < 21; ++i) {
+    start.record(nullptr);
+    run();
+    stop.record(nullptr);
+    stop.synchronize();
+    float ms = 0;
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    times.push_back(ms);
+  }
+  std::nth_element(times.begin(), times.begin() + 10, times.end());
+  return known[key] = 1e-3 * times[10];
+}
+
+void report(benchmark::State& state, const Problem& p, double seconds, bool complex_floor) {
+  const double outputs = static_cast<double>(p.batch * output_extent(p).size());
+  state.counters["Gsamples/s"] = benchmark::Counter(1e-9 * outputs / seconds);
+  state.counters["ms"] = benchmark::Counter(1e3 * seconds);
+  state.counters["floor_ms"] = benchmark::Counter(1e3 * floor_seconds(p, complex_floor));
+  state.counters["xfloor"] = benchmark::Counter(seconds / floor_seconds(p, complex_floor));
+}
+
+void run_variant(benchmark::State& state, const Problem& p, Variant v, std::int64_t block = 0) {
+  Case& c = case_for(p);
+  Convolver<float> convolver;
+  Options o;
+  o.variant = v;
+  o.block = block;
+  Variant ran = v;
+  const double seconds = time_runs(state, [&] {
+    ran = convolver.convolve(p, o, c.signal.data(), c.filter.data(), c.output.data(), nullptr);
+  });
+  report(state, p, seconds, v == Variant::c2c);
+  if (v == Variant::automatic) state.SetLabel("picked " + std::string(name(ran)));
+}
+
+void register_all() {
+  for (const char* name_text : {"1d", "batch", "2d"}) {
+    const Problem& p = problem_named(name_text);
+    for (Variant v : {Variant::c2c, Variant::r2c, Variant::overlap_save, Variant::direct,
+                      Variant::automatic}) {
+      if (!supports(v, p)) continue;
+      benchmark::RegisterBenchmark(
+          (std::string("fftconv/") + name_text + "/" + std::string(name(v))).c_str(),
+          [&p, v](benchmark::State& state) { run_variant(state, p, v); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  for (std::int64_t taps : {3, 15, 31, 63, 95, 127, 191, 255, 511, 1023, 4095}) {
+    const Problem& p = problem_named("taps", taps);
+    for (Variant v : {Variant::overlap_save, Variant::direct, Variant::automatic})
+      benchmark::RegisterBenchmark(
+          ("fftconv/taps/" + std::to_string(taps) + "/" + std::string(name(v))).c_str(),
+          [&p, v](benchmark::State& state) { run_variant(state, p, v); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+  }
+  for (std::int64_t block : {2048, 4096, 8192, 16384, 32768}) {
+    const Problem& p = problem_named("1d");
+    benchmark::RegisterBenchmark(
+        ("fftconv/block/" + std::to_string(block)).c_str(),
+        [&p, block](benchmark::State& state) {
+          run_variant(state, p, Variant::overlap_save, block);
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

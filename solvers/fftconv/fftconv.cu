@@ -1,0 +1,677 @@
+// fftconv on the device: the four variants and the streamed overlap-save.
+//
+// Every variant computes the window of the full linear convolution that the mode asks for
+// (output_offset, output_extent). Correlation reverses the filters first; the kernels only ever
+// convolve. The FFT variants use circular convolution of length L per axis, which equals the
+// linear one on the window [s, s + m) as long as L >= max(full - s, s + m): the wrapped-around
+// terms then land outside the window. That is shorter than the full length in `same` and `valid`.
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/plan_cache.hpp"
+
+namespace parasol::fftconv {
+namespace {
+
+template <class T>
+struct Fft;
+
+template <>
+struct Fft<float> {
+  using Complex = cufftComplex;
+  static constexpr cufftType kR2C = CUFFT_R2C, kC2R = CUFFT_C2R, kC2C = CUFFT_C2C;
+  static void r2c(cufftHandle plan, float* in, Complex* out) {
+    PARASOL_CUFFT(cufftExecR2C(plan, in, out));
+  }
+  static void c2r(cufftHandle plan, Complex* in, float* out) {
+    PARASOL_CUFFT(cufftExecC2R(plan, in, out));
+  }
+  static void c2c(cufftHandle plan, Complex* data, int direction) {
+    PARASOL_CUFFT(cufftExecC2C(plan, data, data, direction));
+  }
+};
+
+template <>
+struct Fft<double> {
+  using Complex = cufftDoubleComplex;
+  static constexpr cufftType kR2C = CUFFT_D2Z, kC2R = CUFFT_Z2D, kC2C = CUFFT_Z2Z;
+  static void r2c(cufftHandle plan, double* in, Complex* out) {
+    PARASOL_CUFFT(cufftExecD2Z(plan, in, out));
+  }
+  static void c2r(cufftHandle plan, Complex* in, double* out) {
+    PARASOL_CUFFT(cufftExecZ2D(plan, in, out));
+  }
+  static void c2c(cufftHandle plan, Complex* data, int direction) {
+    PARASOL_CUFFT(cufftExecZ2Z(plan, data, data, direction));
+  }
+};
+
+template <class T>
+using Complex = typename Fft<T>::Complex;
+
+// ---------------------------------------------------------------------------------------------
+// Kernels. Rows of all items (signals, filters, blocks) are walked by gridDim.y with a stride,
+// columns by x: no division per element, and any count fits the grid limits.
+
+constexpr int kThreads = 256;
+
+template <class T>
+__device__ T real_of(T v) { return v; }
+__device__ float real_of(cufftComplex v) { return v.x; }
+__device__ double real_of(cufftDoubleComplex v) { return v.x; }
+
+template <class Out, class T>
+__device__ Out from_real(T v) {
+  if constexpr (std::is_same_v<Out, T>) return v;
+  else return Out{v, T(0)};
+}
+
+// dst[i][y][x] = src[i][y][x] (reversed in both axes when `reverse`) inside `in`, 0 elsewhere
+// up to `to`. rows = items * to.rows.
+template <class T, class Out>
+__global__ void pad_kernel(const T* __restrict__ src, Extent in, Extent to, std::int64_t rows,
+                           bool reverse, Out* __restrict__ dst) {
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const std::int64_t item = row / to.rows, y = row % to.rows;
+    Out* out = dst + row * to.cols;
+    const bool inside_row = y < in.rows;
+    const std::int64_t sy = reverse ? in.rows - 1 - y : y;
+    const T* source = src + (item * in.rows + sy) * in.cols;
+    for (std::int64_t x = blockIdx.x * blockDim.x + threadIdx.x; x < to.cols;
+         x += std::int64_t(gridDim.x) * blockDim.x) {
+      T v = T(0);
+      if (inside_row && x < in.cols) v = source[reverse ? in.cols - 1 - x : x];
+      out[x] = from_real<Out>(v);
+    }
+  }
+}
+
+template <class C>
+__device__ C multiply(C a, C b) {
+  return {a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x};
+}
+
+// spectra[i] *= filter_spectra[i / items_per_filter or 0] * scale, `length` values each.
+template <class T>
+__global__ void multiply_kernel(Complex<T>* __restrict__ spectra,
+                                const Complex<T>* __restrict__ filter_spectra,
+                                std::int64_t length, std::int64_t items, bool one_filter,
+                                std::int64_t items_per_filter, T scale) {
+  for (std::int64_t item = blockIdx.y; item < items; item += gridDim.y) {
+    Complex<T>* s = spectra + item * length;
+    const Complex<T>* h = filter_spectra + (one_filter ? 0 : item / items_per_filter) * length;
+    for (std::int64_t j = blockIdx.x * blockDim.x + threadIdx.x; j < length;
+         j += std::int64_t(gridDim.x) * blockDim.x) {
+      Complex<T> v = multiply(s[j], h[j]);
+      s[j] = {v.x * scale, v.y * scale};
+    }
+  }
+}
+
+// A 2D filter's spectrum from its rows' spectra: the filter has only k_rows non-zero rows, so
+// instead of transforming all l_rows padded rows down the columns, each column's DFT is summed
+// directly, H[u][v] = sum_y G[y][v] exp(-2 pi i u y / l_rows): k_rows complex multiply-adds per
+// value, against a full column transform's passes over memory. A block takes kDftRows rows u
+// of kThreads columns v; its twiddles exp(-2 pi i u y / l_rows) are made once, in shared memory.
+constexpr int kDftRows = 32;
+constexpr int kDftMostFilterRows = 64;
+
+template <class T>
+__global__ void column_dft_kernel(const Complex<T>* __restrict__ g, std::int64_t k_rows,
+                                  std::int64_t l_rows, std::int64_t width, std::int64_t filters,
+                                  Complex<T>* __restrict__ h) {
+  __shared__ Complex<T> twiddle[kDftRows][kDftMostFilterRows];
+  const std::int64_t u0 = std::int64_t(blockIdx.y) * kDftRows;
+  for (int e = threadIdx.x; e < kDftRows * k_rows; e += blockDim.x) {
+    const std::int64_t u = u0 + e / k_rows, y = e % k_rows;
+    T sine, cosine;
+    // (u y mod l_rows) first: the angle stays exact however long the transform.
+    sincospi(T(-2) * static_cast<T>((u * y) % l_rows) / static_cast<T>(l_rows), &sine, &cosine);
+    twiddle[e / k_rows][y] = {cosine, sine};
+  }
+  __syncthreads();
+  const std::int64_t v = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (v >= width) return;
+  for (std::int64_t f = blockIdx.z; f < filters; f += gridDim.z) {
+    const Complex<T>* column = g + f * k_rows * width + v;
+    Complex<T>* out = h + f * l_rows * width + v;
+    for (int r = 0; r < kDftRows && u0 + r < l_rows; ++r) {
+      Complex<T> acc{T(0), T(0)};
+      for (std::int64_t y = 0; y < k_rows; ++y) {
+        const Complex<T> a = column[y * width], w = twiddle[r][y];
+        acc.x = fma(a.x, w.x, fma(-a.y, w.y, acc.x));
+        acc.y = fma(a.x, w.y, fma(a.y, w.x, acc.y));
+      }
+      out[(u0 + r) * width] = acc;
+    }
+  }
+}
+
+// dst[i][y][x] = real(full[i][y + offset.rows][x + offset.cols]), full holding `from`-extent
+// items. rows = items * out.rows.
+template <class T, class In>
+__global__ void crop_kernel(const In* __restrict__ full, Extent from, Extent out, Extent offset,
+                            std::int64_t rows, T* __restrict__ dst) {
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const std::int64_t item = row / out.rows, y = row % out.rows;
+    const In* source = full + (item * from.rows + y + offset.rows) * from.cols + offset.cols;
+    T* target = dst + row * out.cols;
+    for (std::int64_t x = blockIdx.x * blockDim.x + threadIdx.x; x < out.cols;
+         x += std::int64_t(gridDim.x) * blockDim.x)
+      target[x] = real_of(source[x]);
+  }
+}
+
+// Overlap-save, step 1: block j of signal b holds samples first + j * step + [0, block) of that
+// signal. Only samples [x_begin, x_begin + x_count) are on the device (x[0] is sample x_begin);
+// those outside are zero (outside [0, n) they are the zero padding; a streamed piece holds every
+// sample in range).
+template <class T>
+__global__ void gather_blocks_kernel(const T* __restrict__ x, std::int64_t x_stride,
+                                     std::int64_t x_begin, std::int64_t x_count,
+                                     std::int64_t first, std::int64_t step, std::int64_t blocks,
+                                     std::int64_t block, std::int64_t rows, T* __restrict__ dst) {
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const std::int64_t b = row / blocks, j = row % blocks;
+    const T* signal = x + b * x_stride;
+    const std::int64_t start = first + j * step - x_begin;
+    T* out = dst + row * block;
+    for (std::int64_t r = blockIdx.x * blockDim.x + threadIdx.x; r < block;
+         r += std::int64_t(gridDim.x) * blockDim.x) {
+      const std::int64_t g = start + r;
+      out[r] = (g >= 0 && g < x_count) ? signal[g] : T(0);
+    }
+  }
+}
+
+// Overlap-save, step 2: the last `step` samples of each block are exact outputs; output q of
+// signal b is sample (overlap + q % step) of its block q / step. count outputs per signal.
+template <class T>
+__global__ void scatter_blocks_kernel(const T* __restrict__ y, std::int64_t block,
+                                      std::int64_t overlap, std::int64_t step,
+                                      std::int64_t blocks, std::int64_t count,
+                                      std::int64_t out_stride, std::int64_t rows,
+                                      T* __restrict__ dst) {
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const std::int64_t b = row / blocks, j = row % blocks;
+    const T* source = y + row * block + overlap;
+    const std::int64_t q0 = j * step;
+    const std::int64_t here = std::min(step, count - q0);
+    T* out = dst + b * out_stride + q0;
+    for (std::int64_t r = blockIdx.x * blockDim.x + threadIdx.x; r < here;
+         r += std::int64_t(gridDim.x) * blockDim.x)
+      out[r] = source[r];
+  }
+}
+
+// Direct sums. A block computes kTile consecutive outputs of one output row; each thread kPer
+// consecutive ones. For every filter row that meets the signal, the taps go in chunks of kChunk:
+// the chunk and the signal window it needs are staged in shared memory, and each thread slides
+// a register window along the signal, so one shared load feeds kPer multiply-adds. kPer is odd
+// so the threads' strided loads fall in distinct banks.
+__device__ std::int64_t larger(std::int64_t a, std::int64_t b) { return a > b ? a : b; }
+__device__ std::int64_t smaller(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
+
+constexpr int kDirectThreads = 128;
+constexpr int kPer = 5;
+constexpr int kTile = kDirectThreads * kPer;
+constexpr int kChunk = kPer * 64;
+
+template <class T>
+__global__ void __launch_bounds__(kDirectThreads)
+    direct_kernel(const T* __restrict__ x, Extent in, const T* __restrict__ h, Extent k,
+                  bool one_filter, Extent out, Extent offset, std::int64_t rows,
+                  T* __restrict__ y) {
+  __shared__ T xs[kTile + kChunk - 1];
+  __shared__ T hs[kChunk];
+  const int t = threadIdx.x;
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const std::int64_t b = row / out.rows, oy = row % out.rows;
+    const std::int64_t fy = oy + offset.rows;  // the row in the full convolution
+    const T* filter = h + (one_filter ? 0 : b) * k.rows * k.cols;
+    const std::int64_t dy_lo = larger(std::int64_t(0), fy - (in.rows - 1));
+    const std::int64_t dy_hi = smaller(k.rows - 1, fy);
+    for (std::int64_t tile = blockIdx.x; tile * kTile < out.cols; tile += gridDim.x) {
+      const std::int64_t fx0 = tile * kTile + offset.cols;
+      T acc[kPer];
+#pragma unroll
+      for (int r = 0; r < kPer; ++r) acc[r] = T(0);
+      // Taps whose signal samples fx - i fall inside the row for some fx in the tile.
+      const std::int64_t i_lo = larger(std::int64_t(0), fx0 - (in.cols - 1));
+      const std::int64_t i_hi = smaller(k.cols - 1, fx0 + kTile - 1);
+      for (std::int64_t dy = dy_lo; dy <= dy_hi; ++dy) {
+        const T* signal = x + (b * in.rows + fy - dy) * in.cols;
+        const T* taps = filter + dy * k.cols;
+        for (std::int64_t i0 = i_lo; i0 <= i_hi; i0 += kChunk) {
+          // This chunk's taps, rounded up to whole groups of kPer (the extra ones are zero).
+          const int len = static_cast<int>(smaller(std::int64_t(kChunk),
+                                                   (i_hi - i0 + kPer) / kPer * kPer));
+          // xs[q] = x[w0 + q]; output fx0 + u at tap i0 + q' reads xs[u + len - 1 - q'].
+          const std::int64_t w0 = fx0 - i0 - (len - 1);
+          __syncthreads();
+          for (int q = t; q < kTile + len - 1; q += kDirectThreads) {
+            const std::int64_t g = w0 + q;
+            xs[q] = (g >= 0 && g < in.cols) ? signal[g] : T(0);
+          }
+          for (int q = t; q < len; q += kDirectThreads)
+            hs[q] = i0 + q <= i_hi ? taps[i0 + q] : T(0);
+          __syncthreads();
+          // w[j] = xs[base - q - (kPer - 1) + j] for the group of taps q .. q + kPer - 1.
+          const int base = t * kPer + len - 1;
+          T w[2 * kPer - 1];
+#pragma unroll
+          for (int j = 0; j < kPer - 1; ++j) w[kPer + j] = xs[base + 1 + j];
+#pragma unroll 2
+          for (int q = 0; q < len; q += kPer) {
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) w[j] = xs[base - q - (kPer - 1) + j];
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) {
+              const T tap = hs[q + e];
+#pragma unroll
+              for (int r = 0; r < kPer; ++r) acc[r] = fma(tap, w[r - e + kPer - 1], acc[r]);
+            }
+#pragma unroll
+            for (int j = 0; j < kPer - 1; ++j) w[kPer + j] = w[j];
+          }
+        }
+      }
+      T* target = y + row * out.cols + tile * kTile + t * kPer;
+      const std::int64_t left = out.cols - tile * kTile - t * kPer;
+#pragma unroll
+      for (int r = 0; r < kPer; ++r)
+        if (r < left) target[r] = acc[r];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launch helpers.
+
+// About sixteen blocks per multiprocessor (of a 132-SM H100), each looping over rows: a block
+// per short row would spend more time being scheduled than copying (70 thousand blocks of one
+// 1 KiB row each ran at a fifth of the bandwidth).
+dim3 rows_grid(std::int64_t cols, std::int64_t rows, int threads = kThreads) {
+  constexpr std::int64_t kBlocks = 132 * 16;
+  const std::int64_t x = std::clamp<std::int64_t>(ceil_div(cols, threads), 1, kBlocks);
+  const std::int64_t y = std::clamp<std::int64_t>(kBlocks / x, 1, std::min(rows, kMaxGridY));
+  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
+}
+
+template <class T, class Out>
+void pad(const T* src, Extent in, Extent to, std::int64_t items, bool reverse, Out* dst,
+         cudaStream_t stream) {
+  const std::int64_t rows = items * to.rows;
+  pad_kernel<<<rows_grid(to.cols, rows), kThreads, 0, stream>>>(src, in, to, rows, reverse, dst);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+template <class T>
+void multiply_spectra(Complex<T>* spectra, const Complex<T>* filter_spectra, std::int64_t length,
+                      std::int64_t items, bool one_filter, std::int64_t items_per_filter,
+                      double scale, cudaStream_t stream) {
+  multiply_kernel<T><<<rows_grid(length, items), kThreads, 0, stream>>>(
+      spectra, filter_spectra, length, items, one_filter, items_per_filter, static_cast<T>(scale));
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+template <class T, class In>
+void crop(const In* full, Extent from, Extent out, Extent offset, std::int64_t items, T* dst,
+          cudaStream_t stream) {
+  const std::int64_t rows = items * out.rows;
+  crop_kernel<<<rows_grid(out.cols, rows), kThreads, 0, stream>>>(full, from, out, offset, rows,
+                                                                   dst);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+// The circular length per axis that reproduces the window exactly (see the top of the file),
+// rounded up to a fast transform length.
+std::int64_t transform_length(std::int64_t n, std::int64_t k, std::int64_t start,
+                              std::int64_t count) {
+  const std::int64_t full = n + k - 1;
+  return good_fft_length(std::max(full - start, start + count));
+}
+
+Extent transform_extent(const Problem& p) {
+  const Extent out = output_extent(p), at = output_offset(p);
+  Extent l;
+  l.cols = transform_length(p.signal.cols, p.filter.cols, at.cols, out.cols);
+  l.rows = p.is_2d() ? transform_length(p.signal.rows, p.filter.rows, at.rows, out.rows) : 1;
+  return l;
+}
+
+// Grows a scratch buffer to at least n values; never shrinks, so repeated calls reuse it.
+template <class V>
+V* reserve(DeviceBuffer<V>& buffer, std::int64_t n) {
+  if (static_cast<std::int64_t>(buffer.size()) < n)
+    buffer = DeviceBuffer<V>(static_cast<std::size_t>(n));
+  return buffer.data();
+}
+
+// Overlap-save keeps at most this many block samples in scratch at once (in-memory signals run
+// in groups of blocks): bounded device memory whatever the signal length.
+constexpr std::int64_t kMostBlockSamples = std::int64_t(1) << 26;
+constexpr std::int64_t kDefaultPiece = std::int64_t(1) << 24;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+template <class T>
+struct Convolver<T>::Impl {
+  PlanCache plans;
+  DeviceBuffer<T> real_a, real_b, filters;
+  DeviceBuffer<Complex<T>> complex_a, complex_b, complex_c;
+
+  // The filters as the kernels want them: reversed for correlation, as given otherwise.
+  const T* oriented_filters(const Problem& p, const T* filter, cudaStream_t stream) {
+    if (p.operation == Operation::convolve) return filter;
+    T* reversed = reserve(filters, p.filters * p.filter.size());
+    pad(filter, p.filter, p.filter, p.filters, true, reversed, stream);
+    return reversed;
+  }
+
+  void c2c(const Problem& p, const T* signal, const T* filter, T* output, cudaStream_t stream) {
+    const Extent l = transform_extent(p);
+    Complex<T>* s = reserve(complex_a, p.batch * l.size());
+    Complex<T>* h = reserve(complex_b, p.filters * l.size());
+    pad(signal, p.signal, l, p.batch, false, s, stream);
+    pad(filter, p.filter, l, p.filters, p.operation == Operation::correlate, h, stream);
+    Fft<T>::c2c(plans.get(Fft<T>::kC2C, l.rows, l.cols, p.batch, stream), s, CUFFT_FORWARD);
+    Fft<T>::c2c(plans.get(Fft<T>::kC2C, l.rows, l.cols, p.filters, stream), h, CUFFT_FORWARD);
+    multiply_spectra<T>(s, h, l.size(), p.batch, p.filters == 1, 1, 1.0 / double(l.size()),
+                        stream);
+    Fft<T>::c2c(plans.get(Fft<T>::kC2C, l.rows, l.cols, p.batch, stream), s, CUFFT_INVERSE);
+    crop(s, l, output_extent(p), output_offset(p), p.batch, output, stream);
+  }
+
+  void r2c(const Problem& p, const T* signal, const T* filter, T* output, cudaStream_t stream) {
+    const Extent l = transform_extent(p);
+    const Extent half{l.rows, l.cols / 2 + 1};
+    T* s = reserve(real_a, p.batch * l.size());
+    Complex<T>* s_hat = reserve(complex_a, p.batch * half.size());
+    pad(signal, p.signal, l, p.batch, false, s, stream);
+    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream);
+    Fft<T>::r2c(plans.get(Fft<T>::kR2C, l.rows, l.cols, p.batch, stream), s, s_hat);
+    multiply_spectra<T>(s_hat, h_hat, half.size(), p.batch, p.filters == 1, 1,
+                        1.0 / double(l.size()), stream);
+    Fft<T>::c2r(plans.get(Fft<T>::kC2R, l.rows, l.cols, p.batch, stream), s_hat, s);
+    crop(s, l, output_extent(p), output_offset(p), p.batch, output, stream);
+  }
+
+  // The filters' half spectra at transform extent l. Short 2D filters: transform their few rows
+  // and sum the column DFTs directly (column_dft_kernel); otherwise the whole padded filter.
+  const Complex<T>* filter_spectra(const Problem& p, const T* filter, Extent l,
+                                   cudaStream_t stream) {
+    const std::int64_t width = l.cols / 2 + 1;
+    const bool reverse = p.operation == Operation::correlate;
+    Complex<T>* h_hat = reserve(complex_b, p.filters * l.rows * width);
+    if (l.rows == 1 || p.filter.rows > kDftMostFilterRows) {
+      T* h = reserve(real_b, p.filters * l.size());
+      pad(filter, p.filter, l, p.filters, reverse, h, stream);
+      Fft<T>::r2c(plans.get(Fft<T>::kR2C, l.rows, l.cols, p.filters, stream), h, h_hat);
+      return h_hat;
+    }
+    const std::int64_t k_rows = p.filter.rows;
+    T* rows = reserve(real_b, p.filters * k_rows * l.cols);
+    Complex<T>* g = reserve(complex_c, p.filters * k_rows * width);
+    pad(filter, p.filter, Extent{k_rows, l.cols}, p.filters, reverse, rows, stream);
+    Fft<T>::r2c(plans.get(Fft<T>::kR2C, 1, l.cols, p.filters * k_rows, stream), rows, g);
+    const dim3 grid(static_cast<unsigned>(ceil_div(width, kThreads)),
+                    static_cast<unsigned>(ceil_div(l.rows, kDftRows)),
+                    static_cast<unsigned>(std::min<std::int64_t>(p.filters, kMaxGridZ)));
+    column_dft_kernel<T><<<grid, kThreads, 0, stream>>>(g, k_rows, l.rows, width, p.filters,
+                                                        h_hat);
+    PARASOL_CHECK_LAUNCH(stream);
+    return h_hat;
+  }
+
+  void direct(const Problem& p, const T* signal, const T* filter, T* output,
+              cudaStream_t stream) {
+    const T* h = oriented_filters(p, filter, stream);
+    const Extent out = output_extent(p);
+    const std::int64_t rows = p.batch * out.rows;
+    const dim3 grid(static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(out.cols, kTile), 1,
+                                                                   kMaxGridX)),
+                    static_cast<unsigned>(std::clamp<std::int64_t>(rows, 1, kMaxGridY)));
+    direct_kernel<<<grid, kDirectThreads, 0, stream>>>(signal, p.signal, h, p.filter,
+                                                       p.filters == 1, out, output_offset(p),
+                                                       rows, output);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  // Overlap-save's filter spectra: `filters` filters padded to the block length, transformed.
+  const Complex<T>* block_filter_spectra(const Problem& p, const T* filter, std::int64_t block,
+                                         cudaStream_t stream) {
+    const std::int64_t half = block / 2 + 1;
+    T* padded = reserve(real_b, p.filters * block);
+    Complex<T>* spectra = reserve(complex_b, p.filters * half);
+    pad(filter, p.filter, Extent{1, block}, p.filters, p.operation == Operation::correlate,
+        padded, stream);
+    Fft<T>::r2c(plans.get(Fft<T>::kR2C, 1, block, p.filters, stream), padded, spectra);
+    return spectra;
+  }
+
+  // Outputs [o0, o0 + count) of signals [b0, b0 + signals) by overlap-save: x holds samples
+  // [x_begin, x_begin + x_count) of each signal (x_stride apart), output receives count values
+  // per signal (out_stride apart). h_hat: the filter spectra of those signals' filters.
+  void overlap_save_range(const Problem& p, std::int64_t block, const Complex<T>* h_hat,
+                          const T* x, std::int64_t x_stride, std::int64_t x_begin,
+                          std::int64_t x_count, std::int64_t signals, std::int64_t o0,
+                          std::int64_t count, T* output, std::int64_t out_stride,
+                          cudaStream_t stream) {
+    const std::int64_t overlap = p.filter.cols - 1, step = block - overlap;
+    const std::int64_t blocks = ceil_div(count, step), items = signals * blocks;
+    const std::int64_t half = block / 2 + 1;
+    T* y = reserve(real_a, items * block);
+    Complex<T>* y_hat = reserve(complex_a, items * half);
+    const std::int64_t first = output_offset(p).cols + o0 - overlap;
+    gather_blocks_kernel<<<rows_grid(block, items), kThreads, 0, stream>>>(
+        x, x_stride, x_begin, x_count, first, step, blocks, block, items, y);
+    PARASOL_CHECK_LAUNCH(stream);
+    Fft<T>::r2c(plans.get(Fft<T>::kR2C, 1, block, items, stream), y, y_hat);
+    multiply_spectra<T>(y_hat, h_hat, half, items, p.filters == 1, blocks, 1.0 / double(block),
+                        stream);
+    Fft<T>::c2r(plans.get(Fft<T>::kC2R, 1, block, items, stream), y_hat, y);
+    scatter_blocks_kernel<<<rows_grid(step, items), kThreads, 0, stream>>>(
+        y, block, overlap, step, blocks, count, out_stride, items, output);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  std::int64_t block_length(const Problem& p, const Options& o) const {
+    // Never longer than one block covering a whole signal's outputs needs.
+    const std::int64_t block =
+        o.block > 0 ? o.block
+                    : std::min(choose_block_length(p.filter.cols),
+                               good_fft_length(output_extent(p).cols + p.filter.cols - 1));
+    if (block < p.filter.cols)
+      throw InputError("", "block",
+                       "expected an overlap-save block of at least the filter length (" +
+                           std::to_string(p.filter.cols) + "), got " + std::to_string(block));
+    return block;
+  }
+
+  void overlap_save(const Problem& p, const Options& o, const T* signal, const T* filter,
+                    T* output, cudaStream_t stream) {
+    const std::int64_t block = block_length(p, o);
+    const std::int64_t step = block - (p.filter.cols - 1);
+    const std::int64_t n = p.signal.cols, m = output_extent(p).cols;
+    const Complex<T>* h_hat = block_filter_spectra(p, filter, block, stream);
+    const std::int64_t blocks = ceil_div(m, step);
+    if (blocks * block <= kMostBlockSamples) {
+      // Whole signals at a time, as many as fit.
+      const std::int64_t group = std::max<std::int64_t>(1, kMostBlockSamples / (blocks * block));
+      for (std::int64_t b0 = 0; b0 < p.batch; b0 += group) {
+        const std::int64_t signals = std::min(group, p.batch - b0);
+        overlap_save_range(p, block, h_hat + (p.filters == 1 ? 0 : b0 * (block / 2 + 1)),
+                           signal + b0 * n, n, 0, n, signals, 0, m, output + b0 * m, m, stream);
+      }
+      return;
+    }
+    // One signal at a time, in runs of blocks.
+    const std::int64_t run = std::max<std::int64_t>(1, kMostBlockSamples / block) * step;
+    for (std::int64_t b = 0; b < p.batch; ++b)
+      for (std::int64_t o0 = 0; o0 < m; o0 += run)
+        overlap_save_range(p, block, h_hat + (p.filters == 1 ? 0 : b * (block / 2 + 1)),
+                           signal + b * n, n, 0, n, 1, o0, std::min(run, m - o0),
+                           output + b * m + o0, m, stream);
+  }
+
+  struct Piece {
+    std::int64_t o0 = 0, count = 0;   // outputs
+    std::int64_t x0 = 0, x_count = 0;  // signal samples they need that exist
+  };
+};
+
+template <class T>
+Convolver<T>::Convolver() : impl_(std::make_unique<Impl>()) {}
+template <class T>
+Convolver<T>::~Convolver() = default;
+
+template <class T>
+std::size_t Convolver<T>::cached_plans() const {
+  return impl_->plans.size();
+}
+
+template <class T>
+Variant Convolver<T>::convolve(const Problem& p, const Options& o, const T* signal,
+                               const T* filter, T* output, cudaStream_t stream) {
+  check_problem(p);
+  const Variant v =
+      o.variant == Variant::automatic ? choose_variant(p, static_cast<int>(sizeof(T))) : o.variant;
+  if (!supports(v, p))
+    throw InputError("", "variant",
+                     "variant \"" + std::string(name(v)) + "\" takes 1D signals only");
+  switch (v) {
+    case Variant::c2c: impl_->c2c(p, signal, filter, output, stream); break;
+    case Variant::r2c: impl_->r2c(p, signal, filter, output, stream); break;
+    case Variant::overlap_save: impl_->overlap_save(p, o, signal, filter, output, stream); break;
+    case Variant::direct: impl_->direct(p, signal, filter, output, stream); break;
+    case Variant::automatic: break;  // resolved above
+  }
+  return v;
+}
+
+// Pieces alternate between two pinned host buffers, so reading piece i + 1 and writing piece
+// i - 1 on the host overlap the device's work on piece i.
+template <class T>
+void Convolver<T>::convolve_streamed(const Problem& p, const Options& o,
+                                     const std::vector<T>& filter, const Reader& read,
+                                     const Writer& write, cudaStream_t stream,
+                                     std::int64_t piece) {
+  check_problem(p);
+  if (p.batch != 1 || p.is_2d())
+    throw InputError("", "streamed", "expected one 1D signal (batch 1) for a streamed run");
+  if (static_cast<std::int64_t>(filter.size()) != p.filter.size())
+    throw InputError("", "filter",
+                     "expected " + std::to_string(p.filter.size()) + " filter values, got " +
+                         std::to_string(filter.size()));
+  Impl& impl = *impl_;
+  const std::int64_t block = impl.block_length(p, o);
+  const std::int64_t overlap = p.filter.cols - 1, step = block - overlap;
+  const std::int64_t n = p.signal.cols, m = output_extent(p).cols, s = output_offset(p).cols;
+  const std::int64_t outputs_per_piece =
+      std::max<std::int64_t>(1, (piece > 0 ? piece : kDefaultPiece) / step) * step;
+  const std::int64_t samples_per_piece = outputs_per_piece + overlap;
+
+  DeviceBuffer<T> h(filter.size()), x(static_cast<std::size_t>(samples_per_piece)),
+      y(static_cast<std::size_t>(outputs_per_piece));
+  PARASOL_CUDA(cudaMemcpyAsync(h.data(), filter.data(), h.bytes(), cudaMemcpyHostToDevice,
+                               stream));
+  PinnedBuffer<T> in[2] = {PinnedBuffer<T>(samples_per_piece),
+                           PinnedBuffer<T>(samples_per_piece)};
+  PinnedBuffer<T> out[2] = {PinnedBuffer<T>(outputs_per_piece),
+                            PinnedBuffer<T>(outputs_per_piece)};
+  const Complex<T>* h_hat = impl.block_filter_spectra(p, h.data(), block, stream);
+
+  const std::int64_t pieces = ceil_div(m, outputs_per_piece);
+  const auto piece_at = [&](std::int64_t i) {
+    typename Impl::Piece at;
+    at.o0 = i * outputs_per_piece;
+    at.count = std::min(outputs_per_piece, m - at.o0);
+    const std::int64_t first = s + at.o0 - overlap, last = s + at.o0 + at.count;  // [first, last)
+    at.x0 = std::clamp<std::int64_t>(first, 0, n);
+    at.x_count = std::clamp<std::int64_t>(last, 0, n) - at.x0;
+    return at;
+  };
+  const auto enqueue = [&](std::int64_t i) {
+    const typename Impl::Piece at = piece_at(i);
+    if (at.x_count > 0)
+      PARASOL_CUDA(cudaMemcpyAsync(x.data(), in[i % 2].data(), at.x_count * sizeof(T),
+                                   cudaMemcpyHostToDevice, stream));
+    impl.overlap_save_range(p, block, h_hat, x.data(), 0, at.x0, at.x_count, 1, at.o0, at.count,
+                            y.data(), 0, stream);
+    PARASOL_CUDA(cudaMemcpyAsync(out[i % 2].data(), y.data(), at.count * sizeof(T),
+                                 cudaMemcpyDeviceToHost, stream));
+  };
+  const auto fill = [&](std::int64_t i) {
+    const typename Impl::Piece at = piece_at(i);
+    if (at.x_count > 0) read(at.x0, at.x_count, in[i % 2].data());
+  };
+
+  if (pieces == 0) return;
+  fill(0);
+  enqueue(0);
+  for (std::int64_t i = 0; i < pieces; ++i) {
+    if (i + 1 < pieces) fill(i + 1);  // the host reads while the device works on piece i
+    PARASOL_CUDA(cudaStreamSynchronize(stream));
+    if (i + 1 < pieces) enqueue(i + 1);
+    const typename Impl::Piece at = piece_at(i);
+    write(at.o0, at.count, out[i % 2].data());  // while the device works on piece i + 1
+  }
+}
+
+template <class T>
+Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
+                       const std::vector<T>& filter) {
+  check_problem(p);
+  if (static_cast<std::int64_t>(signal.size()) != p.batch * p.signal.size())
+    throw InputError("", "signal",
+                     "expected " + std::to_string(p.batch * p.signal.size()) +
+                         " signal values, got " + std::to_string(signal.size()));
+  if (static_cast<std::int64_t>(filter.size()) != p.filters * p.filter.size())
+    throw InputError("", "filter",
+                     "expected " + std::to_string(p.filters * p.filter.size()) +
+                         " filter values, got " + std::to_string(filter.size()));
+  const std::int64_t outputs = p.batch * output_extent(p).size();
+  Stream stream;
+  Result<T> result;
+  EventTimer h2d(stream.get()), compute(stream.get()), d2h(stream.get());
+  h2d.start();
+  DeviceBuffer<T> x(signal.size()), h(filter.size()), y(static_cast<std::size_t>(outputs));
+  PARASOL_CUDA(cudaMemcpyAsync(x.data(), signal.data(), x.bytes(), cudaMemcpyHostToDevice,
+                               stream.get()));
+  PARASOL_CUDA(cudaMemcpyAsync(h.data(), filter.data(), h.bytes(), cudaMemcpyHostToDevice,
+                               stream.get()));
+  h2d.stop();
+  Convolver<T> convolver;
+  compute.start();
+  result.variant = convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
+  compute.stop();
+  result.output.resize(static_cast<std::size_t>(outputs));
+  d2h.start();
+  PARASOL_CUDA(cudaMemcpyAsync(result.output.data(), y.data(), y.bytes(), cudaMemcpyDeviceToHost,
+                               stream.get()));
+  d2h.stop();
+  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds()};
+  return result;
+}
+
+template class Convolver<float>;
+template class Convolver<double>;
+template Result<float> convolve_gpu(const Problem&, const Options&, const std::vector<float>&,
+                                    const std::vector<float>&);
+template Result<double> convolve_gpu(const Problem&, const Options&, const std::vector<double>&,
+                                     const std::vector<double>&);
+
+}  // namespace parasol::fftconv

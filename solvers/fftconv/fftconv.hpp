@@ -1,0 +1,147 @@
+// fftconv: linear convolution and correlation of real signals with real filters, 1D, batched 1D
+// and 2D, with the output shapes of scipy.signal.fftconvolve / scipy.signal.correlate.
+// Host-only API: compiles without nvcc.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace parasol::fftconv {
+
+// scipy's modes, per axis, for a signal of length n and a filter of length k:
+//   full:  n + k - 1 samples, the whole convolution;
+//   same:  n samples, centred on the full output (starting at (k - 1) / 2);
+//   valid: |n - k| + 1 samples, those that need no zero padding (starting at min(n, k) - 1).
+//          As in scipy, the filter may be the longer one, but only if it is at least as long in
+//          every axis.
+enum class Mode { full, same, valid };
+inline constexpr std::array kModes{Mode::full, Mode::same, Mode::valid};
+std::string_view name(Mode m);  // "full", "same", "valid"
+Mode parse_mode(std::string_view s);
+
+// correlate(x, h) is convolve(x, h reversed in every axis), as in scipy.signal.correlate.
+enum class Operation { convolve, correlate };
+std::string_view name(Operation o);  // "convolve", "correlate"
+Operation parse_operation(std::string_view s);
+
+//   c2c:          pad, complex transforms of both, multiply and scale, inverse (the sample's way);
+//   r2c:          real-to-complex transforms, half the spectrum, multiply-and-scale in one kernel;
+//   overlap-save: 1D only; the signal in blocks of a length chosen for speed against the
+//                 filter's spectrum computed once; streams signals larger than device memory;
+//   direct:       shared-memory tiled direct sums, for short filters;
+//   auto:         direct or an FFT variant, by filter length and size (choose_variant).
+enum class Variant { automatic, c2c, r2c, overlap_save, direct };
+inline constexpr std::array kVariants{Variant::c2c, Variant::r2c, Variant::overlap_save,
+                                      Variant::direct};
+std::string_view name(Variant v);  // "auto", "c2c", "r2c", "overlap-save", "direct"
+Variant parse_variant(std::string_view s);
+
+// The extent of one signal, filter or output: rows x cols, last index fastest. 1D: rows = 1.
+struct Extent {
+  std::int64_t rows = 1, cols = 1;
+  std::int64_t size() const { return rows * cols; }
+  bool operator==(const Extent& o) const { return rows == o.rows && cols == o.cols; }
+  bool operator!=(const Extent& o) const { return !(*this == o); }
+};
+
+// `batch` signals of extent `signal`, stored one after another; `filters` filters of extent
+// `filter`: 1 (one filter for every signal) or `batch` (filter b for signal b).
+struct Problem {
+  std::int64_t batch = 1;
+  Extent signal;
+  std::int64_t filters = 1;
+  Extent filter;
+  Mode mode = Mode::full;
+  Operation operation = Operation::convolve;
+
+  bool is_2d() const { return signal.rows > 1 || filter.rows > 1; }
+};
+
+// InputError (key "signal", "filter", "filters" or "mode") for an empty signal or filter, a
+// filter count other than 1 or batch, a valid mode where neither operand is at least as large
+// as the other in every axis, or sizes past 2^40 samples.
+void check_problem(const Problem& p);
+
+// The output extent of one signal, and where it starts inside the full convolution.
+Extent output_extent(const Problem& p);
+Extent output_offset(const Problem& p);
+
+// The smallest length >= n whose prime factors are all 2, 3, 5 or 7: cuFFT is fastest there
+// (a length with a large prime factor can be several times slower).
+std::int64_t good_fft_length(std::int64_t n);
+
+// CPU gold: direct sums in double. signal holds batch * signal.size() values, filter holds
+// filters * filter.size(); returns batch * output_extent(p).size() values.
+template <class T>
+std::vector<double> convolve_gold(const Problem& p, const std::vector<T>& signal,
+                                  const std::vector<T>& filter);
+
+struct Options {
+  Variant variant = Variant::automatic;
+  std::int64_t block = 0;  // overlap-save transform length; 0: chosen from the filter length
+};
+
+// What `auto` picks for this problem (never automatic), and the overlap-save transform length
+// used when Options::block is 0. Both are pure functions of the sizes.
+Variant choose_variant(const Problem& p, int element_bytes);
+std::int64_t choose_block_length(std::int64_t filter_length);
+
+// Whether a variant can take this problem (overlap-save: 1D only). Never throws.
+bool supports(Variant v, const Problem& p);
+
+// Convolves data already on the device. Keeps cuFFT plans (keyed by transform shape and batch)
+// and scratch buffers between calls: create one and reuse it.
+template <class T>
+class Convolver {
+ public:
+  Convolver();
+  ~Convolver();
+  Convolver(const Convolver&) = delete;
+  Convolver& operator=(const Convolver&) = delete;
+
+  // signal, filter and output are device pointers holding batch * signal.size(),
+  // filters * filter.size() and batch * output_extent(p).size() values. InputError when the
+  // problem is malformed or the variant cannot take it. Returns the variant that ran.
+  Variant convolve(const Problem& p, const Options& o, const T* signal, const T* filter,
+                   T* output, cudaStream_t stream);
+
+  // One long 1D signal (batch 1) with one filter, by overlap-save, in pieces: read(offset, count,
+  // host) must fill host[0, count) with signal samples [offset, offset + count); write(offset,
+  // count, host) receives output samples [offset, offset + count) of the mode's output, in order.
+  // Device memory holds about `piece` samples at a time (0: 2^24), whatever the signal length.
+  using Reader = std::function<void(std::int64_t offset, std::int64_t count, T* host)>;
+  using Writer = std::function<void(std::int64_t offset, std::int64_t count, const T* host)>;
+  void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
+                         const Reader& read, const Writer& write, cudaStream_t stream,
+                         std::int64_t piece = 0);
+
+  std::size_t cached_plans() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct Timings {
+  double host_to_device = 0, compute = 0, device_to_host = 0;
+};
+
+template <class T>
+struct Result {
+  std::vector<T> output;  // batch * output_extent(p).size() values
+  Variant variant = Variant::automatic;  // the one that ran
+  Timings timings;
+};
+
+// Upload, convolve, download.
+template <class T>
+Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
+                       const std::vector<T>& filter);
+
+}  // namespace parasol::fftconv

@@ -1,0 +1,33 @@
+// cuFFT plans kept for reuse: making a plan costs far more than executing it (it allocates a
+// work area and may compile kernels), so a convolver makes each transform shape once.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <cufft.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+namespace parasol::fftconv {
+
+class PlanCache {
+ public:
+  PlanCache() = default;
+  PlanCache(const PlanCache&) = delete;
+  PlanCache& operator=(const PlanCache&) = delete;
+  ~PlanCache();
+
+  // A plan for `batch` transforms of `type` over rows x cols points (rows = 1: 1D), packed
+  // layout (real data [rows][cols], half spectra [rows][cols / 2 + 1]), bound to `stream`.
+  cufftHandle get(cufftType type, std::int64_t rows, std::int64_t cols, std::int64_t batch,
+                  cudaStream_t stream);
+  std::size_t size() const { return plans_.size(); }
+
+ private:
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
+  std::map<Key, cufftHandle> plans_;
+};
+
+}  // namespace parasol::fftconv

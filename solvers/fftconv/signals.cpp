@@ -1,0 +1,121 @@
+#include "solvers/fftconv/signals.hpp"
+
+#include <cmath>
+#include <random>
+
+namespace parasol::fftconv {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+// Draws from one std::mt19937_64 stream: uniforms from its top 53 bits, standard normals by
+// Box-Muller (both of each pair used, in order).
+class Draws {
+ public:
+  Draws(std::uint64_t seed, std::uint64_t stream) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(stream),
+                      static_cast<std::uint32_t>(stream >> 32)};
+    engine_.seed(seq);
+  }
+
+  // Uniform in the open interval (0, 1): k + 1/2 over 2^53, k in [0, 2^53).
+  double open_unit() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
+
+  double normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double radius = std::sqrt(-2.0 * std::log(open_unit()));
+    const double angle = kTwoPi * open_unit();
+    spare_ = radius * std::sin(angle);
+    has_spare_ = true;
+    return radius * std::cos(angle);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+  double spare_ = 0;
+  bool has_spare_ = false;
+};
+
+// The chirp at sample t of a row of `length`. The phase is reduced to a fraction of a cycle
+// before the cosine: at t = 2^26 it is some 10^7 cycles, and cos of so large an argument would
+// lose digits that the fraction keeps.
+double chirp(const Signal& s, std::int64_t t) {
+  const double time = static_cast<double>(t);
+  const double cycles =
+      s.f0 * time + (s.f1 - s.f0) * time * time / (2.0 * static_cast<double>(s.length));
+  return s.amplitude * std::cos(kTwoPi * (cycles - std::floor(cycles)));
+}
+
+std::vector<double> taps_along(const Filter& f, std::int64_t taps) {
+  return f.kind == FilterKind::box ? box_taps(taps) : gaussian_taps(taps, gaussian_sigma(f, taps));
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> generate_signal(const Signal& s) {
+  const std::int64_t size = s.rows * s.length;
+  std::vector<T> values(static_cast<std::size_t>(s.batch * size));
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    Draws draws(s.seed, static_cast<std::uint64_t>(b));
+    T* signal = values.data() + b * size;
+    for (std::int64_t i = 0; i < size; ++i) {
+      double value = 0;
+      if (s.kind == SignalKind::noise) {
+        value = s.amplitude * draws.normal();
+      } else {
+        value = chirp(s, i % s.length);
+        if (s.noise > 0) value += s.noise * draws.normal();
+      }
+      signal[i] = static_cast<T>(value);
+    }
+  }
+  return values;
+}
+
+template <class T>
+std::vector<T> generate_filter(const Filter& f) {
+  const std::vector<double> across = taps_along(f, f.length);
+  const std::vector<double> down = f.rows == 1 ? std::vector<double>{1.0} : taps_along(f, f.rows);
+  std::vector<T> taps(static_cast<std::size_t>(f.rows * f.length));
+  for (std::size_t r = 0; r < down.size(); ++r)
+    for (std::size_t c = 0; c < across.size(); ++c)
+      taps[r * across.size() + c] = static_cast<T>(down[r] * across[c]);
+  return taps;
+}
+
+// Taken relative to the tap nearest the centre (which is then exactly 1), so a sigma far below a
+// tap's spacing gives a unit impulse (an even count: two halves) rather than 0 / 0.
+std::vector<double> gaussian_taps(std::int64_t taps, double sigma) {
+  std::vector<double> g(static_cast<std::size_t>(taps));
+  const double centre = 0.5 * static_cast<double>(taps - 1);
+  const double nearest = taps % 2 == 1 ? 0.0 : 0.5;
+  double sum = 0;
+  for (std::int64_t i = 0; i < taps; ++i) {
+    const double d = std::abs(static_cast<double>(i) - centre);
+    const double tap = std::exp(-0.5 * ((d - nearest) * (d + nearest) / sigma) / sigma);
+    g[static_cast<std::size_t>(i)] = tap;
+    sum += tap;
+  }
+  for (double& x : g) x /= sum;
+  return g;
+}
+
+std::vector<double> box_taps(std::int64_t taps) {
+  return std::vector<double>(static_cast<std::size_t>(taps), 1.0 / static_cast<double>(taps));
+}
+
+double gaussian_sigma(const Filter& f, std::int64_t taps) {
+  return f.sigma > 0 ? f.sigma : static_cast<double>(taps) / 6.0;
+}
+
+template std::vector<float> generate_signal<float>(const Signal&);
+template std::vector<double> generate_signal<double>(const Signal&);
+template std::vector<float> generate_filter<float>(const Filter&);
+template std::vector<double> generate_filter<double>(const Filter&);
+
+}  // namespace parasol::fftconv

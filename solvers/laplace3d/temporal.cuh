@@ -1,0 +1,134 @@
+// Temporal blocking for the Jacobi sweep: kTimeSteps iterations per pass over memory.
+//
+// A block owns an xy tile (halo included) and marches up z with a pipeline of time levels: at
+// step k it loads plane k of level 0 from memory, and level l + 1 is computed at plane k - 1 - l
+// from level l's planes k - 2 - l, k - 1 - l and k - l. Each thread keeps its own column's
+// below/centre planes of every level in registers; the xy neighbours come from shared memory,
+// where each step leaves the planes the next step needs (double-buffered, one barrier a step).
+// Level kTimeSteps is written to memory. The tile's edges go stale by one point per level, so
+// only its inner part, kTimeSteps points in from every side, is written; neighbouring tiles
+// overlap by twice that.
+//
+// The same neighbour sums in the same order as one sweep: the iterates agree bit for bit.
+#pragma once
+
+#include "solvers/laplace3d/stencil.cuh"
+
+namespace parasol::laplace3d {
+
+constexpr int kTimeSteps = 4;  // iterations per pass
+constexpr int kTemporalRows = 2;  // rows of the tile per thread
+
+// Dynamic shared memory the kernel needs for a BX x BY block.
+template <int BX, int BY, class T>
+constexpr std::size_t temporal_shared_bytes() {
+  return 2 * kTimeSteps * BY * kTemporalRows * BX * sizeof(T);
+}
+
+template <int BX, int BY, class T>
+__global__ void __launch_bounds__(BX* BY)
+    temporal_kernel(Strides n, std::int64_t tiles_x, std::int64_t tiles_y, std::int64_t z_chunk,
+                    std::int64_t chunks, const T* __restrict__ u, T* __restrict__ u_next) {
+  constexpr int TT = kTimeSteps, R = kTemporalRows;
+  constexpr int EX = BX, EY = BY * R;             // the tile, halo included
+  constexpr int OX = EX - 2 * TT, OY = EY - 2 * TT;  // the part written
+  static_assert(OX > 0 && OY > 0, "tile too small for its halo");
+  // plane[parity][level][y][x]: level l at the plane the next level needs this step. Dynamic
+  // shared memory: 64 KiB in float, past the 48 KiB a static array may take.
+  extern __shared__ unsigned char temporal_shared[];
+  auto plane = reinterpret_cast<T(*)[TT][EY][EX]>(temporal_shared);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  for (std::int64_t chunk : block_stride_z(chunks)) {
+    const std::int64_t z0 = 1 + chunk * z_chunk;                   // output planes [z0, z1)
+    const std::int64_t z1 = z0 + z_chunk < n.nz - 1 ? z0 + z_chunk : n.nz - 1;
+    for (std::int64_t by : block_stride_y(tiles_y)) {
+      for (std::int64_t bx = blockIdx.x; bx < tiles_x; bx += gridDim.x) {
+        const std::int64_t gx = bx * OX - TT + tx;
+        const bool in_x = gx >= 0 && gx < n.nx, interior_x = gx >= 1 && gx < n.nx - 1;
+        const bool written_x = tx >= TT && tx < EX - TT && interior_x;
+        std::int64_t gy[R];
+        bool in_y[R], interior_y[R], written_y[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int y = ty * R + r;
+          gy[r] = by * OY - TT + y;
+          in_y[r] = gy[r] >= 0 && gy[r] < n.ny;
+          interior_y[r] = gy[r] >= 1 && gy[r] < n.ny - 1;
+          written_y[r] = y >= TT && y < EY - TT && interior_y[r];
+        }
+        const auto load = [&](std::int64_t z, int r) {
+          return in_x && in_y[r] && z >= 0 && z < n.nz ? u[gx + n.sy * gy[r] + n.sz * z] : T(0);
+        };
+
+        // Level l at planes (centre - 1, centre) of this thread's column, centre = k - 1 - l.
+        T below[TT][R], centre[TT][R];
+        const std::int64_t k_first = z0 + 2 - TT;  // the first plane that level TT needs is z0
+        int cur = 0;
+        // Level 0's next plane, loaded a step ahead: every step ends at a barrier, so a load
+        // used in the step that issues it would stall the whole block for its latency.
+        T ahead[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          below[0][r] = load(k_first - 2, r);
+          centre[0][r] = load(k_first - 1, r);
+          ahead[r] = load(k_first, r);
+          plane[cur][0][ty * R + r][tx] = centre[0][r];
+#pragma unroll
+          for (int l = 1; l < TT; ++l) below[l][r] = centre[l][r] = T(0);  // not yet valid
+        }
+        __syncthreads();
+
+        for (std::int64_t k = k_first; k < z1 + TT; ++k) {
+          const int nxt = cur ^ 1;
+          T above[R];
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            above[r] = ahead[r];
+            ahead[r] = load(k + 1, r);
+            plane[nxt][0][ty * R + r][tx] = above[r];
+          }
+#pragma unroll
+          for (int l = 0; l < TT; ++l) {
+            const std::int64_t z = k - 1 - l;  // where level l + 1 is computed
+            const bool interior_z = z >= 1 && z < n.nz - 1;
+            T next[R];
+            const T(*p)[EX] = plane[cur][l];
+            const T y_before = ty * R > 0 ? p[ty * R - 1][tx] : T(0);
+            const T y_after = ty * R + R < EY ? p[ty * R + R][tx] : T(0);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+              const int y = ty * R + r;
+              if (interior_x && interior_y[r] && interior_z && tx > 0 && tx < EX - 1) {
+                const T ym = r == 0 ? y_before : centre[l][r - 1];
+                const T yp = r == R - 1 ? y_after : centre[l][r + 1];
+                next[r] = mean_of_neighbours(p[y][tx - 1], p[y][tx + 1], ym, yp, below[l][r],
+                                             above[r]);
+              } else {
+                next[r] = centre[l][r];  // boundary values never change; tile edges go stale
+              }
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+              below[l][r] = centre[l][r];
+              centre[l][r] = above[r];
+              above[r] = next[r];  // the plane above for level l + 1
+              if (l + 1 < TT) plane[nxt][l + 1][ty * R + r][tx] = next[r];
+            }
+          }
+          // above now holds level TT at plane k - TT.
+          const std::int64_t z_out = k - TT;
+          if (z_out >= z0 && written_x) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+              if (written_y[r]) u_next[gx + n.sy * gy[r] + n.sz * z_out] = above[r];
+          }
+          __syncthreads();
+          cur = nxt;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace parasol::laplace3d

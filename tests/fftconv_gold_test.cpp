@@ -1,0 +1,647 @@
+// The fftconv gold against hand-computed and scipy-derived answers in every mode, the shapes of
+// scipy's modes, the FFT lengths, the generators and the parameter checks: every GPU variant is
+// judged by the gold, so it is judged first.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/error.hpp"
+#include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/params.hpp"
+#include "solvers/fftconv/signals.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::fftconv {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+Problem one_d(std::int64_t n, std::int64_t k, Mode mode,
+              Operation operation = Operation::convolve) {
+  Problem p;
+  p.signal = {1, n};
+  p.filter = {1, k};
+  p.mode = mode;
+  p.operation = operation;
+  return p;
+}
+
+Problem two_d(Extent signal, Extent filter, Mode mode) {
+  Problem p;
+  p.signal = signal;
+  p.filter = filter;
+  p.mode = mode;
+  return p;
+}
+
+template <class T>
+std::vector<T> seeded(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<T> values(count);
+  for (T& v : values) v = static_cast<T>(uniform(engine));
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names and shapes.
+
+TEST(FftconvNames, ConvertBothWays) {
+  for (const Mode m : kModes) EXPECT_EQ(parse_mode(name(m)), m);
+  for (const Variant v : kVariants) EXPECT_EQ(parse_variant(name(v)), v);
+  EXPECT_EQ(name(Variant::automatic), "auto");
+  EXPECT_EQ(parse_variant("auto"), Variant::automatic);
+  EXPECT_EQ(name(Variant::overlap_save), "overlap-save");
+  EXPECT_EQ(parse_operation("correlate"), Operation::correlate);
+  EXPECT_EQ(name(Operation::convolve), "convolve");
+  try {
+    parse_variant("overlap_save");
+    ADD_FAILURE() << "accepted \"overlap_save\"";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "variant \"overlap_save\" is not one of \"auto\", \"c2c\", "
+                                   "\"r2c\", \"overlap-save\", \"direct\""))
+        << e.what();
+  }
+  EXPECT_THROW(parse_mode("Same"), InputError);
+  EXPECT_THROW(parse_operation("convolution"), InputError);
+}
+
+TEST(FftconvShapes, OutputExtentAndOffsetInEveryMode) {
+  // n = 10, k = 4: full 13 from 0; same 10 from (4 - 1) / 2 = 1; valid 7 from 3.
+  EXPECT_EQ(output_extent(one_d(10, 4, Mode::full)), (Extent{1, 13}));
+  EXPECT_EQ(output_offset(one_d(10, 4, Mode::full)), (Extent{0, 0}));
+  EXPECT_EQ(output_extent(one_d(10, 4, Mode::same)), (Extent{1, 10}));
+  EXPECT_EQ(output_offset(one_d(10, 4, Mode::same)), (Extent{0, 1}));
+  EXPECT_EQ(output_extent(one_d(10, 4, Mode::valid)), (Extent{1, 7}));
+  EXPECT_EQ(output_offset(one_d(10, 4, Mode::valid)), (Extent{0, 3}));
+  // An odd filter centres exactly: k = 5 starts same at 2.
+  EXPECT_EQ(output_offset(one_d(10, 5, Mode::same)), (Extent{0, 2}));
+  // The filter longer than the signal: same keeps the signal's length, valid swaps the roles.
+  EXPECT_EQ(output_extent(one_d(3, 8, Mode::full)), (Extent{1, 10}));
+  EXPECT_EQ(output_extent(one_d(3, 8, Mode::same)), (Extent{1, 3}));
+  EXPECT_EQ(output_offset(one_d(3, 8, Mode::same)), (Extent{0, 3}));
+  EXPECT_EQ(output_extent(one_d(3, 8, Mode::valid)), (Extent{1, 6}));
+  EXPECT_EQ(output_offset(one_d(3, 8, Mode::valid)), (Extent{0, 2}));
+  EXPECT_EQ(output_extent(one_d(6, 6, Mode::valid)), (Extent{1, 1}));
+  // 2D: each axis on its own.
+  const Problem p = two_d({64, 48}, {7, 4}, Mode::same);
+  EXPECT_EQ(output_extent(p), (Extent{64, 48}));
+  EXPECT_EQ(output_offset(p), (Extent{3, 1}));
+  const Problem q = two_d({5, 9}, {8, 12}, Mode::valid);
+  EXPECT_EQ(output_extent(q), (Extent{4, 4}));
+  EXPECT_EQ(output_offset(q), (Extent{4, 8}));
+  EXPECT_EQ(output_extent(two_d({64, 48}, {7, 4}, Mode::full)), (Extent{70, 51}));
+  EXPECT_TRUE(p.is_2d());
+  EXPECT_TRUE(two_d({1, 9}, {2, 3}, Mode::full).is_2d()) << "a 2D filter makes a 2D problem";
+  EXPECT_FALSE(one_d(9, 3, Mode::full).is_2d());
+}
+
+void expect_bad_problem(const Problem& p, const std::string& key, const std::string& part) {
+  try {
+    check_problem(p);
+    ADD_FAILURE() << "accepted; expected an error for " << key;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), key) << e.what();
+    EXPECT_TRUE(contains(e.expected(), part)) << e.what();
+  }
+}
+
+TEST(FftconvShapes, CheckProblemNamesWhatIsWrong) {
+  EXPECT_NO_THROW(check_problem(one_d(1, 1, Mode::valid)));
+  Problem p = one_d(10, 3, Mode::full);
+  p.batch = 0;
+  expect_bad_problem(p, "signal", "at least one signal, got a batch of 0");
+  p = one_d(0, 3, Mode::full);
+  expect_bad_problem(p, "signal", "at least one sample in each axis, got 0");
+  p = one_d(10, 0, Mode::full);
+  expect_bad_problem(p, "filter", "at least one tap");
+  p = two_d({0, 4}, {1, 1}, Mode::full);
+  expect_bad_problem(p, "signal", "got 0 x 4");
+  p = one_d(10, 3, Mode::full);
+  p.batch = 4;
+  p.filters = 3;
+  expect_bad_problem(p, "filters", "1 filter (for every signal) or one per signal (4), got 3");
+  p.filters = 4;
+  EXPECT_NO_THROW(check_problem(p));
+  p.filters = 0;
+  expect_bad_problem(p, "filters", "got 0");
+  // Sizes past 2^40, without overflow on the way.
+  p = one_d(std::int64_t{1} << 20, 3, Mode::full);
+  p.batch = std::int64_t{1} << 21;
+  expect_bad_problem(p, "signal", "at most 2^40 samples in all");
+  p = two_d({std::int64_t{1} << 40, std::int64_t{1} << 40}, {1, 1}, Mode::full);
+  expect_bad_problem(p, "signal", "at most 2^40 samples");
+  p = one_d(100, std::int64_t{1} << 41, Mode::full);
+  expect_bad_problem(p, "filter", "at most 2^40 taps");
+  p = one_d((std::int64_t{1} << 40) - 10, 100, Mode::full);
+  expect_bad_problem(p, "signal", "at most 2^40 output samples");
+  p.mode = Mode::same;
+  EXPECT_NO_THROW(check_problem(p)) << "same keeps the signal's length";
+}
+
+TEST(FftconvShapes, ValidNeedsOneOperandLargerInEveryAxis) {
+  EXPECT_NO_THROW(check_problem(two_d({8, 8}, {3, 8}, Mode::valid)));
+  EXPECT_NO_THROW(check_problem(two_d({3, 8}, {8, 8}, Mode::valid)));
+  EXPECT_NO_THROW(check_problem(one_d(2, 9, Mode::valid)));
+  // Longer in one axis, shorter in the other: scipy refuses it too.
+  expect_bad_problem(two_d({8, 3}, {3, 8}, Mode::valid), "mode",
+                     "the signal is 8 x 3 and the filter 3 x 8");
+  expect_bad_problem(two_d({1, 9}, {2, 3}, Mode::valid), "mode", "valid needs one operand");
+  // The same shapes are fine in the other modes.
+  EXPECT_NO_THROW(check_problem(two_d({8, 3}, {3, 8}, Mode::full)));
+  EXPECT_NO_THROW(check_problem(two_d({8, 3}, {3, 8}, Mode::same)));
+}
+
+TEST(FftconvShapes, SupportsOverlapSaveIn1DOnly) {
+  for (const Variant v : kVariants) EXPECT_TRUE(supports(v, one_d(100, 7, Mode::same))) << name(v);
+  const Problem image = two_d({64, 64}, {5, 5}, Mode::same);
+  EXPECT_FALSE(supports(Variant::overlap_save, image));
+  EXPECT_TRUE(supports(Variant::c2c, image));
+  EXPECT_TRUE(supports(Variant::r2c, image));
+  EXPECT_TRUE(supports(Variant::direct, image));
+  EXPECT_TRUE(supports(Variant::automatic, image));
+  Problem batch = one_d(100, 7, Mode::same);
+  batch.batch = 3;
+  batch.filters = 3;
+  EXPECT_TRUE(supports(Variant::overlap_save, batch));
+}
+
+// ---------------------------------------------------------------------------------------------
+// FFT lengths.
+
+bool seven_smooth(std::int64_t n) {
+  for (const std::int64_t p : {2, 3, 5, 7})
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
+TEST(FftconvFftLength, SmallestSevenSmoothAtLeastN) {
+  // n = 1 up to 5000 against a search upwards: the answer is 7-smooth, >= n, and nothing
+  // between n and it is.
+  std::int64_t next = 1;
+  for (std::int64_t n = 1; n <= 5000; ++n) {
+    if (next < n) next = n;
+    while (!seven_smooth(next)) ++next;
+    ASSERT_EQ(good_fft_length(n), next) << "n = " << n;
+  }
+  // Primes go up to the next smooth number; 11 and 13 are not factors cuFFT likes.
+  const std::pair<std::int64_t, std::int64_t> known[] = {
+      {1, 1},       {2, 2},       {7, 7},        {11, 12},           {13, 14},
+      {97, 98},     {101, 105},   {1021, 1024},  {1025, 1029},       {65537, 65610},
+      {1000003, 1000188}};
+  for (const auto& [n, want] : known) EXPECT_EQ(good_fft_length(n), want) << n;
+}
+
+TEST(FftconvFftLength, LargeLengthsUpTo2To62) {
+  // Found by the same search over 2^a 3^b 5^c 7^d, in Python's exact integers.
+  EXPECT_EQ(good_fft_length(std::int64_t{1} << 40), std::int64_t{1} << 40);
+  EXPECT_EQ(good_fft_length((std::int64_t{1} << 40) + 1), 1100753141760);
+  EXPECT_EQ(good_fft_length(1000000000039), 1000188000000);
+  EXPECT_EQ(good_fft_length(999999999989), 1000000000000);
+  EXPECT_EQ(good_fft_length(3 * (std::int64_t{1} << 40) + 1), 3302259425280);
+  EXPECT_EQ(good_fft_length((std::int64_t{1} << 61) + 1), 2305920400000000000);
+  EXPECT_EQ(good_fft_length(std::int64_t{1} << 62), std::int64_t{1} << 62);
+  // A thousand large lengths, each smooth and no smaller than asked. The search is some
+  // thousand candidates each, so this takes milliseconds.
+  for (std::int64_t n = (std::int64_t{1} << 40) - 1000; n < (std::int64_t{1} << 40); ++n) {
+    const std::int64_t m = good_fft_length(n);
+    ASSERT_GE(m, n);
+    ASSERT_TRUE(seven_smooth(m)) << m;
+  }
+  EXPECT_THROW(good_fft_length(0), Error);
+  EXPECT_THROW(good_fft_length(-5), Error);
+  EXPECT_THROW(good_fft_length((std::int64_t{1} << 62) + 1), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gold against exact answers.
+
+template <class T>
+class FftconvGoldTyped : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FftconvGoldTyped, Precisions);
+
+TYPED_TEST(FftconvGoldTyped, HandComputedInEveryModeAndBothOperations) {
+  using T = TypeParam;
+  // Small integers and halves: every product and sum is exact, so the answers are exact too.
+  const std::vector<T> x{T(1), T(2), T(3)}, h{T(0), T(1), T(0.5)};
+  using V = std::vector<double>;
+  EXPECT_EQ(convolve_gold(one_d(3, 3, Mode::full), x, h), (V{0, 1, 2.5, 4, 1.5}));
+  EXPECT_EQ(convolve_gold(one_d(3, 3, Mode::same), x, h), (V{1, 2.5, 4}));
+  EXPECT_EQ(convolve_gold(one_d(3, 3, Mode::valid), x, h), (V{2.5}));
+  // correlate(x, h) = convolve(x, [0.5, 1, 0]), as scipy.signal.correlate gives.
+  const Operation c = Operation::correlate;
+  EXPECT_EQ(convolve_gold(one_d(3, 3, Mode::full, c), x, h), (V{0.5, 2, 3.5, 3, 0}));
+  EXPECT_EQ(convolve_gold(one_d(3, 3, Mode::same, c), x, h), (V{2, 3.5, 3}));
+  EXPECT_EQ(convolve_gold(one_d(3, 3, Mode::valid, c), x, h), (V{3.5}));
+  // An even filter: same starts at (2 - 1) / 2 = 0.
+  const std::vector<T> ramp{T(1), T(2), T(3), T(4)}, pair{T(1), T(1)};
+  EXPECT_EQ(convolve_gold(one_d(4, 2, Mode::same), ramp, pair), (V{1, 3, 5, 7}));
+}
+
+TYPED_TEST(FftconvGoldTyped, FilterLongerThanTheSignal) {
+  using T = TypeParam;
+  // scipy.signal.fftconvolve([1, 2], [1, 0, -1, 2], mode) and scipy.signal.correlate.
+  const std::vector<T> x{T(1), T(2)}, h{T(1), T(0), T(-1), T(2)};
+  using V = std::vector<double>;
+  EXPECT_EQ(convolve_gold(one_d(2, 4, Mode::full), x, h), (V{1, 2, -1, 0, 4}));
+  EXPECT_EQ(convolve_gold(one_d(2, 4, Mode::same), x, h), (V{2, -1}));
+  EXPECT_EQ(convolve_gold(one_d(2, 4, Mode::valid), x, h), (V{2, -1, 0}));
+  const Operation c = Operation::correlate;
+  EXPECT_EQ(convolve_gold(one_d(2, 4, Mode::full, c), x, h), (V{2, 3, -2, 1, 2}));
+  EXPECT_EQ(convolve_gold(one_d(2, 4, Mode::same, c), x, h), (V{3, -2}));
+  EXPECT_EQ(convolve_gold(one_d(2, 4, Mode::valid, c), x, h), (V{3, -2, 1}));
+}
+
+TYPED_TEST(FftconvGoldTyped, TwoDimensionalHandComputed) {
+  using T = TypeParam;
+  // scipy.signal.convolve([[1, 2, 3], [4, 5, 6]], [[1, 0], [0, -1]], mode) and correlate.
+  const std::vector<T> x{T(1), T(2), T(3), T(4), T(5), T(6)}, h{T(1), T(0), T(0), T(-1)};
+  using V = std::vector<double>;
+  Problem p = two_d({2, 3}, {2, 2}, Mode::full);
+  EXPECT_EQ(convolve_gold(p, x, h), (V{1, 2, 3, 0, 4, 4, 4, -3, 0, -4, -5, -6}));
+  p.mode = Mode::same;
+  EXPECT_EQ(convolve_gold(p, x, h), (V{1, 2, 3, 4, 4, 4}));
+  p.mode = Mode::valid;
+  EXPECT_EQ(convolve_gold(p, x, h), (V{4, 4}));
+  p.operation = Operation::correlate;
+  EXPECT_EQ(convolve_gold(p, x, h), (V{-4, -4}));
+  p.mode = Mode::full;
+  EXPECT_EQ(convolve_gold(p, x, h), (V{-1, -2, -3, 0, -4, -4, -4, 3, 0, 4, 5, 6}));
+}
+
+// A 2D convolution is a sum of 1D ones: output row I of the full convolution is the sum over
+// filter rows m of signal row I - m convolved with filter row m. Each mode is then that full
+// result cropped at its offset.
+TYPED_TEST(FftconvGoldTyped, TwoDimensionalIsASumOf1DConvolutions) {
+  using T = TypeParam;
+  const Extent n{9, 13}, k{4, 6};
+  const std::vector<T> x = seeded<T>(static_cast<std::size_t>(n.size()), test::kSeed);
+  const std::vector<T> h = seeded<T>(static_cast<std::size_t>(k.size()), test::kSeed + 1);
+  SCOPED_TRACE("seed " + std::to_string(test::kSeed));
+  const Extent full{n.rows + k.rows - 1, n.cols + k.cols - 1};
+  std::vector<double> sum(static_cast<std::size_t>(full.size()), 0.0);
+  for (std::int64_t i = 0; i < n.rows; ++i)
+    for (std::int64_t m = 0; m < k.rows; ++m) {
+      const std::vector<T> row(x.begin() + i * n.cols, x.begin() + (i + 1) * n.cols);
+      const std::vector<T> taps(h.begin() + m * k.cols, h.begin() + (m + 1) * k.cols);
+      const std::vector<double> line = convolve_gold(one_d(n.cols, k.cols, Mode::full), row, taps);
+      for (std::int64_t j = 0; j < full.cols; ++j)
+        sum[static_cast<std::size_t>((i + m) * full.cols + j)] += line[static_cast<std::size_t>(j)];
+    }
+  for (const Mode mode : kModes) {
+    const Problem p = two_d(n, k, mode);
+    const std::vector<double> y = convolve_gold(p, x, h);
+    const Extent e = output_extent(p), o = output_offset(p);
+    ASSERT_EQ(y.size(), static_cast<std::size_t>(e.size())) << name(mode);
+    for (std::int64_t i = 0; i < e.rows; ++i)
+      for (std::int64_t j = 0; j < e.cols; ++j)
+        ASSERT_NEAR(y[static_cast<std::size_t>(i * e.cols + j)],
+                    sum[static_cast<std::size_t>((o.rows + i) * full.cols + o.cols + j)], 1e-13)
+            << name(mode) << " at " << i << ", " << j;
+  }
+}
+
+TYPED_TEST(FftconvGoldTyped, BatchWithOneFilterOrOnePerSignal) {
+  using T = TypeParam;
+  const std::int64_t batch = 3, n = 40, k = 7;
+  const std::vector<T> x = seeded<T>(static_cast<std::size_t>(batch * n), test::kSeed);
+  const std::vector<T> bank = seeded<T>(static_cast<std::size_t>(batch * k), test::kSeed + 2);
+  SCOPED_TRACE("seed " + std::to_string(test::kSeed));
+  for (const Mode mode : kModes)
+    for (const Operation op : {Operation::convolve, Operation::correlate}) {
+      Problem p = one_d(n, k, mode, op);
+      p.batch = batch;
+      const std::int64_t out = output_extent(p).cols;
+      // One filter: filter 0 of the bank for every signal.
+      const std::vector<T> first(bank.begin(), bank.begin() + k);
+      const std::vector<double> shared = convolve_gold(p, x, first);
+      p.filters = batch;
+      const std::vector<double> own = convolve_gold(p, x, bank);
+      ASSERT_EQ(own.size(), static_cast<std::size_t>(batch * out));
+      for (std::int64_t b = 0; b < batch; ++b) {
+        const std::vector<T> signal(x.begin() + b * n, x.begin() + (b + 1) * n);
+        const std::vector<T> taps(bank.begin() + b * k, bank.begin() + (b + 1) * k);
+        const std::vector<double> alone = convolve_gold(one_d(n, k, mode, op), signal, taps);
+        const std::vector<double> alone_first = convolve_gold(one_d(n, k, mode, op), signal, first);
+        EXPECT_TRUE(std::equal(alone.begin(), alone.end(), own.begin() + b * out))
+            << name(mode) << " " << name(op) << " signal " << b;
+        EXPECT_TRUE(std::equal(alone_first.begin(), alone_first.end(), shared.begin() + b * out))
+            << name(mode) << " " << name(op) << " signal " << b;
+      }
+    }
+}
+
+TYPED_TEST(FftconvGoldTyped, DeltaFilterShiftsTheSignal) {
+  using T = TypeParam;
+  // h = delta at tap 2: the full convolution is x delayed by 2, the correlation x advanced.
+  const std::int64_t n = 50, k = 5;
+  const std::vector<T> x = seeded<T>(static_cast<std::size_t>(n), test::kSeed);
+  std::vector<T> h(static_cast<std::size_t>(k), T(0));
+  h[2] = T(1);
+  const std::vector<double> full = convolve_gold(one_d(n, k, Mode::full), x, h);
+  const std::vector<double> same = convolve_gold(one_d(n, k, Mode::same), x, h);
+  for (std::int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(full[static_cast<std::size_t>(i + 2)], static_cast<double>(x[i]));
+    // A centred delta leaves same mode's output equal to the signal.
+    EXPECT_EQ(same[static_cast<std::size_t>(i)], static_cast<double>(x[i]));
+  }
+  h[2] = T(0);
+  h[0] = T(1);
+  const std::vector<double> corr =
+      convolve_gold(one_d(n, k, Mode::full, Operation::correlate), x, h);
+  // Correlating with a delta at tap 0 is convolving with one at tap k - 1.
+  for (std::int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(corr[static_cast<std::size_t>(i + k - 1)], static_cast<double>(x[i]));
+}
+
+TEST(FftconvGold, LongValidCheckCostsOnlyItsOutput) {
+  // 2^22 samples against 2^22 - 2 taps in valid mode: 3 outputs, 1.3e7 products. The full
+  // convolution would be 1.8e13 and never finish.
+  const std::int64_t n = std::int64_t{1} << 22, k = n - 2;
+  const std::vector<float> x(static_cast<std::size_t>(n), 1.0f);
+  const std::vector<float> h(static_cast<std::size_t>(k), 0.5f);
+  const std::vector<double> y = convolve_gold(one_d(n, k, Mode::valid), x, h);
+  EXPECT_EQ(y, std::vector<double>(3, 0.5 * static_cast<double>(k)));
+}
+
+TEST(FftconvGold, SizesThatDisagreeWithTheProblemAreRefused) {
+  const std::vector<double> x(10, 1.0), h(3, 1.0);
+  Problem p = one_d(10, 3, Mode::full);
+  EXPECT_NO_THROW(convolve_gold(p, x, h));
+  p.batch = 2;
+  EXPECT_THROW(convolve_gold(p, x, h), InputError);
+  p.batch = 1;
+  p.filter = {1, 4};
+  EXPECT_THROW(convolve_gold(p, x, h), InputError);
+  p.filter = {1, 3};
+  p.mode = Mode::valid;
+  p.signal = {2, 5};
+  p.filter = {3, 1};
+  EXPECT_THROW(convolve_gold(p, x, h), InputError) << "the gold checks the problem too";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generators.
+
+TEST(FftconvSignals, NoiseIsTheSameWhateverTheBatch) {
+  Signal s;
+  s.kind = SignalKind::noise;
+  s.length = 1000;
+  s.batch = 2;
+  s.seed = test::kSeed;
+  const std::vector<double> two = generate_signal<double>(s);
+  s.batch = 5;
+  const std::vector<double> five = generate_signal<double>(s);
+  ASSERT_EQ(two.size(), 2000u);
+  ASSERT_EQ(five.size(), 5000u);
+  EXPECT_TRUE(std::equal(two.begin(), two.end(), five.begin()));
+  EXPECT_EQ(generate_signal<double>(s), five) << "the same seed must give the same signals";
+  EXPECT_FALSE(std::equal(five.begin(), five.begin() + 1000, five.begin() + 1000))
+      << "signals differ from one another";
+  s.seed += 1;
+  EXPECT_NE(generate_signal<double>(s), five);
+  // Float is the double signal rounded.
+  const std::vector<float> single = generate_signal<float>(s);
+  const std::vector<double> twin = generate_signal<double>(s);
+  for (std::size_t i = 0; i < single.size(); ++i)
+    ASSERT_EQ(single[i], static_cast<float>(twin[i])) << i;
+}
+
+TEST(FftconvSignals, NoiseHasTheAmplitudeAsStandardDeviation) {
+  Signal s;
+  s.kind = SignalKind::noise;
+  s.rows = 100;
+  s.length = 1000;
+  s.amplitude = 2.0;
+  s.seed = test::kSeed;
+  const std::vector<double> x = generate_signal<double>(s);
+  ASSERT_EQ(x.size(), 100000u);
+  const double n = static_cast<double>(x.size());
+  const double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  double var = 0;
+  for (const double v : x) var += (v - mean) * (v - mean) / n;
+  // 10^5 draws: the mean's standard error is 2 / 316, the variance's 4 sqrt(2 / 10^5).
+  EXPECT_NEAR(mean, 0.0, 4 * 2.0 / std::sqrt(n));
+  EXPECT_NEAR(var, 4.0, 4 * 4.0 * std::sqrt(2.0 / n));
+}
+
+TEST(FftconvSignals, ChirpFollowsItsPhaseLaw) {
+  Signal s;
+  s.kind = SignalKind::chirp;
+  s.length = 1 << 20;
+  s.amplitude = 1.5;
+  s.f0 = 0.05;
+  s.f1 = 0.45;
+  const std::vector<double> x = generate_signal<double>(s);
+  constexpr double kTwoPi = 6.283185307179586;
+  for (const std::int64_t t : {std::int64_t{0}, std::int64_t{1}, std::int64_t{777},
+                               std::int64_t{1} << 19, (std::int64_t{1} << 20) - 1}) {
+    const double time = static_cast<double>(t);
+    const double cycles = 0.05 * time + 0.4 * time * time / (2.0 * (1 << 20));
+    EXPECT_NEAR(x[static_cast<std::size_t>(t)], 1.5 * std::cos(kTwoPi * cycles), 1e-6) << t;
+  }
+  EXPECT_EQ(x[0], 1.5);
+  // Noise added to every sample: the difference is that noise, the same for any f0 and f1.
+  s.noise = 0.25;
+  const std::vector<double> noisy = generate_signal<double>(s);
+  s.kind = SignalKind::noise;
+  s.amplitude = 0.25;
+  const std::vector<double> noise = generate_signal<double>(s);
+  for (std::size_t i = 0; i < 1000; ++i) ASSERT_NEAR(noisy[i] - x[i], noise[i], 1e-12) << i;
+  // 2D: every row is the chirp along its length.
+  s = Signal();
+  s.kind = SignalKind::chirp;
+  s.rows = 3;
+  s.length = 64;
+  const std::vector<double> image = generate_signal<double>(s);
+  EXPECT_TRUE(std::equal(image.begin(), image.begin() + 64, image.begin() + 128));
+}
+
+TEST(FftconvSignals, FiltersSumToOneAndAreSymmetric) {
+  Filter f;
+  f.kind = FilterKind::gaussian;
+  f.length = 255;
+  f.sigma = 20;
+  const std::vector<double> g = generate_filter<double>(f);
+  ASSERT_EQ(g.size(), 255u);
+  EXPECT_NEAR(std::accumulate(g.begin(), g.end(), 0.0), 1.0, 1e-14);
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g[i], g[g.size() - 1 - i]) << i;
+  EXPECT_EQ(std::max_element(g.begin(), g.end()) - g.begin(), 127);
+  // One sigma from the centre the taps are exp(-1/2) of the peak.
+  EXPECT_NEAR(g[147] / g[127], std::exp(-0.5), 1e-14);
+  // sigma 0: a sixth of the taps.
+  f.sigma = 0;
+  f.length = 61;
+  EXPECT_EQ(gaussian_sigma(f, 61), 61.0 / 6);
+  const std::vector<double> wide = generate_filter<double>(f);
+  EXPECT_NEAR(wide[30 + 10] / wide[30], std::exp(-0.5 * std::pow(10 / (61.0 / 6), 2)), 1e-14);
+  // A sigma far below a tap is an impulse, not 0 / 0; with an even count, two halves.
+  f.sigma = 1e-3;
+  f.length = 5;
+  EXPECT_EQ(generate_filter<double>(f), (std::vector<double>{0, 0, 1, 0, 0}));
+  f.length = 4;
+  EXPECT_EQ(generate_filter<double>(f), (std::vector<double>{0, 0.5, 0.5, 0}));
+
+  f.kind = FilterKind::box;
+  f.length = 8;
+  EXPECT_EQ(generate_filter<double>(f), std::vector<double>(8, 0.125));
+}
+
+TEST(FftconvSignals, TwoDimensionalFiltersAreSeparableProducts) {
+  Filter f;
+  f.kind = FilterKind::gaussian;
+  f.rows = 7;
+  f.length = 11;
+  f.sigma = 2;
+  const std::vector<double> g = generate_filter<double>(f);
+  ASSERT_EQ(g.size(), 77u);
+  const std::vector<double> down = gaussian_taps(7, 2), across = gaussian_taps(11, 2);
+  for (std::size_t r = 0; r < 7; ++r)
+    for (std::size_t c = 0; c < 11; ++c) EXPECT_EQ(g[r * 11 + c], down[r] * across[c]);
+  EXPECT_NEAR(std::accumulate(g.begin(), g.end(), 0.0), 1.0, 1e-14);
+  f.kind = FilterKind::box;
+  f.rows = 2;
+  f.length = 4;
+  EXPECT_EQ(generate_filter<float>(f), std::vector<float>(8, 0.125f));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters: each bad value names its key.
+
+void expect_bad_params(const Params& p, const std::string& key, const std::string& part) {
+  try {
+    p.validate();
+    ADD_FAILURE() << "accepted; expected an error for " << key;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), key) << e.what();
+    EXPECT_TRUE(contains(e.expected(), part)) << e.what();
+  }
+}
+
+TEST(FftconvParams, DefaultsAreValid) {
+  EXPECT_NO_THROW(Params().validate());
+  Params p;
+  p.signal.source = Source::file;
+  p.signal.file = "x.h5";
+  p.filter.kind = FilterKind::file;
+  p.filter.file = "h.h5";
+  EXPECT_NO_THROW(p.validate());
+  // A file's sizes are unknown here: a 2D-looking generated filter is not judged against it.
+  p.variant = Variant::overlap_save;
+  EXPECT_NO_THROW(p.validate());
+}
+
+TEST(FftconvParams, BadValuesNameTheirKey) {
+  Params p;
+  p.signal.length = 0;
+  expect_bad_params(p, "signal.length", "expected a positive integer, got 0");
+  p = Params();
+  p.signal.batch = -1;
+  expect_bad_params(p, "signal.batch", "got -1");
+  p = Params();
+  p.signal.rows = 0;
+  expect_bad_params(p, "signal.rows", "got 0");
+  p = Params();
+  p.signal.batch = 1 << 21;
+  p.signal.length = 1 << 20;
+  expect_bad_params(p, "signal", "at most 2^40 samples");
+  p = Params();
+  p.signal.amplitude = NAN;
+  expect_bad_params(p, "signal.amplitude", "finite");
+  p = Params();
+  p.signal.kind = SignalKind::chirp;
+  p.signal.f1 = 0.6;
+  expect_bad_params(p, "signal.f1", "cycles per sample in [0, 0.5], got 0.6");
+  p.signal.f1 = 0.5;
+  p.signal.f0 = -0.1;
+  expect_bad_params(p, "signal.f0", "got -0.1");
+  p.signal.f0 = 0;
+  p.signal.noise = -1;
+  expect_bad_params(p, "signal.noise", "expected a number >= 0, got -1");
+  p = Params();
+  p.filter.length = 0;
+  expect_bad_params(p, "filter.length", "positive");
+  p = Params();
+  p.filter.sigma = -2;
+  expect_bad_params(p, "filter.sigma", "got -2");
+  p = Params();
+  p.signal.source = Source::file;
+  expect_bad_params(p, "signal.file", "HDF5 file");
+  p.signal.file = "x.h5";
+  p.signal.dataset = "";
+  expect_bad_params(p, "signal.dataset", "name of a dataset");
+  p = Params();
+  p.filter.kind = FilterKind::file;
+  expect_bad_params(p, "filter.file", "HDF5 file");
+}
+
+TEST(FftconvParams, MethodChecksNameTheirKey) {
+  Params p;
+  p.block = -4;
+  expect_bad_params(p, "method.block", "got -4");
+  p.block = 64;
+  p.variant = Variant::r2c;
+  expect_bad_params(p, "method.block", "only overlap-save takes a block length");
+  p.variant = Variant::overlap_save;
+  p.filter.length = 100;
+  expect_bad_params(p, "method.block", "at least the filter's 100 taps, got 64");
+  p.block = 128;
+  EXPECT_NO_THROW(p.validate());
+
+  p = Params();
+  p.piece = 1 << 20;
+  expect_bad_params(p, "method.piece", "only a streamed run");
+  p.streamed = true;
+  EXPECT_NO_THROW(p.validate());
+  p.piece = -1;
+  expect_bad_params(p, "method.piece", "got -1");
+  p.piece = 0;
+  p.variant = Variant::c2c;
+  expect_bad_params(p, "method.variant", "a streamed run is overlap-save");
+  p.variant = Variant::automatic;
+  p.signal.batch = 2;
+  expect_bad_params(p, "method.streamed", "one 1D signal and one 1D filter; got 2 of");
+  p.signal.batch = 1;
+  p.filter.rows = 3;
+  expect_bad_params(p, "method.streamed", "3 x 31 taps");
+
+  p = Params();
+  p.variant = Variant::overlap_save;
+  p.signal.rows = 64;
+  p.signal.length = 64;
+  expect_bad_params(p, "method.variant",
+                    "overlap-save takes 1D problems only; the signal is 64 x 64");
+  p.variant = Variant::direct;
+  EXPECT_NO_THROW(p.validate());
+  p.mode = Mode::valid;
+  p.filter.rows = 65;
+  expect_bad_params(p, "problem.mode", "valid needs one operand");
+}
+
+TEST(FftconvParams, NamesConvertBothWays) {
+  for (const Source s : kSources) EXPECT_EQ(parse_source(name(s)), s);
+  for (const SignalKind k : kSignalKinds) EXPECT_EQ(parse_signal_kind(name(k)), k);
+  for (const FilterKind k : kFilterKinds) EXPECT_EQ(parse_filter_kind(name(k)), k);
+  EXPECT_EQ(parse_precision("double"), Precision::double_);
+  EXPECT_EQ(name(Precision::single), "float");
+  EXPECT_EQ(parse_layout("image"), Layout::image);
+  try {
+    parse_signal_kind("sine");
+    ADD_FAILURE() << "accepted \"sine\"";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "signal kind \"sine\" is not one of \"noise\", \"chirp\""))
+        << e.what();
+  }
+  EXPECT_THROW(parse_layout("rows"), InputError);
+}
+
+}  // namespace
+}  // namespace parasol::fftconv

@@ -83,9 +83,11 @@ std::vector<Case> all_cases() {
   // 3 is the smallest extent with an interior; 33x17x9 divides by no compiled shape, so every
   // tail path runs; 64^3 is a plain case; 3x(>2^20)x3 and 3x3x(>2^19) need more than the 65535
   // blocks a grid may have in y or z, so the block-stride loops run.
+  // 36x17x9 and 132x5x11 have rows a whole number of 16-byte vectors long (zreg-vec's vector
+  // path) that divide no block.
   const std::vector<Extent3> grids{{3, 3, 3},       {33, 17, 9},     {64, 64, 64},
-                                   {5, 3, 40},      {130, 3, 7},     {3, 1100003, 3},
-                                   {3, 3, 530001}};
+                                   {5, 3, 40},      {130, 3, 7},     {36, 17, 9},
+                                   {132, 5, 11},    {3, 1100003, 3}, {3, 3, 530001}};
   std::vector<Case> cases;
   for (Variant v : kVariants)
     for (const Shape& b : compiled_shapes(v))

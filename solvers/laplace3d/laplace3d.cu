@@ -18,6 +18,7 @@
 #include "solvers/laplace3d/laplace3d.hpp"
 #include "solvers/laplace3d/stencil.cuh"
 #include "solvers/laplace3d/temporal.cuh"
+#include "solvers/laplace3d/zreg_vector.cuh"
 
 namespace parasol::laplace3d {
 namespace {
@@ -288,6 +289,23 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
         blocks.z = ceil_div(grid.nz - 2, z_chunk);
         zreg_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+      return;
+    case Variant::zreg_vector:
+      if (grid.nx % Vector16<T>::size != 0) {
+        launch_sweep(Variant::zreg, block, grid, d_u, d_u_next, stream);
+        return;
+      }
+      dispatch_shape("laplace3d/zreg-vec", MarchShapes{}, block, [&](auto b) {
+        using B = decltype(b);
+        constexpr int W = Vector16<T>::size;
+        BlockCount blocks =
+            blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x * W, kVectorRows * B::y, 1});
+        const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
+        blocks.z = ceil_div(grid.nz - 2, z_chunk);
+        zreg_vector_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
             n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
       });

@@ -12,9 +12,10 @@
 namespace parasol::laplace3d {
 namespace {
 
-constexpr NameTable<Variant, 5> kVariantNames{{{Variant::zmarch, "zmarch"},
+constexpr NameTable<Variant, 6> kVariantNames{{{Variant::zmarch, "zmarch"},
                                                {Variant::block3d, "block3d"},
                                                {Variant::zreg, "zreg"},
+                                               {Variant::zreg_vector, "zreg-vec"},
                                                {Variant::smem_zreg, "smem-zreg"},
                                                {Variant::temporal, "temporal"}}};
 constexpr NameTable<Precision, 2> kPrecisionNames{

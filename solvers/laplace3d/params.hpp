@@ -11,12 +11,14 @@ namespace parasol::laplace3d {
 
 // The GPU kernels, by the names users type.
 // zmarch: the course kernel; block3d: a point per thread of a 3D block; zreg: z-neighbours in
-// registers; smem-zreg: zreg with the xy plane in shared memory; temporal: four iterations per
-// pass over memory (temporal blocking; iteration counts that are not a multiple of four finish
-// with zreg sweeps).
-enum class Variant { zmarch, block3d, zreg, smem_zreg, temporal };
-inline constexpr std::array kVariants{Variant::zmarch, Variant::block3d, Variant::zreg,
-                                      Variant::smem_zreg, Variant::temporal};
+// registers; zreg-vec: zreg with 16-byte vector loads and stores along x (rows whose length is
+// not a multiple of the vector run zreg); smem-zreg: zreg with the xy plane in shared memory;
+// temporal: four iterations per pass over memory (temporal blocking; iteration counts that are
+// not a multiple of four finish with zreg sweeps).
+enum class Variant { zmarch, block3d, zreg, zreg_vector, smem_zreg, temporal };
+inline constexpr std::array kVariants{Variant::zmarch,      Variant::block3d,
+                                      Variant::zreg,        Variant::zreg_vector,
+                                      Variant::smem_zreg,   Variant::temporal};
 std::string_view name(Variant v);
 Variant parse_variant(std::string_view s);  // throws InputError listing the valid names
 

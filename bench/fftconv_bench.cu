@@ -8,8 +8,8 @@
 //   block: overlap-save's transform length on the 1d case.
 // Inputs are uniform random in (-1, 1). Counters: Gsamples/s of output; xfloor: time over the
 // transforms-alone floor of the padded length (r2c floor for every variant but c2c).
-//   build/bench/fftconv_bench --benchmark_counters_tabular=true --benchmark_repetitions=5 \
-//     --benchmark_report_aggregates_only=true
+//   build/bench/fftconv_bench --benchmark_counters_tabular=true --benchmark_repetitions=5
+//     --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
 #include <cufft.h>
 
@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
@@ -94,21 +95,7 @@ Extent padded(const Problem& p) {
 
 template <class Run>
 double time_runs(benchmark::State& state, Run&& run) {
-  Event start, stop;
-  run();  // warm-up: plans made, scratch allocated
-  PARASOL_CUDA(cudaDeviceSynchronize());
-  double total = 0;
-  for (auto _ : state) {
-    start.record(nullptr);
-    run();
-    stop.record(nullptr);
-    stop.synchronize();
-    float ms = 0;
-    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    state.SetIterationTime(1e-3 * ms);
-    total += 1e-3 * ms;
-  }
-  return total / static_cast<double>(state.iterations());
+  return bench::timed_runs(state, run) / static_cast<double>(state.iterations());
 }
 
 // The transforms alone: forward of the signal batch and inverse, at the padded length.

@@ -15,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -60,20 +61,7 @@ Data& data() {
 
 template <class Run>
 void timed(benchmark::State& state, double bytes_per_element, Run&& run) {
-  Event start, stop;
-  run();  // warm-up
-  PARASOL_CUDA(cudaDeviceSynchronize());
-  double total = 0;
-  for (auto _ : state) {
-    start.record(nullptr);
-    run();
-    stop.record(nullptr);
-    stop.synchronize();
-    float ms = 0;
-    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    state.SetIterationTime(1e-3 * ms);
-    total += 1e-3 * ms;
-  }
+  const double total = bench::timed_runs(state, run);
   const double elements = static_cast<double>(kN) * static_cast<double>(state.iterations());
   state.counters["Gelem/s"] = benchmark::Counter(1e-9 * elements / total);
   state.counters["GB/s"] = benchmark::Counter(1e-9 * elements * bytes_per_element / total);

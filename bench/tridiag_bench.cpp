@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -84,23 +85,7 @@ void report(benchmark::State& state, const Dims& dims, double seconds) {
 // Times `solve` per iteration with events; `prepare` runs untimed before each.
 template <class Prepare, class Solve>
 void timed(benchmark::State& state, const Dims& dims, Prepare&& prepare, Solve&& solve) {
-  Event start, stop;
-  prepare();
-  solve();  // warm-up
-  PARASOL_CUDA(cudaDeviceSynchronize());
-  double total = 0;
-  for (auto _ : state) {
-    prepare();
-    start.record(nullptr);
-    solve();
-    stop.record(nullptr);
-    stop.synchronize();
-    float ms = 0;
-    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    state.SetIterationTime(1e-3 * ms);
-    total += 1e-3 * ms;
-  }
-  report(state, dims, total);
+  report(state, dims, bench::timed_runs(state, prepare, solve));
 }
 
 void bench_copy(benchmark::State& state, Case k) {

@@ -5,42 +5,12 @@
 #include <random>
 #include <vector>
 
+#include "kernels/seeded_draws.hpp"
+
 namespace parasol::recurrence {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-// Draws from one std::mt19937_64 stream: uniforms from its top 53 bits, standard normals by
-// Box-Muller (both of each pair used, in order).
-class Draws {
- public:
-  Draws(std::uint64_t seed, std::uint64_t stream) {
-    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                      static_cast<std::uint32_t>(stream),
-                      static_cast<std::uint32_t>(stream >> 32)};
-    engine_.seed(seq);
-  }
-
-  // Uniform in the open interval (0, 1): k + 1/2 over 2^53, k in [0, 2^53).
-  double open_unit() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
-
-  double normal() {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
-    }
-    const double radius = std::sqrt(-2.0 * std::log(open_unit()));
-    const double angle = kTwoPi * open_unit();
-    spare_ = radius * std::sin(angle);
-    has_spare_ = true;
-    return radius * std::cos(angle);
-  }
-
- private:
-  std::mt19937_64 engine_;
-  double spare_ = 0;
-  bool has_spare_ = false;
-};
+using Draws = SeededDraws;
 
 template <class T>
 Series<T> sized(std::int64_t segments, std::int64_t length) {

@@ -1,0 +1,39 @@
+// The benchmarks' timing loop: a warm-up run (plans, scratch, first-touch), then each benchmark
+// iteration timed by CUDA events around `run` alone, `prepare` (restoring inputs a run consumes)
+// left outside the events. Returns the total seconds timed.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+
+namespace parasol::bench {
+
+template <class Prepare, class Run>
+double timed_runs(benchmark::State& state, Prepare&& prepare, Run&& run) {
+  Event start, stop;
+  prepare();
+  run();  // warm-up
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  double total = 0;
+  for (auto _ : state) {
+    prepare();
+    start.record(nullptr);
+    run();
+    stop.record(nullptr);
+    stop.synchronize();
+    float ms = 0;
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    state.SetIterationTime(1e-3 * ms);
+    total += 1e-3 * ms;
+  }
+  return total;
+}
+
+template <class Run>
+double timed_runs(benchmark::State& state, Run&& run) {
+  return timed_runs(state, [] {}, run);
+}
+
+}  // namespace parasol::bench

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     add(c, Variant::gather, {32, 8, 1}, 1);
     for (Variant v : {Variant::gather_coarse, Variant::gather_shared, Variant::gather_hybrid})
       for (int coarsening : kCoarsenings)
-        for (const Shape& b : {Shape{32, 8, 1}, Shape{64, 4, 1}, Shape{128, 2, 1}}) add(c, v, b, coarsening);
+        for (const Shape& b : {Shape{16, 16, 1}, Shape{32, 8, 1}, Shape{64, 4, 1}, Shape{128, 2, 1}}) add(c, v, b, coarsening);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

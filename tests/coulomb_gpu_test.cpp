@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <tuple>
 
 #include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::coulomb {
@@ -48,7 +50,7 @@ void expect_matches_gold(const Params& p, const std::vector<Atom>& atoms, double
 using Case = std::tuple<Variant, Shape, int>;
 
 std::vector<Case> all_cases() {
-  const std::vector<Shape> shapes{{32, 4, 1}, {32, 8, 1}, {64, 4, 1}, {128, 2, 1}};
+  const std::vector<Shape> shapes = compiled_shapes();
   std::vector<Case> cases;
   for (Variant v : kVariants)
     for (const Shape& b : shapes) {
@@ -118,6 +120,25 @@ TEST_P(CoulombVsGold, MoreAtomsThanConstantMemoryHolds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CoulombVsGold, ::testing::ValuesIn(all_cases()), case_name);
+
+TEST(CoulombGpu, AtomSlicesGiveTheSameBitsEveryRun) {
+  PARASOL_REQUIRE_GPU();
+  // A small lattice with many atoms is summed in atom slices, added after in a fixed order.
+  for (Variant v : {Variant::gather_shared, Variant::gather_hybrid}) {
+    Params p;
+    p.variant = v;
+    p.lattice = {{0, 0, 0}, 0.5, 29, 13, 3};
+    const std::vector<Atom> atoms = random_atoms(5000, p.lattice, test::kSeed + 3);
+    const Result first = solve_gpu(p, atoms);
+    for (int run = 0; run < 3; ++run) {
+      const Result again = solve_gpu(p, atoms);
+      ASSERT_EQ(std::memcmp(first.potential.data(), again.potential.data(),
+                            first.potential.size() * sizeof(float)),
+                0)
+          << name(v) << " run " << run;
+    }
+  }
+}
 
 TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
   PARASOL_REQUIRE_GPU();

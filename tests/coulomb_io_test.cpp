@@ -12,6 +12,7 @@
 #include "apps/io/dx.hpp"
 #include "kernels/error.hpp"
 #include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -284,9 +285,10 @@ TEST(CoulombParams, ValidateNamesTheKey) {
   EXPECT_EQ(with([](Params& p) { p.coarsening = 3; }), "method.coarsening");
   EXPECT_EQ(with([](Params& p) { p.block = {32, 4, 2}; }), "method.block");
   EXPECT_EQ(with([](Params& p) { p.block = {48, 4, 1}; }), "method.block");
+  EXPECT_EQ(with([](Params& p) { p.block = {8, 16, 1}; }), "method.block");
   EXPECT_EQ(with([](Params& p) { p.block = {32, 64, 1}; }), "method.block");
   EXPECT_EQ(with([](Params& p) { p.block = {256, 1, 1}; }), "method.block") << "not compiled";
-  for (const Shape b : {Shape{32, 4, 1}, Shape{32, 8, 1}, Shape{64, 4, 1}, Shape{128, 2, 1}})
+  for (const Shape b : coulomb::compiled_shapes())
     EXPECT_EQ(with([&](Params& p) { p.block = b; }), "") << to_string(b);
   for (int c : coulomb::kCoarsenings) EXPECT_EQ(with([&](Params& p) { p.coarsening = c; }), "");
 }

@@ -9,6 +9,7 @@
 // The near-atom rule, the same in every variant and in the gold: r^2 is raised to at least
 // min_distance^2, so a point on top of an atom takes k q / min_distance.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -92,14 +93,21 @@ constexpr int kMinBlocks = (kPoints <= 4 ? 2048 : 1536) / (BX * BY);
 // Each thread computes C points along x, BX apart so a warp's stores stay coalesced, on R rows,
 // reusing each atom's load C x R times and its (dy^2 + dz^2) C times. The grid covers x and y; z
 // (one lattice plane per blockIdx.z, block-strided past 65535) makes the whole 3D lattice one
-// launch.
+// launch. The atoms may be cut into slices of slice_atoms (a multiple of kTileAtoms), one per
+// group of blocks_x blocks along x: slice k sums its atoms into partial sums at
+// potential + k * points.
 template <int BX, int BY, int C, int R, AtomSource kSource, bool kHybrid>
 __global__ void __launch_bounds__(BX* BY,
                                   (kSource == AtomSource::shared ? kMinBlocks<BX, BY, C * R> : 1))
-    gather_kernel(Grid g, const float4* __restrict__ atoms, int atom_count, std::int64_t blocks_y,
-                  bool accumulate, float* __restrict__ potential) {
+    gather_kernel(Grid g, const float4* __restrict__ atoms, int atom_count, int slice_atoms,
+                  std::int64_t blocks_x, std::int64_t blocks_y, bool accumulate,
+                  float* __restrict__ potential) {
   __shared__ float4 tile[kSource == AtomSource::shared ? kTileAtoms : 1];
-  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.x) * BX * C + threadIdx.x;
+  const auto slice = static_cast<int>(blockIdx.x / blocks_x);
+  const int atom_first = slice * slice_atoms;
+  const int atom_last = min(atom_count, atom_first + slice_atoms);
+  potential += static_cast<std::int64_t>(slice) * g.nx * g.ny * g.nz;
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.x % blocks_x) * BX * C + threadIdx.x;
   for (std::int64_t k : block_stride_z(g.nz)) {
     const float z = g.oz + g.h * static_cast<float>(k);
     for (std::int64_t by : block_stride_y(blocks_y)) {
@@ -113,8 +121,8 @@ __global__ void __launch_bounds__(BX* BY,
 #pragma unroll
         for (int c = 0; c < C; ++c) total[r][c] = partial[r][c] = 0.0f;
       }
-      for (int base = 0; base < atom_count; base += kTileAtoms) {
-        const int tile_count = min(kTileAtoms, atom_count - base);
+      for (int base = atom_first; base < atom_last; base += kTileAtoms) {
+        const int tile_count = min(kTileAtoms, atom_last - base);
         if constexpr (kSource == AtomSource::shared) {
           // The whole block loads the tile, in strides of its size, keeping (x, y, dz^2, k q):
           // dz^2 is the same for every thread of the block (one lattice plane).
@@ -132,9 +140,10 @@ __global__ void __launch_bounds__(BX* BY,
             for (int r = 0; r < R; ++r) {
               const float dy = y[r] - atom.y;
               const float dyz2 = fmaf(dy, dy, atom.z);
-              // A warp is one row of one plane, so dyz2 is the same in all its lanes: when it is
-              // already past min_distance^2 no point of the row needs the clamp, and skipping
-              // it (one instruction a term) costs no divergence.
+              // A warp is one row of one plane (two with 16-wide blocks), so dyz2 is the same in
+              // all its lanes (or halves): when it is already past min_distance^2 no point of the
+              // row needs the clamp, and skipping it (one instruction a term) costs no divergence
+              // (at most a rare split between two rows, one of them near an atom).
               if (dyz2 >= g.min_r2) {
 #pragma unroll
                 for (int c = 0; c < C; ++c) {
@@ -208,15 +217,62 @@ __global__ void scatter_kernel(Grid g, const float4* __restrict__ atoms, int ato
 }
 
 
+// Adds the slices' partial sums in slice order (the same bits every run).
+__global__ void sum_slices_kernel(const float* __restrict__ partial, int slices, std::int64_t points,
+                                  float* __restrict__ potential) {
+  for (std::int64_t i : grid_stride(points)) {
+    float sum = partial[i];
+    for (int k = 1; k < slices; ++k) sum += partial[i + k * points];
+    potential[i] = sum;
+  }
+}
+
 // Rows per thread. gather-hybrid takes two: that halves its shared-memory loads per term, which
 // share the MIO queue with the square roots, and pays for the registers its Newton steps need.
 // gather-shared measured faster with one (docs/PERFORMANCE.md).
 template <AtomSource kSource, bool kHybrid>
 constexpr int kRowsPerThread = kSource == AtomSource::shared && kHybrid ? 2 : 1;
 
+// How the atoms of a shared-memory variant are cut: `count` slices of `atoms` each (the last
+// shorter), partial sums in `partial` (count x points) when there is more than one.
+struct AtomSlices {
+  int count = 1, atoms = 0;
+  float* partial = nullptr;
+};
+
+// Lattice points per thread of a variant.
+int points_per_thread(const Params& p) {
+  if (p.variant == Variant::gather) return 1;
+  return p.coarsening * (p.variant == Variant::gather_hybrid ? 2 : 1);
+}
+
+// A lattice with too few points for its threads to fill the device kWaves times over (a 128^3
+// volume at 16 points a thread is 131072 threads, 1000 a multiprocessor) has its atoms cut into
+// slices that separate blocks sum, then added in slice order. Many short blocks leave a short
+// last wave; with few long ones, multiprocessors sit idle at the end. Measured on an H200
+// (docs/PERFORMANCE.md), gather-hybrid c8 on 128^3 x 20000 atoms: 86 % of the rsqrt limit
+// whole, 94 % in 4 slices, 99 % in 16; on 2048^2 x 4000: 92 % whole, 98 % in 8.
+AtomSlices plan_atom_slices(const Params& p, int atom_count) {
+  constexpr double kWaves = 8;
+  constexpr double kThreadsPerMultiprocessor = 2048;
+  AtomSlices slices;
+  slices.atoms = atom_count;
+  const bool shared = p.variant == Variant::gather_shared || p.variant == Variant::gather_hybrid;
+  if (!shared || atom_count <= kTileAtoms) return slices;
+  const double threads = double(p.lattice.points()) / points_per_thread(p);
+  const double wanted = kWaves * kThreadsPerMultiprocessor * multiprocessor_count();
+  const auto count = static_cast<int>(std::clamp<double>(
+      std::round(wanted / threads), 1.0, static_cast<double>(ceil_div(atom_count, kTileAtoms))));
+  // Whole tiles per slice, and no empty slice.
+  slices.atoms = static_cast<int>(ceil_div(ceil_div(atom_count, count), kTileAtoms)) * kTileAtoms;
+  slices.count = static_cast<int>(ceil_div(atom_count, slices.atoms));
+  return slices;
+}
+
 template <AtomSource kSource, bool kHybrid = false>
-void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int count, bool accumulate,
-                   float* d_potential, cudaStream_t stream) {
+void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int count,
+                   const AtomSlices& slices, bool accumulate, float* d_potential,
+                   cudaStream_t stream) {
   const int coarsening = p.variant == Variant::gather ? 1 : p.coarsening;
   dispatch_shape("coulomb/" + std::string(name(p.variant)), GatherShapes{}, p.block, [&](auto b) {
     using B = decltype(b);
@@ -224,10 +280,20 @@ void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int co
       constexpr int C = decltype(c)::value;
       constexpr int R = kRowsPerThread<kSource, kHybrid>;
       BlockCount blocks = blocks_to_cover(g.nx, g.ny, 1, Shape{B::x * C, B::y * R, 1});
+      const std::int64_t blocks_x = blocks.x;
+      blocks.x *= slices.count;
       blocks.z = g.nz;
+      float* out = slices.count > 1 ? slices.partial : d_potential;
       gather_kernel<B::x, B::y, C, R, kSource, kHybrid><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
-          g, d_atoms, count, blocks.y, accumulate, d_potential);
+          g, d_atoms, count, slices.atoms, blocks_x, blocks.y, accumulate, out);
       PARASOL_CHECK_LAUNCH(stream);
+      if (slices.count > 1) {
+        const std::int64_t points = g.nx * g.ny * g.nz;
+        constexpr int kThreads = 256;
+        sum_slices_kernel<<<grid_stride_blocks(points, kThreads), kThreads, 0, stream>>>(
+            slices.partial, slices.count, points, d_potential);
+        PARASOL_CHECK_LAUNCH(stream);
+      }
     };
     switch (coarsening) {
       case 1: return go(std::integral_constant<int, 1>{});
@@ -260,6 +326,9 @@ Result solve_gpu(const Params& p, const std::vector<Atom>& atoms) {
   h2d.start();
   DeviceBuffer<float4> d_atoms(host_atoms.size());
   DeviceBuffer<float> d_potential(static_cast<std::size_t>(p.lattice.points()));
+  AtomSlices slices = plan_atom_slices(p, count);
+  DeviceBuffer<float> d_partial(slices.count > 1 ? d_potential.size() * slices.count : 0);
+  slices.partial = d_partial.data();
   PARASOL_CUDA(cudaMemcpyAsync(d_atoms.data(), host_atoms.data(), d_atoms.bytes(),
                                cudaMemcpyHostToDevice, stream));
   h2d.stop();
@@ -285,16 +354,16 @@ Result solve_gpu(const Params& p, const std::vector<Atom>& atoms) {
         PARASOL_CUDA(cudaMemcpyToSymbolAsync(c_atoms, d_atoms.data() + first,
                                              static_cast<std::size_t>(chunk) * sizeof(float4), 0,
                                              cudaMemcpyDeviceToDevice, stream));
-        launch_gather<AtomSource::constant>(p, g, nullptr, chunk, first > 0, d_potential.data(),
-                                            stream);
+        launch_gather<AtomSource::constant>(p, g, nullptr, chunk, AtomSlices{1, chunk}, first > 0,
+                                            d_potential.data(), stream);
       }
       break;
     case Variant::gather_shared:
-      launch_gather<AtomSource::shared>(p, g, d_atoms.data(), count, false, d_potential.data(),
-                                        stream);
+      launch_gather<AtomSource::shared>(p, g, d_atoms.data(), count, slices, false,
+                                        d_potential.data(), stream);
       break;
     case Variant::gather_hybrid:
-      launch_gather<AtomSource::shared, true>(p, g, d_atoms.data(), count, false,
+      launch_gather<AtomSource::shared, true>(p, g, d_atoms.data(), count, slices, false,
                                               d_potential.data(), stream);
       break;
   }

@@ -37,7 +37,8 @@ std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms);
 std::vector<double> magnitude_scale(const Params& p, const std::vector<Atom>& atoms);
 
 // The GPU solver: p.variant with p.block and p.coarsening. The whole lattice in one launch per
-// chunk of atoms, whatever its shape.
+// chunk of atoms, whatever its shape; a lattice too small to fill the device has its atoms
+// summed in slices by separate blocks, added after in a fixed order (the same bits every run).
 Result solve_gpu(const Params& p, const std::vector<Atom>& atoms);
 
 // Measured device throughput of the reciprocal-square-root instruction (MUFU.RSQ, per second):

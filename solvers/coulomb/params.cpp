@@ -66,8 +66,9 @@ void Params::validate() const {
   // The lattice's x runs along a warp and y across the block; z is looped over.
   const std::string shape = to_string(block);
   require(block.z == 1, "method.block", "expected a 2D block [x, y, 1], got " + shape);
-  require(block.x >= 1 && block.x % 32 == 0, "method.block",
-          "expected block x a multiple of 32 (whole warps along the lattice's x), got " + shape);
+  require(block.x == 16 || (block.x >= 32 && block.x % 32 == 0), "method.block",
+          "expected block x 16 or a multiple of 32 (a warp along one or two lattice rows), got " +
+              shape);
   require(block.y >= 1 && block.threads() >= 32 && block.threads() <= 1024, "method.block",
           "expected 32 to 1024 threads, got " + shape);
   const std::vector<Shape>& compiled = compiled_shapes();

@@ -8,7 +8,9 @@
 
 namespace parasol::coulomb {
 
-using GatherShapes = ShapeList<Block<32, 4, 1>, Block<32, 8, 1>, Block<64, 4, 1>, Block<128, 2, 1>>;
+// 16x16x1 lets eight points per thread cover a lattice only 128 points wide (a 128^3 volume)
+// with every thread busy; a warp then spans two lattice rows.
+using GatherShapes = ShapeList<Block<16, 16, 1>, Block<32, 4, 1>, Block<32, 8, 1>, Block<64, 4, 1>, Block<128, 2, 1>>;
 
 std::vector<Shape> compiled_shapes();
 

@@ -21,7 +21,11 @@
 // shared memory across warps), publishes its total, then looks back over its predecessors'
 // published totals and prefixes until it meets a prefix (decoupled look-back). Every tile it
 // waits on took its id earlier, so has started and publishes without waiting: no deadlock,
-// whatever order the hardware schedules blocks in.
+// whatever order the hardware schedules blocks in. The look-back pauses before its first read
+// and between reads (LookbackPauses): polling L2 without pause slowed the float sum by a sixth.
+// Tried and not kept: persistent blocks that load their next tile while the first warp looks
+// back. A tile's total then waits on its block's previous look-back, the look-backs chain from
+// tile to tile, and the scan ran at half the speed.
 // reproducible: tile totals, one block scanning them in order, then the tiles again with their
 // prefixes: no result depends on timing.
 #pragma once
@@ -154,6 +158,14 @@ enum TileStatus : int { kEmpty = 0, kTotal = 1, kPrefix = 2 };
 
 enum class StateKind { packed, sentinel, fenced };
 
+// Pauses in the look-back, in nanoseconds: before a tile first reads its predecessors' states
+// (a tile that has just scanned its own items rarely finds them published yet) and between
+// reads while one is still unpublished. Every read goes to L2, where the tiles' own loads and
+// stores queue behind it.
+struct LookbackPauses {
+  unsigned first_ns = 0, retry_ns = 0;
+};
+
 template <class Policy, class = void>
 struct requires_never_all_ones : std::false_type {};
 template <class Policy>
@@ -249,8 +261,9 @@ struct TileStates<V, StateKind::fenced> {
 // tiles per round. Valid in every lane.
 template <class Policy, class V, StateKind kKind>
 __device__ inline V look_back(const Policy& p, const TileStates<V, kKind>& states,
-                              std::int64_t tile) {
+                              std::int64_t tile, LookbackPauses pauses) {
   const int lane = threadIdx.x % 32;
+  if (pauses.first_ns) __nanosleep(pauses.first_ns);
   V exclusive = p.identity();
   bool first_round = true;
   for (std::int64_t nearest = tile - 1;; nearest -= 32) {
@@ -258,9 +271,11 @@ __device__ inline V look_back(const Policy& p, const TileStates<V, kKind>& state
     int status = kPrefix;                      // before tile 0: nothing, never reached
     V seen = p.identity();
     // Every lane takes part in every vote, those past tile 0 included.
-    do {
+    for (;;) {
       if (pred >= 0) status = states.status(pred, seen);
-    } while (__any_sync(kAllLanes, status == kEmpty));
+      if (!__any_sync(kAllLanes, status == kEmpty)) break;
+      if (pauses.retry_ns) __nanosleep(pauses.retry_ns);
+    }
     if constexpr (kKind == StateKind::fenced) __threadfence();  // values published before these statuses
     V v = pred >= 0 ? states.value(pred, status, seen) : p.identity();
     const unsigned prefixes = __ballot_sync(kAllLanes, status == kPrefix && pred >= 0);
@@ -309,19 +324,22 @@ struct WarpTranspose {
 
 // A thread's K consecutive items of the tile starting at tile_first, read coalesced.
 template <int kThreads, int K, class Policy, class V>
-__device__ inline std::int64_t load_items(const Policy& p, std::int64_t tile_first, std::int64_t n,
-                                          V* smem, V (&items)[K]) {
+__device__ inline void load_items(const Policy& p, std::int64_t tile_first, std::int64_t n,
+                                  V* smem, V (&items)[K]) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::int64_t warp_first = tile_first + std::int64_t(warp) * 32 * K;
+  if (tile_first + std::int64_t(kThreads) * K <= n) {  // a whole tile: no bound per item
 #pragma unroll
-  for (int j = 0; j < K; ++j) {
-    const std::int64_t i = warp_first + j * 32 + lane;
-    items[j] = i < n ? p.load(i) : p.identity();
+    for (int j = 0; j < K; ++j) items[j] = p.load(warp_first + j * 32 + lane);
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const std::int64_t i = warp_first + j * 32 + lane;
+      items[j] = i < n ? p.load(i) : p.identity();
+    }
   }
   WarpTranspose<K, V>{smem + warp * WarpTranspose<K, V>::kSlots}.to_blocked(items);
-  const std::int64_t first = warp_first + lane * K;
-  p.template prepare<K>(first, n, items);
-  return first;
+  p.template prepare<K>(warp_first + lane * K, n, items);
 }
 
 template <int kThreads, int K, class Policy, class V>
@@ -330,10 +348,15 @@ __device__ inline void store_items(const Policy& p, std::int64_t tile_first, std
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   WarpTranspose<K, V>{smem + warp * WarpTranspose<K, V>::kSlots}.to_striped(items);
   const std::int64_t warp_first = tile_first + std::int64_t(warp) * 32 * K;
+  if (tile_first + std::int64_t(kThreads) * K <= n) {
 #pragma unroll
-  for (int j = 0; j < K; ++j) {
-    const std::int64_t i = warp_first + j * 32 + lane;
-    if (i < n) p.store(i, items[j]);
+    for (int j = 0; j < K; ++j) p.store(warp_first + j * 32 + lane, items[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const std::int64_t i = warp_first + j * 32 + lane;
+      if (i < n) p.store(i, items[j]);
+    }
   }
 }
 
@@ -381,7 +404,8 @@ struct LookbackLayout {
 template <int kThreads, int kItems, bool kExclusive, class Policy>
 __global__ void __launch_bounds__(kThreads)
     lookback_scan_kernel(Policy p, std::int64_t n, unsigned long long* counter,
-                         TileStates<typename Policy::Value, state_kind<Policy>()> states) {
+                         TileStates<typename Policy::Value, state_kind<Policy>()> states,
+                         LookbackPauses pauses) {
   using V = typename Policy::Value;
   constexpr std::int64_t kTile = std::int64_t(kThreads) * kItems;
   __shared__ std::int64_t tile_id;
@@ -402,7 +426,7 @@ __global__ void __launch_bounds__(kThreads)
   } else {
     if (threadIdx.x < 32) {
       if (threadIdx.x == 0) states.publish(tile, kTotal, block_total);
-      const V before = look_back(p, states, tile);
+      const V before = look_back(p, states, tile, pauses);
       if (threadIdx.x == 0) {
         states.publish(tile, kPrefix, p.combine(before, block_total));
         tile_prefix = before;
@@ -482,7 +506,8 @@ __global__ void __launch_bounds__(kThreads)
 // tile; the workspace grows to what the tiles need.
 template <int kThreads, int kItems, class Policy>
 void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode mode,
-                 ScanWorkspace& workspace, cudaStream_t stream) {
+                 ScanWorkspace& workspace, cudaStream_t stream,
+                 scan_detail::LookbackPauses pauses = {}) {
   using namespace scan_detail;
   using V = typename Policy::Value;
   if (n <= 0) return;
@@ -512,11 +537,11 @@ void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode m
   auto* counter = reinterpret_cast<unsigned long long*>(base);
   const auto states = layout.states(base, tiles);
   if (exclusive)
-    lookback_scan_kernel<kThreads, kItems, true><<<grid, kThreads, 0, stream>>>(policy, n, counter,
-                                                                               states);
+    lookback_scan_kernel<kThreads, kItems, true>
+        <<<grid, kThreads, 0, stream>>>(policy, n, counter, states, pauses);
   else
-    lookback_scan_kernel<kThreads, kItems, false><<<grid, kThreads, 0, stream>>>(policy, n, counter,
-                                                                                states);
+    lookback_scan_kernel<kThreads, kItems, false>
+        <<<grid, kThreads, 0, stream>>>(policy, n, counter, states, pauses);
   PARASOL_CHECK_LAUNCH(stream);
 }
 

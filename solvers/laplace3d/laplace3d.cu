@@ -325,7 +325,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/temporal", TemporalShapes{}, block, [&](auto b) {
         using B = decltype(b);
         constexpr std::int64_t out_x = B::x - 2 * kTimeSteps;
-        constexpr std::int64_t out_y = B::y * kTemporalRows - 2 * kTimeSteps;
+        constexpr std::int64_t out_y = B::y * kTemporalRows<T> - 2 * kTimeSteps;
         // Tiles cover the interior points 1 .. n - 2 with their written parts.
         const std::int64_t tiles_x = ceil_div(grid.nx - 1, out_x);
         const std::int64_t tiles_y = ceil_div(grid.ny - 1, out_y);

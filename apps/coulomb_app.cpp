@@ -195,7 +195,7 @@ int run(io::ParamTable& t, const RunOptions& options) {
   if (gpu) check_fits_device(t, p, atoms.size());
   check_fits_host(t, p, !gpu || options.check);
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "coulomb", backend, options.command_line);
 
@@ -285,7 +285,7 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
   check_fits_device(t, p, atoms.size());
   check_fits_host(t, p, true);
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "coulomb", Backend::gpu, options.command_line);
 

@@ -779,7 +779,7 @@ int run_typed(io::ParamTable& t, const Params& p, const RunOptions& options) {
     if (gpu) check_fits_device(t, p, q, kBytes<T>);
   }
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "fftconv", backend, options.command_line);
 
@@ -814,7 +814,7 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
   check_fits_device(t, p, q, kBytes<T>);
   const std::vector<double> gold = fftconv::convolve_gold(q, ops.signal, ops.filter);
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "fftconv", Backend::gpu, options.command_line);
 

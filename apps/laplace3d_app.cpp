@@ -205,7 +205,7 @@ void check_fits_host(const io::ParamTable& t, const Params& p, int copies) {
 template <class T>
 int run_typed(io::ParamTable& t, const Params& p, const RunOptions& options, Backend backend,
               const std::filesystem::path& path, const MethodSource& source) {
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "laplace3d", backend, options.command_line);
 
@@ -290,7 +290,7 @@ int run(io::ParamTable& t, const RunOptions& options) {
 template <class T>
 int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const SweepOptions& options,
                 const std::filesystem::path& path, const std::filesystem::path& autotune_file) {
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "laplace3d", Backend::gpu, options.command_line);
 

@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
+  run_cmd->add_option("--compression", run.compression,
+                      "Deflate level of large datasets, 0 (none: several times faster to write) "
+                      "to 9; default 4")
+      ->check(CLI::Range(0, 9));
   run_cmd->add_option("--autotune-file", run.autotune_file,
                       "Where laplace3d's method.variant = \"auto\" looks up its variant and block "
                       "(default: as for `sweep --autotune`)");
@@ -65,6 +69,9 @@ int main(int argc, char** argv) {
                         "Parameter overrides key=value, checked like the file (e.g. grid.nx=256)");
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
+  sweep_cmd->add_option("--compression", sweep.compression,
+                        "Deflate level of large datasets, 0 (none) to 9; default 4")
+      ->check(CLI::Range(0, 9));
   CLI::Option* autotune = sweep_cmd->add_flag(
       "--autotune", sweep.autotune,
       "laplace3d: also store the fastest variant and block that agreed with the gold, for this "

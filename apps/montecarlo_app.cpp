@@ -155,7 +155,7 @@ int run(io::ParamTable& t, const RunOptions& options) {
   const bool gpu = backend == Backend::gpu;
   if (gpu) check_fits_device(t, p);
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "montecarlo", backend, options.command_line);
 
@@ -243,7 +243,7 @@ int sweep(io::ParamTable& t, const SweepOptions& options) {
   check_fits_host(t, p);
   check_fits_device(t, p);
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "montecarlo", Backend::gpu, options.command_line);
   std::cout << "montecarlo sweep: " << describe(p) << " on " << current_device().name << ", "

@@ -357,7 +357,7 @@ int run_typed(io::ParamTable& t, const Params& p, const RunOptions& options) {
   const bool gpu = backend == Backend::gpu;
   if (gpu) check_fits_device(t, p, series);
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "recurrence", backend, options.command_line);
 
@@ -462,7 +462,7 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
   check_fits_host(t, p, series.size(), true);
   check_fits_device(t, p, series);
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "recurrence", Backend::gpu, options.command_line);
 

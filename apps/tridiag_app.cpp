@@ -454,7 +454,7 @@ int run_heat(io::ParamTable& t, const Params& p, const RunOptions& options) {
   if (gpu) check_fits_device(t, dims, element, "heat.grids");
   check_fits_host(t, dims, element, !gpu || options.check, "heat.grids");
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "tridiag", backend, options.command_line);
   write_method(out, launch, gpu);
@@ -523,7 +523,7 @@ int run_file(io::ParamTable& t, const Params& p, const RunOptions& options) {
   if (gpu) check_fits_device(t, dims, element, "input.file");
   check_fits_host(t, dims, element, !gpu || options.check, "input.file");
   const std::filesystem::path path = output_path(options.output, options.params_path, "");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "tridiag", backend, options.command_line);
   write_method(out, launch, gpu);
@@ -662,7 +662,7 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
   const double limit = tolerance<T>(condition_bound(batch), 1);
 
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  io::ResultFile out(path, options.force);
+  io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, t);
   write_provenance(out, "tridiag", Backend::gpu, options.command_line);
 

@@ -104,6 +104,22 @@ TEST_F(Cli, DefaultExampleRunsOnTheCpu) {
   io::ResultReader h5(dir_ / "example.h5");
   EXPECT_TRUE(std::get<bool>(h5.attribute("/diagnostics", "converged")));
   EXPECT_TRUE(h5.is_chunked("/fields/u"));
+  EXPECT_TRUE(h5.is_compressed("/fields/u"));
+}
+
+TEST_F(Cli, CompressionZeroWritesUncompressedAndOutOfRangeIsRefused) {
+  const auto r = test::run_shell(kExe + " run " + kInputs + "laplace3d.toml --backend cpu -o " +
+                                 quoted(dir_ / "plain.h5") + " --compression 0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "plain.h5");
+  EXPECT_TRUE(h5.is_chunked("/fields/u"));
+  EXPECT_FALSE(h5.is_compressed("/fields/u"));
+  for (const char* level : {"10", "-1", "fast"}) {
+    const auto bad = run_params(small_params(), std::string("--compression ") + level);
+    EXPECT_EQ(bad.status, 2) << level << ": " << bad.output;
+    EXPECT_TRUE(contains(bad.output, "--compression")) << bad.output;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "out.h5")) << level;
+  }
 }
 
 TEST_F(Cli, ExistingOutputIsKeptUnlessForced) {

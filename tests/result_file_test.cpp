@@ -164,10 +164,45 @@ TEST_F(ResultFileTest, LargeFieldIsChunkedCompressedAndRoundTrips) {
   }
   const ResultReader reader(out());
   EXPECT_TRUE(reader.is_chunked("/fields/u"));
+  EXPECT_TRUE(reader.is_compressed("/fields/u"));
   EXPECT_TRUE(same_bits(reader.read_floats("/fields/u"), u));
   const Layout layout = layout_of(out(), "/fields/u");
   EXPECT_EQ(layout.chunk, (std::vector<hsize_t>{32, 64, 128}));
   EXPECT_EQ(layout.filters, 2);  // shuffle, deflate
+}
+
+TEST_F(ResultFileTest, CompressionZeroStoresChunksAsTheyAre) {
+  const std::vector<std::uint64_t> dims{40, 64, 128};
+  const auto u = random_field<float>(product(dims), 7);
+  const auto v = random_field<double>(300001, 8);
+  {
+    ResultFile file(out(), false, 0);
+    file.write_field("/fields/u", u.data(), dims);
+    file.create_dataset<double>("/streamed/v", v.size());
+    file.write_slab("/streamed/v", 0, v.data(), 123457);
+    file.write_slab("/streamed/v", 123457, v.data() + 123457, v.size() - 123457);
+    file.commit();
+  }
+  const ResultReader reader(out());
+  for (const char* path : {"/fields/u", "/streamed/v"}) {
+    EXPECT_TRUE(reader.is_chunked(path)) << path;
+    EXPECT_FALSE(reader.is_compressed(path)) << path;
+    EXPECT_EQ(layout_of(out(), path).filters, 0) << path;
+  }
+  EXPECT_TRUE(same_bits(reader.read_floats("/fields/u"), u));
+  EXPECT_TRUE(same_bits(reader.read_doubles("/streamed/v"), v));
+}
+
+TEST_F(ResultFileTest, CompressionLevelOutsideZeroToNineIsRefused) {
+  for (const int level : {-1, 10}) {
+    try {
+      ResultFile file(out(), true, level);
+      ADD_FAILURE() << "accepted level " << level;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("compression level"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(out()));
 }
 
 TEST_F(ResultFileTest, RowLargerThanAChunkIsCutAlongTheLastDimension) {

@@ -316,11 +316,11 @@ struct DatasetWrite {
   const void* data;
 };
 
-// A new dataset of `dims`, with the groups on its path. Chunked (and compressed) ones are laid
-// out by chunk_dims.
+// A new dataset of `dims`, with the groups on its path. Chunked ones are laid out by chunk_dims
+// and deflated at `compression` (0: stored as they are).
 Handle new_dataset(hid_t file_id, const std::string& file, const std::string& path,
                    const std::vector<hsize_t>& dims, hid_t file_type, std::size_t element_bytes,
-                   bool chunked) {
+                   bool chunked, int compression) {
   Handle space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
                          H5Sclose, file, "H5Screate_simple", path);
   Handle dcpl =
@@ -331,9 +331,12 @@ Handle new_dataset(hid_t file_id, const std::string& file, const std::string& pa
           "H5Pset_chunk", path);
     // Shuffling bytes by significance first lets deflate find the slowly varying exponents;
     // level 4 gets nearly all of level 9's ratio at a fraction of its time.
-    check(H5Pset_shuffle(dcpl.get()), file, "H5Pset_shuffle", path);
-    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
-      check(H5Pset_deflate(dcpl.get(), 4), file, "H5Pset_deflate", path);
+    if (compression > 0) {
+      check(H5Pset_shuffle(dcpl.get()), file, "H5Pset_shuffle", path);
+      if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
+        check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(compression)), file,
+              "H5Pset_deflate", path);
+    }
   }
   check_parents_are_groups(file_id, file, path);
   Handle lcpl = link_properties(file);
@@ -343,7 +346,7 @@ Handle new_dataset(hid_t file_id, const std::string& file, const std::string& pa
 }
 
 void write_dataset(hid_t file_id, const std::string& file, const std::string& dataset_path,
-                   const std::vector<hsize_t>& dims, const DatasetWrite& what) {
+                   const std::vector<hsize_t>& dims, const DatasetWrite& what, int compression) {
   const std::string path = normalized(dataset_path);
   if (path == "/") throw Error(file + ": a dataset needs a name, not \"" + dataset_path + "\"");
   std::uint64_t count = 1;
@@ -355,7 +358,7 @@ void write_dataset(hid_t file_id, const std::string& file, const std::string& da
   if (count != 0 && what.data == nullptr) throw Error(file + ": " + path + ": no data");
 
   Handle dataset = new_dataset(file_id, file, path, dims, what.file_type, what.element_bytes,
-                               count >= kChunkedFromElements);
+                               count >= kChunkedFromElements, compression);
   // H5Dwrite refuses a null buffer even for no elements, and there is nothing to write.
   if (count != 0)
     check(H5Dwrite(dataset.get(), what.memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, what.data),
@@ -378,9 +381,9 @@ DatasetWrite number_types(const T* data) {
 
 template <class T>
 void write_numbers(hid_t file_id, const std::string& file, const std::string& dataset_path,
-                   const T* data, const std::vector<std::uint64_t>& dims) {
+                   const T* data, const std::vector<std::uint64_t>& dims, int compression) {
   write_dataset(file_id, file, dataset_path, std::vector<hsize_t>(dims.begin(), dims.end()),
-                number_types(data));
+                number_types(data), compression);
 }
 
 // Elements [offset, offset + count) of a 1D dataset, as a file space and a memory space that
@@ -650,9 +653,13 @@ hid_t native_type() {
 // -------------------------------------------------------------------------------------------------
 // ResultFile
 
-ResultFile::ResultFile(fs::path path, bool force) : path_(std::move(path)) {
+ResultFile::ResultFile(fs::path path, bool force, int compression)
+    : path_(std::move(path)), compression_(compression) {
   silence_hdf5();
   const std::string shown = path_.string();
+  if (compression < 0 || compression > 9)
+    throw Error(shown + ": compression level " + std::to_string(compression) +
+                " is not one of 0 (none) to 9");
   const fs::path folder = checked_folder(path_);
   std::error_code ec;
   if (!force && fs::exists(fs::symlink_status(path_, ec)))
@@ -675,6 +682,7 @@ ResultFile::ResultFile(ResultFile&& other) noexcept
     : path_(std::move(other.path_)),
       temporary_(std::move(other.temporary_)),
       file_(std::exchange(other.file_, H5I_INVALID_HID)),
+      compression_(other.compression_),
       committed_(std::exchange(other.committed_, true)) {}  // the moved-from owns nothing
 
 ResultFile::~ResultFile() {
@@ -709,25 +717,27 @@ void ResultFile::write_field(const std::string& dataset_path, const float* data,
                              const std::vector<std::uint64_t>& dims) {
   const hid_t file_id = open_for_writing(file_, path_);
   check_field_dims(path_.string(), dataset_path, dims);
-  write_numbers(file_id, path_.string(), dataset_path, data, dims);
+  write_numbers(file_id, path_.string(), dataset_path, data, dims, compression_);
 }
 
 void ResultFile::write_field(const std::string& dataset_path, const double* data,
                              const std::vector<std::uint64_t>& dims) {
   const hid_t file_id = open_for_writing(file_, path_);
   check_field_dims(path_.string(), dataset_path, dims);
-  write_numbers(file_id, path_.string(), dataset_path, data, dims);
+  write_numbers(file_id, path_.string(), dataset_path, data, dims, compression_);
 }
 
 void ResultFile::write_column(const std::string& dataset_path, const std::vector<double>& values) {
   const hid_t file_id = open_for_writing(file_, path_);
-  write_numbers(file_id, path_.string(), dataset_path, values.data(), {values.size()});
+  write_numbers(file_id, path_.string(), dataset_path, values.data(), {values.size()},
+                compression_);
 }
 
 void ResultFile::write_column(const std::string& dataset_path,
                               const std::vector<std::int64_t>& values) {
   const hid_t file_id = open_for_writing(file_, path_);
-  write_numbers(file_id, path_.string(), dataset_path, values.data(), {values.size()});
+  write_numbers(file_id, path_.string(), dataset_path, values.data(), {values.size()},
+                compression_);
 }
 
 void ResultFile::write_column(const std::string& dataset_path,
@@ -738,7 +748,8 @@ void ResultFile::write_column(const std::string& dataset_path,
   std::vector<const char*> texts;
   for (const std::string& value : values) texts.push_back(value.c_str());
   write_dataset(file_id, file, dataset_path, {values.size()},
-                {type.get(), type.get(), sizeof(const char*), texts.empty() ? nullptr : texts.data()});
+                {type.get(), type.get(), sizeof(const char*), texts.empty() ? nullptr : texts.data()},
+                compression_);
 }
 
 template <class T>
@@ -748,7 +759,8 @@ void ResultFile::create_dataset(const std::string& dataset_path, std::uint64_t l
   check_field_dims(file, dataset_path, {length});
   const std::string path = normalized(dataset_path);
   if (path == "/") throw Error(file + ": a dataset needs a name, not \"" + dataset_path + "\"");
-  new_dataset(file_id, file, path, {length}, number_types<T>(nullptr).file_type, sizeof(T), true);
+  new_dataset(file_id, file, path, {length}, number_types<T>(nullptr).file_type, sizeof(T), true,
+              compression_);
 }
 
 template <class T>
@@ -962,14 +974,25 @@ std::vector<std::string> ResultReader::read_strings(const std::string& dataset_p
   return values;
 }
 
-bool ResultReader::is_chunked(const std::string& dataset_path) const {
-  const std::string file = file_name(file_);
+namespace {
+
+// The creation properties of a dataset: its layout and filters.
+Handle creation_properties(hid_t file_id, const std::string& dataset_path) {
+  const std::string file = file_name(file_id);
   const std::string path = normalized(dataset_path);
-  Handle dataset = checked(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose, file,
+  Handle dataset = checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file,
                            "H5Dopen2", path);
-  Handle dcpl = checked(H5Dget_create_plist(dataset.get()), H5Pclose, file,
-                        "H5Dget_create_plist", path);
-  return H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
+  return checked(H5Dget_create_plist(dataset.get()), H5Pclose, file, "H5Dget_create_plist", path);
+}
+
+}  // namespace
+
+bool ResultReader::is_chunked(const std::string& dataset_path) const {
+  return H5Pget_layout(creation_properties(file_, dataset_path).get()) == H5D_CHUNKED;
+}
+
+bool ResultReader::is_compressed(const std::string& dataset_path) const {
+  return H5Pget_nfilters(creation_properties(file_, dataset_path).get()) > 0;
 }
 
 template <class T>

@@ -57,7 +57,7 @@ struct MethodSource {
 // method.variant and method.block; true for "auto". The autotune choice brings its own block, so
 // with "auto" the file's block is read but not used (nor checked against a variant): then
 // `parasol run FILE method.variant=auto` works on a file written for one variant. The summary
-// line and /method say which block ran.
+// line and /method say which block ran. Without method.block a variant runs its default block.
 bool read_method(io::ParamTable& t, Params& p) {
   const Params d;
   const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
@@ -69,7 +69,7 @@ bool read_method(io::ParamTable& t, Params& p) {
     throw InputError(t.source_of("method.variant"), "method.variant",
                      e.expected() + ", or \"auto\"");
   }
-  p.block = block;
+  p.block = t.has("method.block") ? block : laplace3d::default_block(p.variant);
   return false;
 }
 

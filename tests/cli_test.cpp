@@ -187,6 +187,18 @@ TEST_F(Cli, BlockNotCompiledIn) {
                      "method.block: block 48x4x1 is not compiled in for zreg; compiled: 32x4x1");
 }
 
+TEST_F(Cli, EachVariantRunsItsDefaultBlockWhenTheFileNamesNone) {
+  for (const char* variant : {"zmarch", "block3d", "zreg", "zreg-vec", "smem-zreg", "temporal"}) {
+    const auto r = run_params(small_params(), std::string("--force method.variant=") + variant);
+    EXPECT_EQ(r.status, 0) << variant << ": " << r.output;
+  }
+  // A block the file names is kept and checked, whatever the variant.
+  std::filesystem::remove(dir_ / "out.h5");
+  std::filesystem::remove(dir_ / "out.xmf");
+  expect_input_error(run_params(small_params(), "method.variant=temporal method.block=[64,4,1]"),
+                     "method.block: block 64x4x1 is not compiled in for temporal");
+}
+
 TEST_F(Cli, GridTooLargeForMemory) {
   // 10^5 cubed points is petabytes: no host or device holds it.
   expect_input_error(run_params(small_params(), "grid.nx=100000 grid.ny=100000 grid.nz=100000"),

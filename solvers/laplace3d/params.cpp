@@ -43,6 +43,14 @@ std::vector<Shape> compiled_shapes(Variant v) {
   }
 }
 
+Shape default_block(Variant v) {
+  switch (v) {
+    case Variant::block3d: return {32, 8, 2};
+    case Variant::temporal: return {64, 16, 1};
+    default: return Params{}.block;
+  }
+}
+
 void Params::validate() const {
   // Three points is the smallest extent with an interior point between two boundary planes.
   const auto check_extent = [](std::int64_t n, const char* key) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apps/check.hpp"
+#include "apps/io/input_file.hpp"
 #include "apps/io/result_file.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
@@ -163,15 +164,9 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
-  std::vector<std::string> all{std::string(name(Variant::automatic))};
-  for (const Variant v : fftconv::kVariants) all.emplace_back(name(v));
-  for (const std::string& text : t.get_strings("sweep.variants", all)) {
-    try {
-      s.variants.push_back(fftconv::parse_variant(text));
-    } catch (const InputError& e) {
-      throw InputError(t.source_of("sweep.variants"), "sweep.variants", e.expected());
-    }
-  }
+  std::vector<std::string> all = io::names_of(fftconv::kVariants);
+  all.insert(all.begin(), std::string(name(Variant::automatic)));
+  s.variants = io::get_choices(t, "sweep.variants", all, fftconv::parse_variant);
   if (s.variants.empty())
     throw InputError(t.source_of("sweep.variants"), "sweep.variants",
                      "expected at least one variant");
@@ -192,32 +187,9 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t,
 // ---------------------------------------------------------------------------------------------
 // The operands: generated, or read from input files.
 
-std::string shape_of(const std::vector<std::uint64_t>& dims) {
-  std::string text;
-  for (const std::uint64_t d : dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
-  return "[" + text + "]";
-}
-
-// A dataset's name as HDF5 shows it in messages: "x" and "/x" are both "/x".
-std::string dataset_path(const std::string& name) {
-  return !name.empty() && name.front() == '/' ? name : "/" + name;
-}
-
 std::string extent_text(const Extent& e) {
   return e.rows == 1 ? std::to_string(e.cols)
                      : std::to_string(e.rows) + " x " + std::to_string(e.cols);
-}
-
-// An input file; one that is missing or is not HDF5 is an input error. ResultReader cannot be
-// moved, so it is held by pointer.
-std::unique_ptr<io::ResultReader> open_input(const std::string& file) {
-  try {
-    return std::make_unique<io::ResultReader>(file);
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& e) {
-    throw InputError(file, "", std::string("cannot be read as HDF5: ") + e.what());
-  }
 }
 
 // A dataset's errors name the file, the dataset and the key that named it.
@@ -236,7 +208,7 @@ void require_finite(const T* values, std::int64_t count, std::int64_t first,
                     const std::string& file, const std::string& dataset) {
   for (std::int64_t i = 0; i < count; ++i)
     if (!std::isfinite(values[i]))
-      throw InputError(file, dataset_path(dataset),
+      throw InputError(file, io::dataset_display_path(dataset),
                        "holds " + shown(static_cast<double>(values[i])) + " at element " +
                            std::to_string(first + i) + "; expected finite numbers");
 }
@@ -284,7 +256,7 @@ InputError rephrased(const io::ParamTable& t, const Params& p, const InputError&
       return InputError(t.source_of(key), signal ? "signal" : "filter", e.expected());
     const std::string& file = signal ? p.signal.file : p.filter.file;
     const std::string& dataset = signal ? p.signal.dataset : p.filter.dataset;
-    return InputError(file, dataset_path(dataset),
+    return InputError(file, io::dataset_display_path(dataset),
                       e.expected() + (signal ? " (signal.dataset)" : " (filter.dataset)"));
   }
   return InputError(t.source_of(key), key, e.expected());
@@ -300,7 +272,7 @@ struct Operands {
 // The signal dataset: its values, or (streamed) only its extent, checked to be one 1D signal.
 template <class T>
 void read_signal(const Params& p, Operands<T>& ops) {
-  const std::unique_ptr<io::ResultReader> in = open_input(p.signal.file);
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(p.signal.file);
   const std::string& dataset = p.signal.dataset;
   std::vector<std::uint64_t> dims;
   if (p.streamed) {
@@ -312,8 +284,8 @@ void read_signal(const Params& p, Operands<T>& ops) {
     ops.signal = std::move(d.values);
   }
   if (std::find(dims.begin(), dims.end(), 0) != dims.end())
-    throw InputError(p.signal.file, dataset_path(dataset),
-                     "has shape " + shape_of(dims) + "; expected at least one sample");
+    throw InputError(p.signal.file, io::dataset_display_path(dataset),
+                     "has shape " + io::shape_text(dims) + "; expected at least one sample");
   require_finite(ops.signal.data(), static_cast<std::int64_t>(ops.signal.size()), 0,
                  p.signal.file, dataset);
   const Stack stack = stack_of(dims, p.signal.layout);
@@ -323,13 +295,13 @@ void read_signal(const Params& p, Operands<T>& ops) {
 
 template <class T>
 void read_filter(const Params& p, Operands<T>& ops) {
-  const std::unique_ptr<io::ResultReader> in = open_input(p.filter.file);
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(p.filter.file);
   const std::string& dataset = p.filter.dataset;
   io::Dataset<T> d =
       from_input("filter.dataset", [&] { return in->read_dataset<T>(dataset, {1, 2, 3}); });
   if (d.values.empty())
-    throw InputError(p.filter.file, dataset_path(dataset),
-                     "has shape " + shape_of(d.dims) + "; expected at least one tap");
+    throw InputError(p.filter.file, io::dataset_display_path(dataset),
+                     "has shape " + io::shape_text(d.dims) + "; expected at least one tap");
   require_finite(d.values.data(), static_cast<std::int64_t>(d.values.size()), 0, p.filter.file,
                  dataset);
   const Stack stack = stack_of(d.dims, p.filter.layout);
@@ -422,7 +394,7 @@ std::string describe(const Params& p, const Problem& q) {
   std::string signal = counted(q.batch, q.is_2d() ? "image" : "signal") + " of " +
                        extent_text(q.signal) + " samples";
   if (!p.signal_generated()) {
-    signal += " from " + p.signal.file + ":" + dataset_path(p.signal.dataset);
+    signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
   } else if (p.signal.kind == SignalKind::noise) {
     std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
     signal += text;
@@ -434,7 +406,7 @@ std::string describe(const Params& p, const Problem& q) {
   std::string filter;
   if (p.filter.kind == FilterKind::file) {
     filter = counted(q.filters, "filter") + " of " + extent_text(q.filter) + " taps from " +
-             p.filter.file + ":" + dataset_path(p.filter.dataset);
+             p.filter.file + ":" + io::dataset_display_path(p.filter.dataset);
   } else if (p.filter.kind == FilterKind::box) {
     filter = "a " + extent_text(q.filter) + "-tap box";
   } else {
@@ -671,7 +643,7 @@ int run_streamed(const io::ParamTable& t, const Params& p, Operands<T>& ops, boo
   const std::int64_t n = q.signal.cols;
   const std::int64_t length = fftconv::output_extent(q).cols;
   const std::unique_ptr<io::ResultReader> in =
-      p.signal_generated() ? nullptr : open_input(p.signal.file);
+      p.signal_generated() ? nullptr : io::open_input_file(p.signal.file);
   // Signal samples [offset, offset + count), from memory or by hyperslab from the input file.
   const auto fetch = [&](std::int64_t offset, std::int64_t count, T* into) {
     if (offset < 0 || count < 0 || count > n - offset)

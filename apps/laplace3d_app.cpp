@@ -105,15 +105,8 @@ Params read_params(io::ParamTable& t, bool& automatic) {
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
-  std::vector<std::string> all_variants;
-  for (Variant v : laplace3d::kVariants) all_variants.emplace_back(name(v));
-  for (const std::string& text : t.get_strings("sweep.variants", all_variants)) {
-    try {
-      s.variants.push_back(laplace3d::parse_variant(text));
-    } catch (const InputError& e) {
-      throw InputError(t.source_of("sweep.variants"), "sweep.variants", e.expected());
-    }
-  }
+  s.variants = io::get_choices(t, "sweep.variants", io::names_of(laplace3d::kVariants),
+                               laplace3d::parse_variant);
   s.blocks = t.get_shapes("sweep.blocks", std::vector<Shape>{});
   s.iterations = io::get_positive_int(t, "sweep.iterations", s.iterations);
   s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);

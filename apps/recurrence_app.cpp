@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/check.hpp"
+#include "apps/io/input_file.hpp"
 #include "apps/io/result_file.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
@@ -109,28 +110,6 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t,
 // ---------------------------------------------------------------------------------------------
 // The series: generated, or read from the input file.
 
-std::string shape_of(const std::vector<std::uint64_t>& dims) {
-  std::string text;
-  for (const std::uint64_t d : dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
-  return "[" + text + "]";
-}
-
-// A dataset's name as HDF5 shows it in messages: "y" and "/y" are both "/y".
-std::string dataset_path(const std::string& name) {
-  return !name.empty() && name.front() == '/' ? name : "/" + name;
-}
-
-// The input file; one that is missing or is not HDF5 is an input error.
-io::ResultReader open_input(const Params& p) {
-  try {
-    return io::ResultReader(p.input.file);
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& e) {
-    throw InputError(p.input.file, "", std::string("cannot be read as HDF5: ") + e.what());
-  }
-}
-
 // A dataset named by `key`; its errors name the file, the dataset and the key.
 template <class T>
 io::Dataset<T> read_input(const io::ResultReader& in, const char* key, const std::string& dataset,
@@ -148,18 +127,18 @@ void require_finite(const std::vector<T>& values, const std::string& file,
                     const std::string& dataset) {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      throw InputError(file, dataset_path(dataset),
+      throw InputError(file, io::dataset_display_path(dataset),
                        "holds " + shown(static_cast<double>(values[i])) + " at element " +
                            std::to_string(i) + "; expected finite numbers");
 }
 
 template <class T>
 Series<T> smoothing_from_file(const Params& p) {
-  const io::ResultReader in = open_input(p);
-  const io::Dataset<double> y = read_input<double>(in, "input.y", p.input.y, {1, 2});
+  const auto in = io::open_input_file(p.input.file);
+  const io::Dataset<double> y = read_input<double>(*in, "input.y", p.input.y, {1, 2});
   if (y.values.empty())
-    throw InputError(p.input.file, dataset_path(p.input.y),
-                     "has shape " + shape_of(y.dims) + "; expected at least one value");
+    throw InputError(p.input.file, io::dataset_display_path(p.input.y),
+                     "has shape " + io::shape_text(y.dims) + "; expected at least one value");
   require_finite(y.values, p.input.file, p.input.y);
   const std::int64_t rows = y.dims.size() == 2 ? static_cast<std::int64_t>(y.dims[0]) : 1;
   return recurrence::smoothing_series<T>(y.values, rows, p.smoothing.alpha);
@@ -167,16 +146,16 @@ Series<T> smoothing_from_file(const Params& p) {
 
 template <class T>
 Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
-  const io::ResultReader in = open_input(p);
-  io::Dataset<T> s = read_input<T>(in, "input.s", p.input.s, {1, 2});
-  io::Dataset<T> u = read_input<T>(in, "input.u", p.input.u, {1, 2});
+  const auto in = io::open_input_file(p.input.file);
+  io::Dataset<T> s = read_input<T>(*in, "input.s", p.input.s, {1, 2});
+  io::Dataset<T> u = read_input<T>(*in, "input.u", p.input.u, {1, 2});
   if (u.dims != s.dims)
-    throw InputError(p.input.file, dataset_path(p.input.u),
-                     "has shape " + shape_of(u.dims) + " but " + dataset_path(p.input.s) +
-                         " has " + shape_of(s.dims) + "; expected the same (input.u)");
+    throw InputError(p.input.file, io::dataset_display_path(p.input.u),
+                     "has shape " + io::shape_text(u.dims) + " but " + io::dataset_display_path(p.input.s) +
+                         " has " + io::shape_text(s.dims) + "; expected the same (input.u)");
   if (s.values.empty())
-    throw InputError(p.input.file, dataset_path(p.input.s),
-                     "has shape " + shape_of(s.dims) + "; expected at least one value");
+    throw InputError(p.input.file, io::dataset_display_path(p.input.s),
+                     "has shape " + io::shape_text(s.dims) + "; expected at least one value");
   require_finite(s.values, p.input.file, p.input.s);
   require_finite(u.values, p.input.file, p.input.u);
 
@@ -187,10 +166,10 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
   if (!p.input.offsets.empty()) {
     if (rows)
       throw InputError(t.source_of("input.offsets"), "input.offsets",
-                       "offsets need 1D s and u; " + dataset_path(p.input.s) + " is " +
-                           shape_of(s.dims) + ", one segment per row");
+                       "offsets need 1D s and u; " + io::dataset_display_path(p.input.s) + " is " +
+                           io::shape_text(s.dims) + ", one segment per row");
     series.offsets =
-        read_input<std::int64_t>(in, "input.offsets", p.input.offsets, {1}).values;
+        read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
   } else if (rows) {
     const auto length = static_cast<std::int64_t>(s.dims[1]);
     for (std::uint64_t k = 0; k <= s.dims[0]; ++k)
@@ -200,9 +179,9 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
   }
   const std::size_t segments = series.offsets.empty() ? 0 : series.offsets.size() - 1;
   if (!p.input.initial.empty()) {
-    io::Dataset<T> initial = read_input<T>(in, "input.initial", p.input.initial, {0, 1});
+    io::Dataset<T> initial = read_input<T>(*in, "input.initial", p.input.initial, {0, 1});
     if (initial.values.size() != segments)
-      throw InputError(p.input.file, dataset_path(p.input.initial),
+      throw InputError(p.input.file, io::dataset_display_path(p.input.initial),
                        "holds " + std::to_string(initial.values.size()) +
                            " values; expected one per segment, " + std::to_string(segments) +
                            " (input.initial)");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/check.hpp"
+#include "apps/io/input_file.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
@@ -142,15 +143,8 @@ bool compiled_chunk(int chunk) {
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
-  std::vector<std::string> all_variants;
-  for (Variant v : tridiag::kVariants) all_variants.emplace_back(name(v));
-  for (const std::string& text : t.get_strings("sweep.variants", all_variants)) {
-    try {
-      s.variants.push_back(tridiag::parse_variant(text));
-    } catch (const InputError& e) {
-      throw InputError(t.source_of("sweep.variants"), "sweep.variants", e.expected());
-    }
-  }
+  s.variants = io::get_choices(t, "sweep.variants", io::names_of(tridiag::kVariants),
+                               tridiag::parse_variant);
   s.threads = get_ints(t, "sweep.threads", s.threads);
   for (int threads : s.threads)
     if (threads < 32 || threads > 1024 || threads % 32 != 0)
@@ -233,21 +227,10 @@ std::vector<T> rounded(const std::vector<double>& v) {
 template <class T>
 Batch<T> read_batch(const tridiag::FileInput& input) {
   const std::string& file = input.file;
-  std::unique_ptr<io::ResultReader> h5;
-  try {
-    h5 = std::make_unique<io::ResultReader>(file);
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& e) {
-    throw InputError(file, "input.file", std::string("not a readable HDF5 file: ") + e.what());
-  }
+  const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
   const std::pair<const std::string&, const char*> datasets[] = {
       {input.a, "input.a"}, {input.b, "input.b"}, {input.c, "input.c"}, {input.d, "input.d"}};
-  const auto shape_text = [](const std::vector<std::uint64_t>& dims) {
-    std::string text;
-    for (std::uint64_t d : dims) text += "[" + std::to_string(d) + "]";
-    return text.empty() ? std::string("a scalar") : text;
-  };
+  using io::shape_text;
   std::vector<std::uint64_t> shape;
   for (const auto& [dataset, key] : datasets) {
     if (!h5->exists(dataset))

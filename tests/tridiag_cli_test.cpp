@@ -215,7 +215,7 @@ TEST_F(TridiagCli, FileModeInputErrorsNameTheFileAndDataset) {
     other.commit();
   }
   expect_input_error(run_file(file_params()),
-                     in + ": input.d: dataset \"d\" is [6][3] but \"a\" is [3][6]");
+                     in + ": input.d: dataset \"d\" is [6 x 3] but \"a\" is [3 x 6]");
   expect_input_error(run_file(file_params("b = \"flat\"\n")),
                      in + ": input.b: dataset \"flat\" is [18]; expected [systems][n]");
   std::filesystem::remove(dir_ / "in.h5");

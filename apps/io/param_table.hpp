@@ -94,6 +94,30 @@ auto get_choice(ParamTable& table, std::string_view key, std::string fallback, P
   }
 }
 
+// A list of names (sweep.variants, say) turned into enums by `parse`; a name it rejects is
+// reported against the key, with its source.
+template <class Parse>
+auto get_choices(ParamTable& table, std::string_view key, std::vector<std::string> fallback,
+                 Parse parse) {
+  std::vector<decltype(parse(std::string()))> values;
+  for (const std::string& text : table.get_strings(key, std::move(fallback))) {
+    try {
+      values.push_back(parse(text));
+    } catch (const InputError& e) {
+      throw InputError(table.source_of(key), std::string(key), e.expected());
+    }
+  }
+  return values;
+}
+
+// The names of `values` (every variant of a solver, say): a list key's default.
+template <class Values>
+std::vector<std::string> names_of(const Values& values) {
+  std::vector<std::string> names;
+  for (const auto& v : values) names.emplace_back(name(v));
+  return names;
+}
+
 // An integer key that must be at least 1 (repeats, counts), with the same error everywhere.
 inline std::int64_t get_positive_int(ParamTable& table, std::string_view key, std::int64_t fallback) {
   const std::int64_t value = table.get_int(key, fallback);

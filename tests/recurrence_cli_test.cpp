@@ -56,13 +56,7 @@ class RecurrenceCli : public ::testing::Test {
   }
   // An input error: status 2, one line naming what is wrong, nothing written.
   void expect_input_error(const test::CommandResult& r, const std::string& part) {
-    EXPECT_EQ(r.status, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, part)) << r.output;
-    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
-      const std::string name = entry.path().filename().string();
-      EXPECT_TRUE(name == "p.toml" || name == "in.h5") << "left behind: " << entry.path();
-    }
+    test::expect_input_error(r, part, dir_, {"p.toml", "in.h5"});
   }
   test::ScratchDir dir_;
 };

@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <random>
 #include <string>
 
@@ -62,6 +64,26 @@ inline CommandResult run_shell(const std::string& command) {
   const int raw = pclose(pipe);
   if (WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
   return result;
+}
+
+// Only the files named in `inputs` are in `dir`: a failed run left nothing behind.
+inline void expect_only_inputs(const ScratchDir& dir, std::initializer_list<const char*> inputs) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    bool input = false;
+    for (const char* kept : inputs) input = input || name == kept;
+    EXPECT_TRUE(input) << "left behind: " << entry.path();
+  }
+}
+
+// A run refused for bad input: exit status 2, one line of output that contains `part`, and
+// nothing in `dir` but its `inputs`.
+inline void expect_input_error(const CommandResult& r, const std::string& part,
+                               const ScratchDir& dir, std::initializer_list<const char*> inputs) {
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(part), std::string::npos) << r.output << "\nexpected to contain: " << part;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  expect_only_inputs(dir, inputs);
 }
 
 // Seeded so a failure can be reproduced; the seed goes into the failure message via SCOPED_TRACE.

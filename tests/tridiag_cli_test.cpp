@@ -63,18 +63,10 @@ class TridiagCli : public ::testing::Test {
     in.commit();
   }
   // Nothing but the inputs is left in the folder.
-  void expect_nothing_written() {
-    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
-      const std::string name = entry.path().filename().string();
-      EXPECT_TRUE(name == "p.toml" || name == "in.h5") << "left behind: " << entry.path();
-    }
-  }
+  void expect_nothing_written() { test::expect_only_inputs(dir_, {"p.toml", "in.h5"}); }
   // An input error: status 2, one line naming what is wrong, nothing written.
   void expect_input_error(const test::CommandResult& r, const std::string& part) {
-    EXPECT_EQ(r.status, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, part)) << r.output << "\nexpected to contain: " << part;
-    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-    expect_nothing_written();
+    test::expect_input_error(r, part, dir_, {"p.toml", "in.h5"});
   }
   test::ScratchDir dir_;
 };

@@ -70,15 +70,12 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
   p.lattice.ny = t.get_int("lattice.ny");
   p.lattice.nz = t.get_int("lattice.nz");
 
-  const std::string file = t.get_string("atoms.file");
-  p.atoms_file = file;
-  if (!file.empty() && std::filesystem::path(file).is_relative() &&
-      t.source_of("atoms.file") != "command line")
-    p.atoms_file = (params_path.parent_path() / file).lexically_normal().string();
-  const std::string inferred = format_from_extension(file);
+  p.atoms_file = io::get_file(t, "atoms.file", params_path);
+  const std::string inferred = format_from_extension(p.atoms_file);
   if (inferred.empty() && !t.has("atoms.format"))
     throw InputError(t.source(), "atoms.format",
-                     "missing; the extension of \"" + file +
+                     "missing; the extension of \"" +
+                         std::filesystem::path(p.atoms_file).filename().string() +
                          "\" does not say, so expected \"pqr\" or \"xyz\"");
   p.atom_format = io::get_choice(t, "atoms.format", inferred, coulomb::parse_atom_format);
 

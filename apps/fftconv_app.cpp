@@ -87,17 +87,6 @@ std::uint64_t get_seed(io::ParamTable& t, const std::string& key, std::uint64_t 
   return static_cast<std::uint64_t>(seed);
 }
 
-// A relative file name is taken from the parameter file's folder (one given on the command line,
-// from the current folder).
-std::string get_file(io::ParamTable& t, const std::string& key,
-                     const std::filesystem::path& params_path) {
-  const std::string file = t.get_string(key, "");
-  if (!file.empty() && std::filesystem::path(file).is_relative() &&
-      t.source_of(key) != "command line")
-    return (params_path.parent_path() / file).lexically_normal().string();
-  return file;
-}
-
 // Every key fftconv accepts is read here, so anything else in the file is unknown.
 Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
   const Params d;
@@ -128,7 +117,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
     p.signal.seed = get_seed(t, "signal.seed", d.signal.seed);
   } else {
     reject_keys(t, kGeneratedSignalKeys, "signal.source = \"file\"");
-    p.signal.file = get_file(t, "signal.file", params_path);
+    p.signal.file = io::get_file(t, "signal.file", params_path, "");
     p.signal.dataset = t.get_string("signal.dataset", d.signal.dataset);
     p.signal.layout = io::get_choice(t, "signal.layout", std::string(name(d.signal.layout)),
                                      fftconv::parse_layout);
@@ -147,7 +136,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
       throw InputError(t.source_of("filter.sigma"), "filter.sigma", "not read when " + why);
   } else {
     reject_keys(t, kGeneratedFilterKeys, "filter.kind = \"file\"");
-    p.filter.file = get_file(t, "filter.file", params_path);
+    p.filter.file = io::get_file(t, "filter.file", params_path, "");
     p.filter.dataset = t.get_string("filter.dataset", d.filter.dataset);
     p.filter.layout = io::get_choice(t, "filter.layout", std::string(name(d.filter.layout)),
                                      fftconv::parse_layout);

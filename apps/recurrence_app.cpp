@@ -75,11 +75,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
 
   p.smoothing.alpha = t.get_double("smoothing.alpha", d.smoothing.alpha);
 
-  const std::string file = t.get_string("input.file", d.input.file);
-  p.input.file = file;
-  if (!file.empty() && std::filesystem::path(file).is_relative() &&
-      t.source_of("input.file") != "command line")
-    p.input.file = (params_path.parent_path() / file).lexically_normal().string();
+  p.input.file = io::get_file(t, "input.file", params_path, d.input.file);
   p.input.y = t.get_string("input.y", d.input.y);
   p.input.s = t.get_string("input.s", d.input.s);
   p.input.u = t.get_string("input.u", d.input.u);

@@ -103,11 +103,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
     p.heat.seed = static_cast<std::uint64_t>(get_seed(t, "heat.seed", d.heat.seed));
   } else {
     reject_other_problem(t, kHeatKeys, p.problem);
-    const std::string file = t.get_string("input.file");
-    p.input.file = file;
-    if (!file.empty() && std::filesystem::path(file).is_relative() &&
-        t.source_of("input.file") != "command line")
-      p.input.file = (params_path.parent_path() / file).lexically_normal().string();
+    p.input.file = io::get_file(t, "input.file", params_path);
     p.input.a = t.get_string("input.a", d.input.a);
     p.input.b = t.get_string("input.b", d.input.b);
     p.input.c = t.get_string("input.c", d.input.c);

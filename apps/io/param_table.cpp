@@ -330,4 +330,13 @@ void ParamTable::reject_unknown_keys() const {
   }
 }
 
+std::string get_file(ParamTable& table, std::string_view key,
+                     const std::filesystem::path& params_path, std::optional<std::string> fallback) {
+  const std::string file = table.get_string(key, std::move(fallback));
+  if (!file.empty() && std::filesystem::path(file).is_relative() &&
+      table.source_of(key) != "command line")
+    return (params_path.parent_path() / file).lexically_normal().string();
+  return file;
+}
+
 }  // namespace parasol::io

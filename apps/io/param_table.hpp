@@ -94,6 +94,12 @@ auto get_choice(ParamTable& table, std::string_view key, std::string fallback, P
   }
 }
 
+// A file named by a string key. A relative name is taken from the parameter file's folder (one
+// given on the command line, from the current folder).
+std::string get_file(ParamTable& table, std::string_view key,
+                     const std::filesystem::path& params_path,
+                     std::optional<std::string> fallback = {});
+
 // A list of names (sweep.variants, say) turned into enums by `parse`; a name it rejects is
 // reported against the key, with its source.
 template <class Parse>

@@ -75,10 +75,19 @@ struct Chunk {
     return {a[K - 1], T(1) - cl * next.a, -cl * next.c, d[K - 1] - cl * next.d};
   }
 
-  __device__ void substitute(T x_before, T x_last, T (&x)[K]) const {
+  // The chunk's unknowns stored (rows past n are not). Returns whether all are finite (padding
+  // rows are 0).
+  __device__ bool store_solution(T x_before, T x_last, T* px, std::int64_t row,
+                                 std::int64_t n) const {
+    T x[K];
+    bool finite = true;
 #pragma unroll
-    for (int i = 0; i < K - 1; ++i) x[i] = d[i] - a[i] * x_before - c[i] * x_last;
-    x[K - 1] = x_last;
+    for (int i = 0; i < K; ++i) {
+      x[i] = i == K - 1 ? x_last : d[i] - a[i] * x_before - c[i] * x_last;
+      finite &= isfinite(x[i]);
+    }
+    store_blocked<K>(px, row, n, x);
+    return finite;
   }
 };
 

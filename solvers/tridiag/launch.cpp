@@ -63,8 +63,8 @@ Launch resolve_launch(const Launch& launch, const Dims& dims, int element_bytes)
       if (l.chunk == 0) {
         // The smallest chunk that fits a system into one block.
         const auto fits = std::find_if(chunks.begin(), chunks.end(), [&](int c) {
-          return l.threads <= max_chunk_threads(c, element_bytes) &&
-                 static_cast<std::int64_t>(c) * l.threads >= dims.n;
+          const int block = whole_system_block({l.variant, l.threads, c}, dims.n);
+          return block > 0 && block <= max_chunk_threads(c, element_bytes);
         });
         // None: the system spans blocks, each thread taking the longest chunk that still
         // leaves more than one block's worth (8 rows when n allows).
@@ -88,14 +88,14 @@ Launch resolve_launch(const Launch& launch, const Dims& dims, int element_bytes)
     }
   }
   // Past one block per system thomas-pcr's kernels loop over chunks and size their own blocks.
-  const bool one_block = dims.n <= static_cast<std::int64_t>(l.threads) * l.chunk;
-  if ((l.variant == Variant::thomas_pcr || l.variant == Variant::pcr_warp) && one_block &&
-      l.threads > max_chunk_threads(l.chunk, element_bytes))
+  const bool chunked = l.variant == Variant::thomas_pcr || l.variant == Variant::pcr_warp;
+  const int block = chunked ? whole_system_block(l, dims.n) : 0;
+  if (block > max_chunk_threads(l.chunk, element_bytes))
     throw InputError("", "method.threads",
                      variant + " with chunk " + std::to_string(l.chunk) + " in " +
                          (element_bytes == 8 ? "double" : "float") + " runs at most " +
                          std::to_string(max_chunk_threads(l.chunk, element_bytes)) +
-                         " threads per block, got " + std::to_string(l.threads));
+                         " threads per block, got " + std::to_string(block));
   return l;
 }
 

@@ -21,25 +21,11 @@ namespace {
 
 constexpr unsigned long long kNoFailure = ULLONG_MAX;
 
-__host__ __device__ constexpr int next_pow2(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
 // Called by each thread with whether its outputs were all finite: a zero pivot or a NaN shows up
 // as a non-finite unknown. Records the lowest failing system.
 __device__ inline void note_failure(bool finite, std::int64_t system,
                                     unsigned long long* failure) {
   if (!finite) atomicMin(failure, static_cast<unsigned long long>(system));
-}
-
-template <class T, int K>
-__device__ inline bool all_finite(const T (&x)[K]) {
-  bool ok = true;
-#pragma unroll
-  for (int j = 0; j < K; ++j) ok &= isfinite(x[j]);
-  return ok;
 }
 
 template <class T>
@@ -49,12 +35,13 @@ __device__ inline SharedRows<T> shared_rows(T* base, int count) {
 
 // ---- pcr-warp and thomas-pcr, one block per group of systems -------------------------------
 // Groups of `group` threads (a power of two) each solve one system of n <= group * K rows,
-// contiguous layout; blockDim.x / group systems per block. Dynamic shared memory: 4 rows of
-// blockDim.x when group > 32, else none (warp shuffles).
+// contiguous layout; blockDim.x / group systems per block (blockDim.x a multiple of group).
+// Dynamic shared memory: 4 rows of blockDim.x when group > 32, else none (warp shuffles).
 template <class T, int K>
-__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) chunked_kernel(const T* __restrict__ a, const T* __restrict__ b,
-                               const T* __restrict__ c, const T* d, T* x, std::int64_t n,
-                               std::int64_t systems, int group, unsigned long long* failure) {
+__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
+    chunked_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                   const T* d, T* x, std::int64_t n, std::int64_t systems, int group,
+                   unsigned long long* failure) {
   extern __shared__ unsigned char shared_bytes[];
   SharedRows<T> smem{};
   if (group > 32) smem = shared_rows(reinterpret_cast<T*>(shared_bytes), blockDim.x);
@@ -98,11 +85,7 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) chunked_kerne
   if (k == 0) x_before = T(0);  // chunk 0 holds row 0, whose a is 0: no unknown before it
 
   if (!active) return;
-  T out[K];
-  chunk.substitute(x_before, x_last, out);
-  store_blocked<K>(x + offset, row, n, out);
-  // Padding rows past n are not stored, but they are 0 and finite.
-  note_failure(all_finite(out), system, failure);
+  note_failure(chunk.store_solution(x_before, x_last, x + offset, row, n), system, failure);
 }
 
 // ---- thomas-pcr past one block per system: three steps ---------------------------------------
@@ -160,10 +143,8 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) substitute_ke
     const std::int64_t offset = system * n;
     Chunk<T, K> chunk;
     chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
-    T out[K];
-    chunk.substitute(j > 0 ? x_last[q - 1] : T(0), x_last[q], out);
-    store_blocked<K>(x + offset, j * K, n, out);
-    note_failure(all_finite(out), system, failure);
+    note_failure(chunk.store_solution(j > 0 ? x_last[q - 1] : T(0), x_last[q], x + offset, j * K, n),
+                 system, failure);
   }
 }
 
@@ -279,11 +260,6 @@ void allow_pcr_shared_bytes() {
   (void)done;
 }
 
-// Whether thomas-pcr needs more than one block per system.
-bool spans_blocks(const Launch& l, const Dims& dims) {
-  return dims.n > static_cast<std::int64_t>(l.threads) * l.chunk;
-}
-
 }  // namespace
 
 template <class T>
@@ -292,9 +268,11 @@ Solver<T>::Solver(const Launch& launch, const Dims& dims)
   PARASOL_CUDA(cudaMemset(failure_.data(), 0xFF, failure_.bytes()));
   if (launch_.variant == Variant::thomas) {
     workspace_ = DeviceBuffer<T>(static_cast<std::size_t>(dims.size()));
-  } else if (launch_.variant == Variant::thomas_pcr && spans_blocks(launch_, dims)) {
+  } else if (launch_.variant == Variant::thomas_pcr || launch_.variant == Variant::pcr_warp) {
+    if (whole_system_block(launch_, dims.n) > 0) return;
+    // Past one block per system (thomas-pcr only): six arrays of chunk ends, four of the
+    // interface system and its solution.
     chunks_ = ceil_div(dims.n, launch_.chunk);
-    // Six arrays of chunk ends, four of the interface system and its solution.
     workspace_ = DeviceBuffer<T>(11 * static_cast<std::size_t>(chunks_ * dims.systems));
     Launch inner = launch_;
     inner.chunk = 0;
@@ -340,13 +318,13 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
         });
         return;
       }
-      const int group = next_pow2(ceil_div(dm.n, launch_.chunk));
-      const int per_block = threads / group;
-      const std::int64_t blocks = ceil_div(dm.systems, per_block);
-      const std::size_t smem = group > 32 ? 4 * sizeof(T) * threads : 0;
+      const int group = system_group(dm.n, launch_.chunk);
+      const int block = whole_system_block(launch_, dm.n);
+      const std::int64_t blocks = ceil_div(dm.systems, block / group);
+      const std::size_t smem = group > 32 ? 4 * sizeof(T) * block : 0;
       with_chunk<T>(launch_.chunk, [&](auto kc) {
         constexpr int K = decltype(kc)::value;
-        chunked_kernel<T, K><<<static_cast<unsigned>(blocks), threads, smem, stream>>>(
+        chunked_kernel<T, K><<<static_cast<unsigned>(blocks), block, smem, stream>>>(
             a, b, c, d, x, dm.n, dm.systems, group, failure);
         PARASOL_CHECK_LAUNCH(stream);
       });

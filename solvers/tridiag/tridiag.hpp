@@ -61,6 +61,23 @@ struct Launch {
   int chunk = 0;
 };
 
+constexpr int next_pow2(std::int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// The threads of pcr-warp or thomas-pcr that solve one system of n rows, `chunk` rows each: a
+// power of two, as PCR halves the group at every step.
+inline int system_group(std::int64_t n, int chunk) { return next_pow2((n + chunk - 1) / chunk); }
+
+// A block holds whole systems when one system's group fits its threads; it then runs as many
+// whole groups as `threads` allows. 0 when a system spans blocks.
+inline int whole_system_block(const Launch& l, std::int64_t n) {
+  const int group = system_group(n, l.chunk);
+  return group <= l.threads ? l.threads / group * group : 0;
+}
+
 // The launch made concrete for these dims (chunk picked when 0), or InputError naming the key
 // ("method.variant", "method.layout", "method.threads", "method.chunk") that cannot work with
 // them, e.g. pcr-warp for n > 128 or thomas on the contiguous layout. element_bytes: 4 for

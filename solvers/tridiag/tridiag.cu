@@ -89,49 +89,60 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
 }
 
 // ---- thomas-pcr past one block per system: three steps ---------------------------------------
-// 1. Every chunk (system m, chunk j; chunks per system = ceil(n / K)) eliminates and records its
-//    interface row, less the next chunk's part, and its first unknown's Substitution.
+// 1. Every chunk (system m, chunk j; chunks per system = ceil(n / K)) eliminates and writes its
+//    row of the interface system, in its own and its neighbours' last unknowns: the next chunk's
+//    first unknown is replaced by its Substitution, from the next thread (through shared memory;
+//    a block's last thread eliminates the chunk after its own once more). The block steps over
+//    the chunks as a whole, so every thread reaches every barrier. Dynamic shared memory: three
+//    values of blockDim.x.
 template <class T, int K>
-__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) chunk_ends_kernel(const T* __restrict__ a, const T* __restrict__ b,
-                                  const T* __restrict__ c, const T* __restrict__ d,
-                                  std::int64_t n, std::int64_t chunks, std::int64_t total,
-                                  T* last_a, T* last_c, T* last_d, T* first_a, T* first_c,
-                                  T* first_d) {
-  for (const std::int64_t q : grid_stride(total)) {
+__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
+    interface_rows_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                          const T* __restrict__ c, const T* __restrict__ d, std::int64_t n,
+                          std::int64_t chunks, std::int64_t total, T* ia, T* ib, T* ic, T* id) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* const first_a = reinterpret_cast<T*>(shared_bytes);
+  T* const first_c = first_a + blockDim.x;
+  T* const first_d = first_c + blockDim.x;
+  const int t = threadIdx.x;
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + t; q - t < total;
+       q += step) {
+    const bool active = q < total;
     const std::int64_t system = q / chunks, j = q % chunks;
     const std::int64_t offset = system * n;
     Chunk<T, K> chunk;
-    chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
-    last_a[q] = chunk.a[K - 1];
-    last_c[q] = chunk.c[K - 1];
-    last_d[q] = chunk.d[K - 1];
-    const Substitution<T> f = chunk.first();
-    first_a[q] = f.a;
-    first_c[q] = f.c;
-    first_d[q] = f.d;
+    if (active) {
+      chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
+      const Substitution<T> f = chunk.first();
+      first_a[t] = f.a;
+      first_c[t] = f.c;
+      first_d[t] = f.d;
+    }
+    __syncthreads();
+    if (active) {
+      // The system's last chunk ends on its last row or on padding, where c is 0: `next` unused.
+      Substitution<T> next{T(0), T(0), T(0)};
+      if (j + 1 < chunks) {
+        if (t + 1 < static_cast<int>(blockDim.x)) {
+          next = {first_a[t + 1], first_c[t + 1], first_d[t + 1]};
+        } else {
+          Chunk<T, K> after;
+          after.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, (j + 1) * K, n);
+          next = after.first();
+        }
+      }
+      const Row<T> row = chunk.interface_row(next);
+      ia[q] = row.a;
+      ib[q] = row.b;
+      ic[q] = row.c;
+      id[q] = row.d;
+    }
+    __syncthreads();
   }
 }
 
-// 2. The interface system: one row per chunk, in its chunks' last unknowns.
-template <class T>
-__global__ void interface_kernel(std::int64_t chunks, std::int64_t total, const T* last_a,
-                                 const T* last_c, const T* last_d, const T* first_a,
-                                 const T* first_c, const T* first_d, T* ia, T* ib, T* ic,
-                                 T* id) {
-  for (const std::int64_t q : grid_stride(total)) {
-    const bool has_next = (q % chunks) + 1 < chunks;
-    const Substitution<T> next = has_next
-                                     ? Substitution<T>{first_a[q + 1], first_c[q + 1],
-                                                       first_d[q + 1]}
-                                     : Substitution<T>{T(0), T(0), T(0)};
-    const T cl = last_c[q];
-    ia[q] = last_a[q];
-    ib[q] = T(1) - cl * next.a;
-    ic[q] = -cl * next.c;
-    id[q] = last_d[q] - cl * next.d;
-  }
-}
-
+// 2. The interface system, one row per chunk, is solved by a Solver of its own.
 // 3. With the chunks' last unknowns solved, every chunk eliminates again and substitutes back.
 template <class T, int K>
 __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) substitute_kernel(const T* __restrict__ a, const T* __restrict__ b,
@@ -270,10 +281,10 @@ Solver<T>::Solver(const Launch& launch, const Dims& dims)
     workspace_ = DeviceBuffer<T>(static_cast<std::size_t>(dims.size()));
   } else if (launch_.variant == Variant::thomas_pcr || launch_.variant == Variant::pcr_warp) {
     if (whole_system_block(launch_, dims.n) > 0) return;
-    // Past one block per system (thomas-pcr only): six arrays of chunk ends, four of the
-    // interface system and its solution.
+    // Past one block per system (thomas-pcr only): the interface system's four coefficients
+    // and its solution.
     chunks_ = ceil_div(dims.n, launch_.chunk);
-    workspace_ = DeviceBuffer<T>(11 * static_cast<std::size_t>(chunks_ * dims.systems));
+    workspace_ = DeviceBuffer<T>(5 * static_cast<std::size_t>(chunks_ * dims.systems));
     Launch inner = launch_;
     inner.chunk = 0;
     interface_ = std::make_unique<Solver>(inner, Dims{chunks_, dims.systems, Layout::contiguous});
@@ -292,24 +303,16 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
     case Variant::thomas_pcr: {
       if (interface_) {
         const std::int64_t total = chunks_ * dm.systems;
-        T* w = workspace_.data();
-        T* ends[6];
-        for (int i = 0; i < 6; ++i) ends[i] = w + i * total;
         T* rows[4];
-        for (int i = 0; i < 4; ++i) rows[i] = w + (6 + i) * total;
-        T* x_last = w + 10 * total;
+        for (int i = 0; i < 4; ++i) rows[i] = workspace_.data() + i * total;
+        T* x_last = workspace_.data() + 4 * total;
         with_chunk<T>(launch_.chunk, [&](auto kc) {
           constexpr int K = decltype(kc)::value;
           // Grid-stride kernels: any block size works; one the registers allow is taken.
           const int block = std::min(threads, max_chunk_threads(K, sizeof(T)));
           const int blocks = grid_stride_blocks(total, block);
-          chunk_ends_kernel<T, K><<<blocks, block, 0, stream>>>(
-              a, b, c, d, dm.n, chunks_, total, ends[0], ends[1], ends[2], ends[3], ends[4],
-              ends[5]);
-          PARASOL_CHECK_LAUNCH(stream);
-          interface_kernel<T><<<blocks, block, 0, stream>>>(
-              chunks_, total, ends[0], ends[1], ends[2], ends[3], ends[4], ends[5], rows[0],
-              rows[1], rows[2], rows[3]);
+          interface_rows_kernel<T, K><<<blocks, block, 3 * sizeof(T) * block, stream>>>(
+              a, b, c, d, dm.n, chunks_, total, rows[0], rows[1], rows[2], rows[3]);
           PARASOL_CHECK_LAUNCH(stream);
           interface_->solve(rows[0], rows[1], rows[2], rows[3], x_last, stream);
           substitute_kernel<T, K><<<blocks, block, 0, stream>>>(a, b, c, d, x, dm.n, chunks_,

@@ -100,8 +100,8 @@ class Solver {
  private:
   Launch launch_;
   Dims dims_;
-  // thomas-pcr past one block per system: the chunks' end rows, the interface system they
-  // make (one row per chunk) and its solver; thomas: the eliminated upper diagonal.
+  // thomas-pcr past one block per system: the interface system (one row per chunk), its
+  // solution and its solver; thomas: the eliminated upper diagonal.
   DeviceBuffer<T> workspace_;
   std::int64_t chunks_ = 0;                  // interface rows per system
   std::unique_ptr<Solver> interface_;

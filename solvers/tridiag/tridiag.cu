@@ -143,13 +143,16 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
 }
 
 // 2. The interface system, one row per chunk, is solved by a Solver of its own.
-// 3. With the chunks' last unknowns solved, every chunk eliminates again and substitutes back.
+// 3. With the chunks' last unknowns solved, every chunk eliminates again and substitutes back,
+//    the last chunk first: the input step 1 read last is the likeliest still in L2 (H100, 2^20 x
+//    16 and 16384 x 2^10: 1.3 points of the roofline).
 template <class T, int K>
-__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T))) substitute_kernel(const T* __restrict__ a, const T* __restrict__ b,
-                                  const T* __restrict__ c, const T* d, T* x, std::int64_t n,
-                                  std::int64_t chunks, std::int64_t total,
-                                  const T* __restrict__ x_last, unsigned long long* failure) {
-  for (const std::int64_t q : grid_stride(total)) {
+__global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
+    substitute_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                      const T* d, T* x, std::int64_t n, std::int64_t chunks, std::int64_t total,
+                      const T* __restrict__ x_last, unsigned long long* failure) {
+  for (const std::int64_t i : grid_stride(total)) {
+    const std::int64_t q = total - 1 - i;
     const std::int64_t system = q / chunks, j = q % chunks;
     const std::int64_t offset = system * n;
     Chunk<T, K> chunk;

@@ -50,18 +50,24 @@ __global__ void __launch_bounds__(BX* BY)
         const std::int64_t gx = bx * OX - TT + tx;
         const bool in_x = gx >= 0 && gx < n.nx, interior_x = gx >= 1 && gx < n.nx - 1;
         const bool written_x = tx >= TT && tx < EX - TT && interior_x;
-        std::int64_t gy[R];
-        bool in_y[R], interior_y[R], written_y[R];
+        // This thread's point of row r is at column + r * n.sy in every plane.
+        const std::int64_t gy0 = by * OY - TT + ty * R;
+        const std::int64_t column = gx + n.sy * gy0;
+        // Per row: inside the grid in xy (loaded), written, and updated where z is interior
+        // (inside the grid's xy interior and not on the tile's x edge, whose neighbours are not
+        // in the tile).
+        bool in_xy[R], written_y[R], updated_xy[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const int y = ty * R + r;
-          gy[r] = by * OY - TT + y;
-          in_y[r] = gy[r] >= 0 && gy[r] < n.ny;
-          interior_y[r] = gy[r] >= 1 && gy[r] < n.ny - 1;
-          written_y[r] = y >= TT && y < EY - TT && interior_y[r];
+          const std::int64_t gy = gy0 + r;
+          const bool interior_y = gy >= 1 && gy < n.ny - 1;
+          in_xy[r] = in_x && gy >= 0 && gy < n.ny;
+          written_y[r] = y >= TT && y < EY - TT && interior_y;
+          updated_xy[r] = interior_x && interior_y && tx > 0 && tx < EX - 1;
         }
         const auto load = [&](std::int64_t z, int r) {
-          return in_x && in_y[r] && z >= 0 && z < n.nz ? u[gx + n.sy * gy[r] + n.sz * z] : T(0);
+          return in_xy[r] && z >= 0 && z < n.nz ? u[column + n.sy * r + n.sz * z] : T(0);
         };
 
         // Level l at planes (centre - 1, centre) of this thread's column, centre = k - 1 - l.
@@ -82,9 +88,11 @@ __global__ void __launch_bounds__(BX* BY)
         }
         __syncthreads();
 
-        // Two steps per trip: the register rotation (below <- centre <- above) then needs no moves;
-        // this alone took 512^3 from 424 to 492 Gpoints/s. Four spill.
-#pragma unroll 2
+        // Several steps per trip, so the register rotation (below <- centre <- above) needs fewer
+        // moves: two took 512^3 from 424 to 492 Gpoints/s (H200); three in float, once the rows'
+        // addresses and tests stopped spilling, 645 -> 658 (H100). Doubles spill at three.
+        constexpr int kStepsPerTrip = sizeof(T) == 4 ? 3 : 2;
+#pragma unroll kStepsPerTrip
         for (std::int64_t k = k_first; k < z1 + TT; ++k) {
           const int nxt = cur ^ 1;
           T above[R];
@@ -105,7 +113,7 @@ __global__ void __launch_bounds__(BX* BY)
 #pragma unroll
             for (int r = 0; r < R; ++r) {
               const int y = ty * R + r;
-              if (interior_x && interior_y[r] && interior_z && tx > 0 && tx < EX - 1) {
+              if (updated_xy[r] && interior_z) {
                 const T ym = r == 0 ? y_before : centre[l][r - 1];
                 const T yp = r == R - 1 ? y_after : centre[l][r + 1];
                 next[r] = mean_of_neighbours(p[y][tx - 1], p[y][tx + 1], ym, yp, below[l][r],
@@ -127,7 +135,7 @@ __global__ void __launch_bounds__(BX* BY)
           if (z_out >= z0 && written_x) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-              if (written_y[r]) u_next[gx + n.sy * gy[r] + n.sz * z_out] = above[r];
+              if (written_y[r]) u_next[column + n.sy * r + n.sz * z_out] = above[r];
           }
           __syncthreads();
           cur = nxt;

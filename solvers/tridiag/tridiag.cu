@@ -157,8 +157,8 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
     const std::int64_t offset = system * n;
     Chunk<T, K> chunk;
     chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
-    note_failure(chunk.store_solution(j > 0 ? x_last[q - 1] : T(0), x_last[q], x + offset, j * K, n),
-                 system, failure);
+    const T x_before = j > 0 ? x_last[q - 1] : T(0);
+    note_failure(chunk.store_solution(x_before, x_last[q], x + offset, j * K, n), system, failure);
   }
 }
 

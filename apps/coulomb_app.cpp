@@ -100,11 +100,8 @@ SweepParams read_sweep_params(io::ParamTable& t) {
 // Reads and checks everything the file says; names the file (or the command line) and the key.
 std::pair<Params, SweepParams> read_all(io::ParamTable& t,
                                         const std::filesystem::path& params_path) {
-  Params p = read_params(t, params_path);
-  SweepParams s = read_sweep_params(t);
-  t.reject_unknown_keys();
-  io::with_sources(t, [&] { p.validate(); });
-  return {p, s};
+  return io::read_checked(
+      t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); });
 }
 
 std::string extent(const Params& p) {

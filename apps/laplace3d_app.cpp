@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <tuple>
 
 #include "apps/check.hpp"
 #include "apps/io/autotune.hpp"
@@ -117,10 +118,8 @@ SweepParams read_sweep_params(io::ParamTable& t) {
 // Reads and checks everything the file says; names the file (or the command line) and the key.
 Input read_all(io::ParamTable& t) {
   Input in;
-  in.params = read_params(t, in.automatic);
-  in.sweep = read_sweep_params(t);
-  t.reject_unknown_keys();
-  io::with_sources(t, [&] { in.params.validate(); });
+  std::tie(in.params, in.sweep) = io::read_checked(
+      t, [&] { return read_params(t, in.automatic); }, [&] { return read_sweep_params(t); });
   return in;
 }
 

@@ -72,11 +72,7 @@ SweepParams read_sweep_params(io::ParamTable& t) {
 
 // Reads and checks everything the file says; names the file (or the command line) and the key.
 std::pair<Params, SweepParams> read_all(io::ParamTable& t) {
-  Params p = read_params(t);
-  SweepParams s = read_sweep_params(t);
-  t.reject_unknown_keys();
-  io::with_sources(t, [&] { p.validate(); });
-  return {p, s};
+  return io::read_checked(t, [&] { return read_params(t); }, [&] { return read_sweep_params(t); });
 }
 
 // The stored sample paths are the only allocation that grows with a parameter unboundedly.

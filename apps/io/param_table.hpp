@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "apps/io/value.hpp"
@@ -80,6 +81,18 @@ void with_sources(const ParamTable& table, Check&& check) {
   } catch (const InputError& e) {
     throw InputError(table.source_of(e.key()), e.key(), e.expected());
   }
+}
+
+// A solver's whole parameter file: its parameters and its [sweep] table read (in that order),
+// any key neither read refused, then the parameters validated with their keys' sources, so a
+// misspelt key is reported before a value it would have set. Returns {params, sweep}.
+template <class ReadParams, class ReadSweep>
+auto read_checked(ParamTable& table, ReadParams&& read_params, ReadSweep&& read_sweep) {
+  auto params = read_params();
+  auto sweep = read_sweep();
+  table.reject_unknown_keys();
+  with_sources(table, [&] { params.validate(); });
+  return std::pair{std::move(params), std::move(sweep)};
 }
 
 // A string key turned into an enum by `parse` (a parse_variant, say); a name it rejects is

@@ -258,6 +258,20 @@ std::int64_t temporal_chunk_length(const Extent3& n, std::int64_t tiles) {
   return ceil_div(interior, best_chunks);
 }
 
+// The grid of a z-marching kernel (zreg, zreg-vec, smem-zreg) whose blocks each cover `tile`
+// points of a plane, and the planes each block marches through.
+struct ZMarch {
+  BlockCount blocks;
+  std::int64_t z_chunk;
+};
+
+ZMarch z_march(const Extent3& grid, const Shape& tile) {
+  BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, tile);
+  const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
+  blocks.z = ceil_div(grid.nz - 2, z_chunk);
+  return {blocks, z_chunk};
+}
+
 template <class T>
 void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, const T* d_u, T* d_u_next,
                   cudaStream_t stream) {
@@ -285,11 +299,9 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/zreg", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
         // Each thread covers kZregRows rows, so a block covers a B::x by kZregRows * B::y tile.
-        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x, kZregRows * B::y, 1});
-        const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
-        blocks.z = ceil_div(grid.nz - 2, z_chunk);
-        zreg_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
-            n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
+        const ZMarch m = z_march(grid, Shape{B::x, kZregRows * B::y, 1});
+        zreg_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
       });
       return;
@@ -301,23 +313,18 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/zreg-vec", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
         constexpr int W = Vector16<T>::size;
-        BlockCount blocks =
-            blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x * W, kVectorRows * B::y, 1});
-        const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
-        blocks.z = ceil_div(grid.nz - 2, z_chunk);
-        zreg_vector_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
-            n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
+        const ZMarch m = z_march(grid, Shape{B::x * W, kVectorRows * B::y, 1});
+        zreg_vector_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
       });
       return;
     case Variant::smem_zreg:
       dispatch_shape("laplace3d/smem-zreg", SmemShapes{}, block, [&](auto b) {
         using B = decltype(b);
-        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x, kSmemRows * B::y, 1});
-        const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
-        blocks.z = ceil_div(grid.nz - 2, z_chunk);
-        smem_zreg_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
-            n, blocks.y, z_chunk, blocks.z, d_u, d_u_next);
+        const ZMarch m = z_march(grid, Shape{B::x, kSmemRows * B::y, 1});
+        smem_zreg_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
       });
       return;

@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -349,6 +350,52 @@ TEST_P(TridiagVariant, EveryChunkAndThreadCount) {
   PARASOL_REQUIRE_GPU();
   every_chunk_and_thread_count<float>(GetParam());
   every_chunk_and_thread_count<double>(GetParam());
+}
+
+// thomas-pcr past one block per system takes one pass over the input when a system's segments
+// (a block each, threads a power of two) form one cluster (16 blocks at most), else three steps:
+// both, on sizes that choose between them, including the benchmark's long systems.
+template <class T>
+void spanning_paths(std::int64_t n, std::int64_t systems, int (&ran)[3]) {
+  const Dims dims{n, systems, Layout::contiguous};
+  const Batch<T> batch = random_batch<T>(dims, test::kSeed);
+  const std::vector<double> gold = solve_gold(batch);
+  Stream stream;
+  // 96 threads: not a power of two; 32 x 2: more segments than a cluster holds.
+  for (const auto& [threads, chunk] : std::vector<std::pair<int, int>>{
+           {128, 8}, {256, 4}, {256, 16}, {1024, 2}, {96, 8}, {32, 2}}) {
+    const Launch launch{Variant::thomas_pcr, threads, chunk};
+    const std::string what = std::string(sizeof(T) == 8 ? "double" : "float") + ", n " +
+                             std::to_string(n) + ", " + std::to_string(threads) +
+                             " threads, chunk " + std::to_string(chunk);
+    Solver<T> solver(launch, dims);
+    const std::int64_t segments = (n + threads * chunk - 1) / (threads * chunk);
+    if (threads == 96 || segments > 16) {
+      EXPECT_EQ(solver.passes(), 2) << what;
+    } else if (threads == 128 && chunk == 8) {
+      EXPECT_EQ(solver.passes(), 1) << what;
+    }
+    ++ran[solver.passes()];
+    DeviceBatch<T> device(batch, stream);
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the counters carry over between solves
+      fill_bytes(device.x, 0xFF, stream);
+      device.solve(solver, stream);
+      solver.check(stream);
+      expect_near_gold(device.download(device.x, stream), gold, n, what);
+    }
+  }
+}
+
+TEST(TridiagSpanning, OnePassAndThreeStepsMatchTheGold) {
+  PARASOL_REQUIRE_GPU();
+  int ran[3] = {0, 0, 0};
+  for (const auto& [n, systems] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {2049, 5}, {16384, 9}, {100000, 3}, {1 << 20, 2}}) {
+    spanning_paths<float>(n, systems, ran);
+    spanning_paths<double>(n, systems, ran);
+  }
+  EXPECT_GE(ran[1], 12);
+  EXPECT_GE(ran[2], 16);
 }
 
 // On a size every variant takes, pcr-warp's chunks too.

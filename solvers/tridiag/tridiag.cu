@@ -7,26 +7,20 @@
 #include <string>
 
 #include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/chunk.cuh"
+#include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/pcr.cuh"
+#include "solvers/tridiag/segments.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
 namespace {
-
-constexpr unsigned long long kNoFailure = ULLONG_MAX;
-
-// Called by each thread with whether its outputs were all finite: a zero pivot or a NaN shows up
-// as a non-finite unknown. Records the lowest failing system.
-__device__ inline void note_failure(bool finite, std::int64_t system,
-                                    unsigned long long* failure) {
-  if (!finite) atomicMin(failure, static_cast<unsigned long long>(system));
-}
 
 template <class T>
 __device__ inline SharedRows<T> shared_rows(T* base, int count) {
@@ -256,6 +250,51 @@ void with_chunk(int chunk, F&& f) {
   }
 }
 
+// segments_kernel's launch: a cluster of `segments` blocks a system.
+struct SegmentsLaunch {
+  SegmentsLaunch(int segments, std::int64_t systems, int threads, std::size_t element_bytes,
+                 cudaStream_t stream) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(segments);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(static_cast<unsigned>(segments * systems));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = 6 * element_bytes * static_cast<std::size_t>(threads);
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  cudaLaunchAttribute attribute{};
+  cudaLaunchConfig_t config{};
+};
+
+// The most blocks a cluster may hold (8 is portable; Hopper allows 16 when asked).
+constexpr int kMaxClusterBlocks = 16;
+
+// Blocks per system for thomas-pcr in one pass (segments_kernel), or 0 when it cannot take this
+// launch: a block's threads must be a power of two (its PCR), and a system's segments must form
+// a cluster the device can place.
+template <class T>
+int one_pass_segments(const Launch& l, const Dims& dims) {
+  const std::int64_t segments = ceil_div(dims.n, static_cast<std::int64_t>(l.threads) * l.chunk);
+  if (l.threads != next_pow2(l.threads) || segments > kMaxClusterBlocks ||
+      segments * dims.systems > INT_MAX || l.threads > max_chunk_threads(l.chunk, sizeof(T)))
+    return 0;
+  int clusters = 0;
+  with_chunk<T>(l.chunk, [&](auto kc) {
+    const auto kernel = segments_kernel<T, decltype(kc)::value>;
+    PARASOL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    SegmentsLaunch launch(static_cast<int>(segments), dims.systems, l.threads, sizeof(T), nullptr);
+    // Not every device takes every cluster: an error here means "no", not a failure.
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess) {
+      (void)cudaGetLastError();
+      clusters = 0;
+    }
+  });
+  return clusters > 0 ? static_cast<int>(segments) : 0;
+}
+
 // Shared memory of pcr-shared for a block: two copies of four coefficients per row.
 template <class T>
 std::size_t pcr_shared_bytes(int rows) {
@@ -284,8 +323,10 @@ Solver<T>::Solver(const Launch& launch, const Dims& dims)
     workspace_ = DeviceBuffer<T>(static_cast<std::size_t>(dims.size()));
   } else if (launch_.variant == Variant::thomas_pcr || launch_.variant == Variant::pcr_warp) {
     if (whole_system_block(launch_, dims.n) > 0) return;
-    // Past one block per system (thomas-pcr only): the interface system's four coefficients
-    // and its solution.
+    // Past one block per system (thomas-pcr only): in one pass when the segments allow.
+    segments_ = one_pass_segments<T>(launch_, dims);
+    if (segments_ > 0) return;
+    // Else in three steps: the interface system's four coefficients and its solution.
     chunks_ = ceil_div(dims.n, launch_.chunk);
     workspace_ = DeviceBuffer<T>(5 * static_cast<std::size_t>(chunks_ * dims.systems));
     Launch inner = launch_;
@@ -304,6 +345,16 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
   switch (launch_.variant) {
     case Variant::pcr_warp:
     case Variant::thomas_pcr: {
+      if (segments_ > 0) {
+        with_chunk<T>(launch_.chunk, [&](auto kc) {
+          constexpr int K = decltype(kc)::value;
+          SegmentsLaunch config(segments_, dm.systems, threads, sizeof(T), stream);
+          PARASOL_CUDA(cudaLaunchKernelEx(&config.config, segments_kernel<T, K>, a, b, c, d, x,
+                                          dm.n, failure));
+          PARASOL_CHECK_LAUNCH(stream);
+        });
+        return;
+      }
       if (interface_) {
         const std::int64_t total = chunks_ * dm.systems;
         T* rows[4];

@@ -96,14 +96,18 @@ class Solver {
   void check(cudaStream_t stream);
   const Launch& launch() const { return launch_; }
   const Dims& dims() const { return dims_; }
+  // How many times a solve reads the input: 2 for thomas-pcr's three steps past one block per
+  // system, which it takes when a system's blocks cannot form one cluster; else 1.
+  int passes() const { return interface_ ? 2 : 1; }
 
  private:
   Launch launch_;
   Dims dims_;
-  // thomas-pcr past one block per system: the interface system (one row per chunk), its
-  // solution and its solver; thomas: the eliminated upper diagonal.
+  // thomas-pcr past one block per system in three steps: the interface system (one row per
+  // chunk), its solution and its solver; thomas: the eliminated upper diagonal.
   DeviceBuffer<T> workspace_;
-  std::int64_t chunks_ = 0;                  // interface rows per system
+  int segments_ = 0;                         // in one pass: blocks (a cluster) per system
+  std::int64_t chunks_ = 0;                  // in three steps: interface rows per system
   std::unique_ptr<Solver> interface_;
   DeviceBuffer<unsigned long long> failure_;  // lowest failing system; all ones when none
 };

@@ -398,6 +398,19 @@ TEST(TridiagSpanning, OnePassAndThreeStepsMatchTheGold) {
   EXPECT_GE(ran[2], 16);
 }
 
+TEST(TridiagSpanning, OnePassNamesAFailingSystem) {
+  PARASOL_REQUIRE_GPU();
+  const Dims dims{16384, 9, Layout::contiguous};
+  Batch<double> batch = random_batch<double>(dims, test::kSeed);
+  batch.d[static_cast<std::size_t>(dims.index(6, 5000))] = std::numeric_limits<double>::quiet_NaN();
+  Stream stream;
+  Solver<double> solver({Variant::thomas_pcr, 128, 8}, dims);
+  ASSERT_EQ(solver.passes(), 1);
+  DeviceBatch<double> device(batch, stream);
+  device.solve(solver, stream);
+  EXPECT_EQ(failure_of(solver, stream).system(), 6);
+}
+
 // On a size every variant takes, pcr-warp's chunks too.
 TEST(TridiagWarp, EveryChunkThatFits) {
   PARASOL_REQUIRE_GPU();

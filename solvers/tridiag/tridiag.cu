@@ -7,7 +7,6 @@
 #include <string>
 
 #include "kernels/buffer.hpp"
-#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
@@ -284,10 +283,12 @@ int one_pass_segments(const Launch& l, const Dims& dims) {
   int clusters = 0;
   with_chunk<T>(l.chunk, [&](auto kc) {
     const auto kernel = segments_kernel<T, decltype(kc)::value>;
-    PARASOL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     SegmentsLaunch launch(static_cast<int>(segments), dims.systems, l.threads, sizeof(T), nullptr);
-    // Not every device takes every cluster: an error here means "no", not a failure.
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess) {
+    // Not every device takes every cluster, or clusters at all: an error here means "no", not
+    // a failure.
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess) {
       (void)cudaGetLastError();
       clusters = 0;
     }

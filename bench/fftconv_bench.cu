@@ -126,18 +126,10 @@ double floor_seconds(const Problem& p, bool complex_transforms) {
   run();
   PARASOL_CUDA(cudaDeviceSynchronize());
   Event start, stop;
-  std::vector<float> times;
-  for (int i = 0; i < 21; ++i) {
-    start.record(nullptr);
-    run();
-    stop.record(nullptr);
-    stop.synchronize();
-    float ms = 0;
-    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    times.push_back(ms);
-  }
+  std::vector<double> times;
+  for (int i = 0; i < 21; ++i) times.push_back(bench::event_seconds(start, stop, run));
   std::nth_element(times.begin(), times.begin() + 10, times.end());
-  return known[key] = 1e-3 * times[10];
+  return known[key] = times[10];
 }
 
 void report(benchmark::State& state, const Problem& p, double seconds, bool complex_floor) {

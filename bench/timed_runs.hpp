@@ -10,6 +10,18 @@
 
 namespace parasol::bench {
 
+// Seconds one `run` takes on the default stream, between two events.
+template <class Run>
+double event_seconds(Event& start, Event& stop, Run&& run) {
+  start.record(nullptr);
+  run();
+  stop.record(nullptr);
+  stop.synchronize();
+  float ms = 0;
+  PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return 1e-3 * ms;
+}
+
 template <class Prepare, class Run>
 double timed_runs(benchmark::State& state, Prepare&& prepare, Run&& run) {
   Event start, stop;
@@ -19,14 +31,9 @@ double timed_runs(benchmark::State& state, Prepare&& prepare, Run&& run) {
   double total = 0;
   for (auto _ : state) {
     prepare();
-    start.record(nullptr);
-    run();
-    stop.record(nullptr);
-    stop.synchronize();
-    float ms = 0;
-    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    state.SetIterationTime(1e-3 * ms);
-    total += 1e-3 * ms;
+    const double seconds = event_seconds(start, stop, run);
+    state.SetIterationTime(seconds);
+    total += seconds;
   }
   return total;
 }

@@ -358,15 +358,20 @@ template <class T>
 DeviceGrid<T>::DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cudaStream_t stream)
     : grid_(grid),
       stream_(stream),
-      current_(static_cast<std::size_t>(grid.points())),
-      previous_(static_cast<std::size_t>(grid.points())) {
-  if (initial.size() != current_.size())
+      guard_(temporal_guard_points(grid.nx)),
+      current_(static_cast<std::size_t>(grid.points() + 2 * guard_)),
+      previous_(static_cast<std::size_t>(grid.points() + 2 * guard_)) {
+  if (initial.size() != static_cast<std::size_t>(grid.points()))
     throw Error("laplace3d: initial field has " + std::to_string(initial.size()) +
-                " points, the grid " + std::to_string(current_.size()));
+                " points, the grid " + std::to_string(grid.points()));
+  // Guard cells zeroed, so that no kernel ever reads memory nothing wrote.
+  fill_bytes(current_, 0, stream_);
+  fill_bytes(previous_, 0, stream_);
   // Both copies start equal, so the boundary is in place whichever copy a sweep writes.
-  PARASOL_CUDA(cudaMemcpyAsync(current_.data(), initial.data(), current_.bytes(),
+  const std::size_t field_bytes = initial.size() * sizeof(T);
+  PARASOL_CUDA(cudaMemcpyAsync(field(current_), initial.data(), field_bytes,
                                cudaMemcpyHostToDevice, stream_));
-  PARASOL_CUDA(cudaMemcpyAsync(previous_.data(), current_.data(), current_.bytes(),
+  PARASOL_CUDA(cudaMemcpyAsync(field(previous_), field(current_), field_bytes,
                                cudaMemcpyDeviceToDevice, stream_));
 }
 
@@ -374,7 +379,7 @@ template <class T>
 void DeviceGrid<T>::sweep(Variant variant, const Shape& block, std::int64_t iterations) {
   const auto one_launch = [&](Variant v, const Shape& b) {
     std::swap(current_, previous_);
-    launch_sweep(v, b, grid_, previous_.data(), current_.data(), stream_);
+    launch_sweep(v, b, grid_, field(previous_), field(current_), stream_);
   };
   if (variant != Variant::temporal) {
     for (std::int64_t it = 0; it < iterations; ++it) one_launch(variant, block);
@@ -390,7 +395,7 @@ template <class T>
 void DeviceGrid<T>::poison_next() {
   constexpr int kThreads = 256;
   poison_interior_kernel<<<grid_stride_blocks(grid_.points(), kThreads), kThreads, 0, stream_>>>(
-      strides_of(grid_), previous_.data());
+      strides_of(grid_), field(previous_));
   PARASOL_CHECK_LAUNCH(stream_);
 }
 
@@ -405,15 +410,15 @@ struct AbsChange {
 
 template <class T>
 double DeviceGrid<T>::last_change() {
-  return reducer_.reduce(grid_.points(), AbsChange<T>{current_.data(), previous_.data()}, Max{},
+  return reducer_.reduce(grid_.points(), AbsChange<T>{field(current_), field(previous_)}, Max{},
                          stream_);
 }
 
 template <class T>
 std::vector<T> DeviceGrid<T>::download() const {
-  std::vector<T> u(current_.size());
-  PARASOL_CUDA(cudaMemcpyAsync(u.data(), current_.data(), current_.bytes(), cudaMemcpyDeviceToHost,
-                               stream_));
+  std::vector<T> u(static_cast<std::size_t>(grid_.points()));
+  PARASOL_CUDA(cudaMemcpyAsync(u.data(), field(current_), u.size() * sizeof(T),
+                               cudaMemcpyDeviceToHost, stream_));
   PARASOL_CUDA(cudaStreamSynchronize(stream_));
   return u;
 }

@@ -80,8 +80,13 @@ class DeviceGrid {
   cudaStream_t stream() const { return stream_; }
 
  private:
+  // The field inside a copy's allocation, past its leading guard cells.
+  T* field(DeviceBuffer<T>& copy) { return copy.data() + guard_; }
+  const T* field(const DeviceBuffer<T>& copy) const { return copy.data() + guard_; }
+
   Extent3 grid_;
   cudaStream_t stream_;
+  std::int64_t guard_;  // guard cells before and after each copy of the field
   DeviceBuffer<T> current_, previous_;
   DeviceReducer<double> reducer_;  // changes measured in double, as the gold does
 };

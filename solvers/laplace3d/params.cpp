@@ -46,7 +46,7 @@ std::vector<Shape> compiled_shapes(Variant v) {
 Shape default_block(Variant v) {
   switch (v) {
     case Variant::block3d: return {32, 8, 2};
-    case Variant::temporal: return {64, 16, 1};
+    case Variant::temporal: return {64, 8, 1};
     default: return Params{}.block;
   }
 }

@@ -67,7 +67,7 @@ struct Params {
 };
 
 // The block a variant runs when the parameter file names none: 64x4x1 (the fastest zreg shape on
-// an H100), 32x8x2 for block3d and 64x16x1 for temporal, whose compiled shapes differ.
+// an H100), 32x8x2 for block3d and 64x8x1 for temporal, whose compiled shapes differ.
 Shape default_block(Variant v);
 
 // Bytes the GPU solver allocates on the device (two copies of the field, plus scratch).

@@ -22,7 +22,7 @@ using Block3dShapes = ShapeList<Block<32, 4, 4>, Block<32, 8, 2>, Block<16, 8, 4
 #endif
 // Threads per block; each thread covers kSmemRows (smem-zreg) or kTemporalRows (temporal) rows.
 using SmemShapes = ShapeList<Block<32, 8, 1>, Block<64, 4, 1>, Block<128, 2, 1>>;
-using TemporalShapes = ShapeList<Block<64, 16, 1>, Block<32, 32, 1>, Block<128, 8, 1>>;
+using TemporalShapes = ShapeList<Block<64, 8, 1>, Block<128, 4, 1>, Block<32, 16, 1>>;
 
 // zmarch and zreg: MarchShapes; block3d: Block3dShapes; smem-zreg: SmemShapes; temporal:
 // TemporalShapes.

@@ -90,8 +90,10 @@ void Params::validate() const {
 
 std::uint64_t device_bytes(const Params& p) {
   const std::uint64_t element = p.precision == Precision::single ? 4 : 8;
-  // Two copies of the field for the Jacobi ping-pong; the reduction scratch is a few KiB.
-  return 2 * element * static_cast<std::uint64_t>(p.grid.points()) + (1u << 20);
+  // Two copies of the field for the Jacobi ping-pong, each with its guard cells; the reduction
+  // scratch is a few KiB.
+  const auto points = static_cast<std::uint64_t>(p.grid.points() + 2 * temporal_guard_points(p.grid.nx));
+  return 2 * element * points + (1u << 20);
 }
 
 }  // namespace parasol::laplace3d

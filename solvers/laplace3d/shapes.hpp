@@ -3,6 +3,7 @@
 // compiles the full study lists.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "kernels/shape.hpp"
@@ -22,7 +23,17 @@ using Block3dShapes = ShapeList<Block<32, 4, 4>, Block<32, 8, 2>, Block<16, 8, 4
 #endif
 // Threads per block; each thread covers kSmemRows (smem-zreg) or kTemporalRows (temporal) rows.
 using SmemShapes = ShapeList<Block<32, 8, 1>, Block<64, 4, 1>, Block<128, 2, 1>>;
-using TemporalShapes = ShapeList<Block<64, 8, 1>, Block<128, 4, 1>, Block<32, 16, 1>>;
+using TemporalShapes = ShapeList<Block<64, 8, 1>, Block<128, 4, 1>, Block<32, 12, 1>>;
+
+// The widest and tallest temporal tile, halo included (kTemporalRows rows a thread).
+constexpr int kTemporalMaxTile = 128;
+
+// Guard cells around each device copy of the field (nx: the grid's x extent). A temporal tile's
+// halo reaches at most kTimeSteps points before the grid in x and y and less than a tile past
+// it; those reads stay inside the allocation, and no update uses them.
+inline std::int64_t temporal_guard_points(std::int64_t nx) {
+  return static_cast<std::int64_t>(kTemporalMaxTile) * (nx + 1);
+}
 
 // zmarch and zreg: MarchShapes; block3d: Block3dShapes; smem-zreg: SmemShapes; temporal:
 // TemporalShapes.

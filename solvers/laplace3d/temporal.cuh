@@ -100,10 +100,10 @@ __global__ void __launch_bounds__(BX* BY)
         }
         __syncthreads();
 
-        // Several steps per trip, so the register rotation (below <- centre <- above) needs fewer
-        // moves: two took 512^3 from 424 to 492 Gpoints/s (H200); three in float, once the rows'
-        // addresses and tests stopped spilling, 645 -> 658 (H100). Doubles spill at three.
-        constexpr int kStepsPerTrip = sizeof(T) == 4 ? 3 : 2;
+        // Three steps per trip: the register rotation (below <- centre <- above) then needs no
+        // moves. Two took 512^3 from 424 to 492 Gpoints/s (H200); three, 645 -> 658 (H100, four
+        // rows a thread) and 665 -> 718 (eight).
+        constexpr int kStepsPerTrip = 3;
 #pragma unroll kStepsPerTrip
         for (std::int64_t k = k_first; k < z1 + TT; ++k) {
           const int nxt = cur ^ 1;

@@ -1,6 +1,7 @@
-// laplace3d: every variant x compiled block shape at 256^3 and 512^3, beside a device-to-device
-// copy of the same bytes in the same run. Each configuration is checked against the gold before
-// it is timed: a fast wrong answer is not a result.
+// laplace3d: every variant x compiled block shape at 512^3 and 1024^3, beside a device-to-device
+// copy of the same bytes and a copy in zreg's z-marching order (bench/zmarch_copy.hpp), in the
+// same run. Each configuration is checked against the gold before it is timed: a fast wrong
+// answer is not a result.
 //   build/bench/laplace3d_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
@@ -12,6 +13,7 @@
 #include "kernels/device.hpp"
 #include "kernels/event.hpp"
 #include "kernels/stream.hpp"
+#include "bench/zmarch_copy.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
 
 namespace {
@@ -118,6 +120,38 @@ void bench_copy(benchmark::State& state) {
             double(state.iterations() * kSweepsPerIteration));
 }
 
+// The single-sweep kernels' own bound: a copy in zreg's access order, chunks of `chunk` planes.
+void bench_zmarch_copy(benchmark::State& state) {
+  const std::int64_t n = state.range(0), chunk = state.range(1);
+  const std::size_t elements = static_cast<std::size_t>(n * n * n);
+  DeviceBuffer<float> src(elements), dst(elements);
+  Stream stream;
+  PARASOL_CUDA(cudaMemcpyAsync(src.data(), reference(n).initial.data(), src.bytes(),
+                               cudaMemcpyHostToDevice, stream));
+  fill_bytes(dst, 0xff, stream);  // NaN: the check below sees any point the copy missed
+  bench::zmarch_copy(src.data(), dst.data(), n, chunk, stream);
+  std::vector<float> copied(elements);
+  PARASOL_CUDA(cudaMemcpyAsync(copied.data(), dst.data(), dst.bytes(), cudaMemcpyDeviceToHost, stream));
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  if (copied != reference(n).initial) {
+    state.SkipWithError("the z-order copy differs from its source");
+    return;
+  }
+  EventTimer timer(stream);
+  double total = 0;
+  for (auto _ : state) {
+    timer.start();
+    for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
+      bench::zmarch_copy(src.data(), dst.data(), n, chunk, stream);
+    timer.stop();
+    const double seconds = timer.seconds();
+    state.SetIterationTime(seconds / kSweepsPerIteration);
+    total += seconds;
+  }
+  set_rates(state, double(elements), 2.0 * double(src.bytes()), total,
+            double(state.iterations() * kSweepsPerIteration));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,6 +163,10 @@ int main(int argc, char** argv) {
   for (const std::int64_t n : {512, 1024}) {
     benchmark::RegisterBenchmark("laplace3d/copy-baseline", bench_copy)
         ->Arg(n)->ArgName("n")->UseManualTime()->Unit(benchmark::kMicrosecond);
+    for (const std::int64_t chunk : {16, 32, 64})
+      benchmark::RegisterBenchmark("laplace3d/zmarch-copy", bench_zmarch_copy)
+          ->Args({n, chunk})->ArgNames({"n", "chunk"})->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
     for (Variant v : kVariants)
       for (const Shape& b : compiled_shapes(v))
         benchmark::RegisterBenchmark(

@@ -69,6 +69,23 @@ void set_rates(benchmark::State& state, double points_per_sweep, double bytes_pe
       benchmark::Counter(100.0 * bytes_per_sweep * sweeps / seconds / copy_bandwidth());
 }
 
+// Times `sweeps`, which enqueues kSweepsPerIteration sweeps on `stream`, once per benchmark
+// iteration with events; the iteration time reported is per sweep. Returns the seconds timed.
+template <class Sweeps>
+double time_sweeps(benchmark::State& state, cudaStream_t stream, Sweeps&& sweeps) {
+  EventTimer timer(stream);
+  double total = 0;
+  for (auto _ : state) {
+    timer.start();
+    sweeps();
+    timer.stop();
+    const double seconds = timer.seconds();
+    state.SetIterationTime(seconds / kSweepsPerIteration);
+    total += seconds;
+  }
+  return total;
+}
+
 void bench_laplace3d(benchmark::State& state, Variant variant, Shape block) {
   const std::int64_t n = state.range(0);
   const Params p = bench_params(n);
@@ -82,16 +99,8 @@ void bench_laplace3d(benchmark::State& state, Variant variant, Shape block) {
     return;
   }
   field.sweep(variant, block, kSweepsPerIteration);  // warm-up
-  EventTimer timer(stream);
-  double total = 0;
-  for (auto _ : state) {
-    timer.start();
-    field.sweep(variant, block, kSweepsPerIteration);
-    timer.stop();
-    const double seconds = timer.seconds();
-    state.SetIterationTime(seconds / kSweepsPerIteration);
-    total += seconds;
-  }
+  const double total =
+      time_sweeps(state, stream, [&] { field.sweep(variant, block, kSweepsPerIteration); });
   set_rates(state, double(p.grid.points()), bytes_per_sweep(p.grid, 4), total,
             double(state.iterations() * kSweepsPerIteration));
 }
@@ -105,17 +114,10 @@ void bench_copy(benchmark::State& state) {
   PARASOL_CUDA(cudaMemcpyAsync(src.data(), reference(n).initial.data(), src.bytes(),
                                cudaMemcpyHostToDevice, stream));
   PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, stream));
-  EventTimer timer(stream);
-  double total = 0;
-  for (auto _ : state) {
-    timer.start();
+  const double total = time_sweeps(state, stream, [&] {
     for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
       PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, stream));
-    timer.stop();
-    const double seconds = timer.seconds();
-    state.SetIterationTime(seconds / kSweepsPerIteration);
-    total += seconds;
-  }
+  });
   set_rates(state, double(elements), 2.0 * double(src.bytes()), total,
             double(state.iterations() * kSweepsPerIteration));
 }
@@ -137,17 +139,10 @@ void bench_zmarch_copy(benchmark::State& state) {
     state.SkipWithError("the z-order copy differs from its source");
     return;
   }
-  EventTimer timer(stream);
-  double total = 0;
-  for (auto _ : state) {
-    timer.start();
+  const double total = time_sweeps(state, stream, [&] {
     for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
       bench::zmarch_copy(src.data(), dst.data(), n, chunk, stream);
-    timer.stop();
-    const double seconds = timer.seconds();
-    state.SetIterationTime(seconds / kSweepsPerIteration);
-    total += seconds;
-  }
+  });
   set_rates(state, double(elements), 2.0 * double(src.bytes()), total,
             double(state.iterations() * kSweepsPerIteration));
 }

@@ -11,8 +11,8 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
-#include "kernels/event.hpp"
 #include "kernels/stream.hpp"
+#include "bench/timed_runs.hpp"
 #include "bench/zmarch_copy.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
 
@@ -21,7 +21,7 @@ namespace {
 using namespace parasol;
 using namespace parasol::laplace3d;
 
-constexpr std::int64_t kSweepsPerIteration = 12;  // one benchmark iteration times this many sweeps
+constexpr int kSweepsPerIteration = 12;  // one benchmark iteration times this many sweeps
 // (a multiple of temporal's passes, so none of its sweeps are single ones)
 constexpr std::int64_t kCheckSweeps = 4;  // one temporal pass
 
@@ -69,23 +69,6 @@ void set_rates(benchmark::State& state, double points_per_sweep, double bytes_pe
       benchmark::Counter(100.0 * bytes_per_sweep * sweeps / seconds / copy_bandwidth());
 }
 
-// Times `sweeps`, which enqueues kSweepsPerIteration sweeps on `stream`, once per benchmark
-// iteration with events; the iteration time reported is per sweep. Returns the seconds timed.
-template <class Sweeps>
-double time_sweeps(benchmark::State& state, cudaStream_t stream, Sweeps&& sweeps) {
-  EventTimer timer(stream);
-  double total = 0;
-  for (auto _ : state) {
-    timer.start();
-    sweeps();
-    timer.stop();
-    const double seconds = timer.seconds();
-    state.SetIterationTime(seconds / kSweepsPerIteration);
-    total += seconds;
-  }
-  return total;
-}
-
 void bench_laplace3d(benchmark::State& state, Variant variant, Shape block) {
   const std::int64_t n = state.range(0);
   const Params p = bench_params(n);
@@ -98,9 +81,9 @@ void bench_laplace3d(benchmark::State& state, Variant variant, Shape block) {
     state.SkipWithError(("differs from the gold by " + std::to_string(error)).c_str());
     return;
   }
-  field.sweep(variant, block, kSweepsPerIteration);  // warm-up
-  const double total =
-      time_sweeps(state, stream, [&] { field.sweep(variant, block, kSweepsPerIteration); });
+  const double total = bench::timed_runs(
+      state, [] {}, [&] { field.sweep(variant, block, kSweepsPerIteration); },
+      {stream, kSweepsPerIteration});
   set_rates(state, double(p.grid.points()), bytes_per_sweep(p.grid, 4), total,
             double(state.iterations() * kSweepsPerIteration));
 }
@@ -114,10 +97,14 @@ void bench_copy(benchmark::State& state) {
   PARASOL_CUDA(cudaMemcpyAsync(src.data(), reference(n).initial.data(), src.bytes(),
                                cudaMemcpyHostToDevice, stream));
   PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, stream));
-  const double total = time_sweeps(state, stream, [&] {
-    for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
-      PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, stream));
-  });
+  const double total = bench::timed_runs(
+      state, [] {},
+      [&] {
+        for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
+          PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(),
+                                       cudaMemcpyDeviceToDevice, stream));
+      },
+      {stream, kSweepsPerIteration});
   set_rates(state, double(elements), 2.0 * double(src.bytes()), total,
             double(state.iterations() * kSweepsPerIteration));
 }
@@ -139,10 +126,13 @@ void bench_zmarch_copy(benchmark::State& state) {
     state.SkipWithError("the z-order copy differs from its source");
     return;
   }
-  const double total = time_sweeps(state, stream, [&] {
-    for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
-      bench::zmarch_copy(src.data(), dst.data(), n, chunk, stream);
-  });
+  const double total = bench::timed_runs(
+      state, [] {},
+      [&] {
+        for (std::int64_t r = 0; r < kSweepsPerIteration; ++r)
+          bench::zmarch_copy(src.data(), dst.data(), n, chunk, stream);
+      },
+      {stream, kSweepsPerIteration});
   set_rates(state, double(elements), 2.0 * double(src.bytes()), total,
             double(state.iterations() * kSweepsPerIteration));
 }

@@ -5,34 +5,34 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cuda_runtime_api.h>
+
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 
 namespace parasol::bench {
 
-// Seconds one `run` takes on the default stream, between two events.
-template <class Run>
-double event_seconds(Event& start, Event& stop, Run&& run) {
-  start.record(nullptr);
-  run();
-  stop.record(nullptr);
-  stop.synchronize();
-  float ms = 0;
-  PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-  return 1e-3 * ms;
-}
+struct Timing {
+  cudaStream_t stream = nullptr;  // the stream `run` enqueues its work on
+  // Units of work one `run` enqueues (sweeps, copies): the iteration time Google Benchmark
+  // reports is that of one unit, so short units can be timed many to a run.
+  int units_per_run = 1;
+};
 
 template <class Prepare, class Run>
-double timed_runs(benchmark::State& state, Prepare&& prepare, Run&& run) {
-  Event start, stop;
+double timed_runs(benchmark::State& state, Prepare&& prepare, Run&& run, Timing timing = {}) {
+  EventTimer timer(timing.stream);
   prepare();
   run();  // warm-up
   PARASOL_CUDA(cudaDeviceSynchronize());
   double total = 0;
   for (auto _ : state) {
     prepare();
-    const double seconds = event_seconds(start, stop, run);
-    state.SetIterationTime(seconds);
+    timer.start();
+    run();
+    timer.stop();
+    const double seconds = timer.seconds();
+    state.SetIterationTime(seconds / timing.units_per_run);
     total += seconds;
   }
   return total;

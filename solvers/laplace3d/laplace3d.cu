@@ -258,7 +258,7 @@ std::int64_t temporal_chunk_length(const Extent3& n, std::int64_t tiles) {
   return ceil_div(interior, best_chunks);
 }
 
-// The grid of a z-marching kernel (zreg, zreg-vec, smem-zreg) whose blocks each cover `tile`
+// The grid of a z-marching kernel (zreg, smem-zreg) whose blocks each cover `tile`
 // points of a plane, and the planes each block marches through.
 struct ZMarch {
   BlockCount blocks;
@@ -313,9 +313,10 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/zreg-vec", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
         constexpr int W = Vector16<T>::size;
-        const ZMarch m = z_march(grid, Shape{B::x * W, kVectorRows * B::y, 1});
-        zreg_vector_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
-            n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
+        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x * W, kVectorRows * B::y, 1});
+        blocks.z = ceil_div(grid.nz - 2, kVectorChunk);
+        zreg_vector_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+            n, blocks.y, blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
       });
       return;
@@ -364,9 +365,13 @@ DeviceGrid<T>::DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cu
   if (initial.size() != static_cast<std::size_t>(grid.points()))
     throw Error("laplace3d: initial field has " + std::to_string(initial.size()) +
                 " points, the grid " + std::to_string(grid.points()));
-  // Guard cells zeroed, so that no kernel ever reads memory nothing wrote.
-  fill_bytes(current_, 0, stream_);
-  fill_bytes(previous_, 0, stream_);
+  // Guard cells zeroed, so that no kernel ever reads memory nothing wrote. The field between
+  // them is written by the copies below.
+  const std::size_t guard_bytes = static_cast<std::size_t>(guard_) * sizeof(T);
+  for (DeviceBuffer<T>* copy : {&current_, &previous_}) {
+    PARASOL_CUDA(cudaMemsetAsync(copy->data(), 0, guard_bytes, stream_));
+    PARASOL_CUDA(cudaMemsetAsync(field(*copy) + grid.points(), 0, guard_bytes, stream_));
+  }
   // Both copies start equal, so the boundary is in place whichever copy a sweep writes.
   const std::size_t field_bytes = initial.size() * sizeof(T);
   PARASOL_CUDA(cudaMemcpyAsync(field(current_), initial.data(), field_bytes,

@@ -313,7 +313,8 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/zreg-vec", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
         constexpr int W = Vector16<T>::size;
-        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, Shape{B::x * W, kVectorRows * B::y, 1});
+        const Shape tile{B::x * W, kVectorRows * B::y, 1};
+        BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, tile);
         blocks.z = ceil_div(grid.nz - 2, kVectorChunk);
         zreg_vector_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
             n, blocks.y, blocks.z, d_u, d_u_next);

@@ -11,8 +11,8 @@
 // from L2, as the neighbouring chunks are in flight at the same time. (They must come from L2: a
 // six-plane chunk reads a third more than it writes, and the sweep still runs at 91 % of the
 // copy.) The unrolled steps let the loads of later planes issue early. On an H100 this reached
-// 91.6 % of cudaMemcpy at 512^3 and 91.2 % at 1024^3, where 32- and 64-plane chunks in a loop
-// reached 85-87 % (docs/PERFORMANCE.md).
+// 91.6 % of cudaMemcpy at 512^3 and 91.2 % at 1024^3, where zreg, in chunks of 32 and 64
+// planes, reached 84-88 % (docs/PERFORMANCE.md).
 #pragma once
 
 #include "solvers/laplace3d/stencil.cuh"
@@ -45,7 +45,7 @@ __device__ __forceinline__ auto lane_of(const V& v, int e) {
 constexpr int kVectorRows = 2;   // rows per thread, as in zreg
 constexpr int kVectorChunk = 6;  // planes per block
 // Registers are capped so that 1024 threads fit a multiprocessor (64 a thread): the kernel
-// otherwise takes 72 and fits only 768. A few bytes spill, and it runs 1-4 % faster.
+// otherwise takes 72 and fits only 768. A few bytes spill (in float), and it ran 2-5 % faster.
 constexpr int kVectorThreadsPerSm = 1024;
 
 template <int BX, int BY, class T>

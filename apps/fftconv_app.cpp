@@ -520,6 +520,7 @@ int run_whole(const io::ParamTable& t, const Params& p, Operands<T>& ops, bool g
   out.set_attribute("/timings", "host_to_device_s", result.timings.host_to_device);
   out.set_attribute("/timings", "compute_s", result.timings.compute);
   out.set_attribute("/timings", "device_to_host_s", result.timings.device_to_host);
+  if (gpu) out.set_attribute("/timings", "setup_s", result.timings.setup);
   out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
 
   const auto [low, high] = std::minmax_element(result.output.begin(), result.output.end());

@@ -130,6 +130,7 @@ class Convolver {
 
 struct Timings {
   double host_to_device = 0, compute = 0, device_to_host = 0;
+  double setup = 0;  // a first convolution, which also makes the cuFFT plans
 };
 
 template <class T>

@@ -21,10 +21,10 @@
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
+#include "apps/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
-#include "kernels/event.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/fftconv/fftconv.hpp"
@@ -818,15 +818,7 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
       GoldDifference diff;
       diff.add(output.data(), gold);
       const double relative = diff.relative();
-      std::vector<double> seconds;
-      EventTimer timer(stream);
-      for (std::int64_t r = 0; r < s.repeats; ++r) {
-        timer.start();
-        convolve();
-        timer.stop();
-        seconds.push_back(timer.seconds());
-      }
-      const double m = median(seconds);
+      const double m = median_run_seconds(stream, s.repeats, convolve);
       table.add({std::string(name(v)), std::string(name(ran)), m, 1e-9 * signal_samples / m,
                  relative},
                 m, relative <= kTolerance<T>);

@@ -14,10 +14,10 @@
 #include "apps/provenance.hpp"
 #include "apps/solvers.hpp"
 #include "apps/results_table.hpp"
+#include "apps/timed_runs.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/validate.hpp"
-#include "kernels/event.hpp"
 #include "kernels/stream.hpp"
 #include "parasol/version.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
@@ -331,15 +331,9 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s, const 
       field.sweep(v, block, s.check_iterations);
       const double diff = laplace3d::max_abs_difference(field.download(), gold);
       field.sweep(v, block, 2);  // warm-up
-      std::vector<double> seconds;
-      EventTimer timer(stream);
-      for (std::int64_t r = 0; r < s.repeats; ++r) {
-        timer.start();
-        field.sweep(v, block, s.iterations);
-        timer.stop();
-        seconds.push_back(timer.seconds() / static_cast<double>(s.iterations));
-      }
-      const double per_sweep = median(seconds);
+      const double per_sweep =
+          median_run_seconds(stream, s.repeats, [&] { field.sweep(v, block, s.iterations); }) /
+          static_cast<double>(s.iterations);
       const double gpoints = 1e-9 * static_cast<double>(p.grid.points()) / per_sweep;
       const double gb = 1e-9 * sweep_bytes / per_sweep;
       const double percent = 100.0 * sweep_bytes / per_sweep / copy;

@@ -19,10 +19,10 @@
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
+#include "apps/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
-#include "kernels/event.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/recurrence/params.hpp"
@@ -475,19 +475,12 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
     solve();  // warm-up (module loading, the workspace's first allocation), and the check
     download(first, d_v, stream);
     const double relative = max_relative_to_scale(first, gold, scale);
-    std::vector<double> seconds;
     bool repeatable = true;
-    EventTimer timer(stream);
-    for (std::int64_t r = 0; r < s.repeats; ++r) {
-      timer.start();
-      solve();
-      timer.stop();
-      seconds.push_back(timer.seconds());
+    const double m = median_run_seconds(stream, s.repeats, solve, [&] {
       download(again, d_v, stream);
       repeatable =
           repeatable && std::memcmp(first.data(), again.data(), again.size() * sizeof(T)) == 0;
-    }
-    const double m = median(seconds);
+    });
     table.add({std::string(name(mode)), m, 1e-9 * static_cast<double>(n) / m, 1e-9 * bytes / m,
                100.0 * bytes / m / copy, relative, std::int64_t{repeatable ? 1 : 0}},
               m, relative <= tolerance);

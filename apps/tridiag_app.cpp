@@ -18,10 +18,10 @@
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
+#include "apps/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
-#include "kernels/event.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/tridiag/heat.hpp"
@@ -608,20 +608,13 @@ std::pair<double, double> time_launch(const Launch& l, const Dims& dims, const D
     std::cout << "  " << method_of(l) << ": " << e.what() << ", where the gold solved it\n";
   }
   solve();  // warm-up
-  std::vector<double> seconds;
-  EventTimer timer(stream);
-  for (std::int64_t r = 0; r < repeats; ++r) {
-    timer.start();
-    solve();
-    timer.stop();
-    seconds.push_back(timer.seconds());
-  }
+  const double m = median_run_seconds(stream, repeats, solve);
   try {
     solver.check(stream);
   } catch (const tridiag::NumericalError&) {
     difference = std::numeric_limits<double>::infinity();
   }
-  return {median(seconds), difference};
+  return {m, difference};
 }
 
 template <class T>

@@ -18,6 +18,33 @@ struct Substitution {
   T a, c, d;
 };
 
+// The Substitution of the next thread's chunk, for threads in groups of `group` whose chunks
+// follow one another: a power of two up to 32, or a multiple of 32. A group's last thread gets
+// its own back (no chunk of the group follows it). Every thread of the block must call it: past
+// a warp it goes through `scratch` (three values of blockDim.x of shared memory) and
+// synchronises the block, which may use `scratch` again once it returns.
+template <class T>
+__device__ inline Substitution<T> next_thread_first(const Substitution<T>& own, int group,
+                                                    T* scratch) {
+  const int k = threadIdx.x % group;
+  if (group <= 32) {
+    const Substitution<T> next = {__shfl_down_sync(0xffffffffu, own.a, 1, group),
+                                  __shfl_down_sync(0xffffffffu, own.c, 1, group),
+                                  __shfl_down_sync(0xffffffffu, own.d, 1, group)};
+    return k + 1 < group ? next : own;
+  }
+  const int t = threadIdx.x, n = blockDim.x;
+  scratch[t] = own.a;
+  scratch[n + t] = own.c;
+  scratch[2 * n + t] = own.d;
+  __syncthreads();
+  const Substitution<T> next =
+      k + 1 < group ? Substitution<T>{scratch[t + 1], scratch[n + t + 1], scratch[2 * n + t + 1]}
+                    : own;
+  __syncthreads();
+  return next;
+}
+
 template <class T, int K>
 struct Chunk {
   // After eliminate(): rows i < K-1 hold Substitution coefficients; row K-1 holds the chunk's

@@ -124,14 +124,9 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
   // Chunk interface rows, as chunked_kernel forms them; the segment's last keeps its c on the
   // row after the segment.
   const Substitution<T> first = chunk.first();
-  smem[t] = first.a;
-  smem[threads + t] = first.c;
-  smem[2 * threads + t] = first.d;
-  __syncthreads();
+  const Substitution<T> next = next_thread_first(first, threads, smem);
   Row<T> own = {chunk.a[K - 1], T(1), chunk.c[K - 1], chunk.d[K - 1]};
-  if (t + 1 < threads)
-    own = chunk.interface_row({smem[t + 1], smem[threads + t + 1], smem[2 * threads + t + 1]});
-  __syncthreads();
+  if (t + 1 < threads) own = chunk.interface_row(next);
 
   // PCR over the rows before Y, with X and Y moved to the right-hand side.
   OpenRow<T> open = t + 1 < threads ? OpenRow<T>{own, T(0), T(0)} : open_identity<T>();

@@ -50,20 +50,7 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
   chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, active ? row : n, n);
 
   // The next chunk's first unknown, from the neighbouring thread.
-  Substitution<T> next = chunk.first();
-  if (group <= 32) {
-    next.a = __shfl_down_sync(0xffffffffu, next.a, 1, group);
-    next.c = __shfl_down_sync(0xffffffffu, next.c, 1, group);
-    next.d = __shfl_down_sync(0xffffffffu, next.d, 1, group);
-  } else {
-    smem.a[threadIdx.x] = next.a;
-    smem.c[threadIdx.x] = next.c;
-    smem.d[threadIdx.x] = next.d;
-    __syncthreads();
-    if (k + 1 < group) next = {smem.a[threadIdx.x + 1], smem.c[threadIdx.x + 1],
-                               smem.d[threadIdx.x + 1]};
-    __syncthreads();
-  }
+  const Substitution<T> next = next_thread_first(chunk.first(), group, smem.a);
   // The last chunk ends on the system's last row or on padding, where c is 0: `next` unused.
   const T x_last = block_pcr(chunk.interface_row(next), group, smem);
 
@@ -84,8 +71,8 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
 // ---- thomas-pcr past one block per system: three steps ---------------------------------------
 // 1. Every chunk (system m, chunk j; chunks per system = ceil(n / K)) eliminates and writes its
 //    row of the interface system, in its own and its neighbours' last unknowns: the next chunk's
-//    first unknown is replaced by its Substitution, from the next thread (through shared memory;
-//    a block's last thread eliminates the chunk after its own once more). The block steps over
+//    first unknown is replaced by its Substitution, from the next thread (next_thread_first; a
+//    block's last thread eliminates the chunk after its own once more). The block steps over
 //    the chunks as a whole, so every thread reaches every barrier. Dynamic shared memory: three
 //    values of blockDim.x.
 template <class T, int K>
@@ -94,9 +81,7 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
                           const T* __restrict__ c, const T* __restrict__ d, std::int64_t n,
                           std::int64_t chunks, std::int64_t total, T* ia, T* ib, T* ic, T* id) {
   extern __shared__ unsigned char shared_bytes[];
-  T* const first_a = reinterpret_cast<T*>(shared_bytes);
-  T* const first_c = first_a + blockDim.x;
-  T* const first_d = first_c + blockDim.x;
+  T* const scratch = reinterpret_cast<T*>(shared_bytes);
   const int t = threadIdx.x;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + t; q - t < total;
@@ -105,25 +90,22 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
     const std::int64_t system = q / chunks, j = q % chunks;
     const std::int64_t offset = system * n;
     Chunk<T, K> chunk;
+    Substitution<T> first{T(0), T(0), T(0)};
     if (active) {
       chunk.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, j * K, n);
-      const Substitution<T> f = chunk.first();
-      first_a[t] = f.a;
-      first_c[t] = f.c;
-      first_d[t] = f.d;
+      first = chunk.first();
     }
-    __syncthreads();
+    Substitution<T> next = next_thread_first(first, static_cast<int>(blockDim.x), scratch);
     if (active) {
-      // The system's last chunk ends on its last row or on padding, where c is 0: `next` unused.
-      Substitution<T> next{T(0), T(0), T(0)};
-      if (j + 1 < chunks) {
-        if (t + 1 < static_cast<int>(blockDim.x)) {
-          next = {first_a[t + 1], first_c[t + 1], first_d[t + 1]};
-        } else {
-          Chunk<T, K> after;
-          after.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, (j + 1) * K, n);
-          next = after.first();
-        }
+      // The system's last chunk ends on its last row or on padding, where c is 0: `next` is
+      // unused, and not taken from the next system (whose NaN would spread to this one). A
+      // block's last thread eliminates the chunk after its own once more.
+      if (j + 1 == chunks) {
+        next = {T(0), T(0), T(0)};
+      } else if (t + 1 == static_cast<int>(blockDim.x)) {
+        Chunk<T, K> after;
+        after.load_and_eliminate(a + offset, b + offset, c + offset, d + offset, (j + 1) * K, n);
+        next = after.first();
       }
       const Row<T> row = chunk.interface_row(next);
       ia[q] = row.a;
@@ -131,7 +113,6 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
       ic[q] = row.c;
       id[q] = row.d;
     }
-    __syncthreads();
   }
 }
 

@@ -377,7 +377,7 @@ void spanning_paths(std::int64_t n, std::int64_t systems, int (&ran)[3]) {
     }
     ++ran[solver.passes()];
     DeviceBatch<T> device(batch, stream);
-    for (int repeat = 0; repeat < 2; ++repeat) {  // the counters carry over between solves
+    for (int repeat = 0; repeat < 2; ++repeat) {  // a solver solves again, from its workspace
       fill_bytes(device.x, 0xFF, stream);
       device.solve(solver, stream);
       solver.check(stream);
@@ -406,6 +406,22 @@ TEST(TridiagSpanning, OnePassNamesAFailingSystem) {
   Stream stream;
   Solver<double> solver({Variant::thomas_pcr, 128, 8}, dims);
   ASSERT_EQ(solver.passes(), 1);
+  DeviceBatch<double> device(batch, stream);
+  device.solve(solver, stream);
+  EXPECT_EQ(failure_of(solver, stream).system(), 6);
+}
+
+// In three steps a chunk takes the next chunk's first unknown from the next thread, which past
+// a system's end belongs to the next system: a NaN there must not be blamed on this one.
+TEST(TridiagSpanning, ThreeStepsNameTheSystemThatFailed) {
+  PARASOL_REQUIRE_GPU();
+  // 2001 chunks of 8 a system: system 6 starts inside a block of 96 threads, not at its edge.
+  const Dims dims{16008, 9, Layout::contiguous};
+  Batch<double> batch = random_batch<double>(dims, test::kSeed);
+  batch.d[static_cast<std::size_t>(dims.index(6, 0))] = std::numeric_limits<double>::quiet_NaN();
+  Stream stream;
+  Solver<double> solver({Variant::thomas_pcr, 96, 8}, dims);
+  ASSERT_EQ(solver.passes(), 2);
   DeviceBatch<double> device(batch, stream);
   device.solve(solver, stream);
   EXPECT_EQ(failure_of(solver, stream).system(), 6);

@@ -398,17 +398,23 @@ TEST(TridiagSpanning, OnePassAndThreeStepsMatchTheGold) {
   EXPECT_GE(ran[2], 16);
 }
 
-TEST(TridiagSpanning, OnePassNamesAFailingSystem) {
-  PARASOL_REQUIRE_GPU();
-  const Dims dims{16384, 9, Layout::contiguous};
+// A NaN put in d at (system, row): the solver, taking `passes` over the input, names that system.
+void expect_nan_named(const Launch& launch, const Dims& dims, std::int64_t system,
+                      std::int64_t row, int passes) {
   Batch<double> batch = random_batch<double>(dims, test::kSeed);
-  batch.d[static_cast<std::size_t>(dims.index(6, 5000))] = std::numeric_limits<double>::quiet_NaN();
+  batch.d[static_cast<std::size_t>(dims.index(system, row))] =
+      std::numeric_limits<double>::quiet_NaN();
   Stream stream;
-  Solver<double> solver({Variant::thomas_pcr, 128, 8}, dims);
-  ASSERT_EQ(solver.passes(), 1);
+  Solver<double> solver(launch, dims);
+  ASSERT_EQ(solver.passes(), passes);
   DeviceBatch<double> device(batch, stream);
   device.solve(solver, stream);
-  EXPECT_EQ(failure_of(solver, stream).system(), 6);
+  EXPECT_EQ(failure_of(solver, stream).system(), system);
+}
+
+TEST(TridiagSpanning, OnePassNamesAFailingSystem) {
+  PARASOL_REQUIRE_GPU();
+  expect_nan_named({Variant::thomas_pcr, 128, 8}, {16384, 9, Layout::contiguous}, 6, 5000, 1);
 }
 
 // In three steps a chunk takes the next chunk's first unknown from the next thread, which past
@@ -416,15 +422,7 @@ TEST(TridiagSpanning, OnePassNamesAFailingSystem) {
 TEST(TridiagSpanning, ThreeStepsNameTheSystemThatFailed) {
   PARASOL_REQUIRE_GPU();
   // 2001 chunks of 8 a system: system 6 starts inside a block of 96 threads, not at its edge.
-  const Dims dims{16008, 9, Layout::contiguous};
-  Batch<double> batch = random_batch<double>(dims, test::kSeed);
-  batch.d[static_cast<std::size_t>(dims.index(6, 0))] = std::numeric_limits<double>::quiet_NaN();
-  Stream stream;
-  Solver<double> solver({Variant::thomas_pcr, 96, 8}, dims);
-  ASSERT_EQ(solver.passes(), 2);
-  DeviceBatch<double> device(batch, stream);
-  device.solve(solver, stream);
-  EXPECT_EQ(failure_of(solver, stream).system(), 6);
+  expect_nan_named({Variant::thomas_pcr, 96, 8}, {16008, 9, Layout::contiguous}, 6, 0, 2);
 }
 
 // On a size every variant takes, pcr-warp's chunks too.

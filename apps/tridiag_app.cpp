@@ -575,6 +575,8 @@ std::vector<int> chunks_for(Variant v, const std::vector<int>& listed) {
   if (v == Variant::pcr_warp) compiled.assign(tridiag::kWarpChunks.begin(), tridiag::kWarpChunks.end());
   if (v == Variant::thomas_pcr)
     compiled.assign(tridiag::kThomasPcrChunks.begin(), tridiag::kThomasPcrChunks.end());
+  if (v == Variant::thomas_scan)
+    compiled.assign(tridiag::kThomasScanChunks.begin(), tridiag::kThomasScanChunks.end());
   if (listed.empty() || compiled == std::vector<int>{0}) return compiled;
   std::vector<int> chosen;
   for (int c : listed)

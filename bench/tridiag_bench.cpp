@@ -181,6 +181,8 @@ std::vector<Launch> launches(const Case& k) {
   for (int t : {64, 128, 256, 512, 1024})
     for (int c : kThomasPcrChunks) add(Variant::thomas_pcr, t, c);
   for (int t : {64, 128, 256}) add(Variant::thomas, t, 0);
+  for (int t : {128, 256, 512})
+    for (int c : kThomasScanChunks) add(Variant::thomas_scan, t, c);
   return out;
 }
 

@@ -73,35 +73,56 @@ __device__ inline V shuffle(const V& v, int lane) {
   return shuffle_words(v, [&](unsigned x) { return __shfl_sync(kAllLanes, x, lane); });
 }
 
-// Inclusive scan across the warp's lanes, lower lanes earlier.
-template <class Policy, class V>
-__device__ inline V warp_inclusive_scan(const Policy& p, V v) {
+// The order a scan takes the threads in: lower threads earlier (forward) or higher threads
+// earlier (backward, for sweeps that run from the end of an array to its start).
+enum class ScanOrder { forward, backward };
+
+// A lane's place in the scan's order, and the value of the lane `d` places earlier.
+template <ScanOrder kOrder>
+__device__ inline int scan_lane() {
   const int lane = threadIdx.x % 32;
+  return kOrder == ScanOrder::forward ? lane : 31 - lane;
+}
+template <ScanOrder kOrder, class V>
+__device__ inline V shuffle_earlier(const V& v, int d) {
+  if constexpr (kOrder == ScanOrder::forward) return shuffle_up(v, d);
+  else return shuffle_down(v, d);
+}
+
+// Inclusive scan across the warp's lanes, in kOrder.
+template <class Policy, class V, ScanOrder kOrder = ScanOrder::forward>
+__device__ inline V warp_inclusive_scan(const Policy& p, V v) {
+  const int lane = scan_lane<kOrder>();
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
-    const V other = shuffle_up(v, d);
+    const V other = shuffle_earlier<kOrder>(v, d);
     if (lane >= d) v = p.combine(other, v);
   }
   return v;
 }
 
-// Each thread's exclusive prefix of `total` over the block (threads in order), and the block's
-// total. Every thread must call it; it synchronises the block.
-template <int kThreads, class Policy, class V>
+// Each thread's exclusive prefix of `total` over the block (threads in kOrder), and the block's
+// total. The block has `warps` whole warps, at most kMaxThreads / 32. Every thread must call it;
+// it synchronises the block.
+template <int kMaxThreads, ScanOrder kOrder = ScanOrder::forward, class Policy, class V>
 __device__ inline void block_exclusive_scan(const Policy& p, const V& total, V& prefix,
-                                            V& block_total) {
-  constexpr int kWarps = kThreads / 32;
-  static_assert(kThreads % 32 == 0 && kWarps <= 32, "a block of whole warps, at most 32");
-  __shared__ V warp_totals[kWarps];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const V inclusive = warp_inclusive_scan(p, total);
-  V lane_prefix = shuffle_up(inclusive, 1);
+                                            V& block_total, int warps = kMaxThreads / 32) {
+  constexpr int kMaxWarps = kMaxThreads / 32;
+  static_assert(kMaxThreads % 32 == 0 && kMaxWarps <= 32, "a block of whole warps, at most 32");
+  __shared__ V warp_totals[kMaxWarps];
+  const int lane = scan_lane<kOrder>();
+  const int warp = kOrder == ScanOrder::forward ? int(threadIdx.x / 32)
+                                                : warps - 1 - int(threadIdx.x / 32);
+  const V inclusive = warp_inclusive_scan<Policy, V, kOrder>(p, total);
+  V lane_prefix = shuffle_earlier<kOrder>(inclusive, 1);
   if (lane == 31) warp_totals[warp] = inclusive;
   __syncthreads();
-  if (warp == 0) {
-    V w = lane < kWarps ? warp_totals[lane] : p.identity();
+  if (threadIdx.x < 32) {
+    // The warps' totals in the scan's order, by the first warp's lanes in forward order.
+    const int l = threadIdx.x;
+    V w = l < warps ? warp_totals[l] : p.identity();
     w = warp_inclusive_scan(p, w);
-    if (lane < kWarps) warp_totals[lane] = w;
+    if (l < warps) warp_totals[l] = w;
   }
   __syncthreads();
   if (warp == 0) {
@@ -110,7 +131,7 @@ __device__ inline void block_exclusive_scan(const Policy& p, const V& total, V& 
     const V warp_prefix = warp_totals[warp - 1];
     prefix = lane == 0 ? warp_prefix : p.combine(warp_prefix, lane_prefix);
   }
-  block_total = warp_totals[kWarps - 1];
+  block_total = warp_totals[warps - 1];
   __syncthreads();  // warp_totals is reused by the next call
 }
 
@@ -156,7 +177,7 @@ __device__ inline V read_volatile(const V* p) {
 // 8-byte halves of a 16-byte vector access are not promised to be seen together.)
 enum TileStatus : int { kEmpty = 0, kTotal = 1, kPrefix = 2 };
 
-enum class StateKind { packed, sentinel, fenced };
+enum class StateKind { packed, sentinel, fenced, tagged };
 
 // Pauses in the look-back, in nanoseconds: before a tile first reads its predecessors' states
 // (a tile that has just scanned its own items rarely finds them published yet) and between
@@ -254,6 +275,49 @@ struct TileStates<V, StateKind::fenced> {
   __device__ V value(std::int64_t tile, int s, const V&) const {
     return read_volatile(s == kPrefix ? &prefixes[tile] : &totals[tile]);
   }
+};
+
+// Every 32-bit word of the value shares a 64-bit word with its status (the high half), written
+// and read whole: a reader that finds every word of a slot carrying the slot's status has the
+// whole value, with no fence on either side. Twice the bytes of `fenced`, but a tile publishes
+// with plain stores and a reader needs one round trip to L2, not two and a fence.
+template <class V>
+struct TileStates<V, StateKind::tagged> {
+  static constexpr int kWords = sizeof(V) / 4;
+  unsigned long long* totals;    // kWords a tile
+  unsigned long long* prefixes;  // kWords a tile
+  static constexpr std::size_t bytes_per_tile = 2 * kWords * sizeof(unsigned long long);
+  __device__ void publish(std::int64_t tile, TileStatus s, const V& v) const {
+    static_assert(sizeof(V) % 4 == 0, "scan values must be whole 32-bit words");
+    unsigned w[kWords];
+    memcpy(w, &v, sizeof(V));
+    unsigned long long* slot = (s == kTotal ? totals : prefixes) + tile * kWords;
+    const unsigned long long tag = static_cast<unsigned long long>(s) << 32;
+#pragma unroll
+    for (int i = 0; i < kWords; ++i)
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot + i), "l"(tag | w[i])
+                   : "memory");
+  }
+  __device__ int status(std::int64_t tile, V& v) const {
+    unsigned long long p[kWords], t[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {  // both slots at once: one round trip
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(p[i]) : "l"(prefixes + tile * kWords + i) : "memory");
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(t[i]) : "l"(totals + tile * kWords + i) : "memory");
+    }
+    bool is_prefix = true, is_total = true;
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+      is_prefix &= (p[i] >> 32) == kPrefix;
+      is_total &= (t[i] >> 32) == kTotal;
+    }
+    unsigned w[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) w[i] = static_cast<unsigned>(is_prefix ? p[i] : t[i]);
+    memcpy(&v, w, sizeof(V));
+    return is_prefix ? kPrefix : is_total ? kTotal : kEmpty;
+  }
+  __device__ V value(std::int64_t, int, const V& v) const { return v; }
 };
 
 // Run by the whole first warp of a tile > 0 after it published its total: the exclusive prefix
@@ -392,6 +456,9 @@ struct LookbackLayout {
     } else if constexpr (kKind == StateKind::sentinel) {
       auto* words = reinterpret_cast<unsigned long long*>(first);
       return {words, words + t};
+    } else if constexpr (kKind == StateKind::tagged) {
+      auto* words = reinterpret_cast<unsigned long long*>(first);
+      return {words, words + t * TileStates<V, kKind>::kWords};
     } else {
       // V before int keeps every array aligned.
       V* totals = reinterpret_cast<V*>(first);

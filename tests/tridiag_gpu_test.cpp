@@ -59,6 +59,12 @@ bool documented_rejection(const Launch& l, const Dims& dims, int element_bytes) 
           kThomasPcrChunks.end())
         return true;
       break;
+    case Variant::thomas_scan:
+      if (chunk == 0) chunk = kThomasScanDefaultChunk;
+      if (std::find(kThomasScanChunks.begin(), kThomasScanChunks.end(), chunk) ==
+          kThomasScanChunks.end())
+        return true;
+      return l.threads > thomas_scan_max_threads(chunk, element_bytes);
   }
   // A block that holds whole systems keeps its rows in registers: max_chunk_threads.
   return whole_system_block({l.variant, l.threads, chunk}, dims.n) >
@@ -315,6 +321,8 @@ void every_chunk_and_thread_count(Variant v) {
   if (v == Variant::pcr_warp) chunks.insert(chunks.end(), kWarpChunks.begin(), kWarpChunks.end());
   if (v == Variant::thomas_pcr)
     chunks.insert(chunks.end(), kThomasPcrChunks.begin(), kThomasPcrChunks.end());
+  if (v == Variant::thomas_scan)
+    chunks.insert(chunks.end(), kThomasScanChunks.begin(), kThomasScanChunks.end());
   const Batch<T> batch = random_batch<T>(dims, test::kSeed);
   const std::vector<double> gold = solve_gold(batch);
   Stream stream;

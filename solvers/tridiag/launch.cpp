@@ -86,6 +86,24 @@ Launch resolve_launch(const Launch& launch, const Dims& dims, int element_bytes)
       }
       break;
     }
+    case Variant::thomas_scan: {
+      const auto& chunks = kThomasScanChunks;
+      if (l.chunk == 0) {
+        l.chunk = kThomasScanDefaultChunk;
+      } else if (std::find(chunks.begin(), chunks.end(), l.chunk) == chunks.end()) {
+        throw InputError("", "method.chunk",
+                         "thomas-scan takes chunk 0 (" + std::to_string(kThomasScanDefaultChunk) +
+                             ") or one of " + list(chunks.data(), chunks.data() + chunks.size()) +
+                             ", got " + std::to_string(l.chunk));
+      }
+      if (l.threads > thomas_scan_max_threads(l.chunk, element_bytes))
+        throw InputError("", "method.threads",
+                         "thomas-scan with chunk " + std::to_string(l.chunk) + " in " +
+                             (element_bytes == 8 ? "double" : "float") + " runs at most " +
+                             std::to_string(thomas_scan_max_threads(l.chunk, element_bytes)) +
+                             " threads per block, got " + std::to_string(l.threads));
+      break;
+    }
   }
   // Past one block per system thomas-pcr's kernels loop over chunks and size their own blocks.
   const bool chunked = l.variant == Variant::thomas_pcr || l.variant == Variant::pcr_warp;

@@ -11,10 +11,11 @@
 namespace parasol::tridiag {
 namespace {
 
-constexpr NameTable<Variant, 4> kVariantNames{{{Variant::pcr_shared, "pcr-shared"},
+constexpr NameTable<Variant, 5> kVariantNames{{{Variant::pcr_shared, "pcr-shared"},
                                                {Variant::pcr_warp, "pcr-warp"},
                                                {Variant::thomas_pcr, "thomas-pcr"},
-                                               {Variant::thomas, "thomas"}}};
+                                               {Variant::thomas, "thomas"},
+                                               {Variant::thomas_scan, "thomas-scan"}}};
 constexpr NameTable<Layout, 2> kLayoutNames{
     {{Layout::contiguous, "contiguous"}, {Layout::interleaved, "interleaved"}}};
 constexpr NameTable<Precision, 2> kPrecisionNames{
@@ -94,6 +95,7 @@ void Params::validate() const {
   switch (variant) {
     case Variant::pcr_warp: check_chunk(kWarpChunks, "rows per lane"); break;
     case Variant::thomas_pcr: check_chunk(kThomasPcrChunks, "rows per thread"); break;
+    case Variant::thomas_scan: check_chunk(kThomasScanChunks, "rows per thread"); break;
     case Variant::pcr_shared:
     case Variant::thomas:
       require(chunk == 0, "method.chunk",

@@ -14,10 +14,13 @@ namespace parasol::tridiag {
 //   thomas-pcr: each thread eliminates its own chunk of rows, PCR solves the interface between
 //               the chunks, each thread substitutes back; any n (many blocks per system when large)
 //   thomas:     one thread per system on the interleaved layout
-enum class Variant { pcr_shared, pcr_warp, thomas_pcr, thomas };
+//   thomas-scan: the Thomas algorithm's two sweeps as scans over the whole batch in one pass,
+//               `chunk` rows per thread; any n, fastest for long systems
+enum class Variant { pcr_shared, pcr_warp, thomas_pcr, thomas, thomas_scan };
 inline constexpr std::array kVariants{Variant::pcr_shared, Variant::pcr_warp, Variant::thomas_pcr,
-                                      Variant::thomas};
-std::string_view name(Variant v);  // "pcr-shared", "pcr-warp", "thomas-pcr", "thomas"
+                                      Variant::thomas, Variant::thomas_scan};
+// "pcr-shared", "pcr-warp", "thomas-pcr", "thomas", "thomas-scan"
+std::string_view name(Variant v);
 Variant parse_variant(std::string_view s);
 
 // Where row i of system m lives: m * n + i (contiguous, system-major) or i * systems + m
@@ -78,14 +81,20 @@ struct Params {
   void validate() const;
 };
 
-// Rows per thread compiled in: pcr-warp takes 1, 2 or 4; thomas-pcr 2 to 16.
+// Rows per thread compiled in: pcr-warp takes 1, 2 or 4; thomas-pcr 2 to 16; thomas-scan 4 to 16.
 inline constexpr std::array kWarpChunks{1, 2, 4};
 inline constexpr std::array kThomasPcrChunks{2, 4, 8, 16};
+inline constexpr std::array kThomasScanChunks{4, 8, 16};
+inline constexpr int kThomasScanDefaultChunk = 8;
 // The most threads per block a chunk size allows: each thread holds three values per row in
 // registers while it eliminates, so long chunks (and doubles) need smaller blocks.
 constexpr int max_chunk_threads(int chunk, int element_bytes) {
   const int bytes = chunk * element_bytes;
   return bytes <= 32 && !(element_bytes == 8 && chunk == 4) ? 1024 : bytes <= 64 ? 512 : 256;
+}
+// The same for thomas-scan, whose threads hold four values a row until the down sweep is done.
+constexpr int thomas_scan_max_threads(int chunk, int element_bytes) {
+  return element_bytes == 4 && chunk <= 8 ? 512 : 256;
 }
 
 // The largest n each variant takes (thomas-pcr and thomas take any n).

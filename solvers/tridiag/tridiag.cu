@@ -16,6 +16,7 @@
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/pcr.cuh"
 #include "solvers/tridiag/segments.cuh"
+#include "solvers/tridiag/thomas_scan.cuh"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -218,6 +219,10 @@ __global__ void thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
 
 // ---- launching --------------------------------------------------------------------------------
 
+// thomas-scan's look-back pauses (nanoseconds before the first read of the predecessors' states
+// and between reads).
+constexpr scan_detail::LookbackPauses kThomasScanPauses{0, 0};
+
 template <class T, class F>
 void with_chunk(int chunk, F&& f) {
   switch (chunk) {
@@ -303,6 +308,9 @@ Solver<T>::Solver(const Launch& launch, const Dims& dims)
   PARASOL_CUDA(cudaMemset(failure_.data(), 0xFF, failure_.bytes()));
   if (launch_.variant == Variant::thomas) {
     workspace_ = DeviceBuffer<T>(static_cast<std::size_t>(dims.size()));
+  } else if (launch_.variant == Variant::thomas_scan) {
+    const ThomasScanWorkspace<T> layout(dims.n, dims.systems, launch_.threads, launch_.chunk);
+    scan_workspace_ = DeviceBuffer<unsigned char>(layout.bytes());
   } else if (launch_.variant == Variant::thomas_pcr || launch_.variant == Variant::pcr_warp) {
     if (whole_system_block(launch_, dims.n) > 0) return;
     // Past one block per system (thomas-pcr only): in one pass when the segments allow.
@@ -379,6 +387,20 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
              stream>>>(a, b, c, d, x, dm.n, dm.systems, np, per_block, failure);
       PARASOL_CHECK_LAUNCH(stream);
       return;
+    }
+    case Variant::thomas_scan: {
+      const ThomasScanWorkspace<T> layout(dm.n, dm.systems, threads, launch_.chunk);
+      const auto solve = [&](auto kc) {
+        layout.template solve<decltype(kc)::value>(a, b, c, d, x, scan_workspace_.data(), failure,
+                                                   stream, kThomasScanPauses);
+      };
+      static_assert(kThomasScanChunks.size() == 3, "one case per chunk compiled in");
+      switch (launch_.chunk) {
+        case 4: return solve(std::integral_constant<int, 4>{});
+        case 8: return solve(std::integral_constant<int, 8>{});
+        case 16: return solve(std::integral_constant<int, 16>{});
+        default: throw Error("tridiag: no thomas-scan kernel for chunk " + std::to_string(launch_.chunk));
+      }
     }
     case Variant::thomas: {
       thomas_kernel<T><<<grid_stride_blocks(dm.systems, threads), threads, 0, stream>>>(

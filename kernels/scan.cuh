@@ -143,6 +143,32 @@ __device__ inline V scan_items(const Policy& p, V (&items)[kItems]) {
   return items[kItems - 1];
 }
 
+// One block scans values 0..n-1 in kOrder, kThreads x kItems at a time with a carry between
+// windows: visit(i, e) receives each value's exclusive prefix e (the combination of every value
+// before i in kOrder). load(i) gives value i. Every thread of the block must call it.
+template <int kThreads, int kItems, ScanOrder kOrder, class Policy, class Load, class Visit>
+__device__ inline void block_scan_range(const Policy& p, std::int64_t n, Load&& load,
+                                        Visit&& visit) {
+  using V = typename Policy::Value;
+  // Positions count in kOrder; value i sits at position i (forward) or n - 1 - i (backward).
+  const auto index = [n](std::int64_t pos) { return kOrder == ScanOrder::forward ? pos : n - 1 - pos; };
+  V carry = p.identity();
+  for (std::int64_t base = 0; base < n; base += std::int64_t(kThreads) * kItems) {
+    const std::int64_t first = base + std::int64_t(threadIdx.x) * kItems;
+    V items[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) items[j] = first + j < n ? load(index(first + j)) : p.identity();
+    const V total = scan_items(p, items);  // inclusive, in place
+    V prefix, block_total;
+    block_exclusive_scan<kThreads>(p, total, prefix, block_total);
+    const V start = p.combine(carry, prefix);
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)
+      if (first + j < n) visit(index(first + j), j == 0 ? start : p.combine(start, items[j - 1]));
+    carry = p.combine(carry, block_total);
+  }
+}
+
 // Applies the prefix to inclusive items, giving inclusive or exclusive results.
 template <bool kExclusive, int kItems, class Policy, class V>
 __device__ inline void apply_prefix(const Policy& p, const V& prefix, bool prefix_is_identity,

@@ -433,6 +433,51 @@ TEST(TridiagSpanning, ThreeStepsNameTheSystemThatFailed) {
   expect_nan_named({Variant::thomas_pcr, 96, 8}, {16008, 9, Layout::contiguous}, 6, 0, 2);
 }
 
+// thomas-scan on systems longer than its tiles, where heads and tails carry the tiles' ends: a
+// NaN inside a tile and one at a system's first row, which a tile holds inside (not at its
+// start), are each blamed on their own system.
+TEST(TridiagScan, NamesAFailingSystem) {
+  PARASOL_REQUIRE_GPU();
+  expect_nan_named({Variant::thomas_scan, 128, 8}, {16384, 9, Layout::contiguous}, 6, 5000, 1);
+  expect_nan_named({Variant::thomas_scan, 96, 8}, {16008, 9, Layout::contiguous}, 6, 0, 1);
+}
+
+// Weakly dominant systems (the heat equation's -1, 2 + lambda, -1 with a small lambda): a row's
+// dependence on rows a tile away does not vanish (0.99^4080 is 2e-18, far from underflow), so no
+// boundary between tiles can be settled by its neighbours alone and the tiles' own interface
+// system (tile_ends_kernel) gives every tile's ends. Against the gold in double, by launch.
+TEST(TridiagScan, WeakDominanceSolvesTheTilesInterface) {
+  PARASOL_REQUIRE_GPU();
+  const double lambda = 1e-4;  // cond(A) about 4 / lambda
+  for (const auto& [n, systems] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {100000, 3}, {16384, 5}, {1 << 20, 1}}) {
+    Batch<double> batch = random_batch<double>({n, systems, Layout::contiguous}, test::kSeed);
+    for (std::size_t i = 0; i < batch.b.size(); ++i) {
+      batch.a[i] = -1;
+      batch.b[i] = 2 + lambda;
+      batch.c[i] = -1;
+    }
+    const std::vector<double> gold = solve_gold(batch);
+    Stream stream;
+    for (const auto& [threads, chunk] : std::vector<std::pair<int, int>>{{256, 16}, {128, 4}, {64, 8}}) {
+      const Launch launch{Variant::thomas_scan, threads, chunk};
+      DeviceBatch<double> device(batch, stream);
+      Solver<double> solver(launch, batch.dims);
+      device.solve(solver, stream);
+      solver.check(stream);
+      const std::vector<double> x = device.download(device.x, stream);
+      double scale = 0, worst = 0;
+      for (double g : gold) scale = std::max(scale, std::abs(g));
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        const double e = std::abs(x[k] - gold[k]) / scale;
+        if (!(e <= worst)) worst = e;
+      }
+      EXPECT_LE(worst, 1e-9) << "n " << n << " systems " << systems << " threads " << threads
+                              << " chunk " << chunk;
+    }
+  }
+}
+
 // On a size every variant takes, pcr-warp's chunks too.
 TEST(TridiagWarp, EveryChunkThatFits) {
   PARASOL_REQUIRE_GPU();

@@ -82,18 +82,19 @@ struct DownPolicy {
   }
 };
 
-// x_before = y + q x_after.
+// x_before = y + h X + q x_after, X an unknown carried along (thomas-scan: the unknown before
+// a tile, whose value the tile does not wait for).
 template <class T>
 struct UpMap {
-  T q, y;
-  int closed;  // a system ends inside: q is 0 and y does not depend on x_after
+  T q, y, h;
+  int closed;  // a system ends inside: q is 0 and nothing depends on x_after
 
-  __device__ static UpMap identity() { return {1, 0, 0}; }
+  __device__ static UpMap identity() { return {1, 0, 0, 0}; }
 
   // This map applied to x_after = `after`'s result: the map from `after`'s x_after.
   __device__ UpMap then(const UpMap& after) const {
     if (closed) return *this;
-    return {after.closed ? T(0) : q * after.q, y + q * after.y, after.closed};
+    return {after.closed ? T(0) : q * after.q, y + q * after.y, h + q * after.h, after.closed};
   }
 };
 

@@ -1,32 +1,29 @@
 // thomas-scan: thomas-pcr's partition method over the whole batch in one pass over the input,
-// with the interface system solved by scans instead of PCR, so that a system may be any length.
+// with the interface system solved by scans instead of PCR, so that a system may be any length
+// and no block waits for another.
 //
 // Every thread eliminates its chunk of K rows (Chunk) and forms the chunk's interface row in the
 // chunks' last unknowns, taking the next chunk's first Substitution from the next thread. A tile
-// is a block's chunks but its last: the last thread only lends its chunk's Substitution (and its
-// last unknown is the next tile's first interface unknown X), so tiles overlap by one chunk and
-// no thread needs more than its own rows. The interface rows are then solved by the Thomas
-// algorithm with its two sweeps run as scans of the maps in sweeps.cuh:
-//  - down: each chunk's interface row eliminated, from the block's scan and, across tiles, a
-//    decoupled look-back (kernels/scan.cuh; a tile whose first chunk starts a system needs none).
-//    The eliminated row before a chunk also gives the chunk's x_before in its own last unknown,
-//    so every row becomes x = y + p X.
-//  - up: from the block's backward scan. The tile stores y as x at once; p is a product of the
-//    interface system's c' (smaller than 1 in size when it is diagonally dominant, exactly 0 past
-//    a system's end), so it vanishes a few chunks before the tile's end, and only the chunks
-//    where it has not (the tail) need X. They wait in memory, with their p, until X is known.
-// Each boundary between tiles is met twice, by the tile before it (which publishes where its tail
-// starts) and the tile after it (which publishes X as y + p X' of its own next tile); whichever
-// comes second resolves the tail, x = y + p X, when X is final (p = 0). Otherwise (weak
-// dominance: p has not vanished over a whole tile) the tail is left to resolve_pending_kernel,
-// which follows the tiles' X to one that is final. No tile waits for a later one, so none can
-// deadlock whatever order the blocks run in, and the answer does not depend on which tile
-// resolves a tail. Only p exactly 0 makes a row final: nothing is truncated.
+// is a block's chunks but its last: the last thread only lends its chunk's Substitution, so
+// tiles overlap by one chunk and no thread needs more than its own rows. A tile solves its
+// interface rows by the Thomas algorithm with its two sweeps run as block scans of the maps in
+// sweeps.cuh, keeping two unknowns symbolic: X_L, the last unknown of the chunk before the tile,
+// and X_R, the first interface unknown of the next tile. So every row of the tile becomes
+//   x = y + h X_L + p X_R,
+// and the tile stores y as x at once. h is a product of the down sweep's -a / pivot and p of
+// the up sweep's -c' (each smaller than 1 in size when the system is diagonally dominant, and
+// exactly 0 past a system's start or end), so they vanish a few chunks into the tile: only the
+// chunks where they have not (the head and the tail) keep h and p, in memory.
+//
+// Then, with every tile's composed down map and its first chunk's unknown in hand, one block
+// solves the tiles' own interface (tile_ends_kernel: the same two sweeps, over tiles), and
+// finish_ends_kernel adds h X_L + p X_R to the heads and tails. Nothing is truncated: a row is
+// final in the first pass only where h and p are exactly 0, and under weak diagonal dominance the
+// heads and tails grow to whole tiles and the last kernel does more of the work.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,23 +38,26 @@
 
 namespace parasol::tridiag {
 
-// What a tile leaves for resolve_tails_kernel.
+// What a tile leaves for the kernels after it, and what they give back.
 template <class T>
-struct TileTails {
-  int* tail_start;  // the tile's first thread whose rows need X; blockDim.x - 1 when none
-  T* first_y;       // the tile's own X (its first chunk's last unknown) as y + p X of the next
-  T* first_p;
-  T* tail_p;        // p of the rows in tails, at the rows' places
+struct TileEnds {
+  DownMap<T>* total;  // the tile's interface rows composed (the down sweep across it)
+  UpMap<T>* first;    // the tile's first interface unknown as y + h X_L + q X_R
+  UpMap<T>* last;     // and its last
+  int* head_end;      // the tile's chunks [0, head_end) have rows with h != 0
+  int* tail_start;    // and chunks [tail_start, outputs) rows with p != 0
+  T* head_h;          // h of the rows in heads, at the rows' places
+  T* tail_p;          // p of the rows in tails, at the rows' places
+  T* x_left;          // X_L and X_R of each tile (tile_ends_kernel)
+  T* x_right;
+  // Nonzero when some tile's last unknown depends on its X_L or its first on its X_R, so that
+  // neighbours alone cannot settle a boundary (set by the tiles, moved to `coupled_now` and
+  // cleared by tile_ends_kernel: zero between solves).
+  unsigned* coupled;
+  unsigned* coupled_now;
 };
 
 namespace thomas_scan_detail {
-
-using scan_detail::LookbackPauses;
-using scan_detail::StateKind;
-using scan_detail::TileStates;
-
-template <class T>
-using DownStates = TileStates<DownMap<T>, StateKind::tagged>;
 
 // Where chunk q of the batch lies: system q / chunks, rows from (q % chunks) * K.
 struct ChunkPlace {
@@ -77,25 +77,20 @@ template <class T, int K>
 __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
     thomas_scan_kernel(const T* __restrict__ pa, const T* __restrict__ pb,
                        const T* __restrict__ pc, const T* pd, T* x, std::int64_t n,
-                       std::int64_t systems, unsigned long long* counter, DownStates<T> states,
-                       TileTails<T> tails, LookbackPauses pauses, unsigned long long* failure) {
+                       std::int64_t systems, TileEnds<T> ends, unsigned long long* failure) {
   constexpr int kMaxThreads = thomas_scan_max_threads(K, sizeof(T));
   extern __shared__ unsigned char shared_bytes[];
   T* const scratch = reinterpret_cast<T*>(shared_bytes);
   const int threads = blockDim.x, warps = threads / 32, outputs = threads - 1;
   const bool lender = threadIdx.x == outputs;  // lends its Substitution, owns nothing
-  __shared__ std::int64_t tile_id;
-  __shared__ DownMap<T> tile_before;
-  __shared__ int tail_start;
+  __shared__ int head_end, tail_start;
   if (threadIdx.x == 0) {
-    tile_id = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+    head_end = 0;
     tail_start = outputs;
   }
-  __syncthreads();
-  const std::int64_t tile = tile_id;
+  const std::int64_t tile = blockIdx.x;
   const std::int64_t chunks = (n + K - 1) / K;  // a system's
   const std::int64_t total = chunks * systems;
-  const std::int64_t tiles = (total + outputs - 1) / outputs;
   const std::int64_t q = tile * outputs + threadIdx.x;
   const bool active = q < total;
   const ChunkPlace at(active ? q : 0, chunks, n, K);
@@ -117,128 +112,195 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   if (active) row = chunk.interface_row(next);
   if (last) row.c = T(0);
 
-  // Down: the chunks' interface rows, by the block's scan and the tile's look-back.
+  // Down: the interface rows before this chunk's, composed by the block's scan, applied to
+  // "x_before the tile is X_L": the previous chunk's eliminated row x_before + cp x_last =
+  // delta + sigma X_L.
   const DownPolicy<T> down;
-  DownMap<T> own = lender  ? DownMap<T>::identity()
-                   : first ? DownMap<T>{T(0), row.c, T(0), T(0), row.d, T(0), row.b, 1}
-                           : DownMap<T>{T(0), row.c, T(0), -row.a, row.d, -row.a, row.b, 0};
+  const DownMap<T> own = lender  ? DownMap<T>::identity()
+                         : first ? DownMap<T>{T(0), row.c, T(0), T(0), row.d, T(0), row.b, 1}
+                                 : DownMap<T>{T(0), row.c, T(0), -row.a, row.d, -row.a, row.b, 0};
   DownMap<T> before, tile_total;
   scan_detail::block_exclusive_scan<kMaxThreads>(down, own, before, tile_total, warps);
-  // A tile whose first chunk starts a system needs nothing from before it; one that holds a
-  // system's start has its inclusive prefix at once.
-  const bool needs_before = tile > 0 && tile * outputs % chunks != 0;
-  if (threadIdx.x < 32) {
-    if (threadIdx.x == 0)
-      states.publish(tile, tile_total.closed || tile == 0 ? scan_detail::kPrefix
-                                                          : scan_detail::kTotal,
-                     tile_total);
-    if (needs_before) {
-      const DownMap<T> tile_prefix = scan_detail::look_back(down, states, tile, pauses);
-      if (threadIdx.x == 0) {
-        if (!tile_total.closed)
-          states.publish(tile, scan_detail::kPrefix, down.combine(tile_prefix, tile_total));
-        tile_before = tile_prefix;
-      }
-    }
-  }
-  if (needs_before) {
-    __syncthreads();
-    before = threadIdx.x == 0 ? tile_before : down.combine(tile_before, before);
-  }
-  // The previous chunk's interface row eliminated, x_before + cp x_last = dp, then this one's.
-  T cp, dp;
-  before.eliminated(cp, dp);
+  const T inv_n = T(1) / before.n;
+  const T cp = before.q * inv_n, delta = before.t * inv_n;
+  const T sigma = before.closed ? T(0) : before.s * inv_n;
+  // This chunk's interface row eliminated: x_last + c_last x_last' = d0 + d1 X_L.
   const T inv = T(1) / (first ? row.b : row.b - row.a * cp);
   const T c_last = last ? T(0) : row.c * inv;
-  const T d_last = (first ? row.d : row.d - row.a * dp) * inv;
+  const T d0 = (first ? row.d : row.d - row.a * delta) * inv;
+  const T d1 = first ? T(0) : -row.a * sigma * inv;
 
-  // Up: x_last as a map of the next chunk's, then through the backward scan of X.
-  const UpMap<T> own_up = lender ? UpMap<T>::identity() : UpMap<T>{-c_last, d_last, last};
+  // Up: x_last as a map of the next chunk's, then through the backward scan of X_R.
+  const UpMap<T> own_up = lender ? UpMap<T>::identity() : UpMap<T>{-c_last, d0, d1, last};
   UpMap<T> after, tile_up;
   scan_detail::block_exclusive_scan<kMaxThreads, scan_detail::ScanOrder::backward>(
       UpPolicy<T>{}, own_up, after, tile_up, warps);
-  const UpMap<T> x_last = own_up.then(after);
-  if (active && !lender && !(x_last.q == T(0))) atomicMin(&tail_start, threadIdx.x);
-  __syncthreads();
-  const int tail = tail_start;
+  const UpMap<T> x_last = own_up.then(after);  // x_last = y + h X_L + q X_R
 
-  // The chunk's rows: x = d - a x_before - c x_last, with x_before = dp - cp x_last.
-  if (active && !lender) {
-    T y[K], p[K];
+  // The chunk's rows: x = d - a x_before - c x_last, x_before = delta + sigma X_L - cp x_last.
+  T y[K], h[K], p[K];
+  bool has_h = false, has_p = false;
 #pragma unroll
-    for (int i = 0; i < K - 1; ++i) {
-      const T alpha = first ? chunk.d[i] : chunk.d[i] - chunk.a[i] * dp;
-      const T beta = first ? -chunk.c[i] : chunk.a[i] * cp - chunk.c[i];
-      y[i] = alpha + beta * x_last.y;
-      p[i] = beta * x_last.q;
-    }
-    y[K - 1] = x_last.y;
-    p[K - 1] = x_last.q;
+  for (int i = 0; i < K - 1; ++i) {
+    const T beta = first ? -chunk.c[i] : chunk.a[i] * cp - chunk.c[i];
+    y[i] = (first ? chunk.d[i] : chunk.d[i] - chunk.a[i] * delta) + beta * x_last.y;
+    h[i] = (first ? T(0) : -chunk.a[i] * sigma) + beta * x_last.h;
+    p[i] = beta * x_last.q;
+  }
+  y[K - 1] = x_last.y;
+  h[K - 1] = x_last.h;
+  p[K - 1] = x_last.q;
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    has_h |= !(h[i] == T(0));
+    has_p |= !(p[i] == T(0));
+  }
+  const bool owns = active && !lender;
+  if (owns && has_h) atomicMax(&head_end, threadIdx.x + 1);
+  if (owns && has_p) atomicMin(&tail_start, threadIdx.x);
+  __syncthreads();
+  const int head = head_end, tail = tail_start;
+  if (owns) {
     store_blocked<K>(x + at.offset, at.row, n, y);
-    if (threadIdx.x >= tail) {
-      store_blocked<K>(tails.tail_p + at.offset, at.row, n, p);
-    } else {
+    if (threadIdx.x < head) store_blocked<K>(ends.head_h + at.offset, at.row, n, h);
+    if (threadIdx.x >= tail) store_blocked<K>(ends.tail_p + at.offset, at.row, n, p);
+    if (threadIdx.x >= head && threadIdx.x < tail) {
       bool finite = true;
 #pragma unroll
       for (int i = 0; i < K; ++i) finite &= at.row + i >= n || isfinite(y[i]);
       note_failure(finite, at.offset / n, failure);
     }
   }
-
+  const std::int64_t tiles = (total + outputs - 1) / outputs;
   if (threadIdx.x == 0) {
-    tails.tail_start[tile] = tail;
-    tails.first_y[tile] = x_last.y;
-    tails.first_p[tile] = x_last.q;
+    ends.total[tile] = tile_total;
+    ends.first[tile] = x_last;
+    ends.head_end[tile] = head;
+    ends.tail_start[tile] = tail;
+    if (tile > 0 && !(x_last.q == T(0))) atomicOr(ends.coupled, 1u);
+  }
+  if (threadIdx.x == outputs - 1 && tile + 1 < tiles) {
+    ends.last[tile] = x_last;
+    if (!(x_last.h == T(0))) atomicOr(ends.coupled, 1u);
   }
 }
 
-// Every tile's tail, x = y + p X, with X the next tile's first interface unknown: final when
-// its p is 0, else followed from tile to tile until one is (the batch's last tile's always is).
-// A warp a tile.
+// One block: the tiles' own interface. Down, over the tiles' composed maps: the eliminated
+// interface row before tile k, x_L + cp x_first = dp, with x_first = y + h X_L + q X_R its first
+// unknown, gives X_L = A + B X_R. Up, over x_first's maps with X_L so replaced: X_R.
+template <class T, int kThreads>
+__global__ void __launch_bounds__(kThreads)
+    tile_ends_kernel(std::int64_t tiles, TileEnds<T> ends, T* a_coef, T* b_coef) {
+  constexpr int kItems = 4;
+  // Only when neighbours alone cannot settle every boundary (finish_ends_kernel).
+  const unsigned coupled = *ends.coupled;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    *ends.coupled_now = coupled;
+    *ends.coupled = 0;
+  }
+  if (!coupled) return;
+  using scan_detail::ScanOrder;
+  scan_detail::block_scan_range<kThreads, kItems, ScanOrder::forward>(
+      DownPolicy<T>{}, tiles, [&](std::int64_t k) { return ends.total[k]; },
+      [&](std::int64_t k, const DownMap<T>& before) {
+        T cp, dp;
+        before.eliminated(cp, dp);
+        const UpMap<T> f = ends.first[k];
+        const T r = T(1) / (T(1) + cp * f.h);
+        a_coef[k] = (dp - cp * f.y) * r;
+        b_coef[k] = -cp * f.q * r;
+      });
+  __syncthreads();  // a_coef and b_coef, written by other threads, are read below
+  // Tile k's first unknown with X_L replaced: y + h A + (q + h B) X_R. Where h is 0 the tile
+  // starts a system and A, B (which may come from another system) are not used.
+  const auto first_map = [&](std::int64_t k) {
+    const UpMap<T> f = ends.first[k];
+    if (f.h == T(0)) return UpMap<T>{f.q, f.y, T(0), f.q == T(0)};
+    const T q = f.q + f.h * b_coef[k];
+    return UpMap<T>{q, f.y + f.h * a_coef[k], T(0), q == T(0)};
+  };
+  scan_detail::block_scan_range<kThreads, kItems, ScanOrder::backward>(
+      UpPolicy<T>{}, tiles, first_map, [&](std::int64_t k, const UpMap<T>& after) {
+        // X_R of tile k is the next tile's first unknown: the maps after k, applied to 0.
+        const T right = after.y;
+        ends.x_right[k] = right;
+        ends.x_left[k] = b_coef[k] == T(0) ? a_coef[k] : a_coef[k] + b_coef[k] * right;
+      });
+}
+
+// A boundary between tiles that neighbours settle alone: the last unknown before it, R =
+// y_l + q_l F, and the first after it, F = y_f + h_f R (the tile before's R depends on no X_L and
+// the tile after's F on no X_R). Returns R and F; where a coefficient is 0 the other side (maybe
+// another system's) is not used.
+template <class T>
+__device__ inline void settle_boundary(const UpMap<T>& l, const UpMap<T>& f, T& r, T& x_first) {
+  if (l.q == T(0)) {
+    r = l.y;
+    x_first = f.h == T(0) ? f.y : f.y + f.h * r;
+  } else if (f.h == T(0)) {
+    x_first = f.y;
+    r = l.y + l.q * x_first;
+  } else {
+    r = (l.y + l.q * f.y) / (T(1) - l.q * f.h);
+    x_first = f.y + f.h * r;
+  }
+}
+
+// The heads and tails: x = y + h X_L + p X_R, h and p added only where they are not 0 (so a
+// NaN X of another system cannot reach a row). A warp a tile, a lane a chunk.
 template <class T, int K>
-__global__ void resolve_tails_kernel(T* x, std::int64_t n, std::int64_t systems,
-                                     std::int64_t tiles, int tile_threads, TileTails<T> tails,
-                                     unsigned long long* failure) {
+__global__ void finish_ends_kernel(T* x, std::int64_t n, std::int64_t systems,
+                                   std::int64_t tiles, int tile_threads, TileEnds<T> ends,
+                                   unsigned long long* failure) {
   const std::int64_t chunks = (n + K - 1) / K, total = chunks * systems;
   const int outputs = tile_threads - 1, lane = threadIdx.x % 32;
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::int64_t tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; tile + 1 < tiles;
-       tile += warps) {
-    const int tail = tails.tail_start[tile];
-    if (tail >= outputs) continue;
-    T X = tails.first_y[tile + 1];
-    if (!(tails.first_p[tile + 1] == T(0))) {
-      T p = T(1);
-      X = T(0);
-      for (std::int64_t j = tile + 1; j < tiles; ++j) {
-        const T pj = tails.first_p[j];
-        X += p * tails.first_y[j];
-        p *= pj;
-        if (pj == T(0) || p == T(0)) break;
-      }
-    }
-    for (int t = tail + lane; t < outputs; t += 32) {
-      const std::int64_t q = tile * outputs + t;
-      if (q >= total) break;
-      const ChunkPlace at(q, chunks, n, K);
-      bool finite = true;
-      for (int i = 0; i < K && at.row + i < n; ++i) {
-        const std::int64_t g = at.offset + at.row + i;
-        const T p = tails.tail_p[g];
-        // Rows whose p is 0 keep y, so a NaN X of another system cannot reach them.
-        const T xi = p == T(0) ? x[g] : x[g] + p * X;
-        x[g] = xi;
-        finite &= isfinite(xi);
-      }
-      note_failure(finite, at.offset / n, failure);
-    }
+  const std::int64_t tile = blockIdx.x * std::int64_t(blockDim.x / 32) + threadIdx.x / 32;
+  if (tile >= tiles) return;
+  const int head = ends.head_end[tile], tail = ends.tail_start[tile];
+  if (head == 0 && tail == outputs) return;
+  T left = T(0), right = T(0);
+  if (*ends.coupled_now) {
+    left = ends.x_left[tile];
+    right = ends.x_right[tile];
+  } else {
+    T unused;
+    if (head > 0) settle_boundary(ends.last[tile - 1], ends.first[tile], left, unused);
+    if (tail < outputs) settle_boundary(ends.last[tile], ends.first[tile + 1], unused, right);
   }
+  const auto finish = [&](int t) {
+    const std::int64_t q = tile * outputs + t;
+    if (q >= total) return;
+    const bool in_head = t < head, in_tail = t >= tail;
+    const std::int64_t offset = q / chunks * n, row = q % chunks * K;
+    // Loads first, then stores: x, h and p may not be reordered across a store to x.
+    T xs[K], hs[K], ps[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const bool inside = row + i < n;
+      const std::int64_t g = offset + row + i;
+      xs[i] = inside ? x[g] : T(0);
+      hs[i] = inside && in_head ? ends.head_h[g] : T(0);
+      ps[i] = inside && in_tail ? ends.tail_p[g] : T(0);
+    }
+    bool finite = true;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      if (!(hs[i] == T(0))) xs[i] += hs[i] * left;
+      if (!(ps[i] == T(0))) xs[i] += ps[i] * right;
+      finite &= isfinite(xs[i]);
+    }
+    store_blocked<K>(x + offset, row, n, xs);
+    note_failure(finite, offset / n, failure);
+  };
+  for (int t = lane; t < head; t += 32) finish(t);
+  for (int t = (head > tail ? head : tail) + lane; t < outputs; t += 32) finish(t);
 }
 
 }  // namespace thomas_scan_detail
 
-// thomas-scan's workspace: the look-back's counter and tile states (zeroed before each solve),
-// then the tails.
+// thomas-scan's workspace: per tile, what tile_ends_kernel needs and gives; per row, the heads'
+// h and the tails' p.
 template <class T>
 class ThomasScanWorkspace {
  public:
@@ -247,51 +309,71 @@ class ThomasScanWorkspace {
       : n_(n),
         systems_(systems),
         threads_(threads),
-        tiles_(ceil_div(ceil_div(n, chunk) * systems, threads - 1)),
-        lookback_(tiles_) {
+        tiles_(ceil_div(ceil_div(n, chunk) * systems, threads - 1)) {
     const auto t = static_cast<std::size_t>(tiles_);
-    zeroed_ = align(lookback_.bytes);
-    tail_start_ = zeroed_;
-    first_y_ = align(tail_start_ + t * sizeof(int));
-    first_p_ = align(first_y_ + t * sizeof(T));
-    tail_p_ = align(first_p_ + t * sizeof(T));
-    bytes_ = tail_p_ + static_cast<std::size_t>(n * systems) * sizeof(T);
+    const auto rows = static_cast<std::size_t>(n * systems);
+    std::size_t at = 0;
+    const auto take = [&](std::size_t bytes) {
+      const std::size_t here = at;
+      at = (at + bytes + 255) / 256 * 256;
+      return here;
+    };
+    total_ = take(t * sizeof(DownMap<T>));
+    first_ = take(t * sizeof(UpMap<T>));
+    last_ = take(t * sizeof(UpMap<T>));
+    coupled_ = take(2 * sizeof(unsigned));
+    head_end_ = take(t * sizeof(int));
+    tail_start_ = take(t * sizeof(int));
+    x_left_ = take(t * sizeof(T));
+    x_right_ = take(t * sizeof(T));
+    a_coef_ = take(t * sizeof(T));
+    b_coef_ = take(t * sizeof(T));
+    head_h_ = take(rows * sizeof(T));
+    tail_p_ = take(rows * sizeof(T));
+    bytes_ = at;
   }
   std::size_t bytes() const { return bytes_; }
+  // Zero the coupling flags once, after allocating; each solve leaves them zero.
+  void clear(unsigned char* base) const {
+    PARASOL_CUDA(cudaMemset(base + coupled_, 0, 2 * sizeof(unsigned)));
+  }
 
   template <int K>
   void solve(const T* a, const T* b, const T* c, const T* d, T* x, unsigned char* base,
-             unsigned long long* failure, cudaStream_t stream,
-             scan_detail::LookbackPauses pauses) const {
+             unsigned long long* failure, cudaStream_t stream) const {
     using namespace thomas_scan_detail;
-    // Zero is "unpublished" for tagged tile states.
-    PARASOL_CUDA(cudaMemsetAsync(base, 0, zeroed_, stream));
-    auto* counter = reinterpret_cast<unsigned long long*>(base);
-    const TileTails<T> tails{reinterpret_cast<int*>(base + tail_start_),
-                             reinterpret_cast<T*>(base + first_y_),
-                             reinterpret_cast<T*>(base + first_p_),
-                             reinterpret_cast<T*>(base + tail_p_)};
+    const TileEnds<T> ends{reinterpret_cast<DownMap<T>*>(base + total_),
+                           reinterpret_cast<UpMap<T>*>(base + first_),
+                           reinterpret_cast<UpMap<T>*>(base + last_),
+                           reinterpret_cast<int*>(base + head_end_),
+                           reinterpret_cast<int*>(base + tail_start_),
+                           reinterpret_cast<T*>(base + head_h_),
+                           reinterpret_cast<T*>(base + tail_p_),
+                           reinterpret_cast<T*>(base + x_left_),
+                           reinterpret_cast<T*>(base + x_right_),
+                           reinterpret_cast<unsigned*>(base + coupled_),
+                           reinterpret_cast<unsigned*>(base + coupled_) + 1};
     const std::size_t smem = 3 * sizeof(T) * static_cast<std::size_t>(threads_);
     thomas_scan_kernel<T, K><<<static_cast<unsigned>(tiles_), threads_, smem, stream>>>(
-        a, b, c, d, x, n_, systems_, counter, lookback_.states(base, tiles_), tails, pauses,
-        failure);
+        a, b, c, d, x, n_, systems_, ends, failure);
     PARASOL_CHECK_LAUNCH(stream);
-    if (tiles_ > 1) {
-      constexpr int kBlock = 256;  // a warp a tile
-      const auto blocks = static_cast<unsigned>(ceil_div(tiles_ - 1, kBlock / 32));
-      resolve_tails_kernel<T, K><<<blocks, kBlock, 0, stream>>>(x, n_, systems_, tiles_, threads_,
-                                                                 tails, failure);
-      PARASOL_CHECK_LAUNCH(stream);
-    }
+    if (tiles_ == 1) return;  // one tile holds whole systems: no heads or tails
+    constexpr int kTileThreads = sizeof(T) == 8 ? 256 : 512;  // registers for doubles
+    tile_ends_kernel<T, kTileThreads><<<1, kTileThreads, 0, stream>>>(
+        tiles_, ends, reinterpret_cast<T*>(base + a_coef_), reinterpret_cast<T*>(base + b_coef_));
+    PARASOL_CHECK_LAUNCH(stream);
+    constexpr int kBlock = 256;  // a warp a tile
+    finish_ends_kernel<T, K><<<static_cast<unsigned>(ceil_div(tiles_, kBlock / 32)), kBlock, 0,
+                               stream>>>(x, n_, systems_, tiles_, threads_, ends, failure);
+    PARASOL_CHECK_LAUNCH(stream);
   }
 
  private:
-  static std::size_t align(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
   std::int64_t n_, systems_;
   int threads_;
   std::int64_t tiles_;
-  scan_detail::LookbackLayout<DownMap<T>, scan_detail::StateKind::tagged> lookback_;
-  std::size_t zeroed_ = 0, tail_start_ = 0, first_y_ = 0, first_p_ = 0, tail_p_ = 0, bytes_ = 0;
+  std::size_t total_ = 0, first_ = 0, last_ = 0, coupled_ = 0, head_end_ = 0, tail_start_ = 0, x_left_ = 0, x_right_ = 0,
+              a_coef_ = 0, b_coef_ = 0, head_h_ = 0, tail_p_ = 0, bytes_ = 0;
 };
 
 }  // namespace parasol::tridiag

@@ -219,10 +219,6 @@ __global__ void thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
 
 // ---- launching --------------------------------------------------------------------------------
 
-// thomas-scan's look-back pauses (nanoseconds before the first read of the predecessors' states
-// and between reads).
-constexpr scan_detail::LookbackPauses kThomasScanPauses{0, 0};
-
 template <class T, class F>
 void with_chunk(int chunk, F&& f) {
   switch (chunk) {
@@ -311,6 +307,7 @@ Solver<T>::Solver(const Launch& launch, const Dims& dims)
   } else if (launch_.variant == Variant::thomas_scan) {
     const ThomasScanWorkspace<T> layout(dims.n, dims.systems, launch_.threads, launch_.chunk);
     scan_workspace_ = DeviceBuffer<unsigned char>(layout.bytes());
+    layout.clear(scan_workspace_.data());
   } else if (launch_.variant == Variant::thomas_pcr || launch_.variant == Variant::pcr_warp) {
     if (whole_system_block(launch_, dims.n) > 0) return;
     // Past one block per system (thomas-pcr only): in one pass when the segments allow.
@@ -392,7 +389,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
       const ThomasScanWorkspace<T> layout(dm.n, dm.systems, threads, launch_.chunk);
       const auto solve = [&](auto kc) {
         layout.template solve<decltype(kc)::value>(a, b, c, d, x, scan_workspace_.data(), failure,
-                                                   stream, kThomasScanPauses);
+                                                   stream);
       };
       static_assert(kThomasScanChunks.size() == 3, "one case per chunk compiled in");
       switch (launch_.chunk) {

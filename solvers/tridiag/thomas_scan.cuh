@@ -28,6 +28,7 @@
 #include <cstdint>
 
 #include "kernels/blocked_io.cuh"
+#include "kernels/chained_launch.cuh"
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/scan.cuh"
@@ -83,6 +84,7 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   T* const scratch = reinterpret_cast<T*>(shared_bytes);
   const int threads = blockDim.x, warps = threads / 32, outputs = threads - 1;
   const bool lender = threadIdx.x == outputs;  // lends its Substitution, owns nothing
+  let_later_grid_start();  // tile_ends_kernel may be placed as this grid's last blocks run
   __shared__ int head_end, tail_start;
   if (threadIdx.x == 0) {
     head_end = 0;
@@ -192,6 +194,8 @@ template <class T, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     tile_ends_kernel(std::int64_t tiles, TileEnds<T> ends, T* a_coef, T* b_coef) {
   constexpr int kItems = 4;
+  wait_for_earlier_grid();
+  let_later_grid_start();
   // Only when neighbours alone cannot settle every boundary (finish_ends_kernel).
   const unsigned coupled = *ends.coupled;
   __syncthreads();
@@ -248,53 +252,62 @@ __device__ inline void settle_boundary(const UpMap<T>& l, const UpMap<T>& f, T& 
 }
 
 // The heads and tails: x = y + h X_L + p X_R, h and p added only where they are not 0 (so a
-// NaN X of another system cannot reach a row). A warp a tile, a lane a chunk.
+// NaN X of another system cannot reach a row). A warp a tile, a lane a chunk of its head or tail.
+// Latency-bound (a few round trips a warp), so it keeps registers few enough that every tile's
+// warp is resident at once on large batches.
 template <class T, int K>
-__global__ void finish_ends_kernel(T* x, std::int64_t n, std::int64_t systems,
+__global__ void __launch_bounds__(256, K * sizeof(T) <= 64 ? 4 : 2) finish_ends_kernel(T* x, std::int64_t n, std::int64_t systems,
                                    std::int64_t tiles, int tile_threads, TileEnds<T> ends,
                                    unsigned long long* failure) {
+  wait_for_earlier_grid();
   const std::int64_t chunks = (n + K - 1) / K, total = chunks * systems;
   const int outputs = tile_threads - 1, lane = threadIdx.x % 32;
   const std::int64_t tile = blockIdx.x * std::int64_t(blockDim.x / 32) + threadIdx.x / 32;
   if (tile >= tiles) return;
+  // Every record at once: one round trip.
   const int head = ends.head_end[tile], tail = ends.tail_start[tile];
-  if (head == 0 && tail == outputs) return;
-  T left = T(0), right = T(0);
-  if (*ends.coupled_now) {
-    left = ends.x_left[tile];
-    right = ends.x_right[tile];
-  } else {
-    T unused;
-    if (head > 0) settle_boundary(ends.last[tile - 1], ends.first[tile], left, unused);
-    if (tail < outputs) settle_boundary(ends.last[tile], ends.first[tile + 1], unused, right);
+  const unsigned coupled = *ends.coupled_now;
+  const UpMap<T> none{T(0), T(0), T(0), 1};
+  const UpMap<T> last_before = tile > 0 ? ends.last[tile - 1] : none;
+  const UpMap<T> first = ends.first[tile];
+  const UpMap<T> last = tile + 1 < tiles ? ends.last[tile] : none;
+  const UpMap<T> first_after = tile + 1 < tiles ? ends.first[tile + 1] : none;
+  const T given_left = ends.x_left[tile], given_right = ends.x_right[tile];
+  const int tail_from = head > tail ? head : tail;  // tail chunks not in the head
+  const int count = head + (outputs - tail_from);
+  if (count == 0) return;
+  T left = given_left, right = given_right, unused;
+  if (!coupled) {
+    settle_boundary(last_before, first, left, unused);
+    settle_boundary(last, first_after, unused, right);
   }
-  const auto finish = [&](int t) {
+  for (int r = lane; r < count; r += 32) {
+    const int t = r < head ? r : tail_from + (r - head);
     const std::int64_t q = tile * outputs + t;
-    if (q >= total) return;
+    if (q >= total) continue;
     const bool in_head = t < head, in_tail = t >= tail;
     const std::int64_t offset = q / chunks * n, row = q % chunks * K;
-    // Loads first, then stores: x, h and p may not be reordered across a store to x.
-    T xs[K], hs[K], ps[K];
+    // A chunk is in both the head and the tail only when a tile is short beside the decay.
+    T xs[K], coef[K];
+    load_blocked<K>(x + offset, row, n, xs, T(0));
+    if (in_head) {
+      load_blocked<K>(ends.head_h + offset, row, n, coef, T(0));
 #pragma unroll
-    for (int i = 0; i < K; ++i) {
-      const bool inside = row + i < n;
-      const std::int64_t g = offset + row + i;
-      xs[i] = inside ? x[g] : T(0);
-      hs[i] = inside && in_head ? ends.head_h[g] : T(0);
-      ps[i] = inside && in_tail ? ends.tail_p[g] : T(0);
+      for (int i = 0; i < K; ++i)
+        if (!(coef[i] == T(0))) xs[i] += coef[i] * left;
+    }
+    if (in_tail) {
+      load_blocked<K>(ends.tail_p + offset, row, n, coef, T(0));
+#pragma unroll
+      for (int i = 0; i < K; ++i)
+        if (!(coef[i] == T(0))) xs[i] += coef[i] * right;
     }
     bool finite = true;
 #pragma unroll
-    for (int i = 0; i < K; ++i) {
-      if (!(hs[i] == T(0))) xs[i] += hs[i] * left;
-      if (!(ps[i] == T(0))) xs[i] += ps[i] * right;
-      finite &= isfinite(xs[i]);
-    }
+    for (int i = 0; i < K; ++i) finite &= row + i >= n || isfinite(xs[i]);
     store_blocked<K>(x + offset, row, n, xs);
     note_failure(finite, offset / n, failure);
-  };
-  for (int t = lane; t < head; t += 32) finish(t);
-  for (int t = (head > tail ? head : tail) + lane; t < outputs; t += 32) finish(t);
+  }
 }
 
 }  // namespace thomas_scan_detail
@@ -309,7 +322,8 @@ class ThomasScanWorkspace {
       : n_(n),
         systems_(systems),
         threads_(threads),
-        tiles_(ceil_div(ceil_div(n, chunk) * systems, threads - 1)) {
+        tiles_(ceil_div(ceil_div(n, chunk) * systems, threads - 1)),
+        chained_(chained_launch_supported()) {
     const auto t = static_cast<std::size_t>(tiles_);
     const auto rows = static_cast<std::size_t>(n * systems);
     std::size_t at = 0;
@@ -359,12 +373,14 @@ class ThomasScanWorkspace {
     PARASOL_CHECK_LAUNCH(stream);
     if (tiles_ == 1) return;  // one tile holds whole systems: no heads or tails
     constexpr int kTileThreads = sizeof(T) == 8 ? 256 : 512;  // registers for doubles
-    tile_ends_kernel<T, kTileThreads><<<1, kTileThreads, 0, stream>>>(
-        tiles_, ends, reinterpret_cast<T*>(base + a_coef_), reinterpret_cast<T*>(base + b_coef_));
+    launch_chained(chained_, tile_ends_kernel<T, kTileThreads>, 1, kTileThreads, 0, stream,
+                   tiles_, ends, reinterpret_cast<T*>(base + a_coef_),
+                   reinterpret_cast<T*>(base + b_coef_));
     PARASOL_CHECK_LAUNCH(stream);
     constexpr int kBlock = 256;  // a warp a tile
-    finish_ends_kernel<T, K><<<static_cast<unsigned>(ceil_div(tiles_, kBlock / 32)), kBlock, 0,
-                               stream>>>(x, n_, systems_, tiles_, threads_, ends, failure);
+    launch_chained(chained_, finish_ends_kernel<T, K>,
+                   static_cast<unsigned>(ceil_div(tiles_, kBlock / 32)), kBlock, 0, stream, x, n_,
+                   systems_, tiles_, threads_, ends, failure);
     PARASOL_CHECK_LAUNCH(stream);
   }
 
@@ -372,6 +388,7 @@ class ThomasScanWorkspace {
   std::int64_t n_, systems_;
   int threads_;
   std::int64_t tiles_;
+  bool chained_;
   std::size_t total_ = 0, first_ = 0, last_ = 0, coupled_ = 0, head_end_ = 0, tail_start_ = 0, x_left_ = 0, x_right_ = 0,
               a_coef_ = 0, b_coef_ = 0, head_h_ = 0, tail_p_ = 0, bytes_ = 0;
 };

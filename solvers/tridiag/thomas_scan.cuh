@@ -252,7 +252,8 @@ __device__ inline void settle_boundary(const UpMap<T>& l, const UpMap<T>& f, T& 
 }
 
 // The heads and tails: x = y + h X_L + p X_R, h and p added only where they are not 0 (so a
-// NaN X of another system cannot reach a row). A warp a tile, a lane a chunk of its head or tail.
+// NaN X of another system cannot reach a row). Half a warp a tile (a tile's head and tail are a
+// few chunks each when the systems are diagonally dominant), a lane a chunk of them.
 // Latency-bound (a few round trips a warp), so it keeps registers few enough that every tile's
 // warp is resident at once on large batches.
 template <class T, int K>
@@ -261,8 +262,9 @@ __global__ void __launch_bounds__(256, K * sizeof(T) <= 64 ? 4 : 2) finish_ends_
                                    unsigned long long* failure) {
   wait_for_earlier_grid();
   const std::int64_t chunks = (n + K - 1) / K, total = chunks * systems;
-  const int outputs = tile_threads - 1, lane = threadIdx.x % 32;
-  const std::int64_t tile = blockIdx.x * std::int64_t(blockDim.x / 32) + threadIdx.x / 32;
+  constexpr int kLanes = 16;
+  const int outputs = tile_threads - 1, lane = threadIdx.x % kLanes;
+  const std::int64_t tile = blockIdx.x * std::int64_t(blockDim.x / kLanes) + threadIdx.x / kLanes;
   if (tile >= tiles) return;
   // Every record at once: one round trip.
   const int head = ends.head_end[tile], tail = ends.tail_start[tile];
@@ -281,7 +283,7 @@ __global__ void __launch_bounds__(256, K * sizeof(T) <= 64 ? 4 : 2) finish_ends_
     settle_boundary(last_before, first, left, unused);
     settle_boundary(last, first_after, unused, right);
   }
-  for (int r = lane; r < count; r += 32) {
+  for (int r = lane; r < count; r += kLanes) {
     const int t = r < head ? r : tail_from + (r - head);
     const std::int64_t q = tile * outputs + t;
     if (q >= total) continue;
@@ -377,9 +379,9 @@ class ThomasScanWorkspace {
                    tiles_, ends, reinterpret_cast<T*>(base + a_coef_),
                    reinterpret_cast<T*>(base + b_coef_));
     PARASOL_CHECK_LAUNCH(stream);
-    constexpr int kBlock = 256;  // a warp a tile
+    constexpr int kBlock = 256;  // half a warp a tile
     launch_chained(chained_, finish_ends_kernel<T, K>,
-                   static_cast<unsigned>(ceil_div(tiles_, kBlock / 32)), kBlock, 0, stream, x, n_,
+                   static_cast<unsigned>(ceil_div(tiles_, kBlock / 16)), kBlock, 0, stream, x, n_,
                    systems_, tiles_, threads_, ends, failure);
     PARASOL_CHECK_LAUNCH(stream);
   }

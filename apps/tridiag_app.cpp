@@ -131,10 +131,12 @@ std::vector<int> get_ints(io::ParamTable& t, const std::string& key, const std::
 }
 
 bool compiled_chunk(int chunk) {
-  const auto& w = tridiag::kWarpChunks;
-  const auto& t = tridiag::kThomasPcrChunks;
-  return chunk == 0 || std::find(w.begin(), w.end(), chunk) != w.end() ||
-         std::find(t.begin(), t.end(), chunk) != t.end();
+  if (chunk == 0) return true;
+  for (Variant v : tridiag::kVariants) {
+    const std::vector<int> chunks = tridiag::compiled_chunks(v);
+    if (std::find(chunks.begin(), chunks.end(), chunk) != chunks.end()) return true;
+  }
+  return false;
 }
 
 SweepParams read_sweep_params(io::ParamTable& t) {
@@ -571,12 +573,8 @@ int run(io::ParamTable& t, const RunOptions& options) {
 
 // The chunks timed for a variant: those listed (or all compiled) that the variant takes.
 std::vector<int> chunks_for(Variant v, const std::vector<int>& listed) {
-  std::vector<int> compiled{0};
-  if (v == Variant::pcr_warp) compiled.assign(tridiag::kWarpChunks.begin(), tridiag::kWarpChunks.end());
-  if (v == Variant::thomas_pcr)
-    compiled.assign(tridiag::kThomasPcrChunks.begin(), tridiag::kThomasPcrChunks.end());
-  if (v == Variant::thomas_scan)
-    compiled.assign(tridiag::kThomasScanChunks.begin(), tridiag::kThomasScanChunks.end());
+  std::vector<int> compiled = tridiag::compiled_chunks(v);
+  if (compiled.empty()) compiled = {0};
   if (listed.empty() || compiled == std::vector<int>{0}) return compiled;
   std::vector<int> chosen;
   for (int c : listed)

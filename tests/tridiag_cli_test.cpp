@@ -253,7 +253,7 @@ TEST_F(TridiagCli, SweepWithoutADeviceSaysSo) {
 
 TEST_F(TridiagCli, GpuRunsAgreeWithTheGold) {
   PARASOL_REQUIRE_GPU();
-  for (const std::string variant : {"pcr-shared", "pcr-warp", "thomas-pcr", "thomas"}) {
+  for (const std::string variant : {"pcr-shared", "pcr-warp", "thomas-pcr", "thomas", "thomas-scan"}) {
     // The example's long steps in double; in float shorter steps (lambda 0.5, cond(A) <= 9),
     // since at the example's the decay is only as good as cond(A) ~ 2100 float ulps a step.
     for (const std::string precision : {"double", "float"}) {
@@ -283,7 +283,7 @@ TEST_F(TridiagCli, GpuSweepTimesEveryVariant) {
   ASSERT_EQ(r.status, 0) << r.output;
   io::ResultReader h5(dir_ / "s.h5");
   const std::vector<std::string> variants = h5.read_strings("/sweep/variant");
-  for (const std::string v : {"pcr-shared", "pcr-warp", "thomas-pcr", "thomas"})
+  for (const std::string v : {"pcr-shared", "pcr-warp", "thomas-pcr", "thomas", "thomas-scan"})
     EXPECT_NE(std::find(variants.begin(), variants.end(), v), variants.end()) << v;
   for (std::int64_t passed : h5.read_ints("/sweep/passed")) EXPECT_EQ(passed, 1);
 }

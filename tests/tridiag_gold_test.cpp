@@ -435,6 +435,14 @@ TEST(TridiagParams, ChunkMustSuitTheVariant) {
   p.chunk = -1;
   expect_rejected(p, "method.chunk");
 
+  p.variant = Variant::thomas_scan;
+  for (int chunk : kThomasScanChunks) {
+    p.chunk = chunk;
+    EXPECT_NO_THROW(p.validate()) << chunk;
+  }
+  p.chunk = 2;
+  expect_rejected(p, "method.chunk", "4, 8, 16 (rows per thread for thomas-scan)");
+
   for (Variant v : {Variant::pcr_shared, Variant::thomas}) {
     p.variant = v;
     p.chunk = 0;
@@ -457,7 +465,7 @@ TEST(TridiagParams, HeatSizeBeyondAVariantsLimitNamesThePoints) {
   p.heat.points = kPcrSharedMaxRows + 1;
   expect_rejected(p, "heat.points", "pcr-shared solves at most 2048");
   // The others take any n.
-  for (Variant v : {Variant::thomas_pcr, Variant::thomas}) {
+  for (Variant v : {Variant::thomas_pcr, Variant::thomas, Variant::thomas_scan}) {
     p.variant = v;
     p.heat.points = 1000000;
     EXPECT_NO_THROW(p.validate());
@@ -483,6 +491,7 @@ TEST(TridiagParams, NamesConvertBothWays) {
   for (Variant v : kVariants) EXPECT_EQ(parse_variant(name(v)), v);
   EXPECT_EQ(name(Variant::pcr_shared), "pcr-shared");
   EXPECT_EQ(name(Variant::thomas_pcr), "thomas-pcr");
+  EXPECT_EQ(name(Variant::thomas_scan), "thomas-scan");
   for (Layout l : {Layout::contiguous, Layout::interleaved}) EXPECT_EQ(parse_layout(name(l)), l);
   EXPECT_EQ(parse_precision("float"), Precision::single);
   EXPECT_EQ(parse_precision("double"), Precision::double_);

@@ -317,12 +317,8 @@ TEST_P(TridiagVariant, SeveralSolvesThenOneCheck) {
 template <class T>
 void every_chunk_and_thread_count(Variant v) {
   const Dims dims{1000, 5, required_layout(v)};
-  std::vector<int> chunks{0};
-  if (v == Variant::pcr_warp) chunks.insert(chunks.end(), kWarpChunks.begin(), kWarpChunks.end());
-  if (v == Variant::thomas_pcr)
-    chunks.insert(chunks.end(), kThomasPcrChunks.begin(), kThomasPcrChunks.end());
-  if (v == Variant::thomas_scan)
-    chunks.insert(chunks.end(), kThomasScanChunks.begin(), kThomasScanChunks.end());
+  std::vector<int> chunks = compiled_chunks(v);
+  chunks.insert(chunks.begin(), 0);
   const Batch<T> batch = random_batch<T>(dims, test::kSeed);
   const std::vector<double> gold = solve_gold(batch);
   Stream stream;

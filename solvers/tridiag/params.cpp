@@ -46,6 +46,17 @@ Problem parse_problem(std::string_view s) { return lookup_value(kProblemNames, s
 std::string_view name(Initial i) { return lookup_name(kInitialNames, i); }
 Initial parse_initial(std::string_view s) { return lookup_value(kInitialNames, s, "initial"); }
 
+std::vector<int> compiled_chunks(Variant v) {
+  switch (v) {
+    case Variant::pcr_warp: return {kWarpChunks.begin(), kWarpChunks.end()};
+    case Variant::thomas_pcr: return {kThomasPcrChunks.begin(), kThomasPcrChunks.end()};
+    case Variant::thomas_scan: return {kThomasScanChunks.begin(), kThomasScanChunks.end()};
+    case Variant::pcr_shared:
+    case Variant::thomas: return {};
+  }
+  return {};
+}
+
 // One thread walks a whole system down the interleaved layout, so neighbouring threads (systems)
 // read neighbouring addresses; the block-per-system variants want each system in one piece.
 Layout required_layout(Variant v) {

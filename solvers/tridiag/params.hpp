@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace parasol::tridiag {
 
@@ -86,6 +87,8 @@ inline constexpr std::array kWarpChunks{1, 2, 4};
 inline constexpr std::array kThomasPcrChunks{2, 4, 8, 16};
 inline constexpr std::array kThomasScanChunks{4, 8, 16};
 inline constexpr int kThomasScanDefaultChunk = 8;
+// The chunks compiled in for a variant; empty for those that take none (chunk 0 only).
+std::vector<int> compiled_chunks(Variant v);
 // The most threads per block a chunk size allows: each thread holds three values per row in
 // registers while it eliminates, so long chunks (and doubles) need smaller blocks.
 constexpr int max_chunk_threads(int chunk, int element_bytes) {

@@ -151,13 +151,16 @@ __device__ inline void block_scan_range(const Policy& p, std::int64_t n, Load&& 
                                         Visit&& visit) {
   using V = typename Policy::Value;
   // Positions count in kOrder; value i sits at position i (forward) or n - 1 - i (backward).
-  const auto index = [n](std::int64_t pos) { return kOrder == ScanOrder::forward ? pos : n - 1 - pos; };
+  const auto index = [n](std::int64_t pos) {
+    return kOrder == ScanOrder::forward ? pos : n - 1 - pos;
+  };
   V carry = p.identity();
   for (std::int64_t base = 0; base < n; base += std::int64_t(kThreads) * kItems) {
     const std::int64_t first = base + std::int64_t(threadIdx.x) * kItems;
     V items[kItems];
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) items[j] = first + j < n ? load(index(first + j)) : p.identity();
+    for (int j = 0; j < kItems; ++j)
+      items[j] = first + j < n ? load(index(first + j)) : p.identity();
     const V total = scan_items(p, items);  // inclusive, in place
     V prefix, block_total;
     block_exclusive_scan<kThreads>(p, total, prefix, block_total);
@@ -203,7 +206,7 @@ __device__ inline V read_volatile(const V* p) {
 // 8-byte halves of a 16-byte vector access are not promised to be seen together.)
 enum TileStatus : int { kEmpty = 0, kTotal = 1, kPrefix = 2 };
 
-enum class StateKind { packed, sentinel, fenced, tagged };
+enum class StateKind { packed, sentinel, fenced };
 
 // Pauses in the look-back, in nanoseconds: before a tile first reads its predecessors' states
 // (a tile that has just scanned its own items rarely finds them published yet) and between
@@ -301,49 +304,6 @@ struct TileStates<V, StateKind::fenced> {
   __device__ V value(std::int64_t tile, int s, const V&) const {
     return read_volatile(s == kPrefix ? &prefixes[tile] : &totals[tile]);
   }
-};
-
-// Every 32-bit word of the value shares a 64-bit word with its status (the high half), written
-// and read whole: a reader that finds every word of a slot carrying the slot's status has the
-// whole value, with no fence on either side. Twice the bytes of `fenced`, but a tile publishes
-// with plain stores and a reader needs one round trip to L2, not two and a fence.
-template <class V>
-struct TileStates<V, StateKind::tagged> {
-  static constexpr int kWords = sizeof(V) / 4;
-  unsigned long long* totals;    // kWords a tile
-  unsigned long long* prefixes;  // kWords a tile
-  static constexpr std::size_t bytes_per_tile = 2 * kWords * sizeof(unsigned long long);
-  __device__ void publish(std::int64_t tile, TileStatus s, const V& v) const {
-    static_assert(sizeof(V) % 4 == 0, "scan values must be whole 32-bit words");
-    unsigned w[kWords];
-    memcpy(w, &v, sizeof(V));
-    unsigned long long* slot = (s == kTotal ? totals : prefixes) + tile * kWords;
-    const unsigned long long tag = static_cast<unsigned long long>(s) << 32;
-#pragma unroll
-    for (int i = 0; i < kWords; ++i)
-      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot + i), "l"(tag | w[i])
-                   : "memory");
-  }
-  __device__ int status(std::int64_t tile, V& v) const {
-    unsigned long long p[kWords], t[kWords];
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) {  // both slots at once: one round trip
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(p[i]) : "l"(prefixes + tile * kWords + i) : "memory");
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(t[i]) : "l"(totals + tile * kWords + i) : "memory");
-    }
-    bool is_prefix = true, is_total = true;
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) {
-      is_prefix &= (p[i] >> 32) == kPrefix;
-      is_total &= (t[i] >> 32) == kTotal;
-    }
-    unsigned w[kWords];
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) w[i] = static_cast<unsigned>(is_prefix ? p[i] : t[i]);
-    memcpy(&v, w, sizeof(V));
-    return is_prefix ? kPrefix : is_total ? kTotal : kEmpty;
-  }
-  __device__ V value(std::int64_t, int, const V& v) const { return v; }
 };
 
 // Run by the whole first warp of a tile > 0 after it published its total: the exclusive prefix
@@ -482,9 +442,6 @@ struct LookbackLayout {
     } else if constexpr (kKind == StateKind::sentinel) {
       auto* words = reinterpret_cast<unsigned long long*>(first);
       return {words, words + t};
-    } else if constexpr (kKind == StateKind::tagged) {
-      auto* words = reinterpret_cast<unsigned long long*>(first);
-      return {words, words + t * TileStates<V, kKind>::kWords};
     } else {
       // V before int keeps every array aligned.
       V* totals = reinterpret_cast<V*>(first);

@@ -50,8 +50,8 @@ struct DownMap {
   // This map, then row (a, b, c, d); `first`: the row starts a system (its a is taken as 0).
   __device__ DownMap then_row(T a, T b, T c, T d, bool first) const {
     if (first) return {T(0), c, T(0), T(0), d, T(0), b, 1};
-    DownMap o{c * m, c * n, d * m - a * r, -a * s, d * n - a * t, b * m - a * p, b * n - a * q,
-              closed};
+    DownMap o{c * m,         c * n,         d * m - a * r, -a * s,
+              d * n - a * t, b * m - a * p, b * n - a * q, closed};
     o.rescale();
     return o;
   }
@@ -73,10 +73,14 @@ struct DownPolicy {
   __device__ Value identity() const { return Value::identity(); }
   __device__ Value combine(const Value& e, const Value& l) const {
     if (l.closed) return l;
-    Value o{l.p * e.p + l.q * e.m, l.p * e.q + l.q * e.n,
-            l.r * e.p + l.s * e.r + l.t * e.m, l.s * e.s,
-            l.r * e.q + l.s * e.t + l.t * e.n, l.m * e.p + l.n * e.m,
-            l.m * e.q + l.n * e.n, e.closed};
+    Value o{l.p * e.p + l.q * e.m,
+            l.p * e.q + l.q * e.n,
+            l.r * e.p + l.s * e.r + l.t * e.m,
+            l.s * e.s,
+            l.r * e.q + l.s * e.t + l.t * e.n,
+            l.m * e.p + l.n * e.m,
+            l.m * e.q + l.n * e.n,
+            e.closed};
     o.rescale();
     return o;
   }

@@ -76,9 +76,9 @@ struct ChunkPlace {
 // Dynamic shared memory: three values of blockDim.x (next_thread_first).
 template <class T, int K>
 __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
-    thomas_scan_kernel(const T* __restrict__ pa, const T* __restrict__ pb,
-                       const T* __restrict__ pc, const T* pd, T* x, std::int64_t n,
-                       std::int64_t systems, TileEnds<T> ends, unsigned long long* failure) {
+    thomas_scan_kernel(const T* __restrict__ pa, const T* __restrict__ pb, const T* __restrict__ pc,
+                       const T* pd, T* x, std::int64_t n, std::int64_t systems, TileEnds<T> ends,
+                       unsigned long long* failure) {
   constexpr int kMaxThreads = thomas_scan_max_threads(K, sizeof(T));
   extern __shared__ unsigned char shared_bytes[];
   T* const scratch = reinterpret_cast<T*>(shared_bytes);
@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   Chunk<T, K> chunk;
   Substitution<T> own_first{T(0), T(0), T(0)};
   if (active) {
-    chunk.load_and_eliminate(pa + at.offset, pb + at.offset, pc + at.offset, pd + at.offset,
-                             at.row, n);
+    chunk.load_and_eliminate(pa + at.offset, pb + at.offset, pc + at.offset, pd + at.offset, at.row,
+                             n);
     own_first = chunk.first();
   }
   // A system's last chunk ends on its last row or on padding, where c is 0: `next` is unused,
@@ -257,9 +257,9 @@ __device__ inline void settle_boundary(const UpMap<T>& l, const UpMap<T>& f, T& 
 // Latency-bound (a few round trips a warp), so it keeps registers few enough that every tile's
 // warp is resident at once on large batches.
 template <class T, int K>
-__global__ void __launch_bounds__(256, K * sizeof(T) <= 64 ? 4 : 2) finish_ends_kernel(T* x, std::int64_t n, std::int64_t systems,
-                                   std::int64_t tiles, int tile_threads, TileEnds<T> ends,
-                                   unsigned long long* failure) {
+__global__ void __launch_bounds__(256, K * sizeof(T) <= 64 ? 4 : 2)
+    finish_ends_kernel(T* x, std::int64_t n, std::int64_t systems, std::int64_t tiles,
+                       int tile_threads, TileEnds<T> ends, unsigned long long* failure) {
   wait_for_earlier_grid();
   const std::int64_t chunks = (n + K - 1) / K, total = chunks * systems;
   constexpr int kLanes = 16;
@@ -375,8 +375,8 @@ class ThomasScanWorkspace {
     PARASOL_CHECK_LAUNCH(stream);
     if (tiles_ == 1) return;  // one tile holds whole systems: no heads or tails
     constexpr int kTileThreads = sizeof(T) == 8 ? 256 : 512;  // registers for doubles
-    launch_chained(chained_, tile_ends_kernel<T, kTileThreads>, 1, kTileThreads, 0, stream,
-                   tiles_, ends, reinterpret_cast<T*>(base + a_coef_),
+    launch_chained(chained_, tile_ends_kernel<T, kTileThreads>, 1, kTileThreads, 0, stream, tiles_,
+                   ends, reinterpret_cast<T*>(base + a_coef_),
                    reinterpret_cast<T*>(base + b_coef_));
     PARASOL_CHECK_LAUNCH(stream);
     constexpr int kBlock = 256;  // half a warp a tile
@@ -391,8 +391,9 @@ class ThomasScanWorkspace {
   int threads_;
   std::int64_t tiles_;
   bool chained_;
-  std::size_t total_ = 0, first_ = 0, last_ = 0, coupled_ = 0, head_end_ = 0, tail_start_ = 0, x_left_ = 0, x_right_ = 0,
-              a_coef_ = 0, b_coef_ = 0, head_h_ = 0, tail_p_ = 0, bytes_ = 0;
+  std::size_t total_ = 0, first_ = 0, last_ = 0, coupled_ = 0, head_end_ = 0, tail_start_ = 0,
+              x_left_ = 0, x_right_ = 0, a_coef_ = 0, b_coef_ = 0, head_h_ = 0, tail_p_ = 0,
+              bytes_ = 0;
 };
 
 }  // namespace parasol::tridiag

@@ -396,7 +396,8 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
         case 4: return solve(std::integral_constant<int, 4>{});
         case 8: return solve(std::integral_constant<int, 8>{});
         case 16: return solve(std::integral_constant<int, 16>{});
-        default: throw Error("tridiag: no thomas-scan kernel for chunk " + std::to_string(launch_.chunk));
+        default:
+          throw Error("tridiag: no thomas-scan kernel for chunk " + std::to_string(launch_.chunk));
       }
     }
     case Variant::thomas: {

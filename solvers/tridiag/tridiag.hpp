@@ -110,7 +110,7 @@ class Solver {
   std::int64_t chunks_ = 0;                  // in three steps: interface rows per system
   std::unique_ptr<Solver> interface_;
   DeviceBuffer<unsigned long long> failure_;  // lowest failing system; all ones when none
-  // thomas-scan: the look-back's tile states and the tiles' tails.
+  // thomas-scan: each tile's ends, and the coefficients its head and tail rows keep.
   DeviceBuffer<unsigned char> scan_workspace_;
 };
 

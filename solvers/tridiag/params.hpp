@@ -15,8 +15,9 @@ namespace parasol::tridiag {
 //   thomas-pcr: each thread eliminates its own chunk of rows, PCR solves the interface between
 //               the chunks, each thread substitutes back; any n (many blocks per system when large)
 //   thomas:     one thread per system on the interleaved layout
-//   thomas-scan: the Thomas algorithm's two sweeps as scans over the whole batch in one pass,
-//               `chunk` rows per thread; any n, fastest for long systems
+//   thomas-scan: thomas-pcr's chunks laid over the whole batch, their interface rows solved by
+//               the Thomas algorithm run as block scans, in one pass with no block waiting for
+//               another; any n, fastest for long systems
 enum class Variant { pcr_shared, pcr_warp, thomas_pcr, thomas, thomas_scan };
 inline constexpr std::array kVariants{Variant::pcr_shared, Variant::pcr_warp, Variant::thomas_pcr,
                                       Variant::thomas, Variant::thomas_scan};
@@ -86,7 +87,7 @@ struct Params {
 inline constexpr std::array kWarpChunks{1, 2, 4};
 inline constexpr std::array kThomasPcrChunks{2, 4, 8, 16};
 inline constexpr std::array kThomasScanChunks{4, 8, 16};
-inline constexpr int kThomasScanDefaultChunk = 8;
+inline constexpr int kThomasScanDefaultChunk = 16;  // fastest on an H100 (docs/PERFORMANCE.md)
 // The chunks compiled in for a variant; empty for those that take none (chunk 0 only).
 std::vector<int> compiled_chunks(Variant v);
 // The most threads per block a chunk size allows: each thread holds three values per row in

@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   const std::int64_t tile = blockIdx.x;
   const std::int64_t chunks = (n + K - 1) / K;  // a system's
   const std::int64_t total = chunks * systems;
+  const std::int64_t tiles = (total + outputs - 1) / outputs;
   const std::int64_t q = tile * outputs + threadIdx.x;
   const bool active = q < total;
   const ChunkPlace at(active ? q : 0, chunks, n, K);
@@ -161,7 +162,10 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   if (owns && has_h) atomicMax(&head_end, threadIdx.x + 1);
   if (owns && has_p) atomicMin(&tail_start, threadIdx.x);
   __syncthreads();
-  const int head = head_end, tail = tail_start;
+  // A lone tile has no neighbours: h and p are 0 but where a NaN met them, and every row is final
+  // here (no kernel follows to finish or check it).
+  const bool alone = tiles == 1;
+  const int head = alone ? 0 : head_end, tail = alone ? outputs : tail_start;
   if (owns) {
     store_blocked<K>(x + at.offset, at.row, n, y);
     if (threadIdx.x < head) store_blocked<K>(ends.head_h + at.offset, at.row, n, h);
@@ -173,7 +177,6 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
       note_failure(finite, at.offset / n, failure);
     }
   }
-  const std::int64_t tiles = (total + outputs - 1) / outputs;
   if (threadIdx.x == 0) {
     ends.total[tile] = tile_total;
     ends.first[tile] = x_last;

@@ -47,13 +47,11 @@ struct DownMap {
     p *= f, q *= f, r *= f, s *= f, t *= f, m *= f, n *= f;
   }
 
-  // This map, then row (a, b, c, d); `first`: the row starts a system (its a is taken as 0).
-  __device__ DownMap then_row(T a, T b, T c, T d, bool first) const {
+  // One row (a, b, c, d): u' = c w, v' = -a v + d w, w' = -a u + b w. `first`: the row starts a
+  // system (its a is taken as 0, and the map is closed).
+  __device__ static DownMap row(T a, T b, T c, T d, bool first) {
     if (first) return {T(0), c, T(0), T(0), d, T(0), b, 1};
-    DownMap o{c * m,         c * n,         d * m - a * r, -a * s,
-              d * n - a * t, b * m - a * p, b * n - a * q, closed};
-    o.rescale();
-    return o;
+    return {T(0), c, T(0), -a, d, -a, b, 0};
   }
 
   // The eliminated row (c', d') before a thread's or a tile's first row, from the composed map

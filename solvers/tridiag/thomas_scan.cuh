@@ -119,9 +119,8 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   // "x_before the tile is X_L": the previous chunk's eliminated row x_before + cp x_last =
   // delta + sigma X_L.
   const DownPolicy<T> down;
-  const DownMap<T> own = lender  ? DownMap<T>::identity()
-                         : first ? DownMap<T>{T(0), row.c, T(0), T(0), row.d, T(0), row.b, 1}
-                                 : DownMap<T>{T(0), row.c, T(0), -row.a, row.d, -row.a, row.b, 0};
+  const DownMap<T> own =
+      lender ? DownMap<T>::identity() : DownMap<T>::row(row.a, row.b, row.c, row.d, first);
   DownMap<T> before, tile_total;
   scan_detail::block_exclusive_scan<kMaxThreads>(down, own, before, tile_total, warps);
   const T inv_n = T(1) / before.n;
@@ -162,10 +161,7 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   if (owns && has_h) atomicMax(&head_end, threadIdx.x + 1);
   if (owns && has_p) atomicMin(&tail_start, threadIdx.x);
   __syncthreads();
-  // A lone tile has no neighbours: h and p are 0 but where a NaN met them, and every row is final
-  // here (no kernel follows to finish or check it).
-  const bool alone = tiles == 1;
-  const int head = alone ? 0 : head_end, tail = alone ? outputs : tail_start;
+  const int head = head_end, tail = tail_start;
   if (owns) {
     store_blocked<K>(x + at.offset, at.row, n, y);
     if (threadIdx.x < head) store_blocked<K>(ends.head_h + at.offset, at.row, n, h);
@@ -291,7 +287,8 @@ __global__ void __launch_bounds__(256, K * sizeof(T) <= 64 ? 4 : 2)
     const std::int64_t q = tile * outputs + t;
     if (q >= total) continue;
     const bool in_head = t < head, in_tail = t >= tail;
-    const std::int64_t offset = q / chunks * n, row = q % chunks * K;
+    const ChunkPlace at(q, chunks, n, K);
+    const std::int64_t offset = at.offset, row = at.row;
     // A chunk is in both the head and the tail only when a tile is short beside the decay.
     T xs[K], coef[K];
     load_blocked<K>(x + offset, row, n, xs, T(0));
@@ -376,7 +373,8 @@ class ThomasScanWorkspace {
     thomas_scan_kernel<T, K><<<static_cast<unsigned>(tiles_), threads_, smem, stream>>>(
         a, b, c, d, x, n_, systems_, ends, failure);
     PARASOL_CHECK_LAUNCH(stream);
-    if (tiles_ == 1) return;  // one tile holds whole systems: no heads or tails
+    // The tiles' ends, then the heads and tails; for a lone tile too, whose h and p are 0 but where
+    // a NaN met them: those rows are checked there.
     constexpr int kTileThreads = sizeof(T) == 8 ? 256 : 512;  // registers for doubles
     launch_chained(chained_, tile_ends_kernel<T, kTileThreads>, 1, kTileThreads, 0, stream, tiles_,
                    ends, reinterpret_cast<T*>(base + a_coef_),

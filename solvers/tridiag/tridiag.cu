@@ -305,9 +305,10 @@ Solver<T>::Solver(const Launch& launch, const Dims& dims)
   if (launch_.variant == Variant::thomas) {
     workspace_ = DeviceBuffer<T>(static_cast<std::size_t>(dims.size()));
   } else if (launch_.variant == Variant::thomas_scan) {
-    const ThomasScanWorkspace<T> layout(dims.n, dims.systems, launch_.threads, launch_.chunk);
-    scan_workspace_ = DeviceBuffer<unsigned char>(layout.bytes());
-    layout.clear(scan_workspace_.data());
+    scan_layout_ = std::make_shared<const ThomasScanWorkspace<T>>(dims.n, dims.systems,
+                                                                   launch_.threads, launch_.chunk);
+    scan_workspace_ = DeviceBuffer<unsigned char>(scan_layout_->bytes());
+    scan_layout_->clear(scan_workspace_.data());
   } else if (launch_.variant == Variant::thomas_pcr || launch_.variant == Variant::pcr_warp) {
     if (whole_system_block(launch_, dims.n) > 0) return;
     // Past one block per system (thomas-pcr only): in one pass when the segments allow.
@@ -386,10 +387,9 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
       return;
     }
     case Variant::thomas_scan: {
-      const ThomasScanWorkspace<T> layout(dm.n, dm.systems, threads, launch_.chunk);
       const auto solve = [&](auto kc) {
-        layout.template solve<decltype(kc)::value>(a, b, c, d, x, scan_workspace_.data(), failure,
-                                                   stream);
+        scan_layout_->template solve<decltype(kc)::value>(a, b, c, d, x, scan_workspace_.data(),
+                                                          failure, stream);
       };
       static_assert(kThomasScanChunks.size() == 3, "one case per chunk compiled in");
       switch (launch_.chunk) {

@@ -16,6 +16,9 @@
 
 namespace parasol::tridiag {
 
+template <class T>
+class ThomasScanWorkspace;  // thomas_scan.cuh
+
 // A zero pivot, or a NaN or infinity met while solving: the system has no answer these
 // algorithms (which do not pivot) can give. Names the first system it was met in.
 class NumericalError : public Error {
@@ -110,7 +113,9 @@ class Solver {
   std::int64_t chunks_ = 0;                  // in three steps: interface rows per system
   std::unique_ptr<Solver> interface_;
   DeviceBuffer<unsigned long long> failure_;  // lowest failing system; all ones when none
-  // thomas-scan: each tile's ends, and the coefficients its head and tail rows keep.
+  // thomas-scan: where its workspace's pieces lie (made once), and the workspace: each tile's
+  // ends, and the coefficients its head and tail rows keep.
+  std::shared_ptr<const ThomasScanWorkspace<T>> scan_layout_;
   DeviceBuffer<unsigned char> scan_workspace_;
 };
 

@@ -9,11 +9,4 @@ void write_check(io::ResultFile& out, const FieldDifference& d, const std::strin
   out.set_attribute("/check", "rms_difference", d.rms);
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return NAN;
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
-}
-
 }  // namespace parasol::app

@@ -2,31 +2,11 @@
 
 #include <cstdio>
 
-#include "apps/solvers.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "parasol/version.hpp"
 
 namespace parasol::app {
-
-int run_command(const RunOptions& options, const std::vector<std::string>& overrides) {
-  io::ParamTable params = io::ParamTable::load(options.params_path);
-  for (const std::string& assignment : overrides) params.apply_override(assignment);
-  return find_solver(params).run(params, options);
-}
-
-int sweep_command(const SweepOptions& options, const std::vector<std::string>& overrides) {
-  io::ParamTable params = io::ParamTable::load(options.params_path);
-  for (const std::string& assignment : overrides) params.apply_override(assignment);
-  const SolverApp& solver = find_solver(params);
-  // Only laplace3d's sweep compares interchangeable kernels for one grid: the others have no
-  // choice that `method.variant = "auto"` could use.
-  if (options.autotune && solver.name != "laplace3d")
-    throw InputError(params.source_of("solver"), "solver",
-                     "--autotune stores laplace3d's fastest variant and block; the " +
-                         std::string(solver.name) + " sweep has nothing to store");
-  return solver.sweep(params, options);
-}
 
 int info_command(std::ostream& out) {
   out << "parasol " << kVersion << " (" << kGitDescribe << ")\n";

@@ -21,7 +21,7 @@
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
-#include "apps/timed_runs.hpp"
+#include "kernels/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -79,13 +79,6 @@ void reject_keys(const io::ParamTable& t, const char* const (&keys)[N], const st
     if (t.has(key)) throw InputError(t.source_of(key), key, "not read when " + why);
 }
 
-std::uint64_t get_seed(io::ParamTable& t, const std::string& key, std::uint64_t fallback) {
-  const std::int64_t seed = t.get_int(key, static_cast<std::int64_t>(fallback));
-  if (seed < 0)
-    throw InputError(t.source_of(key), key,
-                     "expected an integer >= 0, got " + std::to_string(seed));
-  return static_cast<std::uint64_t>(seed);
-}
 
 // Every key fftconv accepts is read here, so anything else in the file is unknown.
 Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
@@ -818,7 +811,7 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
       GoldDifference diff;
       diff.add(output.data(), gold);
       const double relative = diff.relative();
-      const double m = median_run_seconds(stream, s.repeats, convolve);
+      const double m = median(timed_runs(stream, s.repeats, convolve));
       table.add({std::string(name(v)), std::string(name(ran)), m, 1e-9 * signal_samples / m,
                  relative},
                 m, relative <= kTolerance<T>);

@@ -6,14 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "apps/binding.hpp"
 #include "apps/commands.hpp"
+#include "apps/driver.hpp"
 #include "apps/io/result_file.hpp"
+#include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "parasol/version.hpp"
 
 namespace {
 
 constexpr int kInputErrorStatus = 2;
+
+// "laplace3d (3D Laplace equation ...), montecarlo (...)": every registered solver.
+std::string solver_list() {
+  std::string text;
+  for (const parasol::app::Binding& b : parasol::app::bindings())
+    text += (text.empty() ? "" : "; ") + std::string(b.name) + " (" + std::string(b.summary) + ")";
+  return text;
+}
 
 std::string joined(int argc, char** argv) {
   std::string text;
@@ -50,14 +61,24 @@ int main(int argc, char** argv) {
                       "Deflate level of large datasets, 0 (none: several times faster to write) "
                       "to 9; default 4")
       ->check(CLI::Range(0, 9));
+  int threads = 0;
+  const auto add_threads = [&](CLI::App* command) {
+    command
+        ->add_option("--threads", threads,
+                     "Threads of the CPU solvers (the CPU backend and the gold of --check); "
+                     "default: the cores this process may use (" +
+                         std::to_string(available_cores()) + " here)")
+        ->check(CLI::Range(1, 4096));
+  };
+  add_threads(run_cmd);
   run_cmd->add_option("--autotune-file", run.autotune_file,
                       "Where laplace3d's method.variant = \"auto\" looks up its variant and block "
                       "(default: as for `sweep --autotune`)");
   run_cmd->footer(
-      "The file's `solver` key picks the solver (laplace3d, montecarlo, coulomb, tridiag, "
-      "recurrence, fftconv). Every key, its type and default: docs/parameters.md. Exit status: 0 "
-      "done, 2 bad input (one line naming file, key and what was expected; nothing written), 1 any "
-      "other failure.");
+      "The file's `solver` key picks the solver: " + solver_list() +
+      ". Every key, its type and default: docs/parameters.md. Exit status: 0 done, 2 bad input "
+      "(one line naming file, key and what was expected; nothing written), 1 any other failure "
+      "(or --check found the result off the gold: the result is kept).");
 
   app::SweepOptions sweep;
   CLI::App* sweep_cmd = cli.add_subcommand(
@@ -69,6 +90,7 @@ int main(int argc, char** argv) {
                         "Parameter overrides key=value, checked like the file (e.g. grid.nx=256)");
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
+  add_threads(sweep_cmd);
   sweep_cmd->add_option("--compression", sweep.compression,
                         "Deflate level of large datasets, 0 (none) to 9; default 4")
       ->check(CLI::Range(0, 9));
@@ -99,6 +121,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    set_cpu_threads(threads > 0 ? threads : available_cores());
     if (*run_cmd) {
       run.backend = backend == "gpu" ? app::Backend::gpu
                     : backend == "cpu" ? app::Backend::cpu

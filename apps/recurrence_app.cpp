@@ -19,7 +19,7 @@
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
-#include "apps/timed_runs.hpp"
+#include "kernels/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -476,11 +476,11 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
     download(first, d_v, stream);
     const double relative = max_relative_to_scale(first, gold, scale);
     bool repeatable = true;
-    const double m = median_run_seconds(stream, s.repeats, solve, [&] {
+    const double m = median(timed_runs(stream, s.repeats, solve, [&] {
       download(again, d_v, stream);
       repeatable =
           repeatable && std::memcmp(first.data(), again.data(), again.size() * sizeof(T)) == 0;
-    });
+    }));
     table.add({std::string(name(mode)), m, 1e-9 * static_cast<double>(n) / m, 1e-9 * bytes / m,
                100.0 * bytes / m / copy, relative, std::int64_t{repeatable ? 1 : 0}},
               m, relative <= tolerance);

@@ -18,7 +18,7 @@
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
 #include "apps/solvers.hpp"
-#include "apps/timed_runs.hpp"
+#include "kernels/timed_runs.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -74,11 +74,6 @@ int get_int32(io::ParamTable& t, const std::string& key, int fallback) {
   return static_cast<int>(value);
 }
 
-std::int64_t get_seed(io::ParamTable& t, const std::string& key, std::uint64_t fallback) {
-  const std::int64_t seed = t.get_int(key, static_cast<std::int64_t>(fallback));
-  if (seed < 0) throw InputError(t.source_of(key), key, "expected an integer >= 0, got " + std::to_string(seed));
-  return seed;
-}
 
 // Every key tridiag accepts is read here, so anything else in the file is unknown. A relative
 // input.file is resolved against the parameter file's folder (one given on the command line,
@@ -608,7 +603,7 @@ std::pair<double, double> time_launch(const Launch& l, const Dims& dims, const D
     std::cout << "  " << method_of(l) << ": " << e.what() << ", where the gold solved it\n";
   }
   solve();  // warm-up
-  const double m = median_run_seconds(stream, repeats, solve);
+  const double m = median(timed_runs(stream, repeats, solve));
   try {
     solver.check(stream);
   } catch (const tridiag::NumericalError&) {

@@ -146,6 +146,15 @@ inline std::int64_t get_positive_int(ParamTable& table, std::string_view key, st
   return value;
 }
 
+// A random seed: an integer key that must be >= 0, with the same error everywhere.
+inline std::uint64_t get_seed(ParamTable& table, std::string_view key, std::uint64_t fallback) {
+  const std::int64_t seed = table.get_int(key, static_cast<std::int64_t>(fallback));
+  if (seed < 0)
+    throw InputError(table.source_of(key), std::string(key),
+                     "expected an integer >= 0, got " + std::to_string(seed));
+  return static_cast<std::uint64_t>(seed);
+}
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -1,0 +1,148 @@
+// What a solver tells the driver (apps/driver.cpp), and nothing more: how to read its parameters,
+// what a run of it prints, checks and writes, and the axes of its sweep. The driver owns the
+// routine every solver shares: result file, provenance, timing by phase, the check, the commit,
+// the sweep table, autotune. One binding per solver, in apps/bindings/<solver>.cpp, registered by
+// parasol_add_solver() in CMake.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apps/io/autotune.hpp"
+#include "apps/io/param_table.hpp"
+#include "apps/io/result_file.hpp"
+#include "apps/options.hpp"
+#include "apps/results_table.hpp"
+#include "kernels/agreement.hpp"
+#include "kernels/phase_timer.hpp"
+
+namespace parasol::app {
+
+// Prints one line of a run's summary ("  " + text) on standard output. Under several ranks only
+// rank 0 speaks.
+void say(const std::string& text);
+
+// A text file written beside the result and committed with it (XDMF, OpenDX).
+struct Sidecar {
+  std::filesystem::path path;
+  std::string contents;
+};
+
+// Where a run writes: the result file and the sidecars to commit with it.
+struct Output {
+  io::ResultFile& file;
+  std::vector<Sidecar> sidecars;
+};
+
+// What the driver knows about the run when it hands it to the binding.
+struct RunSetup {
+  const RunOptions& options;
+  Backend backend;           // resolved: gpu or cpu
+  std::filesystem::path output;  // the result file's final path
+  bool gpu() const { return backend == Backend::gpu; }
+};
+
+// One run of a solver: made by the binding from the parameter file, then driven in this order.
+class Run {
+ public:
+  virtual ~Run() = default;
+  // Everything the run needs that the parameters alone cannot tell: inputs read from files, the
+  // device's limits and memory, an autotune choice. Bad input here is an InputError (exit 2),
+  // raised before the result file is made.
+  virtual void prepare(const RunSetup& setup) = 0;
+  // The summary's first line, after "<solver>: ".
+  virtual std::string describe() const = 0;
+  // /method, when the run has one to record (the GPU variant that ran, say).
+  virtual void write_method(io::ResultFile&) const {}
+  // Solves, adding the solver's own phases (host_to_device, compute, device_to_host...) to
+  // `timings`.
+  virtual void solve(PhaseTimer& timings) = 0;
+  // Prints the lines that follow the run (diagnostics, rate) and stores /diagnostics and rates.
+  virtual void report(io::ResultFile& out) = 0;
+  // The result judged against the gold (solvers/<solver>/check.hpp).
+  virtual Agreement check() = 0;
+  // The fields, and the sidecars that go with them.
+  virtual void write(Output& out) = 0;
+};
+
+// One axis value, one measurement per configuration of a sweep.
+using Cell = ResultsTable::Cell;
+
+// The columns of a solver's sweep table besides those every sweep has (median, spread, rate,
+// roofline, check): its axes first, its own extras after the check.
+struct SweepColumns {
+  std::vector<ResultsTable::Column> axes;  // variant, block, threads, chunk, ...
+  ResultsTable::Column rate;               // e.g. {"gpoints_per_s", "Gpoints/s", 10, 1}
+  // The roofline: what one run must move or compute, and the ceiling measured in the same sweep.
+  // `throughput` is the achieved rate column (GB/s), `percent` the share of the ceiling.
+  struct Roofline {
+    ResultsTable::Column throughput;  // {"gb_per_s", "GB/s", 9, 1}
+    ResultsTable::Column percent;     // {"percent_of_copy", "% copy", 7, 1}
+  };
+  std::optional<Roofline> roofline;
+  ResultsTable::Column check;  // the agreement's measure, e.g. {"max_abs_diff", "max|diff|", ...}
+  std::vector<ResultsTable::Column> extras;
+};
+
+// What one configuration measured.
+struct Measurement {
+  std::vector<double> seconds;  // each timed run; empty when the configuration could not run
+  Agreement agreement;
+  std::vector<Cell> extras;     // one per SweepColumns::extras
+};
+
+// A solver's sweep: made by the binding from the parameter file and its [sweep] table.
+class Study {
+ public:
+  virtual ~Study() = default;
+  // Inputs, device checks, the gold, and the ceiling measured now. InputError before any timing.
+  virtual void prepare() = 0;
+  // The header line, after "<solver> sweep: ".
+  virtual std::string describe() const = 0;
+  virtual SweepColumns columns() const = 0;
+  // Each configuration's axis cells; measure(i) times the i-th.
+  virtual std::vector<std::vector<Cell>> configurations() = 0;
+  virtual Measurement measure(std::size_t configuration) = 0;
+  // Units of work per timed run, for the rate column (points x sweeps, path-steps, ...), and the
+  // roofline's quantity per run (bytes, rsqrt evaluations) and ceiling per second.
+  virtual double units_per_run() const = 0;
+  virtual double roofline_per_run() const { return 0; }
+  virtual double ceiling_per_second() const { return 0; }
+  // /sweep's own attributes (copy bandwidth, sizes, tolerance).
+  virtual void write_attributes(io::ResultFile& out) const = 0;
+  virtual bool can_autotune() const { return false; }
+  // What --autotune stores for the fastest configuration that agreed with the gold: its key and
+  // choice (variant, block); nullopt when this solver has nothing to choose between.
+  virtual std::optional<io::AutotuneChoice> autotune_choice(std::size_t /*configuration*/) const {
+    return std::nullopt;
+  }
+  // The message of an empty sweep (no listed configuration can run).
+  virtual InputError nothing_to_time() const = 0;
+};
+
+// A solver as the front end knows it.
+struct Binding {
+  std::string_view name;
+  std::string_view summary;
+  // Read and validate the parameter file (every key a solver accepts is read here, so anything
+  // else is unknown). `params_path` resolves relative input files.
+  std::unique_ptr<Run> (*make_run)(io::ParamTable& params, const std::filesystem::path& params_path);
+  std::unique_ptr<Study> (*make_study)(io::ParamTable& params,
+                                       const std::filesystem::path& params_path);
+  // Solvers whose application code predates the driver run it whole.
+  int (*legacy_run)(io::ParamTable& params, const RunOptions& options) = nullptr;
+  int (*legacy_sweep)(io::ParamTable& params, const SweepOptions& options) = nullptr;
+};
+
+// Every registered solver, in the order parasol_add_solver() named them (solver_registry.cpp is
+// generated from that list).
+const std::vector<Binding>& bindings();
+// The solver a file names; InputError listing the known solvers otherwise.
+const Binding& find_binding(io::ParamTable& params);
+
+}  // namespace parasol::app

@@ -1,0 +1,367 @@
+// laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
+// block shapes, and the autotune choice that method.variant = "auto" runs.
+#include <algorithm>
+#include <iostream>
+#include <optional>
+
+#include "apps/binding.hpp"
+#include "apps/fits.hpp"
+#include "apps/io/xdmf.hpp"
+#include "apps/progress.hpp"
+#include "kernels/device.hpp"
+#include "kernels/stream.hpp"
+#include "kernels/timed_runs.hpp"
+#include "kernels/validate.hpp"
+#include "solvers/laplace3d/check.hpp"
+#include "solvers/laplace3d/laplace3d.hpp"
+
+namespace parasol::app {
+namespace {
+
+using laplace3d::Params;
+using laplace3d::Variant;
+
+// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
+// not a Variant; the sweep's list of variants never holds it.
+constexpr std::string_view kAutoVariant = "auto";
+
+struct SweepParams {
+  std::vector<Variant> variants;  // default: every variant
+  std::vector<Shape> blocks;      // default: every shape compiled for each variant
+  std::int64_t iterations = 20;   // sweeps per timed repeat
+  std::int64_t repeats = 7;       // timed repeats; the median is reported
+  std::int64_t check_iterations = 4;
+};
+
+// method.variant and method.block; true for "auto". The autotune choice brings its own block, so
+// with "auto" the file's block is read but not used: `parasol run FILE method.variant=auto` works
+// on a file written for one variant. Without method.block a variant runs its default block.
+bool read_method(io::ParamTable& t, Params& p) {
+  const Params d;
+  const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
+  const Shape block = t.get_shape("method.block", d.block);
+  if (variant == kAutoVariant) return true;
+  try {
+    p.variant = laplace3d::parse_variant(variant);
+  } catch (const InputError& e) {
+    throw InputError(t.source_of("method.variant"), "method.variant", e.expected() + ", or \"auto\"");
+  }
+  p.block = t.has("method.block") ? block : laplace3d::default_block(p.variant);
+  return false;
+}
+
+Params read_params(io::ParamTable& t, bool& automatic) {
+  const Params d;
+  Params p;
+  p.grid = {t.get_int("grid.nx"), t.get_int("grid.ny"), t.get_int("grid.nz")};
+  p.spacing = t.get_double("grid.spacing", d.spacing);
+  p.boundary = {t.get_double("boundary.x_min", d.boundary.x_min),
+                t.get_double("boundary.x_max", d.boundary.x_max),
+                t.get_double("boundary.y_min", d.boundary.y_min),
+                t.get_double("boundary.y_max", d.boundary.y_max),
+                t.get_double("boundary.z_min", d.boundary.z_min),
+                t.get_double("boundary.z_max", d.boundary.z_max)};
+  p.interior = io::get_choice(t, "initial.interior", std::string(name(d.interior)),
+                              laplace3d::parse_interior);
+  p.interior_value = t.get_double("initial.value", d.interior_value);
+  p.seed = io::get_seed(t, "initial.seed", d.seed);
+  p.max_iterations = t.get_int("iteration.max_iterations");
+  p.tolerance = t.get_double("iteration.tolerance", d.tolerance);
+  p.check_every = t.get_int("iteration.check_every", d.check_every);
+  automatic = read_method(t, p);
+  p.precision = io::get_choice(t, "method.precision", std::string(name(d.precision)),
+                               laplace3d::parse_precision);
+  return p;
+}
+
+SweepParams read_sweep_params(io::ParamTable& t) {
+  SweepParams s;
+  s.variants = io::get_choices(t, "sweep.variants", io::names_of(laplace3d::kVariants),
+                               laplace3d::parse_variant);
+  s.blocks = t.get_shapes("sweep.blocks", std::vector<Shape>{});
+  s.iterations = io::get_positive_int(t, "sweep.iterations", s.iterations);
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  s.check_iterations = io::get_positive_int(t, "sweep.check_iterations", s.check_iterations);
+  return s;
+}
+
+std::string extent(const Params& p) {
+  return std::to_string(p.grid.nx) + "x" + std::to_string(p.grid.ny) + "x" +
+         std::to_string(p.grid.nz);
+}
+
+io::AutotuneKey autotune_key(const Params& p) {
+  const DeviceInfo device = current_device();
+  return {device.name, device.compute_capability(), "laplace3d", {p.grid.nx, p.grid.ny, p.grid.nz},
+          std::string(name(p.precision))};
+}
+
+// What only the device can tell: block limits and free memory.
+void check_fits_device(const io::ParamTable& t, const Params& p) {
+  try {
+    check_block_limits(p.block, current_device(), "method.block");
+  } catch (const InputError& e) {
+    throw InputError(t.source_of("method.block"), "method.block", e.expected());
+  }
+  require_device_memory(t.source(), "grid",
+                        "a " + extent(p) + " grid in " + std::string(name(p.precision)) + " needs",
+                        static_cast<double>(laplace3d::device_bytes(p)));
+}
+
+double element_bytes(const Params& p) { return p.precision == laplace3d::Precision::single ? 4 : 8; }
+
+template <class T>
+class Laplace3dRun final : public Run {
+ public:
+  Laplace3dRun(io::ParamTable& t, Params p, bool automatic)
+      : t_(t), p_(std::move(p)), automatic_(automatic) {}
+
+  void prepare(const RunSetup& setup) override {
+    gpu_ = setup.gpu();
+    // The CPU gold solver has no variants, so "auto" is looked up only for a GPU run.
+    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file);
+    if (gpu_) check_fits_device(t_, p_);
+    // The host holds the initial field and the result, and the gold two fields of its own.
+    require_host_memory(t_.source(), "grid", "the grid needs",
+                        (gpu_ ? 2 : 3) * element_bytes(p_) * static_cast<double>(p_.grid.points()));
+  }
+
+  std::string describe() const override {
+    std::string chosen;
+    if (chosen_by_ == "autotune") chosen = " (auto, from " + autotune_file_.string() + ")";
+    if (chosen_by_ == "default") chosen = " (auto: no choice stored)";
+    return extent(p_) + " " + std::string(name(p_.precision)) + ", " +
+           (gpu_ ? std::string(name(p_.variant)) + " " + to_string(p_.block) + chosen + " on " +
+                       current_device().name
+                 : std::string("CPU gold solver")) +
+           ", up to " + std::to_string(p_.max_iterations) + " iterations";
+  }
+
+  void write_method(io::ResultFile& out) const override {
+    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
+    out.set_attribute("/method", "block", std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
+    out.set_attribute("/method", "chosen_by", chosen_by_);
+    if (!autotune_file_.empty())
+      out.set_attribute("/method", "autotune_file", autotune_file_.string());
+  }
+
+  void solve(PhaseTimer& timings) override {
+    ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
+    const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
+      line.update(pr.iterations, pr.max_iterations, pr.seconds,
+                  "max|du| " + short_number(pr.last_change));
+    };
+    result_ = gpu_ ? laplace3d::solve_gpu<T>(p_, report) : laplace3d::solve_gold<T>(p_, report);
+    timings.add("host_to_device", result_.timings.host_to_device);
+    timings.add("compute", result_.timings.compute);
+    timings.add("device_to_host", result_.timings.device_to_host);
+  }
+
+  void report(io::ResultFile& out) override {
+    const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
+                        static_cast<double>(result_.iterations) / result_.timings.compute;
+    out.set_attribute("/timings", "gpoints_per_s", rate);
+    out.set_attribute("/diagnostics", "iterations", result_.iterations);
+    out.set_attribute("/diagnostics", "last_change", result_.last_change);
+    out.set_attribute("/diagnostics", "converged", result_.converged);
+    say(std::to_string(result_.iterations) + " iterations" +
+        (result_.converged ? " (converged)" : "") + ", last max|du| " +
+        short_number(result_.last_change) + ", " + short_number(result_.timings.compute) + " s, " +
+        short_number(rate) + " Gpoints/s");
+  }
+
+  // The gold in double, for exactly as many iterations as the run made.
+  Agreement check() override {
+    Params gold_params = p_;
+    gold_params.max_iterations = result_.iterations;
+    gold_params.tolerance = 0;
+    const laplace3d::Result<double> gold = laplace3d::solve_gold<double>(gold_params);
+    return laplace3d::agreement(result_.u, gold.u, result_.iterations,
+                                max_magnitude(laplace3d::initial_field<double>(p_)));
+  }
+
+  void write(Output& out) override {
+    const auto& n = p_.grid;
+    out.file.write_field("/fields/u", result_.u.data(),
+                         {std::uint64_t(n.nz), std::uint64_t(n.ny), std::uint64_t(n.nx)});
+    out.file.set_attribute("/fields/u", "spacing", p_.spacing);
+    out.file.set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
+    io::UniformGrid3 grid;
+    grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
+    grid.spacing = {p_.spacing, p_.spacing, p_.spacing};
+    const std::filesystem::path& path = out.file.path();
+    out.sidecars.push_back({io::xdmf_path_for(path),
+                            io::xdmf_text(path.filename().string(), grid,
+                                          {"/fields/u", "u", int(sizeof(T))})});
+  }
+
+ private:
+  // method.variant = "auto": the choice `parasol sweep --autotune` stored for this device, grid
+  // and precision. Without one, the defaults and a note on stderr: a run need not wait for a
+  // sweep, and the note says how to make one.
+  void choose_automatic(const std::filesystem::path& given) {
+    autotune_file_ = io::autotune_path(given);
+    const io::AutotuneKey key = autotune_key(p_);
+    const std::optional<io::AutotuneChoice> choice =
+        io::AutotuneFile::load(autotune_file_).find(key);
+    if (!choice) {
+      const Params d;
+      p_.variant = d.variant;
+      p_.block = d.block;
+      chosen_by_ = "default";
+      std::cerr << "parasol: method.variant = \"auto\": no choice for " << io::describe(key)
+                << " in " << autotune_file_.string() << "; running " << name(p_.variant) << " "
+                << to_string(p_.block) << " (`parasol sweep --autotune` on this grid stores one)\n";
+      return;
+    }
+    try {
+      p_.variant = laplace3d::parse_variant(choice->variant);
+      p_.block = choice->block;
+      p_.validate();
+    } catch (const InputError& e) {
+      // Written by a build with other variants or shapes compiled in.
+      throw InputError(autotune_file_.string() + ":" + std::to_string(choice->line),
+                       e.key().empty() ? "choice.variant" : "choice.block",
+                       e.expected() + " in this build; run `parasol sweep --autotune` again");
+    }
+    chosen_by_ = "autotune";
+  }
+
+  io::ParamTable& t_;
+  Params p_;
+  bool automatic_;
+  bool gpu_ = false;
+  std::string chosen_by_ = "parameters";  // or "autotune", or "default": "auto" found no choice
+  std::filesystem::path autotune_file_;    // where "auto" looked
+  laplace3d::Result<T> result_;
+};
+
+template <class T>
+class Laplace3dStudy final : public Study {
+ public:
+  Laplace3dStudy(io::ParamTable& t, Params p, SweepParams s)
+      : t_(t), p_(std::move(p)), s_(std::move(s)) {}
+
+  void prepare() override {
+    check_fits_device(t_, p_);
+    stream_.emplace();
+    bytes_ = laplace3d::bytes_per_sweep(p_.grid, sizeof(T));
+    // The copy moves as many bytes as one sweep, so cache effects are alike for both.
+    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
+    initial_ = laplace3d::initial_field<T>(p_);
+    gold_ = initial_;
+    std::vector<T> scratch = initial_;
+    for (std::int64_t it = 0; it < s_.check_iterations; ++it) {
+      laplace3d::gold_sweep(p_.grid, gold_.data(), scratch.data());
+      gold_.swap(scratch);
+    }
+    for (Variant v : s_.variants)
+      for (const Shape& b : laplace3d::compiled_shapes(v))
+        if (s_.blocks.empty() || std::find(s_.blocks.begin(), s_.blocks.end(), b) != s_.blocks.end())
+          configurations_.push_back({v, b});
+  }
+
+  std::string describe() const override {
+    return extent(p_) + " " + std::string(name(p_.precision)) + " on " + current_device().name +
+           "; device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 10}, {"block", "block", 10}},
+            {"gpoints_per_s", "Gpoints/s", 10, 1},
+            SweepColumns::Roofline{{"gb_per_s", "GB/s", 9, 1}, {"percent_of_copy", "% copy", 7, 1}},
+            {"max_abs_diff", "max|diff|", 11, 3, 'g'},
+            {}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const auto& [v, b] : configurations_) cells.push_back({std::string(name(v)), to_string(b)});
+    return cells;
+  }
+
+  Measurement measure(std::size_t i) override {
+    const auto& [v, block] = configurations_[i];
+    laplace3d::DeviceGrid<T> field(p_.grid, initial_, *stream_);
+    field.sweep(v, block, s_.check_iterations);
+    Measurement m;
+    m.agreement = laplace3d::agreement(field.download(), gold_, s_.check_iterations,
+                                       max_magnitude(initial_));
+    field.sweep(v, block, 2);  // warm-up
+    for (double seconds :
+         timed_runs(*stream_, s_.repeats, [&] { field.sweep(v, block, s_.iterations); }))
+      m.seconds.push_back(seconds / static_cast<double>(s_.iterations));
+    return m;
+  }
+
+  double units_per_run() const override { return static_cast<double>(p_.grid.points()); }
+  double roofline_per_run() const override { return bytes_; }
+  double ceiling_per_second() const override { return copy_; }
+
+  void write_attributes(io::ResultFile& out) const override {
+    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
+    out.set_attribute("/sweep", "bytes_per_point", 2.0 * sizeof(T));
+    out.set_attribute("/sweep", "check_tolerance",
+                      laplace3d::tolerance<T>(s_.check_iterations, max_magnitude(initial_)));
+  }
+
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    io::AutotuneChoice c;
+    c.key = autotune_key(p_);
+    c.variant = name(configurations_[i].first);
+    c.block = configurations_[i].second;
+    return c;
+  }
+
+  InputError nothing_to_time() const override {
+    return InputError(t_.source_of("sweep.blocks"), "sweep.blocks",
+                      "no listed block is compiled for the listed variants");
+  }
+
+ private:
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  double bytes_ = 0, copy_ = 0;
+  std::vector<T> initial_, gold_;
+  std::vector<std::pair<Variant, Shape>> configurations_;
+  std::optional<Stream> stream_;  // made once a device is known to be there
+};
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {
+  bool automatic = false;
+  Params p = io::read_checked(t, [&] { return read_params(t, automatic); },
+                              [&] { return read_sweep_params(t); }).first;
+  if (p.precision == laplace3d::Precision::single)
+    return std::make_unique<Laplace3dRun<float>>(t, std::move(p), automatic);
+  return std::make_unique<Laplace3dRun<double>>(t, std::move(p), automatic);
+}
+
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path&) {
+  bool automatic = false;
+  auto [p, s] = io::read_checked(t, [&] { return read_params(t, automatic); },
+                                 [&] { return read_sweep_params(t); });
+  for (const Shape& b : s.blocks) {
+    bool compiled = false;
+    for (Variant v : s.variants) {
+      const auto shapes = laplace3d::compiled_shapes(v);
+      compiled = compiled || std::find(shapes.begin(), shapes.end(), b) != shapes.end();
+    }
+    if (!compiled)
+      throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
+                       "block " + to_string(b) + " is not compiled in for any listed variant");
+  }
+  if (p.precision == laplace3d::Precision::single)
+    return std::make_unique<Laplace3dStudy<float>>(t, std::move(p), std::move(s));
+  return std::make_unique<Laplace3dStudy<double>>(t, std::move(p), std::move(s));
+}
+
+}  // namespace
+
+Binding laplace3d_binding() {
+  return {"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", make_run,
+          make_study};
+}
+
+}  // namespace parasol::app

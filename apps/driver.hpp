@@ -1,0 +1,16 @@
+// `parasol run` and `parasol sweep` for every solver: the routine they share lives in
+// driver.cpp; what differs between solvers is in their bindings (apps/binding.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apps/options.hpp"
+
+namespace parasol::app {
+
+// Each returns the process exit status; input errors are thrown as InputError.
+int run_command(const RunOptions& options, const std::vector<std::string>& overrides);
+int sweep_command(const SweepOptions& options, const std::vector<std::string>& overrides);
+
+}  // namespace parasol::app

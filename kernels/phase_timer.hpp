@@ -1,0 +1,73 @@
+// Wall-clock seconds by phase of a run (setup, upload, compute, download, check, write): what a
+// user waits for, I/O included. Device work is timed on the device (EventTimer) and added here
+// under its own phase.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace parasol {
+
+class PhaseTimer {
+ public:
+  // Adds the seconds from its making to its end (or stop()) to `phase`.
+  class Scope {
+   public:
+    Scope(PhaseTimer& timer, std::string phase)
+        : timer_(&timer), phase_(std::move(phase)), start_(Clock::now()) {}
+    Scope(Scope&& other) noexcept
+        : timer_(std::exchange(other.timer_, nullptr)),
+          phase_(std::move(other.phase_)),
+          start_(other.start_) {}
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+    Scope& operator=(Scope&&) = delete;
+    ~Scope() { stop(); }
+    // The seconds added; later calls add nothing.
+    double stop() {
+      if (timer_ == nullptr) return 0;
+      const double s = std::chrono::duration<double>(Clock::now() - start_).count();
+      std::exchange(timer_, nullptr)->add(phase_, s);
+      return s;
+    }
+
+   private:
+    PhaseTimer* timer_;
+    std::string phase_;
+    std::chrono::steady_clock::time_point start_;
+  };
+
+  Scope time(std::string phase) { return Scope(*this, std::move(phase)); }
+
+  void add(const std::string& phase, double seconds) {
+    for (auto& [name, total] : phases_)
+      if (name == phase) {
+        total += seconds;
+        return;
+      }
+    phases_.emplace_back(phase, seconds);
+  }
+
+  // 0 for a phase never timed.
+  double seconds(const std::string& phase) const {
+    for (const auto& [name, total] : phases_)
+      if (name == phase) return total;
+    return 0;
+  }
+
+  // In the order each phase was first met.
+  const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<std::string, double>> phases_;
+};
+
+// Seconds of wall time since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace parasol

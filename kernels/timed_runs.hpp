@@ -1,0 +1,46 @@
+// How a sweep times a configuration: CUDA events around each of `repeats` calls of `run` (which
+// enqueues its work on `stream`), after the caller's warm-up. Device time: what the kernels took,
+// not the host's launch overhead or a transfer the caller makes between runs (`after_each`, e.g.
+// a download checking that the run repeats, runs outside the events).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/event.hpp"
+
+namespace parasol {
+
+template <class Run, class AfterEach>
+std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run,
+                               AfterEach&& after_each) {
+  std::vector<double> seconds;
+  EventTimer timer(stream);
+  for (std::int64_t r = 0; r < repeats; ++r) {
+    timer.start();
+    run();
+    timer.stop();
+    seconds.push_back(timer.seconds());
+    after_each();
+  }
+  return seconds;
+}
+
+template <class Run>
+std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run) {
+  return timed_runs(stream, repeats, run, [] {});
+}
+
+// The median of timed repeats (the upper one of an even count); NaN for none.
+inline double median(std::vector<double> values) {
+  if (values.empty()) return NAN;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+}  // namespace parasol

@@ -60,8 +60,9 @@ class Run {
   // /method, when the run has one to record (the GPU variant that ran, say).
   virtual void write_method(io::ResultFile&) const {}
   // Solves, adding the solver's own phases (host_to_device, compute, device_to_host...) to
-  // `timings`.
-  virtual void solve(PhaseTimer& timings) = 0;
+  // `timings`. A run whose output never fits in memory whole (a streamed convolution) writes it
+  // to `out` as it comes; others write in write().
+  virtual void solve(PhaseTimer& timings, io::ResultFile& out) = 0;
   // Prints the lines that follow the run (diagnostics, rate) and stores /diagnostics and rates.
   virtual void report(io::ResultFile& out) = 0;
   // The result judged against the gold (solvers/<solver>/check.hpp).
@@ -91,9 +92,12 @@ struct SweepColumns {
 
 // What one configuration measured.
 struct Measurement {
-  std::vector<double> seconds;  // each timed run; empty when the configuration could not run
+  std::vector<double> seconds;  // each timed run; empty when the configuration failed to run
   Agreement agreement;
   std::vector<Cell> extras;     // one per SweepColumns::extras
+  // Set when this configuration cannot take the problem at all (a variant for 1D problems only,
+  // given an image): the driver says why and adds no row.
+  std::string skipped;
 };
 
 // A solver's sweep: made by the binding from the parameter file and its [sweep] table.

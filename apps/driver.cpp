@@ -103,7 +103,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   setup_phase.stop();
   if (is_speaker()) std::cout << binding.name << ": " << run->describe() << "\n";
 
-  run->solve(timings);
+  run->solve(timings, file);
   run->report(file);
 
   bool agreed = true;
@@ -203,6 +203,10 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& o
   const std::vector<std::vector<Cell>> configurations = study->configurations();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     const Measurement m = study->measure(i);
+    if (!m.skipped.empty()) {
+      say(m.skipped);
+      continue;
+    }
     std::vector<Cell> row = configurations[i];
     const bool timed = !m.seconds.empty();
     const double middle = timed ? median(m.seconds) : nan;

@@ -413,21 +413,6 @@ int run(io::ParamTable& t, const RunOptions& options) {
 // sweep
 
 template <class T>
-void upload(DeviceBuffer<T>& to, const std::vector<T>& from, cudaStream_t stream) {
-  if (!from.empty())
-    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), from.size() * sizeof(T),
-                                 cudaMemcpyHostToDevice, stream));
-}
-
-template <class T>
-void download(std::vector<T>& to, const DeviceBuffer<T>& from, const Stream& stream) {
-  if (!to.empty())
-    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), to.size() * sizeof(T),
-                                 cudaMemcpyDeviceToHost, stream));
-  stream.synchronize();
-}
-
-template <class T>
 int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
                 const SweepOptions& options) {
   const Series<T> series = make_series<T>(t, p);
@@ -473,11 +458,11 @@ int sweep_typed(io::ParamTable& t, const Params& p, const SweepParams& s,
                    series.segments(), d_v.data(), stream);
     };
     solve();  // warm-up (module loading, the workspace's first allocation), and the check
-    download(first, d_v, stream);
+    first = download(d_v, stream);
     const double relative = max_relative_to_scale(first, gold, scale);
     bool repeatable = true;
     const double m = median(timed_runs(stream, s.repeats, solve, [&] {
-      download(again, d_v, stream);
+      again = download(d_v, stream);
       repeatable =
           repeatable && std::memcmp(first.data(), again.data(), again.size() * sizeof(T)) == 0;
     }));

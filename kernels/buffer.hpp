@@ -4,7 +4,9 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/error.hpp"
 
@@ -89,6 +91,44 @@ class PinnedBuffer : public detail::Buffer<T, detail::PinnedMemory> {
 template <class T>
 void fill_bytes(DeviceBuffer<T>& buffer, unsigned char byte, cudaStream_t stream = nullptr) {
   PARASOL_CUDA(cudaMemsetAsync(buffer.data(), byte, buffer.bytes(), stream));
+}
+
+// Host values into a device buffer, enqueued on the stream: `count` values from `from` to the
+// buffer's start (at most its size). The host memory must stay alive until the stream reaches
+// the copy; pinned memory lets it run asynchronously.
+template <class T>
+void upload(DeviceBuffer<T>& to, const T* from, std::size_t count, cudaStream_t stream) {
+  if (count > to.size())
+    throw Error("upload: " + std::to_string(count) + " values into a buffer of " +
+                std::to_string(to.size()));
+  if (count > 0)
+    PARASOL_CUDA(
+        cudaMemcpyAsync(to.data(), from, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+}
+
+template <class T>
+void upload(DeviceBuffer<T>& to, const std::vector<T>& from, cudaStream_t stream) {
+  upload(to, from.data(), from.size(), stream);
+}
+
+// The first `count` values of a device buffer into host memory; waits for the stream.
+template <class T>
+void download(const DeviceBuffer<T>& from, T* to, std::size_t count, cudaStream_t stream) {
+  if (count > from.size())
+    throw Error("download: " + std::to_string(count) + " values from a buffer of " +
+                std::to_string(from.size()));
+  if (count > 0)
+    PARASOL_CUDA(
+        cudaMemcpyAsync(to, from.data(), count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+}
+
+// The whole buffer, as a vector; waits for the stream.
+template <class T>
+std::vector<T> download(const DeviceBuffer<T>& from, cudaStream_t stream) {
+  std::vector<T> values(from.size());
+  download(from, values.data(), values.size(), stream);
+  return values;
 }
 
 }  // namespace parasol

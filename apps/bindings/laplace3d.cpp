@@ -145,7 +145,7 @@ class Laplace3dRun final : public Run {
       out.set_attribute("/method", "autotune_file", autotune_file_.string());
   }
 
-  void solve(PhaseTimer& timings) override {
+  void solve(PhaseTimer& timings, io::ResultFile&) override {
     ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
     const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
       line.update(pr.iterations, pr.max_iterations, pr.seconds,

@@ -138,6 +138,9 @@ struct Binding {
   std::unique_ptr<Run> (*make_run)(io::ParamTable& params, const std::filesystem::path& params_path);
   std::unique_ptr<Study> (*make_study)(io::ParamTable& params,
                                        const std::filesystem::path& params_path);
+  // Keys only the GPU solver reads (method.variant, method.block, ...): a CPU run that is given
+  // one says it is not used.
+  std::vector<std::string_view> gpu_only_keys;
   // Solvers whose application code predates the driver run it whole.
   int (*legacy_run)(io::ParamTable& params, const RunOptions& options) = nullptr;
   int (*legacy_sweep)(io::ParamTable& params, const SweepOptions& options) = nullptr;

@@ -55,6 +55,16 @@ void write_check(io::ResultFile& out, const Agreement& a) {
   out.set_attribute("/check", "passed", a.passed());
 }
 
+// A CPU run given keys only the GPU solver reads says so once, on stderr: the run goes on.
+void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
+  std::string given;
+  for (std::string_view key : binding.gpu_only_keys)
+    if (params.has(key)) given += (given.empty() ? "" : ", ") + std::string(key);
+  if (!given.empty() && is_speaker())
+    std::cerr << "parasol: " << given << ": read by the GPU solver only; this CPU run does not use "
+              << (given.find(',') == std::string::npos ? "it" : "them") << "\n";
+}
+
 // "(above 1e-05: suspect the solver)", or nothing when it agrees.
 std::string verdict(const Agreement& a) {
   if (!a.judged()) return " (no bound is known to judge it by)";
@@ -93,6 +103,7 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   if (binding.legacy_run != nullptr) return binding.legacy_run(params, options);
   const std::unique_ptr<Run> run = binding.make_run(params, options.params_path);
   const Backend backend = resolve_backend(options.backend);
+  if (backend == Backend::cpu) note_gpu_only_keys(binding, params);
   const RunSetup setup{options, backend, output_path(options.output, options.params_path, "")};
   run->prepare(setup);
 

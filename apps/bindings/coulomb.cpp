@@ -6,7 +6,7 @@ namespace parasol::app {
 
 Binding coulomb_binding() {
   const SolverApp a = coulomb_app();
-  Binding b{a.name, a.summary, nullptr, nullptr};
+  Binding b{a.name, a.summary, nullptr, nullptr, {}};
   b.legacy_run = a.run;
   b.legacy_sweep = a.sweep;
   return b;

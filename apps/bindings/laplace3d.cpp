@@ -361,7 +361,7 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 
 Binding laplace3d_binding() {
   return {"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", make_run,
-          make_study};
+          make_study, {"method.variant", "method.block"}};
 }
 
 }  // namespace parasol::app

@@ -110,6 +110,9 @@ int main(int argc, char** argv) {
       "python3 docs/plots/plot_sweep.py SWEEP.h5 FOLDER. Exit status: 0 every configuration agreed "
       "with the gold, 1 one did not (or no device), 2 bad input.");
 
+  CLI::App* solvers_cmd = cli.add_subcommand(
+      "solvers", "List the solvers this build has, one name per line (the `solver` key's values).");
+
   CLI::App* info_cmd = cli.add_subcommand(
       "info", "Describe the device and measure its device-to-device copy bandwidth now.");
 
@@ -132,6 +135,10 @@ int main(int argc, char** argv) {
     if (*sweep_cmd) {
       sweep.command_line = joined(argc, argv);
       return app::sweep_command(sweep, sweep_overrides);
+    }
+    if (*solvers_cmd) {
+      for (const app::Binding& b : app::bindings()) std::cout << b.name << "\n";
+      return 0;
     }
     if (*info_cmd) return app::info_command(std::cout);
   } catch (const InputError& e) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# On a GPU machine: build optimised, run the whole test suite, then every benchmark and the
-# 512^3 laplace3d sweep, and print a short table last. Logs go to $OUT (or ./results) when set.
+# On a GPU machine: build optimised, run the whole test suite, then the benchmark of every
+# registered solver (`parasol solvers` lists them) and the 512^3 laplace3d sweep, and print a
+# short table last. Logs go to $OUT (or ./results) when set, few files: configure/build/ctest
+# logs, bench.txt (every benchmark, one after another), bench-<solver>.json, sweep.txt.
 #   bench/run_all.sh [extra cmake args...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,20 +20,24 @@ status=$?
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
 echo "== ctest exit $status"
 
-"$build/apps/parasol" info | tee "$out/info.txt"
-"$build/bench/laplace3d_bench" --benchmark_counters_tabular=true --benchmark_min_time=0.3s \
-  --benchmark_out="$out/laplace3d_bench.json" --benchmark_out_format=json >"$out/bench.txt" 2>&1
-"$build/apps/parasol" sweep inputs/laplace3d-512.toml -o "$out/laplace3d-512-sweep.h5" --force \
-  >"$out/sweep.txt" 2>&1
-"$build/bench/montecarlo_bench" --benchmark_counters_tabular=true --benchmark_min_time=0.5s \
-  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true >"$out/montecarlo_bench.txt" 2>&1
-"$build/bench/coulomb_bench" --benchmark_counters_tabular=true --benchmark_min_time=0.3s \
-  >"$out/coulomb_bench.txt" 2>&1
+parasol="$build/apps/parasol"
+"$parasol" info
+: >"$out/bench.txt"
+for solver in $("$parasol" solvers); do
+  program="$build/bench/${solver}_bench"
+  if [ ! -x "$program" ]; then
+    echo "== $solver: no benchmark built ($program)"
+    status=1
+    continue
+  fi
+  echo "== $solver" >>"$out/bench.txt"
+  "$program" --benchmark_counters_tabular=true --benchmark_min_time=0.3s \
+    --benchmark_out="$out/bench-$solver.json" --benchmark_out_format=json >>"$out/bench.txt" 2>&1 ||
+    status=1
+done
+"$parasol" sweep inputs/laplace3d-512.toml -o "$out/laplace3d-512-sweep.h5" --force \
+  >"$out/sweep.txt" 2>&1 || status=1
 cat "$out/sweep.txt"
-echo "== montecarlo (median): time, G path-steps/s, generation ms, path kernel ms"
-grep -E "median" "$out/montecarlo_bench.txt"
-echo "== coulomb: time, % of the rsqrt limit, G evaluations/s"
-grep -E "coulomb/.*(rsqrt|/32x8x1/)" "$out/coulomb_bench.txt"
-echo "== benchmark (Gpoints/s, GB/s, % of copy)"
-grep -E "laplace3d/" "$out/bench.txt" | awk '{printf "%-40s %s %s %s %s %s %s\n", $1, $2, $3, $4, $5, $6, $7}'
+echo "== benchmarks (name, time, counters)"
+grep -E "^(== |[a-z0-9]+/)" "$out/bench.txt" | awk '{printf "%-48s %s %s %s %s %s %s\n", $1, $2, $3, $4, $5, $6, $7}'
 exit $status

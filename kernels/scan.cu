@@ -2,7 +2,7 @@
 #include <type_traits>
 
 #include "kernels/name_table.hpp"
-#include "kernels/scan.cuh"
+#include "kernels/scan/device.cuh"
 
 namespace parasol {
 namespace {
@@ -38,7 +38,7 @@ constexpr int kSumItems = sizeof(T) == 4 ? 16 : 8;
 
 // Look-back pauses measured best for the float sum of 2^28 elements on an H200 (62 % of copy
 // bandwidth without them, 75 % with; docs/PERFORMANCE.md).
-constexpr scan_detail::LookbackPauses kSumPauses{2200, 300};
+constexpr lookback::Pauses kSumPauses{2200, 300};
 
 }  // namespace
 

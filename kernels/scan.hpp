@@ -1,7 +1,8 @@
 // Device-wide scans in one pass over memory: tiles take their ids from an atomic counter and find
 // their prefix by decoupled look-back, so no tile waits on one that may not have started.
 // This header is plain C++ (host classes can own a ScanWorkspace and call the sums); the generic
-// scan over any type and operator is in scan.cuh, for .cu files.
+// scan over any type and operator is in scan/device.cuh (with its warp, block and look-back levels
+// beside it), for .cu files.
 #pragma once
 
 #include <cuda_runtime_api.h>

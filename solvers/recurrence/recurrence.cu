@@ -5,7 +5,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
-#include "kernels/scan.cuh"
+#include "kernels/scan/device.cuh"
 #include "kernels/stream.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
@@ -82,7 +82,7 @@ constexpr int kThreads = 256;
 
 // Look-back pauses measured best for a float recurrence of 2^28 elements on an H200
 // (docs/PERFORMANCE.md).
-constexpr scan_detail::LookbackPauses kPauses{1100, 700};
+constexpr lookback::Pauses kPauses{1100, 700};
 
 }  // namespace
 

@@ -31,7 +31,7 @@
 #include "kernels/chained_launch.cuh"
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
-#include "kernels/scan.cuh"
+#include "kernels/scan/block.cuh"
 #include "solvers/tridiag/chunk.cuh"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/params.hpp"
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   const DownMap<T> own =
       lender ? DownMap<T>::identity() : DownMap<T>::row(row.a, row.b, row.c, row.d, first);
   DownMap<T> before, tile_total;
-  scan_detail::block_exclusive_scan<kMaxThreads>(down, own, before, tile_total, warps);
+  block::exclusive_scan<kMaxThreads>(down, own, before, tile_total, warps);
   const T inv_n = T(1) / before.n;
   const T cp = before.q * inv_n, delta = before.t * inv_n;
   const T sigma = before.closed ? T(0) : before.s * inv_n;
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(thomas_scan_max_threads(K, sizeof(T)))
   // Up: x_last as a map of the next chunk's, then through the backward scan of X_R.
   const UpMap<T> own_up = lender ? UpMap<T>::identity() : UpMap<T>{-c_last, d0, d1, last};
   UpMap<T> after, tile_up;
-  scan_detail::block_exclusive_scan<kMaxThreads, scan_detail::ScanOrder::backward>(
+  block::exclusive_scan<kMaxThreads, ScanOrder::backward>(
       UpPolicy<T>{}, own_up, after, tile_up, warps);
   const UpMap<T> x_last = own_up.then(after);  // x_last = y + h X_L + q X_R
 
@@ -203,8 +203,7 @@ __global__ void __launch_bounds__(kThreads)
     *ends.coupled = 0;
   }
   if (!coupled) return;
-  using scan_detail::ScanOrder;
-  scan_detail::block_scan_range<kThreads, kItems, ScanOrder::forward>(
+  block::scan_range<kThreads, kItems, ScanOrder::forward>(
       DownPolicy<T>{}, tiles, [&](std::int64_t k) { return ends.total[k]; },
       [&](std::int64_t k, const DownMap<T>& before) {
         T cp, dp;
@@ -223,7 +222,7 @@ __global__ void __launch_bounds__(kThreads)
     const T q = f.q + f.h * b_coef[k];
     return UpMap<T>{q, f.y + f.h * a_coef[k], T(0), q == T(0)};
   };
-  scan_detail::block_scan_range<kThreads, kItems, ScanOrder::backward>(
+  block::scan_range<kThreads, kItems, ScanOrder::backward>(
       UpPolicy<T>{}, tiles, first_map, [&](std::int64_t k, const UpMap<T>& after) {
         // X_R of tile k is the next tile's first unknown: the maps after k, applied to 0.
         const T right = after.y;

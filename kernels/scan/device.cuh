@@ -1,0 +1,266 @@
+// Device level of the scan layer (as CUB's device/): the device-wide scan behind scan.hpp, generic over a Policy that says what an element is, how
+// two combine (associative, not necessarily commutative) and how a thread reads and writes its
+// items:
+//
+//   struct Policy {
+//     using Value = ...;
+//     __device__ Value identity() const;
+//     __device__ Value combine(const Value& earlier, const Value& later) const;
+//     __device__ Value load(std::int64_t i) const;             // element i < n
+//     template <int K> __device__ void prepare(std::int64_t first, std::int64_t n,
+//                                              Value (&items)[K]) const;  // a thread's K items
+//     __device__ void store(std::int64_t i, const Value& v) const;  // result i < n
+//   };
+//
+// Elements are read and written coalesced (lane after lane) and passed through shared memory so
+// each thread scans K consecutive ones; prepare() sees them in that order (the recurrence marks
+// segment starts there).
+//
+// fast: one pass. A tile (kThreads x kItems consecutive elements) takes its id from an atomic
+// counter, scans its items (sequentially in each thread, by shuffles across lanes, through
+// shared memory across warps), publishes its total, then looks back over its predecessors'
+// published totals and prefixes until it meets a prefix (decoupled look-back). Every tile it
+// waits on took its id earlier, so has started and publishes without waiting: no deadlock,
+// whatever order the hardware schedules blocks in. The look-back pauses before its first read
+// and between reads (LookbackPauses): polling L2 without pause slowed the float sum by a sixth.
+// Tried and not kept: persistent blocks that load their next tile while the first warp looks
+// back. A tile's total then waits on its block's previous look-back, the look-backs chain from
+// tile to tile, and the scan ran at half the speed.
+// reproducible: tile totals, one block scanning them in order, then the tiles again with their
+// prefixes: no result depends on timing.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/error.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/scan.hpp"
+#include "kernels/scan/block.cuh"
+#include "kernels/scan/lookback.cuh"
+#include "kernels/scan/warp.cuh"
+
+namespace parasol {
+namespace device_scan_detail {
+
+using block::apply_prefix;
+using block::exclusive_scan;
+using block::scan_items;
+using lookback::kPrefix;
+using lookback::kTotal;
+using lookback::Pauses;
+using lookback::state_kind;
+using lookback::TileStates;
+
+// Moves a warp's 32 x K elements between lane-after-lane order (coalesced in memory) and
+// K-consecutive-per-lane order through shared memory; a pad word every 32 keeps banks apart.
+template <int K, class V>
+struct WarpTranspose {
+  static constexpr int kSlots = 32 * K + K;
+  V* smem;  // kSlots per warp
+  __device__ static int slot(int i) { return i + i / 32; }
+  // items[j] holds element j*32 + lane on entry, lane*K + j on exit.
+  __device__ void to_blocked(V (&items)[K]) const {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int j = 0; j < K; ++j) smem[slot(j * 32 + lane)] = items[j];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < K; ++j) items[j] = smem[slot(lane * K + j)];
+    __syncwarp();
+  }
+  __device__ void to_striped(V (&items)[K]) const {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int j = 0; j < K; ++j) smem[slot(lane * K + j)] = items[j];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < K; ++j) items[j] = smem[slot(j * 32 + lane)];
+    __syncwarp();
+  }
+};
+
+// A thread's K consecutive items of the tile starting at tile_first, read coalesced.
+template <int kThreads, int K, class Policy, class V>
+__device__ inline void load_items(const Policy& p, std::int64_t tile_first, std::int64_t n,
+                                  V* smem, V (&items)[K]) {
+  const int lane = threadIdx.x % 32, my_warp = threadIdx.x / 32;
+  const std::int64_t warp_first = tile_first + std::int64_t(my_warp) * 32 * K;
+  if (tile_first + std::int64_t(kThreads) * K <= n) {  // a whole tile: no bound per item
+#pragma unroll
+    for (int j = 0; j < K; ++j) items[j] = p.load(warp_first + j * 32 + lane);
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const std::int64_t i = warp_first + j * 32 + lane;
+      items[j] = i < n ? p.load(i) : p.identity();
+    }
+  }
+  WarpTranspose<K, V>{smem + my_warp * WarpTranspose<K, V>::kSlots}.to_blocked(items);
+  p.template prepare<K>(warp_first + lane * K, n, items);
+}
+
+template <int kThreads, int K, class Policy, class V>
+__device__ inline void store_items(const Policy& p, std::int64_t tile_first, std::int64_t n,
+                                   V* smem, V (&items)[K]) {
+  const int lane = threadIdx.x % 32, my_warp = threadIdx.x / 32;
+  WarpTranspose<K, V>{smem + my_warp * WarpTranspose<K, V>::kSlots}.to_striped(items);
+  const std::int64_t warp_first = tile_first + std::int64_t(my_warp) * 32 * K;
+  if (tile_first + std::int64_t(kThreads) * K <= n) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) p.store(warp_first + j * 32 + lane, items[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const std::int64_t i = warp_first + j * 32 + lane;
+      if (i < n) p.store(i, items[j]);
+    }
+  }
+}
+
+template <int kThreads, int kItems, bool kExclusive, class Policy>
+__global__ void __launch_bounds__(kThreads)
+    lookback_scan_kernel(Policy p, std::int64_t n, unsigned long long* counter,
+                         TileStates<typename Policy::Value, state_kind<Policy>()> states,
+                         Pauses pauses) {
+  using V = typename Policy::Value;
+  constexpr std::int64_t kTile = std::int64_t(kThreads) * kItems;
+  __shared__ std::int64_t tile_id;
+  __shared__ V tile_prefix;
+  __shared__ V smem[kThreads / 32 * WarpTranspose<kItems, V>::kSlots];
+  if (threadIdx.x == 0) tile_id = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+  __syncthreads();
+  const std::int64_t tile = tile_id;
+
+  V items[kItems];
+  load_items<kThreads>(p, tile * kTile, n, smem, items);
+  const V total = scan_items(p, items);
+  V prefix, block_total;
+  exclusive_scan<kThreads>(p, total, prefix, block_total);
+
+  if (tile == 0) {
+    if (threadIdx.x == 0) states.publish(0, kPrefix, block_total);
+  } else {
+    if (threadIdx.x < 32) {
+      if (threadIdx.x == 0) states.publish(tile, kTotal, block_total);
+      const V before = lookback::look_back(p, states, tile, pauses);
+      if (threadIdx.x == 0) {
+        states.publish(tile, kPrefix, p.combine(before, block_total));
+        tile_prefix = before;
+      }
+    }
+    __syncthreads();
+    prefix = threadIdx.x == 0 ? tile_prefix : p.combine(tile_prefix, prefix);
+  }
+  apply_prefix<kExclusive>(p, prefix, tile == 0 && threadIdx.x == 0, items);
+  store_items<kThreads>(p, tile * kTile, n, smem, items);
+}
+
+// reproducible, step 1: each tile's total, by the same arithmetic as step 3.
+template <int kThreads, int kItems, class Policy>
+__global__ void __launch_bounds__(kThreads)
+    tile_totals_kernel(Policy p, std::int64_t n, typename Policy::Value* totals) {
+  using V = typename Policy::Value;
+  constexpr std::int64_t kTile = std::int64_t(kThreads) * kItems;
+  __shared__ V smem[kThreads / 32 * WarpTranspose<kItems, V>::kSlots];
+  V items[kItems];
+  load_items<kThreads>(p, blockIdx.x * kTile, n, smem, items);
+  const V total = scan_items(p, items);
+  V prefix, block_total;
+  exclusive_scan<kThreads>(p, total, prefix, block_total);
+  if (threadIdx.x == 0) totals[blockIdx.x] = block_total;
+}
+
+// reproducible, step 2: one block turns the tile totals into exclusive tile prefixes, in place,
+// in a fixed order.
+template <int kThreads, class Policy>
+__global__ void __launch_bounds__(kThreads)
+    tile_prefixes_kernel(Policy p, std::int64_t tiles, typename Policy::Value* totals) {
+  using V = typename Policy::Value;
+  constexpr int kItems = 4;
+  constexpr std::int64_t kChunk = std::int64_t(kThreads) * kItems;
+  V carry = p.identity();
+  for (std::int64_t base = 0; base < tiles; base += kChunk) {
+    const std::int64_t first = base + std::int64_t(threadIdx.x) * kItems;
+    V items[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) items[j] = first + j < tiles ? totals[first + j] : p.identity();
+    const V total = scan_items(p, items);
+    V prefix, block_total;
+    exclusive_scan<kThreads>(p, total, prefix, block_total);
+    const V start = base == 0 ? prefix : p.combine(carry, prefix);
+    apply_prefix<true>(p, start, base == 0 && threadIdx.x == 0, items);
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)
+      if (first + j < tiles) totals[first + j] = items[j];
+    carry = base == 0 ? block_total : p.combine(carry, block_total);
+  }
+}
+
+// reproducible, step 3: each tile scanned again from its prefix.
+template <int kThreads, int kItems, bool kExclusive, class Policy>
+__global__ void __launch_bounds__(kThreads)
+    prefixed_scan_kernel(Policy p, std::int64_t n, const typename Policy::Value* prefixes) {
+  using V = typename Policy::Value;
+  constexpr std::int64_t kTile = std::int64_t(kThreads) * kItems;
+  __shared__ V smem[kThreads / 32 * WarpTranspose<kItems, V>::kSlots];
+  V items[kItems];
+  load_items<kThreads>(p, blockIdx.x * kTile, n, smem, items);
+  const V total = scan_items(p, items);
+  V prefix, block_total;
+  exclusive_scan<kThreads>(p, total, prefix, block_total);
+  if (blockIdx.x > 0) {
+    const V tile_prefix = prefixes[blockIdx.x];
+    prefix = threadIdx.x == 0 ? tile_prefix : p.combine(tile_prefix, prefix);
+  }
+  apply_prefix<kExclusive>(p, prefix, blockIdx.x == 0 && threadIdx.x == 0, items);
+  store_items<kThreads>(p, blockIdx.x * kTile, n, smem, items);
+}
+
+}  // namespace device_scan_detail
+
+// Scans n elements through the policy, enqueued on the stream. kThreads x kItems elements per
+// tile; the workspace grows to what the tiles need.
+template <int kThreads, int kItems, class Policy>
+void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode mode,
+                 ScanWorkspace& workspace, cudaStream_t stream,
+                 lookback::Pauses pauses = {}) {
+  using namespace device_scan_detail;
+  using V = typename Policy::Value;
+  if (n <= 0) return;
+  constexpr std::int64_t kTile = std::int64_t(kThreads) * kItems;
+  const std::int64_t tiles = ceil_div(n, kTile);
+  if (tiles > kMaxGridX) throw Error("device_scan: too many elements for one launch");
+  const bool exclusive = kind == ScanKind::exclusive;
+  const auto grid = static_cast<unsigned>(tiles);
+
+  if (mode == ScanMode::reproducible) {
+    auto* totals = static_cast<V*>(workspace.reserve(static_cast<std::size_t>(tiles) * sizeof(V)));
+    tile_totals_kernel<kThreads, kItems><<<grid, kThreads, 0, stream>>>(policy, n, totals);
+    PARASOL_CHECK_LAUNCH(stream);
+    tile_prefixes_kernel<1024><<<1, 1024, 0, stream>>>(policy, tiles, totals);
+    PARASOL_CHECK_LAUNCH(stream);
+    if (exclusive)
+      prefixed_scan_kernel<kThreads, kItems, true><<<grid, kThreads, 0, stream>>>(policy, n, totals);
+    else
+      prefixed_scan_kernel<kThreads, kItems, false><<<grid, kThreads, 0, stream>>>(policy, n, totals);
+    PARASOL_CHECK_LAUNCH(stream);
+    return;
+  }
+
+  const lookback::Layout<V, state_kind<Policy>()> layout(tiles);
+  auto* base = static_cast<unsigned char*>(workspace.reserve(layout.bytes));
+  layout.clear(base, stream);  // a fresh counter and unpublished tiles for every launch
+  auto* counter = reinterpret_cast<unsigned long long*>(base);
+  const auto states = layout.states(base, tiles);
+  if (exclusive)
+    lookback_scan_kernel<kThreads, kItems, true>
+        <<<grid, kThreads, 0, stream>>>(policy, n, counter, states, pauses);
+  else
+    lookback_scan_kernel<kThreads, kItems, false>
+        <<<grid, kThreads, 0, stream>>>(policy, n, counter, states, pauses);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+}  // namespace parasol

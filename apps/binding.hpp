@@ -69,6 +69,9 @@ class Run {
   virtual Agreement check() = 0;
   // The fields, and the sidecars that go with them.
   virtual void write(Output& out) = 0;
+  // Units of work the run did, in the unit of its Study's rate column (points x iterations,
+  // path-steps, ...), for the rate of a CPU sweep; 0 when not known.
+  virtual double work() const { return 0; }
 };
 
 // One axis value, one measurement per configuration of a sweep.

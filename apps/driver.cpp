@@ -15,6 +15,7 @@
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
+#include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/timed_runs.hpp"
@@ -159,21 +160,159 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   return 0;
 }
 
+namespace {
+
+// A sweep's table as rows come in: the solver's axes, then median, spread, rate, the roofline,
+// the check and the solver's extras; with the fastest row that agreed with the gold.
+class SweepTable {
+ public:
+  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling)
+      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), table_(columns(c)) {}
+
+  void add(std::vector<Cell> row, const Measurement& m, std::size_t configuration) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const bool timed = !m.seconds.empty();
+    const double middle = timed ? median(m.seconds) : nan;
+    double low = nan, high = nan;
+    if (timed) {
+      const auto [lo, hi] = std::minmax_element(m.seconds.begin(), m.seconds.end());
+      low = *lo;
+      high = *hi;
+    }
+    min_s_.push_back(low);
+    max_s_.push_back(high);
+    row.push_back(middle);
+    row.push_back(100.0 * (high - low) / middle);
+    row.push_back(units_ > 0 ? 1e-9 * units_ / middle : nan);
+    if (c_.roofline) {
+      row.push_back(1e-9 * roofline_ / middle);
+      row.push_back(100.0 * roofline_ / middle / ceiling_);
+    }
+    row.push_back(m.agreement.value);
+    row.insert(row.end(), m.extras.begin(), m.extras.end());
+    const bool passed = timed && m.agreement.passed();
+    table_.add(std::move(row), middle, passed);
+    if (passed && (!fastest_ || middle < fastest_seconds_)) {
+      fastest_ = configuration;
+      fastest_seconds_ = middle;
+    }
+  }
+
+  bool empty() const { return table_.empty(); }
+  bool all_passed() const { return table_.all_passed(); }
+  std::optional<std::size_t> fastest() const { return fastest_; }
+
+  void print_and_write(io::ResultFile& out) const {
+    if (is_speaker()) table_.print(std::cout);
+    table_.write(out, "/sweep");
+    out.write_column("/sweep/min_s", min_s_);
+    out.write_column("/sweep/max_s", max_s_);
+  }
+
+ private:
+  static std::vector<ResultsTable::Column> columns(const SweepColumns& c) {
+    std::vector<ResultsTable::Column> all = c.axes;
+    all.push_back({"median_s", "median ms", 11, 4, 'f', 1e3});
+    all.push_back({"spread_percent", "spread %", 8, 1});
+    all.push_back(c.rate);
+    if (c.roofline) {
+      all.push_back(c.roofline->throughput);
+      all.push_back(c.roofline->percent);
+    }
+    all.push_back(c.check);
+    all.insert(all.end(), c.extras.begin(), c.extras.end());
+    return all;
+  }
+
+  SweepColumns c_;
+  double units_, roofline_, ceiling_;
+  ResultsTable table_;
+  std::vector<double> min_s_, max_s_;
+  std::optional<std::size_t> fastest_;
+  double fastest_seconds_ = 0;
+};
+
+// 1, 2, 4, ... up to the thread count in force (--threads, else the cores this process may use),
+// and that count itself.
+std::vector<int> thread_counts() {
+  const int most = cpu_threads();
+  std::vector<int> counts;
+  for (int n = 1; n < most; n *= 2) counts.push_back(n);
+  counts.push_back(most);
+  return counts;
+}
+
+// `parasol sweep --backend cpu`: the CPU solver run whole at each thread count, its compute
+// phase timed three times, its result checked against the gold. A sweep file made without a GPU.
+int cpu_sweep(const SweepOptions& options, io::ParamTable& params, const Binding& binding,
+              const Study& study) {
+  constexpr int kRepeats = 3;
+  RunOptions run_options;
+  run_options.params_path = options.params_path;
+  const RunSetup setup{run_options, Backend::cpu, {}};
+  const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
+  io::ResultFile out(path, options.force, options.compression);
+  write_parameters(out, params);
+  write_provenance(out, binding.name, Backend::cpu, options.command_line);
+
+  SweepColumns c = study.columns();
+  c.axes = {{"backend", "backend", 8}, {"threads", "threads", 7}};
+  c.roofline.reset();
+  c.extras.clear();
+  std::unique_ptr<Run> run = binding.make_run(params, options.params_path);
+  run->prepare(setup);
+  if (is_speaker())
+    std::cout << binding.name << " sweep: " << run->describe() << "; " << kRepeats
+              << " timed runs at each thread count\n";
+  const int threads_in_force = cpu_threads();
+  double units = 0;
+  std::vector<std::pair<std::vector<Cell>, Measurement>> rows;
+  for (int threads : thread_counts()) {
+    set_cpu_threads(threads);
+    Measurement m;
+    for (int r = 0; r < kRepeats; ++r) {
+      run = binding.make_run(params, options.params_path);
+      run->prepare(setup);
+      PhaseTimer timings;
+      run->solve(timings, out);
+      m.seconds.push_back(timings.seconds("compute"));
+    }
+    units = run->work();
+    m.agreement = run->check();
+    rows.push_back({{std::string("cpu"), std::int64_t{threads}}, std::move(m)});
+  }
+  set_cpu_threads(threads_in_force);
+  SweepTable table(c, units, 0, 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) table.add(rows[i].first, rows[i].second, i);
+  table.print_and_write(out);
+  out.set_attribute("/sweep", "backend", std::string("cpu"));
+  out.commit();
+  say("wrote " + path.string());
+  return table.all_passed() ? 0 : 1;
+}
+
+std::string no_autotune(const Binding& binding) {
+  return "--autotune stores laplace3d's fastest variant and block; the " +
+         std::string(binding.name) + " sweep has nothing to store";
+}
+
+}  // namespace
+
 int sweep_command(const SweepOptions& options, const std::vector<std::string>& overrides) {
   io::ParamTable params = load_params(options.params_path, overrides);
   const Binding& binding = find_binding(params);
   if (binding.legacy_sweep != nullptr) {
     if (options.autotune)
-      throw InputError(params.source_of("solver"), "solver",
-                       "--autotune stores laplace3d's fastest variant and block; the " +
-                           std::string(binding.name) + " sweep has nothing to store");
+      throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
+    if (options.backend == Backend::cpu)
+      throw InputError("command line", "--backend",
+                       "the " + std::string(binding.name) + " sweep times GPU kernels only");
     return binding.legacy_sweep(params, options);
   }
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
-  if (options.autotune && !study->can_autotune())
-    throw InputError(params.source_of("solver"), "solver",
-                     "--autotune stores laplace3d's fastest variant and block; the " +
-                         std::string(binding.name) + " sweep has nothing to store");
+  if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
+    throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
+  if (options.backend == Backend::cpu) return cpu_sweep(options, params, binding, *study);
   // The autotune file is read now, so one that cannot be used fails before any timing.
   std::filesystem::path autotune_file;
   if (options.autotune) {
@@ -182,7 +321,8 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& o
   }
   std::string reason;
   if (!gpu_available(&reason))
-    throw Error("parasol sweep times GPU kernels and needs a device: " + reason);
+    throw Error("parasol sweep times GPU kernels and needs a device: " + reason +
+                " (--backend cpu sweeps the CPU solver)");
   study->prepare();
 
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
@@ -191,26 +331,8 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& o
   write_provenance(out, binding.name, Backend::gpu, options.command_line);
   if (is_speaker()) std::cout << binding.name << " sweep: " << study->describe() << "\n";
 
-  const SweepColumns c = study->columns();
-  std::vector<ResultsTable::Column> columns = c.axes;
-  columns.push_back({"median_s", "median ms", 11, 4, 'f', 1e3});
-  columns.push_back({"spread_percent", "spread %", 8, 1});
-  columns.push_back(c.rate);
-  if (c.roofline) {
-    columns.push_back(c.roofline->throughput);
-    columns.push_back(c.roofline->percent);
-  }
-  columns.push_back(c.check);
-  columns.insert(columns.end(), c.extras.begin(), c.extras.end());
-  ResultsTable table(columns);
-
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const double units = study->units_per_run();
-  const double roofline = study->roofline_per_run();
-  const double ceiling = study->ceiling_per_second();
-  std::optional<std::size_t> fastest;
-  double fastest_seconds = 0;
-  std::vector<double> min_s, max_s;
+  SweepTable table(study->columns(), study->units_per_run(), study->roofline_per_run(),
+                   study->ceiling_per_second());
   const std::vector<std::vector<Cell>> configurations = study->configurations();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     const Measurement m = study->measure(i);
@@ -218,41 +340,17 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& o
       say(m.skipped);
       continue;
     }
-    std::vector<Cell> row = configurations[i];
-    const bool timed = !m.seconds.empty();
-    const double middle = timed ? median(m.seconds) : nan;
-    const auto [low, high] = timed ? std::minmax_element(m.seconds.begin(), m.seconds.end())
-                                   : std::pair{m.seconds.end(), m.seconds.end()};
-    min_s.push_back(timed ? *low : nan);
-    max_s.push_back(timed ? *high : nan);
-    row.push_back(middle);
-    row.push_back(timed ? 100.0 * (*high - *low) / middle : nan);
-    row.push_back(1e-9 * units / middle);
-    if (c.roofline) {
-      row.push_back(1e-9 * roofline / middle);
-      row.push_back(100.0 * roofline / middle / ceiling);
-    }
-    row.push_back(m.agreement.value);
-    row.insert(row.end(), m.extras.begin(), m.extras.end());
-    const bool passed = timed && m.agreement.passed();
-    table.add(std::move(row), middle, passed);
-    if (passed && (!fastest || middle < fastest_seconds)) {
-      fastest = i;
-      fastest_seconds = middle;
-    }
+    table.add(configurations[i], m, i);
   }
   if (table.empty()) throw study->nothing_to_time();
-  if (is_speaker()) table.print(std::cout);
-  table.write(out, "/sweep");
-  out.write_column("/sweep/min_s", min_s);
-  out.write_column("/sweep/max_s", max_s);
+  table.print_and_write(out);
   study->write_attributes(out);
   out.commit();
   say("wrote " + path.string());
 
   if (!autotune_file.empty()) {
     std::optional<io::AutotuneChoice> choice;
-    if (fastest) choice = study->autotune_choice(*fastest);
+    if (table.fastest()) choice = study->autotune_choice(*table.fastest());
     if (!choice) {
       std::cerr << "parasol: --autotune: no configuration agreed with the gold; nothing stored in "
                 << autotune_file.string() << "\n";

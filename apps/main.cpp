@@ -91,6 +91,13 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
   add_threads(sweep_cmd);
+  std::string sweep_backend = "gpu";
+  sweep_cmd
+      ->add_option("--backend", sweep_backend,
+                   "gpu: every variant x block shape on the device (default); cpu: the CPU solver "
+                   "at 1, 2, 4, ... threads up to --threads, each checked against the gold (a "
+                   "sweep file made without a GPU)")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
   sweep_cmd->add_option("--compression", sweep.compression,
                         "Deflate level of large datasets, 0 (none) to 9; default 4")
       ->check(CLI::Range(0, 9));
@@ -133,6 +140,7 @@ int main(int argc, char** argv) {
       return app::run_command(run, overrides);
     }
     if (*sweep_cmd) {
+      sweep.backend = sweep_backend == "cpu" ? app::Backend::cpu : app::Backend::gpu;
       sweep.command_line = joined(argc, argv);
       return app::sweep_command(sweep, sweep_overrides);
     }

@@ -32,6 +32,8 @@ struct SweepOptions {
   bool autotune = false;  // store the fastest passing configuration in the autotune file
   std::filesystem::path autotune_file;  // empty: io::autotune_path's default
   int compression = io::kDefaultCompression;  // deflate level of large datasets, 0 = none
+  // gpu: every variant and shape on the device; cpu: the CPU solver at each thread count.
+  Backend backend = Backend::gpu;
 };
 
 // The backend a run uses: `automatic` becomes gpu when a device is present, else cpu (and says

@@ -180,6 +180,10 @@ class Laplace3dRun final : public Run {
                                 max_magnitude(laplace3d::initial_field<double>(p_)));
   }
 
+  double work() const override {
+    return static_cast<double>(p_.grid.points()) * static_cast<double>(result_.iterations);
+  }
+
   void write(Output& out) override {
     const auto& n = p_.grid;
     out.file.write_field("/fields/u", result_.u.data(),

@@ -29,6 +29,8 @@ class Stream {
   cudaStream_t get() const { return stream_; }
   operator cudaStream_t() const { return stream_; }  // NOLINT: streams pass straight to CUDA calls
   void synchronize() const { PARASOL_CUDA(cudaStreamSynchronize(stream_)); }
+  // Work enqueued here after this call waits for `event` (recorded on another stream).
+  void wait(cudaEvent_t event) const { PARASOL_CUDA(cudaStreamWaitEvent(stream_, event, 0)); }
 
  private:
   cudaStream_t stream_ = nullptr;

@@ -213,6 +213,17 @@ TEST_F(Cli, GridTooLargeForTheDevice) {
   expect_input_error(r, "on the device");
 }
 
+TEST_F(Cli, ValuesPastThePrecisionsRangeAreRefused) {
+  // 1e39 is no float; six boundary values of 1e38 would add up past float's range in an update.
+  expect_input_error(run_params(small_params(), "boundary.x_min=1e39"),
+                     "boundary.x_min: expected a magnitude of at most");
+  expect_input_error(run_params(small_params(), "initial.interior=\"constant\" initial.value=-1e38"),
+                     "initial.value: expected a magnitude of at most");
+  // In double both fit.
+  const auto r = run_params(small_params(), "boundary.x_min=1e39 method.precision=double");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
 TEST_F(Cli, MisspeltOverride) {
   expect_input_error(run_params(small_params(), "grid.nxx=4"),
                      "command line: grid.nxx: unknown key; did you mean grid.nx?");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <limits>
 
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/stream.hpp"
@@ -225,12 +226,13 @@ __global__ void poison_interior_kernel(Strides n, T* u) {
   }
 }
 
-// Chunks of the z range for zreg: enough blocks to fill the device about eight times over (on a
-// 132-SM H100), each chunk between 16 planes (it re-reads the two planes around it) and 64 (longer
-// chunks ran slower). 32 to 64 planes won at 512^3 and 1024^3; see docs/PERFORMANCE.md.
-std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks) {
+// Chunks of the z range for zreg: enough blocks to fill the device about eight times over (64
+// blocks per multiprocessor), each chunk between 16 planes (it re-reads the two planes around
+// it) and 64 (longer chunks ran slower). 32 to 64 planes won at 512^3 and 1024^3 on a 132-SM
+// H100; see docs/PERFORMANCE.md.
+std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks, int sms) {
   constexpr std::int64_t kMinChunk = 16, kMaxChunk = 64;
-  constexpr std::int64_t kTargetBlocks = 132 * 8 * 8;
+  const std::int64_t kTargetBlocks = std::int64_t{sms} * 8 * 8;
   const std::int64_t interior = n.nz - 2;
   const std::int64_t chunks = std::max<std::int64_t>(1, kTargetBlocks / std::max<std::int64_t>(xy_blocks, 1));
   const std::int64_t length = std::clamp(ceil_div(interior, chunks), kMinChunk, kMaxChunk);
@@ -239,10 +241,11 @@ std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks) {
 
 // Chunks of the z range for temporal. A block fills a multiprocessor (one resident per SM), so
 // the count of blocks decides how full the last wave is; and each chunk re-reads kTimeSteps + 1
-// planes below it to fill its pipeline. Picks the chunk count with the least of both wastes
-// (for a 132-SM H100), chunks at least 32 planes long.
-std::int64_t temporal_chunk_length(const Extent3& n, std::int64_t tiles) {
-  constexpr std::int64_t kSms = 132, kMinChunk = 32;
+// planes below it to fill its pipeline. Picks the chunk count with the least of both wastes for
+// the device's `sms` multiprocessors, chunks at least 32 planes long.
+std::int64_t temporal_chunk_length(const Extent3& n, std::int64_t tiles, int sms) {
+  const std::int64_t kSms = sms;
+  constexpr std::int64_t kMinChunk = 32;
   const std::int64_t interior = n.nz - 2;
   std::int64_t best_chunks = 1;
   double best_cost = 1e300;
@@ -265,16 +268,18 @@ struct ZMarch {
   std::int64_t z_chunk;
 };
 
-ZMarch z_march(const Extent3& grid, const Shape& tile) {
+ZMarch z_march(const Extent3& grid, const Shape& tile, int sms) {
   BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, tile);
-  const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y);
+  const std::int64_t z_chunk = zreg_chunk_length(grid, blocks.x * blocks.y, sms);
   blocks.z = ceil_div(grid.nz - 2, z_chunk);
   return {blocks, z_chunk};
 }
 
+// One sweep (four for temporal) of `grid`'s interior from d_u into d_u_next, on a device of
+// `sms` multiprocessors.
 template <class T>
 void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, const T* d_u, T* d_u_next,
-                  cudaStream_t stream) {
+                  cudaStream_t stream, int sms) {
   const Strides n = strides_of(grid);
   switch (variant) {
     case Variant::zmarch:
@@ -299,7 +304,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/zreg", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
         // Each thread covers kZregRows rows, so a block covers a B::x by kZregRows * B::y tile.
-        const ZMarch m = z_march(grid, Shape{B::x, kZregRows * B::y, 1});
+        const ZMarch m = z_march(grid, Shape{B::x, kZregRows * B::y, 1}, sms);
         zreg_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
             n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -307,7 +312,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       return;
     case Variant::zreg_vector:
       if (grid.nx % Vector16<T>::size != 0) {
-        launch_sweep(Variant::zreg, block, grid, d_u, d_u_next, stream);
+        launch_sweep(Variant::zreg, block, grid, d_u, d_u_next, stream, sms);
         return;
       }
       dispatch_shape("laplace3d/zreg-vec", MarchShapes{}, block, [&](auto b) {
@@ -324,7 +329,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
     case Variant::smem_zreg:
       dispatch_shape("laplace3d/smem-zreg", SmemShapes{}, block, [&](auto b) {
         using B = decltype(b);
-        const ZMarch m = z_march(grid, Shape{B::x, kSmemRows * B::y, 1});
+        const ZMarch m = z_march(grid, Shape{B::x, kSmemRows * B::y, 1}, sms);
         smem_zreg_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
             n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -338,7 +343,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         // Tiles cover the interior points 1 .. n - 2 with their written parts.
         const std::int64_t tiles_x = ceil_div(grid.nx - 1, out_x);
         const std::int64_t tiles_y = ceil_div(grid.ny - 1, out_y);
-        const std::int64_t z_chunk = temporal_chunk_length(grid, tiles_x * tiles_y);
+        const std::int64_t z_chunk = temporal_chunk_length(grid, tiles_x * tiles_y, sms);
         const std::int64_t chunks = ceil_div(grid.nz - 2, z_chunk);
         constexpr std::size_t shared = temporal_shared_bytes<B::x, B::y, T>();
         PARASOL_CUDA(cudaFuncSetAttribute(temporal_kernel<B::x, B::y, T>,
@@ -360,6 +365,7 @@ template <class T>
 DeviceGrid<T>::DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cudaStream_t stream)
     : grid_(grid),
       stream_(stream),
+      multiprocessors_(multiprocessor_count()),
       guard_(temporal_guard_points(grid.nx)),
       current_(static_cast<std::size_t>(grid.points() + 2 * guard_)),
       previous_(static_cast<std::size_t>(grid.points() + 2 * guard_)) {
@@ -385,7 +391,7 @@ template <class T>
 void DeviceGrid<T>::sweep(Variant variant, const Shape& block, std::int64_t iterations) {
   const auto one_launch = [&](Variant v, const Shape& b) {
     std::swap(current_, previous_);
-    launch_sweep(v, b, grid_, field(previous_), field(current_), stream_);
+    launch_sweep(v, b, grid_, field(previous_), field(current_), stream_, multiprocessors_);
   };
   if (variant != Variant::temporal) {
     for (std::int64_t it = 0; it < iterations; ++it) one_launch(variant, block);
@@ -395,6 +401,30 @@ void DeviceGrid<T>::sweep(Variant variant, const Shape& block, std::int64_t iter
   // The rest by single zreg sweeps (at its default shape): the same sums, so the same bits.
   for (std::int64_t it = 0; it < iterations % kTimeSteps; ++it)
     one_launch(Variant::zreg, Params{}.block);
+}
+
+template <class T>
+void DeviceGrid<T>::advance() {
+  std::swap(current_, previous_);
+}
+
+template <class T>
+void DeviceGrid<T>::sweep_planes(Variant variant, const Shape& block, std::int64_t first,
+                                 std::int64_t last, cudaStream_t stream) {
+  if (first < 1 || last > grid_.nz - 2 || first > last)
+    throw Error("laplace3d: planes " + std::to_string(first) + " to " + std::to_string(last) +
+                " are not interior planes of a grid of " + std::to_string(grid_.nz));
+  // The planes around the range are the view's boundary: read, never written. Every kernel
+  // updates a view's interior with the sums it would make in the whole grid.
+  const std::int64_t offset = (first - 1) * grid_.nx * grid_.ny;
+  const Extent3 view{grid_.nx, grid_.ny, last - first + 3};
+  launch_sweep(variant, block, view, field(previous_) + offset, field(current_) + offset,
+               stream != nullptr ? stream : stream_, multiprocessors_);
+}
+
+template <class T>
+T* DeviceGrid<T>::plane(std::int64_t k) {
+  return field(current_) + k * grid_.nx * grid_.ny;
 }
 
 template <class T>
@@ -416,14 +446,28 @@ struct AbsChange {
 
 template <class T>
 double DeviceGrid<T>::last_change() {
-  return reducer_.reduce(grid_.points(), AbsChange<T>{field(current_), field(previous_)}, Max{},
+  return last_change(0, grid_.nz - 1);
+}
+
+template <class T>
+double DeviceGrid<T>::last_change(std::int64_t first, std::int64_t last) {
+  if (first > last) return 0;
+  const std::int64_t plane = grid_.nx * grid_.ny, offset = first * plane;
+  return reducer_.reduce((last - first + 1) * plane,
+                         AbsChange<T>{field(current_) + offset, field(previous_) + offset}, Max{},
                          stream_);
 }
 
 template <class T>
 std::vector<T> DeviceGrid<T>::download() const {
-  std::vector<T> u(static_cast<std::size_t>(grid_.points()));
-  PARASOL_CUDA(cudaMemcpyAsync(u.data(), field(current_), u.size() * sizeof(T),
+  return download_planes(0, grid_.nz);
+}
+
+template <class T>
+std::vector<T> DeviceGrid<T>::download_planes(std::int64_t first, std::int64_t count) const {
+  const std::int64_t plane = grid_.nx * grid_.ny;
+  std::vector<T> u(static_cast<std::size_t>(count * plane));
+  PARASOL_CUDA(cudaMemcpyAsync(u.data(), field(current_) + first * plane, u.size() * sizeof(T),
                                cudaMemcpyDeviceToHost, stream_));
   PARASOL_CUDA(cudaStreamSynchronize(stream_));
   return u;

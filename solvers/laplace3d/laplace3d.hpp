@@ -42,9 +42,12 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-// Boundary faces and starting interior, as Params describe them.
+// Boundary faces and starting interior, as Params describe them: the whole field, or planes
+// [first, first + count) of it (a rank's slab), with the same values.
 template <class T>
 std::vector<T> initial_field(const Params& p);
+template <class T>
+std::vector<T> initial_planes(const Params& p, std::int64_t first, std::int64_t count);
 
 // One Jacobi sweep on the CPU: interior points of u_next from u; boundaries untouched.
 template <class T>
@@ -73,9 +76,23 @@ class DeviceGrid {
   // Fills the interior of the copy the next sweep writes with NaN (its boundary stays), so a
   // point that a kernel fails to write cannot pass a test.
   void poison_next();
-  // max |u_new - u| of the last sweep (waits for the stream).
+  // max |u_new - u| of the last sweep (waits for the stream); over planes [first, last] only.
   double last_change();
+  double last_change(std::int64_t first, std::int64_t last);
   std::vector<T> download() const;
+  std::vector<T> download_planes(std::int64_t first, std::int64_t count) const;
+
+  // A sweep in parts, for a grid that is one rank's slab of a larger one: advance() makes the
+  // next iterate current (its planes then hold the iterate before last until written);
+  // sweep_planes() writes planes [first, last] of it (interior planes, 1 <= first <= last <=
+  // nz - 2) from the previous one, on `stream` (the grid's own when null), so edges and interior
+  // can go on different streams; plane(k) is where a halo exchange reads or writes plane k of
+  // the current iterate. For temporal, a sweep_planes() call is four sweeps of the range, exact
+  // for the planes at least four away from an edge of the range that is not the grid's.
+  void advance();
+  void sweep_planes(Variant variant, const Shape& block, std::int64_t first, std::int64_t last,
+                    cudaStream_t stream = nullptr);
+  T* plane(std::int64_t k);
   const Extent3& grid() const { return grid_; }
   cudaStream_t stream() const { return stream_; }
 
@@ -86,6 +103,7 @@ class DeviceGrid {
 
   Extent3 grid_;
   cudaStream_t stream_;
+  int multiprocessors_;  // of the device, for the kernels' chunk lengths
   std::int64_t guard_;  // guard cells before and after each copy of the field
   DeviceBuffer<T> current_, previous_;
   DeviceReducer<double> reducer_;  // changes measured in double, as the gold does

@@ -70,8 +70,11 @@ void Params::validate() const {
       {boundary.x_min, "boundary.x_min"}, {boundary.x_max, "boundary.x_max"},
       {boundary.y_min, "boundary.y_min"}, {boundary.y_max, "boundary.y_max"},
       {boundary.z_min, "boundary.z_min"}, {boundary.z_max, "boundary.z_max"}};
-  for (const auto& [value, key] : faces) require(std::isfinite(value), key, "expected a finite number");
-  require(std::isfinite(interior_value), "initial.value", "expected a finite number");
+  // A Jacobi update adds six neighbours before scaling by 1/6: each value must leave room for
+  // that sum in the run's precision (1e38 is a float, six of them are not).
+  const bool single = precision == Precision::single;
+  for (const auto& [value, key] : faces) require_representable(value, key, single, 6);
+  require_representable(interior_value, "initial.value", single, 6);
   require(max_iterations >= 1, "iteration.max_iterations",
           "expected a positive integer, got " + std::to_string(max_iterations));
   require(std::isfinite(tolerance) && tolerance >= 0, "iteration.tolerance",

@@ -25,6 +25,9 @@ using Block3dShapes = ShapeList<Block<32, 4, 4>, Block<32, 8, 2>, Block<16, 8, 4
 using SmemShapes = ShapeList<Block<32, 8, 1>, Block<64, 4, 1>, Block<128, 2, 1>>;
 using TemporalShapes = ShapeList<Block<64, 8, 1>, Block<128, 4, 1>, Block<32, 12, 1>>;
 
+// Iterations per temporal pass: its time block, and so the depth of its halo across ranks.
+constexpr int kTimeSteps = 4;
+
 // The widest and tallest temporal tile, halo included (kTemporalRows rows a thread).
 constexpr int kTemporalMaxTile = 128;
 

@@ -17,7 +17,6 @@
 
 namespace parasol::laplace3d {
 
-constexpr int kTimeSteps = 4;  // iterations per pass
 // Rows of the tile per thread: nine in float, so a 64 x 8 block (128 registers a thread) holds a
 // 64 x 72 tile whose written part is 56 x 64. Many rows a thread share the work of a step that
 // does not depend on the row (z tests, the loads of the rows just past the thread's own, the

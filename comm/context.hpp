@@ -4,8 +4,9 @@
 // that never touches MPI, and every operation below is then a local one. Host-only API: neither
 // nvcc nor mpi.h is needed to use it.
 //
-// Every member except the identity getters and comm_seconds() is collective over the ranks
-// named, in the same order on every rank; MPI is called from the thread that made the Context.
+// The collectives (barrier, broadcast, all_reduce, all_gather, exclusive_scan, devices, agree)
+// are called by every rank in the same order; send, recv and exchange by the ranks they name.
+// MPI is called only from the thread that made the Context.
 #pragma once
 
 #include <cstddef>

@@ -8,9 +8,42 @@ cd "$(dirname "$0")"
 
 # Debian packages the build needs (the CUDA toolkit itself is expected at /usr/local/cuda);
 # apbs gives the tests its multivalue tool, which reads coulomb's OpenDX maps back, and
-# python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test.
+# python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test; Open MPI starts
+# runs of several ranks (comm/) and its mpiexec runs the comm tests with 1 to 4 ranks.
 packages=(cmake ninja-build g++ libhdf5-dev libcli11-dev libtomlplusplus-dev libgtest-dev
-          libbenchmark-dev apbs python3-h5py python3-matplotlib)
+          libbenchmark-dev apbs python3-h5py python3-matplotlib libopenmpi-dev openmpi-bin)
+
+# NCCL carries device buffers between GPUs (comm/). Debian has no package of it: where neither
+# the system nor the CUDA toolkit has nccl.h, NVIDIA's wheel from PyPI gives its header and
+# library, unpacked into .deps/, which the CMake presets search first. Without it the build goes
+# on with the MPI transport alone.
+deps=.deps
+nccl_wheel=nvidia-nccl-cu13
+
+fetch_nccl() {
+  if [ -f "$deps/include/nccl.h" ] || [ -f /usr/include/nccl.h ] ||
+     [ -f /usr/local/cuda/include/nccl.h ]; then
+    return
+  fi
+  echo "build.sh: fetching NCCL ($nccl_wheel) into $deps/"
+  local tmp
+  tmp=$(mktemp -d)
+  if ! python3 -m pip download --quiet --no-deps --only-binary=:all: "$nccl_wheel" -d "$tmp" ||
+     ! python3 -m zipfile -e "$tmp"/*.whl "$tmp/wheel"; then
+    echo "build.sh: could not fetch $nccl_wheel; building without the NCCL transport" >&2
+    rm -rf "$tmp"
+    return
+  fi
+  local header library
+  header=$(find "$tmp/wheel" -name nccl.h -path '*/include/*' | head -n 1)
+  library=$(find "$tmp/wheel" -name 'libnccl.so*' | head -n 1)
+  mkdir -p "$deps/include" "$deps/lib"
+  cp -r "$(dirname "$header")"/. "$deps/include/"
+  cp "$library" "$deps/lib/"
+  # The wheel ships libnccl.so.2 alone; the linker looks for libnccl.so.
+  [ -e "$deps/lib/libnccl.so" ] || ln -s "$(basename "$library")" "$deps/lib/libnccl.so"
+  rm -rf "$tmp"
+}
 
 install_missing() {
   local missing=()
@@ -32,6 +65,7 @@ install_missing() {
       exit 1
     fi
   fi
+  fetch_nccl
 }
 
 build() {  # build PRESET

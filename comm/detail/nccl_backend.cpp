@@ -1,0 +1,106 @@
+// Device buffers through NCCL, everything enqueued on the caller's stream; timed by events.
+#include <nccl.h>
+
+#include "comm/detail/device_backend.hpp"
+#include "comm/error.hpp"
+
+namespace parasol::comm::detail {
+namespace {
+
+ncclDataType_t nccl_type(Scalar type) {
+  switch (type) {
+    case Scalar::f64: return ncclFloat64;
+    case Scalar::i64: return ncclInt64;
+    case Scalar::i32: return ncclInt32;
+  }
+  return ncclInt8;
+}
+
+ncclRedOp_t nccl_op(Op op) {
+  switch (op) {
+    case Op::sum: return ncclSum;
+    case Op::max: return ncclMax;
+    case Op::min: return ncclMin;
+  }
+  return ncclSum;
+}
+
+class NcclBackend final : public DeviceBackend {
+ public:
+  NcclBackend(World& world, cudaStream_t stream, CommClock& clock)
+      : stream_(stream), clock_(clock) {
+    ncclUniqueId id{};
+    if (world.rank() == 0) PARASOL_NCCL(ncclGetUniqueId(&id));
+    world.broadcast(&id, sizeof id, 0);
+    PARASOL_NCCL(ncclCommInitRank(&comm_, world.size(), id, world.rank()));
+  }
+  ~NcclBackend() override { (void)ncclCommDestroy(comm_); }
+  NcclBackend(const NcclBackend&) = delete;
+  NcclBackend& operator=(const NcclBackend&) = delete;
+
+  void send(const void* d_data, std::size_t bytes, int peer) override {
+    if (peer == kNoRank) return;
+    clock_.begin(stream_);
+    PARASOL_NCCL(ncclSend(d_data, bytes, ncclInt8, peer, comm_, stream_));
+    clock_.end(stream_);
+  }
+
+  void recv(void* d_data, std::size_t bytes, int peer) override {
+    if (peer == kNoRank) return;
+    clock_.begin(stream_);
+    PARASOL_NCCL(ncclRecv(d_data, bytes, ncclInt8, peer, comm_, stream_));
+    clock_.end(stream_);
+  }
+
+  void exchange(const Neighbours& n, const HaloBytes& h) override {
+    clock_.begin(stream_);
+    // One group, so no order between the neighbours can deadlock. NCCL has no tags: the k-th
+    // send to a peer meets that peer's k-th receive from us. When one rank is both neighbours
+    // (two ranks, or one, on a periodic domain) what goes down first must land in its recv_up,
+    // hence sends down then up, and receives up then down.
+    PARASOL_NCCL(ncclGroupStart());
+    if (n.down != kNoRank)
+      PARASOL_NCCL(ncclSend(h.send_down, h.bytes, ncclInt8, n.down, comm_, stream_));
+    if (n.up != kNoRank)
+      PARASOL_NCCL(ncclSend(h.send_up, h.bytes, ncclInt8, n.up, comm_, stream_));
+    if (n.up != kNoRank)
+      PARASOL_NCCL(ncclRecv(h.recv_up, h.bytes, ncclInt8, n.up, comm_, stream_));
+    if (n.down != kNoRank)
+      PARASOL_NCCL(ncclRecv(h.recv_down, h.bytes, ncclInt8, n.down, comm_, stream_));
+    PARASOL_NCCL(ncclGroupEnd());
+    clock_.end(stream_);
+  }
+
+  void all_reduce(void* d_data, std::size_t count, Scalar type, Op op) override {
+    clock_.begin(stream_);
+    PARASOL_NCCL(
+        ncclAllReduce(d_data, d_data, count, nccl_type(type), nccl_op(op), comm_, stream_));
+    clock_.end(stream_);
+  }
+
+  void all_gather(const void* d_mine, void* d_all, std::size_t bytes) override {
+    clock_.begin(stream_);
+    PARASOL_NCCL(ncclAllGather(d_mine, d_all, bytes, ncclInt8, comm_, stream_));
+    clock_.end(stream_);
+  }
+
+  void broadcast(void* d_data, std::size_t bytes, int root) override {
+    clock_.begin(stream_);
+    PARASOL_NCCL(ncclBroadcast(d_data, d_data, bytes, ncclInt8, root, comm_, stream_));
+    clock_.end(stream_);
+  }
+
+ private:
+  cudaStream_t stream_;
+  CommClock& clock_;
+  ncclComm_t comm_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceBackend> make_nccl_backend(World& world, cudaStream_t stream,
+                                                 CommClock& clock) {
+  return std::make_unique<NcclBackend>(world, stream, clock);
+}
+
+}  // namespace parasol::comm::detail

@@ -46,10 +46,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
-  run_cmd->add_option("--compression", run.compression,
-                      "Deflate level of large datasets, 0 (none: several times faster to write) "
-                      "to 9; default 4")
-      ->check(CLI::Range(0, 9));
+  std::string run_compression = "none";
+  run_cmd->add_option("--compression", run_compression,
+                      "Filter of large datasets: " + std::string(io::kCompressionForms) +
+                          "; default none (the disk's speed); costs in docs/compression.md");
   run_cmd->add_option("--autotune-file", run.autotune_file,
                       "Where laplace3d's method.variant = \"auto\" looks up its variant and block "
                       "(default: as for `sweep --autotune`)");
@@ -69,9 +69,9 @@ int main(int argc, char** argv) {
                         "Parameter overrides key=value, checked like the file (e.g. grid.nx=256)");
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
-  sweep_cmd->add_option("--compression", sweep.compression,
-                        "Deflate level of large datasets, 0 (none) to 9; default 4")
-      ->check(CLI::Range(0, 9));
+  std::string sweep_compression = "none";
+  sweep_cmd->add_option("--compression", sweep_compression,
+                        "Filter of large datasets, as for run; default none");
   CLI::Option* autotune = sweep_cmd->add_flag(
       "--autotune", sweep.autotune,
       "laplace3d: also store the fastest variant and block that agreed with the gold, for this "
@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run_cmd) {
+      run.compression = io::parse_compression(run_compression);
       run.backend = backend == "gpu" ? app::Backend::gpu
                     : backend == "cpu" ? app::Backend::cpu
                                        : app::Backend::automatic;
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
       return app::run_command(run, overrides);
     }
     if (*sweep_cmd) {
+      sweep.compression = io::parse_compression(sweep_compression);
       sweep.command_line = joined(argc, argv);
       return app::sweep_command(sweep, sweep_overrides);
     }

@@ -158,7 +158,7 @@ TEST_F(ResultFileTest, LargeFieldIsChunkedCompressedAndRoundTrips) {
   const std::vector<std::uint64_t> dims{40, 64, 128};
   const auto u = random_field<float>(product(dims), seed);
   {
-    ResultFile file(out(), false);
+    ResultFile file(out(), false, parse_compression("deflate"));
     file.write_field("/fields/u", u.data(), dims);
     file.commit();
   }
@@ -169,6 +169,24 @@ TEST_F(ResultFileTest, LargeFieldIsChunkedCompressedAndRoundTrips) {
   const Layout layout = layout_of(out(), "/fields/u");
   EXPECT_EQ(layout.chunk, (std::vector<hsize_t>{32, 64, 128}));
   EXPECT_EQ(layout.filters, 2);  // shuffle, deflate
+}
+
+// The default is made for the disk's speed: large fields chunked, no filter, so any HDF5 reads
+// them without a plugin.
+TEST_F(ResultFileTest, DefaultStoresLargeFieldsChunkedWithoutFilters) {
+  const std::vector<std::uint64_t> dims{40, 64, 128};
+  const auto u = random_field<float>(product(dims), 12);
+  {
+    ResultFile file(out(), false);
+    EXPECT_EQ(name(file.compression()), "none");
+    file.write_field("/fields/u", u.data(), dims);
+    file.commit();
+  }
+  const ResultReader reader(out());
+  EXPECT_TRUE(reader.is_chunked("/fields/u"));
+  EXPECT_FALSE(reader.is_compressed("/fields/u"));
+  EXPECT_FALSE(reader.has_attribute("/fields/u", "compression"));
+  EXPECT_TRUE(same_bits(reader.read_floats("/fields/u"), u));
 }
 
 TEST_F(ResultFileTest, CompressionZeroStoresChunksAsTheyAre) {
@@ -427,7 +445,7 @@ TEST_F(ResultFileTest, DatasetWrittenInPartsRoundTripsBitForBit) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto u = random_field<float>(700001, seed);
   {
-    ResultFile file(out(), false);
+    ResultFile file(out(), false, parse_compression("deflate"));
     file.create_dataset<float>("/streamed/y", u.size());
     // Parts of awkward sizes: one ends inside a 2^18-element chunk and the next finishes it.
     std::uint64_t offset = 0;

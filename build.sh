@@ -8,9 +8,13 @@ cd "$(dirname "$0")"
 
 # Debian packages the build needs (the CUDA toolkit itself is expected at /usr/local/cuda);
 # apbs gives the tests its multivalue tool, which reads coulomb's OpenDX maps back, and
-# python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test.
+# python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test. The HDF5 filter
+# plugins are what --compression lz4, zstd (Blosc) and zfp write with and their tests read back;
+# python3-hdf5plugin lets h5py read such files (docs/compression.md).
 packages=(cmake ninja-build g++ libhdf5-dev libcli11-dev libtomlplusplus-dev libgtest-dev
-          libbenchmark-dev apbs python3-h5py python3-matplotlib)
+          libbenchmark-dev apbs python3-h5py python3-matplotlib
+          hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial
+          python3-hdf5plugin)
 
 install_missing() {
   local missing=()

@@ -9,9 +9,13 @@ cd "$(dirname "$0")"
 # Debian packages the build needs (the CUDA toolkit itself is expected at /usr/local/cuda);
 # apbs gives the tests its multivalue tool, which reads coulomb's OpenDX maps back, and
 # python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test; Open MPI starts
-# runs of several ranks (comm/) and its mpiexec runs the comm tests with 1 to 4 ranks.
+# runs of several ranks (comm/) and its mpiexec runs the comm tests with 1 to 4 ranks. The HDF5
+# filter plugins are what --compression lz4, zstd (Blosc) and zfp write with and their tests read
+# back; python3-hdf5plugin lets h5py read such files (docs/compression.md).
 packages=(cmake ninja-build g++ libhdf5-dev libcli11-dev libtomlplusplus-dev libgtest-dev
-          libbenchmark-dev apbs python3-h5py python3-matplotlib libopenmpi-dev openmpi-bin)
+          libbenchmark-dev apbs python3-h5py python3-matplotlib libopenmpi-dev openmpi-bin
+          hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial
+          python3-hdf5plugin)
 
 # NCCL carries device buffers between GPUs (comm/). Debian has no package of it: where neither
 # the system nor the CUDA toolkit has nccl.h, NVIDIA's wheel from PyPI gives its header and

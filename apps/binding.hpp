@@ -57,6 +57,10 @@ class Run {
   virtual void prepare(const RunSetup& setup) = 0;
   // The summary's first line, after "<solver>: ".
   virtual std::string describe() const = 0;
+  // The sidecars write() will add beside `result` (its .xmf, say), judged up front like it.
+  virtual std::vector<std::filesystem::path> sidecars(const std::filesystem::path& /*result*/) const {
+    return {};
+  }
   // /method, when the run has one to record (the GPU variant that ran, say).
   virtual void write_method(io::ResultFile&) const {}
   // Solves, adding the solver's own phases (host_to_device, compute, device_to_host...) to

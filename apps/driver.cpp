@@ -109,6 +109,9 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   run->prepare(setup);
 
   io::ResultFile file(setup.output, options.force, options.compression);
+  // Sidecars are judged with the result (an existing one needs --force) before any computing.
+  for (const std::filesystem::path& sidecar : run->sidecars(setup.output))
+    file.declare_sidecar(sidecar);
   write_parameters(file, params);
   write_provenance(file, binding.name, backend, options.command_line);
   if (setup.gpu()) run->write_method(file);
@@ -131,20 +134,25 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   }
 
   Output out{file, {}};
-  double written = 0;
+  std::string also;
   {
     const auto writing = timings.time("write");
+    // Writes that take more than a second draw a line.
+    ProgressLine line("written bytes", "B", 1.0);
+    file.on_progress([&](std::uint64_t done, std::uint64_t total, double seconds) {
+      line.update(static_cast<std::int64_t>(done), static_cast<std::int64_t>(total), seconds);
+    });
     run->write(out);
+    for (const Sidecar& s : out.sidecars) {
+      file.add_sidecar(s.path, s.contents);
+      also += (also.empty() ? " (and " : ", ") + s.path.string();
+    }
+    file.on_progress({});
   }
-  const double wall = seconds_since(started);
-  write_timings(file, timings, wall);
+  const double written = static_cast<double>(file.bytes_written());
+  write_timings(file, timings, seconds_since(started));
   file.set_attribute("/timings", "bytes_written", written);
   file.commit();
-  std::string also;
-  for (const Sidecar& s : out.sidecars) {
-    io::write_file_atomically(s.path, s.contents);
-    also += (also.empty() ? " (and " : ", ") + s.path.string();
-  }
   say("wrote " + setup.output.string() + (also.empty() ? "" : also + ")"));
   const double write_s = timings.seconds("write");
   char rate[96] = "";

@@ -57,10 +57,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
-  run_cmd->add_option("--compression", run.compression,
-                      "Deflate level of large datasets, 0 (none: several times faster to write) "
-                      "to 9; default 4")
-      ->check(CLI::Range(0, 9));
+  std::string run_compression = "none";
+  run_cmd->add_option("--compression", run_compression,
+                      "Filter of large datasets: " + std::string(io::kCompressionForms) +
+                          "; default none (the disk's speed); costs in docs/compression.md");
   int threads = 0;
   const auto add_threads = [&](CLI::App* command) {
     command
@@ -98,9 +98,9 @@ int main(int argc, char** argv) {
                    "at 1, 2, 4, ... threads up to --threads, each checked against the gold (a "
                    "sweep file made without a GPU)")
       ->check(CLI::IsMember({"gpu", "cpu"}));
-  sweep_cmd->add_option("--compression", sweep.compression,
-                        "Deflate level of large datasets, 0 (none) to 9; default 4")
-      ->check(CLI::Range(0, 9));
+  std::string sweep_compression = "none";
+  sweep_cmd->add_option("--compression", sweep_compression,
+                        "Filter of large datasets, as for run; default none");
   CLI::Option* autotune = sweep_cmd->add_flag(
       "--autotune", sweep.autotune,
       "laplace3d: also store the fastest variant and block that agreed with the gold, for this "
@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
   try {
     set_cpu_threads(threads > 0 ? threads : available_cores());
     if (*run_cmd) {
+      run.compression = io::parse_compression(run_compression);
       run.backend = backend == "gpu" ? app::Backend::gpu
                     : backend == "cpu" ? app::Backend::cpu
                                        : app::Backend::automatic;
@@ -141,6 +142,7 @@ int main(int argc, char** argv) {
     }
     if (*sweep_cmd) {
       sweep.backend = sweep_backend == "cpu" ? app::Backend::cpu : app::Backend::gpu;
+      sweep.compression = io::parse_compression(sweep_compression);
       sweep.command_line = joined(argc, argv);
       return app::sweep_command(sweep, sweep_overrides);
     }

@@ -21,7 +21,7 @@ struct RunOptions {
   bool force = false;            // overwrite an existing output
   std::string command_line;      // as typed, for provenance
   std::filesystem::path autotune_file;  // empty: io::autotune_path's default
-  int compression = io::kDefaultCompression;  // deflate level of large datasets, 0 = none
+  io::Compression compression;  // of large datasets: --compression, none by default
 };
 
 struct SweepOptions {
@@ -31,7 +31,7 @@ struct SweepOptions {
   std::string command_line;
   bool autotune = false;  // store the fastest passing configuration in the autotune file
   std::filesystem::path autotune_file;  // empty: io::autotune_path's default
-  int compression = io::kDefaultCompression;  // deflate level of large datasets, 0 = none
+  io::Compression compression;  // of large datasets: --compression, none by default
   // gpu: every variant and shape on the device; cpu: the CPU solver at each thread count.
   Backend backend = Backend::gpu;
 };

@@ -104,7 +104,7 @@ TEST_F(Cli, DefaultExampleRunsOnTheCpu) {
   io::ResultReader h5(dir_ / "example.h5");
   EXPECT_TRUE(std::get<bool>(h5.attribute("/diagnostics", "converged")));
   EXPECT_TRUE(h5.is_chunked("/fields/u"));
-  EXPECT_TRUE(h5.is_compressed("/fields/u"));
+  EXPECT_FALSE(h5.is_compressed("/fields/u")) << "the default writes at the disk's speed";
 }
 
 TEST_F(Cli, CompressionZeroWritesUncompressedAndOutOfRangeIsRefused) {

@@ -60,6 +60,45 @@ TEST(ParamTable, MissingFileIsNamed) {
   EXPECT_TRUE(contains(m, "no such parameter file")) << m;
 }
 
+TEST(ParamTable, FolderIsNamedAsOne) {
+  const test::ScratchDir dir;
+  const std::string m = input_error([&] { ParamTable::load(dir.path()); });
+  EXPECT_TRUE(contains(m, dir.path().string() + ": is a folder, expected a TOML file")) << m;
+}
+
+// A table quoted back, a key with a line break, a multi-line string: every message one line.
+TEST(ParamTable, MessagesStayOnOneLine) {
+  constexpr const char* kLines = R"(solver = "laplace3d"
+[grid]
+nx = 1
+ny = 2
+nz = 3
+[method]
+variant = """a
+b"""
+"odd\nkey" = 1
+)";
+  ParamTable t = ParamTable::parse(kLines, "lines.toml");
+  std::vector<std::string> messages{
+      input_error([&] { t.get_int("grid"); }),
+      input_error([&] { t.get_int("method.variant"); }),
+      input_error([&] { t.apply_override("no\nequals"); }),
+      input_error([&] { ParamTable::parse("[a]\nx = 1\n[a]\ny = 2\n", "twice.toml"); }),
+  };
+  t.get_int("grid.nx");
+  t.get_int("grid.ny");
+  t.get_int("grid.nz");
+  t.get_string("solver");
+  t.get_string("method.variant");
+  messages.push_back(input_error([&] { t.reject_unknown_keys(); }));
+  for (const std::string& m : messages) {
+    EXPECT_FALSE(m.empty());
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_TRUE(contains(messages[0], "expected an integer, got a table (nx = 1 ny = 2")) << messages[0];
+  EXPECT_TRUE(contains(messages.back(), "odd key: unknown key")) << messages.back();
+}
+
 TEST(ParamTable, SyntaxErrorGivesTheLine) {
   const std::string m = input_error([] { ParamTable::parse("a = 1\n[grid]\nnx = = 3\n", "bad.toml"); });
   EXPECT_TRUE(contains(m, "bad.toml:3")) << m;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -158,7 +159,7 @@ TEST_F(ResultFileTest, LargeFieldIsChunkedCompressedAndRoundTrips) {
   const std::vector<std::uint64_t> dims{40, 64, 128};
   const auto u = random_field<float>(product(dims), seed);
   {
-    ResultFile file(out(), false);
+    ResultFile file(out(), false, parse_compression("deflate"));
     file.write_field("/fields/u", u.data(), dims);
     file.commit();
   }
@@ -169,6 +170,24 @@ TEST_F(ResultFileTest, LargeFieldIsChunkedCompressedAndRoundTrips) {
   const Layout layout = layout_of(out(), "/fields/u");
   EXPECT_EQ(layout.chunk, (std::vector<hsize_t>{32, 64, 128}));
   EXPECT_EQ(layout.filters, 2);  // shuffle, deflate
+}
+
+// The default is made for the disk's speed: large fields chunked, no filter, so any HDF5 reads
+// them without a plugin.
+TEST_F(ResultFileTest, DefaultStoresLargeFieldsChunkedWithoutFilters) {
+  const std::vector<std::uint64_t> dims{40, 64, 128};
+  const auto u = random_field<float>(product(dims), 12);
+  {
+    ResultFile file(out(), false);
+    EXPECT_EQ(name(file.compression()), "none");
+    file.write_field("/fields/u", u.data(), dims);
+    file.commit();
+  }
+  const ResultReader reader(out());
+  EXPECT_TRUE(reader.is_chunked("/fields/u"));
+  EXPECT_FALSE(reader.is_compressed("/fields/u"));
+  EXPECT_FALSE(reader.has_attribute("/fields/u", "compression"));
+  EXPECT_TRUE(same_bits(reader.read_floats("/fields/u"), u));
 }
 
 TEST_F(ResultFileTest, CompressionZeroStoresChunksAsTheyAre) {
@@ -427,7 +446,7 @@ TEST_F(ResultFileTest, DatasetWrittenInPartsRoundTripsBitForBit) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto u = random_field<float>(700001, seed);
   {
-    ResultFile file(out(), false);
+    ResultFile file(out(), false, parse_compression("deflate"));
     file.create_dataset<float>("/streamed/y", u.size());
     // Parts of awkward sizes: one ends inside a 2^18-element chunk and the next finishes it.
     std::uint64_t offset = 0;
@@ -515,6 +534,167 @@ TEST_F(ResultFileTest, ReadSlabReadsARangeWithReadDatasetsChecks) {
   expect_input_error([&] { reader.dataset_dims<float>("/grid", {1, 3}); },
                      "expected a dataset of rank 1 or 3, got rank 2 (3 x 4)");
   expect_input_error([&] { reader.dataset_dims<float>("/names"); }, "dataset of numbers");
+}
+
+// What a user's input file may hold where a solver expects numbers: each an InputError on one
+// line naming the file, the dataset and what was expected, never HDF5's words.
+TEST_F(ResultFileTest, UserDatasetsThatAreNotNumbersAreNamedInTheUsersWords) {
+  {
+    ResultFile file(out(), false);
+    const double grid[6] = {1, 2, 3, 4, 5, 6};
+    file.write_field("/grid", grid, {2, 3});
+    file.write_column("/names", std::vector<std::string>{"a", "b"});
+    file.set_attribute("/group/inner", "note", std::string("a group"));
+    file.commit();
+  }
+  {
+    // A compound dataset, as a table written by h5py or PyTables would be.
+    const hid_t f = H5Fopen(out().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t type = H5Tcreate(H5T_COMPOUND, 16);
+    H5Tinsert(type, "x", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "y", 8, H5T_NATIVE_DOUBLE);
+    const hsize_t n = 2;
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t d = H5Dcreate2(f, "records", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Fclose(f);
+  }
+  const ResultReader reader(out());
+  const std::string file = out().string();
+  const std::vector<std::pair<std::function<void()>, std::string>> cases{
+      {[&] { reader.read_dataset<double>("/names"); },
+       file + ": /names: expected a dataset of numbers, found strings"},
+      {[&] { reader.read_dataset<std::int64_t>("/names"); },
+       file + ": /names: expected a dataset of integers, found strings"},
+      {[&] { reader.read_dataset<double>("/records"); },
+       file + ": /records: expected a dataset of numbers, found records (a compound type)"},
+      {[&] { reader.read_dataset<float>("/group"); },
+       file + ": /group: expected a dataset, found a group"},
+      {[&] { reader.dataset_dims<float>("group/inner/"); },
+       file + ": /group/inner: expected a dataset, found a group"},
+      {[&] { reader.read_slab<double>("/group", 0, 1); },
+       file + ": /group: expected a dataset, found a group"},
+      {[&] { reader.read_dataset<double>("/"); },
+       file + ": /: is the file's root group; expected the path of a dataset"},
+      {[&] { reader.dataset_dims<double>("//"); }, "is the file's root group"},
+      {[&] { reader.read_dataset<double>(""); },
+       file + ": \"\": no dataset named; expected the path of a dataset in it"},
+      {[&] { reader.read_slab<double>("", 0, 1); }, "no dataset named"},
+      {[&] { reader.read_dataset<double>("/grid", {1, 3}); },
+       file + ": /grid: expected a dataset of rank 1 or 3, got rank 2 (2 x 3)"},
+      {[&] { reader.read_dataset<double>("/grid/deeper"); }, file + ": /grid/deeper: no such dataset"},
+  };
+  for (const auto& [call, expected] : cases) {
+    SCOPED_TRACE(expected);
+    try {
+      call();
+      ADD_FAILURE() << "no InputError";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(expected), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_EQ(what.find("H5"), std::string::npos) << what;
+      EXPECT_EQ(e.source(), file);
+    }
+  }
+}
+
+TEST_F(ResultFileTest, ReaderOfAFolderSaysSo) {
+  try {
+    ResultReader reader(folder());
+    FAIL() << "a folder opened as HDF5";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a folder, expected an HDF5 file"), std::string::npos)
+        << e.what();
+  }
+}
+
+// What a write costs: seconds in dataset writes, bytes of data, and the file's size once whole.
+TEST_F(ResultFileTest, WriteCostsAreCountedAndLargeFieldsReportProgress) {
+  // 80 MiB of floats: three 32 MiB slabs, the last one short.
+  const std::vector<std::uint64_t> dims{160, 512, 256};
+  const std::vector<float> u(product(dims), 0.5f);
+  const std::vector<double> small{1, 2, 3};
+  std::vector<std::uint64_t> done;
+  std::vector<double> seconds;
+  ResultFile file(out(), false);
+  file.on_progress([&](std::uint64_t d, std::uint64_t total, double s) {
+    EXPECT_EQ(total, u.size() * sizeof(float));
+    done.push_back(d);
+    seconds.push_back(s);
+  });
+  EXPECT_EQ(file.bytes_written(), 0u);
+  EXPECT_EQ(file.write_seconds(), 0.0);
+  file.write_field("/fields/u", u.data(), dims);
+  file.write_column("/small", small);
+  EXPECT_EQ(file.bytes_written(), u.size() * sizeof(float) + small.size() * sizeof(double));
+  EXPECT_GT(file.write_seconds(), 0.0);
+  EXPECT_EQ(file.file_bytes(), 0u) << "not known before commit";
+  file.commit();
+  EXPECT_EQ(file.file_bytes(), fs::file_size(out()));
+  EXPECT_GE(file.file_bytes(), file.bytes_written()) << "no filter: every byte is on disk";
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done.back(), u.size() * sizeof(float));
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  EXPECT_TRUE(std::is_sorted(seconds.begin(), seconds.end()));
+  EXPECT_TRUE(same_bits(ResultReader(out()).read_floats("/fields/u"), u));
+}
+
+// Several writers of one file, passing the turn: the owner makes the datasets, each other writer
+// opens the temporary with a Part while the owner is suspended.
+TEST_F(ResultFileTest, WritersTakingTurnsFillOneResult) {
+  const std::vector<std::uint64_t> dims{7, 50, 300};  // 105000 elements: chunked
+  const auto u = random_field<double>(product(dims), 31);
+  const std::uint64_t plane = dims[1] * dims[2];
+  // "Ranks" own planes [0, 3), [3, 5) and [5, 7).
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranks{{0, 3}, {3, 2}, {5, 2}};
+  {
+    ResultFile file(out(), false, parse_compression("deflate:1"));
+    file.create_dataset<double>("/fields/u", dims);
+    file.create_dataset<float>("/fields/small", std::vector<std::uint64_t>{2, 3});
+    file.set_attribute("/", "ranks", std::int64_t{3});
+    file.write_hyperslab("/fields/u", {0, 0, 0}, {ranks[0].second, dims[1], dims[2]}, u.data());
+    file.suspend();
+    EXPECT_THROW(file.set_attribute("/", "late", true), Error) << "not this writer's turn";
+    for (std::size_t r = 1; r < ranks.size(); ++r) {
+      ResultFile::Part part(file.temporary_path());
+      const auto [first, count] = ranks[r];
+      part.write_hyperslab("/fields/u", {first, 0, 0}, {count, dims[1], dims[2]},
+                           u.data() + first * plane);
+      part.set_attribute("/ranks/" + std::to_string(r), "planes", std::int64_t(count));
+      part.close();
+    }
+    file.resume();
+    const float small[3] = {1, 2, 3};
+    file.write_hyperslab("/fields/small", {1, 0}, {1, 3}, small);
+    EXPECT_THROW(file.write_hyperslab("/fields/small", {1, 1}, {1, 3}, small), Error);
+    EXPECT_THROW(file.write_hyperslab("/fields/small", {0}, {3}, small), Error);
+    file.suspend();
+    file.commit();  // straight from suspended: the file is already closed
+  }
+  const ResultReader reader(out());
+  EXPECT_TRUE(same_bits(reader.read_doubles("/fields/u"), u));
+  EXPECT_TRUE(reader.is_chunked("/fields/u"));
+  EXPECT_TRUE(reader.attribute("/fields/u", "compression") == AttributeValue(std::string("deflate:1")));
+  EXPECT_EQ(reader.read_floats("/fields/small"), (std::vector<float>{0, 0, 0, 1, 2, 3}));
+  EXPECT_TRUE(reader.attribute("/ranks/2", "planes") == AttributeValue(std::int64_t{2}));
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.h5"});
+}
+
+TEST_F(ResultFileTest, PartNeverDeletesAndOwnerStillCleansUp) {
+  fs::path temporary;
+  {
+    ResultFile file(out(), false);
+    temporary = file.temporary_path();
+    file.suspend();
+    { ResultFile::Part part(temporary); }  // dropped without close(): still not deleted
+    EXPECT_TRUE(fs::exists(temporary));
+    EXPECT_THROW(ResultFile::Part(folder() / "absent.h5"), Error);
+  }
+  EXPECT_FALSE(fs::exists(temporary));
+  EXPECT_TRUE(entries().empty());
 }
 
 TEST_F(ResultFileTest, ExistingOutputWithoutForceIsAnInputErrorAndStaysUntouched) {

@@ -137,6 +137,10 @@ class Laplace3dRun final : public Run {
            ", up to " + std::to_string(p_.max_iterations) + " iterations";
   }
 
+  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
+    return {io::xdmf_path_for(result)};
+  }
+
   void write_method(io::ResultFile& out) const override {
     out.set_attribute("/method", "variant", std::string(name(p_.variant)));
     out.set_attribute("/method", "block", std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});

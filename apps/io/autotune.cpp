@@ -9,7 +9,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "apps/io/result_file.hpp"
+#include "apps/io/commit.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::io {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "apps/io/result_file.hpp"
+#include "apps/io/commit.hpp"
 
 namespace parasol::io {
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "apps/io/one_line.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::io {
@@ -56,10 +57,11 @@ const char* type_words(toml::node_type type) {
   }
 }
 
+// A value quoted back in a message: one line (a table prints as several), at most 40 characters.
 std::string shown(const toml::node& node) {
   std::ostringstream out;
   node.visit([&](auto&& n) { out << n; });
-  std::string text = out.str();
+  std::string text = one_line(out.str());
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return text;
 }
@@ -106,6 +108,10 @@ ParamTable& ParamTable::operator=(ParamTable&&) noexcept = default;
 ParamTable::~ParamTable() = default;
 
 ParamTable ParamTable::load(const std::filesystem::path& file) {
+  // A folder opens as a stream that reads nothing, which would parse as an empty file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw InputError(file.string(), "", "is a folder, expected a TOML file");
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     const bool exists = std::filesystem::exists(file);
@@ -123,7 +129,7 @@ ParamTable ParamTable::parse(std::string_view text, std::string source) {
     impl->root = toml::parse(text, source);
   } catch (const toml::parse_error& err) {
     throw InputError(source + ":" + std::to_string(err.source().begin.line), "",
-                     "TOML syntax error: " + std::string(err.description()));
+                     "TOML syntax error: " + one_line(err.description()));
   }
   return ParamTable(std::move(impl), std::move(source));
 }
@@ -133,7 +139,7 @@ void ParamTable::apply_override(std::string_view assignment) {
   const std::string key(assignment.substr(0, eq));
   if (eq == std::string_view::npos || key.empty() || key.front() == '.' || key.back() == '.' ||
       key.find("..") != std::string::npos)
-    throw InputError("command line", std::string(assignment),
+    throw InputError("command line", one_line(assignment),
                      "expected an override of the form key=value, e.g. grid.nx=256");
   const std::string value_text(assignment.substr(eq + 1));
   toml::table parsed;
@@ -149,7 +155,7 @@ void ParamTable::apply_override(std::string_view assignment) {
     if (next == nullptr) next = &table->insert_or_assign(parts[p], toml::table{}).first->second;
     table = next->as_table();
     if (table == nullptr)
-      throw InputError("command line", key,
+      throw InputError("command line", one_line(key),
                        "cannot set it: " + parts[p] + " is a value, not a table, in " + source_);
   }
   table->insert_or_assign(parts.back(), std::move(*parsed.get("value")));
@@ -326,7 +332,8 @@ void ParamTable::reject_unknown_keys() const {
         overridden_.count(key) != 0 ? "command line" : source_ + ":" + std::to_string(line);
     std::string expected = "unknown key";
     if (!closest.empty()) expected += "; did you mean " + closest + "?";
-    throw InputError(where, key, expected);
+    // A quoted TOML key may hold a line break.
+    throw InputError(where, one_line(key), expected);
   }
 }
 

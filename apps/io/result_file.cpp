@@ -1,244 +1,45 @@
 #include "apps/io/result_file.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <system_error>
 #include <type_traits>
 #include <utility>
 
+#include "apps/io/hdf5_calls.hpp"
 #include "kernels/error.hpp"
-
-// H5Pset_file_locking arrived in 1.10.7 and 1.12.1. H5Treclaim replaced H5Dvlen_reclaim in
-// 1.12.0; 1.10.8's header declares it too, but its library does not define it.
-#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
-#define PARASOL_HDF5_FILE_LOCKING_OPTION 1
-#endif
-#if H5_VERSION_GE(1, 12, 0)
-#define PARASOL_HDF5_TRECLAIM 1
-#endif
 
 namespace parasol::io {
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
-// ---------------------------------------------------------------------------------------------
-// Temporaries to delete on a signal. A signal handler may call only async-signal-safe functions,
-// so the live paths sit in a fixed table of NUL-terminated buffers that it can walk and unlink()
-// without allocating or locking. The mutex orders threads registering at once; the handler never
-// takes it.
-
-constexpr std::size_t kMaxTemporaries = 32;  // generous: a run holds a result file and a sidecar
-constexpr std::size_t kMaxPathBytes = 4096;  // PATH_MAX on Linux
-
-struct TemporarySlot {
-  std::atomic<bool> live{false};
-  char path[kMaxPathBytes];
-};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler reads these flags");
-
-TemporarySlot temporary_slots[kMaxTemporaries];
-std::mutex temporary_slots_mutex;
-
-void register_temporary(const fs::path& path) {
-  const std::string& text = path.native();
-  if (text.size() >= kMaxPathBytes)
-    throw Error(text + ": path is too long for the table of temporary files");
-  const std::lock_guard<std::mutex> lock(temporary_slots_mutex);
-  for (TemporarySlot& slot : temporary_slots) {
-    if (slot.live.load(std::memory_order_relaxed)) continue;
-    std::memcpy(slot.path, text.c_str(), text.size() + 1);
-    slot.live.store(true, std::memory_order_release);  // the handler sees a complete path
-    return;
-  }
-  throw Error(text + ": more than " + std::to_string(kMaxTemporaries) +
-              " output files are open at once");
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void deregister_temporary(const fs::path& path) noexcept {
-  const std::lock_guard<std::mutex> lock(temporary_slots_mutex);
-  for (TemporarySlot& slot : temporary_slots) {
-    if (slot.live.load(std::memory_order_relaxed) && std::strcmp(slot.path, path.c_str()) == 0) {
-      slot.live.store(false, std::memory_order_release);
-      return;
-    }
-  }
-}
-
-void remove_temporaries_and_reraise(int signal_number) {
-  for (TemporarySlot& slot : temporary_slots)
-    if (slot.live.load(std::memory_order_acquire)) unlink(slot.path);
-  // With the default action back, the re-raised signal (blocked until this handler returns)
-  // ends the process the way the signal would have, so the parent sees the real cause.
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  sigemptyset(&default_action.sa_mask);
-  sigaction(signal_number, &default_action, nullptr);
-  raise(signal_number);
-}
-
-// Hidden and unique per process and attempt, beside the final file so that the rename stays
-// within one file system and is atomic. A stale name left by a killed run whose pid has come
-// round again (common in containers) is skipped rather than failed on.
-fs::path temporary_for(const fs::path& folder, const fs::path& file_name) {
-  static std::atomic<unsigned> counter{0};
-  const std::string stem = "." + file_name.string() + ".tmp-" + std::to_string(getpid()) + "-";
-  fs::path candidate;
-  std::error_code ec;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    candidate = fs::absolute(folder) / (stem + std::to_string(counter.fetch_add(1)));
-    if (!fs::exists(fs::symlink_status(candidate, ec))) break;
-  }
-  return candidate;
-}
-
-// The folder a file goes in, with the user's mistakes reported before anything is written.
-fs::path checked_folder(const fs::path& path) {
-  const std::string shown = path.string();
-  if (path.empty() || !path.has_filename())
-    throw InputError(shown, "", "expected a file name for the output");
-  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec))
-    throw InputError(shown, "", "folder " + folder.string() + " does not exist");
-  if (access(folder.c_str(), W_OK) != 0)
-    throw InputError(shown, "", "folder " + folder.string() + " is not writable");
-  if (fs::is_directory(path, ec)) throw InputError(shown, "", "output path is a folder");
-  return folder;
-}
-
-// ---------------------------------------------------------------------------------------------
-// HDF5 calls: checked, with handles closed by RAII so nothing leaks when one throws.
-
-void silence_hdf5() {
-  // HDF5 prints its whole error stack to stderr by default; our exceptions carry the message.
-  static const bool silenced = [] {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    return true;
-  }();
-  (void)silenced;
-}
-
-herr_t keep_innermost(unsigned n, const H5E_error2_t* error, void* reason) {
-  if (n == 0 && error->desc != nullptr) {
-    try {
-      *static_cast<std::string*>(reason) = error->desc;
-    } catch (...) {
-      return -1;
-    }
-  }
-  return 0;
-}
-
-// The deepest entry of HDF5's error stack says what actually went wrong ("name already exists",
-// "file signature not found"); the entries above it only repeat "unable to ...".
-std::string hdf5_reason() {
-  std::string reason;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &reason);
-  H5Eclear2(H5E_DEFAULT);
-  return reason;
-}
-
-// "out.h5: H5Dcreate2(/fields/u): failed (name already exists)"
-[[noreturn]] void fail(const std::string& file, const char* call, const std::string& object) {
-  std::string message = file + ": " + call;
-  if (!object.empty()) message += "(" + object + ")";
-  message += ": failed";
-  const std::string reason = hdf5_reason();
-  if (!reason.empty()) message += " (" + reason + ")";
-  throw Error(message);
-}
-
-void check(herr_t status, const std::string& file, const char* call, const std::string& object) {
-  if (status < 0) fail(file, call, object);
-}
-
-class Handle {
+// Adds the time until it goes out of scope to a total, however the scope is left.
+class AddTime {
  public:
-  using Close = herr_t (*)(hid_t);
-  Handle(hid_t id, Close close) noexcept : id_(id), close_(close) {}
-  Handle(Handle&& other) noexcept
-      : id_(std::exchange(other.id_, H5I_INVALID_HID)), close_(other.close_) {}
-  Handle& operator=(Handle&&) = delete;
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
+  explicit AddTime(double& total) : total_(total), start_(Clock::now()) {}
+  AddTime(const AddTime&) = delete;
+  AddTime& operator=(const AddTime&) = delete;
+  ~AddTime() { total_ += seconds_since(start_); }
 
  private:
-  hid_t id_;
-  Close close_;
+  double& total_;
+  Clock::time_point start_;
 };
 
-Handle checked(hid_t id, Handle::Close close, const std::string& file, const char* call,
-               const std::string& object) {
-  if (id < 0) fail(file, call, object);
-  return Handle(id, close);
-}
-
-// The file the caller passed, for messages: the writer's final path, not its temporary.
-std::string file_name(hid_t file) {
-  const ssize_t length = H5Fget_name(file, nullptr, 0);
-  if (length <= 0) return "(HDF5 file)";
-  std::string name(static_cast<std::size_t>(length) + 1, '\0');
-  H5Fget_name(file, name.data(), name.size());
-  name.resize(static_cast<std::size_t>(length));
-  return name;
-}
-
-Handle access_properties(const std::string& file) {
-  Handle fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "H5Pcreate", "file access");
-#ifdef PARASOL_HDF5_FILE_LOCKING_OPTION
-  // Keep HDF5's file locks where the file system has them, but do not fail where it has none
-  // (Lustre and NFS mounts often don't): otherwise every write there ends "unable to lock file".
-  check(H5Pset_file_locking(fapl.get(), true, true), file, "H5Pset_file_locking", "");
-#endif
-  return fapl;
-}
-
-// "fields//u/" and "fields/u" both name "/fields/u"; "" and "/" name the root.
-std::vector<std::string> components(const std::string& object_path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= object_path.size()) {
-    const std::size_t slash = std::min(object_path.find('/', start), object_path.size());
-    if (slash > start) parts.push_back(object_path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
-
-std::string normalized(const std::string& object_path) {
-  std::string path;
-  for (const std::string& part : components(object_path)) path += "/" + part;
-  return path.empty() ? "/" : path;
-}
-
-// H5Lexists fails, rather than answering false, when an intermediate group is missing, so each
-// prefix is asked in turn; a prefix that is a dataset makes the rest absent too.
-bool object_exists(hid_t file, const std::string& path) {
-  std::string prefix;
-  for (const std::string& part : components(path)) {
-    prefix += "/" + part;
-    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return false;
-    }
-  }
-  const htri_t exists = H5Oexists_by_name(file, path.c_str(), H5P_DEFAULT);  // dangling links
-  H5Eclear2(H5E_DEFAULT);
-  return exists > 0;
-}
+// ---------------------------------------------------------------------------------------------
+// Groups and names.
 
 // HDF5's own complaint about a path through a dataset is "message type not found".
 void check_parents_are_groups(hid_t file_id, const std::string& file, const std::string& path) {
@@ -280,142 +81,10 @@ Handle vector_space(std::size_t length, const std::string& file) {
   return checked(H5Screate_simple(1, dims, nullptr), H5Sclose, file, "H5Screate_simple", "");
 }
 
-// ---------------------------------------------------------------------------------------------
-// Datasets.
-
-// Below 64 Ki elements (256 KiB of floats) deflate saves little and a contiguous layout is the
-// simplest for every reader; above it, fields compress well enough to be worth chunking.
-constexpr std::uint64_t kChunkedFromElements = std::uint64_t{1} << 16;
-
-// HDF5's default chunk cache is 1 MiB per dataset: a bigger chunk is decompressed afresh for
-// every partial read.
-constexpr hsize_t kChunkBytes = hsize_t{1} << 20;
-
-// Whole trailing dimensions while they fit, then as many slabs of the next one as fit: a chunk
-// of a [nz][ny][nx] field is [k][ny][nx], which slicing along z reads whole. A row too big on its
-// own is cut along the last dimension.
-std::vector<hsize_t> chunk_dims(const std::vector<hsize_t>& dims, std::size_t element_bytes) {
-  std::vector<hsize_t> chunk(dims.size(), 1);
-  hsize_t inner = std::max<hsize_t>(1, element_bytes);
-  for (std::size_t i = dims.size(); i-- > 0;) {
-    if (inner <= kChunkBytes && dims[i] <= kChunkBytes / inner) {
-      chunk[i] = dims[i];
-      inner *= dims[i];
-      continue;
-    }
-    chunk[i] = std::max<hsize_t>(1, std::min(dims[i], kChunkBytes / inner));
-    break;
-  }
-  return chunk;
-}
-
-struct DatasetWrite {
-  hid_t file_type;
-  hid_t memory_type;
-  std::size_t element_bytes;
-  const void* data;
-};
-
-// A new dataset of `dims`, with the groups on its path. Chunked ones are laid out by chunk_dims
-// and deflated at `compression` (0: stored as they are).
-Handle new_dataset(hid_t file_id, const std::string& file, const std::string& path,
-                   const std::vector<hsize_t>& dims, hid_t file_type, std::size_t element_bytes,
-                   bool chunked, int compression) {
-  Handle space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                         H5Sclose, file, "H5Screate_simple", path);
-  Handle dcpl =
-      checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate", "dataset creation");
-  if (chunked) {
-    const std::vector<hsize_t> chunk = chunk_dims(dims, element_bytes);
-    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), file,
-          "H5Pset_chunk", path);
-    // Shuffling bytes by significance first lets deflate find the slowly varying exponents;
-    // level 4 gets nearly all of level 9's ratio at a fraction of its time.
-    if (compression > 0) {
-      check(H5Pset_shuffle(dcpl.get()), file, "H5Pset_shuffle", path);
-      if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
-        check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(compression)), file,
-              "H5Pset_deflate", path);
-    }
-  }
-  check_parents_are_groups(file_id, file, path);
-  Handle lcpl = link_properties(file);
-  return checked(H5Dcreate2(file_id, path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(),
-                            H5P_DEFAULT),
-                 H5Dclose, file, "H5Dcreate2", path);
-}
-
-void write_dataset(hid_t file_id, const std::string& file, const std::string& dataset_path,
-                   const std::vector<hsize_t>& dims, const DatasetWrite& what, int compression) {
+std::string dataset_name(const std::string& file, const std::string& dataset_path) {
   const std::string path = normalized(dataset_path);
   if (path == "/") throw Error(file + ": a dataset needs a name, not \"" + dataset_path + "\"");
-  std::uint64_t count = 1;
-  for (const hsize_t d : dims) {
-    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / d)
-      throw Error(file + ": " + path + ": dimensions overflow a 64-bit element count");
-    count *= d;
-  }
-  if (count != 0 && what.data == nullptr) throw Error(file + ": " + path + ": no data");
-
-  Handle dataset = new_dataset(file_id, file, path, dims, what.file_type, what.element_bytes,
-                               count >= kChunkedFromElements, compression);
-  // H5Dwrite refuses a null buffer even for no elements, and there is nothing to write.
-  if (count != 0)
-    check(H5Dwrite(dataset.get(), what.memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, what.data),
-          file, "H5Dwrite", path);
-}
-
-// How numbers of type T are stored (little-endian, whatever this machine is) and held in memory.
-template <class T>
-DatasetWrite number_types(const T* data) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                std::is_same_v<T, std::int64_t>);
-  if constexpr (std::is_same_v<T, float>) {
-    return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, sizeof(T), data};
-  } else if constexpr (std::is_same_v<T, double>) {
-    return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(T), data};
-  } else {
-    return {H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(T), data};
-  }
-}
-
-template <class T>
-void write_numbers(hid_t file_id, const std::string& file, const std::string& dataset_path,
-                   const T* data, const std::vector<std::uint64_t>& dims, int compression) {
-  write_dataset(file_id, file, dataset_path, std::vector<hsize_t>(dims.begin(), dims.end()),
-                number_types(data), compression);
-}
-
-// Elements [offset, offset + count) of a 1D dataset, as a file space and a memory space that
-// H5Dread and H5Dwrite take.
-struct Slab {
-  Handle file_space;
-  Handle memory_space;
-};
-
-Slab select_slab(hid_t dataset, const std::string& file, const std::string& path,
-                 std::uint64_t offset, std::uint64_t count) {
-  Handle file_space = checked(H5Dget_space(dataset), H5Sclose, file, "H5Dget_space", path);
-  const hsize_t start[1] = {offset}, extent[1] = {count};
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, extent, nullptr),
-        file, "H5Sselect_hyperslab", path);
-  Handle memory_space =
-      checked(H5Screate_simple(1, extent, nullptr), H5Sclose, file, "H5Screate_simple", path);
-  return {std::move(file_space), std::move(memory_space)};
-}
-
-void check_field_dims(const std::string& file, const std::string& dataset_path,
-                      const std::vector<std::uint64_t>& dims) {
-  if (dims.empty()) throw Error(file + ": " + dataset_path + ": a field needs a dimension");
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] == 0)
-      throw Error(file + ": " + dataset_path + ": dimension " + std::to_string(i) +
-                  " is 0; a field must not be empty");
-}
-
-hid_t open_for_writing(hid_t file_id, const fs::path& path) {
-  if (file_id < 0) throw Error(path.string() + ": written to after commit() or after a move");
-  return file_id;
+  return path;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -473,231 +142,8 @@ void write_attribute(hid_t object, const std::string& name, const AttributeValue
       value);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reading.
-
-// Variable-length strings (h5py's default) are allocated by HDF5 and must be given back to it.
-class ReclaimOnExit {
- public:
-  ReclaimOnExit(hid_t type, hid_t space, void* buffer)
-      : type_(type), space_(space), buffer_(buffer) {}
-  ReclaimOnExit(const ReclaimOnExit&) = delete;
-  ReclaimOnExit& operator=(const ReclaimOnExit&) = delete;
-  ~ReclaimOnExit() {
-#ifdef PARASOL_HDF5_TRECLAIM
-    H5Treclaim(type_, space_, H5P_DEFAULT, buffer_);
-#else
-    H5Dvlen_reclaim(type_, space_, H5P_DEFAULT, buffer_);
-#endif
-  }
-
- private:
-  hid_t type_, space_;
-  void* buffer_;
-};
-
-// The text of a fixed-length string: up to its first NUL (NULLTERM and NULLPAD alike).
-std::string fixed_string(const char* text, std::size_t size) {
-  return std::string(text, std::find(text, text + size, '\0'));
-}
-
-Handle variable_string_type(hid_t stored, const std::string& file) {
-  Handle type = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, "H5Tcopy", "H5T_C_S1");
-  check(H5Tset_size(type.get(), H5T_VARIABLE), file, "H5Tset_size", "");
-  check(H5Tset_cset(type.get(), H5Tget_cset(stored)), file, "H5Tset_cset", "");
-  return type;
-}
-
-Handle fixed_string_type(hid_t stored, const std::string& file) {
-  return checked(H5Tcopy(stored), H5Tclose, file, "H5Tcopy", "string type");
-}
-
-std::size_t element_count(hid_t space, const std::string& file, const std::string& where) {
-  const hssize_t count = H5Sget_simple_extent_npoints(space);
-  if (count < 0) fail(file, "H5Sget_simple_extent_npoints", where);
-  return static_cast<std::size_t>(count);
-}
-
-AttributeValue read_attribute(hid_t attribute, const std::string& file, const std::string& where) {
-  Handle type = checked(H5Aget_type(attribute), H5Tclose, file, "H5Aget_type", where);
-  Handle space = checked(H5Aget_space(attribute), H5Sclose, file, "H5Aget_space", where);
-  const H5T_class_t type_class = H5Tget_class(type.get());
-  const H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  const bool scalar = space_class == H5S_SCALAR;
-  // A one-dimensional or null dataspace is a vector (an empty one is 1D of length 0).
-  const bool vector = space_class == H5S_NULL || (space_class == H5S_SIMPLE && rank == 1);
-  const std::size_t count = element_count(space.get(), file, where);
-
-  if (type_class == H5T_STRING && scalar) {
-    if (H5Tis_variable_str(type.get()) > 0) {
-      Handle memory = variable_string_type(type.get(), file);
-      char* text = nullptr;
-      check(H5Aread(attribute, memory.get(), &text), file, "H5Aread", where);
-      const ReclaimOnExit reclaim(memory.get(), space.get(), &text);
-      return std::string(text == nullptr ? "" : text);
-    }
-    Handle memory = fixed_string_type(type.get(), file);
-    std::string buffer(H5Tget_size(type.get()), '\0');
-    check(H5Aread(attribute, memory.get(), buffer.data()), file, "H5Aread", where);
-    return fixed_string(buffer.data(), buffer.size());
-  }
-  if (type_class == H5T_INTEGER && scalar) {
-    if (H5Tget_size(type.get()) == 1) {
-      std::int8_t flag = 0;
-      check(H5Aread(attribute, H5T_NATIVE_INT8, &flag), file, "H5Aread", where);
-      return flag != 0;
-    }
-    std::int64_t value = 0;
-    check(H5Aread(attribute, H5T_NATIVE_INT64, &value), file, "H5Aread", where);
-    return value;
-  }
-  if (type_class == H5T_FLOAT && scalar) {
-    double value = 0;
-    check(H5Aread(attribute, H5T_NATIVE_DOUBLE, &value), file, "H5Aread", where);
-    return value;
-  }
-  if (type_class == H5T_INTEGER && vector) {
-    std::vector<std::int64_t> values(count);
-    if (count != 0)
-      check(H5Aread(attribute, H5T_NATIVE_INT64, values.data()), file, "H5Aread", where);
-    return values;
-  }
-  if (type_class == H5T_FLOAT && vector) {
-    std::vector<double> values(count);
-    if (count != 0)
-      check(H5Aread(attribute, H5T_NATIVE_DOUBLE, values.data()), file, "H5Aread", where);
-    return values;
-  }
-  throw Error(file + ": attribute " + where +
-              " is not a scalar, string or 1D number vector, which is all this reader knows");
-}
-
-herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* names) {
-  try {
-    static_cast<std::vector<std::string>*>(names)->emplace_back(name);
-  } catch (...) {
-    return -1;
-  }
-  return 0;
-}
-
-template <class T>
-std::vector<T> read_numbers(hid_t file_id, const std::string& dataset_path, hid_t memory_type) {
-  const std::string file = file_name(file_id);
-  const std::string path = normalized(dataset_path);
-  Handle dataset = checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file,
-                           "H5Dopen2", path);
-  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
-  std::vector<T> values(element_count(space.get(), file, path));
-  // HDF5 converts from the stored type (float to double, narrower integers to int64).
-  if (!values.empty())
-    check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
-          "H5Dread", path);
-  return values;
-}
-
-// A dataset a user named (an input file), opened with the checks read_dataset promises:
-// InputError naming the file and dataset when it is missing, is a group, does not hold numbers
-// (integers, when `integers`), or its rank is not one of `ranks` (any when empty).
-struct UserDataset {
-  Handle dataset;
-  Handle space;
-  std::vector<hsize_t> extent;
-};
-
-UserDataset open_user_dataset(hid_t file_id, const std::string& file, const std::string& path,
-                              bool integers, const std::vector<int>& ranks) {
-  if (path == "/" || !object_exists(file_id, path))
-    throw InputError(file, path, "no such dataset");
-  Handle dataset = checked(H5Oopen(file_id, path.c_str(), H5P_DEFAULT), H5Oclose, file,
-                           "H5Oopen", path);
-  if (H5Iget_type(dataset.get()) != H5I_DATASET)
-    throw InputError(file, path, "expected a dataset, found a group");
-  Handle type = checked(H5Dget_type(dataset.get()), H5Tclose, file, "H5Dget_type", path);
-  const H5T_class_t type_class = H5Tget_class(type.get());
-  if (type_class != H5T_INTEGER && (integers || type_class != H5T_FLOAT))
-    throw InputError(file, path,
-                     integers ? "expected a dataset of integers" : "expected a dataset of numbers");
-
-  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank < 0) fail(file, "H5Sget_simple_extent_ndims", path);
-  std::vector<hsize_t> extent(static_cast<std::size_t>(rank));
-  if (rank > 0)
-    check(H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr), file,
-          "H5Sget_simple_extent_dims", path);
-  if (!ranks.empty() && std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) {
-    std::string wanted, shape;
-    for (std::size_t i = 0; i < ranks.size(); ++i)
-      wanted += (i == 0 ? "" : i + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[i]);
-    for (const hsize_t d : extent) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
-    throw InputError(file, path,
-                     "expected a dataset of rank " + wanted + ", got rank " +
-                         std::to_string(rank) + (shape.empty() ? "" : " (" + shape + ")"));
-  }
-  return {std::move(dataset), std::move(space), std::move(extent)};
-}
-
-template <class T>
-hid_t native_type() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                std::is_same_v<T, std::int64_t>);
-  if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
-  if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
-  return H5T_NATIVE_INT64;
-}
-
-}  // namespace
-
-// -------------------------------------------------------------------------------------------------
-// ResultFile
-
-ResultFile::ResultFile(fs::path path, bool force, int compression)
-    : path_(std::move(path)), compression_(compression) {
-  silence_hdf5();
-  const std::string shown = path_.string();
-  if (compression < 0 || compression > 9)
-    throw Error(shown + ": compression level " + std::to_string(compression) +
-                " is not one of 0 (none) to 9");
-  const fs::path folder = checked_folder(path_);
-  std::error_code ec;
-  if (!force && fs::exists(fs::symlink_status(path_, ec)))
-    throw InputError(shown, "", "output file exists; pass --force to overwrite");
-
-  // Registered before it exists, so there is no moment when a signal would leave it behind.
-  temporary_ = temporary_for(folder, path_.filename());
-  register_temporary(temporary_);
-  try {
-    Handle fapl = access_properties(shown);
-    file_ = H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
-    if (file_ < 0) fail(shown, "H5Fcreate", temporary_.string());
-  } catch (...) {
-    deregister_temporary(temporary_);
-    throw;
-  }
-}
-
-ResultFile::ResultFile(ResultFile&& other) noexcept
-    : path_(std::move(other.path_)),
-      temporary_(std::move(other.temporary_)),
-      file_(std::exchange(other.file_, H5I_INVALID_HID)),
-      compression_(other.compression_),
-      committed_(std::exchange(other.committed_, true)) {}  // the moved-from owns nothing
-
-ResultFile::~ResultFile() {
-  if (committed_) return;
-  if (file_ >= 0) H5Fclose(file_);
-  std::error_code ec;
-  fs::remove(temporary_, ec);
-  // Deregistered only once it is gone: a signal in between finds nothing left to delete.
-  deregister_temporary(temporary_);
-}
-
-void ResultFile::set_attribute(const std::string& object_path, const std::string& name,
-                               const AttributeValue& value) {
-  const hid_t file_id = open_for_writing(file_, path_);
-  const std::string file = path_.string();
+void set_attribute_in(hid_t file_id, const std::string& file, const std::string& object_path,
+                      const std::string& name, const AttributeValue& value) {
   const std::string path = normalized(object_path);
   const std::string where = path + ", " + name;
   check_parents_are_groups(file_id, file, path);
@@ -713,352 +159,476 @@ void ResultFile::set_attribute(const std::string& object_path, const std::string
   write_attribute(object.get(), name, value, file, where);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Datasets.
+
+// Below 64 Ki elements (256 KiB of floats) a filter saves little and a contiguous layout is the
+// simplest for every reader; above it, fields are chunked, so a filter can be applied.
+constexpr std::uint64_t kChunkedFromElements = std::uint64_t{1} << 16;
+
+// HDF5's default chunk cache is 1 MiB per dataset: a bigger chunk is decompressed afresh for
+// every partial read.
+constexpr hsize_t kChunkBytes = hsize_t{1} << 20;
+
+// A large field goes out in slabs of about this size: each a progress report, and small enough
+// that one a fraction of a second apart keeps a progress line moving even at zstd's speed.
+constexpr std::uint64_t kSlabBytes = std::uint64_t{32} << 20;
+
+// Whole trailing dimensions while they fit, then as many slabs of the next one as fit: a chunk
+// of a [nz][ny][nx] field is [k][ny][nx], which slicing along z reads whole. A row too big on its
+// own is cut along the last dimension.
+std::vector<hsize_t> chunk_dims(const std::vector<hsize_t>& dims, std::size_t element_bytes) {
+  std::vector<hsize_t> chunk(dims.size(), 1);
+  hsize_t inner = std::max<hsize_t>(1, element_bytes);
+  for (std::size_t i = dims.size(); i-- > 0;) {
+    if (inner <= kChunkBytes && dims[i] <= kChunkBytes / inner) {
+      chunk[i] = dims[i];
+      inner *= dims[i];
+      continue;
+    }
+    chunk[i] = std::max<hsize_t>(1, std::min(dims[i], kChunkBytes / inner));
+    break;
+  }
+  return chunk;
+}
+
+std::uint64_t element_product(const std::string& file, const std::string& path,
+                              const std::vector<hsize_t>& dims) {
+  std::uint64_t count = 1;
+  for (const hsize_t d : dims) {
+    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / d)
+      throw Error(file + ": " + path + ": dimensions overflow a 64-bit element count");
+    count *= d;
+  }
+  return count;
+}
+
+// A new dataset of `dims`, with the groups on its path. Chunked ones are laid out by chunk_dims
+// and filtered as `compression` says; a filtered one says so in its `compression` attribute.
+Handle new_dataset(hid_t file_id, const std::string& file, const std::string& path,
+                   const std::vector<hsize_t>& dims, hid_t file_type, std::size_t element_bytes,
+                   bool chunked, const Compression& compression) {
+  Handle space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                         H5Sclose, file, "H5Screate_simple", path);
+  Handle dcpl =
+      checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate", "dataset creation");
+  bool filtered = false;
+  if (chunked) {
+    const std::vector<hsize_t> chunk = chunk_dims(dims, element_bytes);
+    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), file,
+          "H5Pset_chunk", path);
+    filtered = set_filters(dcpl.get(), compression, file_type, file, path);
+  }
+  check_parents_are_groups(file_id, file, path);
+  Handle lcpl = link_properties(file);
+  Handle dataset = checked(H5Dcreate2(file_id, path.c_str(), file_type, space.get(), lcpl.get(),
+                                      dcpl.get(), H5P_DEFAULT),
+                           H5Dclose, file, "H5Dcreate2", path);
+  if (filtered) {
+    write_attribute(dataset.get(), "compression", name(compression), file, path);
+    if (compression.lossy())
+      write_attribute(dataset.get(), "zfp_accuracy", compression.zfp_accuracy, file, path);
+  }
+  return dataset;
+}
+
+void check_field_dims(const std::string& file, const std::string& dataset_path,
+                      const std::vector<std::uint64_t>& dims) {
+  if (dims.empty()) throw Error(file + ": " + dataset_path + ": a field needs a dimension");
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] == 0)
+      throw Error(file + ": " + dataset_path + ": dimension " + std::to_string(i) +
+                  " is 0; a field must not be empty");
+}
+
+// The block [offset, offset + count) of an existing dataset, converted from T to its type.
+template <class T>
+void write_block(hid_t file_id, const std::string& file, const std::string& dataset_path,
+                 const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& count,
+                 const T* data) {
+  const std::string path = dataset_name(file, dataset_path);
+  Handle dataset =
+      checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file, "H5Dopen2", path);
+  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
+  const std::vector<hsize_t> extent = extent_of(space.get(), file, path);
+  if (offset.size() != extent.size() || count.size() != extent.size())
+    throw Error(file + ": " + path + ": a block of rank " + std::to_string(count.size()) +
+                " for a dataset of rank " + std::to_string(extent.size()));
+  std::uint64_t elements = 1;
+  for (std::size_t i = 0; i < extent.size(); ++i) {
+    if (offset[i] > extent[i] || count[i] > extent[i] - offset[i])
+      throw Error(file + ": " + path + ": elements " + std::to_string(offset[i]) + " + " +
+                  std::to_string(count[i]) + " of dimension " + std::to_string(i) +
+                  " are past its end, " + std::to_string(extent[i]));
+    elements *= count[i];
+  }
+  if (elements == 0) return;
+  if (data == nullptr) throw Error(file + ": " + path + ": no data");
+  const Selection block = select_block(dataset.get(), file, path,
+                                       std::vector<hsize_t>(offset.begin(), offset.end()),
+                                       std::vector<hsize_t>(count.begin(), count.end()));
+  check(H5Dwrite(dataset.get(), native_type<T>(), block.memory_space.get(),
+                 block.file_space.get(), H5P_DEFAULT, data),
+        file, "H5Dwrite", path);
+}
+
+template <class T>
+hid_t file_type_of() {
+  if constexpr (std::is_same_v<T, float>) return H5T_IEEE_F32LE;
+  if constexpr (std::is_same_v<T, double>) return H5T_IEEE_F64LE;
+  return H5T_STD_I64LE;
+}
+
+// An abandoned temporary is about to be deleted: HDF5's closing flush is pointed at an anonymous
+// memory file instead of the disk, so it cannot fail for want of space and the library's state
+// ends clean (a failed close leaves a file half-closed inside HDF5: start_hdf5() says why that
+// matters). Used only for HDF5's default sec2 driver, whose handle is the file descriptor.
+void close_abandoned(hid_t file) noexcept {
+  const hid_t fapl = H5Fget_access_plist(file);
+  if (fapl >= 0) {
+    int* fd = nullptr;
+    if (H5Pget_driver(fapl) == H5FD_SEC2 &&
+        H5Fget_vfd_handle(file, fapl, reinterpret_cast<void**>(&fd)) >= 0 && fd != nullptr) {
+      const int sink = memfd_create("parasol-abandoned", MFD_CLOEXEC);
+      if (sink >= 0) {
+        dup2(sink, *fd);
+        close(sink);
+      }
+    }
+    H5Pclose(fapl);
+  }
+  H5Fclose(file);
+  H5Eclear2(H5E_DEFAULT);
+}
+
+// Closes a file we mean to keep: flushed first, so that a full disk fails the flush, which
+// leaves the file open and sound (the caller abandons it), rather than the close.
+void close_kept(hid_t& file, const std::string& shown) {
+  check(H5Fflush(file, H5F_SCOPE_LOCAL), shown, "H5Fflush", "");
+  // Invalid from here on, whatever H5Fclose says: a file id is never closed twice.
+  check(H5Fclose(std::exchange(file, H5I_INVALID_HID)), shown, "H5Fclose", "");
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+// ResultFile
+
+ResultFile::ResultFile(fs::path path, bool force, const Compression& compression)
+    : path_(std::move(path)), compression_(compression), outputs_(force) {
+  start_hdf5();
+  require_filter(compression_);
+  temporary_ = outputs_.add(path_);
+  const std::string shown = path_.string();
+  Handle fapl = access_properties(shown);
+  file_ = H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
+  if (file_ < 0) fail(shown, "H5Fcreate", temporary_.string());
+}
+
+namespace {
+Compression from_deflate_level(const fs::path& path, int level) {
+  if (level < 0 || level > 9)
+    throw Error(path.string() + ": compression level " + std::to_string(level) +
+                " is not one of 0 (none) to 9");
+  return parse_compression(std::to_string(level));
+}
+}  // namespace
+
+ResultFile::ResultFile(fs::path path, bool force, int deflate_level)
+    : ResultFile(path, force, from_deflate_level(path, deflate_level)) {}
+
+ResultFile::ResultFile(ResultFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      temporary_(std::exchange(other.temporary_, {})),
+      compression_(other.compression_),
+      outputs_(std::move(other.outputs_)),
+      file_(std::exchange(other.file_, H5I_INVALID_HID)),
+      committed_(std::exchange(other.committed_, true)),  // the moved-from owns nothing
+      suspended_(other.suspended_),
+      progress_(std::move(other.progress_)),
+      write_seconds_(other.write_seconds_),
+      bytes_written_(other.bytes_written_),
+      file_bytes_(other.file_bytes_) {}
+
+ResultFile::~ResultFile() {
+  if (committed_) return;
+  // The names go first, so that nothing is left even if closing went wrong.
+  outputs_.abandon();
+  if (file_ >= 0) close_abandoned(std::exchange(file_, H5I_INVALID_HID));
+}
+
+hid_t ResultFile::open_for_writing(const char* what) const {
+  if (suspended_)
+    throw Error(path_.string() + ": " + what + " while suspended (another writer's turn)");
+  if (file_ < 0 || committed_)
+    throw Error(path_.string() + ": " + what + " after commit() or after a move");
+  return file_;
+}
+
+void ResultFile::set_attribute(const std::string& object_path, const std::string& name,
+                               const AttributeValue& value) {
+  set_attribute_in(open_for_writing("written to"), path_.string(), object_path, name, value);
+}
+
+void ResultFile::write_numbers(const std::string& dataset_path, hid_t file_type,
+                               hid_t memory_type, std::size_t element_bytes, const void* data,
+                               const std::vector<std::uint64_t>& dims_in) {
+  const hid_t file_id = open_for_writing("written to");
+  const std::string file = path_.string();
+  const std::string path = dataset_name(file, dataset_path);
+  const std::vector<hsize_t> dims(dims_in.begin(), dims_in.end());
+  const std::uint64_t count = element_product(file, path, dims);
+  if (count != 0 && data == nullptr) throw Error(file + ": " + path + ": no data");
+
+  const AddTime timer(write_seconds_);
+  const auto start = Clock::now();
+  const bool chunked = count >= kChunkedFromElements;
+  Handle dataset = new_dataset(file_id, file, path, dims, file_type, element_bytes, chunked,
+                               compression_);
+  // H5Dwrite refuses a null buffer even for no elements, and there is nothing to write.
+  if (count == 0) return;
+  const std::uint64_t total = count * element_bytes;
+  if (!chunked) {
+    check(H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
+          "H5Dwrite", path);
+    bytes_written_ += total;
+    return;
+  }
+  // Slabs along the slowest dimension, whole chunks deep, so each chunk is filtered once.
+  const std::uint64_t rows = dims[0];
+  const std::uint64_t row_bytes = total / rows;
+  const std::uint64_t chunk_rows = chunk_dims(dims, element_bytes)[0];
+  const std::uint64_t slab_rows =
+      std::max<std::uint64_t>(1, kSlabBytes / row_bytes / chunk_rows) * chunk_rows;
+  std::vector<hsize_t> offset(dims.size(), 0), extent = dims;
+  for (std::uint64_t row = 0; row < rows; row += slab_rows) {
+    offset[0] = row;
+    extent[0] = std::min(slab_rows, rows - row);
+    const Selection slab = select_block(dataset.get(), file, path, offset, extent);
+    check(H5Dwrite(dataset.get(), memory_type, slab.memory_space.get(), slab.file_space.get(),
+                   H5P_DEFAULT, static_cast<const char*>(data) + row * row_bytes),
+          file, "H5Dwrite", path);
+    const std::uint64_t done = (row + extent[0]) * row_bytes;
+    bytes_written_ += extent[0] * row_bytes;
+    if (progress_) progress_(done, total, seconds_since(start));
+  }
+}
+
 void ResultFile::write_field(const std::string& dataset_path, const float* data,
                              const std::vector<std::uint64_t>& dims) {
-  const hid_t file_id = open_for_writing(file_, path_);
   check_field_dims(path_.string(), dataset_path, dims);
-  write_numbers(file_id, path_.string(), dataset_path, data, dims, compression_);
+  write_numbers(dataset_path, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, sizeof(float), data, dims);
 }
 
 void ResultFile::write_field(const std::string& dataset_path, const double* data,
                              const std::vector<std::uint64_t>& dims) {
-  const hid_t file_id = open_for_writing(file_, path_);
   check_field_dims(path_.string(), dataset_path, dims);
-  write_numbers(file_id, path_.string(), dataset_path, data, dims, compression_);
+  write_numbers(dataset_path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), data, dims);
 }
 
 void ResultFile::write_column(const std::string& dataset_path, const std::vector<double>& values) {
-  const hid_t file_id = open_for_writing(file_, path_);
-  write_numbers(file_id, path_.string(), dataset_path, values.data(), {values.size()},
-                compression_);
+  write_numbers(dataset_path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), values.data(),
+                {values.size()});
 }
 
 void ResultFile::write_column(const std::string& dataset_path,
                               const std::vector<std::int64_t>& values) {
-  const hid_t file_id = open_for_writing(file_, path_);
-  write_numbers(file_id, path_.string(), dataset_path, values.data(), {values.size()},
-                compression_);
+  write_numbers(dataset_path, H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(std::int64_t),
+                values.data(), {values.size()});
 }
 
 void ResultFile::write_column(const std::string& dataset_path,
                               const std::vector<std::string>& values) {
-  const hid_t file_id = open_for_writing(file_, path_);
+  const hid_t file_id = open_for_writing("written to");
   const std::string file = path_.string();
+  const std::string path = dataset_name(file, dataset_path);
+  const AddTime timer(write_seconds_);
   Handle type = string_type(file);
   std::vector<const char*> texts;
-  for (const std::string& value : values) texts.push_back(value.c_str());
-  write_dataset(file_id, file, dataset_path, {values.size()},
-                {type.get(), type.get(), sizeof(const char*), texts.empty() ? nullptr : texts.data()},
-                compression_);
+  std::uint64_t bytes = 0;
+  for (const std::string& value : values) {
+    texts.push_back(value.c_str());
+    bytes += value.size();
+  }
+  Handle dataset = new_dataset(file_id, file, path, {values.size()}, type.get(),
+                               sizeof(const char*), values.size() >= kChunkedFromElements,
+                               compression_);
+  if (!texts.empty())
+    check(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()), file,
+          "H5Dwrite", path);
+  bytes_written_ += bytes;
 }
 
 template <class T>
 void ResultFile::create_dataset(const std::string& dataset_path, std::uint64_t length) {
-  const hid_t file_id = open_for_writing(file_, path_);
+  const hid_t file_id = open_for_writing("written to");
   const std::string file = path_.string();
   check_field_dims(file, dataset_path, {length});
-  const std::string path = normalized(dataset_path);
-  if (path == "/") throw Error(file + ": a dataset needs a name, not \"" + dataset_path + "\"");
-  new_dataset(file_id, file, path, {length}, number_types<T>(nullptr).file_type, sizeof(T), true,
-              compression_);
+  const std::string path = dataset_name(file, dataset_path);
+  const AddTime timer(write_seconds_);
+  new_dataset(file_id, file, path, {length}, file_type_of<T>(), sizeof(T), true, compression_);
+}
+
+template <class T>
+void ResultFile::create_dataset(const std::string& dataset_path,
+                                const std::vector<std::uint64_t>& dims) {
+  const hid_t file_id = open_for_writing("written to");
+  const std::string file = path_.string();
+  check_field_dims(file, dataset_path, dims);
+  const std::string path = dataset_name(file, dataset_path);
+  const std::vector<hsize_t> extent(dims.begin(), dims.end());
+  const AddTime timer(write_seconds_);
+  new_dataset(file_id, file, path, extent, file_type_of<T>(), sizeof(T),
+              element_product(file, path, extent) >= kChunkedFromElements, compression_);
 }
 
 template <class T>
 void ResultFile::write_slab(const std::string& dataset_path, std::uint64_t offset, const T* data,
                             std::uint64_t count) {
-  const hid_t file_id = open_for_writing(file_, path_);
+  const hid_t file_id = open_for_writing("written to");
   const std::string file = path_.string();
-  const std::string path = normalized(dataset_path);
+  const std::string path = dataset_name(file, dataset_path);
+  const AddTime timer(write_seconds_);
   Handle dataset =
       checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file, "H5Dopen2", path);
   Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  hsize_t length = 0;
-  if (rank != 1 || H5Sget_simple_extent_dims(space.get(), &length, nullptr) < 0)
-    throw Error(file + ": " + path + ": write_slab needs a 1D dataset");
+  const std::vector<hsize_t> extent = extent_of(space.get(), file, path);
+  if (extent.size() != 1) throw Error(file + ": " + path + ": write_slab needs a 1D dataset");
+  const hsize_t length = extent[0];
   if (offset > length || count > length - offset)
     throw Error(file + ": " + path + ": elements " + std::to_string(offset) + " + " +
                 std::to_string(count) + " are past its end, " + std::to_string(length));
   if (count == 0) return;
   if (data == nullptr) throw Error(file + ": " + path + ": no data");
-  const Slab slab = select_slab(dataset.get(), file, path, offset, count);
+  const Selection slab = select_block(dataset.get(), file, path, {offset}, {count});
   check(H5Dwrite(dataset.get(), native_type<T>(), slab.memory_space.get(), slab.file_space.get(),
                  H5P_DEFAULT, data),
         file, "H5Dwrite", path);
+  bytes_written_ += count * sizeof(T);
+}
+
+template <class T>
+void ResultFile::write_hyperslab(const std::string& dataset_path,
+                                 const std::vector<std::uint64_t>& offset,
+                                 const std::vector<std::uint64_t>& count, const T* data) {
+  const hid_t file_id = open_for_writing("written to");
+  const AddTime timer(write_seconds_);
+  write_block(file_id, path_.string(), dataset_path, offset, count, data);
+  std::uint64_t elements = 1;
+  for (const std::uint64_t c : count) elements *= c;
+  bytes_written_ += elements * sizeof(T);
 }
 
 template void ResultFile::create_dataset<float>(const std::string&, std::uint64_t);
 template void ResultFile::create_dataset<double>(const std::string&, std::uint64_t);
+template void ResultFile::create_dataset<float>(const std::string&,
+                                                const std::vector<std::uint64_t>&);
+template void ResultFile::create_dataset<double>(const std::string&,
+                                                 const std::vector<std::uint64_t>&);
 template void ResultFile::write_slab<float>(const std::string&, std::uint64_t, const float*,
                                             std::uint64_t);
 template void ResultFile::write_slab<double>(const std::string&, std::uint64_t, const double*,
                                              std::uint64_t);
+template void ResultFile::write_hyperslab<float>(const std::string&,
+                                                 const std::vector<std::uint64_t>&,
+                                                 const std::vector<std::uint64_t>&, const float*);
+template void ResultFile::write_hyperslab<double>(const std::string&,
+                                                  const std::vector<std::uint64_t>&,
+                                                  const std::vector<std::uint64_t>&,
+                                                  const double*);
+
+void ResultFile::declare_sidecar(const fs::path& path) {
+  if (committed_) throw Error(path.string() + ": a sidecar declared after commit()");
+  check_output_path(path, outputs_.force());
+}
+
+void ResultFile::add_sidecar(const fs::path& path, const std::string& contents) {
+  if (committed_) throw Error(path.string() + ": a sidecar added after commit()");
+  outputs_.add_text(path, contents);
+}
+
+void ResultFile::suspend() {
+  open_for_writing("suspended");
+  close_kept(file_, path_.string());
+  suspended_ = true;
+}
+
+void ResultFile::resume() {
+  const std::string shown = path_.string();
+  if (!suspended_) throw Error(shown + ": resume() without suspend()");
+  Handle fapl = access_properties(shown);
+  file_ = H5Fopen(temporary_.c_str(), H5F_ACC_RDWR, fapl.get());
+  if (file_ < 0) fail(shown, "H5Fopen", temporary_.string());
+  suspended_ = false;
+}
 
 void ResultFile::commit() {
   const std::string shown = path_.string();
-  if (file_ < 0) throw Error(shown + ": commit() after commit() or after a move");
+  if (committed_ || (file_ < 0 && !suspended_))
+    throw Error(shown + ": commit() after commit() or after a move");
   // Closed before the rename, so the final name only ever holds a complete file.
-  check(H5Fclose(std::exchange(file_, H5I_INVALID_HID)), shown, "H5Fclose", "");
-  std::error_code ec;
-  fs::rename(temporary_, path_, ec);
-  if (ec)
-    throw Error(shown + ": renaming " + temporary_.string() + " into place failed: " +
-                ec.message());
+  if (!suspended_) close_kept(file_, shown);
+  suspended_ = false;
+  struct stat st {};
+  if (stat(temporary_.c_str(), &st) != 0)
+    throw Error(shown + ": " + temporary_.string() + ": " + std::strerror(errno));
+  std::vector<fs::path> stale;
+  for (const char* extension : kSidecarExtensions) {
+    fs::path sidecar = path_;
+    sidecar.replace_extension(extension);
+    if (sidecar != path_) stale.push_back(sidecar);
+  }
+  outputs_.commit(stale);
+  file_bytes_ = static_cast<std::uint64_t>(st.st_size);
   committed_ = true;
-  deregister_temporary(temporary_);
 }
 
 // -------------------------------------------------------------------------------------------------
-// Text files and signals
+// ResultFile::Part
 
-void write_file_atomically(const fs::path& path, const std::string& contents) {
-  const std::string shown = path.string();
-  const fs::path temporary = temporary_for(checked_folder(path), path.filename());
-  register_temporary(temporary);
-  const auto give_up = [&](const std::string& what, int error) {
-    unlink(temporary.c_str());
-    deregister_temporary(temporary);
-    throw Error(shown + ": " + what + ": " + std::strerror(error));
-  };
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    const int error = errno;
-    deregister_temporary(temporary);
-    throw Error(shown + ": creating " + temporary.string() + ": " + std::strerror(error));
-  }
-  const char* next = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t written = write(fd, next, left);
-    if (written < 0 && errno == EINTR) continue;
-    if (written < 0) {
-      const int error = errno;
-      close(fd);
-      give_up("writing " + temporary.string(), error);
-    }
-    next += written;
-    left -= static_cast<std::size_t>(written);
-  }
-  if (close(fd) != 0) give_up("closing " + temporary.string(), errno);
-  if (rename(temporary.c_str(), path.c_str()) != 0)
-    give_up("renaming " + temporary.string() + " into place", errno);
-  deregister_temporary(temporary);
-}
-
-void remove_temporaries_on_signal() {
-  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction previous {};
-    if (sigaction(signal_number, nullptr, &previous) != 0)
-      throw Error(std::string("sigaction: ") + std::strerror(errno));
-    // A signal the process was started ignoring (nohup's SIGHUP, a background job's SIGINT)
-    // stays ignored: the caller chose to outlive it.
-    if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler == SIG_IGN) continue;
-    struct sigaction action {};
-    action.sa_handler = remove_temporaries_and_reraise;
-    sigemptyset(&action.sa_mask);
-    // A second signal during the cleanup waits, so the cleanup is not run twice at once.
-    sigaddset(&action.sa_mask, SIGINT);
-    sigaddset(&action.sa_mask, SIGTERM);
-    sigaddset(&action.sa_mask, SIGHUP);
-    if (sigaction(signal_number, &action, nullptr) != 0)
-      throw Error(std::string("sigaction: ") + std::strerror(errno));
-  }
-}
-
-// -------------------------------------------------------------------------------------------------
-// ResultReader
-
-ResultReader::ResultReader(const fs::path& path) {
-  silence_hdf5();
-  const std::string shown = path.string();
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(shown, "", "no such file");
+ResultFile::Part::Part(const fs::path& temporary) : temporary_(temporary) {
+  start_hdf5();
+  const std::string shown = temporary_.string();
   Handle fapl = access_properties(shown);
-  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+  file_ = H5Fopen(temporary_.c_str(), H5F_ACC_RDWR, fapl.get());
   if (file_ < 0) fail(shown, "H5Fopen", "");
 }
 
-ResultReader::~ResultReader() {
-  if (file_ >= 0) H5Fclose(file_);
-}
+ResultFile::Part::Part(Part&& other) noexcept
+    : temporary_(std::exchange(other.temporary_, {})),
+      file_(std::exchange(other.file_, H5I_INVALID_HID)) {}
 
-bool ResultReader::exists(const std::string& object_path) const {
-  return object_exists(file_, normalized(object_path));
-}
-
-bool ResultReader::has_attribute(const std::string& object_path, const std::string& name) const {
-  const std::string path = normalized(object_path);
-  if (!object_exists(file_, path)) return false;
-  const htri_t exists = H5Aexists_by_name(file_, path.c_str(), name.c_str(), H5P_DEFAULT);
-  if (exists < 0) fail(file_name(file_), "H5Aexists_by_name", path + ", " + name);
-  return exists > 0;
-}
-
-AttributeValue ResultReader::attribute(const std::string& object_path,
-                                       const std::string& name) const {
-  const std::string file = file_name(file_);
-  const std::string path = normalized(object_path);
-  const std::string where = path + ", " + name;
-  Handle attribute =
-      checked(H5Aopen_by_name(file_, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose, file, "H5Aopen_by_name", where);
-  return read_attribute(attribute.get(), file, where);
-}
-
-std::vector<std::string> ResultReader::attribute_names(const std::string& object_path) const {
-  const std::string path = normalized(object_path);
-  std::vector<std::string> names;
-  hsize_t next = 0;
-  check(H5Aiterate_by_name(file_, path.c_str(), H5_INDEX_NAME, H5_ITER_INC, &next, collect_name,
-                           &names, H5P_DEFAULT),
-        file_name(file_), "H5Aiterate_by_name", path);
-  return names;
-}
-
-std::vector<std::uint64_t> ResultReader::dims(const std::string& dataset_path) const {
-  const std::string file = file_name(file_);
-  const std::string path = normalized(dataset_path);
-  Handle dataset = checked(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose, file,
-                           "H5Dopen2", path);
-  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank < 0) fail(file, "H5Sget_simple_extent_ndims", path);
-  std::vector<hsize_t> extent(static_cast<std::size_t>(rank));
-  check(H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr), file,
-        "H5Sget_simple_extent_dims", path);
-  return std::vector<std::uint64_t>(extent.begin(), extent.end());
-}
-
-std::vector<double> ResultReader::read_doubles(const std::string& dataset_path) const {
-  return read_numbers<double>(file_, dataset_path, H5T_NATIVE_DOUBLE);
-}
-
-std::vector<float> ResultReader::read_floats(const std::string& dataset_path) const {
-  return read_numbers<float>(file_, dataset_path, H5T_NATIVE_FLOAT);
-}
-
-std::vector<std::int64_t> ResultReader::read_ints(const std::string& dataset_path) const {
-  return read_numbers<std::int64_t>(file_, dataset_path, H5T_NATIVE_INT64);
-}
-
-std::vector<std::string> ResultReader::read_strings(const std::string& dataset_path) const {
-  const std::string file = file_name(file_);
-  const std::string path = normalized(dataset_path);
-  Handle dataset = checked(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose, file,
-                           "H5Dopen2", path);
-  Handle type = checked(H5Dget_type(dataset.get()), H5Tclose, file, "H5Dget_type", path);
-  if (H5Tget_class(type.get()) != H5T_STRING)
-    throw Error(file + ": " + path + ": not a dataset of strings");
-  Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
-  const std::size_t count = element_count(space.get(), file, path);
-  std::vector<std::string> values;
-  values.reserve(count);
-  if (count == 0) return values;
-
-  if (H5Tis_variable_str(type.get()) > 0) {
-    Handle memory = variable_string_type(type.get(), file);
-    std::vector<char*> texts(count, nullptr);
-    check(H5Dread(dataset.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()), file,
-          "H5Dread", path);
-    const ReclaimOnExit reclaim(memory.get(), space.get(), texts.data());
-    for (const char* text : texts) values.emplace_back(text == nullptr ? "" : text);
-    return values;
-  }
-  Handle memory = fixed_string_type(type.get(), file);
-  const std::size_t width = H5Tget_size(type.get());
-  std::vector<char> packed(count * width);
-  check(H5Dread(dataset.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), file,
-        "H5Dread", path);
-  for (std::size_t i = 0; i < count; ++i)
-    values.push_back(fixed_string(packed.data() + i * width, width));
-  return values;
-}
-
-namespace {
-
-// The creation properties of a dataset: its layout and filters.
-Handle creation_properties(hid_t file_id, const std::string& dataset_path) {
-  const std::string file = file_name(file_id);
-  const std::string path = normalized(dataset_path);
-  Handle dataset = checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file,
-                           "H5Dopen2", path);
-  return checked(H5Dget_create_plist(dataset.get()), H5Pclose, file, "H5Dget_create_plist", path);
-}
-
-}  // namespace
-
-bool ResultReader::is_chunked(const std::string& dataset_path) const {
-  return H5Pget_layout(creation_properties(file_, dataset_path).get()) == H5D_CHUNKED;
-}
-
-bool ResultReader::is_compressed(const std::string& dataset_path) const {
-  return H5Pget_nfilters(creation_properties(file_, dataset_path).get()) > 0;
+ResultFile::Part::~Part() {
+  if (file_ >= 0) H5Fclose(std::exchange(file_, H5I_INVALID_HID));
+  H5Eclear2(H5E_DEFAULT);
 }
 
 template <class T>
-Dataset<T> ResultReader::read_dataset(const std::string& dataset_path,
-                                      const std::vector<int>& ranks) const {
-  const std::string file = file_name(file_);
-  const std::string path = normalized(dataset_path);
-  const UserDataset d =
-      open_user_dataset(file_, file, path, std::is_same_v<T, std::int64_t>, ranks);
-  Dataset<T> result;
-  result.dims.assign(d.extent.begin(), d.extent.end());
-  result.values.resize(element_count(d.space.get(), file, path));
-  // HDF5 converts from the stored type (integers to floating point, narrower to wider).
-  if (!result.values.empty())
-    check(H5Dread(d.dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                  result.values.data()),
-          file, "H5Dread", path);
-  return result;
+void ResultFile::Part::write_hyperslab(const std::string& dataset_path,
+                                       const std::vector<std::uint64_t>& offset,
+                                       const std::vector<std::uint64_t>& count, const T* data) {
+  if (file_ < 0) throw Error(temporary_.string() + ": written to after close()");
+  write_block(file_, temporary_.string(), dataset_path, offset, count, data);
 }
 
-template <class T>
-std::vector<std::uint64_t> ResultReader::dataset_dims(const std::string& dataset_path,
-                                                      const std::vector<int>& ranks) const {
-  const UserDataset d = open_user_dataset(file_, file_name(file_), normalized(dataset_path),
-                                          std::is_same_v<T, std::int64_t>, ranks);
-  return std::vector<std::uint64_t>(d.extent.begin(), d.extent.end());
+template void ResultFile::Part::write_hyperslab<float>(const std::string&,
+                                                       const std::vector<std::uint64_t>&,
+                                                       const std::vector<std::uint64_t>&,
+                                                       const float*);
+template void ResultFile::Part::write_hyperslab<double>(const std::string&,
+                                                        const std::vector<std::uint64_t>&,
+                                                        const std::vector<std::uint64_t>&,
+                                                        const double*);
+
+void ResultFile::Part::set_attribute(const std::string& object_path, const std::string& name,
+                                     const AttributeValue& value) {
+  if (file_ < 0) throw Error(temporary_.string() + ": written to after close()");
+  set_attribute_in(file_, temporary_.string(), object_path, name, value);
 }
 
-template <class T>
-std::vector<T> ResultReader::read_slab(const std::string& dataset_path, std::uint64_t offset,
-                                       std::uint64_t count) const {
-  const std::string file = file_name(file_);
-  const std::string path = normalized(dataset_path);
-  const UserDataset d = open_user_dataset(file_, file, path, std::is_same_v<T, std::int64_t>, {1});
-  const std::uint64_t length = d.extent[0];
-  if (offset > length || count > length - offset)
-    throw InputError(file, path,
-                     "holds " + std::to_string(length) + " elements; expected at least " +
-                         std::to_string(offset) + " + " + std::to_string(count));
-  std::vector<T> values(static_cast<std::size_t>(count));
-  if (count == 0) return values;
-  const Slab slab = select_slab(d.dataset.get(), file, path, offset, count);
-  check(H5Dread(d.dataset.get(), native_type<T>(), slab.memory_space.get(), slab.file_space.get(),
-                H5P_DEFAULT, values.data()),
-        file, "H5Dread", path);
-  return values;
+void ResultFile::Part::close() {
+  if (file_ < 0) return;
+  close_kept(file_, temporary_.string());
 }
-
-template Dataset<float> ResultReader::read_dataset<float>(const std::string&,
-                                                          const std::vector<int>&) const;
-template Dataset<double> ResultReader::read_dataset<double>(const std::string&,
-                                                            const std::vector<int>&) const;
-template Dataset<std::int64_t> ResultReader::read_dataset<std::int64_t>(
-    const std::string&, const std::vector<int>&) const;
-template std::vector<std::uint64_t> ResultReader::dataset_dims<float>(
-    const std::string&, const std::vector<int>&) const;
-template std::vector<std::uint64_t> ResultReader::dataset_dims<double>(
-    const std::string&, const std::vector<int>&) const;
-template std::vector<std::uint64_t> ResultReader::dataset_dims<std::int64_t>(
-    const std::string&, const std::vector<int>&) const;
-template std::vector<float> ResultReader::read_slab<float>(const std::string&, std::uint64_t,
-                                                           std::uint64_t) const;
-template std::vector<double> ResultReader::read_slab<double>(const std::string&, std::uint64_t,
-                                                             std::uint64_t) const;
-template std::vector<std::int64_t> ResultReader::read_slab<std::int64_t>(const std::string&,
-                                                                         std::uint64_t,
-                                                                         std::uint64_t) const;
 
 }  // namespace parasol::io

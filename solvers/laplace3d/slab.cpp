@@ -1,0 +1,103 @@
+// laplace3d's slabs, and the CPU gold solver on one of them.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "kernels/error.hpp"
+#include "kernels/phase_timer.hpp"
+#include "solvers/laplace3d/slab.hpp"
+
+namespace parasol::laplace3d {
+
+int halo_depth(Variant v) { return v == Variant::temporal ? kTimeSteps : 1; }
+
+std::int64_t SlabPart::first_updated() const {
+  return std::max<std::int64_t>(slab.begin, 1) - first_global();
+}
+
+std::int64_t SlabPart::last_updated() const {
+  return std::min<std::int64_t>(slab.end, grid.nz - 1) - 1 - first_global();
+}
+
+SlabPart slab_part(const Extent3& grid, int rank, int size, int halo) {
+  if (grid.nz < size)
+    throw InputError("", "grid.nz",
+                     std::to_string(grid.nz) + " planes cannot be cut among " + std::to_string(size) +
+                         " ranks (each needs at least one plane); run fewer ranks or more planes");
+  if (size > 1 && grid.nz / size < halo)
+    throw InputError("", "grid.nz",
+                     std::to_string(grid.nz) + " planes among " + std::to_string(size) +
+                         " ranks leave some fewer than " + std::to_string(halo) +
+                         ", the depth of this variant's halo; run at most " +
+                         std::to_string(grid.nz / halo) + " ranks");
+  SlabPart part;
+  part.grid = grid;
+  part.slab = comm::even_slab(grid.nz, rank, size);
+  part.below = part.slab.neighbours.down == comm::kNoRank ? 0 : halo;
+  part.above = part.slab.neighbours.up == comm::kNoRank ? 0 : halo;
+  return part;
+}
+
+namespace {
+
+// max |a - b| over local planes [first, last].
+template <class T>
+double max_change(const SlabPart& part, const std::vector<T>& a, const std::vector<T>& b,
+                  std::int64_t first, std::int64_t last) {
+  double worst = 0;
+  const std::int64_t plane = part.plane_points();
+  for (std::int64_t c = first * plane; c < (last + 1) * plane; ++c) {
+    const auto k = static_cast<std::size_t>(c);
+    const double d = std::abs(static_cast<double>(a[k]) - static_cast<double>(b[k]));
+    if (d > worst || std::isnan(d)) worst = d;
+  }
+  return worst;
+}
+
+}  // namespace
+
+template <class T>
+SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
+                              const ProgressCallback& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  SlabResult<T> result;
+  result.part = slab_part(p.grid, context.rank(), context.size(), 1);
+  const SlabPart& part = result.part;
+  const Extent3 local = part.local();
+  std::vector<T> u = initial_planes<T>(p, part.first_global(), part.local_planes());
+  std::vector<T> u_next = u;  // boundaries and halos start in both copies
+  const std::int64_t first = part.first_updated(), last = part.last_updated();
+  const bool checking = p.tolerance > 0 || progress;
+  double exchange = 0;
+  for (std::int64_t it = 1; it <= p.max_iterations; ++it) {
+    // The local grid's outer planes are halos or the grid's boundary: gold_sweep leaves them.
+    gold_sweep(local, u.data(), u_next.data());
+    u.swap(u_next);
+    const auto exchanging = std::chrono::steady_clock::now();
+    context.exchange(part.slab.neighbours, halo_of(part, u.data()));
+    exchange += seconds_since(exchanging);
+    result.iterations = it;
+    if ((checking && it % p.check_every == 0) || it == p.max_iterations) {
+      const double mine = first <= last ? max_change(part, u, u_next, first, last) : 0.0;
+      const auto reducing = std::chrono::steady_clock::now();
+      result.last_change = context.all_reduce(mine, comm::Op::max);
+      exchange += seconds_since(reducing);
+      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+      if (progress) progress({it, p.max_iterations, result.last_change, seconds_since(start)});
+      if (result.converged) break;
+    }
+  }
+  const std::int64_t plane = part.plane_points();
+  result.u.assign(u.begin() + part.below * plane, u.begin() + (part.below + part.owned()) * plane);
+  result.timings.compute = seconds_since(start);
+  result.exchange_seconds = exchange;
+  return result;
+}
+
+template SlabResult<float> solve_gold_slab<float>(const Params&, comm::Context&,
+                                                  const ProgressCallback&);
+template SlabResult<double> solve_gold_slab<double>(const Params&, comm::Context&,
+                                                    const ProgressCallback&);
+
+}  // namespace parasol::laplace3d

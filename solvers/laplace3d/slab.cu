@@ -1,0 +1,166 @@
+// The GPU solver on one rank's slab. A single-sweep variant writes its two edge planes first on
+// a stream of their own; the communicator's stream waits for them and exchanges them while the
+// interior sweep runs, and the next sweep waits for both. Temporal passes four sweeps over the
+// whole local grid, halos included (their outer planes held, so the owned planes, four or more
+// away, are exact) and exchanges four-deep halos between passes; iteration counts that are not
+// a multiple of four end with single zreg sweeps, as on one rank.
+#include <chrono>
+
+#include "comm/device_comm.hpp"
+#include "kernels/event.hpp"
+#include "kernels/phase_timer.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/laplace3d/slab.hpp"
+
+namespace parasol::laplace3d {
+
+namespace {
+
+// One rank's sweeps and exchanges, enqueued on three streams.
+template <class T>
+class SlabSweeper {
+ public:
+  SlabSweeper(const SlabPart& part, DeviceGrid<T>& grid, comm::DeviceComm& comm,
+              const Stream& compute, bool overlap)
+      : part_(part), grid_(grid), comm_(comm), compute_(compute), overlap_(overlap) {
+    // The edge stream's first sweep reads what the compute stream uploaded.
+    iteration_done_.record(compute_);
+  }
+
+  // `count` sweeps of `variant`, halos exchanged as its depth requires.
+  void sweeps(Variant variant, const Shape& block, std::int64_t count) {
+    if (variant != Variant::temporal) {
+      for (std::int64_t it = 0; it < count; ++it) single_sweep(variant, block);
+      return;
+    }
+    for (std::int64_t pass = 0; pass < count / kTimeSteps; ++pass) {
+      grid_.advance();
+      sweep_local(variant, block);
+      exchange();
+    }
+    const std::int64_t rest = count % kTimeSteps;
+    // Four-deep halos hold for up to four single sweeps: one exchange after them.
+    for (std::int64_t it = 0; it < rest; ++it) {
+      grid_.advance();
+      sweep_local(Variant::zreg, Params{}.block);
+    }
+    if (rest > 0) exchange();
+  }
+
+ private:
+  // Every interior plane of the local grid, halos included.
+  void sweep_local(Variant variant, const Shape& block) {
+    if (part_.local_planes() >= 3)
+      grid_.sweep_planes(variant, block, 1, part_.local_planes() - 2, compute_);
+  }
+
+  void single_sweep(Variant variant, const Shape& block) {
+    const std::int64_t first = part_.first_updated(), last = part_.last_updated();
+    grid_.advance();
+    if (overlap_ && last - first >= 2) {
+      edge_stream_.wait(iteration_done_.get());
+      grid_.sweep_planes(variant, block, first, first, edge_stream_);
+      grid_.sweep_planes(variant, block, last, last, edge_stream_);
+      edges_done_.record(edge_stream_);
+      comm_stream().wait(edges_done_.get());
+      // Launched before the exchange: an MPI route blocks this thread until its data has moved.
+      grid_.sweep_planes(variant, block, first + 1, last - 1, compute_);
+      exchange_after_waiting_for(false);
+      iteration_done_.record(compute_);
+      return;
+    }
+    if (first <= last) grid_.sweep_planes(variant, block, first, last, compute_);
+    exchange();
+  }
+
+  // The halos of the current iterate, once the compute stream has written it.
+  void exchange() { exchange_after_waiting_for(true); }
+
+  void exchange_after_waiting_for(bool compute_first) {
+    if (compute_first) {
+      swept_.record(compute_);
+      comm_stream().wait(swept_.get());
+    }
+    comm_.exchange(part_.slab.neighbours, halo_of(part_, grid_.plane(0)));
+    exchanged_.record(comm_stream());
+    compute_.wait(exchanged_.get());
+  }
+
+  struct StreamRef {
+    cudaStream_t s;
+    void wait(cudaEvent_t e) const { PARASOL_CUDA(cudaStreamWaitEvent(s, e, 0)); }
+    operator cudaStream_t() const { return s; }  // NOLINT: passed straight to CUDA calls
+  };
+  StreamRef comm_stream() const { return {comm_.stream()}; }
+
+  const SlabPart& part_;
+  DeviceGrid<T>& grid_;
+  comm::DeviceComm& comm_;
+  const Stream& compute_;
+  bool overlap_;
+  Stream edge_stream_;
+  Event edges_done_, swept_, exchanged_, iteration_done_;
+};
+
+}  // namespace
+
+template <class T>
+SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
+                             bool overlap, const ProgressCallback& progress) {
+  SlabResult<T> result;
+  result.part = slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant));
+  const SlabPart& part = result.part;
+  const std::vector<T> initial = initial_planes<T>(p, part.first_global(), part.local_planes());
+  Stream stream, comm_stream;
+
+  EventTimer h2d(stream);
+  h2d.start();
+  DeviceGrid<T> grid(part.local(), initial, stream);
+  h2d.stop();
+  result.timings.host_to_device = h2d.seconds();
+  comm::DeviceComm comm(context, transport, comm_stream);
+  result.route = comm.route();
+  SlabSweeper<T> sweeper(part, grid, comm, stream, overlap);
+
+  EventTimer compute(stream);
+  compute.start();
+  const auto start = std::chrono::steady_clock::now();
+  double reducing = 0;
+  const bool checking = p.tolerance > 0 || progress;
+  // Sweep in batches up to the next check, so the host waits only when it must look.
+  const std::int64_t batch = checking ? p.check_every : p.max_iterations;
+  const std::int64_t first = part.first_updated(), last = part.last_updated();
+  while (result.iterations < p.max_iterations) {
+    const std::int64_t n = std::min(batch, p.max_iterations - result.iterations);
+    sweeper.sweeps(p.variant, p.block, n);
+    result.iterations += n;
+    if (n == batch || result.iterations == p.max_iterations) {
+      const double mine = first <= last ? grid.last_change(first, last) : 0.0;
+      const auto reduce_start = std::chrono::steady_clock::now();
+      result.last_change = context.all_reduce(mine, comm::Op::max);
+      reducing += seconds_since(reduce_start);
+      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+      if (progress)
+        progress({result.iterations, p.max_iterations, result.last_change, seconds_since(start)});
+      if (result.converged) break;
+    }
+  }
+  compute.stop();
+  result.timings.compute = compute.seconds();
+  result.exchange_seconds = comm.seconds() + reducing;
+
+  EventTimer d2h(stream);
+  d2h.start();
+  result.u = grid.download_planes(part.below, part.owned());
+  d2h.stop();
+  result.timings.device_to_host = d2h.seconds();
+  return result;
+}
+
+template SlabResult<float> solve_gpu_slab<float>(const Params&, comm::Context&, comm::Transport,
+                                                 bool, const ProgressCallback&);
+template SlabResult<double> solve_gpu_slab<double>(const Params&, comm::Context&,
+                                                   comm::Transport, bool,
+                                                   const ProgressCallback&);
+
+}  // namespace parasol::laplace3d

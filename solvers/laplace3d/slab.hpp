@@ -1,0 +1,99 @@
+// laplace3d across ranks: the grid cut into slabs of whole z planes, one per rank, each held
+// with halo planes from its neighbours. Every point's update is the same sum in the same order
+// whatever the cut, the halos are exchanged before they are read, and the convergence test is
+// a global max (exact in any order), so an N-rank run gives the one-rank run's bits for every
+// variant and N. Host-only API: compiles without nvcc, MPI or NCCL.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "comm/context.hpp"
+#include "comm/halo.hpp"
+#include "comm/transport.hpp"
+#include "solvers/laplace3d/laplace3d.hpp"
+
+namespace parasol::laplace3d {
+
+// Planes of halo a variant needs: temporal sweeps four times per exchange (each pass is four
+// sweeps), so its halo is four planes deep; the others exchange one plane after every sweep.
+int halo_depth(Variant v);
+
+// A rank's part of the grid: planes [slab.begin, slab.end) of the grid's nz, held with `below`
+// halo planes under them and `above` over them. The grid's own boundary planes are owned like
+// any other, and no halo lies past them.
+struct SlabPart {
+  Extent3 grid;    // the whole grid
+  comm::Slab slab;  // owned planes and the neighbouring ranks
+  std::int64_t below = 0, above = 0;
+
+  std::int64_t owned() const { return slab.count(); }
+  std::int64_t local_planes() const { return below + owned() + above; }
+  Extent3 local() const { return {grid.nx, grid.ny, local_planes()}; }
+  std::int64_t plane_points() const { return grid.nx * grid.ny; }
+  // The whole grid's plane that local plane 0 is.
+  std::int64_t first_global() const { return slab.begin - below; }
+  // Local planes [first_updated, last_updated] a sweep writes: owned and interior to the grid.
+  // Empty (first > last) for a rank that owns only boundary planes.
+  std::int64_t first_updated() const;
+  std::int64_t last_updated() const;
+};
+
+// This rank's part of an even cut of the grid's planes (the first nz % size ranks one more),
+// with halos `halo` planes deep. InputError (key "grid.nz") when a rank would own no plane, or
+// fewer than `halo` (its neighbours' halos would reach past it).
+SlabPart slab_part(const Extent3& grid, int rank, int size, int halo);
+
+// The halos of `u` (this rank's local planes, x fastest; host or device memory) to and from the
+// neighbours: the owned planes nearest each neighbour go to it, and its own come back into the
+// halo planes.
+template <class T>
+inline comm::Halo<T> halo_of(const SlabPart& part, T* u) {
+  const std::int64_t plane = part.plane_points();
+  comm::Halo<T> halo;
+  halo.count = static_cast<std::size_t>(plane * std::max(part.below, part.above));
+  if (part.below > 0) {
+    halo.send_down = u + part.below * plane;
+    halo.recv_down = u;
+  }
+  if (part.above > 0) {
+    halo.send_up = u + (part.below + part.owned() - part.above) * plane;
+    halo.recv_up = u + (part.below + part.owned()) * plane;
+  }
+  return halo;
+}
+
+// What one rank's run gives: its owned planes of the result and the run's global diagnostics
+// (the same on every rank).
+template <class T>
+struct SlabResult {
+  SlabPart part;
+  std::vector<T> u;  // owned planes, x fastest
+  std::int64_t iterations = 0;
+  double last_change = std::numeric_limits<double>::quiet_NaN();
+  bool converged = false;
+  Timings timings;
+  // This rank's seconds in halo exchanges and convergence maxima (wall time; device time of
+  // NCCL operations), and the share of it hidden behind the interior sweep (NaN when the
+  // exchange was not overlapped).
+  double exchange_seconds = 0;
+  double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
+  comm::Route route = comm::Route::local;  // how device halos travelled
+};
+
+// The CPU gold solver on this rank's slab: the same sweeps and stopping rule as solve_gold, with
+// one-plane halos exchanged through MPI after every sweep.
+template <class T>
+SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
+                              const ProgressCallback& progress = {});
+
+// The GPU solver on this rank's slab (this rank's device current). Single-sweep variants sweep
+// their edge planes first, exchange them on the communicator's stream and sweep the interior
+// meanwhile when `overlap`; temporal exchanges four-deep halos between its passes.
+template <class T>
+SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
+                             bool overlap, const ProgressCallback& progress = {});
+
+}  // namespace parasol::laplace3d

@@ -16,10 +16,11 @@ namespace parasol::fftconv {
 
 // How deep each output sample's round-off runs, in the units the tolerance counts: the levels
 // of butterflies in the longest transform any variant takes for this problem, ceil(log2) of the
-// full convolution's size, (n + k - 1) per axis (c2c and r2c pad each axis to at most that, to a
-// 7-smooth length no larger than the next power of two; overlap-save's blocks are shorter); or,
-// for a long filter, a quarter of sqrt(taps), since a sum of k products taken one after another
-// (the direct variant's, and the gold's own) rounds like a random walk of k steps. At least 1.
+// full convolution's size, (n + k - 1) per axis (c2c and r2c transform each axis at a 7-smooth
+// length no longer than the next power of two above that, shorter in same and valid modes;
+// overlap-save's blocks are shorter still); or, for a long filter, a quarter of sqrt(taps),
+// since a sum of k products taken one after another (the direct variant's, and the gold's own)
+// rounds like a random walk of k steps. At least 1.
 inline double round_off_depth(const Problem& p) {
   Problem full = p;
   full.mode = Mode::full;
@@ -32,11 +33,13 @@ inline double round_off_depth(const Problem& p) {
 // round_off_depth. An FFT convolution rounds at every level of its transforms, forward and
 // inverse, and each level adds a fraction of an ulp relative to the output's scale (the FFT's
 // normwise error bound is proportional to log2 n times the unit round-off). A model radix-2
-// convolution on uniform random data, at every size the tests use, measured 0.1 to 0.4 ulps per
-// level in float and up to 0.8 in double, whose gold (direct sums in double) rounds as much as
-// the result; the direct sums measured 0.2 to 0.3 sqrt(taps) ulps. 8 per level leaves cuFFT's
-// mixed and Bluestein radices a wide margin, while a wrong index, a block missed or a spectrum
-// left unscaled is off by a good fraction of max |gold|: millions of ulps.
+// convolution on uniform random data, at every size the tests use (up to 2^20 samples and 2000
+// taps), measured 0.1 to 0.4 ulps per level in float and up to 1 in double, whose gold (direct
+// sums in double) rounds as much as the result; sums taken one after another (the direct
+// variant's, and the double gold's own) measured 0.2 to 0.5 sqrt(taps) ulps. 8 per level, and
+// 2 sqrt(taps), leave cuFFT's mixed and Bluestein radices a margin of four times or more, while a
+// wrong index, a block missed or a spectrum left unscaled is off by a good fraction of max |gold|:
+// millions of ulps.
 inline constexpr double kUlpsPerLevel = 8;
 
 template <class T>

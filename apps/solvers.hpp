@@ -19,6 +19,5 @@ SolverApp coulomb_app();
 SolverApp montecarlo_app();
 SolverApp tridiag_app();
 SolverApp recurrence_app();
-SolverApp fftconv_app();
 
 }  // namespace parasol::app

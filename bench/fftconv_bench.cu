@@ -6,7 +6,8 @@
 //   2d:    a 4096^2 image, 31x31 filter, full;
 //   taps:  the 1D signal against filter lengths 3 .. 4095: where direct sums stop paying;
 //   block: overlap-save's transform length on the 1d case.
-// Inputs are uniform random in (-1, 1). Counters: Gsamples/s of output; xfloor: time over the
+// Inputs are uniform random in (-1, 1); each 1D case is checked against the gold before it is
+// timed. Counters: Gsamples/s of output; xfloor: time over the
 // transforms-alone floor of the padded length (r2c floor for every variant but c2c).
 //   build/bench/fftconv_bench --benchmark_counters_tabular=true --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true   (one command line)
@@ -25,6 +26,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
 
@@ -33,26 +35,57 @@ namespace {
 using namespace parasol;
 using namespace parasol::fftconv;
 
-DeviceBuffer<float> random_device(std::int64_t n, unsigned seed) {
+std::vector<float> random_values(std::int64_t n, unsigned seed) {
   std::vector<float> h(static_cast<std::size_t>(n));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (float& e : h) e = dist(rng);
+  return h;
+}
+
+DeviceBuffer<float> on_device(const std::vector<float>& h) {
   DeviceBuffer<float> d(h.size());
   PARASOL_CUDA(cudaMemcpy(d.data(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
   return d;
 }
 
-// Inputs and outputs per case, made once: the signals are large.
+// Inputs and outputs per case, made once: the signals are large. The host keeps the inputs for
+// the check.
 struct Case {
   Problem problem;
+  std::vector<float> h_signal, h_filter;
   DeviceBuffer<float> signal, filter, output;
   explicit Case(const Problem& p)
       : problem(p),
-        signal(random_device(p.batch * p.signal.size(), 1)),
-        filter(random_device(p.filters * p.filter.size(), 2)),
+        h_signal(random_values(p.batch * p.signal.size(), 1)),
+        h_filter(random_values(p.filters * p.filter.size(), 2)),
+        signal(on_device(h_signal)),
+        filter(on_device(h_filter)),
         output(static_cast<std::size_t>(p.batch * output_extent(p).size())) {}
 };
+
+// A fast wrong answer is not a result: the output of a first convolution against the gold, by
+// check.hpp's agreement, where the gold can afford it: the first signal's first and last 8192
+// outputs, by gold windows as a streamed --check takes them. 2D cases are left to the tests.
+Agreement check_1d(const Case& c) {
+  const Problem& p = c.problem;
+  Problem one = p;
+  one.batch = 1;
+  one.filters = 1;
+  const std::int64_t m = output_extent(p).cols;
+  std::vector<float> y(static_cast<std::size_t>(m));
+  PARASOL_CUDA(cudaMemcpy(y.data(), c.output.data(), y.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+  const std::vector<float> h(c.h_filter.begin(), c.h_filter.begin() + p.filter.cols);
+  const SignalReader<float> read = [&](std::int64_t offset, std::int64_t count, float* into) {
+    std::copy_n(c.h_signal.begin() + offset, count, into);
+  };
+  const std::int64_t count = std::min<std::int64_t>(8192, m);
+  GoldDifference d;
+  for (const std::int64_t first : {std::int64_t{0}, m - count})
+    d.add(y.data() + first, gold_window(one, h, first, count, read));
+  return d.agreement(tolerance<float>(p));
+}
 
 Problem make_problem(std::int64_t batch, Extent signal, Extent filter) {
   Problem p;
@@ -152,6 +185,15 @@ void run_variant(benchmark::State& state, const Problem& p, Variant v, std::int6
   o.variant = v;
   o.block = block;
   Variant ran = v;
+  if (!p.is_2d()) {
+    PARASOL_CUDA(cudaMemset(c.output.data(), 0xFF, c.output.bytes()));  // NaN: unwritten fails
+    convolver.convolve(p, o, c.signal.data(), c.filter.data(), c.output.data(), nullptr);
+    const Agreement a = check_1d(c);
+    if (!a.passed()) {
+      state.SkipWithError(("disagrees with the gold: " + a.description).c_str());
+      return;
+    }
+  }
   const double seconds = time_runs(state, [&] {
     ran = convolver.convolve(p, o, c.signal.data(), c.filter.data(), c.output.data(), nullptr);
   });

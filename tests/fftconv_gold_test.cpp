@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/params.hpp"
 #include "solvers/fftconv/signals.hpp"
@@ -386,6 +388,147 @@ TEST(FftconvGold, SizesThatDisagreeWithTheProblemAreRefused) {
   p.signal = {2, 5};
   p.filter = {3, 1};
   EXPECT_THROW(convolve_gold(p, x, h), InputError) << "the gold checks the problem too";
+}
+
+TEST(FftconvGold, ReportsItsProgressUpToTheWholeOutput) {
+  // 2^16 outputs of 1024 taps each: 2^26 multiply-adds, reported every 2^25 or so.
+  const Problem p = one_d(std::int64_t{1} << 16, 1024, Mode::same);
+  const std::vector<float> x = seeded<float>(static_cast<std::size_t>(p.signal.cols), test::kSeed);
+  const std::vector<float> h = seeded<float>(1024, test::kSeed + 1);
+  std::vector<Progress> reports;
+  const std::vector<double> y =
+      convolve_gold(p, x, h, [&](const Progress& pr) { reports.push_back(pr); });
+  ASSERT_GE(reports.size(), 2u);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].total, p.signal.cols);
+    EXPECT_GT(reports[i].done, i == 0 ? 0 : reports[i - 1].done);
+    EXPECT_GE(reports[i].seconds, i == 0 ? 0.0 : reports[i - 1].seconds);
+  }
+  EXPECT_EQ(reports.back().done, reports.back().total);
+  EXPECT_EQ(y, convolve_gold(p, x, h)) << "reporting changes nothing";
+}
+
+// A streamed run is checked, and on the CPU computed, window by window: each window must be
+// exactly the whole gold's samples, at the ends (where the filter meets the zero padding) too.
+TYPED_TEST(FftconvGoldTyped, WindowsAreTheWholeGoldsSamples) {
+  using T = TypeParam;
+  const std::pair<std::int64_t, std::int64_t> sizes[] = {{50, 7}, {6, 9}, {1, 1}, {40, 40}};
+  for (const auto& [n, k] : sizes)
+    for (const Mode mode : kModes)
+      for (const Operation op : {Operation::convolve, Operation::correlate}) {
+        const Problem p = one_d(n, k, mode, op);
+        const std::vector<T> x = seeded<T>(static_cast<std::size_t>(n), test::kSeed);
+        const std::vector<T> h = seeded<T>(static_cast<std::size_t>(k), test::kSeed + 1);
+        const std::vector<double> whole = convolve_gold(p, x, h);
+        const std::int64_t m = output_extent(p).cols;
+        std::int64_t asked_first = n, asked_end = 0;
+        const SignalReader<T> read = [&](std::int64_t offset, std::int64_t count, T* into) {
+          ASSERT_GE(offset, 0);
+          ASSERT_LE(offset + count, n) << "reads stay inside the signal";
+          asked_first = std::min(asked_first, offset);
+          asked_end = std::max(asked_end, offset + count);
+          std::copy_n(x.begin() + offset, count, into);
+        };
+        for (const std::int64_t piece : {std::int64_t{1}, std::int64_t{3}, m}) {
+          for (std::int64_t first = 0; first < m; first += piece) {
+            const std::int64_t count = std::min(piece, m - first);
+            const std::vector<double> window = gold_window(p, h, first, count, read);
+            ASSERT_EQ(window.size(), static_cast<std::size_t>(count));
+            for (std::int64_t i = 0; i < count; ++i)
+              ASSERT_EQ(window[i], whole[first + i])
+                  << name(mode) << " " << name(op) << " n " << n << " k " << k << " at "
+                  << first + i << " in pieces of " << piece;
+          }
+        }
+        EXPECT_EQ(asked_first, 0) << "the windows together reach the whole signal";
+        EXPECT_EQ(asked_end, n) << name(mode);
+      }
+  // One 1D signal and filter only, and only the output's samples.
+  Problem batch = one_d(10, 3, Mode::full);
+  batch.batch = 2;
+  const SignalReader<T> none = [](std::int64_t, std::int64_t, T*) {};
+  EXPECT_THROW(gold_window(batch, std::vector<T>(3), 0, 1, none), InputError);
+  EXPECT_THROW(gold_window(one_d(10, 3, Mode::full), std::vector<T>(3), 10, 3, none), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The one agreement with the gold (check.hpp).
+
+TEST(FftconvCheck, ToleranceGrowsWithTheLongestTransformOrTheLongestSum) {
+  // The full convolution's size decides, whatever the mode: 10 + 4 - 1 = 13 needs 4 levels.
+  for (const Mode mode : kModes) EXPECT_EQ(round_off_depth(one_d(10, 4, mode)), 4.0);
+  EXPECT_EQ(round_off_depth(one_d(1, 1, Mode::full)), 1.0) << "at least one level";
+  EXPECT_EQ(round_off_depth(one_d(512, 513, Mode::valid)), 10.0);
+  EXPECT_EQ(round_off_depth(one_d(512, 514, Mode::valid)), 11.0);
+  EXPECT_EQ(round_off_depth(two_d({64, 48}, {7, 4}, Mode::same)), 12.0) << "70 x 51 = 3570";
+  // A filter of 2^20 taps: its sums round more than the 21 levels of its transforms.
+  EXPECT_EQ(round_off_depth(one_d(100, std::int64_t{1} << 20, Mode::valid)), 256.0);
+  EXPECT_EQ(round_off_depth(two_d({2000, 2000}, {1024, 1024}, Mode::valid)), 256.0);
+  EXPECT_EQ(tolerance<float>(one_d(10, 4, Mode::same)), 8 * 4 * double(FLT_EPSILON));
+  EXPECT_EQ(tolerance<double>(one_d(10, 4, Mode::same)), 8 * 4 * DBL_EPSILON);
+  // The sizes the GPU tests take stay inside the bounds they had before the rule: 2e-5 in float
+  // and 1e-12 in double at 300007 samples and 257 taps (19 levels); a 2^30-sample transform gets
+  // 2.9e-5 in float.
+  const Problem longest_tested = one_d(300007, 257, Mode::same);
+  EXPECT_LE(tolerance<float>(longest_tested), 2e-5);
+  EXPECT_LE(tolerance<double>(longest_tested), 1e-12);
+  EXPECT_NEAR(tolerance<float>(one_d(std::int64_t{1} << 30, 1, Mode::full)), 2.86e-5, 1e-7);
+}
+
+TEST(FftconvCheck, JudgesTheLargestDifferenceAgainstTheLargestGold) {
+  const Problem p = one_d(100, 5, Mode::full);
+  std::vector<double> gold(104);
+  for (std::size_t i = 0; i < gold.size(); ++i) gold[i] = std::sin(0.1 * double(i)) * 4.0;
+  const double scale = max_magnitude(gold);
+  std::vector<float> output = rounded<float>(gold);
+  Agreement a = agreement(output, gold, p);
+  EXPECT_TRUE(a.passed()) << a.description;
+  EXPECT_LE(a.value, 0.5 * FLT_EPSILON * 1.0001) << "rounding to float is half an ulp at most";
+  EXPECT_EQ(a.measure, "max_relative_difference");
+  EXPECT_NE(a.description.find("max relative to max|gold|"), std::string::npos) << a.description;
+  EXPECT_EQ(a.tolerance, tolerance<float>(p));
+  // One sample off by a thousandth of the scale: a wrong index is off by far more, and fails.
+  output[40] += static_cast<float>(1e-3 * scale);
+  a = agreement(output, gold, p);
+  EXPECT_FALSE(a.passed());
+  EXPECT_NEAR(a.value, 1e-3, 1e-5);
+  // A NaN anywhere, an output of the wrong size: never agreement.
+  output = rounded<float>(gold);
+  output[7] = NAN;
+  EXPECT_FALSE(agreement(output, gold, p).passed());
+  EXPECT_FALSE(agreement(std::vector<float>(103, 0.0f), gold, p).passed());
+  // An all-zero gold has no scale: the difference itself is judged.
+  const std::vector<double> zeros(104, 0.0);
+  EXPECT_TRUE(agreement(std::vector<float>(104, 1e-30f), zeros, p).passed());
+  EXPECT_FALSE(agreement(std::vector<float>(104, 1e-3f), zeros, p).passed());
+}
+
+TEST(FftconvCheck, GatheredInPiecesAsWhole) {
+  std::vector<double> gold(1000);
+  std::vector<float> output(1000);
+  std::mt19937_64 engine(test::kSeed);
+  std::normal_distribution<double> normal;
+  for (std::size_t i = 0; i < gold.size(); ++i) {
+    gold[i] = normal(engine);
+    output[i] = static_cast<float>(gold[i] * (1 + 1e-6 * normal(engine)));
+  }
+  GoldDifference whole, pieces;
+  whole.add(output.data(), gold);
+  for (std::size_t first = 0; first < gold.size(); first += 37) {
+    const std::size_t end = std::min(first + 37, gold.size());
+    const std::vector<double> part(gold.begin() + first, gold.begin() + end);
+    pieces.add(output.data() + first, part);
+  }
+  EXPECT_EQ(pieces.relative(), whole.relative());
+  EXPECT_EQ(pieces.difference().max_abs, whole.difference().max_abs);
+  EXPECT_NEAR(pieces.difference().rms, whole.difference().rms, 1e-15);
+  EXPECT_GT(whole.relative(), 0.0);
+  const Agreement a = whole.agreement(1.0);
+  EXPECT_EQ(a.value, whole.relative());
+  EXPECT_EQ(a.gold, "the CPU gold (direct sums in double)");
+  ASSERT_EQ(a.values.size(), 2u);
+  EXPECT_EQ(a.values[0].first, "max_abs_difference");
+  EXPECT_EQ(a.values[1].first, "rms_difference");
 }
 
 // ---------------------------------------------------------------------------------------------

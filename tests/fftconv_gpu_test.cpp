@@ -1,5 +1,6 @@
-// fftconv on the device: every variant against the CPU gold, on random signals and filters of
-// awkward sizes, in every mode, batched and 2D; overlap-save against r2c; streaming in pieces.
+// fftconv on the device: every variant against the CPU gold by the one agreement (check.hpp), on
+// random signals and filters of awkward sizes, in every mode, batched and 2D, on DeviceProblem as
+// the sweep runs them; overlap-save at every block length; streaming in pieces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
-#include "kernels/stream.hpp"
+#include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "tests/support.hpp"
 
@@ -27,71 +28,23 @@ std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-template <class T>
-std::vector<T> download(const DeviceBuffer<T>& d) {
-  std::vector<T> h(d.size());
-  if (!h.empty())
-    PARASOL_CUDA(cudaMemcpy(h.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
-  return h;
-}
-
-template <class T>
-DeviceBuffer<T> upload(const std::vector<T>& h) {
-  DeviceBuffer<T> d(h.size());
-  if (!h.empty())
-    PARASOL_CUDA(cudaMemcpy(d.data(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
-  return d;
-}
-
-// Runs one variant into a NaN-poisoned output and returns what it wrote.
-template <class T>
-std::vector<T> run(Convolver<T>& convolver, const Problem& p, Variant v,
-                   const std::vector<T>& signal, const std::vector<T>& filter,
-                   std::int64_t block = 0) {
-  Stream stream;
-  DeviceBuffer<T> x = upload(signal), h = upload(filter);
-  DeviceBuffer<T> y(static_cast<std::size_t>(p.batch * output_extent(p).size()));
-  fill_bytes(y, 0xFF, stream.get());
-  Options o;
-  o.variant = v;
-  o.block = block;
-  EXPECT_EQ(convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get()), v);
-  stream.synchronize();
-  return download(y);
-}
-
-// max |got - gold| / max |gold|: transforms spread rounding evenly over the output, so the
-// error is judged against the output's scale, not sample by sample.
-template <class T>
-double relative_error(const std::vector<T>& got, const std::vector<double>& gold) {
-  EXPECT_EQ(got.size(), gold.size());
-  double scale = 0, worst = 0;
-  for (double g : gold) scale = std::max(scale, std::abs(g));
-  for (std::size_t i = 0; i < std::min(got.size(), gold.size()); ++i) {
-    const double d = std::abs(static_cast<double>(got[i]) - gold[i]);
-    if (!(d <= worst)) worst = std::isnan(d) ? INFINITY : d;
-  }
-  return worst / std::max(scale, 1e-300);
-}
-
-template <class T>
-double tolerance() {
-  return sizeof(T) == 4 ? 2e-5 : 1e-12;
-}
-
+// Every variant that takes the problem, each into an output poisoned with NaN (so an unwritten
+// sample cannot pass), on one DeviceProblem as the sweep runs them, judged by the one agreement.
 template <class T>
 void expect_all_variants_match_gold(const Problem& p, std::uint64_t seed) {
   const auto signal = random_values<T>(p.batch * p.signal.size(), seed);
   const auto filter = random_values<T>(p.filters * p.filter.size(), seed + 1);
   const std::vector<double> gold = convolve_gold(p, signal, filter);
-  Convolver<T> convolver;
+  DeviceProblem<T> device(p, signal, filter);
   for (Variant v : kVariants) {
     if (!supports(v, p)) continue;
-    const double err = relative_error(run(convolver, p, v, signal, filter), gold);
-    EXPECT_LE(err, tolerance<T>())
+    device.poison_output();
+    EXPECT_EQ(device.convolve(Options{v, 0}), v);
+    const Agreement a = agreement(device.download(), gold, p);
+    EXPECT_LE(a.value, a.tolerance)
         << name(v) << " " << name(p.mode) << " " << name(p.operation) << " batch " << p.batch
         << " signal " << p.signal.rows << "x" << p.signal.cols << " filter " << p.filter.rows
-        << "x" << p.filter.cols << " filters " << p.filters;
+        << "x" << p.filter.cols << " filters " << p.filters << ": " << a.description;
   }
 }
 
@@ -155,7 +108,7 @@ TYPED_TEST(FftconvGpu, TwoDimensionalEveryMode) {
       }
 }
 
-TYPED_TEST(FftconvGpu, OverlapSaveMatchesR2cOnALongSignalAtEveryBlockLength) {
+TYPED_TEST(FftconvGpu, OverlapSaveMatchesTheGoldOnALongSignalAtEveryBlockLength) {
   PARASOL_REQUIRE_GPU();
   Problem p;
   p.signal = {1, 300007};
@@ -163,14 +116,19 @@ TYPED_TEST(FftconvGpu, OverlapSaveMatchesR2cOnALongSignalAtEveryBlockLength) {
   p.mode = Mode::same;
   const auto signal = random_values<TypeParam>(p.signal.size(), 7);
   const auto filter = random_values<TypeParam>(p.filter.size(), 8);
-  Convolver<TypeParam> convolver;
-  const auto reference = run(convolver, p, Variant::r2c, signal, filter);
-  std::vector<double> as_double(reference.begin(), reference.end());
-  for (std::int64_t block : {257, 258, 1000, 4096, 16384, 0})
-    EXPECT_LE(relative_error(run(convolver, p, Variant::overlap_save, signal, filter, block),
-                             as_double),
-              tolerance<TypeParam>())
-        << "block " << block;
+  const std::vector<double> gold = convolve_gold(p, signal, filter);
+  DeviceProblem<TypeParam> device(p, signal, filter);
+  // 257: one output per block, and a prime transform length; 258: two outputs per block.
+  for (std::int64_t block : {257, 258, 1000, 4096, 16384, 0}) {
+    device.poison_output();
+    EXPECT_EQ(device.convolve(Options{Variant::overlap_save, block}), Variant::overlap_save);
+    const Agreement a = agreement(device.download(), gold, p);
+    EXPECT_LE(a.value, a.tolerance) << "block " << block << ": " << a.description;
+  }
+  device.poison_output();
+  device.convolve(Options{Variant::r2c, 0});
+  const Agreement a = agreement(device.download(), gold, p);
+  EXPECT_LE(a.value, a.tolerance) << "r2c: " << a.description;
 }
 
 TYPED_TEST(FftconvGpu, StreamedPiecesMatchTheWholeSignalInEveryMode) {
@@ -186,11 +144,9 @@ TYPED_TEST(FftconvGpu, StreamedPiecesMatchTheWholeSignalInEveryMode) {
     const std::vector<double> gold = convolve_gold(p, signal, filter);
     std::vector<TypeParam> streamed(gold.size(), std::nan(""));
     std::int64_t next_read_end = 0, next_write = 0, pieces = 0;
-    Convolver<TypeParam> convolver;
-    Stream stream;
     Options o;
     o.block = 1024;
-    convolver.convolve_streamed(
+    convolve_streamed<TypeParam>(
         p, o, filter,
         [&](std::int64_t offset, std::int64_t count, TypeParam* host) {
           EXPECT_GE(offset, 0);
@@ -205,26 +161,46 @@ TYPED_TEST(FftconvGpu, StreamedPiecesMatchTheWholeSignalInEveryMode) {
           ++pieces;
           std::copy_n(host, count, streamed.begin() + offset);
         },
-        stream.get(), 5000);
+        5000);
     EXPECT_EQ(next_write, static_cast<std::int64_t>(gold.size()));
     EXPECT_GT(pieces, 10);
-    EXPECT_LE(relative_error(streamed, gold), tolerance<TypeParam>()) << name(mode);
+    const Agreement a = agreement(streamed, gold, p);
+    EXPECT_LE(a.value, a.tolerance) << name(mode) << ": " << a.description;
+    // The gold windows a streamed --check uses, gathered piece by piece as they come, judge it
+    // as the whole gold does.
+    GoldDifference pieces_difference;
+    const SignalReader<TypeParam> read = [&](std::int64_t offset, std::int64_t count,
+                                             TypeParam* into) {
+      std::copy_n(signal.begin() + offset, count, into);
+    };
+    for (std::int64_t first = 0; first < next_write; first += 7919) {
+      const std::int64_t count = std::min<std::int64_t>(7919, next_write - first);
+      pieces_difference.add(streamed.data() + first, gold_window(p, filter, first, count, read));
+    }
+    EXPECT_EQ(pieces_difference.relative(), a.value) << name(mode);
   }
 }
 
-TEST(FftconvGpu, PlansAreMadeOnceAndReused) {
+TEST(FftconvGpu, PlansAreMadeOnceAndRepeatsGiveTheSameOutput) {
   PARASOL_REQUIRE_GPU();
   Problem p;
   p.signal = {1, 5000};
   p.filter = {1, 100};
   const auto signal = random_values<float>(p.signal.size(), 1);
   const auto filter = random_values<float>(p.filter.size(), 2);
-  Convolver<float> convolver;
-  run(convolver, p, Variant::r2c, signal, filter);
-  const std::size_t plans = convolver.cached_plans();
+  DeviceProblem<float> device(p, signal, filter);
+  device.convolve(Options{Variant::r2c, 0});
+  const std::vector<float> first = device.download();
+  const std::size_t plans = device.cached_plans();
   EXPECT_GT(plans, 0u);
-  for (int i = 0; i < 3; ++i) run(convolver, p, Variant::r2c, signal, filter);
-  EXPECT_EQ(convolver.cached_plans(), plans);
+  // What a sweep times: the same convolution again, on the same plans and scratch, writing the
+  // same output bit for bit.
+  for (int i = 0; i < 3; ++i) {
+    device.poison_output();
+    device.convolve(Options{Variant::r2c, 0});
+    EXPECT_EQ(device.download(), first) << "repeat " << i;
+  }
+  EXPECT_EQ(device.cached_plans(), plans);
 }
 
 TEST(FftconvGpu, AutoRunsWhatChooseVariantPicks) {
@@ -235,13 +211,11 @@ TEST(FftconvGpu, AutoRunsWhatChooseVariantPicks) {
     p.filter = {1, k};
     const auto signal = random_values<float>(p.signal.size(), 3);
     const auto filter = random_values<float>(p.filter.size(), 4);
-    DeviceBuffer<float> x = upload(signal), h = upload(filter);
-    DeviceBuffer<float> y(static_cast<std::size_t>(output_extent(p).size()));
-    fill_bytes(y, 0xFF);
-    Convolver<float> convolver;
-    const Variant ran = convolver.convolve(p, Options{}, x.data(), h.data(), y.data(), nullptr);
-    EXPECT_EQ(ran, choose_variant(p, 4));
-    EXPECT_LE(relative_error(download(y), convolve_gold(p, signal, filter)), 2e-5);
+    DeviceProblem<float> device(p, signal, filter);
+    device.poison_output();
+    EXPECT_EQ(device.convolve(Options{}), choose_variant(p, 4));
+    const Agreement a = agreement(device.download(), convolve_gold(p, signal, filter), p);
+    EXPECT_LE(a.value, a.tolerance) << k << " taps: " << a.description;
   }
 }
 
@@ -275,6 +249,13 @@ TEST(FftconvGpu, BadProblemsAreInputErrors) {
   EXPECT_THROW(convolver.convolve(short_block, o, buffer.data(), buffer.data(), buffer.data(),
                                   nullptr),
                InputError);
+  // A DeviceProblem refuses values that disagree with its sizes before it takes device memory,
+  // and a variant that cannot take its problem as the Convolver does.
+  const std::vector<float> values(64, 1.0f);
+  EXPECT_THROW(DeviceProblem<float>(image, values, std::vector<float>(8, 1.0f)), InputError);
+  EXPECT_THROW(DeviceProblem<float>(empty, {}, {}), InputError);
+  DeviceProblem<float> device(image, values, std::vector<float>(9, 1.0f));
+  EXPECT_THROW(device.convolve(Options{Variant::overlap_save, 0}), InputError);
 }
 
 }  // namespace

@@ -1,15 +1,382 @@
-// fftconv in the front end, through its application code until its binding is written.
+// fftconv's binding: its parameters; a run on operands held whole (on the GPU, or by the CPU
+// gold) or streamed in pieces with the output written to the result file as it comes; and its
+// sweep over variants on operands resident on the device. The operands' keys and files are
+// fftconv_inputs'.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
 #include "apps/binding.hpp"
-#include "apps/solvers.hpp"
+#include "apps/bindings/fftconv_inputs.hpp"
+#include "apps/io/streamed_dataset.hpp"
+#include "apps/progress.hpp"
+#include "kernels/device.hpp"
+#include "kernels/timed_runs.hpp"
+#include "solvers/fftconv/check.hpp"
 
 namespace parasol::app {
+namespace {
+
+using fftconv::Extent;
+using fftconv::Params;
+using fftconv::Problem;
+using fftconv::Variant;
+namespace in = fftconv_inputs;
+using Clock = std::chrono::steady_clock;
+
+// The output computed at a time by a streamed run on the CPU (the GPU takes method.piece).
+constexpr std::int64_t kCpuPiece = std::int64_t{1} << 20;
+
+struct SweepParams {
+  std::vector<Variant> variants;  // default: auto, then every variant
+  std::int64_t repeats = 10;      // timed convolutions per variant, after a warm-up; the median
+};
+
+Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
+  const Params d;
+  Params p;
+  p.mode = io::get_choice(t, "problem.mode", std::string(name(d.mode)), fftconv::parse_mode);
+  p.operation = io::get_choice(t, "problem.operation", std::string(name(d.operation)),
+                               fftconv::parse_operation);
+  p.precision = io::get_choice(t, "problem.precision", std::string(name(d.precision)),
+                               fftconv::parse_precision);
+  in::read_operand_params(t, params_path, p);
+  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
+                             fftconv::parse_variant);
+  p.block = t.get_int("method.block", d.block);
+  p.streamed = t.get_bool("method.streamed", d.streamed);
+  p.piece = t.get_int("method.piece", d.piece);
+  p.write_input = t.get_bool("output.input", d.write_input);
+  return p;
+}
+
+SweepParams read_sweep_params(io::ParamTable& t) {
+  SweepParams s;
+  std::vector<std::string> all = io::names_of(fftconv::kVariants);
+  all.insert(all.begin(), std::string(name(Variant::automatic)));
+  s.variants = io::get_choices(t, "sweep.variants", all, fftconv::parse_variant);
+  if (s.variants.empty())
+    throw InputError(t.source_of("sweep.variants"), "sweep.variants",
+                     "expected at least one variant");
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  return s;
+}
+
+std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& path) {
+  return io::read_checked(t, [&] { return read_params(t, path); },
+                          [&] { return read_sweep_params(t); });
+}
+
+double samples(std::int64_t count, const Extent& e) {
+  return static_cast<double>(count) * static_cast<double>(e.size());
+}
+
+// The gold of a whole problem, with its progress on a terminal.
+template <class T>
+std::vector<double> gold_of(const in::Operands<T>& ops) {
+  ProgressLine line("gold output sample", "samples", 1);
+  return fftconv::convolve_gold(ops.problem, ops.signal, ops.filter,
+                                [&](const fftconv::Progress& pr) {
+                                  line.update(pr.done, pr.total, pr.seconds);
+                                });
+}
+
+// /output's attributes: what was computed, by what, and where it lies in the full convolution.
+void describe_output(io::ResultFile& out, const Problem& q, const std::string& variant) {
+  out.set_attribute("/output", "mode", std::string(name(q.mode)));
+  out.set_attribute("/output", "operation", std::string(name(q.operation)));
+  out.set_attribute("/output", "variant", variant);
+  out.set_attribute("/output", "layout", in::layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
+  out.set_attribute("/output", "batch", q.batch);
+  out.set_attribute("/output", "filters", q.filters);
+  out.set_attribute("/output", "signal_extent", in::rows_cols(q.signal));
+  out.set_attribute("/output", "filter_extent", in::rows_cols(q.filter));
+  out.set_attribute("/output", "offset", in::rows_cols(fftconv::output_offset(q)));
+}
+
+// One run: whole (the operands and output held on the host, the GPU's convolve_gpu or the
+// gold) or streamed (the output written to the result file piece by piece as it comes, and with
+// --check judged against gold windows as it goes, that time charged to the check).
+template <class T>
+class FftconvRun final : public Run {
+ public:
+  FftconvRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+
+  void prepare(const RunSetup& setup) override {
+    gpu_ = setup.gpu();
+    check_ = setup.options.check;
+    const Problem q = in::problem_of<T>(t_, p_);
+    in::require_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
+    ops_ = in::load_operands<T>(p_, q);
+  }
+
+  std::string describe() const override {
+    const char* streamed = p_.streamed ? (gpu_ ? " streamed" : ", streamed") : "";
+    return in::describe(p_, ops_.problem) + "; " +
+           (gpu_ ? std::string(name(p_.streamed ? Variant::overlap_save : p_.variant)) +
+                       streamed + " on " + current_device().name
+                 : std::string("CPU gold solver") + streamed);
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile& out) override {
+    if (p_.streamed) return solve_streamed(timings, out);
+    if (gpu_) {
+      try {
+        result_ = fftconv::convolve_gpu(ops_.problem, {p_.variant, p_.block}, ops_.signal,
+                                        ops_.filter);
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+      // The first convolution, which makes the cuFFT plans: kept out of compute.
+      timings.add("setup", result_.timings.setup);
+    } else {
+      const auto started = Clock::now();
+      gold_ = gold_of(ops_);
+      result_.output = fftconv::rounded<T>(gold_);
+      result_.timings.compute = seconds_since(started);
+    }
+    timings.add("host_to_device", result_.timings.host_to_device);
+    timings.add("compute", result_.timings.compute);
+    timings.add("device_to_host", result_.timings.device_to_host);
+  }
+
+  void report(io::ResultFile& out) override {
+    const bool streamed = p_.streamed;
+    const double seconds = streamed ? total_s_ : result_.timings.compute;
+    const double signal = samples(ops_.problem.batch, ops_.problem.signal);
+    const double rate = seconds > 0 ? signal / seconds : 0;
+    out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
+    if (streamed) out.set_attribute("/timings", "total_s", total_s_);
+    if (!streamed && !result_.output.empty()) {
+      const auto [low, high] = std::minmax_element(result_.output.begin(), result_.output.end());
+      low_ = *low;
+      high_ = *high;
+    }
+    const std::string who = gpu_ ? "ran " + std::string(name(variant())) : "gold";
+    char line[256];
+    if (streamed)
+      std::snprintf(line, sizeof line,
+                    "%s, streamed: output from %.6g to %.6g; %.3g s (reading %.3g s, writing %.3g "
+                    "s), %.3g G samples/s",
+                    who.c_str(), low_, high_, total_s_, read_s_, write_s_, 1e-9 * rate);
+    else
+      std::snprintf(line, sizeof line, "%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s",
+                    who.c_str(), low_, high_, seconds, 1e-9 * rate);
+    say(line);
+  }
+
+  Agreement check() override {
+    if (p_.streamed) return difference_.agreement(fftconv::tolerance<T>(ops_.problem));
+    if (gold_.empty()) gold_ = gold_of(ops_);
+    return fftconv::agreement(result_.output, gold_, ops_.problem);
+  }
+
+  void write(Output& out) override {
+    const Problem& q = ops_.problem;
+    if (!p_.streamed)
+      out.file.write_field("/output", result_.output.data(),
+                           in::stored_dims(q.batch, fftconv::output_extent(q), q.is_2d()));
+    describe_output(out.file, q, gpu_ ? std::string(name(variant())) : "cpu-gold");
+    if (p_.streamed) out.file.set_attribute("/output", "streamed", true);
+    in::write_inputs(out.file, p_, ops_, source_ ? &*source_ : nullptr);
+  }
+
+ private:
+  Variant variant() const { return p_.streamed ? Variant::overlap_save : result_.variant; }
+
+  // Time spent on the check's gold windows goes to the check, not to the convolution's total.
+  void solve_streamed(PhaseTimer& timings, io::ResultFile& file) {
+    const Problem& q = ops_.problem;
+    const std::int64_t length = fftconv::output_extent(q).cols;
+    source_.emplace(p_, ops_);
+    io::StreamedDataset<T> output(file, "/output", length);
+    ProgressLine line("output sample", "samples", 1);
+    double check_s = 0;
+    const auto started = Clock::now();
+    const fftconv::SignalReader<T> fetch = [&](std::int64_t offset, std::int64_t count, T* into) {
+      source_->read(offset, count, into);
+    };
+    const fftconv::SignalReader<T> read = [&](std::int64_t offset, std::int64_t count, T* into) {
+      const auto reading = Clock::now();
+      source_->read(offset, count, into);
+      read_s_ += seconds_since(reading);
+    };
+    const auto write = [&](std::int64_t offset, std::int64_t count, const T* values) {
+      if (check_ && gpu_) {
+        const auto checking = Clock::now();
+        difference_.add(values, fftconv::gold_window(q, ops_.filter, offset, count, fetch));
+        check_s += seconds_since(checking);
+      }
+      const auto writing = Clock::now();
+      output.write(offset, count, values);
+      write_s_ += seconds_since(writing);
+      line.update(offset + count, length, seconds_since(started));
+    };
+    if (gpu_) {
+      try {
+        fftconv::convolve_streamed<T>(q, {Variant::overlap_save, p_.block}, ops_.filter, read,
+                                      write, p_.piece);
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+    } else {
+      // The CPU streams the gold rounded to T: the check measures that rounding, as a whole
+      // run's does.
+      for (std::int64_t first = 0; first < length; first += kCpuPiece) {
+        const std::int64_t count = std::min(kCpuPiece, length - first);
+        const std::vector<double> gold = fftconv::gold_window(q, ops_.filter, first, count, read);
+        const std::vector<T> piece = fftconv::rounded<T>(gold);
+        if (check_) difference_.add(piece.data(), gold);
+        write(first, count, piece.data());
+      }
+    }
+    const auto finishing = Clock::now();
+    output.finish();
+    write_s_ += seconds_since(finishing);
+    low_ = output.low();
+    high_ = output.high();
+    total_s_ = seconds_since(started) - check_s;
+    timings.add("read", read_s_);
+    timings.add("compute", total_s_ - read_s_ - write_s_);
+    timings.add("write", write_s_);
+    if (check_) timings.add("check", check_s);
+  }
+
+  io::ParamTable& t_;
+  Params p_;
+  bool gpu_ = false, check_ = false;
+  in::Operands<T> ops_;
+  fftconv::Result<T> result_;          // whole runs
+  std::vector<double> gold_;           // whole runs: the CPU's output, or the check's
+  std::optional<in::SignalSource<T>> source_;  // streamed runs
+  fftconv::GoldDifference difference_;         // streamed runs with --check
+  double low_ = 0, high_ = 0, total_s_ = 0, read_s_ = 0, write_s_ = 0;
+};
+
+// The sweep: each listed variant checked against the gold and timed on one DeviceProblem.
+template <class T>
+class FftconvStudy final : public Study {
+ public:
+  FftconvStudy(io::ParamTable& t, Params p, SweepParams s)
+      : t_(t), p_(std::move(p)), s_(std::move(s)) {}
+
+  void prepare() override {
+    const Problem q = in::problem_of<T>(t_, p_);
+    in::require_memory(t_, p_, q, sizeof(T), true, true);
+    ops_ = in::load_operands<T>(p_, q);
+    gold_ = gold_of(ops_);
+    device_.emplace(q, ops_.signal, ops_.filter);
+    chosen_ = fftconv::choose_variant(q, sizeof(T));
+  }
+
+  std::string describe() const override {
+    return in::describe(p_, ops_.problem) + " on " + current_device().name + "; " +
+           std::to_string(s_.repeats) + " timed convolutions each; auto picks " +
+           std::string(name(chosen_));
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 12}},
+            {"gsamples_per_s", "Gsamples/s", 11, 2},
+            std::nullopt,
+            {"max_relative_difference", "max rel diff", 12, 2, 'g'},
+            {{"ran", "ran", 12}}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const Variant v : s_.variants) cells.push_back({std::string(name(v))});
+    return cells;
+  }
+
+  // Checked first on an output poisoned with NaN, so an unwritten sample cannot pass; that run
+  // is also the warm-up (plans made, scratch allocated).
+  Measurement measure(std::size_t i) override {
+    const Variant v = s_.variants[i];
+    const std::string called(name(v));
+    Measurement m;
+    if (!fftconv::supports(v, ops_.problem)) {
+      m.skipped = called + " skipped: it takes 1D problems only";
+      return m;
+    }
+    const bool takes_block = v == Variant::overlap_save || v == Variant::automatic;
+    const fftconv::Options o{v, takes_block ? p_.block : 0};
+    m.extras = {std::string("-")};
+    try {
+      device_->poison_output();
+      const Variant ran = device_->convolve(o);
+      m.agreement = fftconv::agreement(device_->download(), gold_, ops_.problem);
+      m.extras = {std::string(name(ran))};
+      m.seconds = timed_runs(device_->stream(), s_.repeats, [&] { device_->convolve(o); });
+    } catch (const InputError& e) {
+      m.skipped = called + " skipped: " + e.expected();
+    } catch (const CudaError& e) {
+      // A launch the device refuses fails its row; the context survives, so the study goes on.
+      // A fault that poisons the context ends it.
+      if (e.sticky()) throw;
+      say(called + ": " + e.what());
+      m.seconds.clear();
+    }
+    return m;
+  }
+
+  double units_per_run() const override { return samples(ops_.problem.batch, ops_.problem.signal); }
+
+  void write_attributes(io::ResultFile& out) const override {
+    const Problem& q = ops_.problem;
+    out.set_attribute("/sweep", "auto_variant", std::string(name(chosen_)));
+    out.set_attribute("/sweep", "batch", q.batch);
+    out.set_attribute("/sweep", "filters", q.filters);
+    out.set_attribute("/sweep", "signal_extent", in::rows_cols(q.signal));
+    out.set_attribute("/sweep", "filter_extent", in::rows_cols(q.filter));
+    out.set_attribute("/sweep", "mode", std::string(name(q.mode)));
+    out.set_attribute("/sweep", "operation", std::string(name(q.operation)));
+    out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
+  }
+
+  InputError nothing_to_time() const override {
+    const Problem& q = ops_.problem;
+    return InputError(t_.source_of("sweep.variants"), "sweep.variants",
+                      "no listed variant can take this problem (the signal is " +
+                          in::extent_text(q.signal) + " and the filter " +
+                          in::extent_text(q.filter) + ")");
+  }
+
+ private:
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  in::Operands<T> ops_;
+  std::vector<double> gold_;
+  std::optional<fftconv::DeviceProblem<T>> device_;  // made once a device is known to be there
+  Variant chosen_ = Variant::automatic;
+};
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
+  Params p = read_all(t, params_path).first;
+  if (p.precision == fftconv::Precision::single)
+    return std::make_unique<FftconvRun<float>>(t, std::move(p));
+  return std::make_unique<FftconvRun<double>>(t, std::move(p));
+}
+
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
+  auto [p, s] = read_all(t, params_path);
+  if (p.streamed)
+    throw InputError(t.source_of("method.streamed"), "method.streamed",
+                     "parasol sweep times convolutions of data held on the device; expected false");
+  if (p.precision == fftconv::Precision::single)
+    return std::make_unique<FftconvStudy<float>>(t, std::move(p), std::move(s));
+  return std::make_unique<FftconvStudy<double>>(t, std::move(p), std::move(s));
+}
+
+}  // namespace
 
 Binding fftconv_binding() {
-  const SolverApp a = fftconv_app();
-  Binding b{a.name, a.summary, nullptr, nullptr, {}};
-  b.legacy_run = a.run;
-  b.legacy_sweep = a.sweep;
-  return b;
+  return {"fftconv",
+          "convolution and correlation of signals and images with filters through cuFFT, "
+          "scipy's modes",
+          make_run, make_study, {"method.variant", "method.block", "method.piece"}};
 }
 
 }  // namespace parasol::app

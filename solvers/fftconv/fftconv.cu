@@ -363,6 +363,25 @@ V* reserve(DeviceBuffer<V>& buffer, std::int64_t n) {
 constexpr std::int64_t kMostBlockSamples = std::int64_t(1) << 26;
 constexpr std::int64_t kDefaultPiece = std::int64_t(1) << 24;
 
+// InputError unless the host holds as many signal and filter values as the problem says.
+void check_values(const Problem& p, std::size_t signal_values, std::size_t filter_values) {
+  if (static_cast<std::int64_t>(signal_values) != p.batch * p.signal.size())
+    throw InputError("", "signal",
+                     "expected " + std::to_string(p.batch * p.signal.size()) +
+                         " signal values, got " + std::to_string(signal_values));
+  if (static_cast<std::int64_t>(filter_values) != p.filters * p.filter.size())
+    throw InputError("", "filter",
+                     "expected " + std::to_string(p.filters * p.filter.size()) +
+                         " filter values, got " + std::to_string(filter_values));
+}
+
+// The problem, once it and the values' counts pass their checks.
+const Problem& checked(const Problem& p, std::size_t signal_values, std::size_t filter_values) {
+  check_problem(p);
+  check_values(p, signal_values, filter_values);
+  return p;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -635,14 +654,7 @@ template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
                        const std::vector<T>& filter) {
   check_problem(p);
-  if (static_cast<std::int64_t>(signal.size()) != p.batch * p.signal.size())
-    throw InputError("", "signal",
-                     "expected " + std::to_string(p.batch * p.signal.size()) +
-                         " signal values, got " + std::to_string(signal.size()));
-  if (static_cast<std::int64_t>(filter.size()) != p.filters * p.filter.size())
-    throw InputError("", "filter",
-                     "expected " + std::to_string(p.filters * p.filter.size()) +
-                         " filter values, got " + std::to_string(filter.size()));
+  check_values(p, signal.size(), filter.size());
   const std::int64_t outputs = p.batch * output_extent(p).size();
   Stream stream;
   Result<T> result;
@@ -673,11 +685,59 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
   return result;
 }
 
+template <class T>
+void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
+                       const SignalReader<T>& read, const OutputWriter<T>& write,
+                       std::int64_t piece) {
+  Stream stream;
+  Convolver<T> convolver;
+  convolver.convolve_streamed(p, o, filter, read, write, stream.get(), piece);
+  stream.synchronize();
+}
+
+// The values are checked against the problem before any device memory is taken, and copied
+// before the constructor returns, so the caller's vectors may go at once.
+template <class T>
+DeviceProblem<T>::DeviceProblem(const Problem& p, const std::vector<T>& signal,
+                                const std::vector<T>& filter)
+    : problem_(checked(p, signal.size(), filter.size())),
+      signal_(signal.size()),
+      filter_(filter.size()),
+      output_(static_cast<std::size_t>(p.batch * output_extent(p).size())) {
+  upload(signal_, signal, stream_);
+  upload(filter_, filter, stream_);
+  stream_.synchronize();
+}
+
+template <class T>
+Variant DeviceProblem<T>::convolve(const Options& o) {
+  return convolver_.convolve(problem_, o, signal_.data(), filter_.data(), output_.data(),
+                             stream_);
+}
+
+template <class T>
+void DeviceProblem<T>::poison_output() {
+  fill_bytes(output_, 0xFF, stream_);
+}
+
+template <class T>
+std::vector<T> DeviceProblem<T>::download() const {
+  return parasol::download(output_, stream_.get());
+}
+
 template class Convolver<float>;
 template class Convolver<double>;
+template class DeviceProblem<float>;
+template class DeviceProblem<double>;
 template Result<float> convolve_gpu(const Problem&, const Options&, const std::vector<float>&,
                                     const std::vector<float>&);
 template Result<double> convolve_gpu(const Problem&, const Options&, const std::vector<double>&,
                                      const std::vector<double>&);
+template void convolve_streamed(const Problem&, const Options&, const std::vector<float>&,
+                                const SignalReader<float>&, const OutputWriter<float>&,
+                                std::int64_t);
+template void convolve_streamed(const Problem&, const Options&, const std::vector<double>&,
+                                const SignalReader<double>&, const OutputWriter<double>&,
+                                std::int64_t);
 
 }  // namespace parasol::fftconv

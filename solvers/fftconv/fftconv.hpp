@@ -5,12 +5,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/stream.hpp"
 
 namespace parasol::fftconv {
 
@@ -76,11 +80,46 @@ Extent output_offset(const Problem& p);
 // (a length with a large prime factor can be several times slower).
 std::int64_t good_fft_length(std::int64_t n);
 
+// Reported as the CPU gold goes, every few tens of millions of multiply-adds: output samples
+// done of the total.
+struct Progress {
+  std::int64_t done = 0, total = 0;
+  double seconds = 0;  // since the convolution began
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
 // CPU gold: direct sums in double. signal holds batch * signal.size() values, filter holds
 // filters * filter.size(); returns batch * output_extent(p).size() values.
 template <class T>
 std::vector<double> convolve_gold(const Problem& p, const std::vector<T>& signal,
-                                  const std::vector<T>& filter);
+                                  const std::vector<T>& filter,
+                                  const ProgressCallback& progress = {});
+
+// The gold's output as a CPU run gives it: each value rounded to T.
+template <class T>
+std::vector<T> rounded(const std::vector<double>& gold) {
+  std::vector<T> out(gold.size());
+  std::transform(gold.begin(), gold.end(), out.begin(), [](double v) { return static_cast<T>(v); });
+  return out;
+}
+
+// How a streamed run meets its data. A reader fills into[0, count) with signal samples
+// [offset, offset + count); a writer receives output samples [offset, offset + count) of the
+// mode's output, in order.
+template <class T>
+using SignalReader = std::function<void(std::int64_t offset, std::int64_t count, T* into)>;
+template <class T>
+using OutputWriter =
+    std::function<void(std::int64_t offset, std::int64_t count, const T* values)>;
+
+// Output samples [first, first + count) of one 1D signal with one filter, by the gold: the
+// signal samples they reach (zeros past its ends), fetched by `read`, convolved in valid mode.
+// What a streamed run is checked against, and what a streamed run on the CPU computes; it holds
+// count + taps - 1 samples whatever the signal's length.
+template <class T>
+std::vector<double> gold_window(const Problem& p, const std::vector<T>& filter,
+                                std::int64_t first, std::int64_t count,
+                                const SignalReader<T>& read);
 
 struct Options {
   Variant variant = Variant::automatic;
@@ -115,8 +154,8 @@ class Convolver {
   // host) must fill host[0, count) with signal samples [offset, offset + count); write(offset,
   // count, host) receives output samples [offset, offset + count) of the mode's output, in order.
   // Device memory holds about `piece` samples at a time (0: 2^24), whatever the signal length.
-  using Reader = std::function<void(std::int64_t offset, std::int64_t count, T* host)>;
-  using Writer = std::function<void(std::int64_t offset, std::int64_t count, const T* host)>;
+  using Reader = SignalReader<T>;
+  using Writer = OutputWriter<T>;
   void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
                          const Reader& read, const Writer& write, cudaStream_t stream,
                          std::int64_t piece = 0);
@@ -144,5 +183,37 @@ struct Result {
 template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
                        const std::vector<T>& filter);
+
+// Convolver::convolve_streamed on a stream of its own, returning once the last piece is written.
+template <class T>
+void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
+                       const SignalReader<T>& read, const OutputWriter<T>& write,
+                       std::int64_t piece = 0);
+
+// A problem resident on the device, for the sweep and the tests: signal and filter uploaded
+// once, the output allocated, and one Convolver kept (its plans and scratch), so every
+// convolution after the first times the variant alone.
+template <class T>
+class DeviceProblem {
+ public:
+  // InputError when the problem is malformed or the values disagree with its sizes.
+  DeviceProblem(const Problem& p, const std::vector<T>& signal, const std::vector<T>& filter);
+  // Enqueues one convolution on stream(); returns the variant that ran. InputError when the
+  // variant cannot take the problem.
+  Variant convolve(const Options& o);
+  // Fills the output with NaN, so a sample that a variant fails to write cannot pass.
+  void poison_output();
+  // The output (waits for the stream).
+  std::vector<T> download() const;
+  const Problem& problem() const { return problem_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  std::size_t cached_plans() const { return convolver_.cached_plans(); }
+
+ private:
+  Problem problem_;
+  Stream stream_;
+  DeviceBuffer<T> signal_, filter_, output_;
+  Convolver<T> convolver_;
+};
 
 }  // namespace parasol::fftconv

@@ -1,0 +1,362 @@
+#include "apps/bindings/fftconv_inputs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "apps/fits.hpp"
+#include "apps/io/input_file.hpp"
+#include "apps/io/streamed_dataset.hpp"
+#include "kernels/validate.hpp"
+#include "solvers/fftconv/signals.hpp"
+
+namespace parasol::app::fftconv_inputs {
+namespace {
+
+using fftconv::FilterKind;
+using fftconv::Layout;
+using fftconv::SignalKind;
+
+// The keys only one source reads: given with the other they are an error, not ignored.
+const char* const kGeneratedSignalKeys[] = {"signal.kind",      "signal.batch", "signal.rows",
+                                            "signal.length",    "signal.seed",  "signal.amplitude",
+                                            "signal.f0",        "signal.f1",    "signal.noise"};
+const char* const kChirpKeys[] = {"signal.f0", "signal.f1", "signal.noise"};
+const char* const kSignalFileKeys[] = {"signal.file", "signal.dataset", "signal.layout"};
+const char* const kGeneratedFilterKeys[] = {"filter.rows", "filter.length", "filter.sigma"};
+const char* const kFilterFileKeys[] = {"filter.file", "filter.dataset", "filter.layout"};
+
+template <std::size_t N>
+void reject_keys(const io::ParamTable& t, const char* const (&keys)[N], const std::string& why) {
+  for (const char* key : keys)
+    if (t.has(key)) throw InputError(t.source_of(key), key, "not read when " + why);
+}
+
+// A dataset's errors name the file, the dataset and the key that named it.
+template <class Read>
+auto from_input(const char* key, Read&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw InputError(e.source(), e.key(), e.expected() + " (" + key + ")");
+  }
+}
+
+// NaN or infinity in an input would spread through every output it reaches.
+template <class T>
+void require_finite(const T* values, std::int64_t count, std::int64_t first,
+                    const std::string& file, const std::string& dataset) {
+  for (std::int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      throw InputError(file, io::dataset_display_path(dataset),
+                       "holds " + shown(static_cast<double>(values[i])) + " at element " +
+                           std::to_string(first + i) + "; expected finite numbers");
+}
+
+// How many operands a dataset holds, and the extent of each: [n] is one; [batch][n] a batch
+// or [rows][cols] one image, as `layout` says; [batch][rows][cols] a batch of images.
+struct Stack {
+  std::int64_t count = 1;
+  Extent extent;
+};
+
+Stack stack_of(const std::vector<std::uint64_t>& dims, Layout layout) {
+  const auto d = [&](std::size_t i) { return static_cast<std::int64_t>(dims[i]); };
+  if (dims.size() == 1) return {1, {1, d(0)}};
+  if (dims.size() == 3) return {d(0), {d(1), d(2)}};
+  return layout == Layout::batch ? Stack{d(0), {1, d(1)}} : Stack{1, {d(0), d(1)}};
+}
+
+// A dataset's extent, refused when it holds nothing. A streamed signal is one 1D signal.
+template <class T>
+std::vector<std::uint64_t> dims_of(const std::string& file, const std::string& dataset,
+                                   const char* key, const std::vector<int>& ranks,
+                                   const char* least) {
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
+  const std::vector<std::uint64_t> dims =
+      from_input(key, [&] { return in->dataset_dims<T>(dataset, ranks); });
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+    throw InputError(file, io::dataset_display_path(dataset),
+                     "has shape " + io::shape_text(dims) + "; expected at least " + least);
+  return dims;
+}
+
+template <class T>
+std::vector<T> read_values(const std::string& file, const std::string& dataset, const char* key) {
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
+  std::vector<T> values =
+      from_input(key, [&] { return in->read_dataset<T>(dataset, {1, 2, 3}).values; });
+  require_finite(values.data(), static_cast<std::int64_t>(values.size()), 0, file, dataset);
+  return values;
+}
+
+std::string counted(std::int64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_path, Params& p) {
+  const Params d;
+  p.signal.source = io::get_choice(t, "signal.source", std::string(name(d.signal.source)),
+                                   fftconv::parse_source);
+  if (p.signal_generated()) {
+    reject_keys(t, kSignalFileKeys, "signal.source = \"generated\"");
+    p.signal.kind = io::get_choice(t, "signal.kind", std::string(name(d.signal.kind)),
+                                   fftconv::parse_signal_kind);
+    p.signal.batch = t.get_int("signal.batch", d.signal.batch);
+    p.signal.rows = t.get_int("signal.rows", d.signal.rows);
+    p.signal.length = t.get_int("signal.length", d.signal.length);
+    p.signal.amplitude = t.get_double("signal.amplitude", d.signal.amplitude);
+    if (p.signal.kind == SignalKind::chirp) {
+      p.signal.f0 = t.get_double("signal.f0", d.signal.f0);
+      p.signal.f1 = t.get_double("signal.f1", d.signal.f1);
+      p.signal.noise = t.get_double("signal.noise", d.signal.noise);
+    } else {
+      reject_keys(t, kChirpKeys, "signal.kind = \"noise\"");
+    }
+    p.signal.seed = io::get_seed(t, "signal.seed", d.signal.seed);
+  } else {
+    reject_keys(t, kGeneratedSignalKeys, "signal.source = \"file\"");
+    p.signal.file = io::get_file(t, "signal.file", params_path, "");
+    p.signal.dataset = t.get_string("signal.dataset", d.signal.dataset);
+    p.signal.layout = io::get_choice(t, "signal.layout", std::string(name(d.signal.layout)),
+                                     fftconv::parse_layout);
+  }
+
+  p.filter.kind = io::get_choice(t, "filter.kind", std::string(name(d.filter.kind)),
+                                 fftconv::parse_filter_kind);
+  if (p.filter_generated()) {
+    const std::string why = "filter.kind = \"" + std::string(name(p.filter.kind)) + "\"";
+    reject_keys(t, kFilterFileKeys, why);
+    p.filter.rows = t.get_int("filter.rows", d.filter.rows);
+    p.filter.length = t.get_int("filter.length", d.filter.length);
+    if (p.filter.kind == FilterKind::gaussian)
+      p.filter.sigma = t.get_double("filter.sigma", d.filter.sigma);
+    else if (t.has("filter.sigma"))
+      throw InputError(t.source_of("filter.sigma"), "filter.sigma", "not read when " + why);
+  } else {
+    reject_keys(t, kGeneratedFilterKeys, "filter.kind = \"file\"");
+    p.filter.file = io::get_file(t, "filter.file", params_path, "");
+    p.filter.dataset = t.get_string("filter.dataset", d.filter.dataset);
+    p.filter.layout = io::get_choice(t, "filter.layout", std::string(name(d.filter.layout)),
+                                     fftconv::parse_layout);
+  }
+}
+
+// check_problem's and the solver's keys ("signal", "filters", "block") are not the parameter
+// file's. An error that names its source already (a streamed read of the input file) is kept.
+InputError rephrased(const io::ParamTable& t, const Params& p, const InputError& e) {
+  if (!e.source().empty()) return e;
+  const std::string& key = e.key();
+  if (key == "mode") return InputError(t.source_of("problem.mode"), "problem.mode", e.expected());
+  if (key == "block" || key == "variant" || key == "piece" || key == "streamed")
+    return InputError(t.source_of("method." + key), "method." + key, e.expected());
+  if (key == "signal" || key == "filter" || key == "filters") {
+    const bool signal = key == "signal";
+    if (signal ? p.signal_generated() : p.filter_generated())
+      return InputError(t.source_of(key), signal ? "signal" : "filter", e.expected());
+    const std::string& file = signal ? p.signal.file : p.filter.file;
+    const std::string& dataset = signal ? p.signal.dataset : p.filter.dataset;
+    return InputError(file, io::dataset_display_path(dataset),
+                      e.expected() + (signal ? " (signal.dataset)" : " (filter.dataset)"));
+  }
+  return InputError(t.source_of(key), key, e.expected());
+}
+
+std::string size_key(const Params& p) { return p.signal_generated() ? "signal" : "signal.file"; }
+
+void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, double element,
+                    bool gpu, bool gold) {
+  const auto samples = [](std::int64_t count, const Extent& e) {
+    return static_cast<double>(count) * static_cast<double>(e.size());
+  };
+  const std::string key = size_key(p);
+  const double operands = element * (samples(q.batch, q.signal) + samples(q.filters, q.filter));
+  const double out = samples(q.batch, fftconv::output_extent(q));
+  if (p.streamed) {
+    if (p.signal_generated())
+      require_host_memory(t.source_of(key), key, "the signal needs", operands);
+    return;
+  }
+  require_host_memory(t.source_of(key), key, "the signal, filter and output need",
+                      operands + element * out + (gold ? 8.0 * out : 0.0));
+  if (!gpu) return;
+  Problem full = q;
+  full.mode = fftconv::Mode::full;
+  const Extent e = fftconv::output_extent(full);
+  const double padded = static_cast<double>(fftconv::good_fft_length(e.rows)) *
+                        static_cast<double>(fftconv::good_fft_length(e.cols));
+  require_device_memory(t.source_of(key), key, "the signal, filter, output and spectra need",
+                        operands + element * (out + 4.0 * static_cast<double>(q.batch) * padded),
+                        q.is_2d() || q.batch > 1 ? "" : " (method.streamed = true needs less)");
+}
+
+template <class T>
+Problem problem_of(const io::ParamTable& t, const Params& p) {
+  Problem q;
+  q.mode = p.mode;
+  q.operation = p.operation;
+  if (p.signal_generated()) {
+    q.batch = p.signal.batch;
+    q.signal = {p.signal.rows, p.signal.length};
+  } else {
+    // A streamed run reads the signal by hyperslab: one 1D dataset.
+    const std::vector<int> ranks = p.streamed ? std::vector<int>{1} : std::vector<int>{1, 2, 3};
+    const Stack s = stack_of(
+        dims_of<T>(p.signal.file, p.signal.dataset, "signal.dataset", ranks, "one sample"),
+        p.signal.layout);
+    q.batch = s.count;
+    q.signal = s.extent;
+  }
+  if (p.filter_generated()) {
+    q.filter = {p.filter.rows, p.filter.length};
+  } else {
+    const Stack s = stack_of(
+        dims_of<T>(p.filter.file, p.filter.dataset, "filter.dataset", {1, 2, 3}, "one tap"),
+        p.filter.layout);
+    q.filters = s.count;
+    q.filter = s.extent;
+  }
+  try {
+    fftconv::check_problem(q);
+    fftconv::check_method(p, q);
+  } catch (const InputError& e) {
+    throw rephrased(t, p, e);
+  }
+  return q;
+}
+
+// The filter first, and a file before a generated signal: a mistake in a file is reported
+// before seconds go into a long signal.
+template <class T>
+Operands<T> load_operands(const Params& p, const Problem& q) {
+  Operands<T> ops;
+  ops.problem = q;
+  ops.filter = p.filter_generated()
+                   ? fftconv::generate_filter<T>(p.filter)
+                   : read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
+  if (!p.signal_generated() && !p.streamed)
+    ops.signal = read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
+  if (p.signal_generated()) ops.signal = fftconv::generate_signal<T>(p.signal);
+  return ops;
+}
+
+template <class T>
+SignalSource<T>::SignalSource(const Params& p, const Operands<T>& ops)
+    : p_(p),
+      ops_(ops),
+      file_(p.signal_generated() ? nullptr : io::open_input_file(p.signal.file)) {}
+
+template <class T>
+SignalSource<T>::~SignalSource() = default;
+
+template <class T>
+void SignalSource<T>::read(std::int64_t offset, std::int64_t count, T* into) const {
+  const std::int64_t n = ops_.problem.signal.cols;
+  if (offset < 0 || count < 0 || count > n - offset)
+    throw Error("fftconv: the streamed convolution asked for signal samples [" +
+                std::to_string(offset) + ", " + std::to_string(offset + count) + ") of " +
+                std::to_string(n));
+  if (!file_) {
+    std::copy(ops_.signal.begin() + offset, ops_.signal.begin() + offset + count, into);
+    return;
+  }
+  const std::vector<T> values = file_->read_slab<T>(
+      p_.signal.dataset, static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(count));
+  require_finite(values.data(), count, offset, p_.signal.file, p_.signal.dataset);
+  std::copy(values.begin(), values.end(), into);
+}
+
+std::string describe(const Params& p, const Problem& q) {
+  char text[256];
+  std::string signal = counted(q.batch, q.is_2d() ? "image" : "signal") + " of " +
+                       extent_text(q.signal) + " samples";
+  if (!p.signal_generated()) {
+    signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
+  } else if (p.signal.kind == SignalKind::noise) {
+    std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
+    signal += text;
+  } else {
+    std::snprintf(text, sizeof text, " (chirp from %g to %g cycles/sample, noise %g)",
+                  p.signal.f0, p.signal.f1, p.signal.noise);
+    signal += text;
+  }
+  std::string filter;
+  if (p.filter.kind == FilterKind::file) {
+    filter = counted(q.filters, "filter") + " of " + extent_text(q.filter) + " taps from " +
+             p.filter.file + ":" + io::dataset_display_path(p.filter.dataset);
+  } else if (p.filter.kind == FilterKind::box) {
+    filter = "a " + extent_text(q.filter) + "-tap box";
+  } else {
+    std::snprintf(text, sizeof text, " (sigma %g)",
+                  fftconv::gaussian_sigma(p.filter, q.filter.cols));
+    filter = "a " + extent_text(q.filter) + "-tap Gaussian" + text;
+  }
+  return std::string(name(q.operation)) + " (" + std::string(name(q.mode)) + ") of " + signal +
+         " with " + filter + ", " + std::string(name(p.precision));
+}
+
+template <class T>
+void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
+                  const SignalSource<T>* source) {
+  const std::int64_t run_samples = io::StreamedDataset<T>::kRunValues;
+  const Problem& q = ops.problem;
+  if (p.write_input) {
+    if (source == nullptr || p.signal_generated()) {
+      out.write_field("/input/signal", ops.signal.data(),
+                      stored_dims(q.batch, q.signal, q.is_2d()));
+    } else {
+      const std::int64_t n = q.signal.cols;
+      out.create_dataset<T>("/input/signal", static_cast<std::uint64_t>(n));
+      std::vector<T> run;
+      for (std::int64_t first = 0; first < n; first += run_samples) {
+        run.resize(static_cast<std::size_t>(std::min(run_samples, n - first)));
+        source->read(first, static_cast<std::int64_t>(run.size()), run.data());
+        out.write_slab("/input/signal", static_cast<std::uint64_t>(first), run.data(), run.size());
+      }
+    }
+    out.set_attribute("/input/signal", "layout",
+                      layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
+    out.write_field("/input/filter", ops.filter.data(),
+                    stored_dims(q.filters, q.filter, q.is_2d()));
+    out.set_attribute("/input/filter", "layout",
+                      layout_of(q.filters > 1, q.is_2d(), "filter", "tap"));
+  }
+  out.set_attribute("/input", "signal_source",
+                    p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
+  out.set_attribute("/input", "filter_source",
+                    p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+}
+
+std::string extent_text(const Extent& e) {
+  return e.rows == 1 ? std::to_string(e.cols)
+                     : std::to_string(e.rows) + " x " + std::to_string(e.cols);
+}
+
+std::vector<std::uint64_t> stored_dims(std::int64_t count, const Extent& e, bool two_d) {
+  std::vector<std::uint64_t> dims;
+  if (count > 1) dims.push_back(static_cast<std::uint64_t>(count));
+  if (two_d) dims.push_back(static_cast<std::uint64_t>(e.rows));
+  dims.push_back(static_cast<std::uint64_t>(e.cols));
+  return dims;
+}
+
+std::string layout_of(bool batch, bool two_d, const char* item, const char* axis) {
+  std::string text = batch ? std::string("[") + item + "]" : "";
+  text += two_d ? "[row][col], col fastest" : std::string("[") + axis + "]";
+  return text;
+}
+
+template Problem problem_of<float>(const io::ParamTable&, const Params&);
+template Problem problem_of<double>(const io::ParamTable&, const Params&);
+template Operands<float> load_operands<float>(const Params&, const Problem&);
+template Operands<double> load_operands<double>(const Params&, const Problem&);
+template class SignalSource<float>;
+template class SignalSource<double>;
+template void write_inputs<float>(io::ResultFile&, const Params&, const Operands<float>&,
+                                  const SignalSource<float>*);
+template void write_inputs<double>(io::ResultFile&, const Params&, const Operands<double>&,
+                                   const SignalSource<double>*);
+
+}  // namespace parasol::app::fftconv_inputs

@@ -1,0 +1,98 @@
+// fftconv's operands in the front end: the [signal] and [filter] keys, the signal and filter they
+// describe (generated, or read from HDF5 input files: whole, or for a streamed run by hyperslab
+// as the convolution asks), and the same written back beside the output. Solvers do not link
+// HDF5, so this stays in apps.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/io/param_table.hpp"
+#include "apps/io/result_file.hpp"
+#include "kernels/error.hpp"
+#include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/params.hpp"
+
+namespace parasol::app::fftconv_inputs {
+
+using fftconv::Extent;
+using fftconv::Params;
+using fftconv::Problem;
+
+// signal.* and filter.* into p: every key of the operands is read here, and a key the chosen
+// source does not read is an error, not ignored.
+void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_path, Params& p);
+
+// A failed check of an operand or a method key, said against what set it: the parameter file's
+// key, or for an operand read from a file, the file and dataset.
+InputError rephrased(const io::ParamTable& t, const Params& p, const InputError& e);
+
+// The key a size complaint is reported against: what set the signal's size.
+std::string size_key(const Params& p);
+
+// The memory problem q takes, checked against what the host has available (and with `gpu`,
+// what the device has free) before any value is generated or read: InputError naming
+// size_key(p). The host holds the signal, filter and output, and with `gold` the gold's output
+// in double; a streamed run holds a piece at a time, and the signal only when it was generated.
+// The device holds the operands, the output and about two complex spectra per signal at the
+// padded full extent: the FFT variants' working set (direct needs less).
+void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, double element,
+                    bool gpu, bool gold);
+
+// The problem the parameters and input files describe, checked (check_problem, check_method):
+// of the files only the datasets' extents are read, so its memory can be judged before any
+// value is.
+template <class T>
+Problem problem_of(const io::ParamTable& t, const Params& p);
+
+template <class T>
+struct Operands {
+  Problem problem;
+  std::vector<T> signal;  // batch * signal.size() values; empty when streamed from a file
+  std::vector<T> filter;  // filters * filter.size() values
+};
+
+// The values of problem q (from problem_of), generated or read and checked to be finite.
+template <class T>
+Operands<T> load_operands(const Params& p, const Problem& q);
+
+// A streamed run's signal: samples [offset, offset + count), from memory or by hyperslab from
+// its file, checked to be finite as they are read.
+template <class T>
+class SignalSource {
+ public:
+  SignalSource(const Params& p, const Operands<T>& ops);
+  ~SignalSource();
+  void read(std::int64_t offset, std::int64_t count, T* into) const;
+
+ private:
+  const Params& p_;
+  const Operands<T>& ops_;
+  std::unique_ptr<io::ResultReader> file_;  // open while the run reads; null when generated
+};
+
+// "convolve (same) of 1 signal of 1048576 samples (chirp from 0 to 0.25 cycles/sample, noise
+// 0.1) with a 255-tap Gaussian (sigma 42.5), float": the operands as the summary names them.
+std::string describe(const Params& p, const Problem& q);
+
+// /input/signal, /input/filter and /input's attributes. A signal streamed from a file is
+// copied across from `source` as the output was written, in runs of whole chunks.
+template <class T>
+void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
+                  const SignalSource<T>* source);
+
+// How an operand or output is stored: [n] or (2D problems) [rows][cols], with a leading
+// [count] for a batch; and the layout attribute that says so.
+std::vector<std::uint64_t> stored_dims(std::int64_t count, const Extent& e, bool two_d);
+std::string layout_of(bool batch, bool two_d, const char* item, const char* axis);
+
+// "1000" for a 1D extent, "32 x 32" for a 2D one.
+std::string extent_text(const Extent& e);
+
+// An extent as an attribute: [rows, cols].
+inline std::vector<std::int64_t> rows_cols(const Extent& e) { return {e.rows, e.cols}; }
+
+}  // namespace parasol::app::fftconv_inputs

@@ -17,7 +17,6 @@ struct SolverApp {
 
 SolverApp coulomb_app();
 SolverApp montecarlo_app();
-SolverApp recurrence_app();
 SolverApp fftconv_app();
 
 }  // namespace parasol::app

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/params.hpp"
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
@@ -165,6 +167,63 @@ TYPED_TEST(RecurrenceGoldTyped, CheckSeriesNamesWhatDisagrees) {
 
 // ---------------------------------------------------------------------------------------------
 // The generated problems.
+
+TYPED_TEST(RecurrenceGoldTyped, ReportsProgressAndEndsAtTheTotal) {
+  using T = TypeParam;
+  const Series<T> series = constant<T>(5000, T(0.5), T(1), T(0));
+  std::vector<Progress> reports;
+  const std::vector<double> watched =
+      solve_gold(series, [&](const Progress& p) { reports.push_back(p); });
+  EXPECT_EQ(watched, solve_gold(series));
+  ASSERT_FALSE(reports.empty());
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    EXPECT_EQ(reports[k].total, 5000);
+    if (k > 0) {
+      EXPECT_GT(reports[k].elements, reports[k - 1].elements);
+    }
+  }
+  EXPECT_EQ(reports.back().elements, 5000);
+  EXPECT_GE(reports.back().seconds, 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agreement with the gold (check.hpp).
+
+TEST(RecurrenceCheck, ToleranceGrowsWithTheChainOfTilesAndNoFurther) {
+  // Within one tile: the tree's 96 ulps and one for the tile itself.
+  EXPECT_DOUBLE_EQ(tolerance<float>(1), 97 * std::numeric_limits<float>::epsilon());
+  EXPECT_DOUBLE_EQ(tolerance<float>(kTileElements<float>), tolerance<float>(1));
+  EXPECT_DOUBLE_EQ(tolerance<double>(kTileElements<double>), 97 * std::numeric_limits<double>::epsilon());
+  // 2^20 tiles: 1024 more.
+  EXPECT_DOUBLE_EQ(tolerance<float>(kTileElements<float> << 20),
+                   (96 + 1024) * std::numeric_limits<float>::epsilon());
+  // No looser than the 256 ulps the GPU tests held the scan to, up to their longest series.
+  for (std::int64_t n = 1; n <= 100000000; n *= 10) {
+    EXPECT_LE(tolerance<float>(n), 256 * std::numeric_limits<float>::epsilon()) << n;
+    EXPECT_LE(tolerance<double>(n / 10 + 1), 256 * std::numeric_limits<double>::epsilon()) << n;
+  }
+}
+
+TEST(RecurrenceCheck, AgreementIsRelativeToTheMagnitudeScale) {
+  const std::vector<double> gold{1, 0, -2};
+  const std::vector<double> scale{1, 4, 8};  // v can cancel to 0 where its terms do not
+  std::vector<float> v{1, 1e-3f, -2};
+  Agreement a = agreement(v, gold, scale);
+  EXPECT_EQ(a.measure, "max_relative_to_scale");
+  EXPECT_EQ(a.gold_precision, "long double");
+  EXPECT_NEAR(a.value, 1e-3 / 4, 1e-9);
+  EXPECT_EQ(a.tolerance, tolerance<float>(3));
+  EXPECT_FALSE(a.passed());
+  EXPECT_NE(a.description.find("max relative to scale"), std::string::npos) << a.description;
+  v[1] = 0;
+  EXPECT_TRUE(agreement(v, gold, scale).passed());
+  // An element whose scale is 0 must match exactly; a NaN never agrees.
+  const std::vector<double> zero_scale{1, 0, 8};
+  v[1] = 1e-30f;
+  EXPECT_FALSE(agreement(v, gold, zero_scale).passed());
+  v[1] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(agreement(v, gold, scale).passed());
+}
 
 TEST(RecurrenceAr1, SameSeedSameSeriesWhateverTheSeriesCount) {
   Ar1 a;

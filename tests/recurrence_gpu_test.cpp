@@ -55,7 +55,7 @@ void expect_matches_gold(const std::vector<T>& v, const Series<T>& series) {
   ASSERT_EQ(v.size(), series.s.size());
   const std::vector<double> gold = solve_gold(series);
   const std::vector<double> scale = magnitude_scale(series);
-  const Agreement a = agreement(v, gold, scale);
+  const Agreement a = agreement(v, gold, scale, tile_chain(series, kTileElements<T>));
   EXPECT_TRUE(a.passed()) << a.description << "; tolerance " << a.tolerance;
   if (a.passed()) return;
   double worst = 0;
@@ -76,9 +76,9 @@ void expect_matches_gold(const std::vector<T>& v, const Series<T>& series) {
 // below fails, these say whether the error is everywhere or in one place.
 template <class T>
 void expect_samples_match_gold(const std::vector<T>& v, const std::vector<double>& gold,
-                               const std::vector<double>& scale) {
+                               const std::vector<double>& scale, double chain) {
   const std::size_t n = v.size();
-  const double bound = tolerance<T>(static_cast<std::int64_t>(n));
+  const double bound = tolerance<T>(chain);
   for (const std::size_t i : {std::size_t{0}, std::size_t{1}, n / 3, n / 2, n - 2, n - 1})
     EXPECT_LE(std::abs(static_cast<double>(v[i]) - gold[i]), bound * scale[i])
         << "element " << i << ": got " << v[i] << ", gold " << gold[i];
@@ -292,12 +292,13 @@ TEST(RecurrenceGpuLong, HundredMillionFloatsMatchTheGold) {
   const Series<float> series = random_series<float>({n}, test::kSeed);
   const std::vector<double> gold = solve_gold(series);
   const std::vector<double> scale = magnitude_scale(series);
+  const double chain = tile_chain(series, kTileElements<float>);
   for (const ScanMode mode : kModes) {
     SCOPED_TRACE(case_name(mode, n));
     const Result<float> result = solve_gpu(series, mode);
     ASSERT_EQ(result.v.size(), static_cast<std::size_t>(n));
-    expect_samples_match_gold(result.v, gold, scale);
-    const Agreement a = agreement(result.v, gold, scale);
+    expect_samples_match_gold(result.v, gold, scale, chain);
+    const Agreement a = agreement(result.v, gold, scale, chain);
     EXPECT_TRUE(a.passed()) << a.description << "; tolerance " << a.tolerance;
   }
 }

@@ -164,11 +164,8 @@ class RecurrenceRun final : public Run {
       v_ = std::move(r.v);
       t = r.timings;
     } else {
-      ProgressLine line("element", "elements", 1);
       const auto start = std::chrono::steady_clock::now();
-      gold_ = recurrence::solve_gold(series_, [&](const recurrence::Progress& pr) {
-        line.update(pr.elements, pr.total, pr.seconds);
-      });
+      gold_ = gold("element");
       t.compute = seconds_since(start);
       v_.assign(gold_.begin(), gold_.end());
     }
@@ -195,8 +192,8 @@ class RecurrenceRun final : public Run {
   }
 
   Agreement check() override {
-    if (gold_.empty()) gold_ = recurrence::solve_gold(series_);
-    return recurrence::agreement(v_, gold_, recurrence::magnitude_scale(series_));
+    if (gold_.empty()) gold_ = gold("gold element");
+    return recurrence::agreement(v_, gold_, series_);
   }
 
   void write(Output& out) override {
@@ -217,6 +214,14 @@ class RecurrenceRun final : public Run {
   }
 
  private:
+  // The gold, with a live line on a terminal: a long series takes seconds.
+  std::vector<double> gold(const std::string& what) const {
+    ProgressLine line(what, "elements", 1);
+    return recurrence::solve_gold(series_, [&](const recurrence::Progress& pr) {
+      line.update(pr.elements, pr.total, pr.seconds);
+    });
+  }
+
   io::ParamTable& t_;
   Params p_;
   bool gpu_ = false;
@@ -238,6 +243,7 @@ class RecurrenceStudy final : public Study {
     require_device(t_, p_, series_);
     gold_ = recurrence::solve_gold(series_);
     scale_ = recurrence::magnitude_scale(series_);
+    chain_ = recurrence::tile_chain(series_, recurrence::kTileElements<T>);
     stream_.emplace();
     device_.emplace(series_, *stream_);
     bytes_ = recurrence::bytes_per_solve(series_.size(), sizeof(T));
@@ -274,7 +280,7 @@ class RecurrenceStudy final : public Study {
     device.solve(mode);
     const std::vector<T> first = device.download();
     Measurement m;
-    m.agreement = recurrence::agreement(first, gold_, scale_);
+    m.agreement = recurrence::agreement(first, gold_, scale_, chain_);
     bool repeatable = true;
     m.seconds = timed_runs(
         device.stream(), s_.repeats, [&] { device.solve(mode); },
@@ -296,7 +302,8 @@ class RecurrenceStudy final : public Study {
     out.set_attribute("/sweep", "bytes_per_element", bytes_ / static_cast<double>(series_.size()));
     out.set_attribute("/sweep", "elements", series_.size());
     out.set_attribute("/sweep", "segments", series_.segments());
-    out.set_attribute("/sweep", "check_tolerance", recurrence::tolerance<T>(series_.size()));
+    out.set_attribute("/sweep", "tile_chain", chain_);
+    out.set_attribute("/sweep", "check_tolerance", recurrence::tolerance<T>(chain_));
   }
 
   // Both modes always run: there is nothing a parameter could have left out.
@@ -310,7 +317,7 @@ class RecurrenceStudy final : public Study {
   SweepParams s_;
   Series<T> series_;
   std::vector<double> gold_, scale_;
-  double bytes_ = 0, copy_ = 0;
+  double chain_ = 0, bytes_ = 0, copy_ = 0;
   std::optional<Stream> stream_;  // made once a device is known to be there
   std::optional<recurrence::DeviceSeries<T>> device_;
 };

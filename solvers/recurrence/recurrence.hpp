@@ -58,8 +58,8 @@ class Solver {
 };
 
 // Elements one tile of the scan covers (its block's threads x elements per thread,
-// recurrence.cu). A tile's prefix is its predecessor's combined with its own total, so an element
-// n from a series' start is reached through about n / kTileElements chained combines.
+// recurrence.cu). A tile's prefix is its predecessor's combined with its own total, so what lies
+// t tiles back reaches an element through t chained combines (check.hpp bounds their round-off).
 template <class T>
 inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 8;
 

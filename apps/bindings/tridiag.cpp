@@ -275,7 +275,13 @@ class TridiagRun final : public Run {
       if (gold_.empty()) gold_ = tridiag::solve_gold(batch_);
       return tridiag::agreement(x_, gold_, tridiag::condition_bound(batch_), batch_.dims.n);
     }
-    if (gold_.empty()) gold_ = tridiag::march_heat_gold(p_.heat);
+    if (gold_.empty()) {
+      ProgressLine line("gold step", "unknowns",
+                        static_cast<double>(p_.heat.points * p_.heat.grids));
+      gold_ = tridiag::march_heat_gold(p_.heat, [&](const tridiag::Progress& pr) {
+        line.update(pr.steps, pr.total_steps, pr.seconds);
+      });
+    }
     return tridiag::agreement(x_, gold_, tridiag::condition_bound(p_.heat), p_.heat.points,
                               p_.heat.steps);
   }

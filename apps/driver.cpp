@@ -104,9 +104,10 @@ int run_command(const RunOptions& options, const std::vector<std::string>& overr
   if (binding.legacy_run != nullptr) return binding.legacy_run(params, options);
   const std::unique_ptr<Run> run = binding.make_run(params, options.params_path);
   const Backend backend = resolve_backend(options.backend);
-  if (backend == Backend::cpu) note_gpu_only_keys(binding, params);
   const RunSetup setup{options, backend, output_path(options.output, options.params_path, "")};
   run->prepare(setup);
+  // After prepare: a run refused for its input says only why.
+  if (backend == Backend::cpu) note_gpu_only_keys(binding, params);
 
   io::ResultFile file(setup.output, options.force, options.compression);
   // Sidecars are judged with the result (an existing one needs --force) before any computing.

@@ -17,7 +17,5 @@ struct SolverApp {
 
 SolverApp coulomb_app();
 SolverApp montecarlo_app();
-SolverApp tridiag_app();
-SolverApp recurrence_app();
 
 }  // namespace parasol::app

@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/params.hpp"
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
@@ -165,6 +168,84 @@ TYPED_TEST(RecurrenceGoldTyped, CheckSeriesNamesWhatDisagrees) {
 
 // ---------------------------------------------------------------------------------------------
 // The generated problems.
+
+TYPED_TEST(RecurrenceGoldTyped, ReportsProgressAndEndsAtTheTotal) {
+  using T = TypeParam;
+  const Series<T> series = constant<T>(5000, T(0.5), T(1), T(0));
+  std::vector<Progress> reports;
+  const std::vector<double> watched =
+      solve_gold(series, [&](const Progress& p) { reports.push_back(p); });
+  EXPECT_EQ(watched, solve_gold(series));
+  ASSERT_FALSE(reports.empty());
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    EXPECT_EQ(reports[k].total, 5000);
+    if (k > 0) {
+      EXPECT_GT(reports[k].elements, reports[k - 1].elements);
+    }
+  }
+  EXPECT_EQ(reports.back().elements, 5000);
+  EXPECT_GE(reports.back().seconds, 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agreement with the gold (check.hpp).
+
+TEST(RecurrenceCheck, TileChainWeighsWhatCrossesTileBoundaries) {
+  // s = 0.5: at a tile's first element half the scale comes from the tile before, one boundary
+  // back (what lies two tiles back is damped away).
+  EXPECT_NEAR(tile_chain(constant<double>(10000, 0.5, 1, 0), 4096), 0.5, 1e-12);
+  // A running sum over tiles of 4: at element 8 (tile 2) four terms lie two boundaries back and
+  // four one: 12 / 9.
+  EXPECT_NEAR(tile_chain(constant<float>(12, 1, 1, 0), 4), 12.0 / 9.0, 1e-12);
+  // The initial value enters at the segment's first element: two boundaries back from tile 2.
+  EXPECT_NEAR(tile_chain(constant<float>(12, 1, 0, 1), 4), 2.0, 1e-12);
+  // Segments each inside one tile, and s = 0, carry nothing across.
+  Series<float> two = constant<float>(8, 1, 1, 1);
+  two.offsets = {0, 4, 8};
+  two.initial = {1, 1};
+  EXPECT_EQ(tile_chain(two, 4), 0.0);
+  EXPECT_EQ(tile_chain(constant<float>(100, 0, 1, 1), 4), 0.0);
+}
+
+TEST(RecurrenceCheck, ToleranceIsTheTreePlusTwoUlpsPerBoundaryCrossed) {
+  EXPECT_DOUBLE_EQ(tolerance<float>(0), 96 * std::numeric_limits<float>::epsilon());
+  EXPECT_DOUBLE_EQ(tolerance<double>(10), 116 * std::numeric_limits<double>::epsilon());
+  // On the GPU tests' random series (s uniform in (-1, 1)) the chain stays below one boundary,
+  // so the bound is under the 256 ulps the tests held the scan to before.
+  std::mt19937_64 rng(test::kSeed);
+  Series<float> random = constant<float>(1 << 20, 0, 0, 0);
+  for (std::size_t i = 0; i < random.s.size(); ++i) {
+    random.s[i] = static_cast<float>(2 * std::ldexp(static_cast<double>(rng() >> 11), -53) - 1);
+    random.u[i] = static_cast<float>(2 * std::ldexp(static_cast<double>(rng() >> 11), -53) - 1);
+  }
+  const double chain = tile_chain(random, kTileElements<float>);
+  EXPECT_LT(chain, 1.0);
+  EXPECT_LT(tolerance<float>(chain), 256 * std::numeric_limits<float>::epsilon());
+  // A running sum of 10^8 floats is reached through half its 24415 tiles on average: a
+  // worst-case bound far looser, as round-off that all falls one way needs.
+  EXPECT_GT(tile_chain(constant<float>(100000000, 1, 1, 0), kTileElements<float>), 12000.0);
+}
+
+TEST(RecurrenceCheck, AgreementIsRelativeToTheMagnitudeScale) {
+  const std::vector<double> gold{1, 0, -2};
+  const std::vector<double> scale{1, 4, 8};  // v can cancel to 0 where its terms do not
+  std::vector<float> v{1, 1e-3f, -2};
+  Agreement a = agreement(v, gold, scale, 0.0);
+  EXPECT_EQ(a.measure, "max_relative_to_scale");
+  EXPECT_EQ(a.gold_precision, "long double");
+  EXPECT_NEAR(a.value, 1e-3 / 4, 1e-9);
+  EXPECT_EQ(a.tolerance, tolerance<float>(0));
+  EXPECT_FALSE(a.passed());
+  EXPECT_NE(a.description.find("max relative to scale"), std::string::npos) << a.description;
+  v[1] = 0;
+  EXPECT_TRUE(agreement(v, gold, scale, 0.0).passed());
+  // An element whose scale is 0 must match exactly; a NaN never agrees.
+  const std::vector<double> zero_scale{1, 0, 8};
+  v[1] = 1e-30f;
+  EXPECT_FALSE(agreement(v, gold, zero_scale, 0.0).passed());
+  v[1] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(agreement(v, gold, scale, 0.0).passed());
+}
 
 TEST(RecurrenceAr1, SameSeedSameSeriesWhateverTheSeriesCount) {
   Ar1 a;

@@ -1,6 +1,6 @@
 // The GPU recurrence solver against the gold: one series of awkward lengths, up to 10^8; many
 // segments, empty and of one element among them; both scan modes; the reproducible mode's bits;
-// outputs poisoned with NaN first, in place and out of place.
+// outputs poisoned with NaN first, in place and out of place; the DeviceSeries a sweep times.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "kernels/error.hpp"
 #include "kernels/scan.hpp"
 #include "kernels/stream.hpp"
+#include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 #include "tests/support.hpp"
@@ -47,20 +48,16 @@ Series<T> random_series(const std::vector<std::int64_t>& lengths, std::uint64_t 
   return series;
 }
 
-// Each combine of the scan, (s1, u1) o (s2, u2) = (s1 s2, s2 u1 + u2), rounds twice, and an element
-// passes through a few dozen of them (the tree within a tile, then its tile's prefix: with |s| < 1
-// what lies further back is damped away). 256 ulps of the magnitude scale (the gold of |s|, |u|)
-// is past honest round-off; a wrong index is off by a good fraction of it.
-template <class T>
-constexpr double kTolerance = 256 * std::numeric_limits<T>::epsilon();
-
-// Every element within kTolerance of the gold, relative to the magnitude scale; the worst is
-// reported when one is not.
+// Every element within the one tolerance (check.hpp) of the gold, relative to the magnitude
+// scale; the worst is reported when one is not.
 template <class T>
 void expect_matches_gold(const std::vector<T>& v, const Series<T>& series) {
   ASSERT_EQ(v.size(), series.s.size());
   const std::vector<double> gold = solve_gold(series);
   const std::vector<double> scale = magnitude_scale(series);
+  const Agreement a = agreement(v, gold, scale, tile_chain(series, kTileElements<T>));
+  EXPECT_TRUE(a.passed()) << a.description << "; tolerance " << a.tolerance;
+  if (a.passed()) return;
   double worst = 0;
   std::size_t at = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -71,18 +68,19 @@ void expect_matches_gold(const std::vector<T>& v, const Series<T>& series) {
       if (std::isnan(error)) break;
     }
   }
-  EXPECT_LE(worst, kTolerance<T>) << "element " << at << " of " << v.size() << ": got " << v[at]
-                                  << ", gold " << gold[at] << ", scale " << scale[at];
+  ADD_FAILURE() << "worst at element " << at << " of " << v.size() << ": got " << v[at]
+                << ", gold " << gold[at] << ", scale " << scale[at];
 }
 
 // A spread of elements, the first and last among them, each against the gold: when the maximum
 // below fails, these say whether the error is everywhere or in one place.
 template <class T>
 void expect_samples_match_gold(const std::vector<T>& v, const std::vector<double>& gold,
-                               const std::vector<double>& scale) {
+                               const std::vector<double>& scale, double chain) {
   const std::size_t n = v.size();
+  const double bound = tolerance<T>(chain);
   for (const std::size_t i : {std::size_t{0}, std::size_t{1}, n / 3, n / 2, n - 2, n - 1})
-    EXPECT_LE(std::abs(static_cast<double>(v[i]) - gold[i]), kTolerance<T> * scale[i])
+    EXPECT_LE(std::abs(static_cast<double>(v[i]) - gold[i]), bound * scale[i])
         << "element " << i << ": got " << v[i] << ", gold " << gold[i];
 }
 
@@ -232,6 +230,45 @@ TYPED_TEST(RecurrenceGpu, OneSolverServesSeriesOfEverySize) {
   }
 }
 
+// The handle the sweep times: uploaded once, solved in both modes one after another, v read back
+// whole; the reproducible mode gives the same bits again, and the series is left as it was.
+TYPED_TEST(RecurrenceGpu, DeviceSeriesSolvesRepeatedlyInEitherMode) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = many_small_segments(2000, 40, test::kSeed);
+  lengths.push_back((std::int64_t(1) << 17) + 3);
+  const Series<T> series = random_series<T>(lengths, test::kSeed + 4);
+  Stream stream;
+  DeviceSeries<T> device(series, stream);
+  EXPECT_EQ(device.size(), series.size());
+  EXPECT_EQ(device.segments(), series.segments());
+  std::vector<T> reproducible;
+  for (const ScanMode mode : {ScanMode::fast, ScanMode::reproducible, ScanMode::fast,
+                              ScanMode::reproducible}) {
+    SCOPED_TRACE(case_name(mode, series.size()));
+    device.poison();
+    device.solve(mode);
+    const std::vector<T> v = device.download();
+    expect_matches_gold(v, series);
+    if (mode != ScanMode::reproducible) continue;
+    if (reproducible.empty()) {
+      reproducible = v;
+    } else {
+      EXPECT_EQ(std::memcmp(v.data(), reproducible.data(), v.size() * sizeof(T)), 0);
+    }
+  }
+  for (int r = 0; r < 3; ++r) device.solve(ScanMode::fast);  // as timed: nothing between
+  expect_matches_gold(device.download(), series);
+}
+
+TEST(RecurrenceGpuDeviceSeries, RefusesABadSeries) {
+  PARASOL_REQUIRE_GPU();
+  Series<float> series = random_series<float>({3, 4}, test::kSeed);
+  series.offsets.back() = 6;  // the series has 7 elements
+  Stream stream;
+  EXPECT_THROW(DeviceSeries<float>(series, stream), InputError);
+}
+
 TEST(RecurrenceGpuReproducible, SameBitsEveryRun) {
   PARASOL_REQUIRE_GPU();
   // One long series and many short ones: both the look-back and the segment flags in play.
@@ -255,23 +292,14 @@ TEST(RecurrenceGpuLong, HundredMillionFloatsMatchTheGold) {
   const Series<float> series = random_series<float>({n}, test::kSeed);
   const std::vector<double> gold = solve_gold(series);
   const std::vector<double> scale = magnitude_scale(series);
+  const double chain = tile_chain(series, kTileElements<float>);
   for (const ScanMode mode : kModes) {
     SCOPED_TRACE(case_name(mode, n));
     const Result<float> result = solve_gpu(series, mode);
     ASSERT_EQ(result.v.size(), static_cast<std::size_t>(n));
-    expect_samples_match_gold(result.v, gold, scale);
-    double worst = 0;
-    std::int64_t at = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double error = std::abs(static_cast<double>(result.v[i]) - gold[i]) / scale[i];
-      if (!(error <= worst)) {
-        worst = error;
-        at = i;
-        if (std::isnan(error)) break;
-      }
-    }
-    EXPECT_LE(worst, kTolerance<float>) << "worst at element " << at << ": got " << result.v[at]
-                                        << ", gold " << gold[at];
+    expect_samples_match_gold(result.v, gold, scale, chain);
+    const Agreement a = agreement(result.v, gold, scale, chain);
+    EXPECT_TRUE(a.passed()) << a.description << "; tolerance " << a.tolerance;
   }
 }
 

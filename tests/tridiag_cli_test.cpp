@@ -210,6 +210,20 @@ TEST_F(TridiagCli, FileModeInputErrorsNameTheFileAndDataset) {
                      in + ": input.d: dataset \"d\" is [6 x 3] but \"a\" is [3 x 6]");
   expect_input_error(run_file(file_params("b = \"flat\"\n")),
                      in + ": input.b: dataset \"flat\" is [18]; expected [systems][n]");
+  // What the key names must be a dataset of numbers: not a group, strings or the file's root.
+  {
+    io::ResultFile other(dir_ / "in.h5", true);
+    const std::vector<double> values(18, 1.0);
+    for (const char* name : {"a", "b", "c", "d", "/group/x"}) other.write_field(name, values.data(), {3, 6});
+    other.write_column("text", std::vector<std::string>{"a", "b", "c"});
+    other.commit();
+  }
+  expect_input_error(run_file(file_params("c = \"group\"\n")),
+                     in + ": input.c: dataset \"group\": expected a dataset, found a group");
+  expect_input_error(run_file(file_params("a = \"text\"\n")),
+                     in + ": input.a: dataset \"text\": expected a dataset of numbers");
+  expect_input_error(run_file(file_params("d = \"/\"\n")), in + ": input.d: dataset \"/\": ");
+  expect_input_error(run_file(file_params("b = \"a/x\"\n")), in + ": input.b: no dataset \"a/x\"");
   std::filesystem::remove(dir_ / "in.h5");
   expect_input_error(run_file(file_params()), in + ": no such file");
   expect_input_error(run_file("solver = \"tridiag\"\n[problem]\nkind = \"file\"\n"),

@@ -1,15 +1,19 @@
 // The tridiag gold solver against exact answers: it judges every GPU variant, so it is judged
 // first. Systems with a known solution, both layouts, the smallest size, the failures it must
-// report, the heat march against the exact decay of a sine mode, and the parameter checks.
+// report, the heat march against the exact decay of a sine mode, and the parameter checks. Then
+// the one agreement with the gold (check.hpp) and the heat diagnostics a run reports.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "tests/support.hpp"
@@ -335,6 +339,172 @@ TEST(TridiagHeat, MatrixInEitherLayout) {
     EXPECT_EQ(m.c, std::vector<double>(15, -1.0));
     EXPECT_TRUE(m.d.empty());
   }
+}
+
+TEST(TridiagHeat, GoldReportsProgressInStretchesAndGivesTheSameAnswer) {
+  Heat heat = small_heat(40, 130, 0.7, 2);
+  heat.initial = Initial::random;
+  heat.seed = test::kSeed;
+  std::vector<Progress> reports;
+  const std::vector<double> watched =
+      march_heat_gold(heat, [&](const Progress& p) { reports.push_back(p); });
+  EXPECT_EQ(watched, march_heat_gold(heat));  // the same arithmetic in the same order
+  // 130 steps in stretches of 130 / 64 + 1 = 3: 44 reports, the last at step 130.
+  ASSERT_EQ(reports.size(), 44u);
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    EXPECT_EQ(reports[k].steps, std::min<std::int64_t>(3 * static_cast<std::int64_t>(k + 1), 130));
+    EXPECT_EQ(reports[k].total_steps, 130);
+    if (k > 0) {
+      EXPECT_GE(reports[k].seconds, reports[k - 1].seconds);
+    }
+  }
+  heat.steps = 0;
+  reports.clear();
+  march_heat_gold(heat, [&](const Progress& p) { reports.push_back(p); });
+  EXPECT_TRUE(reports.empty()) << "no steps, nothing to report";
+}
+
+TEST(TridiagHeat, OneStepAsABatchIsOneStepOfTheMarch) {
+  Heat heat = small_heat(30, 1, 0.4, 1);
+  heat.initial = Initial::random;
+  heat.left = 2;
+  heat.right = -1;
+  heat.seed = test::kSeed;
+  const Batch<double> step = heat_step<double>(heat);
+  EXPECT_EQ(step.dims.layout, Layout::contiguous);
+  const std::vector<double> u = heat_initial<double>(heat);
+  ASSERT_EQ(step.d.size(), u.size());
+  for (std::int64_t g = 0; g < heat.grids; ++g) {
+    const auto at = [&](std::int64_t j) { return static_cast<std::size_t>(g * 30 + j); };
+    EXPECT_EQ(step.d[at(0)], 0.4 * u[at(0)] + 2);
+    EXPECT_EQ(step.d[at(13)], 0.4 * u[at(13)]);
+    EXPECT_EQ(step.d[at(29)], 0.4 * u[at(29)] - 1);
+  }
+  EXPECT_LE(max_abs_difference(solve_gold(step), march_heat_gold(heat)), 1e-13);
+}
+
+TEST(TridiagHeat, SineAmplitudesProjectOnTheMode) {
+  Heat heat = small_heat(50, 1, 1.0, 3);
+  // The start is the mode itself: amplitude 1 in every grid.
+  for (double a : sine_amplitudes(heat_initial<double>(heat), heat)) EXPECT_NEAR(a, 1.0, 1e-15);
+  // Grid g scaled by g - 1, plus another mode, which the projection does not see.
+  std::vector<double> u = heat_initial<double>(heat);
+  Heat other = heat;
+  other.mode = 5;
+  const std::vector<double> five = heat_initial<double>(other);
+  for (std::size_t k = 0; k < u.size(); ++k)
+    u[k] = static_cast<double>(static_cast<std::int64_t>(k) / 50 - 1) * u[k] + 0.3 * five[k];
+  const std::vector<double> a = sine_amplitudes(u, heat);
+  ASSERT_EQ(a.size(), 3u);
+  for (std::size_t g = 0; g < 3; ++g) EXPECT_NEAR(a[g], static_cast<double>(g) - 1, 1e-14);
+}
+
+TEST(TridiagHeat, SineDecayOfTheGoldMarchIsExact) {
+  Heat heat = small_heat(100, 25, 0.2, 3);
+  const std::optional<SineDecay> decay = sine_decay(heat, march_heat_gold(heat));
+  ASSERT_TRUE(decay.has_value());
+  EXPECT_EQ(decay->per_step, sine_decay_per_step(heat));
+  EXPECT_NEAR(decay->exact, std::pow(decay->per_step, 25.0), 1e-15);
+  EXPECT_NEAR(decay->measured, decay->exact, 1e-12 * decay->exact);
+  EXPECT_LE(decay->relative_error, 1e-12);
+  // A wrong grid is the worst one, and is the one reported.
+  std::vector<double> u = march_heat_gold(heat);
+  for (std::size_t j = 100; j < 200; ++j) u[j] *= 1.01;
+  const std::optional<SineDecay> off = sine_decay(heat, u);
+  ASSERT_TRUE(off.has_value());
+  EXPECT_NEAR(off->relative_error, 0.01, 1e-10);
+  EXPECT_NEAR(off->measured, 1.01 * off->exact, 1e-10);
+  // Only a sine start with both ends at 0 keeps the mode alone.
+  for (const auto& change : std::vector<std::function<void(Heat&)>>{
+           [](Heat& h) { h.initial = Initial::random; }, [](Heat& h) { h.left = 1; },
+           [](Heat& h) { h.right = -0.5; }}) {
+    Heat h = heat;
+    change(h);
+    EXPECT_FALSE(sine_decay(h, march_heat_gold(h)).has_value());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agreement with the gold (check.hpp) and layouts.
+
+TEST(TridiagCheck, ConditionBoundIsVarahsBound) {
+  Batch<double> batch;
+  batch.dims = {3, 1, Layout::contiguous};
+  batch.a = {kNaN, 1, -1};  // a of a first row and c of a last row are outside the matrix
+  batch.b = {3, -4, 5};
+  batch.c = {-1, 1, kNaN};
+  batch.d = {0, 0, 0};
+  // Row norms 4, 6, 6; margins 2, 2, 4: 6 / 2.
+  EXPECT_EQ(condition_bound(batch), 3.0);
+  batch.b[1] = 2;  // row 1 no longer dominant: no bound
+  EXPECT_TRUE(std::isinf(condition_bound(batch)));
+  // The same bound whatever the layout.
+  const Batch<float> random = random_batch<float>({40, 6, Layout::contiguous}, test::kSeed);
+  EXPECT_EQ(condition_bound(random), condition_bound(relayout(random, Layout::interleaved)));
+  EXPECT_GT(condition_bound(random), 1.0);
+  EXPECT_LE(condition_bound(random), 6.0);  // |b| >= |a| + |c| + 1 and |a|, |c| <= 1
+  // The heat step: (4 + lambda) / lambda with interior rows, 1 for one point.
+  EXPECT_NEAR(condition_bound(small_heat(1000, 1, 0.5, 1)), 9.0, 1e-14);
+  EXPECT_NEAR(condition_bound(small_heat(2, 1, 0.5, 1)), 3.5 / 1.5, 1e-14);
+  EXPECT_EQ(condition_bound(small_heat(1, 1, 0.5, 1)), 1.0);
+}
+
+TEST(TridiagCheck, ToleranceIsNoLooserThanTheBoundsItReplaces) {
+  // On the tests' random systems (cond <= 6): at most 1e-5 max(1, log2(n) / 4) in float and
+  // 1e-12 in double, the bounds the GPU tests used; and at most the 64 ulps x cond x solves the
+  // run's check used, for any n a variant solves in one block or a thousand.
+  for (std::int64_t n = 1; n <= (std::int64_t{1} << 29); n *= 2)
+    for (const std::int64_t m : {n, n + n / 2}) {
+      const double log2n = std::log2(static_cast<double>(m));
+      EXPECT_LE(tolerance<float>(6, m), 1e-5 * std::max(1.0, log2n / 4)) << m;
+      EXPECT_LE(tolerance<double>(6, m), 1e-12) << m;
+      EXPECT_LE(tolerance<float>(6, m, 7), 64 * 6 * 7 * std::numeric_limits<float>::epsilon()) << m;
+    }
+  // Proportional to the condition and the solves; infinite without a bound.
+  EXPECT_DOUBLE_EQ(tolerance<double>(40, 1000, 3), 20 * tolerance<double>(6, 1000, 1));
+  EXPECT_TRUE(std::isinf(tolerance<float>(std::numeric_limits<double>::infinity(), 10)));
+}
+
+TEST(TridiagCheck, AgreementIsRelativeToTheLargestX) {
+  const std::vector<double> gold{0.5, -4, 1};
+  std::vector<float> x{0.5f, -4.0f, 1.0f};
+  Agreement a = agreement(x, gold, 2.0, 3);
+  EXPECT_EQ(a.measure, "max_relative_difference");
+  EXPECT_EQ(a.value, 0.0);
+  EXPECT_TRUE(a.passed());
+  EXPECT_EQ(a.tolerance, tolerance<float>(2.0, 3));
+  // Off by 1e-3 at the smallest element: 1e-3 / 4 relative, far outside the bound.
+  x[0] = 0.501f;
+  a = agreement(x, gold, 2.0, 3);
+  EXPECT_NEAR(a.value, 0.001 / 4, 1e-8);
+  EXPECT_FALSE(a.passed());
+  EXPECT_NE(a.description.find("max relative to max|x|"), std::string::npos) << a.description;
+  // A NaN never agrees; without a condition bound the difference is reported, not judged.
+  x[1] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(agreement(x, gold, 2.0, 3).passed());
+  x = {0.5f, -4.0f, 2.0f};
+  a = agreement(x, gold, std::numeric_limits<double>::infinity(), 3);
+  EXPECT_FALSE(a.judged());
+  EXPECT_TRUE(a.passed());
+  // A solve that failed where the gold did not fails, bound or no bound.
+  EXPECT_FALSE(failed_solve("system 3: zero pivot").passed());
+  EXPECT_EQ(failed_solve("x").measure, "max_relative_difference");
+}
+
+TEST(TridiagCheck, RelayoutMovesEachRowToItsPlace) {
+  const Dims contiguous{4, 3, Layout::contiguous};
+  std::vector<float> v(12);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>(k);  // 4 m + i
+  const std::vector<float> inter = relayout(v, contiguous, Layout::interleaved);
+  // Row i of system m at i * 3 + m.
+  EXPECT_EQ(inter, (std::vector<float>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  EXPECT_EQ(relayout(inter, {4, 3, Layout::interleaved}, Layout::contiguous), v);
+  EXPECT_EQ(relayout(v, contiguous, Layout::contiguous), v);
+  // A batch: the same systems, so the same solution once laid back.
+  const Batch<double> batch = random_batch<double>({9, 5, Layout::contiguous}, test::kSeed);
+  const Batch<double> laid = relayout(batch, Layout::interleaved);
+  EXPECT_EQ(laid.dims.layout, Layout::interleaved);
+  EXPECT_EQ(relayout(solve_gold(laid), laid.dims, Layout::contiguous), solve_gold(batch));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,12 +11,12 @@
 #include <memory>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "kernels/buffer.hpp"
 #include "kernels/stream.hpp"
+#include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "tests/support.hpp"
@@ -97,10 +97,11 @@ bool accepted(const Launch& l, const Dims& dims) {
   return accepted(l, dims, static_cast<int>(sizeof(T)));
 }
 
-// The batch on the device, and an output full of NaN.
+// The batch on the device, and an output full of NaN: for tests that drive a Solver by hand
+// (several batches to one solver, x in place of d). tridiag::DeviceBatch is tested below.
 template <class T>
-struct DeviceBatch {
-  DeviceBatch(const Batch<T>& batch, cudaStream_t stream)
+struct Uploaded {
+  Uploaded(const Batch<T>& batch, cudaStream_t stream)
       : size(static_cast<std::size_t>(batch.dims.size())), a(size), b(size), c(size), d(size), x(size) {
     upload(a, batch.a, stream);
     upload(b, batch.b, stream);
@@ -108,14 +109,8 @@ struct DeviceBatch {
     upload(d, batch.d, stream);
     fill_bytes(x, 0xFF, stream);
   }
-  static void upload(DeviceBuffer<T>& to, const std::vector<T>& from, cudaStream_t stream) {
-    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), to.bytes(), cudaMemcpyHostToDevice, stream));
-  }
   std::vector<T> download(const DeviceBuffer<T>& from, cudaStream_t stream) const {
-    std::vector<T> out(size);
-    PARASOL_CUDA(cudaMemcpyAsync(out.data(), from.data(), from.bytes(), cudaMemcpyDeviceToHost, stream));
-    PARASOL_CUDA(cudaStreamSynchronize(stream));
-    return out;
+    return parasol::download(from, stream);
   }
   void solve(Solver<T>& solver, cudaStream_t stream) {
     solver.solve(a.data(), b.data(), c.data(), d.data(), x.data(), stream);
@@ -124,30 +119,23 @@ struct DeviceBatch {
   DeviceBuffer<T> a, b, c, d, x;
 };
 
-// Relative to max|x|. Every system has |b| >= |a| + |c| + 1, so cond(A) <= 6: double round-off
-// stays near 1e-15. PCR adds a level of rounding per halving of n, so float is allowed a few
-// ulps more for each.
+// x against the gold of `batch` (both in its layout) by the one agreement (check.hpp); when it
+// fails, the first elements past the tolerance are named.
 template <class T>
-double tolerance(std::int64_t n) {
-  if (std::is_same_v<T, double>) return 1e-12;
-  return 1e-5 * std::max(1.0, std::log2(static_cast<double>(n)) / 4);
-}
-
-template <class T>
-void expect_near_gold(const std::vector<T>& x, const std::vector<double>& gold, std::int64_t n,
-                      const std::string& what) {
+void expect_near_gold(const std::vector<T>& x, const Batch<T>& batch,
+                      const std::vector<double>& gold, const std::string& what) {
   ASSERT_EQ(x.size(), gold.size()) << what;
-  double scale = 0;
-  for (double g : gold) scale = std::max(scale, std::abs(g));
-  std::size_t bad = 0;
-  double worst = 0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    const double e = std::abs(static_cast<double>(x[k]) - gold[k]) / scale;
-    if (!(e <= tolerance<T>(n)) && bad++ < 3)
+  const Agreement a = agreement(x, gold, condition_bound(batch), batch.dims.n);
+  ASSERT_TRUE(a.judged()) << what << ": the test's systems are diagonally dominant";
+  EXPECT_TRUE(a.passed()) << what << ": " << a.description << "; tolerance " << a.tolerance;
+  if (a.passed()) return;
+  const double scale = max_magnitude(gold);
+  int named = 0;
+  for (std::size_t k = 0; k < x.size() && named < 3; ++k)
+    if (!(std::abs(static_cast<double>(x[k]) - gold[k]) / scale <= a.tolerance)) {
       ADD_FAILURE() << what << ": element " << k << " gpu " << x[k] << " gold " << gold[k];
-    if (!(e <= worst)) worst = e;
-  }
-  EXPECT_EQ(bad, 0u) << what << ": worst relative error " << worst;
+      ++named;
+    }
 }
 
 std::vector<Case> all_cases() {
@@ -183,13 +171,13 @@ class TridiagVsGold : public ::testing::TestWithParam<Case> {
     const std::vector<double> gold = solve_gold(batch);
     // The Solver into a separate, NaN-filled output.
     Stream stream;
-    DeviceBatch<T> device(batch, stream);
+    Uploaded<T> device(batch, stream);
     Solver<T> solver(launch, dims);
     device.solve(solver, stream);
     solver.check(stream);
-    expect_near_gold(device.download(device.x, stream), gold, n, "Solver");
+    expect_near_gold(device.download(device.x, stream), batch, gold, "Solver");
     // solve_gpu, which may solve in place of d.
-    expect_near_gold(solve_gpu(launch, batch).x, gold, n, "solve_gpu");
+    expect_near_gold(solve_gpu(launch, batch).x, batch, gold, "solve_gpu");
   }
 };
 
@@ -232,12 +220,12 @@ TEST_P(TridiagVariant, SolvesInPlaceOfTheRightHandSide) {
   const Dims dims = dims_for(GetParam());
   const Batch<double> batch = random_batch<double>(dims, test::kSeed);
   Stream stream;
-  DeviceBatch<double> device(batch, stream);
+  Uploaded<double> device(batch, stream);
   Solver<double> solver({GetParam(), 128, 0}, dims);
   solver.solve(device.a.data(), device.b.data(), device.c.data(), device.d.data(),
                device.d.data(), stream);
   solver.check(stream);
-  expect_near_gold(device.download(device.d, stream), solve_gold(batch), dims.n, "x aliasing d");
+  expect_near_gold(device.download(device.d, stream), batch, solve_gold(batch), "x aliasing d");
 }
 
 TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
@@ -253,7 +241,7 @@ TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
   zero.b[at(4, 0)] = 0;
   zero.c[at(4, 0)] = 0;
   {
-    DeviceBatch<double> device(zero, stream);
+    Uploaded<double> device(zero, stream);
     device.solve(solver, stream);
     const NumericalError e = failure_of(solver, stream);
     EXPECT_EQ(e.system(), 4) << e.what();
@@ -261,16 +249,16 @@ TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
   }
   // The record was cleared by the throw: a good batch now checks clean, and is right.
   {
-    DeviceBatch<double> device(good, stream);
+    Uploaded<double> device(good, stream);
     device.solve(solver, stream);
     EXPECT_NO_THROW(solver.check(stream));
-    expect_near_gold(device.download(device.x, stream), solve_gold(good), dims.n, "after a failure");
+    expect_near_gold(device.download(device.x, stream), good, solve_gold(good), "after a failure");
   }
   // A NaN in d of system 5, and in the last row of the last system.
   for (const auto& [m, r] : {std::pair<std::int64_t, std::int64_t>{5, 17}, {6, dims.n - 1}}) {
     Batch<double> nan = good;
     nan.d[at(m, r)] = std::numeric_limits<double>::quiet_NaN();
-    DeviceBatch<double> device(nan, stream);
+    Uploaded<double> device(nan, stream);
     device.solve(solver, stream);
     const NumericalError e = failure_of(solver, stream);
     EXPECT_EQ(e.system(), m) << e.what();
@@ -278,7 +266,7 @@ TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
   // Two failing systems: the lowest is named.
   Batch<double> two = zero;
   two.d[at(2, 3)] = std::numeric_limits<double>::infinity();
-  DeviceBatch<double> device(two, stream);
+  Uploaded<double> device(two, stream);
   device.solve(solver, stream);
   EXPECT_EQ(failure_of(solver, stream).system(), 2);
 }
@@ -289,22 +277,22 @@ TEST_P(TridiagVariant, SeveralSolvesThenOneCheck) {
   Stream stream;
   Solver<double> solver({GetParam(), 256, 0}, dims);
   std::vector<Batch<double>> batches;
-  std::vector<std::unique_ptr<DeviceBatch<double>>> devices;
+  std::vector<std::unique_ptr<Uploaded<double>>> devices;
   for (std::uint64_t s = 0; s < 4; ++s) {
     batches.push_back(random_batch<double>(dims, test::kSeed + s));
-    devices.push_back(std::make_unique<DeviceBatch<double>>(batches.back(), stream));
+    devices.push_back(std::make_unique<Uploaded<double>>(batches.back(), stream));
     devices.back()->solve(solver, stream);  // nothing waits between the solves
   }
   EXPECT_NO_THROW(solver.check(stream));
   for (std::size_t s = 0; s < batches.size(); ++s)
-    expect_near_gold(devices[s]->download(devices[s]->x, stream), solve_gold(batches[s]), dims.n,
+    expect_near_gold(devices[s]->download(devices[s]->x, stream), batches[s], solve_gold(batches[s]),
                      "solve " + std::to_string(s));
 
   // A failure in the second of three solves is still reported at the check after the third.
   Batch<double> bad = batches[1];
   bad.b[static_cast<std::size_t>(dims.index(3, 0))] = 0;
   bad.c[static_cast<std::size_t>(dims.index(3, 0))] = 0;
-  DeviceBatch<double> bad_device(bad, stream);
+  Uploaded<double> bad_device(bad, stream);
   devices[0]->solve(solver, stream);
   bad_device.solve(solver, stream);
   devices[2]->solve(solver, stream);
@@ -329,7 +317,7 @@ void every_chunk_and_thread_count(Variant v) {
       if (!accepted<T>(launch, dims)) continue;
       const std::string what = std::string(sizeof(T) == 8 ? "double, " : "float, ") +
                                std::to_string(threads) + " threads, chunk " + std::to_string(chunk);
-      DeviceBatch<T> device(batch, stream);
+      Uploaded<T> device(batch, stream);
       Solver<T> solver(launch, dims);
       try {
         device.solve(solver, stream);
@@ -339,7 +327,7 @@ void every_chunk_and_thread_count(Variant v) {
         if (e.sticky()) throw;
         continue;
       }
-      expect_near_gold(device.download(device.x, stream), gold, dims.n, what);
+      expect_near_gold(device.download(device.x, stream), batch, gold, what);
       ++ran;
     }
   // pcr-warp cannot take 1000 rows; every other variant runs at each thread count at least.
@@ -380,12 +368,12 @@ void spanning_paths(std::int64_t n, std::int64_t systems, int (&ran)[3]) {
       EXPECT_EQ(solver.passes(), 1) << what;
     }
     ++ran[solver.passes()];
-    DeviceBatch<T> device(batch, stream);
+    Uploaded<T> device(batch, stream);
     for (int repeat = 0; repeat < 2; ++repeat) {  // a solver solves again, from its workspace
       fill_bytes(device.x, 0xFF, stream);
       device.solve(solver, stream);
       solver.check(stream);
-      expect_near_gold(device.download(device.x, stream), gold, n, what);
+      expect_near_gold(device.download(device.x, stream), batch, gold, what);
     }
   }
 }
@@ -411,7 +399,7 @@ void expect_nan_named(const Launch& launch, const Dims& dims, std::int64_t syste
   Stream stream;
   Solver<double> solver(launch, dims);
   ASSERT_EQ(solver.passes(), passes);
-  DeviceBatch<double> device(batch, stream);
+  Uploaded<double> device(batch, stream);
   device.solve(solver, stream);
   EXPECT_EQ(failure_of(solver, stream).system(), system);
 }
@@ -441,7 +429,8 @@ TEST(TridiagScan, NamesAFailingSystem) {
 // Weakly dominant systems (the heat equation's -1, 2 + lambda, -1 with a small lambda): a row's
 // dependence on rows a tile away does not vanish (0.99^4080 is 2e-18, far from underflow), so no
 // boundary between tiles can be settled by its neighbours alone and the tiles' own interface
-// system (tile_ends_kernel) gives every tile's ends. Against the gold in double, by launch.
+// system (tile_ends_kernel) gives every tile's ends. Against the gold in double, by launch, with
+// the tolerance the condition bound (4 + lambda) / lambda sets.
 TEST(TridiagScan, WeakDominanceSolvesTheTilesInterface) {
   PARASOL_REQUIRE_GPU();
   const double lambda = 1e-4;  // cond(A) about 4 / lambda
@@ -457,19 +446,14 @@ TEST(TridiagScan, WeakDominanceSolvesTheTilesInterface) {
     Stream stream;
     for (const auto& [threads, chunk] : std::vector<std::pair<int, int>>{{256, 16}, {128, 4}, {64, 8}}) {
       const Launch launch{Variant::thomas_scan, threads, chunk};
-      DeviceBatch<double> device(batch, stream);
+      Uploaded<double> device(batch, stream);
       Solver<double> solver(launch, batch.dims);
       device.solve(solver, stream);
       solver.check(stream);
-      const std::vector<double> x = device.download(device.x, stream);
-      double scale = 0, worst = 0;
-      for (double g : gold) scale = std::max(scale, std::abs(g));
-      for (std::size_t k = 0; k < x.size(); ++k) {
-        const double e = std::abs(x[k] - gold[k]) / scale;
-        if (!(e <= worst)) worst = e;
-      }
-      EXPECT_LE(worst, 1e-9) << "n " << n << " systems " << systems << " threads " << threads
-                              << " chunk " << chunk;
+      expect_near_gold(device.download(device.x, stream), batch, gold,
+                       "n " + std::to_string(n) + " systems " + std::to_string(systems) +
+                           " threads " + std::to_string(threads) + " chunk " +
+                           std::to_string(chunk));
     }
   }
 }
@@ -486,12 +470,63 @@ TEST(TridiagWarp, EveryChunkThatFits) {
       const Launch launch{Variant::pcr_warp, threads, chunk};
       if (!accepted<double>(launch, dims)) continue;
       EXPECT_EQ(chunk, chunk == 0 ? 0 : 4) << "100 rows need 4 rows per lane";
-      DeviceBatch<double> device(batch, stream);
+      Uploaded<double> device(batch, stream);
       Solver<double> solver(launch, dims);
       device.solve(solver, stream);
       solver.check(stream);
-      expect_near_gold(device.download(device.x, stream), gold, dims.n, std::to_string(threads));
+      expect_near_gold(device.download(device.x, stream), batch, gold, std::to_string(threads));
     }
+}
+
+// The handle the sweep times: uploaded once in the variant's layout, solved again and again by
+// a kept Solver, read back in [system][row] order whatever the layout on the device.
+TEST_P(TridiagVariant, DeviceBatchSolvesRepeatedlyAndDownloadsContiguous) {
+  PARASOL_REQUIRE_GPU();
+  const Variant v = GetParam();
+  const Dims dims{v == Variant::pcr_warp ? 100 : 300, 7, Layout::contiguous};
+  const Batch<float> batch = random_batch<float>(dims, test::kSeed);
+  const std::vector<double> gold = solve_gold(batch);
+  Stream stream;
+  DeviceBatch<float> device(batch, required_layout(v), stream);
+  EXPECT_EQ(device.dims().layout, required_layout(v));
+  for (const int threads : {128, 128, 256}) {  // the same launch twice, then another
+    device.poison();
+    device.solve({v, threads, 0});
+    device.check();
+    EXPECT_EQ(device.launch().threads, threads);
+    EXPECT_EQ(device.launch().variant, v);
+    expect_near_gold(device.download(), batch, gold, std::to_string(threads) + " threads");
+  }
+  // Timed repeats solve without a check between them; one check after covers them all.
+  for (int r = 0; r < 5; ++r) device.solve({v, 256, 0});
+  device.check();
+  expect_near_gold(device.download(), batch, gold, "after five solves");
+}
+
+TEST_P(TridiagVariant, DeviceBatchReportsAFailureAndARefusedLaunch) {
+  PARASOL_REQUIRE_GPU();
+  const Variant v = GetParam();
+  const Dims dims{v == Variant::pcr_warp ? 100 : 300, 7, Layout::contiguous};
+  Batch<double> batch = random_batch<double>(dims, test::kSeed);
+  batch.b[static_cast<std::size_t>(dims.index(4, 0))] = 0;
+  batch.c[static_cast<std::size_t>(dims.index(4, 0))] = 0;
+  Stream stream;
+  DeviceBatch<double> device(batch, required_layout(v), stream);
+  device.solve({v, 256, 0});
+  try {
+    device.check();
+    ADD_FAILURE() << "expected a NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.system(), 4) << e.what();
+  }
+  EXPECT_NO_THROW(device.check()) << "the record is cleared";
+  // A launch resolve_launch refuses is refused here too, before anything runs.
+  EXPECT_THROW(device.solve({v, 48, 0}), InputError);
+  EXPECT_THROW(DeviceBatch<double>(batch, v == Variant::thomas ? Layout::contiguous
+                                                               : Layout::interleaved,
+                                   stream)
+                   .solve({v, 256, 0}),
+               InputError);
 }
 
 // The heat march: a sine mode decays by exactly sine_decay_per_step a step.
@@ -544,6 +579,31 @@ TEST_P(TridiagVariant, HeatMatchesTheGoldWithEnds) {
 
   heat.steps = 0;
   EXPECT_EQ(march_heat_gpu<double>(heat, {GetParam(), 64, 0}).u, heat_initial<double>(heat));
+}
+
+// Progress comes in stretches of steps, in order, ending at the last step, and watching changes
+// nothing in the result.
+TEST_P(TridiagVariant, HeatReportsProgressBySteps) {
+  PARASOL_REQUIRE_GPU();
+  Heat heat;
+  heat.points = 100;
+  heat.grids = 20;
+  heat.steps = 200;
+  heat.lambda = 0.5;
+  std::vector<Progress> reports;
+  const HeatResult<float> watched = march_heat_gpu<float>(
+      heat, {GetParam(), 128, 0}, [&](const Progress& p) { reports.push_back(p); });
+  ASSERT_FALSE(reports.empty());
+  EXPECT_LE(reports.size(), 65u);
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    EXPECT_EQ(reports[k].total_steps, 200);
+    if (k > 0) {
+      EXPECT_GT(reports[k].steps, reports[k - 1].steps);
+      EXPECT_GE(reports[k].seconds, reports[k - 1].seconds);
+    }
+  }
+  EXPECT_EQ(reports.back().steps, 200);
+  EXPECT_EQ(watched.u, march_heat_gpu<float>(heat, {GetParam(), 128, 0}).u);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, TridiagVariant, ::testing::ValuesIn(kVariants), variant_name);

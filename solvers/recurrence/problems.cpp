@@ -1,5 +1,6 @@
 #include "solvers/recurrence/problems.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -68,6 +69,30 @@ std::vector<double> magnitude_scale(const Series<T>& series) {
   return solve_gold(magnitudes);
 }
 
+template <class T>
+double tile_chain(const Series<T>& series, std::int64_t tile) {
+  check_series(series);
+  // Along a segment, scale_i = |s_i| scale_{i-1} + |u_i| and weighted_i = |s_i| weighted_{i-1} +
+  // tile(i) |u_i|, each from the initial value at the segment's first tile: the chain to i is
+  // tile(i) scale_i - weighted_i.
+  double chain = 0;
+  for (std::int64_t k = 0; k < series.segments(); ++k) {
+    const std::int64_t first = series.offsets[k], end = series.offsets[k + 1];
+    if (first == end) continue;
+    long double scale = std::abs(static_cast<long double>(series.initial[k]));
+    long double weighted = static_cast<long double>(first / tile) * scale;
+    for (std::int64_t i = first; i < end; ++i) {
+      const long double s = std::abs(static_cast<long double>(series.s[i]));
+      const long double u = std::abs(static_cast<long double>(series.u[i]));
+      const auto at = static_cast<long double>(i / tile);
+      scale = s * scale + u;
+      weighted = s * weighted + at * u;
+      if (scale > 0) chain = std::max(chain, static_cast<double>((at * scale - weighted) / scale));
+    }
+  }
+  return chain;
+}
+
 template Series<float> ar1_series<float>(const Ar1&);
 template Series<double> ar1_series<double>(const Ar1&);
 template Series<float> smoothing_series<float>(const std::vector<double>&, std::int64_t, double);
@@ -75,5 +100,7 @@ template Series<double> smoothing_series<double>(const std::vector<double>&, std
                                                  double);
 template std::vector<double> magnitude_scale<float>(const Series<float>&);
 template std::vector<double> magnitude_scale<double>(const Series<double>&);
+template double tile_chain<float>(const Series<float>&, std::int64_t);
+template double tile_chain<double>(const Series<double>&, std::int64_t);
 
 }  // namespace parasol::recurrence

@@ -31,4 +31,12 @@ Series<T> smoothing_series(const std::vector<double>& y, std::int64_t rows, doub
 template <class T>
 std::vector<double> magnitude_scale(const Series<T>& series);
 
+// How far back, weighted by magnitude, an element is reached through a chain of tiles of `tile`
+// elements (a scan's tile prefixes): the largest over elements i of
+// sum_j (tiles from j's to i's) |term_ij| / scale_i, where term_ij is u[j] (or a segment's
+// initial value) times the s between j and i. About 0 when every element's terms come from its
+// own tile (|s| well below 1); about half the tiles before it for a running sum (s = 1).
+template <class T>
+double tile_chain(const Series<T>& series, std::int64_t tile);
+
 }  // namespace parasol::recurrence

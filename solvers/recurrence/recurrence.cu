@@ -79,6 +79,9 @@ struct RecurrencePolicy {
 template <class T>
 constexpr int kItems = sizeof(T) == 4 ? 16 : 8;
 constexpr int kThreads = 256;
+static_assert(kThreads * kItems<float> == kTileElements<float> &&
+                  kThreads * kItems<double> == kTileElements<double>,
+              "recurrence.hpp states the tile, by which check.hpp bounds round-off");
 
 // Look-back pauses measured best for a float recurrence of 2^28 elements on an H200
 // (docs/PERFORMANCE.md).

@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "kernels/scan.hpp"
@@ -29,9 +31,16 @@ struct Series {
 template <class T>
 void check_series(const Series<T>& series);
 
+// Reported by the gold as it goes, every 2^24 elements and at the end.
+struct Progress {
+  std::int64_t elements = 0, total = 0;
+  double seconds = 0;  // since the solve began
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
 // The CPU gold: the sequential loop, in long double.
 template <class T>
-std::vector<double> solve_gold(const Series<T>& series);
+std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress = {});
 
 // Solves series already on the device. Pointers hold series.size() elements (s, u, v) and
 // segments + 1 offsets and `segments` initial values; v may alias u.
@@ -48,6 +57,12 @@ class Solver {
   ScanWorkspace workspace_;
 };
 
+// Elements one tile of the scan covers (its block's threads x elements per thread,
+// recurrence.cu). A tile's prefix is its predecessor's combined with its own total, so what lies
+// t tiles back reaches an element through t chained combines (check.hpp bounds their round-off).
+template <class T>
+inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 8;
+
 struct Timings {
   double host_to_device = 0, compute = 0, device_to_host = 0;
 };
@@ -61,6 +76,32 @@ struct Result {
 // Upload, solve, download.
 template <class T>
 Result<T> solve_gpu(const Series<T>& series, ScanMode mode);
+
+// A series resident on the device, for the sweep and the benchmarks: s, u, the offsets and the
+// initial values uploaded once, v solved into many times and read back when asked. The app
+// never touches a device pointer.
+template <class T>
+class DeviceSeries {
+ public:
+  // Checks the series (check_series) and uploads it on the stream.
+  DeviceSeries(const Series<T>& series, cudaStream_t stream);
+  // Fills v with NaN, so an element the scan never writes cannot pass for a result.
+  void poison();
+  // v from s, u, the offsets and the initial values, enqueued on the stream. The Solver (and its
+  // scan workspace) is made by the first solve in a mode and kept while the mode stays the same.
+  void solve(ScanMode mode);
+  std::vector<T> download() const;  // v; waits for the stream
+  std::int64_t size() const { return n_; }
+  std::int64_t segments() const { return segments_; }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  std::int64_t n_, segments_;
+  cudaStream_t stream_;
+  DeviceBuffer<T> s_, u_, v_, initial_;
+  DeviceBuffer<std::int64_t> offsets_;
+  std::unique_ptr<Solver<T>> solver_;
+};
 
 // Bytes a solve must move: s and u read, v written.
 inline double bytes_per_solve(std::int64_t n, int element_bytes) {

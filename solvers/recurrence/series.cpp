@@ -1,5 +1,7 @@
 // The checks on a Series and the CPU gold solver: the recurrence as written, one element after
 // another, in long double.
+#include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -40,24 +42,38 @@ void check_series(const Series<T>& series) {
 }
 
 template <class T>
-std::vector<double> solve_gold(const Series<T>& series) {
+std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress) {
   check_series(series);
+  const auto started = std::chrono::steady_clock::now();
+  const auto report = [&](std::int64_t done) {
+    if (progress)
+      progress({done, series.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+  };
+  constexpr std::int64_t kReportEvery = std::int64_t{1} << 24;  // about 0.1 s in long double
+  std::int64_t next_report = kReportEvery;
   std::vector<double> v(series.s.size());
   for (std::int64_t k = 0; k < series.segments(); ++k) {
-    const auto first = static_cast<std::size_t>(series.offsets[k]);
-    const auto end = static_cast<std::size_t>(series.offsets[k + 1]);
+    const std::int64_t end = series.offsets[k + 1];
     long double value = series.initial[k];
-    for (std::size_t i = first; i < end; ++i) {
-      value = static_cast<long double>(series.s[i]) * value + series.u[i];
-      v[i] = static_cast<double>(value);
+    for (std::int64_t i = series.offsets[k]; i < end;) {
+      for (const std::int64_t stop = std::min(end, next_report); i < stop; ++i) {
+        value = static_cast<long double>(series.s[i]) * value + series.u[i];
+        v[i] = static_cast<double>(value);
+      }
+      if (i == next_report) {
+        report(i);
+        next_report += kReportEvery;
+      }
     }
   }
+  report(series.size());
   return v;
 }
 
 template void check_series<float>(const Series<float>&);
 template void check_series<double>(const Series<double>&);
-template std::vector<double> solve_gold<float>(const Series<float>&);
-template std::vector<double> solve_gold<double>(const Series<double>&);
+template std::vector<double> solve_gold<float>(const Series<float>&, const ProgressCallback&);
+template std::vector<double> solve_gold<double>(const Series<double>&, const ProgressCallback&);
 
 }  // namespace parasol::recurrence

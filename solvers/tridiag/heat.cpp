@@ -1,6 +1,9 @@
-// The heat problem on the host: starting temperatures, the step matrix, the exact decay of a
-// sine mode, and the gold march.
+// The heat problem on the host: starting temperatures, the step matrix and right-hand side, the
+// exact decay of a sine mode and its measure in a result, and the gold march.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -54,12 +57,74 @@ Batch<T> heat_matrix(const Heat& heat, Layout layout) {
   return m;
 }
 
+template <class T>
+Batch<T> heat_step(const Heat& heat) {
+  Batch<T> batch = heat_matrix<T>(heat, Layout::contiguous);
+  const std::vector<T> u = heat_initial<T>(heat);
+  batch.d.resize(u.size());
+  for (std::size_t k = 0; k < u.size(); ++k) {
+    const auto row = static_cast<std::int64_t>(k) % heat.points;
+    double value = heat.lambda * static_cast<double>(u[k]);
+    if (row == 0) value += heat.left;
+    if (row == heat.points - 1) value += heat.right;
+    batch.d[k] = static_cast<T>(value);
+  }
+  return batch;
+}
+
 double sine_decay_per_step(const Heat& heat) {
   const double s = std::sin(kPi * heat.mode / (2.0 * static_cast<double>(heat.points + 1)));
   return heat.lambda / (heat.lambda + 4 * s * s);
 }
 
-std::vector<double> march_heat_gold(const Heat& heat) {
+template <class T>
+std::vector<double> sine_amplitudes(const std::vector<T>& u, const Heat& heat) {
+  const std::int64_t n = heat.points;
+  std::vector<double> s(static_cast<std::size_t>(n));
+  double norm = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const double v =
+        std::sin(kPi * heat.mode * static_cast<double>(j + 1) / static_cast<double>(n + 1));
+    s[static_cast<std::size_t>(j)] = v;
+    norm += v * v;
+  }
+  std::vector<double> amplitude(static_cast<std::size_t>(heat.grids));
+  for (std::int64_t g = 0; g < heat.grids; ++g) {
+    double dot = 0;
+    for (std::int64_t j = 0; j < n; ++j)
+      dot += static_cast<double>(u[static_cast<std::size_t>(g * n + j)]) *
+             s[static_cast<std::size_t>(j)];
+    amplitude[static_cast<std::size_t>(g)] = dot / norm;
+  }
+  return amplitude;
+}
+
+template <class T>
+std::optional<SineDecay> sine_decay(const Heat& heat, const std::vector<T>& u) {
+  if (heat.initial != Initial::sine || heat.left != 0 || heat.right != 0) return std::nullopt;
+  const Heat one = [&] {
+    Heat h = heat;
+    h.grids = 1;  // every grid starts alike
+    return h;
+  }();
+  const double start = sine_amplitudes(heat_initial<T>(one), one)[0];
+  if (!(std::abs(start) > 0)) return std::nullopt;
+  SineDecay decay;
+  decay.per_step = sine_decay_per_step(heat);
+  decay.exact = std::pow(decay.per_step, static_cast<double>(heat.steps));
+  decay.measured = decay.exact;
+  for (double a : sine_amplitudes(u, heat)) {
+    const double error = std::abs(a / start - decay.exact) / decay.exact;
+    if (!(error <= decay.relative_error)) {  // NaN counts as the worst
+      decay.relative_error = error;
+      decay.measured = a / start;
+    }
+  }
+  return decay;
+}
+
+std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& progress) {
+  const auto started = std::chrono::steady_clock::now();
   const std::int64_t n = heat.points;
   // Every grid solves the same matrix (a = c = -1, b = 2 + lambda) at every step, so the Thomas
   // elimination is done once: r[j] = 1 / pivot[j], and c'[j] = c / pivot[j] = -r[j]. A step is
@@ -72,26 +137,34 @@ std::vector<double> march_heat_gold(const Heat& heat) {
     r[j] = 1 / pivot;
   }
   std::vector<double> u = heat_initial<double>(heat);
-  // Grids are independent for the whole march: each is marched through every step while it
-  // sits in cache.
+  // Grids are independent for the whole march: each is marched through a stretch of steps
+  // while it sits in cache, and progress is reported between stretches (64 of them at most, so
+  // a grid leaves the cache at most 64 times).
+  const std::int64_t stretch = steps_per_report(heat.steps);
+  for (std::int64_t done = 0; done < heat.steps; done += stretch) {
+    const std::int64_t steps = std::min(stretch, heat.steps - done);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t g = 0; g < heat.grids; ++g) {
-    double* v = u.data() + g * n;
-    for (std::int64_t s = 0; s < heat.steps; ++s) {
-      double forward = 0;  // d' of the row above
-      for (std::int64_t j = 0; j < n; ++j) {
-        double d = heat.lambda * v[j];
-        if (j == 0) d += heat.left;
-        if (j == n - 1) d += heat.right;
-        forward = (d + forward) * r[static_cast<std::size_t>(j)];
-        v[j] = forward;
-      }
-      double below = 0;  // x of the row below
-      for (std::int64_t j = n - 1; j >= 0; --j) {
-        below = v[j] + r[static_cast<std::size_t>(j)] * below;
-        v[j] = below;
+    for (std::int64_t g = 0; g < heat.grids; ++g) {
+      double* v = u.data() + g * n;
+      for (std::int64_t s = 0; s < steps; ++s) {
+        double forward = 0;  // d' of the row above
+        for (std::int64_t j = 0; j < n; ++j) {
+          double d = heat.lambda * v[j];
+          if (j == 0) d += heat.left;
+          if (j == n - 1) d += heat.right;
+          forward = (d + forward) * r[static_cast<std::size_t>(j)];
+          v[j] = forward;
+        }
+        double below = 0;  // x of the row below
+        for (std::int64_t j = n - 1; j >= 0; --j) {
+          below = v[j] + r[static_cast<std::size_t>(j)] * below;
+          v[j] = below;
+        }
       }
     }
+    if (progress)
+      progress({done + steps, heat.steps,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
   }
   return u;
 }
@@ -100,5 +173,11 @@ template std::vector<float> heat_initial<float>(const Heat&);
 template std::vector<double> heat_initial<double>(const Heat&);
 template Batch<float> heat_matrix<float>(const Heat&, Layout);
 template Batch<double> heat_matrix<double>(const Heat&, Layout);
+template Batch<float> heat_step<float>(const Heat&);
+template Batch<double> heat_step<double>(const Heat&);
+template std::vector<double> sine_amplitudes<float>(const std::vector<float>&, const Heat&);
+template std::vector<double> sine_amplitudes<double>(const std::vector<double>&, const Heat&);
+template std::optional<SineDecay> sine_decay<float>(const Heat&, const std::vector<float>&);
+template std::optional<SineDecay> sine_decay<double>(const Heat&, const std::vector<double>&);
 
 }  // namespace parasol::tridiag

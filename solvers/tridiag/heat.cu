@@ -2,6 +2,7 @@
 // right-hand side from the last solution and solves the batch in place of it.
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -36,27 +37,6 @@ void build_rhs(const Heat& heat, const Dims& dims, const T* d_u, T* d_d, cudaStr
       dims.n, dims.systems, dims.layout == Layout::interleaved, static_cast<T>(heat.lambda),
       static_cast<T>(heat.left), static_cast<T>(heat.right), d_u, d_d);
   PARASOL_CHECK_LAUNCH(stream);
-}
-
-// [grid][point] <-> the layout's order.
-template <class T>
-std::vector<T> to_layout(const std::vector<T>& contiguous, const Dims& dims) {
-  if (dims.layout == Layout::contiguous) return contiguous;
-  std::vector<T> out(contiguous.size());
-  for (std::int64_t m = 0; m < dims.systems; ++m)
-    for (std::int64_t i = 0; i < dims.n; ++i)
-      out[static_cast<std::size_t>(dims.index(m, i))] = contiguous[static_cast<std::size_t>(m * dims.n + i)];
-  return out;
-}
-
-template <class T>
-std::vector<T> from_layout(const std::vector<T>& laid_out, const Dims& dims) {
-  if (dims.layout == Layout::contiguous) return laid_out;
-  std::vector<T> out(laid_out.size());
-  for (std::int64_t m = 0; m < dims.systems; ++m)
-    for (std::int64_t i = 0; i < dims.n; ++i)
-      out[static_cast<std::size_t>(m * dims.n + i)] = laid_out[static_cast<std::size_t>(dims.index(m, i))];
-  return out;
 }
 
 // Device time in the solves alone, without a synchronisation per step: each solve sits between
@@ -94,11 +74,14 @@ class SolveClock {
 }  // namespace
 
 template <class T>
-HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch) {
+HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
+                             const ProgressCallback& progress) {
+  const auto started = std::chrono::steady_clock::now();
   const Dims dims{heat.points, heat.grids, required_layout(launch.variant)};
   Solver<T> solver(launch, dims);  // a launch that cannot work fails before anything is allocated
   const Batch<T> matrix = heat_matrix<T>(heat, dims.layout);
-  const std::vector<T> initial = to_layout(heat_initial<T>(heat), dims);
+  const std::vector<T> initial =
+      relayout(heat_initial<T>(heat), {dims.n, dims.systems, Layout::contiguous}, dims.layout);
   const auto size = static_cast<std::size_t>(dims.size());
   Stream stream;
   HeatResult<T> result;
@@ -116,17 +99,35 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch) {
 
   EventTimer compute(stream);
   SolveClock solves;
+  // With a progress callback, an event ends each stretch of steps; a stretch is reported once
+  // the next has been enqueued behind it, so the device never waits for the host.
+  const std::int64_t stretch = steps_per_report(heat.steps);
+  std::array<Event, 2> stretch_end;
+  std::int64_t stretches = 0;
+  const auto report = [&](std::int64_t steps) {
+    progress({steps, heat.steps,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+  };
   compute.start();
   for (std::int64_t s = 0; s < heat.steps; ++s) {
     build_rhs(heat, dims, u.data(), d.data(), stream);
     solves.start(stream);
     solver.solve(a.data(), b.data(), c.data(), d.data(), u.data(), stream);
     solves.stop(stream);
+    if (progress && (s + 1) % stretch == 0) {
+      stretch_end[stretches % 2].record(stream);
+      if (stretches > 0) {
+        stretch_end[(stretches - 1) % 2].synchronize();
+        report(stretches * stretch);
+      }
+      ++stretches;
+    }
   }
   compute.stop();
   solver.check(stream);  // a zero pivot or a NaN in any step
   result.timings.compute = compute.seconds();
   result.solve_seconds = solves.seconds();
+  if (progress && heat.steps > 0) report(heat.steps);
 
   EventTimer d2h(stream);
   std::vector<T> laid_out(size);
@@ -134,11 +135,13 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch) {
   PARASOL_CUDA(cudaMemcpyAsync(laid_out.data(), u.data(), u.bytes(), cudaMemcpyDeviceToHost, stream));
   d2h.stop();
   result.timings.device_to_host = d2h.seconds();
-  result.u = from_layout(laid_out, dims);
+  result.u = relayout(laid_out, dims, Layout::contiguous);
   return result;
 }
 
-template HeatResult<float> march_heat_gpu<float>(const Heat&, const Launch&);
-template HeatResult<double> march_heat_gpu<double>(const Heat&, const Launch&);
+template HeatResult<float> march_heat_gpu<float>(const Heat&, const Launch&,
+                                                 const ProgressCallback&);
+template HeatResult<double> march_heat_gpu<double>(const Heat&, const Launch&,
+                                                   const ProgressCallback&);
 
 }  // namespace parasol::tridiag

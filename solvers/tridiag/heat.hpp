@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "solvers/tridiag/params.hpp"
@@ -18,9 +20,41 @@ std::vector<T> heat_initial(const Heat& heat);
 template <class T>
 Batch<T> heat_matrix(const Heat& heat, Layout layout);
 
+// One step as a batch: the step matrix and the right-hand side built from the starting
+// temperatures (the end values added to each grid's first and last rows), contiguous. What a
+// sweep of the heat problem times.
+template <class T>
+Batch<T> heat_step(const Heat& heat);
+
 // The factor a sine mode's amplitude is multiplied by in one step (ends held at 0):
 // lambda / (lambda + 4 sin^2(pi mode / (2 (points + 1)))).
 double sine_decay_per_step(const Heat& heat);
+
+// The amplitude of heat.mode's sine in each grid of u ([grid][point]), by projection on the
+// mode: the discrete sines are orthogonal, so this is exact for a field that is the mode alone.
+template <class T>
+std::vector<double> sine_amplitudes(const std::vector<T>& u, const Heat& heat);
+
+// The sine mode's decay over the march beside the exact factor, in the grid farthest from it.
+struct SineDecay {
+  double measured = 0;        // amplitude after the march / amplitude at the start
+  double exact = 0;           // sine_decay_per_step ^ steps
+  double relative_error = 0;  // |measured - exact| / exact
+  double per_step = 0;        // sine_decay_per_step
+};
+
+// The decay of u ([grid][point], after heat.steps steps) when the march keeps the mode alone: a
+// sine start with both ends at 0. nullopt otherwise, or when the start is all zeros (a mode that
+// is a multiple of points + 1).
+template <class T>
+std::optional<SineDecay> sine_decay(const Heat& heat, const std::vector<T>& u);
+
+// Reported as the march goes, about every 1/64 of the steps.
+struct Progress {
+  std::int64_t steps = 0, total_steps = 0;
+  double seconds = 0;  // since the march began
+};
+using ProgressCallback = std::function<void(const Progress&)>;
 
 template <class T>
 struct HeatResult {
@@ -30,10 +64,14 @@ struct HeatResult {
 };
 
 // The gold: the same steps by the Thomas algorithm in double.
-std::vector<double> march_heat_gold(const Heat& heat);
+std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& progress = {});
 
 // On the GPU with the given launch; the layout is the one the variant needs.
 template <class T>
-HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch);
+HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
+                             const ProgressCallback& progress = {});
+
+// The steps between two progress reports: 1/64 of the march, at least one.
+inline std::int64_t steps_per_report(std::int64_t steps) { return steps / 64 + 1; }
 
 }  // namespace parasol::tridiag

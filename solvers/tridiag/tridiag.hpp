@@ -47,6 +47,12 @@ struct Batch {
   std::vector<T> a, b, c, d;  // each dims.size() long, in dims.layout
 };
 
+// The same values in another layout: `v` is laid out as `from`, the result as `to`.
+template <class T>
+std::vector<T> relayout(const std::vector<T>& v, const Dims& from, Layout to);
+template <class T>
+Batch<T> relayout(const Batch<T>& batch, Layout to);
+
 // Random, strictly diagonally dominant systems (|b| >= |a| + |c| + 1, signs mixed), the same for
 // a seed whatever the layout.
 template <class T>
@@ -132,6 +138,39 @@ struct Result {
 // Upload, solve, check, download.
 template <class T>
 Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch);
+
+// A batch resident on the device, for the sweep and the benchmarks: uploaded once in the layout
+// its variants need, solved many times, read back when asked. The app never touches a device
+// pointer.
+template <class T>
+class DeviceBatch {
+ public:
+  // `batch` in any layout, stored on the device in `layout` (required_layout of the variants
+  // that will solve it), with room for x.
+  DeviceBatch(const Batch<T>& batch, Layout layout, cudaStream_t stream);
+  // Fills x with NaN, so a row a solver never writes cannot pass for a result.
+  void poison();
+  // x = A^-1 d by `launch`, enqueued on the stream. The Solver (and its workspace) is made by
+  // the first solve with a launch and kept while the launch stays the same, so repeated solves
+  // allocate nothing. InputError as resolve_launch when the launch cannot solve these dims.
+  void solve(const Launch& launch);
+  // Waits for the stream; NumericalError if a solve since the last check met a zero pivot or a
+  // non-finite value (Solver::check).
+  void check();
+  // x in [system][row] order (contiguous), whatever the layout on the device; waits.
+  std::vector<T> download() const;
+  const Dims& dims() const { return dims_; }  // as stored on the device
+  // The launch the kept Solver runs (its chunk resolved); the last one given to solve().
+  const Launch& launch() const;
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  Dims dims_;
+  cudaStream_t stream_;
+  DeviceBuffer<T> a_, b_, c_, d_, x_;
+  Launch asked_;  // what solve() was last given, before the Solver resolved it
+  std::unique_ptr<Solver<T>> solver_;
+};
 
 // Bytes a solve must move with general coefficients: a, b, c, d read and x written.
 inline double bytes_per_solve(const Dims& dims, int element_bytes) {

@@ -1,0 +1,126 @@
+// recurrence's series from HDF5: each dataset read through read_dataset, which checks that it is a
+// dataset of numbers of the rank expected, its values checked finite and the offsets in order.
+#include "apps/bindings/recurrence_inputs.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/io/input_file.hpp"
+#include "kernels/error.hpp"
+#include "kernels/validate.hpp"
+#include "solvers/recurrence/problems.hpp"
+
+namespace parasol::app {
+namespace {
+
+using recurrence::Params;
+using recurrence::Problem;
+using recurrence::Series;
+
+// A dataset named by `key`; its errors name the file, the dataset and the key.
+template <class T>
+io::Dataset<T> read_input(const io::ResultReader& in, const char* key, const std::string& dataset,
+                          const std::vector<int>& ranks) {
+  try {
+    return in.read_dataset<T>(dataset, ranks);
+  } catch (const InputError& e) {
+    throw InputError(e.source(), e.key(), e.expected() + " (" + key + ")");
+  }
+}
+
+// NaN or infinity in an input would spread through everything after it.
+template <class T>
+void require_finite(const std::vector<T>& values, const std::string& file,
+                    const std::string& dataset) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      throw InputError(file, io::dataset_display_path(dataset),
+                       "holds " + shown(static_cast<double>(values[i])) + " at element " +
+                           std::to_string(i) + "; expected finite numbers");
+}
+
+template <class T>
+Series<T> smoothing_from_file(const Params& p) {
+  const auto in = io::open_input_file(p.input.file);
+  const io::Dataset<double> y = read_input<double>(*in, "input.y", p.input.y, {1, 2});
+  if (y.values.empty())
+    throw InputError(p.input.file, io::dataset_display_path(p.input.y),
+                     "has shape " + io::shape_text(y.dims) + "; expected at least one value");
+  require_finite(y.values, p.input.file, p.input.y);
+  const std::int64_t rows = y.dims.size() == 2 ? static_cast<std::int64_t>(y.dims[0]) : 1;
+  return recurrence::smoothing_series<T>(y.values, rows, p.smoothing.alpha);
+}
+
+template <class T>
+Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
+  const auto in = io::open_input_file(p.input.file);
+  io::Dataset<T> s = read_input<T>(*in, "input.s", p.input.s, {1, 2});
+  io::Dataset<T> u = read_input<T>(*in, "input.u", p.input.u, {1, 2});
+  if (u.dims != s.dims)
+    throw InputError(p.input.file, io::dataset_display_path(p.input.u),
+                     "has shape " + io::shape_text(u.dims) + " but " +
+                         io::dataset_display_path(p.input.s) + " has " + io::shape_text(s.dims) +
+                         "; expected the same (input.u)");
+  if (s.values.empty())
+    throw InputError(p.input.file, io::dataset_display_path(p.input.s),
+                     "has shape " + io::shape_text(s.dims) + "; expected at least one value");
+  require_finite(s.values, p.input.file, p.input.s);
+  require_finite(u.values, p.input.file, p.input.u);
+
+  Series<T> series;
+  series.s = std::move(s.values);
+  series.u = std::move(u.values);
+  const bool rows = s.dims.size() == 2;
+  if (!p.input.offsets.empty()) {
+    if (rows)
+      throw InputError(t.source_of("input.offsets"), "input.offsets",
+                       "offsets need 1D s and u; " + io::dataset_display_path(p.input.s) + " is " +
+                           io::shape_text(s.dims) + ", one segment per row");
+    series.offsets = read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  } else if (rows) {
+    const auto length = static_cast<std::int64_t>(s.dims[1]);
+    for (std::uint64_t k = 0; k <= s.dims[0]; ++k)
+      series.offsets.push_back(static_cast<std::int64_t>(k) * length);
+  } else {
+    series.offsets = {0, series.size()};
+  }
+  const std::size_t segments = series.offsets.empty() ? 0 : series.offsets.size() - 1;
+  if (!p.input.initial.empty()) {
+    io::Dataset<T> initial = read_input<T>(*in, "input.initial", p.input.initial, {0, 1});
+    if (initial.values.size() != segments)
+      throw InputError(p.input.file, io::dataset_display_path(p.input.initial),
+                       "holds " + std::to_string(initial.values.size()) +
+                           " values; expected one per segment, " + std::to_string(segments) +
+                           " (input.initial)");
+    require_finite(initial.values, p.input.file, p.input.initial);
+    series.initial = std::move(initial.values);
+  } else {
+    series.initial.assign(segments, T(0));
+  }
+  try {
+    recurrence::check_series(series);
+  } catch (const InputError& e) {
+    throw InputError(p.input.file, e.key(), e.expected());
+  }
+  return series;
+}
+
+}  // namespace
+
+template <class T>
+Series<T> make_series(const io::ParamTable& t, const Params& p) {
+  switch (p.problem) {
+    case Problem::ar1: return recurrence::ar1_series<T>(p.ar1);
+    case Problem::smoothing: return smoothing_from_file<T>(p);
+    case Problem::file: return series_from_file<T>(t, p);
+  }
+  throw Error("recurrence: unknown problem");
+}
+
+template Series<float> make_series<float>(const io::ParamTable&, const Params&);
+template Series<double> make_series<double>(const io::ParamTable&, const Params&);
+
+}  // namespace parasol::app

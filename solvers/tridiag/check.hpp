@@ -1,0 +1,93 @@
+// tridiag's one definition of agreement with the gold, used by the tests, `parasol run --check`,
+// `parasol sweep` and the benchmarks.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/agreement.hpp"
+#include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/tridiag.hpp"
+
+namespace parasol::tridiag {
+
+// max(|a| + |b| + |c|) / min(|b| - |a| - |c|) over the rows: for a strictly diagonally dominant
+// matrix a bound on its condition number in the infinity norm (Varah's bound on |A^-1|).
+// Infinity when some row is not dominant: then no error bound is known.
+template <class T>
+double condition_bound(const Batch<T>& batch) {
+  const Dims& dims = batch.dims;
+  double norm = 0, margin = std::numeric_limits<double>::infinity();
+  for (std::int64_t m = 0; m < dims.systems; ++m)
+    for (std::int64_t i = 0; i < dims.n; ++i) {
+      const auto k = static_cast<std::size_t>(dims.index(m, i));
+      const double a = i > 0 ? std::abs(static_cast<double>(batch.a[k])) : 0;
+      const double c = i < dims.n - 1 ? std::abs(static_cast<double>(batch.c[k])) : 0;
+      const double b = std::abs(static_cast<double>(batch.b[k]));
+      norm = std::max(norm, a + b + c);
+      margin = std::min(margin, b - a - c);
+    }
+  return margin > 0 ? norm / margin : std::numeric_limits<double>::infinity();
+}
+
+// The heat step's matrix: every grid and step solves the same one, whose rows are all alike but
+// the two ends, so three points (one row of each kind) give the bound, (4 + lambda) / lambda
+// once there are interior rows.
+inline double condition_bound(const Heat& heat) {
+  Heat rows = heat;
+  rows.points = std::min<std::int64_t>(heat.points, 3);
+  rows.grids = 1;
+  return condition_bound(heat_matrix<double>(rows, Layout::contiguous));
+}
+
+// The largest difference from the gold allowed after `solves` solves of systems of n rows with
+// condition bound `condition`, relative to max|x|.
+//
+// A backward-stable solve is off from the exact answer by cond(A) x (its backward error)
+// relative to max|x|; the gold solves the same coefficients by the Thomas algorithm in double
+// (exact beside float, a few ulps beside double). The backward error is a few ulps for the
+// Thomas algorithm, and PCR (pcr-shared, pcr-warp,
+// thomas-pcr's interface) and thomas-scan's scans add a level of rounding per halving of n: so
+// 4 + 2 log2(n) ulps of T per solve and unit of condition. On the tests' random systems
+// (cond <= 6) that is no looser than the 1e-5 max(1, log2(n) / 4) in float and 1e-12 in double
+// the tests held the variants to before, nor than the flat 64 ulps the run's check allowed
+// (n < 2^30), while a wrong index, a lost row or a stale value (errors of order max|x|) stays
+// far outside. The heat march's step is a contraction, so the errors of its solves at most add:
+// `solves` multiplies the bound.
+template <class T>
+double tolerance(double condition, std::int64_t n, std::int64_t solves = 1) {
+  const double ulps = 4 + 2 * std::log2(static_cast<double>(std::max<std::int64_t>(n, 1)));
+  return ulps * std::numeric_limits<T>::epsilon() * condition *
+         static_cast<double>(std::max<std::int64_t>(solves, 1));
+}
+
+// The measure the check and the sweep store: max|x - gold| / max|gold|.
+inline constexpr const char* kMeasure = "max_relative_difference";
+
+// x (in the gold's layout) against the gold, judged by tolerance<T>(condition, n, solves).
+template <class T>
+Agreement agreement(const std::vector<T>& x, const std::vector<double>& gold, double condition,
+                    std::int64_t n, std::int64_t solves = 1) {
+  const FieldDifference d = compare(x, gold);
+  const double scale = max_magnitude(gold);
+  const double relative = scale > 0 ? d.max_abs / scale : d.max_abs;
+  return field_agreement(d, kMeasure, "max relative to max|x|", relative,
+                         tolerance<T>(condition, n, solves));
+}
+
+// A solve that reported a failure (a zero pivot, a non-finite value) where the gold solved the
+// batch: no difference to measure, and never a pass, whatever the condition.
+inline Agreement failed_solve(const std::string& what) {
+  Agreement a;
+  a.measure = kMeasure;
+  a.value = std::numeric_limits<double>::infinity();
+  a.tolerance = 0;
+  a.description = what;
+  return a;
+}
+
+}  // namespace parasol::tridiag

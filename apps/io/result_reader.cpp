@@ -146,23 +146,6 @@ std::vector<T> read_numbers(hid_t file_id, const std::string& dataset_path, hid_
   return values;
 }
 
-// What a stored type is, in a user's words.
-std::string type_words(H5T_class_t type_class) {
-  switch (type_class) {
-    case H5T_INTEGER: return "integers";
-    case H5T_FLOAT: return "floating-point numbers";
-    case H5T_STRING: return "strings";
-    case H5T_COMPOUND: return "records (a compound type)";
-    case H5T_ENUM: return "enumerated values";
-    case H5T_ARRAY: return "arrays";
-    case H5T_VLEN: return "variable-length sequences";
-    case H5T_BITFIELD: return "bit fields";
-    case H5T_OPAQUE: return "opaque data";
-    case H5T_REFERENCE: return "references";
-    default: return "values of an unknown type";
-  }
-}
-
 // A dataset a user named (an input file), opened with the checks read_dataset promises, each an
 // InputError naming the file, the dataset and what was expected, never HDF5's words.
 struct UserDataset {
@@ -200,11 +183,10 @@ UserDataset open_user_dataset(hid_t file_id, const std::string& file, const std:
   }
   Handle type = checked(H5Dget_type(dataset.get()), H5Tclose, file, "H5Dget_type", path);
   const H5T_class_t type_class = H5Tget_class(type.get());
+  // Strings, records and the like: the apps append the key that named the dataset to this.
   if (type_class != H5T_INTEGER && (integers || type_class != H5T_FLOAT))
     throw InputError(file, path,
-                     std::string(integers ? "expected a dataset of integers"
-                                          : "expected a dataset of numbers") +
-                         ", found " + type_words(type_class));
+                     integers ? "expected a dataset of integers" : "expected a dataset of numbers");
 
   Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
   std::vector<hsize_t> extent = extent_of(space.get(), file, path);

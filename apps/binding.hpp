@@ -18,6 +18,7 @@
 #include "apps/io/result_file.hpp"
 #include "apps/options.hpp"
 #include "apps/results_table.hpp"
+#include "comm/context.hpp"
 #include "kernels/agreement.hpp"
 #include "kernels/phase_timer.hpp"
 
@@ -33,10 +34,27 @@ struct Sidecar {
   std::string contents;
 };
 
-// Where a run writes: the result file and the sidecars to commit with it.
+// Where a run writes. On rank 0 (every one-rank run) the result file itself; on the other ranks
+// of a run across ranks, which write in turn after it, their turn at it: a Part that takes
+// blocks of datasets rank 0 made. Sidecars are rank 0's.
 struct Output {
-  io::ResultFile& file;
+  io::ResultFile* file = nullptr;        // rank 0; null on the other ranks
+  io::ResultFile::Part* part = nullptr;  // ranks > 0; null on rank 0
   std::vector<Sidecar> sidecars;
+
+  // A field cut among the ranks along its first dimension: rank 0 makes it whole (`dims`), and
+  // every rank writes its rows [first_row, first_row + rows) of it from `data` (C order).
+  template <class T>
+  void write_rows(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                  std::uint64_t first_row, std::uint64_t rows, const T* data) {
+    if (file != nullptr) file->create_dataset<T>(dataset, dims);
+    std::vector<std::uint64_t> offset(dims.size(), 0), count = dims;
+    offset[0] = first_row;
+    count[0] = rows;
+    if (rows == 0) return;
+    if (file != nullptr) file->write_hyperslab(dataset, offset, count, data);
+    else part->write_hyperslab(dataset, offset, count, data);
+  }
 };
 
 // What the driver knows about the run when it hands it to the binding.
@@ -44,6 +62,7 @@ struct RunSetup {
   const RunOptions& options;
   Backend backend;           // resolved: gpu or cpu
   std::filesystem::path output;  // the result file's final path
+  comm::Context& context;    // this rank among the run's (one rank without a launcher)
   bool gpu() const { return backend == Backend::gpu; }
 };
 
@@ -65,13 +84,16 @@ class Run {
   virtual void write_method(io::ResultFile&) const {}
   // Solves, adding the solver's own phases (host_to_device, compute, device_to_host...) to
   // `timings`. A run whose output never fits in memory whole (a streamed convolution) writes it
-  // to `out` as it comes; others write in write().
-  virtual void solve(PhaseTimer& timings, io::ResultFile& out) = 0;
+  // to `out` as it comes; others write in write(). `out` is null on ranks other than 0.
+  virtual void solve(PhaseTimer& timings, io::ResultFile* out) = 0;
   // Prints the lines that follow the run (diagnostics, rate) and stores /diagnostics and rates.
+  // Rank 0's alone, across ranks: it must not wait on the others.
   virtual void report(io::ResultFile& out) = 0;
-  // The result judged against the gold (solvers/<solver>/check.hpp).
+  // The result judged against the gold (solvers/<solver>/check.hpp). Across ranks every rank
+  // calls it and each gets the whole run's agreement.
   virtual Agreement check() = 0;
-  // The fields, and the sidecars that go with them.
+  // The fields, and the sidecars that go with them. Across ranks, rank 0 first, then each other
+  // rank in its turn (Output::part).
   virtual void write(Output& out) = 0;
   // Units of work the run did, in the unit of its Study's rate column (points x iterations,
   // path-steps, ...), for the rate of a CPU sweep; 0 when not known.
@@ -148,6 +170,9 @@ struct Binding {
   // Keys only the GPU solver reads (method.variant, method.block, ...): a CPU run that is given
   // one says it is not used.
   std::vector<std::string_view> gpu_only_keys;
+  // Whether a run may be cut among several ranks (mpirun -np N): the Run then solves its part,
+  // meets the others in the communication layer, and writes its part in its turn.
+  bool across_ranks = false;
   // Solvers whose application code predates the driver run it whole.
   int (*legacy_run)(io::ParamTable& params, const RunOptions& options) = nullptr;
   int (*legacy_sweep)(io::ParamTable& params, const SweepOptions& options) = nullptr;

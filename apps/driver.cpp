@@ -15,6 +15,7 @@
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
+#include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
@@ -95,78 +96,258 @@ std::string phase_summary(const PhaseTimer& timings, double wall) {
 
 }  // namespace
 
-int run_command(const RunOptions& options, const std::vector<std::string>& overrides) {
+namespace {
+
+// A failure that every rank agreed on: rank 0 says it in one line, every rank returns its status.
+struct Stop {
+  int status;
+};
+
+// Runs `step` on every rank. In a one-rank run it is just called (its exceptions go up to main,
+// which prints them). Across ranks, any rank's failure is shared: the lowest failing rank's
+// message is printed once by rank 0 and every rank stops with its status (InputError: 2).
+template <class Step>
+void together(comm::Context& context, Step&& step) {
+  if (context.size() == 1) {
+    step();
+    return;
+  }
+  std::string error;
+  int status = 0;
+  try {
+    step();
+  } catch (const InputError& e) {
+    error = e.what();
+    status = 2;
+  } catch (const std::exception& e) {
+    error = e.what();
+    status = 1;
+  }
+  if (const std::optional<comm::RankFailure> f = context.agree(error, status)) {
+    if (context.is_root()) std::cerr << "parasol: " << f->message << "\n";
+    throw Stop{f->status};
+  }
+}
+
+// Work that ranks do while meeting each other (halo exchanges, reductions): a rank that fails
+// cannot tell the others, which wait for it, so it says why and ends the whole run (MPI_Abort;
+// the launcher's SIGTERM then lets rank 0 remove its temporary file).
+template <class Step>
+void or_abort(comm::Context& context, Step&& step) {
+  if (context.size() == 1) {
+    step();
+    return;
+  }
+  try {
+    step();
+  } catch (const std::exception& e) {
+    std::cerr << "parasol: rank " << context.rank() << ": " << e.what() << "\n";
+    context.abort(1);
+  }
+}
+
+// The backend every rank will use: a GPU run only when every rank has a device.
+Backend agreed_backend(comm::Context& context, Backend asked) {
+  if (context.size() == 1 || asked == Backend::cpu) return resolve_backend(asked);
+  std::string reason;
+  const std::int64_t mine = gpu_available(&reason) ? 1 : 0;
+  const std::int64_t all = context.all_reduce(mine, comm::Op::min);
+  if (all == 1) {
+    context.select_device();
+    return Backend::gpu;
+  }
+  if (asked == Backend::gpu)
+    throw Error("--backend gpu: " + (mine == 1 ? std::string("another rank has no usable CUDA device")
+                                               : reason));
+  if (context.is_root())
+    std::cerr << "parasol: not every rank has a usable CUDA device; running the CPU gold solver "
+                 "instead\n";
+  return Backend::cpu;
+}
+
+// /provenance of a run across ranks: how many, where, on what, and how data travelled.
+void write_ranks(io::ResultFile& file, comm::Context& context, Backend backend,
+                 const std::vector<comm::RankDevice>& ranks) {
+  file.set_attribute("/provenance", "ranks", std::int64_t{context.size()});
+  if (context.size() == 1) return;
+  std::string hosts, devices;
+  for (const comm::RankDevice& d : ranks) {
+    hosts += (hosts.empty() ? "" : ", ") + d.host;
+    if (backend == Backend::gpu)
+      devices += (devices.empty() ? "" : ", ") + d.host + ":" + std::to_string(d.ordinal) + " " +
+                 d.name + " " + d.uuid;
+  }
+  file.set_attribute("/provenance", "hosts", hosts);
+  if (!devices.empty()) file.set_attribute("/provenance", "devices", devices);
+}
+
+// Each phase's seconds over the ranks: the slowest rank's as <phase>_s (what the run waited
+// for) and the mean as <phase>_mean_s. Collective.
+PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer& mean) {
+  std::vector<double> seconds;
+  for (const auto& phase : mine.phases()) seconds.push_back(phase.second);
+  std::vector<double> sum = seconds;
+  context.all_reduce(seconds, comm::Op::max);
+  context.all_reduce(sum, comm::Op::sum);
+  PhaseTimer slowest;
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    slowest.add(mine.phases()[i].first, seconds[i]);
+    mean.add(mine.phases()[i].first, sum[i] / context.size());
+  }
+  return slowest;
+}
+
+int run_across_ranks(comm::Context& context, const RunOptions& options,
+                     const std::vector<std::string>& overrides) {
   const auto started = std::chrono::steady_clock::now();
   PhaseTimer timings;
   auto setup_phase = timings.time("setup");
-  io::ParamTable params = load_params(options.params_path, overrides);
-  const Binding& binding = find_binding(params);
-  if (binding.legacy_run != nullptr) return binding.legacy_run(params, options);
-  const std::unique_ptr<Run> run = binding.make_run(params, options.params_path);
-  const Backend backend = resolve_backend(options.backend);
-  const RunSetup setup{options, backend, output_path(options.output, options.params_path, "")};
-  run->prepare(setup);
+  std::optional<io::ParamTable> params;
+  const Binding* binding = nullptr;
+  std::unique_ptr<Run> run;
+  Backend backend = Backend::cpu;
+  together(context, [&] {
+    params.emplace(load_params(options.params_path, overrides));
+    binding = &find_binding(*params);
+    if (context.size() > 1 && !binding->across_ranks)
+      throw InputError("command line", "mpirun",
+                       std::string(binding->name) + " runs on one rank; this run has " +
+                           std::to_string(context.size()) + " (run it without a launcher)");
+  });
+  if (binding->legacy_run != nullptr) return binding->legacy_run(*params, options);
+  const std::filesystem::path output = output_path(options.output, options.params_path, "");
+  together(context, [&] {
+    run = binding->make_run(*params, options.params_path);
+    backend = agreed_backend(context, options.backend);
+  });
+  const RunSetup setup{options, backend, output, context};
+  together(context, [&] { run->prepare(setup); });
   // After prepare: a run refused for its input says only why.
-  if (backend == Backend::cpu) note_gpu_only_keys(binding, params);
+  if (backend == Backend::cpu && context.is_root()) note_gpu_only_keys(*binding, *params);
 
-  io::ResultFile file(setup.output, options.force, options.compression);
-  // Sidecars are judged with the result (an existing one needs --force) before any computing.
-  for (const std::filesystem::path& sidecar : run->sidecars(setup.output))
-    file.declare_sidecar(sidecar);
-  write_parameters(file, params);
-  write_provenance(file, binding.name, backend, options.command_line);
-  if (setup.gpu()) run->write_method(file);
+  // Rank 0 writes the result file; the others write their parts in it in their turn. Across
+  // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
+  // rank at once (MPI_Abort), and nothing may be left behind then. Its path and its sidecars'
+  // are judged now, before any computing, as a one-rank run's are.
+  std::optional<io::ResultFile> file;
+  const auto make_file = [&] {
+    together(context, [&] {
+      if (!context.is_root()) return;
+      file.emplace(output, options.force, options.compression);
+      for (const std::filesystem::path& sidecar : run->sidecars(output))
+        file->declare_sidecar(sidecar);
+      write_parameters(*file, *params);
+      write_provenance(*file, binding->name, backend, options.command_line);
+      if (setup.gpu()) run->write_method(*file);
+    });
+    // Collective: every rank gives its host and device.
+    const std::vector<comm::RankDevice> devices =
+        context.size() > 1 ? context.devices() : std::vector<comm::RankDevice>{};
+    if (file) write_ranks(*file, context, backend, devices);
+  };
+  if (context.size() == 1) {
+    make_file();
+  } else {
+    together(context, [&] {
+      if (!context.is_root()) return;
+      io::check_output_path(output, options.force);
+      for (const std::filesystem::path& sidecar : run->sidecars(output))
+        io::check_output_path(sidecar, options.force);
+    });
+  }
   setup_phase.stop();
-  if (is_speaker()) std::cout << binding.name << ": " << run->describe() << "\n";
+  if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
 
-  run->solve(timings, file);
-  run->report(file);
-
-  bool agreed = true;
+  // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once
+  // its file is made.
+  or_abort(context, [&] { run->solve(timings, file ? &*file : nullptr); });
+  std::optional<Agreement> agreement;
   if (options.check) {
-    Agreement a;
-    {
-      const auto checking = timings.time("check");
-      a = run->check();
-    }
-    write_check(file, a);
-    say("check against " + a.gold + ": " + a.description + verdict(a));
-    agreed = a.passed();
+    const auto checking = timings.time("check");
+    or_abort(context, [&] { agreement = run->check(); });
+  }
+  if (context.size() > 1) make_file();
+  if (file) run->report(*file);
+  bool agreed = true;
+  if (agreement) {
+    if (file) write_check(*file, *agreement);
+    say("check against " + agreement->gold + ": " + agreement->description + verdict(*agreement));
+    agreed = agreement->passed();
   }
 
-  Output out{file, {}};
   std::string also;
   {
     const auto writing = timings.time("write");
     // Writes that take more than a second draw a line.
     ProgressLine line("written bytes", "B", 1.0);
-    file.on_progress([&](std::uint64_t done, std::uint64_t total, double seconds) {
-      line.update(static_cast<std::int64_t>(done), static_cast<std::int64_t>(total), seconds);
-    });
-    run->write(out);
-    for (const Sidecar& s : out.sidecars) {
-      file.add_sidecar(s.path, s.contents);
-      also += (also.empty() ? " (and " : ", ") + s.path.string();
+    Output out;
+    if (file) {
+      out.file = &*file;
+      file->on_progress([&](std::uint64_t done, std::uint64_t total, double seconds) {
+        line.update(static_cast<std::int64_t>(done), static_cast<std::int64_t>(total), seconds);
+      });
+      together(context, [&] {
+        run->write(out);
+        for (const Sidecar& s : out.sidecars) {
+          file->add_sidecar(s.path, s.contents);
+          also += (also.empty() ? " (and " : ", ") + s.path.string();
+        }
+        file->on_progress({});
+        if (context.size() > 1) file->suspend();
+      });
+    } else {
+      together(context, [] {});
     }
-    file.on_progress({});
+    // Then each other rank in turn, on rank 0's temporary file.
+    std::string temporary = file ? file->temporary_path().string() : std::string();
+    if (context.size() > 1) context.broadcast(temporary);
+    for (int turn = 1; turn < context.size(); ++turn)
+      together(context, [&] {
+        if (context.rank() != turn) return;
+        io::ResultFile::Part part(temporary);
+        Output mine;
+        mine.part = &part;
+        run->write(mine);
+        part.close();
+      });
   }
-  const double written = static_cast<double>(file.bytes_written());
-  write_timings(file, timings, seconds_since(started));
-  file.set_attribute("/timings", "bytes_written", written);
-  file.commit();
-  say("wrote " + setup.output.string() + (also.empty() ? "" : also + ")"));
-  const double write_s = timings.seconds("write");
-  char rate[96] = "";
-  if (write_s > 0 && written > 0)
-    std::snprintf(rate, sizeof rate, " (%.3g MB written at %.3g MB/s)", 1e-6 * written,
-                  1e-6 * written / write_s);
-  say(phase_summary(timings, seconds_since(started)) + rate);
-  if (!agreed) {
-    std::cerr << "parasol: --check: the result does not agree with the gold; it is kept in "
-              << setup.output.string() << " for inspection\n";
-    return 1;
+  PhaseTimer mean;
+  const PhaseTimer slowest = context.size() > 1 ? over_ranks(context, timings, mean) : timings;
+  int status = agreed ? 0 : 1;
+  together(context, [&] {
+    if (!file) return;
+    if (context.size() > 1) {
+      file->resume();
+      for (const auto& [phase, seconds] : mean.phases())
+        file->set_attribute("/timings", phase + "_mean_s", seconds);
+    }
+    const double written = static_cast<double>(file->bytes_written());
+    write_timings(*file, slowest, seconds_since(started));
+    file->set_attribute("/timings", "bytes_written", written);
+    file->commit();
+    say("wrote " + output.string() + (also.empty() ? "" : also + ")"));
+    const double write_s = slowest.seconds("write");
+    char rate[96] = "";
+    if (write_s > 0 && written > 0)
+      std::snprintf(rate, sizeof rate, " (%.3g MB written at %.3g MB/s)", 1e-6 * written,
+                    1e-6 * written / write_s);
+    say(phase_summary(slowest, seconds_since(started)) + rate);
+    if (!agreed)
+      std::cerr << "parasol: --check: the result does not agree with the gold; it is kept in "
+                << output.string() << " for inspection\n";
+  });
+  return status;
+}
+
+}  // namespace
+
+int run_command(comm::Context& context, const RunOptions& options,
+                const std::vector<std::string>& overrides) {
+  try {
+    return run_across_ranks(context, options, overrides);
+  } catch (const Stop& stop) {
+    return stop.status;
   }
-  return 0;
 }
 
 namespace {
@@ -253,12 +434,12 @@ std::vector<int> thread_counts() {
 
 // `parasol sweep --backend cpu`: the CPU solver run whole at each thread count, its compute
 // phase timed three times, its result checked against the gold. A sweep file made without a GPU.
-int cpu_sweep(const SweepOptions& options, io::ParamTable& params, const Binding& binding,
-              const Study& study) {
+int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTable& params,
+              const Binding& binding, const Study& study) {
   constexpr int kRepeats = 3;
   RunOptions run_options;
   run_options.params_path = options.params_path;
-  const RunSetup setup{run_options, Backend::cpu, {}};
+  const RunSetup setup{run_options, Backend::cpu, {}, context};
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
   io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, params);
@@ -283,7 +464,7 @@ int cpu_sweep(const SweepOptions& options, io::ParamTable& params, const Binding
       run = binding.make_run(params, options.params_path);
       run->prepare(setup);
       PhaseTimer timings;
-      run->solve(timings, out);
+      run->solve(timings, &out);
       m.seconds.push_back(timings.seconds("compute"));
     }
     units = run->work();
@@ -307,8 +488,12 @@ std::string no_autotune(const Binding& binding) {
 
 }  // namespace
 
-int sweep_command(const SweepOptions& options, const std::vector<std::string>& overrides) {
+int sweep_command(comm::Context& context, const SweepOptions& options,
+                  const std::vector<std::string>& overrides) {
   io::ParamTable params = load_params(options.params_path, overrides);
+  if (context.size() > 1)
+    throw InputError("command line", "mpirun",
+                     "parasol sweep times one device at a time; run it without a launcher");
   const Binding& binding = find_binding(params);
   if (binding.legacy_sweep != nullptr) {
     if (options.autotune)
@@ -321,7 +506,7 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& o
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
   if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
     throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
-  if (options.backend == Backend::cpu) return cpu_sweep(options, params, binding, *study);
+  if (options.backend == Backend::cpu) return cpu_sweep(context, options, params, binding, *study);
   // The autotune file is read now, so one that cannot be used fails before any timing.
   std::filesystem::path autotune_file;
   if (options.autotune) {

@@ -6,11 +6,15 @@
 #include <vector>
 
 #include "apps/options.hpp"
+#include "comm/context.hpp"
 
 namespace parasol::app {
 
 // Each returns the process exit status; input errors are thrown as InputError.
-int run_command(const RunOptions& options, const std::vector<std::string>& overrides);
-int sweep_command(const SweepOptions& options, const std::vector<std::string>& overrides);
+// `parasol run`, as one rank of `context`'s (one rank without a launcher).
+int run_command(comm::Context& context, const RunOptions& options,
+                const std::vector<std::string>& overrides);
+int sweep_command(comm::Context& context, const SweepOptions& options,
+                  const std::vector<std::string>& overrides);
 
 }  // namespace parasol::app

@@ -3,13 +3,17 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "apps/binding.hpp"
 #include "apps/commands.hpp"
 #include "apps/driver.hpp"
+#include "apps/progress.hpp"
 #include "apps/io/result_file.hpp"
+#include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "parasol/version.hpp"
@@ -37,6 +41,16 @@ std::string joined(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace parasol;
   io::remove_temporaries_on_signal();
+  // First of all: a process a launcher started (mpirun, srun) joins its run's ranks here; a plain
+  // run is one rank and never touches MPI. Rank 0 speaks for the run.
+  std::unique_ptr<comm::Context> context;
+  try {
+    context = std::make_unique<comm::Context>();
+  } catch (const std::exception& e) {
+    std::cerr << "parasol: " << e.what() << "\n";
+    return 1;
+  }
+  app::set_speaker(context->is_root());
 
   CLI::App cli{"Parasol: GPU solvers checked against CPU gold solvers, results in HDF5.", "parasol"};
   cli.set_version_flag("--version", std::string(kVersion) + " (" + kGitDescribe + ")");
@@ -57,6 +71,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
+  std::string transport = "auto";
+  run_cmd
+      ->add_option("--transport", transport,
+                   "Across ranks (mpirun -np N parasol run ...): how device data travels between "
+                   "GPUs: nccl, mpi (CUDA-aware where the MPI is, else staged through host "
+                   "memory), or auto (nccl when every rank has a GPU of its own); docs/scaling.md")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi"}));
+  bool no_overlap = false;
+  run_cmd->add_flag("--no-overlap", no_overlap,
+                    "Across ranks: exchange halos after each sweep instead of behind the interior "
+                    "sweep (to measure what the overlap hides)");
   std::string run_compression = "none";
   run_cmd->add_option("--compression", run_compression,
                       "Filter of large datasets: " + std::string(io::kCompressionForms) +
@@ -126,7 +151,9 @@ int main(int argc, char** argv) {
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int status = cli.exit(e);
+    // Every rank parsed the same command line: rank 0 answers for all.
+    std::ostringstream quiet;
+    const int status = context->is_root() ? cli.exit(e) : cli.exit(e, quiet, quiet);
     return status == 0 ? 0 : kInputErrorStatus;
   }
 
@@ -138,13 +165,15 @@ int main(int argc, char** argv) {
                     : backend == "cpu" ? app::Backend::cpu
                                        : app::Backend::automatic;
       run.command_line = joined(argc, argv);
-      return app::run_command(run, overrides);
+      run.transport = comm::parse_transport(transport);
+      run.overlap = !no_overlap;
+      return app::run_command(*context, run, overrides);
     }
     if (*sweep_cmd) {
       sweep.backend = sweep_backend == "cpu" ? app::Backend::cpu : app::Backend::gpu;
       sweep.compression = io::parse_compression(sweep_compression);
       sweep.command_line = joined(argc, argv);
-      return app::sweep_command(sweep, sweep_overrides);
+      return app::sweep_command(*context, sweep, sweep_overrides);
     }
     if (*solvers_cmd) {
       for (const app::Binding& b : app::bindings()) std::cout << b.name << "\n";
@@ -152,10 +181,10 @@ int main(int argc, char** argv) {
     }
     if (*info_cmd) return app::info_command(std::cout);
   } catch (const InputError& e) {
-    std::cerr << "parasol: " << e.what() << "\n";
+    if (context->is_root()) std::cerr << "parasol: " << e.what() << "\n";
     return kInputErrorStatus;
   } catch (const std::exception& e) {
-    std::cerr << "parasol: " << e.what() << "\n";
+    if (context->is_root()) std::cerr << "parasol: " << e.what() << "\n";
     return 1;
   }
   return 0;

@@ -8,6 +8,7 @@
 
 #include "apps/io/param_table.hpp"
 #include "apps/io/result_file.hpp"
+#include "comm/transport.hpp"
 
 namespace parasol::app {
 
@@ -22,6 +23,10 @@ struct RunOptions {
   std::string command_line;      // as typed, for provenance
   std::filesystem::path autotune_file;  // empty: io::autotune_path's default
   io::Compression compression;  // of large datasets: --compression, none by default
+  // Across ranks: how device buffers travel, and whether halo exchanges overlap the interior
+  // sweep (--no-overlap, to measure what the overlap hides).
+  comm::Transport transport = comm::Transport::automatic;
+  bool overlap = true;
 };
 
 struct SweepOptions {

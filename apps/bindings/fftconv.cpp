@@ -119,8 +119,8 @@ class FftconvRun final : public Run {
                  : std::string("CPU gold solver") + streamed);
   }
 
-  void solve(PhaseTimer& timings, io::ResultFile& out) override {
-    if (p_.streamed) return solve_streamed(timings, out);
+  void solve(PhaseTimer& timings, io::ResultFile* out) override {
+    if (p_.streamed) return solve_streamed(timings, *out);
     if (gpu_) {
       try {
         result_ = fftconv::convolve_gpu(ops_.problem, {p_.variant, p_.block}, ops_.signal,
@@ -175,11 +175,11 @@ class FftconvRun final : public Run {
   void write(Output& out) override {
     const Problem& q = ops_.problem;
     if (!p_.streamed)
-      out.file.write_field("/output", result_.output.data(),
+      out.file->write_field("/output", result_.output.data(),
                            in::stored_dims(q.batch, fftconv::output_extent(q), q.is_2d()));
-    describe_output(out.file, q, gpu_ ? std::string(name(variant())) : "cpu-gold");
-    if (p_.streamed) out.file.set_attribute("/output", "streamed", true);
-    in::write_inputs(out.file, p_, ops_, source_ ? &*source_ : nullptr);
+    describe_output(*out.file, q, gpu_ ? std::string(name(variant())) : "cpu-gold");
+    if (p_.streamed) out.file->set_attribute("/output", "streamed", true);
+    in::write_inputs(*out.file, p_, ops_, source_ ? &*source_ : nullptr);
   }
 
  private:

@@ -1,6 +1,7 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "kernels/validate.hpp"
 #include "solvers/laplace3d/check.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
+#include "solvers/laplace3d/slab.hpp"
 
 namespace parasol::app {
 namespace {
@@ -96,16 +98,19 @@ io::AutotuneKey autotune_key(const Params& p) {
           std::string(name(p.precision))};
 }
 
-// What only the device can tell: block limits and free memory.
-void check_fits_device(const io::ParamTable& t, const Params& p) {
+// What only the device can tell: block limits and free memory for `points` of the grid (all of
+// them, or a rank's slab with its halos).
+void check_fits_device(const io::ParamTable& t, const Params& p, double points) {
   try {
     check_block_limits(p.block, current_device(), "method.block");
   } catch (const InputError& e) {
     throw InputError(t.source_of("method.block"), "method.block", e.expected());
   }
+  const double whole = static_cast<double>(p.grid.points());
   require_device_memory(t.source(), "grid",
-                        "a " + extent(p) + " grid in " + std::string(name(p.precision)) + " needs",
-                        static_cast<double>(laplace3d::device_bytes(p)));
+                        "a " + extent(p) + " grid in " + std::string(name(p.precision)) +
+                            (points < whole ? " needs, for this rank's slab," : " needs"),
+                        static_cast<double>(laplace3d::device_bytes(p)) * points / whole);
 }
 
 double element_bytes(const Params& p) { return p.precision == laplace3d::Precision::single ? 4 : 8; }
@@ -118,12 +123,25 @@ class Laplace3dRun final : public Run {
 
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
+    context_ = &setup.context;
+    transport_ = setup.options.transport;
+    overlap_ = setup.options.overlap;
     // The CPU gold solver has no variants, so "auto" is looked up only for a GPU run.
     if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file);
-    if (gpu_) check_fits_device(t_, p_);
+    // This rank's slab, when the grid is cut among several: its planes and halos are what it
+    // holds. The CPU gold exchanges one-plane halos whatever the variant.
+    double points = static_cast<double>(p_.grid.points());
+    if (ranks() > 1) {
+      io::with_sources(t_, [&] {
+        part_ = laplace3d::slab_part(p_.grid, context_->rank(), ranks(),
+                                     gpu_ ? laplace3d::halo_depth(p_.variant) : 1);
+      });
+      points = static_cast<double>(part_->local().points());
+    }
+    if (gpu_) check_fits_device(t_, p_, points);
     // The host holds the initial field and the result, and the gold two fields of its own.
     require_host_memory(t_.source(), "grid", "the grid needs",
-                        (gpu_ ? 2 : 3) * element_bytes(p_) * static_cast<double>(p_.grid.points()));
+                        (gpu_ ? 2 : 3) * element_bytes(p_) * points);
   }
 
   std::string describe() const override {
@@ -149,13 +167,26 @@ class Laplace3dRun final : public Run {
       out.set_attribute("/method", "autotune_file", autotune_file_.string());
   }
 
-  void solve(PhaseTimer& timings, io::ResultFile&) override {
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
     ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
     const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
       line.update(pr.iterations, pr.max_iterations, pr.seconds,
                   "max|du| " + short_number(pr.last_change));
     };
-    result_ = gpu_ ? laplace3d::solve_gpu<T>(p_, report) : laplace3d::solve_gold<T>(p_, report);
+    if (ranks() == 1) {
+      result_ = gpu_ ? laplace3d::solve_gpu<T>(p_, report) : laplace3d::solve_gold<T>(p_, report);
+    } else {
+      laplace3d::SlabResult<T> r =
+          gpu_ ? laplace3d::solve_gpu_slab<T>(p_, *context_, transport_, overlap_, report)
+               : laplace3d::solve_gold_slab<T>(p_, *context_, report);
+      result_.u = std::move(r.u);
+      result_.iterations = r.iterations;
+      result_.last_change = r.last_change;
+      result_.converged = r.converged;
+      result_.timings = r.timings;
+      route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
+      timings.add("exchange", r.exchange_seconds);
+    }
     timings.add("host_to_device", result_.timings.host_to_device);
     timings.add("compute", result_.timings.compute);
     timings.add("device_to_host", result_.timings.device_to_host);
@@ -168,20 +199,40 @@ class Laplace3dRun final : public Run {
     out.set_attribute("/diagnostics", "iterations", result_.iterations);
     out.set_attribute("/diagnostics", "last_change", result_.last_change);
     out.set_attribute("/diagnostics", "converged", result_.converged);
+    if (ranks() > 1) {
+      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+      out.set_attribute("/method", "decomposition", std::string("slabs of z planes"));
+      out.set_attribute("/method", "transport", route_);
+      out.set_attribute("/method", "overlap", gpu_ && overlap_);
+    }
     say(std::to_string(result_.iterations) + " iterations" +
         (result_.converged ? " (converged)" : "") + ", last max|du| " +
         short_number(result_.last_change) + ", " + short_number(result_.timings.compute) + " s, " +
         short_number(rate) + " Gpoints/s");
   }
 
-  // The gold in double, for exactly as many iterations as the run made.
+  // The gold in double, for exactly as many iterations as the run made; across ranks each
+  // judges its own planes by the gold on the same slab, and the differences are combined.
   Agreement check() override {
     Params gold_params = p_;
     gold_params.max_iterations = result_.iterations;
     gold_params.tolerance = 0;
-    const laplace3d::Result<double> gold = laplace3d::solve_gold<double>(gold_params);
-    return laplace3d::agreement(result_.u, gold.u, result_.iterations,
-                                max_magnitude(laplace3d::initial_field<double>(p_)));
+    const double scale = max_magnitude(laplace3d::initial_field<double>(p_));
+    if (ranks() == 1) {
+      const laplace3d::Result<double> gold = laplace3d::solve_gold<double>(gold_params);
+      return laplace3d::agreement(result_.u, gold.u, result_.iterations, scale);
+    }
+    const laplace3d::SlabResult<double> gold =
+        laplace3d::solve_gold_slab<double>(gold_params, *context_);
+    FieldDifference d = compare(result_.u, gold.u);
+    // A NaN on any rank fails the whole run (a max over NaN need not keep it).
+    const bool nan = context_->all_reduce(std::int64_t{std::isnan(d.max_abs)}, comm::Op::max) > 0;
+    const double squares = context_->all_reduce(
+        d.rms * d.rms * static_cast<double>(result_.u.size()), comm::Op::sum);
+    d.max_abs = nan ? NAN : context_->all_reduce(d.max_abs, comm::Op::max);
+    d.rms = nan ? NAN : std::sqrt(squares / static_cast<double>(p_.grid.points()));
+    return field_agreement(d, "max_abs_difference", "max abs diff", d.max_abs,
+                           laplace3d::tolerance<T>(result_.iterations, scale));
   }
 
   double work() const override {
@@ -190,14 +241,21 @@ class Laplace3dRun final : public Run {
 
   void write(Output& out) override {
     const auto& n = p_.grid;
-    out.file.write_field("/fields/u", result_.u.data(),
-                         {std::uint64_t(n.nz), std::uint64_t(n.ny), std::uint64_t(n.nx)});
-    out.file.set_attribute("/fields/u", "spacing", p_.spacing);
-    out.file.set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
+    const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
+                                          std::uint64_t(n.nx)};
+    if (ranks() == 1) {
+      out.file->write_field("/fields/u", result_.u.data(), dims);
+    } else {
+      out.write_rows("/fields/u", dims, static_cast<std::uint64_t>(part_->slab.begin),
+                     static_cast<std::uint64_t>(part_->owned()), result_.u.data());
+      if (out.file == nullptr) return;
+    }
+    out.file->set_attribute("/fields/u", "spacing", p_.spacing);
+    out.file->set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.spacing = {p_.spacing, p_.spacing, p_.spacing};
-    const std::filesystem::path& path = out.file.path();
+    const std::filesystem::path& path = out.file->path();
     out.sidecars.push_back({io::xdmf_path_for(path),
                             io::xdmf_text(path.filename().string(), grid,
                                           {"/fields/u", "u", int(sizeof(T))})});
@@ -235,10 +293,17 @@ class Laplace3dRun final : public Run {
     chosen_by_ = "autotune";
   }
 
+  int ranks() const { return context_->size(); }
+
   io::ParamTable& t_;
   Params p_;
   bool automatic_;
   bool gpu_ = false;
+  comm::Context* context_ = nullptr;
+  comm::Transport transport_ = comm::Transport::automatic;
+  bool overlap_ = true;
+  std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
+  std::string route_;                         // how halos travelled, across ranks
   std::string chosen_by_ = "parameters";  // or "autotune", or "default": "auto" found no choice
   std::filesystem::path autotune_file_;    // where "auto" looked
   laplace3d::Result<T> result_;
@@ -251,7 +316,7 @@ class Laplace3dStudy final : public Study {
       : t_(t), p_(std::move(p)), s_(std::move(s)) {}
 
   void prepare() override {
-    check_fits_device(t_, p_);
+    check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
     stream_.emplace();
     bytes_ = laplace3d::bytes_per_sweep(p_.grid, sizeof(T));
     // The copy moves as many bytes as one sweep, so cache effects are alike for both.
@@ -368,8 +433,10 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding laplace3d_binding() {
-  return {"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", make_run,
-          make_study, {"method.variant", "method.block"}};
+  Binding b{"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", make_run,
+            make_study, {"method.variant", "method.block"}};
+  b.across_ranks = true;
+  return b;
 }
 
 }  // namespace parasol::app

@@ -157,7 +157,7 @@ class RecurrenceRun final : public Run {
     out.set_attribute("/method", "mode", std::string(name(p_.mode)));
   }
 
-  void solve(PhaseTimer& timings, io::ResultFile&) override {
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
     recurrence::Timings t;
     if (gpu_) {
       recurrence::Result<T> r = recurrence::solve_gpu(series_, p_.mode);
@@ -198,18 +198,18 @@ class RecurrenceRun final : public Run {
 
   void write(Output& out) override {
     const std::vector<std::uint64_t> dims = field_dims(series_);
-    out.file.write_field("/fields/v", v_.data(), dims);
-    out.file.set_attribute(
+    out.file->write_field("/fields/v", v_.data(), dims);
+    out.file->set_attribute(
         "/fields/v", "layout",
         std::string(dims.size() == 2 ? "[segment][t], t fastest: row k is segment k"
                                      : "[element]: segment k is elements offsets[k] to "
                                        "offsets[k + 1] - 1 (/input/offsets)"));
     if (p_.write_input) {
-      out.file.write_field("/input/s", series_.s.data(), dims);
-      out.file.write_field("/input/u", series_.u.data(), dims);
+      out.file->write_field("/input/s", series_.s.data(), dims);
+      out.file->write_field("/input/u", series_.u.data(), dims);
     }
-    out.file.write_column("/input/offsets", series_.offsets);
-    out.file.write_field("/input/initial", series_.initial.data(),
+    out.file->write_column("/input/offsets", series_.offsets);
+    out.file->write_field("/input/initial", series_.initial.data(),
                          {static_cast<std::uint64_t>(series_.segments())});
   }
 

@@ -205,7 +205,7 @@ class TridiagRun final : public Run {
                       std::string(name(tridiag::required_layout(launch_.variant))));
   }
 
-  void solve(PhaseTimer& timings, io::ResultFile&) override {
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
     tridiag::Timings t;
     if (p_.problem == Problem::heat) {
       const tridiag::Heat& h = p_.heat;
@@ -290,14 +290,14 @@ class TridiagRun final : public Run {
     const bool heat = p_.problem == Problem::heat;
     const Dims dims = heat ? Dims{p_.heat.points, p_.heat.grids} : batch_.dims;
     const char* field = heat ? "/fields/u" : "/fields/x";
-    out.file.write_field(field, x_.data(), {std::uint64_t(dims.systems), std::uint64_t(dims.n)});
-    out.file.set_attribute(
+    out.file->write_field(field, x_.data(), {std::uint64_t(dims.systems), std::uint64_t(dims.n)});
+    out.file->set_attribute(
         field, "layout",
         std::string(heat ? "[grid][point], point fastest" : "[system][row], row fastest"));
     if (heat) return;
-    out.file.set_attribute("/input", "file", p_.input.file);
-    out.file.set_attribute("/input", "systems", dims.systems);
-    out.file.set_attribute("/input", "n", dims.n);
+    out.file->set_attribute("/input", "file", p_.input.file);
+    out.file->set_attribute("/input", "systems", dims.systems);
+    out.file->set_attribute("/input", "n", dims.n);
   }
 
  private:

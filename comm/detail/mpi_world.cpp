@@ -131,12 +131,18 @@ class MpiWorld final : public World {
   void exchange(const Neighbours& n, const HaloBytes& h) override {
     const int count = count_of(h.bytes, "exchange");
     const int down = mpi_rank(n.down), up = mpi_rank(n.up);
+    // Nothing moves towards an absent neighbour, whose buffers may be null: MPI refuses a null
+    // buffer with a count even for MPI_PROC_NULL.
+    const int down_count = down == MPI_PROC_NULL ? 0 : count;
+    const int up_count = up == MPI_PROC_NULL ? 0 : count;
     // All four at once, receives first: no ordering between the neighbours can deadlock.
     MPI_Request requests[4];
-    PARASOL_MPI(MPI_Irecv(h.recv_down, count, MPI_BYTE, down, kTagGoingUp, comm_, &requests[0]));
-    PARASOL_MPI(MPI_Irecv(h.recv_up, count, MPI_BYTE, up, kTagGoingDown, comm_, &requests[1]));
-    PARASOL_MPI(MPI_Isend(h.send_down, count, MPI_BYTE, down, kTagGoingDown, comm_, &requests[2]));
-    PARASOL_MPI(MPI_Isend(h.send_up, count, MPI_BYTE, up, kTagGoingUp, comm_, &requests[3]));
+    PARASOL_MPI(
+        MPI_Irecv(h.recv_down, down_count, MPI_BYTE, down, kTagGoingUp, comm_, &requests[0]));
+    PARASOL_MPI(MPI_Irecv(h.recv_up, up_count, MPI_BYTE, up, kTagGoingDown, comm_, &requests[1]));
+    PARASOL_MPI(
+        MPI_Isend(h.send_down, down_count, MPI_BYTE, down, kTagGoingDown, comm_, &requests[2]));
+    PARASOL_MPI(MPI_Isend(h.send_up, up_count, MPI_BYTE, up, kTagGoingUp, comm_, &requests[3]));
     PARASOL_MPI(MPI_Waitall(4, requests, MPI_STATUSES_IGNORE));
   }
 

@@ -1,0 +1,156 @@
+// `mpirun -np N parasol run`: laplace3d cut among 1 to 4 ranks with the CPU backend (its gold on
+// each rank's slab, halos through MPI) gives the one-rank run's bits, uneven cuts and ranks of
+// one plane included; bad launches end in one line from rank 0 and leave nothing behind.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "apps/io/result_file.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+const std::string kExe = PARASOL_EXE;
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// The parameter file of the runs: a grid whose nz the tests choose.
+std::string params(std::int64_t nz, const std::string& precision = "float") {
+  return "solver = \"laplace3d\"\n[grid]\nnx = 13\nny = 10\nnz = " + std::to_string(nz) +
+         "\n[boundary]\nx_min = 1.0\nz_max = -0.5\n[iteration]\nmax_iterations = 60\n"
+         "check_every = 7\ntolerance = 1e-9\n[method]\nprecision = \"" + precision + "\"\n";
+}
+
+// The lines the program itself printed (mpirun adds its own when a rank exits non-zero).
+std::vector<std::string> parasol_lines(const std::string& output) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    const std::size_t end = std::min(output.find('\n', start), output.size());
+    const std::string line = output.substr(start, end - start);
+    if (line.rfind("parasol:", 0) == 0) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+class Ranks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef PARASOL_TEST_MPIEXEC
+    GTEST_SKIP() << "this build has no MPI: runs across ranks are not built";
+#endif
+  }
+
+  std::filesystem::path write_params(const std::string& text) {
+    const auto path = dir_ / "p.toml";
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // `parasol run` under the launcher with `ranks` ranks (0: no launcher).
+  test::CommandResult run(int ranks, const std::string& text, const std::string& output,
+                          const std::string& args = "") {
+    std::string launch;
+#ifdef PARASOL_TEST_MPIEXEC
+    if (ranks > 0) launch = std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
+#endif
+    return test::run_shell(launch + kExe + " run " + quoted(write_params(text)) + " -o " +
+                           quoted(dir_ / output) + " --backend cpu --force " + args);
+  }
+
+  template <class T>
+  std::vector<T> field(const std::string& output) {
+    io::ResultReader h5(dir_ / output);
+    if constexpr (sizeof(T) == 4) return h5.read_floats("/fields/u");
+    else return h5.read_doubles("/fields/u");
+  }
+
+  test::ScratchDir dir_;
+};
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+TEST_F(Ranks, EveryCutGivesTheOneRankBits) {
+  // 37 planes: cuts of 19+18, 13+12+12 and 10+9+9+9; 4 planes among 4 ranks: one each, the
+  // first and last holding only the grid's boundary planes.
+  for (const std::int64_t nz : {37, 4}) {
+    for (const std::string precision : {"float", "double"}) {
+      const std::string text = params(nz, precision);
+      const auto plain = run(0, text, "plain.h5");
+      ASSERT_EQ(plain.status, 0) << plain.output;
+      for (int ranks = 1; ranks <= 4; ++ranks) {
+        SCOPED_TRACE("nz " + std::to_string(nz) + ", " + precision + ", " +
+                     std::to_string(ranks) + " ranks");
+        const std::string out = "r" + std::to_string(ranks) + ".h5";
+        const auto r = run(ranks, text, out, "--check");
+        ASSERT_EQ(r.status, 0) << r.output;
+        if (precision == "float") EXPECT_TRUE(same_bits(field<float>(out), field<float>("plain.h5")));
+        else EXPECT_TRUE(same_bits(field<double>(out), field<double>("plain.h5")));
+        io::ResultReader h5(dir_ / out);
+        EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/provenance", "ranks")), ranks);
+        EXPECT_EQ(std::get<bool>(h5.attribute("/check", "passed")), true);
+        EXPECT_EQ(h5.attribute("/diagnostics", "iterations"),
+                  io::ResultReader(dir_ / "plain.h5").attribute("/diagnostics", "iterations"));
+        if (ranks > 1) {
+          EXPECT_TRUE(h5.has_attribute("/timings", "exchange_s"));
+          EXPECT_TRUE(h5.has_attribute("/timings", "exchange_mean_s"));
+        }
+        // Rank 0 alone speaks: one summary.
+        std::size_t summaries = 0;
+        for (std::size_t at = r.output.find("  wrote "); at != std::string::npos;
+             at = r.output.find("  wrote ", at + 1))
+          ++summaries;
+        EXPECT_EQ(summaries, 1u) << r.output;
+      }
+    }
+  }
+}
+
+TEST_F(Ranks, MoreRanksThanPlanesIsOneLineFromRankZeroAndNothingWritten) {
+  const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 4 " + kExe + " run " +
+                                 quoted(write_params(params(3))) + " -o " +
+                                 quoted(dir_ / "out.h5") + " --backend cpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  const auto lines = parasol_lines(r.output);
+  ASSERT_EQ(lines.size(), 1u) << r.output;
+  EXPECT_NE(lines[0].find("grid.nz: 3 planes cannot be cut among 4 ranks"), std::string::npos)
+      << r.output;
+  test::expect_only_inputs(dir_, {"p.toml"});
+}
+
+TEST_F(Ranks, AGpuRunWithoutADeviceIsOneLineAndNothingWritten) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "this machine has a device";
+  const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 2 " + kExe + " run " +
+                                 quoted(write_params(params(9))) + " -o " +
+                                 quoted(dir_ / "out.h5") + " --backend gpu");
+  EXPECT_EQ(r.status, 1) << r.output;
+  const auto lines = parasol_lines(r.output);
+  ASSERT_EQ(lines.size(), 1u) << r.output;
+  EXPECT_NE(lines[0].find("--backend gpu"), std::string::npos) << r.output;
+  test::expect_only_inputs(dir_, {"p.toml"});
+}
+
+TEST_F(Ranks, AnExistingOutputIsRefusedBeforeAnyComputing) {
+  ASSERT_EQ(run(0, params(9), "out.h5").status, 0);
+  const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
+                                 quoted(write_params(params(9))) + " -o " +
+                                 quoted(dir_ / "out.h5") + " --backend cpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  const auto lines = parasol_lines(r.output);
+  ASSERT_EQ(lines.size(), 1u) << r.output;
+  EXPECT_NE(lines[0].find("--force"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace parasol

@@ -576,16 +576,6 @@ DeviceBuffer<T> upload(const std::vector<T>& values, cudaStream_t stream) {
   return d;
 }
 
-template <class T>
-std::vector<T> download(const DeviceBuffer<T>& d, cudaStream_t stream) {
-  std::vector<T> values(d.size());
-  if (!values.empty())
-    PARASOL_CUDA(cudaMemcpyAsync(values.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost,
-                                 stream));
-  PARASOL_CUDA(cudaStreamSynchronize(stream));
-  return values;
-}
-
 class CommDevice : public ::testing::TestWithParam<Route> {
  protected:
   // The route's DeviceComm, or a skip with the reason this run cannot take it: the reason is

@@ -16,7 +16,6 @@ struct SolverApp {
 };
 
 SolverApp coulomb_app();
-SolverApp montecarlo_app();
 SolverApp tridiag_app();
 SolverApp recurrence_app();
 SolverApp fftconv_app();

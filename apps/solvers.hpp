@@ -15,7 +15,6 @@ struct SolverApp {
   int (*sweep)(io::ParamTable& params, const SweepOptions& options);
 };
 
-SolverApp coulomb_app();
 SolverApp tridiag_app();
 SolverApp recurrence_app();
 SolverApp fftconv_app();

@@ -173,9 +173,6 @@ struct Binding {
   // Whether a run may be cut among several ranks (mpirun -np N): the Run then solves its part,
   // meets the others in the communication layer, and writes its part in its turn.
   bool across_ranks = false;
-  // Solvers whose application code predates the driver run it whole.
-  int (*legacy_run)(io::ParamTable& params, const RunOptions& options) = nullptr;
-  int (*legacy_sweep)(io::ParamTable& params, const SweepOptions& options) = nullptr;
 };
 
 // Every registered solver, in the order parasol_add_solver() named them (solver_registry.cpp is

@@ -214,7 +214,6 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
                        std::string(binding->name) + " runs on one rank; this run has " +
                            std::to_string(context.size()) + " (run it without a launcher)");
   });
-  if (binding->legacy_run != nullptr) return binding->legacy_run(*params, options);
   const std::filesystem::path output = output_path(options.output, options.params_path, "");
   together(context, [&] {
     run = binding->make_run(*params, options.params_path);
@@ -495,14 +494,6 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     throw InputError("command line", "mpirun",
                      "parasol sweep times one device at a time; run it without a launcher");
   const Binding& binding = find_binding(params);
-  if (binding.legacy_sweep != nullptr) {
-    if (options.autotune)
-      throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
-    if (options.backend == Backend::cpu)
-      throw InputError("command line", "--backend",
-                       "the " + std::string(binding.name) + " sweep times GPU kernels only");
-    return binding.legacy_sweep(params, options);
-  }
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
   if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
     throw InputError(params.source_of("solver"), "solver", no_autotune(binding));

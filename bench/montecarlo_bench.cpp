@@ -1,12 +1,15 @@
 // montecarlo: path-steps per second for each variant at 9.6M paths x 100 steps on the course's
 // digital payoff, host-rng split into generation and the path kernel, for both cuRAND orderings.
+// Each configuration's first estimate is checked against the CPU gold (montecarlo/check.hpp, as
+// the sweep does) before its estimates are timed: a fast wrong answer is not a result.
 //   build/bench/montecarlo_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <cstdio>
 
 #include "kernels/device.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
 namespace {
@@ -25,23 +28,34 @@ Params course_digital(Variant v, int block, Ordering ordering) {
   return p;
 }
 
-// Manual time = device time from the first generation to the last path kernel (allocation and
-// generator set-up excluded); the estimate is checked against the course's figure first.
+// The sweep's gold for the course's case, made once.
+const Estimate& gold() {
+  static const Estimate estimate =
+      solve_gold(sweep_gold_params(course_digital(Variant::device_rng, 512, Ordering::dynamic)))
+          .estimate;
+  return estimate;
+}
+
+// Manual time = device time from the first generation to the partial sums on the host, one whole
+// estimate per iteration on a Simulator set up once (allocation and generator set-up excluded).
 void bench_variant(benchmark::State& state, Variant v, int block, Ordering ordering) {
   const Params p = course_digital(v, block, ordering);
-  const Result first = solve_gpu(p);
-  if (!(std::abs(first.estimate.price - 0.4179) < 4 * first.estimate.standard_error)) {
-    state.SkipWithError(("estimate " + std::to_string(first.estimate.price) + " is off").c_str());
+  Stream stream;
+  Simulator simulator(p, stream);
+  simulator.run();
+  const Agreement a = agreement(simulator.estimate(), gold());
+  if (!a.passed()) {
+    state.SkipWithError(("disagrees with the gold: " + a.description).c_str());
     return;
   }
   double generate = 0, paths = 0, seconds = 0;
   for (auto _ : state) {
-    const Result r = solve_gpu(p);
-    const double device = r.timings.generate + r.timings.paths;
-    state.SetIterationTime(device);
-    generate += r.timings.generate;
-    paths += r.timings.paths;
-    seconds += device;
+    simulator.run();
+    const Timings t = simulator.timings();
+    state.SetIterationTime(t.total);
+    generate += t.generate;
+    paths += t.paths;
+    seconds += t.total;
   }
   const double n = static_cast<double>(state.iterations());
   const double path_steps = static_cast<double>(p.paths) * static_cast<double>(p.steps);

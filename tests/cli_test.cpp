@@ -367,7 +367,9 @@ TEST_F(Cli, SweepAutotuneRefusesACorruptFileBeforeTiming) {
 }
 
 TEST_F(Cli, SweepAutotuneIsForLaplace3d) {
-  const auto params = write(dir_, "m.toml", "solver = \"montecarlo\"\n");
+  // A whole montecarlo file: its parameters are read (and would be refused) first.
+  const auto params =
+      write(dir_, "m.toml", "solver = \"montecarlo\"\n[paths]\ncount = 1000\nsteps = 10\n");
   const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" +
                                  " --autotune-file " + quoted(dir_ / "autotune.toml"));
   EXPECT_EQ(r.status, 2) << r.output;

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "apps/io/result_file.hpp"
+#include "solvers/coulomb/params.hpp"
+#include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -165,6 +167,24 @@ TEST_F(CoulombCli, GpuRunAgreesWithTheGold) {
     EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "gpu");
     EXPECT_LE(std::get<double>(h5.attribute("/check", "max_relative_to_scale")), 1e-5) << variant;
   }
+}
+
+TEST_F(CoulombCli, SweepChecksEveryVariantBlockAndCoarsening) {
+  PARASOL_REQUIRE_GPU();
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) +
+                                 " lattice.nx=33 lattice.ny=17 lattice.nz=9 sweep.repeats=2 -o " +
+                                 quoted(dir_ / "s.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "fastest")) << r.output;
+  io::ResultReader h5(dir_ / "s.h5");
+  // scatter once (it has no block or coarsening), gather at each block, the three coarsening
+  // variants at each block and coarsening.
+  const std::vector<std::string> variants = h5.read_strings("/sweep/variant");
+  const std::size_t blocks = coulomb::compiled_shapes().size();
+  EXPECT_EQ(variants.size(), 1 + blocks + 3 * blocks * coulomb::kCoarsenings.size());
+  EXPECT_EQ(std::count(variants.begin(), variants.end(), "scatter"), 1);
+  for (double e : h5.read_doubles("/sweep/max_relative_to_scale")) EXPECT_LE(e, 5e-5);
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/sweep", "atoms")), 1673);
 }
 
 }  // namespace

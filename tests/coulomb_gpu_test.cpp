@@ -5,7 +5,10 @@
 #include <cstring>
 #include <random>
 #include <tuple>
+#include <vector>
 
+#include "kernels/stream.hpp"
+#include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"
@@ -31,20 +34,16 @@ std::vector<Atom> random_atoms(int count, const Lattice& l, std::uint64_t seed) 
 }
 
 // Float error per point, measured against the size of that point's sum (sum |k q| / r): the
-// potential itself can cancel to near zero.
-void expect_matches_gold(const Params& p, const std::vector<Atom>& atoms, double tolerance) {
-  const Result gpu = solve_gpu(p, atoms);
-  const std::vector<double> gold = solve_gold(p, atoms);
-  const std::vector<double> scale = magnitude_scale(p, atoms);
-  ASSERT_EQ(gpu.potential.size(), gold.size());
-  double worst = 0;
-  std::size_t bad = 0;
-  for (std::size_t c = 0; c < gold.size(); ++c) {
-    const double e = std::abs(double(gpu.potential[c]) - gold[c]) / scale[c];
-    if (!(e <= tolerance) && bad++ < 3) ADD_FAILURE() << "point " << c << ": gpu " << gpu.potential[c] << ", gold " << gold[c];
-    if (!(e <= worst)) worst = e;
-  }
-  EXPECT_EQ(bad, 0u) << "worst relative error " << worst;
+// potential itself can cancel to near zero. The tolerance is the variant's (check.hpp).
+void expect_agrees(const Params& p, const std::vector<Atom>& atoms, const std::vector<float>& result) {
+  const GoldWithScale gold = solve_gold_with_scale(p, atoms);
+  ASSERT_EQ(result.size(), gold.potential.size());
+  const Agreement a = agreement(result, gold.potential, gold.scale, tolerance(p.variant));
+  EXPECT_TRUE(a.passed()) << a.description << "; tolerance " << a.tolerance;
+}
+
+void expect_matches_gold(const Params& p, const std::vector<Atom>& atoms) {
+  expect_agrees(p, atoms, solve_gpu(p, atoms).potential);
 }
 
 using Case = std::tuple<Variant, Shape, int>;
@@ -84,18 +83,13 @@ class CoulombVsGold : public ::testing::TestWithParam<Case> {
   }
 };
 
-// 1e-5 of the summation's scale: float terms, summed in tiles (see coulomb.cu). scatter adds
-// every term straight into the lattice in whatever order its atomics land: it gets 5e-5.
-constexpr double kTolerance = 1e-5;
-double tolerance_for(Variant v) { return v == Variant::scatter ? 5e-5 : kTolerance; }
-
 TEST_P(CoulombVsGold, AwkwardLatticesAndRandomAtoms) {
   PARASOL_REQUIRE_GPU();
   // 37x23x5 divides by no block or coarsening; 67x45x1 is a 2D slice; 1x1x1 a single point.
   for (const auto& [nx, ny, nz] : {std::tuple<int, int, int>{37, 23, 5}, {67, 45, 1}, {1, 1, 1}}) {
     const Params p = params(nx, ny, nz);
     SCOPED_TRACE(std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz));
-    expect_matches_gold(p, random_atoms(701, p.lattice, test::kSeed), tolerance_for(p.variant));
+    expect_matches_gold(p, random_atoms(701, p.lattice, test::kSeed));
   }
 }
 
@@ -110,16 +104,65 @@ TEST_P(CoulombVsGold, OneAtomAndTheNearAtomRule) {
   const Result r = solve_gpu(p, {on_point});
   const double expected = p.coulomb_constant * 0.5 / p.min_distance;
   EXPECT_NEAR(r.potential[static_cast<std::size_t>(4 + 9 * (3 + 7 * 1))], expected, 1e-5 * expected);
-  expect_matches_gold(p, {on_point}, tolerance_for(p.variant));
+  expect_matches_gold(p, {on_point});
 }
 
 TEST_P(CoulombVsGold, MoreAtomsThanConstantMemoryHolds) {
   PARASOL_REQUIRE_GPU();
   const Params p = params(19, 11, 2);
-  expect_matches_gold(p, random_atoms(9001, p.lattice, test::kSeed + 1), tolerance_for(p.variant));
+  expect_matches_gold(p, random_atoms(9001, p.lattice, test::kSeed + 1));
+}
+
+// Launches of four tiles each (1024 x points terms): every launch after the first adds into the
+// lattice, through the sum of its atom slices (these lattices are too small to fill the device).
+TEST_P(CoulombVsGold, AtomsInManyLaunches) {
+  PARASOL_REQUIRE_GPU();
+  const auto& [v, b, c] = GetParam();
+  for (const auto& [nx, ny, nz] : {std::tuple<int, int, int>{37, 23, 5}, {5, 3, 2}}) {
+    const Params p = params(nx, ny, nz);
+    SCOPED_TRACE(std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz));
+    const std::vector<Atom> atoms = random_atoms(4100, p.lattice, test::kSeed + 4);
+    Stream stream;
+    DeviceProblem problem(p, atoms, stream, 1024.0 * static_cast<double>(p.lattice.points()));
+    problem.poison();
+    std::vector<Progress> reports;
+    problem.run(v, b, c, [&](const Progress& pr) { reports.push_back(pr); });
+    expect_agrees(p, atoms, problem.download());
+    // gather and gather-coarse launch constant memory's 4000 atoms at a time.
+    const std::size_t launches = v == Variant::gather || v == Variant::gather_coarse ? 2 : 5;
+    ASSERT_EQ(reports.size(), launches) << "a launch behind, then the end";
+    EXPECT_EQ(reports.back().done, 4100);
+    EXPECT_EQ(reports.back().total, 4100);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CoulombVsGold, ::testing::ValuesIn(all_cases()), case_name);
+
+TEST(CoulombGpu, OneUploadRunsEveryVariantAsASolveDoes) {
+  PARASOL_REQUIRE_GPU();
+  Params p;
+  p.lattice = {{-1.5, 0.25, 2.0}, 0.37, 37, 23, 5};
+  const std::vector<Atom> atoms = random_atoms(5000, p.lattice, test::kSeed + 5);
+  Stream stream;
+  DeviceProblem problem(p, atoms, stream);
+  EXPECT_EQ(problem.atom_count(), 5000);
+  for (Variant v : kVariants) {
+    if (v == Variant::scatter) continue;  // its atomics land in any order: not the same bits
+    for (int c : {1, 4}) {
+      p.variant = v;
+      p.coarsening = c;
+      problem.poison();
+      problem.run(v, p.block, c);
+      const std::vector<float> once = problem.download();
+      SCOPED_TRACE(std::string(name(v)) + " c" + std::to_string(c));
+      EXPECT_EQ(std::memcmp(once.data(), solve_gpu(p, atoms).potential.data(),
+                            once.size() * sizeof(float)),
+                0);
+      problem.run(v, p.block, c);  // again, over the last result
+      EXPECT_EQ(std::memcmp(once.data(), problem.download().data(), once.size() * sizeof(float)), 0);
+    }
+  }
+}
 
 TEST(CoulombGpu, AtomSlicesGiveTheSameBitsEveryRun) {
   PARASOL_REQUIRE_GPU();
@@ -150,7 +193,7 @@ TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
       // Spacing 1e-4 keeps the lattice tens of Å long: float coordinates resolve 1e-7 of it.
       p.lattice = {{0, 0, 0}, 1e-4, 3, ny, nz};
       SCOPED_TRACE(std::string(name(v)) + " ny " + std::to_string(ny) + " nz " + std::to_string(nz));
-      expect_matches_gold(p, random_atoms(40, p.lattice, test::kSeed + 2), kTolerance);
+      expect_matches_gold(p, random_atoms(40, p.lattice, test::kSeed + 2));
     }
   }
 }

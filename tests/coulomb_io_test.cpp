@@ -2,6 +2,7 @@
 // against hand values, and the parameter checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -10,7 +11,9 @@
 #include <vector>
 
 #include "apps/io/dx.hpp"
+#include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
+#include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"
@@ -250,6 +253,66 @@ TEST(CoulombGold, IsLinearInTheAtoms) {
     EXPECT_NEAR(vab[n], va[n] + vb[n], 1e-12 * sab[n]) << n;
     EXPECT_NEAR(sab[n], sa[n] + sb[n], 1e-12 * sab[n]) << n;
   }
+}
+
+TEST(CoulombGold, WithScaleIsBothInOnePass) {
+  const Params p = lattice_params(9, 6, 4);
+  std::mt19937_64 rng(test::kSeed);
+  SCOPED_TRACE(test::kSeed);
+  std::uniform_real_distribution<float> position(-1.0f, 4.0f), charge(-1.0f, 1.0f);
+  std::vector<Atom> atoms(50);
+  for (Atom& a : atoms) a = {position(rng), position(rng), position(rng), charge(rng)};
+  const coulomb::GoldWithScale both = coulomb::solve_gold_with_scale(p, atoms);
+  EXPECT_EQ(both.potential, coulomb::solve_gold(p, atoms)) << "the same sums, the same bits";
+  EXPECT_EQ(both.scale, coulomb::magnitude_scale(p, atoms));
+  for (std::size_t n = 0; n < both.scale.size(); ++n)
+    EXPECT_LE(std::abs(both.potential[n]), both.scale[n] * (1 + 1e-15)) << n;
+}
+
+TEST(CoulombGold, ReportsProgressBandByBandUpToEveryPoint) {
+  // 2^26 terms a band: 1024 atoms on rows of 1024 points make a band 64 rows, or four rows a
+  // thread if that is more. One row more than a band is two bands.
+  const std::int64_t band = std::max(64, 4 * cpu_threads());
+  Params p = lattice_params(1024, band + 1, 1);
+  p.lattice.spacing = 0.01;
+  const std::vector<Atom> atoms(1024, Atom{0.5f, 0.5f, 3.0f, 0.25f});
+  std::vector<coulomb::Progress> reports;
+  const std::vector<double> v =
+      coulomb::solve_gold(p, atoms, [&](const coulomb::Progress& pr) { reports.push_back(pr); });
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].done, band * 1024);
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    EXPECT_GT(reports[i].done, reports[i - 1].done);
+    EXPECT_EQ(reports[i].done % 1024, 0) << "whole rows";
+  }
+  EXPECT_EQ(reports.back().done, p.lattice.points());
+  EXPECT_EQ(reports.back().total, p.lattice.points());
+  EXPECT_EQ(v, coulomb::solve_gold(p, atoms)) << "progress changes nothing";
+}
+
+TEST(CoulombCheck, MeasuresEachPointAgainstItsScale) {
+  // Point 1 cancels to 0: its error of 1e-6 is measured against its scale of 1, not against 0.
+  const std::vector<double> gold{2.0, 0.0, -4.0}, scale{2.0, 1.0, 4.0};
+  const std::vector<float> result{2.0f, 1e-6f, -4.0f};
+  const Agreement a = coulomb::agreement(result, gold, scale, coulomb::tolerance(coulomb::Variant::gather));
+  EXPECT_EQ(a.measure, "max_relative_to_scale");
+  EXPECT_NEAR(a.value, 1e-6, 1e-12);
+  EXPECT_TRUE(a.passed());
+  EXPECT_EQ(a.values[0].first, "max_abs_difference");
+  const std::vector<float> off{2.0f, 0.0f, -4.0001f};  // 2.5e-5 of its scale
+  EXPECT_FALSE(coulomb::agreement(off, gold, scale, coulomb::tolerance(coulomb::Variant::gather)).passed());
+  EXPECT_TRUE(coulomb::agreement(off, gold, scale, coulomb::tolerance(coulomb::Variant::scatter)).passed());
+  const std::vector<float> nan{2.0f, NAN, -4.0f};
+  EXPECT_FALSE(coulomb::agreement(nan, gold, scale, 1.0).passed()) << "NaN never agrees";
+}
+
+TEST(CoulombCheck, TheGoldRoundedToFloatAgreesWithItself) {
+  const Params p = lattice_params(7, 5, 3);
+  const std::vector<Atom> atoms{{0.25f, 1.0f, 2.5f, -2.0f}, {1.0f, 0.0f, 3.0f, 1.7f}};
+  const coulomb::GoldWithScale gold = coulomb::solve_gold_with_scale(p, atoms);
+  const std::vector<float> rounded(gold.potential.begin(), gold.potential.end());
+  EXPECT_TRUE(coulomb::agreement(rounded, gold.potential, gold.scale,
+                                 coulomb::kRoundedGoldTolerance).passed());
 }
 
 // The key validate() names for `p`, or "" when it accepts it.

@@ -195,6 +195,12 @@ TEST_F(MontecarloCli, SweepTimesEveryVariantBlockAndOrdering) {
   // 4 block sizes: device-rng once each, host-rng with each of 2 orderings.
   EXPECT_EQ(h5.read_strings("/sweep/variant").size(), 12u);
   for (double price : h5.read_doubles("/sweep/price")) EXPECT_NEAR(price, 0.418, 0.02);
+  // Every row judged against one CPU gold estimate of the same model.
+  const std::vector<double> differences = h5.read_doubles("/sweep/difference_in_standard_errors");
+  EXPECT_EQ(differences.size(), 12u);
+  for (double d : differences) EXPECT_LE(d, 4.0);
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/sweep", "gold_paths")), 20000);
+  EXPECT_NEAR(number(h5, "/sweep", "gold_price"), 0.418, 0.02);
 }
 
 }  // namespace

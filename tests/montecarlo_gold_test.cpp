@@ -5,15 +5,16 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels/error.hpp"
+#include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::montecarlo {
 namespace {
 
-// Four standard errors: an honest estimate lands further out about once in 16000 seeds.
-constexpr double kStandardErrors = 4.0;
+// kStandardErrors (check.hpp): an honest estimate lands further out about once in 16000 seeds.
 
 // The Black-Scholes test case: S = K = 1, r = 5%, sigma = 20%, T = 1.
 Params european(Payoff payoff) {
@@ -158,6 +159,80 @@ TEST(MontecarloGold, StoresSamplePathsPathMajorWithBothAssets) {
   EXPECT_NE(r.sample[2], r.sample[5 * 2 + 2]) << "paths differ from one another";
   p.sample_paths = 0;
   EXPECT_TRUE(solve_gold(p).sample.empty());
+}
+
+TEST(MontecarloGold, ReportsProgressInChunksUpToEveryPath) {
+  Params p = european(Payoff::european_call);
+  p.paths = 100000;  // antithetic pairs: progress still counts paths
+  p.antithetic = true;
+  p.steps = 2;
+  std::vector<Progress> reports;
+  const Result r = solve_gold(p, [&](const Progress& pr) { reports.push_back(pr); });
+  ASSERT_GE(reports.size(), 3u) << "some chunks, then the end";
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    EXPECT_GT(reports[i].paths, reports[i - 1].paths);
+    EXPECT_GE(reports[i].seconds, reports[i - 1].seconds);
+  }
+  EXPECT_EQ(reports.back().paths, p.paths);
+  EXPECT_EQ(reports.back().total_paths, p.paths);
+  EXPECT_EQ(r.estimate.price, solve_gold(p).estimate.price) << "progress changes nothing";
+}
+
+TEST(MontecarloCheck, AnEstimateAgreesWithItself) {
+  const Estimate& e = call_run().estimate;
+  const Agreement a = agreement(e, e);
+  EXPECT_TRUE(a.passed());
+  EXPECT_EQ(a.measure, "difference_in_standard_errors");
+  EXPECT_EQ(a.value, 0.0);
+  EXPECT_EQ(a.tolerance, kStandardErrors);
+  ASSERT_EQ(a.values.size(), 3u);
+  EXPECT_EQ(a.values[0].first, "gold_price");
+  EXPECT_EQ(a.values[0].second, e.price);
+  EXPECT_EQ(a.values[2].first, "difference");
+  EXPECT_EQ(a.values[2].second, 0.0);
+}
+
+TEST(MontecarloCheck, JudgesTheDifferenceInCombinedStandardErrors) {
+  Estimate gold;
+  gold.price = 1.0;
+  gold.standard_error = 0.03;
+  gold.samples = 1000;
+  Estimate result = gold;
+  result.standard_error = 0.04;  // combined: 0.05
+  result.price = 1.0 + 3.9 * 0.05;
+  const Agreement near = agreement(result, gold);
+  EXPECT_NEAR(near.value, 3.9, 1e-12);
+  EXPECT_TRUE(near.passed());
+  result.price = 1.0 - 4.1 * 0.05;
+  const Agreement far = agreement(result, gold);
+  EXPECT_NEAR(far.value, 4.1, 1e-12);
+  EXPECT_FALSE(far.passed());
+  EXPECT_NE(far.description.find("4.10 standard errors"), std::string::npos) << far.description;
+}
+
+TEST(MontecarloCheck, WithoutASpreadTheDifferenceIsNotJudged) {
+  Estimate gold;
+  gold.price = 1.0;
+  gold.standard_error = NAN;  // a single sample
+  gold.samples = 1;
+  Estimate result = gold;
+  result.price = 2.0;
+  const Agreement a = agreement(result, gold);
+  EXPECT_FALSE(a.judged());
+  EXPECT_TRUE(a.passed());
+}
+
+TEST(MontecarloCheck, TheSweepGoldIsTheSameModelOnAtMost2To20Paths) {
+  Params p;
+  p.paths = 9600000;
+  p.sample_paths = 10;
+  p.seed = 7;
+  const Params g = sweep_gold_params(p);
+  EXPECT_EQ(g.paths, kSweepGoldPaths);
+  EXPECT_EQ(g.sample_paths, 0);
+  EXPECT_EQ(g.seed, 7u);
+  p.paths = 20000;
+  EXPECT_EQ(sweep_gold_params(p).paths, 20000);
 }
 
 TEST(MontecarloEstimate, FromHandMadeSums) {

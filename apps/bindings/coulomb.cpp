@@ -1,15 +1,356 @@
-// coulomb in the front end, through its application code until its binding is written.
+// coulomb's binding: its parameters and atoms, what a run prints and writes (the potential with
+// its XDMF sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
+// coarsenings on one upload of the atoms.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <optional>
+
 #include "apps/binding.hpp"
-#include "apps/solvers.hpp"
+#include "apps/fits.hpp"
+#include "apps/io/dx.hpp"
+#include "apps/io/xdmf.hpp"
+#include "apps/progress.hpp"
+#include "kernels/device.hpp"
+#include "kernels/stream.hpp"
+#include "kernels/timed_runs.hpp"
+#include "solvers/coulomb/check.hpp"
+#include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/shapes.hpp"
 
 namespace parasol::app {
+namespace {
+
+using coulomb::Atom;
+using coulomb::Params;
+using coulomb::Variant;
+
+// scatter, the slowest variant by far, is left out of a sweep past this many terms: it would take
+// minutes a row with atomics.
+constexpr double kScatterSweepLimit = 2e9;
+
+struct SweepParams {
+  std::int64_t repeats = 5;  // timed runs per row, after the checked one; the median is reported
+};
+
+// The atoms file's format from its extension, or empty when the extension does not say.
+std::string format_from_extension(const std::filesystem::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".pqr" ? "pqr" : ext == ".xyz" ? "xyz" : "";
+}
+
+// A relative atoms.file is resolved against the parameter file's folder (one given on the
+// command line, against the current folder).
+Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
+  const Params d;
+  Params p;
+  const std::vector<double> origin = t.get_doubles(
+      "lattice.origin", std::vector<double>(d.lattice.origin.begin(), d.lattice.origin.end()));
+  if (origin.size() != 3)
+    throw InputError(t.source_of("lattice.origin"), "lattice.origin",
+                     "expected three numbers [x, y, z], got " + std::to_string(origin.size()));
+  std::copy(origin.begin(), origin.end(), p.lattice.origin.begin());
+  p.lattice.spacing = t.get_double("lattice.spacing", d.lattice.spacing);
+  p.lattice.nx = t.get_int("lattice.nx");
+  p.lattice.ny = t.get_int("lattice.ny");
+  p.lattice.nz = t.get_int("lattice.nz");
+  p.atoms_file = io::get_file(t, "atoms.file", params_path);
+  const std::string inferred = format_from_extension(p.atoms_file);
+  if (inferred.empty() && !t.has("atoms.format"))
+    throw InputError(t.source(), "atoms.format",
+                     "missing; the extension of \"" +
+                         std::filesystem::path(p.atoms_file).filename().string() +
+                         "\" does not say, so expected \"pqr\" or \"xyz\"");
+  p.atom_format = io::get_choice(t, "atoms.format", inferred, coulomb::parse_atom_format);
+  p.coulomb_constant = t.get_double("physics.coulomb_constant", d.coulomb_constant);
+  p.min_distance = t.get_double("physics.min_distance", d.min_distance);
+  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
+                             coulomb::parse_variant);
+  p.block = t.get_shape("method.block", d.block);
+  const std::int64_t coarsening = t.get_int("method.coarsening", d.coarsening);
+  // validate() names the allowed values; out of int range becomes a value it rejects.
+  p.coarsening = coarsening < 1 || coarsening > INT_MAX ? 0 : static_cast<int>(coarsening);
+  p.write_dx = t.get_bool("output.dx", d.write_dx);
+  return p;
+}
+
+SweepParams read_sweep_params(io::ParamTable& t) {
+  SweepParams s;
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  return s;
+}
+
+std::string extent(const Params& p) {
+  return std::to_string(p.lattice.nx) + "x" + std::to_string(p.lattice.ny) + "x" +
+         std::to_string(p.lattice.nz);
+}
+
+double terms(const Params& p, const std::vector<Atom>& atoms) {
+  return static_cast<double>(p.lattice.points()) * static_cast<double>(atoms.size());
+}
+
+// What only the device can tell: block limits, and room for the potential, the atoms and the
+// atom slices' partial sums.
+void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms) {
+  try {
+    check_block_limits(p.block, current_device(), "method.block");
+  } catch (const InputError& e) {
+    throw InputError(t.source_of("method.block"), "method.block", e.expected());
+  }
+  require_device_memory(t.source(), "lattice",
+                        "a " + extent(p) + " lattice and " + std::to_string(atoms) + " atoms need",
+                        coulomb::device_bytes(p, static_cast<std::int64_t>(atoms)));
+}
+
+// The float result; the gold in double on a CPU run; its potential and scale for a check.
+void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check) {
+  const double per_point = 4.0 + (cpu ? 8.0 : 0.0) + (check ? 16.0 : 0.0);
+  require_host_memory(t.source(), "lattice", "a " + extent(p) + " lattice needs",
+                      per_point * static_cast<double>(p.lattice.points()));
+}
+
+coulomb::ProgressCallback progress_on(ProgressLine& line) {
+  return [&line](const coulomb::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); };
+}
+
+// The gold and its scale, with a live line: points done, atom evaluations a second.
+coulomb::GoldWithScale gold_with_scale(const Params& p, const std::vector<Atom>& atoms) {
+  ProgressLine line("gold points", "atom-evals", static_cast<double>(atoms.size()));
+  return coulomb::solve_gold_with_scale(p, atoms, progress_on(line));
+}
+
+class CoulombRun final : public Run {
+ public:
+  CoulombRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+
+  void prepare(const RunSetup& setup) override {
+    gpu_ = setup.gpu();
+    atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
+    if (gpu_) check_fits_device(t_, p_, atoms_.size());
+    check_fits_host(t_, p_, !gpu_, setup.options.check);
+  }
+
+  std::string describe() const override {
+    std::string method = "CPU gold solver";
+    if (gpu_) {
+      method = std::string(name(p_.variant)) + " " + to_string(p_.block);
+      if (coulomb::coarsens(p_.variant))
+        method += ", " + std::to_string(p_.coarsening) + " points per thread";
+      method += " on " + current_device().name;
+    }
+    return extent(p_) + " lattice at spacing " + short_number(p_.lattice.spacing) + ", " +
+           std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file + "; " + method;
+  }
+
+  void write_method(io::ResultFile& out) const override {
+    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
+    out.set_attribute("/method", "block",
+                      std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
+    out.set_attribute("/method", "coarsening", std::int64_t{p_.coarsening});
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
+    if (gpu_) {
+      ProgressLine line("atoms", "atom-evals", static_cast<double>(p_.lattice.points()));
+      result_ = coulomb::solve_gpu(p_, atoms_, progress_on(line));
+    } else {
+      ProgressLine line("points", "atom-evals", static_cast<double>(atoms_.size()));
+      const auto start = std::chrono::steady_clock::now();
+      const std::vector<double> gold = coulomb::solve_gold(p_, atoms_, progress_on(line));
+      result_.timings.compute = seconds_since(start);
+      result_.potential.assign(gold.begin(), gold.end());
+    }
+    timings.add("host_to_device", result_.timings.host_to_device);
+    timings.add("compute", result_.timings.compute);
+    timings.add("device_to_host", result_.timings.device_to_host);
+  }
+
+  void report(io::ResultFile& out) override {
+    double charge = 0;
+    for (const Atom& a : atoms_) charge += a.q;
+    const double rate = terms(p_, atoms_) / result_.timings.compute;
+    out.set_attribute("/timings", "atom_evaluations_per_s", rate);
+    out.set_attribute("/atoms", "count", static_cast<std::int64_t>(atoms_.size()));
+    out.set_attribute("/atoms", "total_charge", charge);
+    out.set_attribute("/atoms", "file", p_.atoms_file);
+    const auto [low, high] = std::minmax_element(result_.potential.begin(), result_.potential.end());
+    char line[192];
+    std::snprintf(line, sizeof line,
+                  "potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f G atom-evals/s",
+                  static_cast<double>(*low), static_cast<double>(*high), charge,
+                  result_.timings.compute, 1e-9 * rate);
+    say(line);
+  }
+
+  // A CPU run's result is the gold itself, rounded to float.
+  Agreement check() override {
+    const coulomb::GoldWithScale gold = gold_with_scale(p_, atoms_);
+    return coulomb::agreement(result_.potential, gold.potential, gold.scale,
+                              gpu_ ? coulomb::tolerance(p_.variant) : coulomb::kRoundedGoldTolerance);
+  }
+
+  void write(Output& out) override {
+    const coulomb::Lattice& n = p_.lattice;
+    out.file->write_field("/fields/potential", result_.potential.data(),
+                         {std::uint64_t(n.nz), std::uint64_t(n.ny), std::uint64_t(n.nx)});
+    out.file->set_attribute("/fields/potential", "origin",
+                           std::vector<double>(n.origin.begin(), n.origin.end()));
+    out.file->set_attribute("/fields/potential", "spacing", n.spacing);
+    out.file->set_attribute("/fields/potential", "layout", std::string("[nz][ny][nx], x fastest"));
+    io::UniformGrid3 grid;
+    grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
+    grid.origin = n.origin;
+    grid.spacing = {n.spacing, n.spacing, n.spacing};
+    const std::filesystem::path& path = out.file->path();
+    out.sidecars.push_back({io::xdmf_path_for(path),
+                            io::xdmf_text(path.filename().string(), grid,
+                                          {"/fields/potential", "potential", 4})});
+    if (!p_.write_dx) return;
+    out.sidecars.push_back(
+        {std::filesystem::path(path).replace_extension(".dx"),
+         io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, result_.potential.data(),
+                     "Coulomb potential by direct summation (parasol coulomb)\n" +
+                         std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file +
+                         "\ncoulomb_constant " + std::to_string(p_.coulomb_constant))});
+  }
+
+ private:
+  io::ParamTable& t_;
+  Params p_;
+  bool gpu_ = false;
+  std::vector<Atom> atoms_;
+  coulomb::Result result_;
+};
+
+class CoulombStudy final : public Study {
+ public:
+  CoulombStudy(io::ParamTable& t, Params p, SweepParams s) : t_(t), p_(std::move(p)), s_(s) {}
+
+  void prepare() override {
+    atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
+    // scatter ignores the block and the coarsening: one row.
+    configurations_.push_back({Variant::scatter, p_.block, 1});
+    for (Variant v : coulomb::kVariants)
+      for (const Shape& b : coulomb::compiled_shapes())
+        for (int c : coulomb::kCoarsenings)
+          if (v != Variant::scatter && (c == 1 || coulomb::coarsens(v)))
+            configurations_.push_back({v, b, c});
+    const Config* largest = &configurations_.front();
+    for (const Config& c : configurations_)
+      if (coulomb::device_bytes(with(c), atom_count()) > coulomb::device_bytes(with(*largest), atom_count()))
+        largest = &c;
+    check_fits_device(t_, with(*largest), atoms_.size());
+    check_fits_host(t_, p_, false, true);
+    stream_.emplace();
+    rsqrt_ = coulomb::measure_rsqrt_throughput();
+    gold_ = gold_with_scale(p_, atoms_);
+    problem_.emplace(p_, atoms_, *stream_);
+  }
+
+  std::string describe() const override {
+    return extent(p_) + " lattice, " + std::to_string(atoms_.size()) + " atoms on " +
+           current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) + " G/s";
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 14}, {"block", "block", 9}, {"coarsening", "coarse", 6}},
+            {"gatom_evals_per_s", "G atom-evals/s", 15, 2},
+            SweepColumns::Roofline{{"grsqrt_per_s", "G rsqrt/s", 10, 1},
+                                   {"percent_of_rsqrt", "% rsqrt", 8, 1}},
+            {"max_relative_to_scale", "max rel err", 11, 2, 'g'},
+            {}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const Config& c : configurations_)
+      cells.push_back({std::string(name(c.variant)),
+                       c.variant == Variant::scatter ? std::string("-") : to_string(c.block),
+                       std::int64_t{c.coarsening}});
+    return cells;
+  }
+
+  // The first run, on a potential poisoned with NaN, is checked (and warms up); the rest timed.
+  Measurement measure(std::size_t i) override {
+    const Config& c = configurations_[i];
+    Measurement m;
+    if (c.variant == Variant::scatter && terms(p_, atoms_) > kScatterSweepLimit) {
+      m.skipped = "scatter skipped: " + short_number(terms(p_, atoms_)) + " atom evaluations (over " +
+                  short_number(kScatterSweepLimit) + ") would take too long with atomics";
+      return m;
+    }
+    const auto run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
+    problem_->poison();
+    run();
+    m.agreement = coulomb::agreement(problem_->download(), gold_.potential, gold_.scale,
+                                     coulomb::tolerance(c.variant));
+    m.seconds = timed_runs(*stream_, s_.repeats, run);
+    return m;
+  }
+
+  double units_per_run() const override { return terms(p_, atoms_); }
+  double roofline_per_run() const override { return terms(p_, atoms_); }  // one rsqrt a term
+  double ceiling_per_second() const override { return rsqrt_; }
+
+  void write_attributes(io::ResultFile& out) const override {
+    out.set_attribute("/sweep", "rsqrt_per_s", rsqrt_);
+    out.set_attribute("/sweep", "points", p_.lattice.points());
+    out.set_attribute("/sweep", "atoms", atom_count());
+    out.set_attribute("/sweep", "check_tolerance", coulomb::tolerance(Variant::gather));
+    out.set_attribute("/sweep", "scatter_check_tolerance", coulomb::tolerance(Variant::scatter));
+  }
+
+  InputError nothing_to_time() const override {
+    return InputError(t_.source(), "sweep", "no variant, block and coarsening to time");
+  }
+
+ private:
+  struct Config {
+    Variant variant;
+    Shape block;
+    int coarsening;
+  };
+  Params with(const Config& c) const {
+    Params q = p_;
+    q.variant = c.variant;
+    q.block = c.block;
+    q.coarsening = c.coarsening;
+    return q;
+  }
+  std::int64_t atom_count() const { return static_cast<std::int64_t>(atoms_.size()); }
+
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  std::vector<Atom> atoms_;
+  std::vector<Config> configurations_;
+  double rsqrt_ = 0;
+  coulomb::GoldWithScale gold_;
+  std::optional<Stream> stream_;  // made once a device is known to be there
+  std::optional<coulomb::DeviceProblem> problem_;  // the atoms, uploaded once
+};
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
+  Params p = io::read_checked(t, [&] { return read_params(t, params_path); },
+                              [&] { return read_sweep_params(t); }).first;
+  return std::make_unique<CoulombRun>(t, std::move(p));
+}
+
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
+  auto [p, s] = io::read_checked(t, [&] { return read_params(t, params_path); },
+                                 [&] { return read_sweep_params(t); });
+  return std::make_unique<CoulombStudy>(t, std::move(p), s);
+}
+
+}  // namespace
 
 Binding coulomb_binding() {
-  const SolverApp a = coulomb_app();
-  Binding b{a.name, a.summary, nullptr, nullptr, {}};
-  b.legacy_run = a.run;
-  b.legacy_sweep = a.sweep;
-  return b;
+  return {"coulomb", "electrostatic potential of point charges on a lattice by direct summation",
+          make_run, make_study, {"method.variant", "method.block", "method.coarsening"}};
 }
 
 }  // namespace parasol::app

@@ -1,15 +1,308 @@
-// montecarlo in the front end, through its application code until its binding is written.
+// montecarlo's binding: its parameters, what a run prints and writes (the estimate with its
+// standard error, sample paths on request), and its sweep over variants, block sizes and
+// host-rng's orderings, every row judged against one CPU gold estimate.
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <optional>
+
 #include "apps/binding.hpp"
-#include "apps/solvers.hpp"
+#include "apps/fits.hpp"
+#include "apps/progress.hpp"
+#include "kernels/device.hpp"
+#include "kernels/stream.hpp"
+#include "kernels/timed_runs.hpp"
+#include "solvers/montecarlo/check.hpp"
+#include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::app {
+namespace {
+
+using montecarlo::Params;
+using montecarlo::Variant;
+
+struct SweepParams {
+  std::int64_t repeats = 5;  // timed estimates per row; the median is reported
+};
+
+Params read_params(io::ParamTable& t) {
+  const Params d;
+  Params p;
+  p.paths = t.get_int("paths.count");
+  p.steps = t.get_int("paths.steps");
+  p.maturity = t.get_double("model.maturity", d.maturity);
+  p.rate = t.get_double("model.rate", d.rate);
+  p.sigma = t.get_double("model.sigma", d.sigma);
+  p.rho = t.get_double("model.rho", d.rho);
+  p.spot = t.get_double("model.spot", d.spot);
+  p.payoff = io::get_choice(t, "payoff.kind", std::string(name(d.payoff)), montecarlo::parse_payoff);
+  p.strike = t.get_double("payoff.strike", d.strike);
+  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
+                             montecarlo::parse_variant);
+  p.step = io::get_choice(t, "method.step", std::string(name(d.step)), montecarlo::parse_step);
+  p.antithetic = t.get_bool("method.antithetic", d.antithetic);
+  p.seed = io::get_seed(t, "method.seed", d.seed);
+  const std::int64_t block = t.get_int("method.block", d.block);
+  // validate() names the compiled sizes; a size past int's range could only be cut to another.
+  if (block < INT_MIN || block > INT_MAX)
+    throw InputError(t.source_of("method.block"), "method.block",
+                     "threads per block " + std::to_string(block) + " is not compiled in");
+  p.block = static_cast<int>(block);
+  p.batch_paths = t.get_int("method.batch_paths", d.batch_paths);
+  p.generator = io::get_choice(t, "method.generator", std::string(name(d.generator)),
+                               montecarlo::parse_generator);
+  p.ordering = io::get_choice(t, "method.ordering", std::string(name(d.ordering)),
+                              montecarlo::parse_ordering);
+  p.sample_paths = t.get_int("output.sample_paths", d.sample_paths);
+  return p;
+}
+
+SweepParams read_sweep_params(io::ParamTable& t) {
+  SweepParams s;
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  return s;
+}
+
+double path_steps(const Params& p) {
+  return static_cast<double>(p.paths) * static_cast<double>(p.steps);
+}
+
+double sample_bytes(const Params& p) {
+  return 2.0 * sizeof(float) * static_cast<double>(p.sample_paths) * static_cast<double>(p.steps + 1);
+}
+
+std::string describe_model(const Params& p) {
+  return std::to_string(p.paths) + " paths x " + std::to_string(p.steps) + " steps, " +
+         std::string(name(p.payoff)) + ", " + std::string(name(p.step)) + " step" +
+         (p.antithetic ? ", antithetic" : "");
+}
+
+// What only the device can tell: its block limits, and room for host-rng's normals (2 x steps
+// floats per sample of a batch) and the stored sample paths.
+void check_fits_device(const io::ParamTable& t, const Params& p) {
+  try {
+    check_block_limits(Shape{p.block, 1, 1}, current_device(), "method.block");
+  } catch (const InputError& e) {
+    throw InputError(t.source_of("method.block"), "method.block", e.expected());
+  }
+  require_device_memory(t.source_of("output.sample_paths"), "output.sample_paths",
+                        "the sample paths need", sample_bytes(p));
+  if (p.variant != Variant::host_rng) return;
+  const double batch = static_cast<double>(std::min(p.batch_paths, p.paths));
+  require_device_memory(t.source_of("method.batch_paths"), "method.batch_paths",
+                        "host-rng's normals for a batch of " + short_number(batch) + " paths need",
+                        2.0 * sizeof(float) * static_cast<double>(p.steps) * batch + sample_bytes(p),
+                        ": lower method.batch_paths");
+}
+
+// A live line for a long estimate: paths done, path-steps a second, time left.
+montecarlo::ProgressCallback progress_on(ProgressLine& line) {
+  return [&line](const montecarlo::Progress& pr) {
+    line.update(pr.paths, pr.total_paths, pr.seconds);
+  };
+}
+
+class MontecarloRun final : public Run {
+ public:
+  MontecarloRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+
+  void prepare(const RunSetup& setup) override {
+    gpu_ = setup.gpu();
+    if (gpu_) check_fits_device(t_, p_);
+    // The stored paths, twice when a GPU run is checked against the gold.
+    require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
+                        "the sample paths need",
+                        (gpu_ && setup.options.check ? 2 : 1) * sample_bytes(p_));
+  }
+
+  std::string describe() const override {
+    std::string method = "CPU gold solver";
+    if (gpu_) {
+      method = std::string(name(p_.variant)) + ", " + std::to_string(p_.block) + " threads";
+      if (p_.variant == Variant::host_rng)
+        method += ", " + std::string(name(p_.generator)) + " " + std::string(name(p_.ordering)) +
+                  " ordering";
+      method += " on " + current_device().name;
+    }
+    return describe_model(p_) + "; " + method;
+  }
+
+  void write_method(io::ResultFile& out) const override {
+    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
+    out.set_attribute("/method", "block", std::int64_t{p_.block});
+    out.set_attribute("/method", "batch_paths", p_.batch_paths);
+    if (p_.variant == Variant::host_rng) {
+      out.set_attribute("/method", "generator", std::string(name(p_.generator)));
+      out.set_attribute("/method", "ordering", std::string(name(p_.ordering)));
+    }
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
+    ProgressLine line("paths", "path-steps", static_cast<double>(p_.steps));
+    result_ = gpu_ ? montecarlo::solve_gpu(p_, progress_on(line))
+                   : montecarlo::solve_gold(p_, progress_on(line));
+    timings.add("generate", result_.timings.generate);
+    timings.add("paths", result_.timings.paths);
+  }
+
+  void report(io::ResultFile& out) override {
+    const montecarlo::Estimate& e = result_.estimate;
+    const double rate = path_steps(p_) / result_.timings.total;
+    out.set_attribute("/estimate", "price", e.price);
+    out.set_attribute("/estimate", "standard_error", e.standard_error);
+    out.set_attribute("/estimate", "ci95_low", e.ci_low());
+    out.set_attribute("/estimate", "ci95_high", e.ci_high());
+    out.set_attribute("/estimate", "samples", e.samples);
+    out.set_attribute("/timings", "total_s", result_.timings.total);
+    out.set_attribute("/timings", "path_steps_per_s", rate);
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",
+                  e.price, e.standard_error, e.ci_low(), e.ci_high(),
+                  static_cast<long long>(e.samples));
+    say(line);
+    std::snprintf(line, sizeof line, "%.3f s, %.3f G path-steps/s", result_.timings.total,
+                  1e-9 * rate);
+    say(line);
+  }
+
+  // A CPU run is the gold solver itself (the same seed, the same bits), so it is its own gold.
+  Agreement check() override {
+    if (!gpu_) return montecarlo::agreement(result_.estimate, result_.estimate);
+    ProgressLine line("gold paths", "path-steps", static_cast<double>(p_.steps));
+    return montecarlo::agreement(result_.estimate,
+                                 montecarlo::solve_gold(p_, progress_on(line)).estimate);
+  }
+
+  void write(Output& out) override {
+    if (p_.sample_paths == 0) return;
+    const std::string dataset = "/fields/sample_paths";
+    out.file->write_field(dataset, result_.sample.data(),
+                         {static_cast<std::uint64_t>(p_.sample_paths),
+                          static_cast<std::uint64_t>(p_.steps) + 1, 2});
+    out.file->set_attribute(dataset, "layout",
+                           std::string("[path][time][asset], asset fastest; time n is t = n * dt"));
+    out.file->set_attribute(dataset, "dt", p_.maturity / static_cast<double>(p_.steps));
+  }
+
+ private:
+  io::ParamTable& t_;
+  Params p_;
+  bool gpu_ = false;
+  montecarlo::Result result_;
+};
+
+class MontecarloStudy final : public Study {
+ public:
+  MontecarloStudy(io::ParamTable& t, Params p, SweepParams s)
+      : t_(t), p_(std::move(p)), s_(s) {
+    p_.sample_paths = 0;  // storing paths is not what is timed
+  }
+
+  void prepare() override {
+    Params host_rng = p_;
+    host_rng.variant = Variant::host_rng;  // the sweep runs both variants
+    check_fits_device(t_, host_rng);
+    stream_.emplace();
+    const Params g = montecarlo::sweep_gold_params(p_);
+    ProgressLine line("gold paths", "path-steps", static_cast<double>(g.steps));
+    gold_paths_ = g.paths;
+    gold_ = montecarlo::solve_gold(g, progress_on(line)).estimate;
+    for (Variant v : montecarlo::kVariants)
+      for (int block : montecarlo::kBlockSizes) {
+        Params q = p_;
+        q.variant = v;
+        q.block = block;
+        if (v == Variant::device_rng) {
+          configurations_.push_back(q);
+          continue;
+        }
+        for (montecarlo::Ordering o : {montecarlo::Ordering::legacy, montecarlo::Ordering::dynamic}) {
+          q.ordering = o;
+          configurations_.push_back(q);
+        }
+      }
+  }
+
+  std::string describe() const override {
+    char gold[128];
+    std::snprintf(gold, sizeof gold, "; gold %.6f +- %.2g on %lld paths", gold_.price,
+                  gold_.standard_error, static_cast<long long>(gold_paths_));
+    return describe_model(p_) + " on " + current_device().name + gold;
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 11}, {"block", "block", 6}, {"ordering", "ordering", 9}},
+            {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
+            std::nullopt,
+            {"difference_in_standard_errors", "diff/error", 10, 2},
+            {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const Params& q : configurations_)
+      cells.push_back({std::string(name(q.variant)), std::int64_t{q.block},
+                       q.variant == Variant::host_rng ? std::string(name(q.ordering))
+                                                      : std::string("-")});
+    return cells;
+  }
+
+  // The first estimate is checked (and warms up module loading); the rest are timed.
+  Measurement measure(std::size_t i) override {
+    montecarlo::Simulator simulator(configurations_[i], *stream_);
+    simulator.run();
+    const montecarlo::Estimate e = simulator.estimate();
+    Measurement m;
+    m.agreement = montecarlo::agreement(e, gold_);
+    m.extras = {e.price, e.standard_error};
+    m.seconds = timed_runs(*stream_, s_.repeats, [&] { simulator.run(); });
+    return m;
+  }
+
+  double units_per_run() const override { return path_steps(p_); }
+
+  void write_attributes(io::ResultFile& out) const override {
+    out.set_attribute("/sweep", "path_steps", path_steps(p_));
+    out.set_attribute("/sweep", "gold_paths", gold_paths_);
+    out.set_attribute("/sweep", "gold_price", gold_.price);
+    out.set_attribute("/sweep", "gold_standard_error", gold_.standard_error);
+    out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
+  }
+
+  InputError nothing_to_time() const override {
+    return InputError(t_.source(), "sweep", "no variant and block to time");
+  }
+
+ private:
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  std::int64_t gold_paths_ = 0;
+  montecarlo::Estimate gold_;
+  std::vector<Params> configurations_;
+  std::optional<Stream> stream_;  // made once a device is known to be there
+};
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {
+  Params p = io::read_checked(t, [&] { return read_params(t); },
+                              [&] { return read_sweep_params(t); }).first;
+  return std::make_unique<MontecarloRun>(t, std::move(p));
+}
+
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path&) {
+  auto [p, s] = io::read_checked(t, [&] { return read_params(t); },
+                                 [&] { return read_sweep_params(t); });
+  return std::make_unique<MontecarloStudy>(t, std::move(p), s);
+}
+
+}  // namespace
 
 Binding montecarlo_binding() {
-  const SolverApp a = montecarlo_app();
-  Binding b{a.name, a.summary, nullptr, nullptr, {}};
-  b.legacy_run = a.run;
-  b.legacy_sweep = a.sweep;
-  return b;
+  return {"montecarlo", "option prices on two correlated assets by Monte Carlo path simulation",
+          make_run, make_study,
+          {"method.variant", "method.block", "method.batch_paths", "method.generator",
+           "method.ordering"}};
 }
 
 }  // namespace parasol::app

@@ -9,6 +9,7 @@
 // The near-atom rule, the same in every variant and in the gold: r^2 is raised to at least
 // min_distance^2, so a point on top of an atom takes k q / min_distance.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/shape.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/coulomb/coulomb.hpp"
@@ -217,13 +219,14 @@ __global__ void scatter_kernel(Grid g, const float4* __restrict__ atoms, int ato
 }
 
 
-// Adds the slices' partial sums in slice order (the same bits every run).
+// Adds the slices' partial sums in slice order (the same bits every run), into the potential
+// when `accumulate` (a later launch of a run's atoms).
 __global__ void sum_slices_kernel(const float* __restrict__ partial, int slices, std::int64_t points,
-                                  float* __restrict__ potential) {
+                                  bool accumulate, float* __restrict__ potential) {
   for (std::int64_t i : grid_stride(points)) {
     float sum = partial[i];
     for (int k = 1; k < slices; ++k) sum += partial[i + k * points];
-    potential[i] = sum;
+    potential[i] = accumulate ? potential[i] + sum : sum;
   }
 }
 
@@ -283,15 +286,17 @@ void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int co
       const std::int64_t blocks_x = blocks.x;
       blocks.x *= slices.count;
       blocks.z = g.nz;
-      float* out = slices.count > 1 ? slices.partial : d_potential;
+      // Slices write their own partial sums; only the sum of them adds into the potential.
+      const bool sliced = slices.count > 1;
       gather_kernel<B::x, B::y, C, R, kSource, kHybrid><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
-          g, d_atoms, count, slices.atoms, blocks_x, blocks.y, accumulate, out);
+          g, d_atoms, count, slices.atoms, blocks_x, blocks.y, accumulate && !sliced,
+          sliced ? slices.partial : d_potential);
       PARASOL_CHECK_LAUNCH(stream);
-      if (slices.count > 1) {
+      if (sliced) {
         const std::int64_t points = g.nx * g.ny * g.nz;
         constexpr int kThreads = 256;
         sum_slices_kernel<<<grid_stride_blocks(points, kThreads), kThreads, 0, stream>>>(
-            slices.partial, slices.count, points, d_potential);
+            slices.partial, slices.count, points, accumulate, d_potential);
         PARASOL_CHECK_LAUNCH(stream);
       }
     };
@@ -313,68 +318,129 @@ std::vector<float4> device_atoms(const Params& p, const std::vector<Atom>& atoms
   return out;
 }
 
+// Atoms per launch: constant memory's share for gather and gather-coarse; for the others whole
+// tiles adding up to about `terms` terms, so the slices of each launch are planned as a whole
+// problem's would be.
+int atoms_per_launch(Variant v, std::int64_t points, int count, double terms) {
+  if (v == Variant::gather || v == Variant::gather_coarse) return kConstantAtoms;
+  const double tiles = std::max(1.0, std::ceil(terms / static_cast<double>(points) / kTileAtoms));
+  return static_cast<int>(std::min<double>(tiles * kTileAtoms, std::max(count, 1)));
+}
+
+// The slices' partial sums a launch of p with `count` atoms needs (0 when it is not sliced).
+std::size_t partial_size(const Params& p, int count, double terms) {
+  const AtomSlices slices = plan_atom_slices(
+      p, std::min(count, atoms_per_launch(p.variant, p.lattice.points(), count, terms)));
+  return slices.count > 1 ? static_cast<std::size_t>(slices.count * p.lattice.points()) : 0;
+}
+
 }  // namespace
 
-Result solve_gpu(const Params& p, const std::vector<Atom>& atoms) {
+DeviceProblem::DeviceProblem(const Params& p, const std::vector<Atom>& atoms, cudaStream_t stream,
+                             double terms_per_launch)
+    : p_(p),
+      stream_(stream),
+      terms_per_launch_(terms_per_launch),
+      atoms_(atoms.size()),
+      potential_(static_cast<std::size_t>(p.lattice.points())),
+      partial_(partial_size(p, static_cast<int>(atoms.size()), terms_per_launch)) {
+  // Pageable memory: the copy has left `host` for staging memory when upload() returns.
+  const std::vector<float4> host = device_atoms(p, atoms);
+  upload(atoms_, host, stream_);
+}
+
+void DeviceProblem::run(Variant variant, const Shape& block, int coarsening,
+                        const ProgressCallback& progress) {
+  Params p = p_;
+  p.variant = variant;
+  p.block = block;
+  p.coarsening = coarsening;
   const Grid g = grid_of(p);
-  const std::vector<float4> host_atoms = device_atoms(p, atoms);
-  const int count = static_cast<int>(host_atoms.size());
+  const int count = static_cast<int>(atoms_.size());
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (count == 0 || variant == Variant::scatter)
+    PARASOL_CUDA(cudaMemsetAsync(potential_.data(), 0, potential_.bytes(), stream_));
+  // Grown here at most once per plan larger than any before: the sweep's check run, not a
+  // timed one.
+  const std::size_t partial = partial_size(p, count, terms_per_launch_);
+  if (partial_.size() < partial) partial_ = DeviceBuffer<float>(partial);
+  const int per_launch = atoms_per_launch(variant, p.lattice.points(), count, terms_per_launch_);
+  std::size_t n = 0;  // launches enqueued
+  for (int first = 0; first < count; first += per_launch, ++n) {
+    const int chunk = std::min(per_launch, count - first);
+    const bool accumulate = first > 0;
+    const float4* d_atoms = atoms_.data() + first;
+    AtomSlices slices = plan_atom_slices(p, chunk);
+    slices.partial = partial_.data();
+    switch (variant) {
+      case Variant::scatter: {
+        constexpr int kThreads = 128;
+        scatter_kernel<<<static_cast<unsigned>(ceil_div(chunk, kThreads)), kThreads, 0, stream_>>>(
+            g, d_atoms, chunk, potential_.data());
+        PARASOL_CHECK_LAUNCH(stream_);
+        break;
+      }
+      case Variant::gather:
+      case Variant::gather_coarse:
+        PARASOL_CUDA(cudaMemcpyToSymbolAsync(c_atoms, d_atoms,
+                                             static_cast<std::size_t>(chunk) * sizeof(float4), 0,
+                                             cudaMemcpyDeviceToDevice, stream_));
+        launch_gather<AtomSource::constant>(p, g, nullptr, chunk, AtomSlices{1, chunk}, accumulate,
+                                            potential_.data(), stream_);
+        break;
+      case Variant::gather_shared:
+        launch_gather<AtomSource::shared>(p, g, d_atoms, chunk, slices, accumulate,
+                                          potential_.data(), stream_);
+        break;
+      case Variant::gather_hybrid:
+        launch_gather<AtomSource::shared, true>(p, g, d_atoms, chunk, slices, accumulate,
+                                                potential_.data(), stream_);
+        break;
+    }
+    if (progress) {
+      // The launch before this one is waited for while this one runs.
+      launched_[n % 2].record(stream_);
+      if (n > 0) {
+        launched_[(n - 1) % 2].synchronize();
+        progress({first, count, seconds_since(wall_start)});
+      }
+    }
+  }
+  if (progress) {
+    PARASOL_CUDA(cudaStreamSynchronize(stream_));
+    progress({count, count, seconds_since(wall_start)});
+  }
+}
+
+void DeviceProblem::poison() { fill_bytes(potential_, 0xFF, stream_); }
+
+std::vector<float> DeviceProblem::download() const { return parasol::download(potential_, stream_); }
+
+double device_bytes(const Params& p, std::int64_t atoms) {
+  return sizeof(float) * static_cast<double>(p.lattice.points()) +
+         sizeof(float4) * static_cast<double>(atoms) +
+         sizeof(float) * static_cast<double>(
+                             partial_size(p, static_cast<int>(atoms), kTermsPerLaunch));
+}
+
+Result solve_gpu(const Params& p, const std::vector<Atom>& atoms, const ProgressCallback& progress) {
   Stream stream;
   Result result;
-
   EventTimer h2d(stream);
   h2d.start();
-  DeviceBuffer<float4> d_atoms(host_atoms.size());
-  DeviceBuffer<float> d_potential(static_cast<std::size_t>(p.lattice.points()));
-  AtomSlices slices = plan_atom_slices(p, count);
-  DeviceBuffer<float> d_partial(slices.count > 1 ? d_potential.size() * slices.count : 0);
-  slices.partial = d_partial.data();
-  PARASOL_CUDA(cudaMemcpyAsync(d_atoms.data(), host_atoms.data(), d_atoms.bytes(),
-                               cudaMemcpyHostToDevice, stream));
+  DeviceProblem problem(p, atoms, stream);
   h2d.stop();
   result.timings.host_to_device = h2d.seconds();
 
   EventTimer compute(stream);
   compute.start();
-  if (count == 0) PARASOL_CUDA(cudaMemsetAsync(d_potential.data(), 0, d_potential.bytes(), stream));
-  if (count > 0) switch (p.variant) {
-    case Variant::scatter: {
-      PARASOL_CUDA(cudaMemsetAsync(d_potential.data(), 0, d_potential.bytes(), stream));
-      constexpr int kThreads = 128;
-      scatter_kernel<<<static_cast<unsigned>(ceil_div(count, kThreads)), kThreads, 0, stream>>>(
-          g, d_atoms.data(), count, d_potential.data());
-      PARASOL_CHECK_LAUNCH(stream);
-      break;
-    }
-    case Variant::gather:
-    case Variant::gather_coarse:
-      // Constant memory holds kConstantAtoms at a time: one launch per chunk, each adding in.
-      for (int first = 0; first < count; first += kConstantAtoms) {
-        const int chunk = std::min(kConstantAtoms, count - first);
-        PARASOL_CUDA(cudaMemcpyToSymbolAsync(c_atoms, d_atoms.data() + first,
-                                             static_cast<std::size_t>(chunk) * sizeof(float4), 0,
-                                             cudaMemcpyDeviceToDevice, stream));
-        launch_gather<AtomSource::constant>(p, g, nullptr, chunk, AtomSlices{1, chunk}, first > 0,
-                                            d_potential.data(), stream);
-      }
-      break;
-    case Variant::gather_shared:
-      launch_gather<AtomSource::shared>(p, g, d_atoms.data(), count, slices, false,
-                                        d_potential.data(), stream);
-      break;
-    case Variant::gather_hybrid:
-      launch_gather<AtomSource::shared, true>(p, g, d_atoms.data(), count, slices, false,
-                                              d_potential.data(), stream);
-      break;
-  }
+  problem.run(p.variant, p.block, p.coarsening, progress);
   compute.stop();
   result.timings.compute = compute.seconds();
 
   EventTimer d2h(stream);
   d2h.start();
-  result.potential.resize(d_potential.size());
-  PARASOL_CUDA(cudaMemcpyAsync(result.potential.data(), d_potential.data(), d_potential.bytes(),
-                               cudaMemcpyDeviceToHost, stream));
+  result.potential = problem.download();
   d2h.stop();
   result.timings.device_to_host = d2h.seconds();
   return result;

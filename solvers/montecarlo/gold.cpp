@@ -34,6 +34,9 @@ double discounted_payoff(const Params& p, const Path& path) {
   return 0.0;
 }
 
+// Samples between progress reports: a few hundredths of a second of 100-step paths.
+constexpr std::int64_t kChunkSamples = 1 << 14;
+
 // A payoff in quanta of 2^-32 units, rounded to nearest (ties to even, as the device's
 // __double2ull_rn): payoffs are non-negative.
 std::uint64_t quanta(double payoff, double to_quanta) {
@@ -42,7 +45,7 @@ std::uint64_t quanta(double payoff, double to_quanta) {
 
 }  // namespace
 
-Result solve_gold(const Params& p) {
+Result solve_gold(const Params& p, const ProgressCallback& progress) {
   const auto start = std::chrono::steady_clock::now();
   const double dt = p.maturity / static_cast<double>(p.steps);
   const double vol = p.sigma * std::sqrt(dt);
@@ -97,10 +100,15 @@ Result solve_gold(const Params& p) {
     const std::uint64_t q = quanta(payoff, to_quanta);
     sums.sum += q;
     sums.sum_sq += static_cast<Uint128>(q) * q;
+    if (progress && (s + 1) % kChunkSamples == 0) {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      progress({copies * (s + 1), p.paths, elapsed.count()});
+    }
   }
   result.estimate = estimate_from(sums, price_unit(p));
 
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  if (progress) progress({p.paths, p.paths, elapsed.count()});
   // The normals are drawn inside the path loop: there is no separate generation phase.
   result.timings.generate = 0;
   result.timings.paths = elapsed.count();

@@ -20,6 +20,7 @@
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/philox.cuh"
 #include "kernels/stream.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
@@ -274,87 +275,143 @@ class RandGenerator {
   curandGenerator_t gen_ = nullptr;
 };
 
-template <int kThreads>
-Result solve_with_block(const Params& p) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const Model m = model_of(p);
+using Kernel = void (*)(Model, std::int64_t, std::int64_t, unsigned long long, const float*,
+                        Uint128*, float*, std::int64_t);
+
+// The compiled instance for p's block size and variant.
+Kernel kernel_for(const Params& p) {
   const bool device_rng = p.variant == Variant::device_rng;
-  const std::int64_t samples = p.antithetic ? p.paths / 2 : p.paths;
-  const std::int64_t batch = std::min(samples, p.antithetic ? p.batch_paths / 2 : p.batch_paths);
-  const auto kernel = device_rng ? pick_kernel<kThreads, true>(p) : pick_kernel<kThreads, false>(p);
-  // Enough blocks to fill the device; the integer sums make the result independent of this.
-  const int blocks = static_cast<int>(std::min<std::int64_t>(
-      ceil_div(batch, kThreads),
-      static_cast<std::int64_t>(max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads)) *
-          multiprocessor_count()));
-
-  Stream stream;
-  DeviceBuffer<Uint128> partials(2 * static_cast<std::size_t>(blocks));
-  PARASOL_CUDA(cudaMemsetAsync(partials.data(), 0, partials.bytes(), stream));
-  DeviceBuffer<float> sample(static_cast<std::size_t>(p.sample_paths * 2 * (p.steps + 1)));
-  DeviceBuffer<float> normals(device_rng ? 0 : static_cast<std::size_t>(2 * p.steps * batch));
-  std::unique_ptr<RandGenerator> generator;
-  if (!device_rng) generator = std::make_unique<RandGenerator>(p, stream);
-
-  Result result;
-  std::vector<std::pair<Event, Event>> generation;  // timed after the loop, without stalling it
-  Event start, done;
-  start.record(stream);
-  for (std::int64_t first = 0; first < samples; first += batch) {
-    const std::int64_t count = std::min(batch, samples - first);
-    if (!device_rng) {
-      generation.emplace_back();
-      generation.back().first.record(stream);
-      PARASOL_CURAND(curandGenerateNormal(generator->get(), normals.data(),
-                                          static_cast<std::size_t>(2 * p.steps * count), 0.0f, 1.0f));
-      generation.back().second.record(stream);
-    }
-    kernel<<<blocks, kThreads, 0, stream>>>(m, first, count, p.seed, normals.data(), partials.data(),
-                                            sample.data(), p.sample_paths);
-    PARASOL_CHECK_LAUNCH(stream);
+  switch (p.block) {
+    case 64: return device_rng ? pick_kernel<64, true>(p) : pick_kernel<64, false>(p);
+    case 128: return device_rng ? pick_kernel<128, true>(p) : pick_kernel<128, false>(p);
+    case 256: return device_rng ? pick_kernel<256, true>(p) : pick_kernel<256, false>(p);
+    case 512: return device_rng ? pick_kernel<512, true>(p) : pick_kernel<512, false>(p);
+    default: break;
   }
-  std::vector<Uint128> host(partials.size());
-  PARASOL_CUDA(cudaMemcpyAsync(host.data(), partials.data(), partials.bytes(),
-                               cudaMemcpyDeviceToHost, stream));
-  done.record(stream);  // the estimate's inputs are on the host: end to end
-  result.sample.resize(sample.size());
-  if (!sample.empty())
-    PARASOL_CUDA(cudaMemcpyAsync(result.sample.data(), sample.data(), sample.bytes(),
-                                 cudaMemcpyDeviceToHost, stream));
-  stream.synchronize();
-  float ms = 0;
-  PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), done.get()));
-  for (const auto& [before, after] : generation) {
-    float generate_ms = 0;
-    PARASOL_CUDA(cudaEventElapsedTime(&generate_ms, before.get(), after.get()));
-    result.timings.generate += 1e-3 * generate_ms;
-  }
-  result.timings.paths = 1e-3 * ms - result.timings.generate;
-
-  PayoffSums sums;
-  sums.count = samples;
-  for (int b = 0; b < blocks; ++b) {
-    sums.sum += host[2 * static_cast<std::size_t>(b)];
-    sums.sum_sq += host[2 * static_cast<std::size_t>(b) + 1];
-  }
-  result.estimate = estimate_from(sums, price_unit(p));
-  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start;
-  result.timings.total = wall.count();
-  return result;
+  throw InputError("", "method.block",
+                   "threads per block " + std::to_string(p.block) +
+                       " is not compiled in; compiled: 64 128 256 512");
 }
 
 }  // namespace
 
-Result solve_gpu(const Params& p) {
-  switch (p.block) {
-    case 64: return solve_with_block<64>(p);
-    case 128: return solve_with_block<128>(p);
-    case 256: return solve_with_block<256>(p);
-    case 512: return solve_with_block<512>(p);
-    default: break;
+struct Simulator::State {
+  Model model;
+  Kernel kernel;
+  std::int64_t samples;  // paths, or path pairs when antithetic
+  std::int64_t batch;    // samples per launch
+  int blocks;
+  DeviceBuffer<Uint128> partials;      // sum and sum of squares per block
+  PinnedBuffer<Uint128> host_partials; // the same on the host, copied at the end of each run
+  DeviceBuffer<float> sample, normals;
+  std::unique_ptr<RandGenerator> generator;  // host-rng only
+  Event start, done;
+  // host-rng: around each batch's generation, read after the run rather than stalling it.
+  std::vector<std::pair<Event, Event>> generation;
+  Event batch_done[2];  // the last two batches, for progress one batch behind
+};
+
+Simulator::Simulator(const Params& p, cudaStream_t stream) : p_(p), stream_(stream) {
+  auto s = std::make_unique<State>();
+  s->model = model_of(p);
+  s->kernel = kernel_for(p);
+  const bool device_rng = p.variant == Variant::device_rng;
+  s->samples = p.antithetic ? p.paths / 2 : p.paths;
+  s->batch = std::min(s->samples, p.antithetic ? p.batch_paths / 2 : p.batch_paths);
+  // Enough blocks to fill the device; the integer sums make the result independent of this.
+  s->blocks = static_cast<int>(std::min<std::int64_t>(
+      ceil_div(s->batch, p.block),
+      static_cast<std::int64_t>(max_active_blocks(reinterpret_cast<const void*>(s->kernel), p.block)) *
+          multiprocessor_count()));
+  s->partials = DeviceBuffer<Uint128>(2 * static_cast<std::size_t>(s->blocks));
+  s->host_partials = PinnedBuffer<Uint128>(s->partials.size());
+  s->sample = DeviceBuffer<float>(static_cast<std::size_t>(p.sample_paths * 2 * (p.steps + 1)));
+  if (!device_rng) {
+    s->normals = DeviceBuffer<float>(static_cast<std::size_t>(2 * p.steps * s->batch));
+    s->generator = std::make_unique<RandGenerator>(p, stream);
+    s->generation.resize(static_cast<std::size_t>(ceil_div(s->samples, s->batch)));
   }
-  throw InputError("", "method.block",
-                   "threads per block " + std::to_string(p.block) + " is not compiled in; compiled: 64 128 256 512");
+  state_ = std::move(s);
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::run(const ProgressCallback& progress) {
+  State& s = *state_;
+  const auto wall_start = std::chrono::steady_clock::now();
+  const std::int64_t copies = p_.antithetic ? 2 : 1;
+  PARASOL_CUDA(cudaMemsetAsync(s.partials.data(), 0, s.partials.bytes(), stream_));
+  s.start.record(stream_);
+  std::size_t n = 0;  // batches enqueued
+  for (std::int64_t first = 0; first < s.samples; first += s.batch, ++n) {
+    const std::int64_t count = std::min(s.batch, s.samples - first);
+    if (s.generator) {
+      s.generation[n].first.record(stream_);
+      PARASOL_CURAND(curandGenerateNormal(s.generator->get(), s.normals.data(),
+                                          static_cast<std::size_t>(2 * p_.steps * count), 0.0f, 1.0f));
+      s.generation[n].second.record(stream_);
+    }
+    s.kernel<<<s.blocks, p_.block, 0, stream_>>>(s.model, first, count, p_.seed, s.normals.data(),
+                                                 s.partials.data(), s.sample.data(), p_.sample_paths);
+    PARASOL_CHECK_LAUNCH(stream_);
+    if (progress) {
+      // The batch before this one is waited for while this one runs.
+      s.batch_done[n % 2].record(stream_);
+      if (n > 0) {
+        s.batch_done[(n - 1) % 2].synchronize();
+        progress({copies * first, p_.paths, seconds_since(wall_start)});
+      }
+    }
+  }
+  PARASOL_CUDA(cudaMemcpyAsync(s.host_partials.data(), s.partials.data(), s.partials.bytes(),
+                               cudaMemcpyDeviceToHost, stream_));
+  s.done.record(stream_);  // the estimate's inputs are on the host: end to end
+  if (progress) {
+    s.done.synchronize();
+    progress({p_.paths, p_.paths, seconds_since(wall_start)});
+  }
+}
+
+Estimate Simulator::estimate() const {
+  state_->done.synchronize();
+  PayoffSums sums;
+  sums.count = state_->samples;
+  for (std::size_t b = 0; b < state_->host_partials.size(); b += 2) {
+    sums.sum += state_->host_partials[b];
+    sums.sum_sq += state_->host_partials[b + 1];
+  }
+  return estimate_from(sums, price_unit(p_));
+}
+
+Timings Simulator::timings() const {
+  const State& s = *state_;
+  s.done.synchronize();
+  const auto elapsed = [](const Event& from, const Event& to) {
+    float ms = 0;
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, from.get(), to.get()));
+    return 1e-3 * static_cast<double>(ms);
+  };
+  Timings t;
+  for (const auto& [before, after] : s.generation) t.generate += elapsed(before, after);
+  t.total = elapsed(s.start, s.done);
+  t.paths = t.total - t.generate;
+  return t;
+}
+
+std::vector<float> Simulator::sample() const { return download(state_->sample, stream_); }
+
+Result solve_gpu(const Params& p, const ProgressCallback& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  Stream stream;
+  Simulator simulator(p, stream);
+  simulator.run(progress);
+  Result result;
+  result.estimate = simulator.estimate();
+  result.timings = simulator.timings();
+  result.sample = simulator.sample();
+  // Wall time, allocation and generator set-up included: what the caller waited for.
+  result.timings.total = seconds_since(wall_start);
+  return result;
 }
 
 }  // namespace parasol::montecarlo

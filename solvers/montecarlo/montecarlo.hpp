@@ -2,7 +2,11 @@
 // with its standard error. Host-only API: compiles without nvcc.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "solvers/montecarlo/params.hpp"
@@ -21,7 +25,9 @@ struct Estimate {
 struct Timings {
   double generate = 0;  // host-rng: cuRAND filling device memory with normals
   double paths = 0;     // path kernels with their in-kernel sums, and the partial sums to the host
-  double total = 0;     // everything from first launch to the estimate on the host
+  // solve_gpu and solve_gold: the wall time the caller waited, set-up included. Simulator: the
+  // device time from the run's first launch to the estimate's inputs on the host.
+  double total = 0;
 };
 
 struct Result {
@@ -31,13 +37,54 @@ struct Result {
   std::vector<float> sample;
 };
 
-// The CPU gold solver: std::mt19937_64 normals, double arithmetic, the same model and payoff.
-// Agreement with the GPU is statistical (a few standard errors), not bitwise.
-Result solve_gold(const Params& p);
+// Reported as a run goes: after each batch of paths on the GPU, each chunk of paths in the gold.
+struct Progress {
+  std::int64_t paths = 0, total_paths = 0;
+  double seconds = 0;  // since the run began
+};
+using ProgressCallback = std::function<void(const Progress&)>;
 
-// The GPU solver: p.variant. Payoffs are summed on the device; only per-block partial sums
-// come back, and memory is bounded by p.batch_paths whatever the path count.
-Result solve_gpu(const Params& p);
+// The CPU gold solver: std::mt19937_64 normals, double arithmetic, the same model and payoff.
+// Agreement with the GPU is statistical (a few standard errors), not bitwise: check.hpp.
+Result solve_gold(const Params& p, const ProgressCallback& progress = {});
+
+// The GPU solver: p.variant, through a Simulator made for this run. Payoffs are summed on the
+// device; only per-block partial sums come back, and memory is bounded by p.batch_paths
+// whatever the path count.
+Result solve_gpu(const Params& p, const ProgressCallback& progress = {});
+
+// One GPU estimator set up on the device, for runs, the sweep and the benchmarks: the kernel for
+// p's variant, block, step, payoff and antithetic choice; the partial sums; host-rng's cuRAND
+// generator (its state set up here) and its batch of normals; the stored sample paths. Each
+// run() enqueues one whole estimate on the stream and allocates nothing, so a sweep times only
+// the estimate. device-rng repeats the same paths every run; host-rng's generator goes on where
+// the last run left it, so its runs are independent estimates.
+class Simulator {
+ public:
+  Simulator(const Params& p, cudaStream_t stream);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Every batch: normals (host-rng), the path kernel adding into the partial sums, and the
+  // partial sums copied to the host. With `progress`, the host waits for each batch one batch
+  // behind, so the device never idles for it; without, run() returns at once.
+  void run(const ProgressCallback& progress = {});
+  // The last run's estimate (waits for the stream).
+  Estimate estimate() const;
+  // The last run's device time: generation and paths (waits for the stream).
+  Timings timings() const;
+  // The last run's stored sample paths, as Result::sample (waits for the stream).
+  std::vector<float> sample() const;
+  const Params& params() const { return p_; }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  struct State;  // device buffers, the generator, the compiled kernel: montecarlo.cu
+  Params p_;
+  cudaStream_t stream_;
+  std::unique_ptr<State> state_;
+};
 
 // Black-Scholes price of a European call or put on one asset (the exact-step limit).
 double black_scholes(const Params& p);

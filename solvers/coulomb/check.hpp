@@ -1,0 +1,38 @@
+// coulomb's one definition of agreement with the gold, used by the tests, `parasol run --check`,
+// `parasol sweep` and the benchmarks.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+#include "kernels/agreement.hpp"
+#include "solvers/coulomb/params.hpp"
+
+namespace parasol::coulomb {
+
+// Each point's error is measured against its magnitude scale, sum |k q| / r (magnitude_scale()),
+// not against the potential, which can cancel to zero. Every variant takes the same float terms
+// (one rsqrt.approx each, within 2^-22.9 of the root) and sums them in float; they differ in how
+// deep the sums go, and so in the tolerance:
+// - the gather variants sum at most 256 terms a tile and add the tiles' sums into a running
+//   total: about sqrt(256) + sqrt(atoms / 256) roundings deep, some 1e-6 of the scale for 10^4
+//   atoms. 1e-5 leaves a tenfold margin; a lost tile is off by 256 terms and a wrong index by the
+//   change of every near term across a lattice spacing, each a good fraction of the scale.
+// - scatter adds every term straight into its point with atomics, in whatever order they land:
+//   one float running sum per point, as deep as there are atoms (9001 in the tests, thousands in
+//   its sweeps), so 5e-5.
+inline double tolerance(Variant v) { return v == Variant::scatter ? 5e-5 : 1e-5; }
+
+// The CPU run's result is the gold rounded to float: half an ulp of each value at most, and a
+// value is no larger than its scale. One ulp leaves room for the scale's own rounding.
+inline constexpr double kRoundedGoldTolerance = std::numeric_limits<float>::epsilon();
+
+// max |result - gold| / scale over the lattice against `tolerance`; max and rms |result - gold|
+// are stored beside it.
+inline Agreement agreement(const std::vector<float>& result, const std::vector<double>& gold,
+                           const std::vector<double>& scale, double tolerance) {
+  return field_agreement(compare(result, gold), "max_relative_to_scale", "max relative to scale",
+                         max_relative_to_scale(result, gold, scale), tolerance);
+}
+
+}  // namespace parasol::coulomb

@@ -57,14 +57,15 @@ void write_check(io::ResultFile& out, const Agreement& a) {
   out.set_attribute("/check", "passed", a.passed());
 }
 
-// A CPU run given keys only the GPU solver reads says so once, on stderr: the run goes on.
+// A CPU run given keys only the GPU solver reads says so in its summary (stdout: stderr keeps
+// to the one line of a failure): the run goes on.
 void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
   std::string given;
   for (std::string_view key : binding.gpu_only_keys)
     if (params.has(key)) given += (given.empty() ? "" : ", ") + std::string(key);
-  if (!given.empty() && is_speaker())
-    std::cerr << "parasol: " << given << ": read by the GPU solver only; this CPU run does not use "
-              << (given.find(',') == std::string::npos ? "it" : "them") << "\n";
+  if (!given.empty())
+    say("note: " + given + ": read by the GPU solver only; this CPU run does not use " +
+        (given.find(',') == std::string::npos ? "it" : "them"));
 }
 
 // "(above 1e-05: suspect the solver)", or nothing when it agrees.
@@ -221,8 +222,6 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   });
   const RunSetup setup{options, backend, output, context};
   together(context, [&] { run->prepare(setup); });
-  // After prepare: a run refused for its input says only why.
-  if (backend == Backend::cpu && context.is_root()) note_gpu_only_keys(*binding, *params);
 
   // Rank 0 writes the result file; the others write their parts in it in their turn. Across
   // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
@@ -256,6 +255,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   }
   setup_phase.stop();
   if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
+  if (backend == Backend::cpu) note_gpu_only_keys(*binding, *params);
 
   // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once
   // its file is made.

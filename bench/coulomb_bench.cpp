@@ -80,7 +80,8 @@ void bench_case(benchmark::State& state, Case c, Variant v, Shape block, int coa
   const auto run = [&] { pr.device.run(v, block, coarsening); };
   pr.device.poison();
   run();
-  const Agreement a = agreement(pr.device.download(), pr.gold.potential, pr.gold.scale, tolerance(v));
+  const Agreement a = agreement(pr.device.download(), pr.gold.potential, pr.gold.scale,
+                                tolerance(v, static_cast<std::size_t>(c.atoms)));
   if (!a.passed()) {
     state.SkipWithError(("disagrees with the gold: " + a.description).c_str());
     return;

@@ -190,7 +190,8 @@ class CoulombRun final : public Run {
   Agreement check() override {
     const coulomb::GoldWithScale gold = gold_with_scale(p_, atoms_);
     return coulomb::agreement(result_.potential, gold.potential, gold.scale,
-                              gpu_ ? coulomb::tolerance(p_.variant) : coulomb::kRoundedGoldTolerance);
+                              gpu_ ? coulomb::tolerance(p_.variant, atoms_.size())
+                                   : coulomb::kRoundedGoldTolerance);
   }
 
   void write(Output& out) override {
@@ -287,7 +288,7 @@ class CoulombStudy final : public Study {
     problem_->poison();
     run();
     m.agreement = coulomb::agreement(problem_->download(), gold_.potential, gold_.scale,
-                                     coulomb::tolerance(c.variant));
+                                     coulomb::tolerance(c.variant, atoms_.size()));
     m.seconds = timed_runs(*stream_, s_.repeats, run);
     return m;
   }
@@ -300,8 +301,10 @@ class CoulombStudy final : public Study {
     out.set_attribute("/sweep", "rsqrt_per_s", rsqrt_);
     out.set_attribute("/sweep", "points", p_.lattice.points());
     out.set_attribute("/sweep", "atoms", atom_count());
-    out.set_attribute("/sweep", "check_tolerance", coulomb::tolerance(Variant::gather));
-    out.set_attribute("/sweep", "scatter_check_tolerance", coulomb::tolerance(Variant::scatter));
+    out.set_attribute("/sweep", "check_tolerance",
+                      coulomb::tolerance(Variant::gather, atoms_.size()));
+    out.set_attribute("/sweep", "scatter_check_tolerance",
+                      coulomb::tolerance(Variant::scatter, atoms_.size()));
   }
 
   InputError nothing_to_time() const override {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "apps/io/autotune.hpp"
@@ -174,6 +175,14 @@ struct Binding {
   // meets the others in the communication layer, and writes its part in its turn.
   bool across_ranks = false;
 };
+
+// A solver's Run or Study in the precision the parameters chose: Made<float> when `single`,
+// else Made<double>, built from `args`.
+template <class Base, template <class> class Made, class... Args>
+std::unique_ptr<Base> in_precision(bool single, Args&&... args) {
+  if (single) return std::make_unique<Made<float>>(std::forward<Args>(args)...);
+  return std::make_unique<Made<double>>(std::forward<Args>(args)...);
+}
 
 // Every registered solver, in the order parasol_add_solver() named them (solver_registry.cpp is
 // generated from that list).

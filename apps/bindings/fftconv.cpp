@@ -355,9 +355,8 @@ class FftconvStudy final : public Study {
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   Params p = read_all(t, params_path).first;
-  if (p.precision == fftconv::Precision::single)
-    return std::make_unique<FftconvRun<float>>(t, std::move(p));
-  return std::make_unique<FftconvRun<double>>(t, std::move(p));
+  const bool single = p.precision == fftconv::Precision::single;
+  return in_precision<Run, FftconvRun>(single, t, std::move(p));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
@@ -365,9 +364,8 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
   if (p.streamed)
     throw InputError(t.source_of("method.streamed"), "method.streamed",
                      "parasol sweep times convolutions of data held on the device; expected false");
-  if (p.precision == fftconv::Precision::single)
-    return std::make_unique<FftconvStudy<float>>(t, std::move(p), std::move(s));
-  return std::make_unique<FftconvStudy<double>>(t, std::move(p), std::move(s));
+  const bool single = p.precision == fftconv::Precision::single;
+  return in_precision<Study, FftconvStudy>(single, t, std::move(p), std::move(s));
 }
 
 }  // namespace

@@ -406,9 +406,8 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {
   bool automatic = false;
   Params p = io::read_checked(t, [&] { return read_params(t, automatic); },
                               [&] { return read_sweep_params(t); }).first;
-  if (p.precision == laplace3d::Precision::single)
-    return std::make_unique<Laplace3dRun<float>>(t, std::move(p), automatic);
-  return std::make_unique<Laplace3dRun<double>>(t, std::move(p), automatic);
+  const bool single = p.precision == laplace3d::Precision::single;
+  return in_precision<Run, Laplace3dRun>(single, t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path&) {
@@ -425,9 +424,8 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
       throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
                        "block " + to_string(b) + " is not compiled in for any listed variant");
   }
-  if (p.precision == laplace3d::Precision::single)
-    return std::make_unique<Laplace3dStudy<float>>(t, std::move(p), std::move(s));
-  return std::make_unique<Laplace3dStudy<double>>(t, std::move(p), std::move(s));
+  const bool single = p.precision == laplace3d::Precision::single;
+  return in_precision<Study, Laplace3dStudy>(single, t, std::move(p), std::move(s));
 }
 
 }  // namespace

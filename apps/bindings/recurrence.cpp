@@ -327,17 +327,15 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& pa
       io::read_checked(
           t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); })
           .first;
-  if (p.precision == recurrence::Precision::single)
-    return std::make_unique<RecurrenceRun<float>>(t, std::move(p));
-  return std::make_unique<RecurrenceRun<double>>(t, std::move(p));
+  const bool single = p.precision == recurrence::Precision::single;
+  return in_precision<Run, RecurrenceRun>(single, t, std::move(p));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   auto [p, s] = io::read_checked(
       t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); });
-  if (p.precision == recurrence::Precision::single)
-    return std::make_unique<RecurrenceStudy<float>>(t, std::move(p), s);
-  return std::make_unique<RecurrenceStudy<double>>(t, std::move(p), s);
+  const bool single = p.precision == recurrence::Precision::single;
+  return in_precision<Study, RecurrenceStudy>(single, t, std::move(p), s);
 }
 
 }  // namespace

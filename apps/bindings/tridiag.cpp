@@ -516,17 +516,15 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& pa
       io::read_checked(
           t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); })
           .first;
-  if (p.precision == tridiag::Precision::single)
-    return std::make_unique<TridiagRun<float>>(t, std::move(p));
-  return std::make_unique<TridiagRun<double>>(t, std::move(p));
+  const bool single = p.precision == tridiag::Precision::single;
+  return in_precision<Run, TridiagRun>(single, t, std::move(p));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   auto [p, s] = io::read_checked(
       t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); });
-  if (p.precision == tridiag::Precision::single)
-    return std::make_unique<TridiagStudy<float>>(t, std::move(p), std::move(s));
-  return std::make_unique<TridiagStudy<double>>(t, std::move(p), std::move(s));
+  const bool single = p.precision == tridiag::Precision::single;
+  return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
 }
 
 }  // namespace

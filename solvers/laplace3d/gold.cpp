@@ -3,48 +3,20 @@
 #include <chrono>
 #include <cmath>
 
+#include "solvers/laplace3d/initial.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
 
 namespace parasol::laplace3d {
 
-namespace {
-
-// Uniform in [0, 1) for point `index` of the grid from `seed`: SplitMix64 of the seed's own mix
-// and the index, a counter-based draw. Any plane of the field can so be made alone (each rank
-// makes its own slab) with the values the whole field has.
-double uniform_at(std::uint64_t seed, std::uint64_t index) {
-  const auto mix = [](std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  const std::uint64_t key = mix(seed + 0x9E3779B97F4A7C15ull);
-  return static_cast<double>(mix(key + 0x9E3779B97F4A7C15ull * (index + 1)) >> 11) * 0x1.0p-53;
-}
-
-}  // namespace
-
 template <class T>
 std::vector<T> initial_planes(const Params& p, std::int64_t first, std::int64_t count) {
   const Extent3& n = p.grid;
+  const Start start = start_of(p);
   std::vector<T> u(static_cast<std::size_t>(n.nx * n.ny * count));
-  const Faces& f = p.boundary;
+  std::size_t c = 0;
   for (std::int64_t k = first; k < first + count; ++k)
     for (std::int64_t j = 0; j < n.ny; ++j)
-      for (std::int64_t i = 0; i < n.nx; ++i) {
-        const std::int64_t c = i + n.nx * (j + n.ny * k);
-        double value;
-        // x faces win over y, and y over z, where they meet.
-        if (i == 0) value = f.x_min;
-        else if (i == n.nx - 1) value = f.x_max;
-        else if (j == 0) value = f.y_min;
-        else if (j == n.ny - 1) value = f.y_max;
-        else if (k == 0) value = f.z_min;
-        else if (k == n.nz - 1) value = f.z_max;
-        else value = p.interior == Interior::random ? uniform_at(p.seed, static_cast<std::uint64_t>(c))
-                                                    : p.interior_value;
-        u[static_cast<std::size_t>(c - n.nx * n.ny * first)] = static_cast<T>(value);
-      }
+      for (std::int64_t i = 0; i < n.nx; ++i) u[c++] = static_cast<T>(start_value(start, i, j, k));
   return u;
 }
 

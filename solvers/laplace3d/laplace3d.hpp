@@ -20,6 +20,7 @@ namespace parasol::laplace3d {
 
 // Seconds spent in each phase of a run.
 struct Timings {
+  // host_to_device: the starting field set on the device (a GPU run makes it there).
   double host_to_device = 0, compute = 0, device_to_host = 0;
 };
 
@@ -71,6 +72,9 @@ template <class T>
 class DeviceGrid {
  public:
   DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cudaStream_t stream);
+  // Planes [first_plane, first_plane + planes) of the starting field `p` describes, made on the
+  // device with the values initial_planes() gives (no upload); the grid is that slab.
+  DeviceGrid(const Params& p, std::int64_t first_plane, std::int64_t planes, cudaStream_t stream);
   // `iterations` Jacobi sweeps with the variant's kernel, enqueued on the stream.
   void sweep(Variant variant, const Shape& block, std::int64_t iterations);
   // Fills the interior of the copy the next sweep writes with NaN (its boundary stays), so a

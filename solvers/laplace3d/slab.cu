@@ -110,12 +110,12 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Tran
   SlabResult<T> result;
   result.part = slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant));
   const SlabPart& part = result.part;
-  const std::vector<T> initial = initial_planes<T>(p, part.first_global(), part.local_planes());
   Stream stream, comm_stream;
-
+  // The slab and its halos are made on the device, with the values of the whole grid's:
+  // host_to_device is their making.
   EventTimer h2d(stream);
   h2d.start();
-  DeviceGrid<T> grid(part.local(), initial, stream);
+  DeviceGrid<T> grid(p, part.first_global(), part.local_planes(), stream);
   h2d.stop();
   result.timings.host_to_device = h2d.seconds();
   comm::DeviceComm comm(context, transport, comm_stream);

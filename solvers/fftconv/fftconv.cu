@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.hpp"
@@ -298,11 +299,11 @@ __global__ void __launch_bounds__(kDirectThreads)
 // ---------------------------------------------------------------------------------------------
 // Launch helpers.
 
-// About sixteen blocks per multiprocessor (of a 132-SM H100), each looping over rows: a block
-// per short row would spend more time being scheduled than copying (70 thousand blocks of one
-// 1 KiB row each ran at a fifth of the bandwidth).
+// About sixteen blocks per multiprocessor, each looping over rows: a block per short row would
+// spend more time being scheduled than copying (70 thousand blocks of one 1 KiB row each ran at
+// a fifth of the bandwidth on a 132-SM H100). The count is the device's, asked once.
 dim3 rows_grid(std::int64_t cols, std::int64_t rows, int threads = kThreads) {
-  constexpr std::int64_t kBlocks = 132 * 16;
+  static const std::int64_t kBlocks = std::int64_t{multiprocessor_count()} * 16;
   const std::int64_t x = std::clamp<std::int64_t>(ceil_div(cols, threads), 1, kBlocks);
   const std::int64_t y = std::clamp<std::int64_t>(kBlocks / x, 1, std::min(rows, kMaxGridY));
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));

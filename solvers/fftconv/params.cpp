@@ -10,8 +10,6 @@
 namespace parasol::fftconv {
 namespace {
 
-constexpr NameTable<Precision, 2> kPrecisionNames{
-    {{Precision::single, "float"}, {Precision::double_, "double"}}};
 constexpr NameTable<Source, 2> kSourceNames{
     {{Source::generated, "generated"}, {Source::file, "file"}}};
 constexpr NameTable<SignalKind, 2> kSignalKindNames{
@@ -37,10 +35,6 @@ void require_frequency(double f, const char* key) {
 
 }  // namespace
 
-std::string_view name(Precision p) { return lookup_name(kPrecisionNames, p); }
-Precision parse_precision(std::string_view s) {
-  return lookup_value(kPrecisionNames, s, "precision");
-}
 std::string_view name(Source s) { return lookup_name(kSourceNames, s); }
 Source parse_source(std::string_view s) { return lookup_value(kSourceNames, s, "source"); }
 std::string_view name(SignalKind k) { return lookup_name(kSignalKindNames, k); }

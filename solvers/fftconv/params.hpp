@@ -6,13 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/precision.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 
 namespace parasol::fftconv {
 
-enum class Precision { single, double_ };
-std::string_view name(Precision p);  // "float", "double"
-Precision parse_precision(std::string_view s);
+// The precision it computes in: the kernel layer's one type (kernels/precision.hpp).
+using parasol::Precision;
+using parasol::parse_precision;
 
 // Where the signals come from: generated from the parameters, or a dataset of an HDF5 file.
 enum class Source { generated, file };

@@ -18,8 +18,6 @@ constexpr NameTable<Variant, 6> kVariantNames{{{Variant::zmarch, "zmarch"},
                                                {Variant::zreg_vector, "zreg-vec"},
                                                {Variant::smem_zreg, "smem-zreg"},
                                                {Variant::temporal, "temporal"}}};
-constexpr NameTable<Precision, 2> kPrecisionNames{
-    {{Precision::single, "float"}, {Precision::double_, "double"}}};
 constexpr NameTable<Interior, 2> kInteriorNames{
     {{Interior::random, "random"}, {Interior::constant, "constant"}}};
 
@@ -27,10 +25,6 @@ constexpr NameTable<Interior, 2> kInteriorNames{
 
 std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
 Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
-std::string_view name(Precision p) { return lookup_name(kPrecisionNames, p); }
-Precision parse_precision(std::string_view s) {
-  return lookup_value(kPrecisionNames, s, "precision");
-}
 std::string_view name(Interior i) { return lookup_name(kInteriorNames, i); }
 Interior parse_interior(std::string_view s) { return lookup_value(kInteriorNames, s, "interior"); }
 

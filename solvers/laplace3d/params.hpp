@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernels/precision.hpp"
 #include "kernels/shape.hpp"
 
 namespace parasol::laplace3d {
@@ -22,9 +23,9 @@ inline constexpr std::array kVariants{Variant::zmarch,      Variant::block3d,
 std::string_view name(Variant v);
 Variant parse_variant(std::string_view s);  // throws InputError listing the valid names
 
-enum class Precision { single, double_ };
-std::string_view name(Precision p);  // "float", "double"
-Precision parse_precision(std::string_view s);
+// The precision it computes in: the kernel layer's one type (kernels/precision.hpp).
+using parasol::Precision;
+using parasol::parse_precision;
 
 // How the interior starts; the boundary always holds the face values.
 enum class Interior { random, constant };

@@ -12,17 +12,11 @@ namespace {
 
 constexpr NameTable<Problem, 3> kProblemNames{
     {{Problem::ar1, "ar1"}, {Problem::smoothing, "smoothing"}, {Problem::file, "file"}}};
-constexpr NameTable<Precision, 2> kPrecisionNames{
-    {{Precision::single, "float"}, {Precision::double_, "double"}}};
 
 }  // namespace
 
 std::string_view name(Problem p) { return lookup_name(kProblemNames, p); }
 Problem parse_problem(std::string_view s) { return lookup_value(kProblemNames, s, "problem"); }
-std::string_view name(Precision p) { return lookup_name(kPrecisionNames, p); }
-Precision parse_precision(std::string_view s) {
-  return lookup_value(kPrecisionNames, s, "precision");
-}
 
 void Params::validate() const {
   if (problem == Problem::ar1) {

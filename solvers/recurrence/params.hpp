@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/precision.hpp"
 #include "kernels/scan.hpp"
 
 namespace parasol::recurrence {
@@ -19,9 +20,9 @@ inline constexpr std::array kProblems{Problem::ar1, Problem::smoothing, Problem:
 std::string_view name(Problem p);  // "ar1", "smoothing", "file"
 Problem parse_problem(std::string_view s);
 
-enum class Precision { single, double_ };
-std::string_view name(Precision p);  // "float", "double"
-Precision parse_precision(std::string_view s);
+// The precision it computes in: the kernel layer's one type (kernels/precision.hpp).
+using parasol::Precision;
+using parasol::parse_precision;
 
 // x[t] = phi[t] x[t-1] + sigma eps[t], x[-1] = x0, eps standard normal: s = phi, u = sigma eps.
 // phi[t] is `phi` throughout, or (time_varying) drawn at every step uniformly in

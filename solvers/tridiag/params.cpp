@@ -18,8 +18,6 @@ constexpr NameTable<Variant, 5> kVariantNames{{{Variant::pcr_shared, "pcr-shared
                                                {Variant::thomas_scan, "thomas-scan"}}};
 constexpr NameTable<Layout, 2> kLayoutNames{
     {{Layout::contiguous, "contiguous"}, {Layout::interleaved, "interleaved"}}};
-constexpr NameTable<Precision, 2> kPrecisionNames{
-    {{Precision::single, "float"}, {Precision::double_, "double"}}};
 constexpr NameTable<Problem, 2> kProblemNames{{{Problem::heat, "heat"}, {Problem::file, "file"}}};
 constexpr NameTable<Initial, 3> kInitialNames{
     {{Initial::sine, "sine"}, {Initial::random, "random"}, {Initial::step, "step"}}};
@@ -37,10 +35,6 @@ std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
 Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
 std::string_view name(Layout l) { return lookup_name(kLayoutNames, l); }
 Layout parse_layout(std::string_view s) { return lookup_value(kLayoutNames, s, "layout"); }
-std::string_view name(Precision p) { return lookup_name(kPrecisionNames, p); }
-Precision parse_precision(std::string_view s) {
-  return lookup_value(kPrecisionNames, s, "precision");
-}
 std::string_view name(Problem p) { return lookup_name(kProblemNames, p); }
 Problem parse_problem(std::string_view s) { return lookup_value(kProblemNames, s, "problem"); }
 std::string_view name(Initial i) { return lookup_name(kInitialNames, i); }

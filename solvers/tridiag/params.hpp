@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/precision.hpp"
+
 namespace parasol::tridiag {
 
 // The GPU kernels, by the names users type.
@@ -33,9 +35,9 @@ std::string_view name(Layout l);  // "contiguous", "interleaved"
 Layout parse_layout(std::string_view s);
 Layout required_layout(Variant v);
 
-enum class Precision { single, double_ };
-std::string_view name(Precision p);  // "float", "double"
-Precision parse_precision(std::string_view s);
+// The precision it computes in: the kernel layer's one type (kernels/precision.hpp).
+using parasol::Precision;
+using parasol::parse_precision;
 
 // What is solved: the heat equation marched in time, or one batch read from an HDF5 file.
 enum class Problem { heat, file };

@@ -321,6 +321,15 @@ TEST_F(FftconvCli, StreamedRunReadsTheInputFileInPieces) {
                           "(signal.dataset)");
 }
 
+TEST_F(FftconvCli, AmplitudesFloatCannotCarryAreRefused) {
+  // Spectra reach the transform's length times the largest sample: 1e35 is a float, its spectra
+  // are not.
+  expect_input_error(run_file(chirp_file(), "signal.amplitude=1e35"),
+                     "command line: signal.amplitude: expected a magnitude of at most");
+  expect_input_error(run_file(chirp_file(), "signal.noise=1e36"),
+                     "command line: signal.noise: expected a magnitude of at most");
+}
+
 TEST_F(FftconvCli, BadParametersNameTheirKey) {
   expect_input_error(run_file(chirp_file("lenght = 9\n")),
                      "p.toml:10: filter.lenght: unknown key; did you mean filter.length?");

@@ -141,6 +141,10 @@ TEST_F(TridiagCli, BadValuesNameTheirKey) {
   const std::string heat = "solver = \"tridiag\"\n[heat]\npoints = 200\ngrids = 2\nsteps = 1\n";
   expect_input_error(run_file(heat, "heat.lambda=0"), "command line: heat.lambda: expected a positive");
   expect_input_error(run_file(heat, "heat.steps=-1"), "command line: heat.steps:");
+  // An end value float cannot carry through lambda u + u[-1] (fine in double).
+  expect_input_error(run_file(heat, "heat.left=1e38"),
+                     "command line: heat.left: expected a magnitude of at most");
+  expect_input_error(run_file(heat, "heat.lambda=1e39"), "command line: heat.lambda:");
   expect_input_error(run_file(heat, "heat.points=0"), "command line: heat.points:");
   expect_input_error(run_file(heat, "method.threads=48"),
                      "command line: method.threads: expected a multiple of 32");

@@ -59,13 +59,19 @@ void Params::validate() const {
             "signal",
             "expected at most 2^40 samples in all, got " + std::to_string(signal.batch) +
                 " signals of " + extent_text(signal.rows, signal.length));
-    require(std::isfinite(signal.amplitude), "signal.amplitude",
-            "expected a finite number, got " + shown(signal.amplitude));
+    // A transform of n samples has spectra up to n times the largest sample, and normals run
+    // to a few sigma (a chirp adds its noise to its amplitude): in float those must stay in
+    // range (1e35 would pass as a sample and come back as infinity).
+    const bool single = precision == Precision::single;
+    const double headroom =
+        16.0 * static_cast<double>(signal.rows) * static_cast<double>(signal.length);
+    require_representable(signal.amplitude, "signal.amplitude", single, headroom);
     if (signal.kind == SignalKind::chirp) {
       require_frequency(signal.f0, "signal.f0");
       require_frequency(signal.f1, "signal.f1");
       require(std::isfinite(signal.noise) && signal.noise >= 0, "signal.noise",
               "expected a number >= 0, got " + shown(signal.noise));
+      require_representable(signal.noise, "signal.noise", single, headroom);
     }
   } else {
     require(!signal.file.empty(), "signal.file",

@@ -73,12 +73,17 @@ void Params::validate() const {
             "expected an integer >= 0, got " + std::to_string(heat.steps));
     require(std::isfinite(heat.lambda) && heat.lambda > 0, "heat.lambda",
             "expected a positive number (dx^2 / dt), got " + shown(heat.lambda));
+    // In float the step's matrix (2 + lambda on the diagonal) and right-hand side (lambda u plus
+    // an end value) must stay in range: a few of each are added in a row's elimination.
+    const bool single = precision == Precision::single;
+    require_representable(heat.lambda, "heat.lambda", single, 4);
     require(heat.mode >= 1, "heat.mode",
             "expected a positive integer (the sine's half-waves), got " +
                 std::to_string(heat.mode));
-    require(std::isfinite(heat.left), "heat.left", "expected a finite number, got " + shown(heat.left));
-    require(std::isfinite(heat.right), "heat.right",
-            "expected a finite number, got " + shown(heat.right));
+    // The temperatures stay within the end values' and the start's range (a maximum
+    // principle), and each is multiplied by lambda in the right-hand side.
+    require_representable(heat.left, "heat.left", single, 4 * (1 + heat.lambda));
+    require_representable(heat.right, "heat.right", single, 4 * (1 + heat.lambda));
   } else {
     require(!input.file.empty(), "input.file", "expected the name of an HDF5 file");
     const std::pair<const std::string&, const char*> datasets[] = {

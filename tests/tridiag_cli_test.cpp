@@ -137,6 +137,17 @@ TEST_F(TridiagCli, MisspeltKeyIsNamed) {
                      "p.toml:6: heat.lamda: unknown key; did you mean heat.lambda?");
 }
 
+TEST_F(TridiagCli, TheShippedFileExampleRunsAsTheReadmeSays) {
+  // inputs/tridiag-systems.h5 ships beside it: a fresh checkout runs it as it is.
+  const auto r = test::run_shell(kExe + " run " + std::string(PARASOL_SOURCE_DIR) +
+                                 "/inputs/tridiag-file.toml --backend cpu --check -o " +
+                                 quoted(dir_ / "t.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "t.h5");
+  EXPECT_EQ(h5.dims("/fields/x"), (std::vector<std::uint64_t>{64, 256}));
+  EXPECT_EQ(std::get<bool>(h5.attribute("/check", "passed")), true);
+}
+
 TEST_F(TridiagCli, BadValuesNameTheirKey) {
   const std::string heat = "solver = \"tridiag\"\n[heat]\npoints = 200\ngrids = 2\nsteps = 1\n";
   expect_input_error(run_file(heat, "heat.lambda=0"), "command line: heat.lambda: expected a positive");

@@ -138,6 +138,10 @@ TEST_F(CoulombCli, BadParametersNameTheirKey) {
                      "command line: method.block:");
   expect_input_error(run_file(small_file(), "method.coarsening=3"),
                      "command line: method.coarsening: expected one of 1, 2, 4, 8");
+  // Terms are float: k q / r must fit at the nearest distance taken.
+  expect_input_error(run_file(small_file(), "physics.coulomb_constant=1e39"),
+                     "command line: physics.coulomb_constant: expected a magnitude of at most");
+  expect_input_error(run_file(small_file(), "lattice.spacing=1e38"), "lattice: expected");
   expect_input_error(run_file(small_file(), "lattice.origin=[1,2]"),
                      "command line: lattice.origin: expected three numbers");
   expect_input_error(run_file(small_file(), "method.variant=gather_coarse"),

@@ -115,6 +115,9 @@ TEST_F(MontecarloCli, BadValuesNameTheirKey) {
                      "command line: model.rho: expected a correlation in [-1, 1], got 1.5");
   expect_input_error(run_example("paths.count=0"),
                      "command line: paths.count: expected a positive integer, got 0");
+  // Paths are float: a spot that grows past float's range along a path is refused.
+  expect_input_error(run_example("model.spot=3e38"),
+                     "command line: model.spot: expected a magnitude of at most");
   expect_input_error(run_example("method.antithetic=true paths.count=20001"),
                      "paths.count: expected an even number with method.antithetic");
   expect_input_error(

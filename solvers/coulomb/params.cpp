@@ -56,6 +56,14 @@ void Params::validate() const {
           "expected a finite number, got " + shown(coulomb_constant));
   require(std::isfinite(min_distance) && min_distance > 0, "physics.min_distance",
           "expected a positive distance, got " + shown(min_distance));
+  // Positions and terms are float: the lattice's far corner, and k q / r at the nearest
+  // distance a term is taken at, must stay in float's range.
+  const double far = std::max({std::abs(n.origin[0]) + static_cast<double>(n.nx) * n.spacing,
+                               std::abs(n.origin[1]) + static_cast<double>(n.ny) * n.spacing,
+                               std::abs(n.origin[2]) + static_cast<double>(n.nz) * n.spacing});
+  require_representable(far, "lattice", true);
+  require_representable(coulomb_constant, "physics.coulomb_constant", true,
+                        std::max(1.0, 1.0 / min_distance));
   if (std::find(kCoarsenings.begin(), kCoarsenings.end(), coarsening) == kCoarsenings.end()) {
     std::string list;
     for (int c : kCoarsenings) list += (list.empty() ? "" : ", ") + std::to_string(c);

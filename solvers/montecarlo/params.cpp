@@ -63,6 +63,12 @@ void Params::validate() const {
           "expected a positive price, got " + shown(spot));
   require(std::isfinite(strike) && strike > 0, "payoff.strike",
           "expected a positive price, got " + shown(strike));
+  // Paths are simulated in float: a price may grow by exp(sigma sqrt(T) Z + |r| T) along one,
+  // and eight standard deviations of Z bound every draw a run will see.
+  const double growth =
+      std::min(1e30, std::exp(8.0 * sigma * std::sqrt(maturity) + std::abs(rate) * maturity));
+  require_representable(spot, "model.spot", true, growth);
+  require_representable(strike, "payoff.strike", true, growth);
   if (std::find(kBlockSizes.begin(), kBlockSizes.end(), block) == kBlockSizes.end()) {
     std::string list;
     for (int b : kBlockSizes) list += (list.empty() ? "" : ", ") + std::to_string(b);

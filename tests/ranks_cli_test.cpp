@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/io/result_file.hpp"
+#include "kernels/device.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -112,6 +113,29 @@ TEST_F(Ranks, EveryCutGivesTheOneRankBits) {
           ++summaries;
         EXPECT_EQ(summaries, 1u) << r.output;
       }
+    }
+  }
+}
+
+// On a GPU machine: ranks share its device through MPI (NCCL refuses two ranks on one GPU), every
+// variant, overlapped and not, against the one-rank GPU run's bits.
+TEST_F(Ranks, EveryVariantOnTheDeviceGivesTheOneRankBits) {
+  PARASOL_REQUIRE_GPU();
+  const std::string text = params(70);
+  for (const std::string variant :
+       {"zreg", "zreg-vec", "smem-zreg", "temporal", "block3d", "zmarch"}) {
+    const std::string gpu = "--backend gpu method.variant=" + variant + " ";
+    const auto one = test::run_shell(kExe + " run " + quoted(write_params(text)) + " -o " +
+                                     quoted(dir_ / "one.h5") + " --force " + gpu);
+    ASSERT_EQ(one.status, 0) << one.output;
+    for (const std::string overlap : {"", "--no-overlap"}) {
+      SCOPED_TRACE(variant + " " + overlap);
+      const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
+                                     quoted(write_params(text)) + " -o " +
+                                     quoted(dir_ / "three.h5") + " --force --transport mpi " +
+                                     gpu + overlap);
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_TRUE(same_bits(field<float>("three.h5"), field<float>("one.h5")));
     }
   }
 }

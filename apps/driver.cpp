@@ -407,6 +407,20 @@ class SweepTable {
     table_.write(out, "/sweep");
     out.write_column("/sweep/min_s", min_s_);
     out.write_column("/sweep/max_s", max_s_);
+    // What each column is, so a reader (docs/plots, a notebook) takes any solver's sweep alike.
+    const auto names = [](const std::vector<ResultsTable::Column>& columns) {
+      std::string text;
+      for (const ResultsTable::Column& c : columns) text += (text.empty() ? "" : ", ") + c.name;
+      return text;
+    };
+    out.set_attribute("/sweep", "axis_columns", names(c_.axes));
+    out.set_attribute("/sweep", "rate_column", c_.rate.name);
+    if (c_.roofline) {
+      out.set_attribute("/sweep", "throughput_column", c_.roofline->throughput.name);
+      out.set_attribute("/sweep", "roofline_column", c_.roofline->percent.name);
+    }
+    out.set_attribute("/sweep", "check_column", c_.check.name);
+    out.set_attribute("/sweep", "extra_columns", names(c_.extras));
   }
 
  private:

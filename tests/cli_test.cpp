@@ -224,6 +224,21 @@ TEST_F(Cli, ValuesPastThePrecisionsRangeAreRefused) {
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
+TEST_F(Cli, CpuSweepTimesTheGoldAtEachThreadCount) {
+  // A sweep file made without a GPU: the CPU solver at 1 and 2 threads, each checked.
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --backend cpu --threads 2 -o " +
+                                 quoted(dir_ / "s.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "s.h5");
+  EXPECT_EQ(h5.read_ints("/sweep/threads"), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(h5.read_ints("/sweep/passed"), (std::vector<std::int64_t>{1, 1}));
+  for (const double rate : h5.read_doubles("/sweep/gpoints_per_s")) EXPECT_GT(rate, 0.0);
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/sweep", "backend")), "cpu");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/sweep", "rate_column")), "gpoints_per_s");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/sweep", "axis_columns")), "backend, threads");
+}
+
 TEST_F(Cli, MisspeltOverride) {
   expect_input_error(run_params(small_params(), "grid.nxx=4"),
                      "command line: grid.nxx: unknown key; did you mean grid.nx?");

@@ -152,6 +152,11 @@ TEST_F(RecurrenceCli, BadParametersNameTheirKey) {
   expect_input_error(run_file(ar1_file("phi = 0.5\n"), "ar1.phi_min=0.5 ar1.phi_max=0.7"),
                      "p.toml:7: ar1.phi: give either ar1.phi (one coefficient) or ar1.phi_min");
   expect_input_error(run_file(ar1_file(), "ar1.seed=-1"), "ar1.seed: expected an integer >= 0");
+  // Float series: a start or noise past float's range is refused, not carried as infinity.
+  expect_input_error(run_file(ar1_file(), "ar1.x0=1e39"),
+                     "command line: ar1.x0: expected a magnitude of at most");
+  expect_input_error(run_file(ar1_file(), "ar1.sigma=1e36"),
+                     "command line: ar1.sigma: expected a magnitude of at most");
   expect_input_error(run_file(ar1_file("[sweep]\nrepeats = 0\n")),
                      "sweep.repeats: expected a positive integer, got 0");
   expect_input_error(run_file(ar1_file(), "problem.kind=smoothing"),

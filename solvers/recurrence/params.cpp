@@ -1,5 +1,6 @@
 #include "solvers/recurrence/params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -44,6 +45,12 @@ void Params::validate() const {
     require(std::isfinite(ar1.sigma) && ar1.sigma >= 0, "ar1.sigma",
             "expected a number >= 0, got " + shown(ar1.sigma));
     require(std::isfinite(ar1.x0), "ar1.x0", "expected a finite number, got " + shown(ar1.x0));
+    // The series is made and scanned in the run's precision. With |phi| <= 1 a value stays
+    // within |x0| plus the noise's sum, which eight sigmas a step bound over the length.
+    const bool single = precision == Precision::single;
+    require_representable(ar1.x0, "ar1.x0", single, 2);
+    require_representable(ar1.sigma, "ar1.sigma", single,
+                          16.0 * static_cast<double>(std::max<std::int64_t>(ar1.length, 1)));
   }
   if (problem == Problem::smoothing) {
     require(std::isfinite(smoothing.alpha) && smoothing.alpha > 0 && smoothing.alpha <= 1,

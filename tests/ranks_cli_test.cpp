@@ -12,14 +12,15 @@
 
 #include "apps/io/result_file.hpp"
 #include "kernels/device.hpp"
-#include "tests/support.hpp"
+#include "tests/ranks_support.hpp"
 
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+using test::parasol_lines;
+using test::quoted;
+using test::same_bits;
+const std::string& kExe = test::kParasol;
 
 // The parameter file of the runs: a grid whose nz the tests choose.
 std::string params(std::int64_t nz, const std::string& precision = "float") {
@@ -28,58 +29,15 @@ std::string params(std::int64_t nz, const std::string& precision = "float") {
          "check_every = 7\ntolerance = 1e-9\n[method]\nprecision = \"" + precision + "\"\n";
 }
 
-// The lines the program itself printed (mpirun adds its own when a rank exits non-zero).
-std::vector<std::string> parasol_lines(const std::string& output) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < output.size()) {
-    const std::size_t end = std::min(output.find('\n', start), output.size());
-    const std::string line = output.substr(start, end - start);
-    if (line.rfind("parasol:", 0) == 0) lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
-
-class Ranks : public ::testing::Test {
+class Ranks : public test::RanksTest {
  protected:
-  void SetUp() override {
-#ifndef PARASOL_TEST_MPIEXEC
-    GTEST_SKIP() << "this build has no MPI: runs across ranks are not built";
-#endif
-  }
-
-  std::filesystem::path write_params(const std::string& text) {
-    const auto path = dir_ / "p.toml";
-    std::ofstream(path) << text;
-    return path;
-  }
-
-  // `parasol run` under the launcher with `ranks` ranks (0: no launcher).
-  test::CommandResult run(int ranks, const std::string& text, const std::string& output,
-                          const std::string& args = "") {
-    std::string launch;
-#ifdef PARASOL_TEST_MPIEXEC
-    if (ranks > 0) launch = std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
-#endif
-    return test::run_shell(launch + kExe + " run " + quoted(write_params(text)) + " -o " +
-                           quoted(dir_ / output) + " --backend cpu --force " + args);
-  }
-
   template <class T>
   std::vector<T> field(const std::string& output) {
     io::ResultReader h5(dir_ / output);
     if constexpr (sizeof(T) == 4) return h5.read_floats("/fields/u");
     else return h5.read_doubles("/fields/u");
   }
-
-  test::ScratchDir dir_;
 };
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 TEST_F(Ranks, EveryCutGivesTheOneRankBits) {
   // 37 planes: cuts of 19+18, 13+12+12 and 10+9+9+9; 4 planes among 4 ranks: one each, the
@@ -107,11 +65,7 @@ TEST_F(Ranks, EveryCutGivesTheOneRankBits) {
           EXPECT_TRUE(h5.has_attribute("/timings", "exchange_mean_s"));
         }
         // Rank 0 alone speaks: one summary.
-        std::size_t summaries = 0;
-        for (std::size_t at = r.output.find("  wrote "); at != std::string::npos;
-             at = r.output.find("  wrote ", at + 1))
-          ++summaries;
-        EXPECT_EQ(summaries, 1u) << r.output;
+        EXPECT_EQ(test::summaries(r.output), 1u) << r.output;
       }
     }
   }

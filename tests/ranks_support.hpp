@@ -1,0 +1,86 @@
+// What the tests of `mpirun -np N parasol run` share: a scratch directory holding the parameter
+// file, a run under the launcher (or without one), the lines the program printed, and a bitwise
+// comparison of results.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/support.hpp"
+
+namespace parasol::test {
+
+inline const std::string kParasol = PARASOL_EXE;
+
+inline std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// The lines the program itself printed (mpirun adds its own when a rank exits non-zero).
+inline std::vector<std::string> parasol_lines(const std::string& output) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    const std::size_t end = std::min(output.find('\n', start), output.size());
+    const std::string line = output.substr(start, end - start);
+    if (line.rfind("parasol:", 0) == 0) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+// How many summaries a run printed: under several ranks, rank 0 alone speaks.
+inline std::size_t summaries(const std::string& output) {
+  std::size_t count = 0;
+  for (std::size_t at = output.find("  wrote "); at != std::string::npos;
+       at = output.find("  wrote ", at + 1))
+    ++count;
+  return count;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// Skips in builds without MPI; runs `parasol run` on a parameter file in its scratch directory.
+class RanksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef PARASOL_TEST_MPIEXEC
+    GTEST_SKIP() << "this build has no MPI: runs across ranks are not built";
+#endif
+  }
+
+  std::filesystem::path write_params(const std::string& text, const std::string& name = "p.toml") {
+    const auto path = dir_ / name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // The launcher's command for `ranks` ranks, with a trailing space; empty for 0 (no launcher).
+  static std::string launcher(int ranks) {
+#ifdef PARASOL_TEST_MPIEXEC
+    if (ranks > 0) return std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
+#endif
+    (void)ranks;
+    return "";
+  }
+
+  // `parasol run` of `text` under the launcher with `ranks` ranks (0: no launcher), writing
+  // `output` in the scratch directory; `args` go after the defaults (--backend cpu --force), so
+  // they may override the backend.
+  CommandResult run(int ranks, const std::string& text, const std::string& output,
+                    const std::string& args = "") {
+    return run_shell(launcher(ranks) + kParasol + " run " + quoted(write_params(text)) + " -o " +
+                     quoted(dir_ / output) + " --backend cpu --force " + args);
+  }
+
+  ScratchDir dir_;
+};
+
+}  // namespace parasol::test

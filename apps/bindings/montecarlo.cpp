@@ -108,6 +108,8 @@ class MontecarloRun final : public Run {
 
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
+    context_ = &setup.context;
+    part_ = montecarlo::samples_of(p_, context_->rank(), context_->size());
     if (gpu_) check_fits_device(t_, p_);
     // The stored paths, twice when a GPU run is checked against the gold.
     require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
@@ -137,12 +139,21 @@ class MontecarloRun final : public Run {
     }
   }
 
+  // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
+  // any order, give the one-rank estimate's bits: one small record a rank is all they exchange.
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     ProgressLine line("paths", "path-steps", static_cast<double>(p_.steps));
-    result_ = gpu_ ? montecarlo::solve_gpu(p_, progress_on(line))
-                   : montecarlo::solve_gold(p_, progress_on(line));
+    result_ = gpu_ ? montecarlo::solve_gpu(p_, progress_on(line), part_)
+                   : montecarlo::solve_gold(p_, progress_on(line), part_);
     timings.add("generate", result_.timings.generate);
     timings.add("paths", result_.timings.paths);
+    if (context_->size() == 1) return;
+    const double before = context_->comm_seconds();
+    const Combined whole = combine({result_.sums, result_.timings.total});
+    timings.add("exchange", context_->comm_seconds() - before);
+    result_.sums = whole.sums;
+    result_.estimate = montecarlo::estimate_from(whole.sums, montecarlo::price_unit(p_));
+    result_.timings.total = whole.seconds;
   }
 
   void report(io::ResultFile& out) override {
@@ -155,6 +166,11 @@ class MontecarloRun final : public Run {
     out.set_attribute("/estimate", "samples", e.samples);
     out.set_attribute("/timings", "total_s", result_.timings.total);
     out.set_attribute("/timings", "path_steps_per_s", rate);
+    if (context_->size() > 1) {
+      out.set_attribute("/method", "ranks", std::int64_t{context_->size()});
+      out.set_attribute("/method", "decomposition",
+                        std::string("whole batches of samples, by global sample index"));
+    }
     char line[160];
     std::snprintf(line, sizeof line,
                   "price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",
@@ -170,25 +186,59 @@ class MontecarloRun final : public Run {
   Agreement check() override {
     if (!gpu_) return montecarlo::agreement(result_.estimate, result_.estimate);
     ProgressLine line("gold paths", "path-steps", static_cast<double>(p_.steps));
+    const montecarlo::Result gold = montecarlo::solve_gold(p_, progress_on(line), part_);
+    const montecarlo::PayoffSums sums = combine({gold.sums, 0}).sums;
     return montecarlo::agreement(result_.estimate,
-                                 montecarlo::solve_gold(p_, progress_on(line)).estimate);
+                                 montecarlo::estimate_from(sums, montecarlo::price_unit(p_)));
   }
 
+  // The stored paths are the first sample_paths samples, at their places in the whole run;
+  // across ranks each writes those it simulated.
   void write(Output& out) override {
     if (p_.sample_paths == 0) return;
     const std::string dataset = "/fields/sample_paths";
-    out.file->write_field(dataset, result_.sample.data(),
-                         {static_cast<std::uint64_t>(p_.sample_paths),
-                          static_cast<std::uint64_t>(p_.steps) + 1, 2});
+    const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(p_.sample_paths),
+                                          static_cast<std::uint64_t>(p_.steps) + 1, 2};
+    if (context_->size() == 1) {
+      out.file->write_field(dataset, result_.sample.data(), dims);
+    } else {
+      const std::int64_t first = std::min(part_.first, p_.sample_paths);
+      const std::int64_t last = std::min(part_.first + part_.count, p_.sample_paths);
+      out.write_rows(dataset, dims, static_cast<std::uint64_t>(first),
+                     static_cast<std::uint64_t>(last - first),
+                     result_.sample.data() + first * 2 * (p_.steps + 1));
+      if (out.file == nullptr) return;
+    }
     out.file->set_attribute(dataset, "layout",
                            std::string("[path][time][asset], asset fastest; time n is t = n * dt"));
     out.file->set_attribute(dataset, "dt", p_.maturity / static_cast<double>(p_.steps));
   }
 
  private:
+  // What each rank adds to the run: its payoff sums and its seconds.
+  struct Combined {
+    montecarlo::PayoffSums sums;
+    double seconds = 0;
+  };
+
+  // The sums of every rank, and the slowest rank's seconds: the run's.
+  Combined combine(const Combined& mine) {
+    if (context_->size() == 1) return mine;
+    Combined whole;
+    for (const Combined& c : context_->all_gather(mine)) {
+      whole.sums.sum += c.sums.sum;
+      whole.sums.sum_sq += c.sums.sum_sq;
+      whole.sums.count += c.sums.count;
+      whole.seconds = std::max(whole.seconds, c.seconds);
+    }
+    return whole;
+  }
+
   io::ParamTable& t_;
   Params p_;
   bool gpu_ = false;
+  comm::Context* context_ = nullptr;
+  montecarlo::Samples part_;  // the samples this rank simulates: all of them on one rank
   montecarlo::Result result_;
 };
 
@@ -299,10 +349,12 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding montecarlo_binding() {
-  return {"montecarlo", "option prices on two correlated assets by Monte Carlo path simulation",
-          make_run, make_study,
-          {"method.variant", "method.block", "method.batch_paths", "method.generator",
-           "method.ordering"}};
+  Binding b{"montecarlo", "option prices on two correlated assets by Monte Carlo path simulation",
+            make_run, make_study,
+            {"method.variant", "method.block", "method.batch_paths", "method.generator",
+             "method.ordering"}};
+  b.across_ranks = true;
+  return b;
 }
 
 }  // namespace parasol::app

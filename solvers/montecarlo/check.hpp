@@ -18,9 +18,9 @@ namespace parasol::montecarlo {
 // difference (the two errors combined in quadrature) about once in 16000 pairs, by the normal
 // tail of the central limit theorem; a bug that moves the price by a fraction of a standard
 // error goes unseen by any bound, and one that moves it by more fails this one nearly always.
-// The GPU and the gold draw different normals (Philox or cuRAND against std::mt19937_64), so
-// their estimates are independent, and float paths against double ones add a bias far below
-// one standard error at the path counts a check runs.
+// The GPU and the gold draw different normals (Philox or cuRAND against the gold's own
+// counter-based generator), so their estimates are independent, and float paths against double
+// ones add a bias far below one standard error at the path counts a check runs.
 inline constexpr double kStandardErrors = 4.0;
 
 // The sweep's gold: the same model on at most this many paths, made once for every row. A check

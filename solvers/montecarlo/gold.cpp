@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <random>
 
 #include "solvers/montecarlo/montecarlo.hpp"
 
@@ -37,6 +36,35 @@ double discounted_payoff(const Params& p, const Path& path) {
 // Samples between progress reports: a few hundredths of a second of 100-step paths.
 constexpr std::int64_t kChunkSamples = 1 << 14;
 
+// SplitMix64's finaliser: a bijection of 64-bit words that scatters nearby inputs.
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+// Uniform in (0, 1) for counter `n` under `key`: k + 1/2 over 2^53 from the top 53 bits.
+double open_unit_at(std::uint64_t key, std::uint64_t n) {
+  return (static_cast<double>(mix64(key + kGolden * (n + 1)) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+// The two standard normals (y1, z) of step `n` of sample `s`: Box-Muller on two counter-based
+// uniforms, so a sample's path is the same whichever samples are simulated beside it (a rank's
+// part, or all). Its own generator: the GPU's Philox streams are independent of it, so the gold
+// is an independent estimate.
+struct Normals {
+  double y1, z;
+};
+Normals normals_at(std::uint64_t key, std::int64_t s, std::int64_t n, std::int64_t steps) {
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  const auto counter = 2 * static_cast<std::uint64_t>(s * steps + n);
+  const double radius = std::sqrt(-2.0 * std::log(open_unit_at(key, counter)));
+  const double angle = kTwoPi * open_unit_at(key, counter + 1);
+  return {radius * std::cos(angle), radius * std::sin(angle)};
+}
+
 // A payoff in quanta of 2^-32 units, rounded to nearest (ties to even, as the device's
 // __double2ull_rn): payoffs are non-negative.
 std::uint64_t quanta(double payoff, double to_quanta) {
@@ -45,7 +73,7 @@ std::uint64_t quanta(double payoff, double to_quanta) {
 
 }  // namespace
 
-Result solve_gold(const Params& p, const ProgressCallback& progress) {
+Result solve_gold(const Params& p, const ProgressCallback& progress, Samples part) {
   const auto start = std::chrono::steady_clock::now();
   const double dt = p.maturity / static_cast<double>(p.steps);
   const double vol = p.sigma * std::sqrt(dt);
@@ -55,18 +83,21 @@ Result solve_gold(const Params& p, const ProgressCallback& progress) {
   const double to_quanta = kPayoffScale / price_unit(p);
   const int copies = p.antithetic ? 2 : 1;
   const std::int64_t samples = p.paths / copies;
+  const std::int64_t first = part.first;
+  const std::int64_t last = part.count < 0 ? samples : std::min(samples, first + part.count);
   const std::size_t times = static_cast<std::size_t>(p.steps) + 1;
+  // The seed's own mix, so nearby seeds draw unrelated streams.
+  const std::uint64_t key = mix64(p.seed + kGolden);
 
   Result result;
   result.sample.resize(static_cast<std::size_t>(p.sample_paths) * times * 2);
-  std::mt19937_64 rng(p.seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  PayoffSums sums;
-  sums.count = samples;
+  PayoffSums& sums = result.sums;
+  sums.count = std::max<std::int64_t>(0, last - first);
 
   // A sample is one path, or an antithetic pair: copy 0 driven by (y1, z), copy 1 by (-y1, -z).
-  // The stored sample paths are copy 0 of the first sample_paths samples, [path][time][asset].
-  for (std::int64_t s = 0; s < samples; ++s) {
+  // The stored sample paths are copy 0 of the first sample_paths samples, [path][time][asset],
+  // at their places in the whole run whichever part this is.
+  for (std::int64_t s = first; s < last; ++s) {
     Path path[2] = {{p.spot, p.spot}, {p.spot, p.spot}};
     float* record = s < p.sample_paths ? &result.sample[static_cast<std::size_t>(s) * times * 2]
                                        : nullptr;
@@ -75,8 +106,7 @@ Result solve_gold(const Params& p, const ProgressCallback& progress) {
       record[1] = static_cast<float>(path[0].s2);
     }
     for (std::int64_t n = 0; n < p.steps; ++n) {
-      const double y1 = normal(rng);
-      const double z = normal(rng);
+      const auto [y1, z] = normals_at(key, s, n, p.steps);
       const double y2 = p.rho * y1 + alpha * z;
       for (int c = 0; c < copies; ++c) {
         const double sign = c == 0 ? 1.0 : -1.0;
@@ -100,15 +130,15 @@ Result solve_gold(const Params& p, const ProgressCallback& progress) {
     const std::uint64_t q = quanta(payoff, to_quanta);
     sums.sum += q;
     sums.sum_sq += static_cast<Uint128>(q) * q;
-    if (progress && (s + 1) % kChunkSamples == 0) {
+    if (progress && (s + 1 - first) % kChunkSamples == 0) {
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-      progress({copies * (s + 1), p.paths, elapsed.count()});
+      progress({copies * (s + 1 - first), copies * sums.count, elapsed.count()});
     }
   }
   result.estimate = estimate_from(sums, price_unit(p));
 
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  if (progress) progress({p.paths, p.paths, elapsed.count()});
+  if (progress) progress({copies * sums.count, copies * sums.count, elapsed.count()});
   // The normals are drawn inside the path loop: there is no separate generation phase.
   result.timings.generate = 0;
   result.timings.paths = elapsed.count();

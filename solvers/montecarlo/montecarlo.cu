@@ -251,10 +251,12 @@ curandRngType_t rng_type(Generator g) {
 // RAII cuRAND host-API generator.
 class RandGenerator {
  public:
-  RandGenerator(const Params& p, cudaStream_t stream) {
+  // `offset`: normals to skip, where a part of the run starts in the whole run's stream.
+  RandGenerator(const Params& p, cudaStream_t stream, unsigned long long offset) {
     PARASOL_CURAND(curandCreateGenerator(&gen_, rng_type(p.generator)));
     try {
       PARASOL_CURAND(curandSetPseudoRandomGeneratorSeed(gen_, p.seed));
+      PARASOL_CURAND(curandSetGeneratorOffset(gen_, offset));
       PARASOL_CURAND(curandSetGeneratorOrdering(
           gen_, p.ordering == Ordering::dynamic ? CURAND_ORDERING_PSEUDO_DYNAMIC
                                                 : CURAND_ORDERING_PSEUDO_DEFAULT));
@@ -298,8 +300,8 @@ Kernel kernel_for(const Params& p) {
 struct Simulator::State {
   Model model;
   Kernel kernel;
-  std::int64_t samples;  // paths, or path pairs when antithetic
-  std::int64_t batch;    // samples per launch
+  std::int64_t first, last;  // the samples run: [first, last) of the whole run's
+  std::int64_t batch;        // samples per launch
   int blocks;
   DeviceBuffer<Uint128> partials;      // sum and sum of squares per block
   PinnedBuffer<Uint128> host_partials; // the same on the host, copied at the end of each run
@@ -311,13 +313,17 @@ struct Simulator::State {
   Event batch_done[2];  // the last two batches, for progress one batch behind
 };
 
-Simulator::Simulator(const Params& p, cudaStream_t stream) : p_(p), stream_(stream) {
+Simulator::Simulator(const Params& p, cudaStream_t stream, Samples part)
+    : p_(p), stream_(stream), part_(part) {
   auto s = std::make_unique<State>();
   s->model = model_of(p);
   s->kernel = kernel_for(p);
   const bool device_rng = p.variant == Variant::device_rng;
-  s->samples = p.antithetic ? p.paths / 2 : p.paths;
-  s->batch = std::min(s->samples, p.antithetic ? p.batch_paths / 2 : p.batch_paths);
+  const std::int64_t samples = p.antithetic ? p.paths / 2 : p.paths;
+  s->first = std::min(samples, part.first);
+  s->last = part.count < 0 ? samples : std::min(samples, s->first + part.count);
+  s->batch = std::max<std::int64_t>(
+      1, std::min(s->last - s->first, p.antithetic ? p.batch_paths / 2 : p.batch_paths));
   // Enough blocks to fill the device; the integer sums make the result independent of this.
   s->blocks = static_cast<int>(std::min<std::int64_t>(
       ceil_div(s->batch, p.block),
@@ -328,8 +334,10 @@ Simulator::Simulator(const Params& p, cudaStream_t stream) : p_(p), stream_(stre
   s->sample = DeviceBuffer<float>(static_cast<std::size_t>(p.sample_paths * 2 * (p.steps + 1)));
   if (!device_rng) {
     s->normals = DeviceBuffer<float>(static_cast<std::size_t>(2 * p.steps * s->batch));
-    s->generator = std::make_unique<RandGenerator>(p, stream);
-    s->generation.resize(static_cast<std::size_t>(ceil_div(s->samples, s->batch)));
+    // A part starts where the whole run's stream of normals reaches its first sample.
+    s->generator = std::make_unique<RandGenerator>(
+        p, stream, static_cast<unsigned long long>(2 * p.steps * s->first));
+    s->generation.resize(static_cast<std::size_t>(ceil_div(s->last - s->first, s->batch)));
   }
   state_ = std::move(s);
 }
@@ -343,8 +351,8 @@ void Simulator::run(const ProgressCallback& progress) {
   PARASOL_CUDA(cudaMemsetAsync(s.partials.data(), 0, s.partials.bytes(), stream_));
   s.start.record(stream_);
   std::size_t n = 0;  // batches enqueued
-  for (std::int64_t first = 0; first < s.samples; first += s.batch, ++n) {
-    const std::int64_t count = std::min(s.batch, s.samples - first);
+  for (std::int64_t first = s.first; first < s.last; first += s.batch, ++n) {
+    const std::int64_t count = std::min(s.batch, s.last - first);
     if (s.generator) {
       s.generation[n].first.record(stream_);
       PARASOL_CURAND(curandGenerateNormal(s.generator->get(), s.normals.data(),
@@ -359,7 +367,8 @@ void Simulator::run(const ProgressCallback& progress) {
       s.batch_done[n % 2].record(stream_);
       if (n > 0) {
         s.batch_done[(n - 1) % 2].synchronize();
-        progress({copies * first, p_.paths, seconds_since(wall_start)});
+        progress({copies * (first - s.first), copies * (s.last - s.first),
+                  seconds_since(wall_start)});
       }
     }
   }
@@ -368,20 +377,23 @@ void Simulator::run(const ProgressCallback& progress) {
   s.done.record(stream_);  // the estimate's inputs are on the host: end to end
   if (progress) {
     s.done.synchronize();
-    progress({p_.paths, p_.paths, seconds_since(wall_start)});
+    progress({copies * (s.last - s.first), copies * (s.last - s.first),
+              seconds_since(wall_start)});
   }
 }
 
-Estimate Simulator::estimate() const {
+PayoffSums Simulator::sums() const {
   state_->done.synchronize();
   PayoffSums sums;
-  sums.count = state_->samples;
+  sums.count = state_->last - state_->first;
   for (std::size_t b = 0; b < state_->host_partials.size(); b += 2) {
     sums.sum += state_->host_partials[b];
     sums.sum_sq += state_->host_partials[b + 1];
   }
-  return estimate_from(sums, price_unit(p_));
+  return sums;
 }
+
+Estimate Simulator::estimate() const { return estimate_from(sums(), price_unit(p_)); }
 
 Timings Simulator::timings() const {
   const State& s = *state_;
@@ -400,13 +412,14 @@ Timings Simulator::timings() const {
 
 std::vector<float> Simulator::sample() const { return download(state_->sample, stream_); }
 
-Result solve_gpu(const Params& p, const ProgressCallback& progress) {
+Result solve_gpu(const Params& p, const ProgressCallback& progress, Samples part) {
   const auto wall_start = std::chrono::steady_clock::now();
   Stream stream;
-  Simulator simulator(p, stream);
+  Simulator simulator(p, stream, part);
   simulator.run(progress);
   Result result;
-  result.estimate = simulator.estimate();
+  result.sums = simulator.sums();
+  result.estimate = estimate_from(result.sums, price_unit(p));
   result.timings = simulator.timings();
   result.sample = simulator.sample();
   // Wall time, allocation and generator set-up included: what the caller waited for.

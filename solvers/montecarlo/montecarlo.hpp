@@ -30,8 +30,31 @@ struct Timings {
   double total = 0;
 };
 
+// Accumulated payoff sums. Payoffs are non-negative; each is rounded to a multiple of 2^-32 of
+// the price unit (spot or strike, whichever is larger) and summed as integers, so the total does
+// not depend on the order of summation: the same paths give the same bits whatever the block
+// shape, thread count, batch size or number of ranks they are cut among.
+__extension__ typedef unsigned __int128 Uint128;  // GCC, Clang and nvcc all have it
+struct PayoffSums {
+  Uint128 sum = 0;      // sum of q, q = round(payoff / unit * 2^32)
+  Uint128 sum_sq = 0;   // sum of q^2 (no overflow below ~2^40 samples of payoffs < 256 units)
+  std::int64_t count = 0;
+};
+
+// Samples [first, first + count) of a run (a sample is a path, or an antithetic pair): the part
+// one rank simulates. count < 0: all of them.
+struct Samples {
+  std::int64_t first = 0, count = -1;
+};
+
+// The samples of `p` a rank of `ranks` simulates: whole batches of p.batch_paths (so host-rng's
+// generator can start at its first batch), cut as evenly as whole batches allow, the first ranks
+// one batch more; a rank may get none.
+Samples samples_of(const Params& p, int rank, int ranks);
+
 struct Result {
   Estimate estimate;
+  PayoffSums sums;  // of the samples simulated: what ranks add together
   Timings timings;
   // sample_paths x (steps + 1) x 2: both assets at every time, path-major.
   std::vector<float> sample;
@@ -44,14 +67,16 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-// The CPU gold solver: std::mt19937_64 normals, double arithmetic, the same model and payoff.
-// Agreement with the GPU is statistical (a few standard errors), not bitwise: check.hpp.
-Result solve_gold(const Params& p, const ProgressCallback& progress = {});
+// The CPU gold solver: double arithmetic, the same model and payoff, its own normals (Box-Muller
+// on counter-based uniforms of the seed, sample and step, so any samples can be simulated alone:
+// `part`, a rank's). Agreement with the GPU is statistical (a few standard errors), not bitwise:
+// check.hpp.
+Result solve_gold(const Params& p, const ProgressCallback& progress = {}, Samples part = {});
 
 // The GPU solver: p.variant, through a Simulator made for this run. Payoffs are summed on the
 // device; only per-block partial sums come back, and memory is bounded by p.batch_paths
 // whatever the path count.
-Result solve_gpu(const Params& p, const ProgressCallback& progress = {});
+Result solve_gpu(const Params& p, const ProgressCallback& progress = {}, Samples part = {});
 
 // One GPU estimator set up on the device, for runs, the sweep and the benchmarks: the kernel for
 // p's variant, block, step, payoff and antithetic choice; the partial sums; host-rng's cuRAND
@@ -61,7 +86,9 @@ Result solve_gpu(const Params& p, const ProgressCallback& progress = {});
 // the last run left it, so its runs are independent estimates.
 class Simulator {
  public:
-  Simulator(const Params& p, cudaStream_t stream);
+  // `part`: the samples this simulator runs (a rank's), all by default. device-rng draws each
+  // sample's normals from its own counter, so a part's paths are the whole run's.
+  Simulator(const Params& p, cudaStream_t stream, Samples part = {});
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -70,8 +97,9 @@ class Simulator {
   // partial sums copied to the host. With `progress`, the host waits for each batch one batch
   // behind, so the device never idles for it; without, run() returns at once.
   void run(const ProgressCallback& progress = {});
-  // The last run's estimate (waits for the stream).
+  // The last run's estimate and payoff sums (wait for the stream).
   Estimate estimate() const;
+  PayoffSums sums() const;
   // The last run's device time: generation and paths (waits for the stream).
   Timings timings() const;
   // The last run's stored sample paths, as Result::sample (waits for the stream).
@@ -83,22 +111,13 @@ class Simulator {
   struct State;  // device buffers, the generator, the compiled kernel: montecarlo.cu
   Params p_;
   cudaStream_t stream_;
+  Samples part_;
   std::unique_ptr<State> state_;
 };
 
 // Black-Scholes price of a European call or put on one asset (the exact-step limit).
 double black_scholes(const Params& p);
 
-// Accumulated payoff sums. Payoffs are non-negative; each is rounded to a multiple of 2^-32 of
-// the price unit (spot or strike, whichever is larger) and summed as integers, so the total does
-// not depend on the order of summation: the same paths give the same bits whatever the block
-// shape, thread count or batch size.
-__extension__ typedef unsigned __int128 Uint128;  // GCC, Clang and nvcc all have it
-struct PayoffSums {
-  Uint128 sum = 0;      // sum of q, q = round(payoff / unit * 2^32)
-  Uint128 sum_sq = 0;   // sum of q^2 (no overflow below ~2^40 samples of payoffs < 256 units)
-  std::int64_t count = 0;
-};
 Estimate estimate_from(const PayoffSums& sums, double unit);
 double price_unit(const Params& p);  // the unit payoffs are counted in
 inline constexpr double kPayoffScale = 4294967296.0;  // 2^32

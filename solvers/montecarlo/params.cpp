@@ -94,6 +94,18 @@ void Params::validate() const {
 
 double price_unit(const Params& p) { return std::max(p.spot, p.strike); }
 
+Samples samples_of(const Params& p, int rank, int ranks) {
+  const std::int64_t copies = p.antithetic ? 2 : 1;
+  const std::int64_t samples = p.paths / copies;
+  const std::int64_t batch = std::max<std::int64_t>(1, std::min(samples, p.batch_paths / copies));
+  const std::int64_t batches = (samples + batch - 1) / batch;
+  const std::int64_t each = batches / ranks, more = batches % ranks;
+  const std::int64_t first_batch = rank * each + std::min<std::int64_t>(rank, more);
+  const std::int64_t own = each + (rank < more ? 1 : 0);
+  const std::int64_t first = std::min(samples, first_batch * batch);
+  return {first, std::min(samples, (first_batch + own) * batch) - first};
+}
+
 namespace {
 long double to_long_double(Uint128 x) {
   constexpr long double kTwo64 = 18446744073709551616.0L;

@@ -72,12 +72,13 @@ class RanksTest : public ::testing::Test {
   }
 
   // `parasol run` of `text` under the launcher with `ranks` ranks (0: no launcher), writing
-  // `output` in the scratch directory; `args` go after the defaults (--backend cpu --force), so
-  // they may override the backend.
+  // `output` in the scratch directory, --force, and `args`: --backend cpu unless they name one.
   CommandResult run(int ranks, const std::string& text, const std::string& output,
                     const std::string& args = "") {
+    const std::string backend =
+        args.find("--backend") == std::string::npos ? " --backend cpu" : "";
     return run_shell(launcher(ranks) + kParasol + " run " + quoted(write_params(text)) + " -o " +
-                     quoted(dir_ / output) + " --backend cpu --force " + args);
+                     quoted(dir_ / output) + backend + " --force " + args);
   }
 
   ScratchDir dir_;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/io/xdmf.hpp"
@@ -224,13 +225,9 @@ class Laplace3dRun final : public Run {
     }
     const laplace3d::SlabResult<double> gold =
         laplace3d::solve_gold_slab<double>(gold_params, *context_);
-    FieldDifference d = compare(result_.u, gold.u);
-    // A NaN on any rank fails the whole run (a max over NaN need not keep it).
-    const bool nan = context_->all_reduce(std::int64_t{std::isnan(d.max_abs)}, comm::Op::max) > 0;
-    const double squares = context_->all_reduce(
-        d.rms * d.rms * static_cast<double>(result_.u.size()), comm::Op::sum);
-    d.max_abs = nan ? NAN : context_->all_reduce(d.max_abs, comm::Op::max);
-    d.rms = nan ? NAN : std::sqrt(squares / static_cast<double>(p_.grid.points()));
+    const FieldDifference d =
+        over_ranks(*context_, compare(result_.u, gold.u), result_.u.size(),
+                   static_cast<std::uint64_t>(p_.grid.points()));
     return field_agreement(d, "max_abs_difference", "max abs diff", d.max_abs,
                            laplace3d::tolerance<T>(result_.iterations, scale));
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/tridiag_inputs.hpp"
 #include "apps/fits.hpp"
@@ -171,11 +172,31 @@ class TridiagRun final : public Run {
  public:
   TridiagRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
 
+  // Across ranks each takes a share of the systems (grids), whole: it reads only its own rows of
+  // an input file, or marches its own grids.
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
+    context_ = &setup.context;
     const bool heat = p_.problem == Problem::heat;
-    if (!heat) batch_ = read_batch<T>(p_.input);
-    const Dims dims = heat ? Dims{p_.heat.points, p_.heat.grids} : batch_.dims;
+    part_ = p_.heat;
+    if (heat) {
+      if (p_.heat.grids < ranks())
+        throw InputError(t_.source_of("heat.grids"), "heat.grids",
+                         std::to_string(p_.heat.grids) + " grids cannot be cut among " +
+                             std::to_string(ranks()) +
+                             " ranks (each needs at least one); run fewer ranks or more grids");
+      const comm::Slab mine = comm::even_slab(p_.heat.grids, context_->rank(), ranks());
+      part_.grids = mine.count();
+      part_.first_grid = mine.begin;
+      first_ = mine.begin;
+      systems_ = p_.heat.grids;
+    } else {
+      BatchPart<T> part = read_batch_part<T>(p_.input, context_->rank(), ranks());
+      batch_ = std::move(part.batch);
+      first_ = part.first;
+      systems_ = part.systems;
+    }
+    const Dims dims = heat ? Dims{part_.points, part_.grids} : batch_.dims;
     // The launch the kernels will run (the chunk picked when 0), or why it cannot.
     io::with_sources(t_, [&] {
       launch_ =
@@ -192,7 +213,7 @@ class TridiagRun final : public Run {
         p_.problem == Problem::heat
             ? "heat on " + std::to_string(h.grids) + " grids x " + std::to_string(h.points) +
                   " points, " + std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
-            : extent(batch_.dims) + " from " + p_.input.file;
+            : extent({batch_.dims.n, systems_}) + " from " + p_.input.file;
     return what + ", " + std::string(name(p_.precision)) + "; " +
            (gpu_ ? method_of(launch_) + " on " + current_device().name : "CPU gold solver");
   }
@@ -214,13 +235,13 @@ class TridiagRun final : public Run {
         line.update(pr.steps, pr.total_steps, pr.seconds);
       };
       if (gpu_) {
-        tridiag::HeatResult<T> r = tridiag::march_heat_gpu<T>(h, launch_, report);
+        tridiag::HeatResult<T> r = tridiag::march_heat_gpu<T>(part_, launch_, report);
         x_ = std::move(r.u);
         t = r.timings;
         solve_seconds_ = r.solve_seconds;
       } else {
         const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::march_heat_gold(h, report);
+        gold_ = tridiag::march_heat_gold(part_, report);
         t.compute = solve_seconds_ = seconds_since(start);
         x_ = rounded<T>(gold_);
       }
@@ -232,32 +253,38 @@ class TridiagRun final : public Run {
     timings.add("compute", t.compute);
     timings.add("device_to_host", t.device_to_host);
     compute_seconds_ = t.compute;
+    diagnose(timings);
   }
 
   void report(io::ResultFile& out) override {
     const double unknowns =
-        static_cast<double>(x_.size()) *
+        static_cast<double>(systems_ * (p_.problem == Problem::heat ? p_.heat.points
+                                                                    : batch_.dims.n)) *
         (p_.problem == Problem::heat ? static_cast<double>(p_.heat.steps) : 1.0);
     const double rate = solve_seconds_ > 0 ? unknowns / solve_seconds_ : 0.0;
     out.set_attribute("/timings", "solve_s", solve_seconds_);
     out.set_attribute("/timings", "unknowns_per_s", rate);
+    if (ranks() > 1) {
+      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+      out.set_attribute("/method", "decomposition",
+                        std::string(p_.problem == Problem::heat ? "whole grids" : "whole systems"));
+    }
     char line[256];
     if (p_.problem == Problem::file) {
-      std::snprintf(line, sizeof line, "max|x| %.6g; %.3g s, %.3f G unknowns/s", max_magnitude(x_),
+      std::snprintf(line, sizeof line, "max|x| %.6g; %.3g s, %.3f G unknowns/s", diagnostics_.high,
                     compute_seconds_, 1e-9 * rate);
       say(line);
       return;
     }
-    const auto [low, high] = std::minmax_element(x_.begin(), x_.end());
-    out.set_attribute("/diagnostics", "u_min", static_cast<double>(*low));
-    out.set_attribute("/diagnostics", "u_max", static_cast<double>(*high));
+    out.set_attribute("/diagnostics", "u_min", diagnostics_.low);
+    out.set_attribute("/diagnostics", "u_max", diagnostics_.high);
     std::snprintf(line, sizeof line,
                   "u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f G unknowns/s",
-                  static_cast<double>(*low), static_cast<double>(*high), compute_seconds_,
-                  solve_seconds_, 1e-9 * rate);
+                  diagnostics_.low, diagnostics_.high, compute_seconds_, solve_seconds_,
+                  1e-9 * rate);
     say(line);
-    const std::optional<tridiag::SineDecay> decay = tridiag::sine_decay(p_.heat, x_);
-    if (!decay) return;
+    if (!diagnostics_.has_decay) return;
+    const tridiag::SineDecay* decay = &diagnostics_.decay;
     out.set_attribute("/diagnostics", "sine_decay", decay->measured);
     out.set_attribute("/diagnostics", "exact_sine_decay", decay->exact);
     out.set_attribute("/diagnostics", "sine_decay_relative_error", decay->relative_error);
@@ -270,27 +297,44 @@ class TridiagRun final : public Run {
   }
 
   // The gold in double (a CPU run's own result); the errors of the march's steps at most add.
+  // Across ranks each judges its share against the gold of the same systems, and the
+  // differences, the scale and (for a file) the condition bound's terms are combined.
   Agreement check() override {
-    if (p_.problem == Problem::file) {
-      if (gold_.empty()) gold_ = tridiag::solve_gold(batch_);
-      return tridiag::agreement(x_, gold_, tridiag::condition_bound(batch_), batch_.dims.n);
-    }
+    const bool heat = p_.problem == Problem::heat;
+    if (gold_.empty() && !heat) gold_ = tridiag::solve_gold(batch_);
     if (gold_.empty()) {
       ProgressLine line("gold step", "unknowns",
-                        static_cast<double>(p_.heat.points * p_.heat.grids));
-      gold_ = tridiag::march_heat_gold(p_.heat, [&](const tridiag::Progress& pr) {
+                        static_cast<double>(part_.points * part_.grids));
+      gold_ = tridiag::march_heat_gold(part_, [&](const tridiag::Progress& pr) {
         line.update(pr.steps, pr.total_steps, pr.seconds);
       });
     }
-    return tridiag::agreement(x_, gold_, tridiag::condition_bound(p_.heat), p_.heat.points,
-                              p_.heat.steps);
+    const std::int64_t n = heat ? p_.heat.points : batch_.dims.n;
+    const FieldDifference d = over_ranks(*context_, compare(x_, gold_), x_.size(),
+                                         static_cast<std::uint64_t>(systems_ * n));
+    const double scale = max_over_ranks(*context_, max_magnitude(gold_));
+    if (heat)
+      return tridiag::agreement<T>(d, scale, tridiag::condition_bound(p_.heat), n, p_.heat.steps);
+    tridiag::ConditionTerms c = tridiag::condition_terms(batch_);
+    if (ranks() > 1) {
+      c.norm = context_->all_reduce(c.norm, comm::Op::max);
+      c.margin = context_->all_reduce(c.margin, comm::Op::min);
+    }
+    return tridiag::agreement<T>(d, scale, c.bound(), n);
   }
 
   void write(Output& out) override {
     const bool heat = p_.problem == Problem::heat;
-    const Dims dims = heat ? Dims{p_.heat.points, p_.heat.grids} : batch_.dims;
+    const Dims dims = heat ? Dims{p_.heat.points, p_.heat.grids} : Dims{batch_.dims.n, systems_};
     const char* field = heat ? "/fields/u" : "/fields/x";
-    out.file->write_field(field, x_.data(), {std::uint64_t(dims.systems), std::uint64_t(dims.n)});
+    const std::vector<std::uint64_t> extent{std::uint64_t(dims.systems), std::uint64_t(dims.n)};
+    if (ranks() == 1) {
+      out.file->write_field(field, x_.data(), extent);
+    } else {
+      out.write_rows(field, extent, static_cast<std::uint64_t>(first_),
+                     x_.size() / static_cast<std::size_t>(dims.n), x_.data());
+      if (out.file == nullptr) return;
+    }
     out.file->set_attribute(
         field, "layout",
         std::string(heat ? "[grid][point], point fastest" : "[system][row], row fastest"));
@@ -301,6 +345,42 @@ class TridiagRun final : public Run {
   }
 
  private:
+  int ranks() const { return context_->size(); }
+
+  // What the summary says of the whole result: the range of u (max|x| for a file), and the sine
+  // mode's decay in the grid farthest from the exact one. Across ranks, from every rank's share.
+  struct Diagnostics {
+    double low = 0, high = 0;
+    bool has_decay = false;
+    tridiag::SineDecay decay;
+  };
+
+  void diagnose(PhaseTimer& timings) {
+    Diagnostics& d = diagnostics_;
+    if (p_.problem == Problem::file) {
+      d.high = max_magnitude(x_);
+    } else {
+      const auto [low, high] = std::minmax_element(x_.begin(), x_.end());
+      d.low = static_cast<double>(*low);
+      d.high = static_cast<double>(*high);
+      const std::optional<tridiag::SineDecay> decay = tridiag::sine_decay(part_, x_);
+      d.has_decay = decay.has_value();
+      if (decay) d.decay = *decay;
+    }
+    if (ranks() == 1) return;
+    const double before = context_->comm_seconds();
+    const std::vector<Diagnostics> all = context_->all_gather(d);
+    d = all[0];
+    for (const Diagnostics& r : all) {
+      d.low = std::min(d.low, r.low);
+      d.high = std::max(d.high, r.high);
+      if (r.has_decay && r.decay.relative_error > d.decay.relative_error) d.decay = r.decay;
+    }
+    solve_seconds_ = context_->all_reduce(solve_seconds_, comm::Op::max);
+    compute_seconds_ = context_->all_reduce(compute_seconds_, comm::Op::max);
+    timings.add("exchange", context_->comm_seconds() - before);
+  }
+
   // The file's batch on the GPU (in the layout the variant needs) or by the gold; a failure
   // names the file, and that no algorithm here pivots.
   tridiag::Timings solve_batch() {
@@ -327,8 +407,13 @@ class TridiagRun final : public Run {
   io::ParamTable& t_;
   Params p_;
   bool gpu_ = false;
+  comm::Context* context_ = nullptr;
+  tridiag::Heat part_;       // the grids this rank marches: all of them on one rank
+  std::int64_t first_ = 0;   // this rank's first system (grid)
+  std::int64_t systems_ = 0; // in the whole problem
+  Diagnostics diagnostics_;
   Launch launch_;
-  Batch<T> batch_;  // the file's, contiguous
+  Batch<T> batch_;  // the file's (this rank's rows of it), contiguous
   std::vector<T> x_;
   std::vector<double> gold_;
   double compute_seconds_ = 0, solve_seconds_ = 0;
@@ -530,12 +615,14 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding tridiag_binding() {
-  return {
+  Binding b{
       "tridiag",
       "batched tridiagonal systems: the 1D heat equation by backward Euler, or a batch from HDF5",
       make_run,
       make_study,
       {"method.variant", "method.threads", "method.chunk"}};
+  b.across_ranks = true;
+  return b;
 }
 
 }  // namespace parasol::app

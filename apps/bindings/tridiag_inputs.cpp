@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/io/input_file.hpp"
+#include "comm/halo.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::app {
@@ -29,10 +30,11 @@ auto named(const std::string& file, const char* key, const std::string& dataset,
 }  // namespace
 
 template <class T>
-tridiag::Batch<T> read_batch(const tridiag::FileInput& input) {
+BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int ranks) {
   const std::string& file = input.file;
   const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
-  tridiag::Batch<T> batch;
+  BatchPart<T> part;
+  tridiag::Batch<T>& batch = part.batch;
   const std::tuple<const std::string&, const char*, std::vector<T>&> datasets[] = {
       {input.a, "input.a", batch.a},
       {input.b, "input.b", batch.b},
@@ -57,13 +59,30 @@ tridiag::Batch<T> read_batch(const tridiag::FileInput& input) {
                            "\" is " + shape_text(shape) +
                            "; a, b, c and d must have the same shape [systems][n]");
   }
+  part.systems = static_cast<std::int64_t>(shape[0]);
+  if (part.systems < ranks)
+    throw InputError(file, "input.file",
+                     std::to_string(part.systems) + " systems cannot be cut among " +
+                         std::to_string(ranks) +
+                         " ranks (each needs at least one); run fewer ranks or more systems");
+  const comm::Slab mine = comm::even_slab(part.systems, rank, ranks);
+  part.first = mine.begin;
   for (const auto& [dataset, key, values] : datasets)
-    values = named(file, key, dataset, [&] { return h5->read_dataset<T>(dataset).values; });
-  batch.dims = {static_cast<std::int64_t>(shape[1]), static_cast<std::int64_t>(shape[0]),
-                tridiag::Layout::contiguous};
-  return batch;
+    values = named(file, key, dataset, [&] {
+      return h5->read_rows<T>(dataset, static_cast<std::uint64_t>(mine.begin),
+                              static_cast<std::uint64_t>(mine.count()));
+    });
+  batch.dims = {static_cast<std::int64_t>(shape[1]), mine.count(), tridiag::Layout::contiguous};
+  return part;
 }
 
+template <class T>
+tridiag::Batch<T> read_batch(const tridiag::FileInput& input) {
+  return read_batch_part<T>(input, 0, 1).batch;
+}
+
+template BatchPart<float> read_batch_part<float>(const tridiag::FileInput&, int, int);
+template BatchPart<double> read_batch_part<double>(const tridiag::FileInput&, int, int);
 template tridiag::Batch<float> read_batch<float>(const tridiag::FileInput&);
 template tridiag::Batch<double> read_batch<double>(const tridiag::FileInput&);
 

@@ -13,4 +13,16 @@ namespace parasol::app {
 template <class T>
 tridiag::Batch<T> read_batch(const tridiag::FileInput& input);
 
+// One rank's share of the file's systems (comm::even_slab: as even as can be), read alone: the
+// rank reads only its rows of each dataset. More ranks than systems is an InputError naming
+// input.file.
+template <class T>
+struct BatchPart {
+  tridiag::Batch<T> batch;   // the rank's systems, contiguous
+  std::int64_t first = 0;    // the first one's index in the file
+  std::int64_t systems = 0;  // in the file
+};
+template <class T>
+BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int ranks);
+
 }  // namespace parasol::app

@@ -355,25 +355,39 @@ std::vector<std::uint64_t> ResultReader::dataset_dims(const std::string& dataset
 }
 
 template <class T>
-std::vector<T> ResultReader::read_slab(const std::string& dataset_path, std::uint64_t offset,
-                                       std::uint64_t count) const {
+std::vector<T> ResultReader::read_rows(const std::string& dataset_path, std::uint64_t first,
+                                       std::uint64_t rows, const std::vector<int>& ranks) const {
   const std::string file = file_name(file_);
   const UserDataset d =
-      open_user_dataset(file_, file, dataset_path, std::is_same_v<T, std::int64_t>, {1});
+      open_user_dataset(file_, file, dataset_path, std::is_same_v<T, std::int64_t>, ranks);
   const std::string path = normalized(dataset_path);
+  if (d.extent.empty())
+    throw InputError(file, path, "is a scalar; expected a dataset of rows");
   const std::uint64_t length = d.extent[0];
-  if (offset > length || count > length - offset)
+  if (first > length || rows > length - first)
     throw InputError(file, path,
-                     "holds " + std::to_string(length) + " elements; expected at least " +
-                         std::to_string(offset) + " + " + std::to_string(count));
-  std::vector<T> values(static_cast<std::size_t>(count));
-  if (count == 0) return values;
+                     "holds " + std::to_string(length) +
+                         (d.extent.size() == 1 ? " elements" : " rows") + "; expected at least " +
+                         std::to_string(first) + " + " + std::to_string(rows));
+  std::vector<hsize_t> offset(d.extent.size(), 0), count = d.extent;
+  offset[0] = first;
+  count[0] = rows;
+  std::uint64_t size = 1;
+  for (hsize_t c : count) size *= c;
+  std::vector<T> values(static_cast<std::size_t>(size));
+  if (size == 0) return values;
   require_filters(d.dataset.get(), file, path);
-  const Selection slab = select_block(d.dataset.get(), file, path, {offset}, {count});
+  const Selection slab = select_block(d.dataset.get(), file, path, offset, count);
   check(H5Dread(d.dataset.get(), native_type<T>(), slab.memory_space.get(), slab.file_space.get(),
                 H5P_DEFAULT, values.data()),
         file, "H5Dread", path);
   return values;
+}
+
+template <class T>
+std::vector<T> ResultReader::read_slab(const std::string& dataset_path, std::uint64_t offset,
+                                       std::uint64_t count) const {
+  return read_rows<T>(dataset_path, offset, count, {1});
 }
 
 template Dataset<float> ResultReader::read_dataset<float>(const std::string&,
@@ -388,6 +402,12 @@ template std::vector<std::uint64_t> ResultReader::dataset_dims<double>(
     const std::string&, const std::vector<int>&) const;
 template std::vector<std::uint64_t> ResultReader::dataset_dims<std::int64_t>(
     const std::string&, const std::vector<int>&) const;
+template std::vector<float> ResultReader::read_rows<float>(const std::string&, std::uint64_t,
+                                                           std::uint64_t,
+                                                           const std::vector<int>&) const;
+template std::vector<double> ResultReader::read_rows<double>(const std::string&, std::uint64_t,
+                                                             std::uint64_t,
+                                                             const std::vector<int>&) const;
 template std::vector<float> ResultReader::read_slab<float>(const std::string&, std::uint64_t,
                                                            std::uint64_t) const;
 template std::vector<double> ResultReader::read_slab<double>(const std::string&, std::uint64_t,

@@ -60,6 +60,12 @@ class ResultReader {
   template <class T>
   std::vector<T> read_slab(const std::string& dataset_path, std::uint64_t offset,
                            std::uint64_t count) const;
+  // Rows [first, first + rows) of such a dataset along its first dimension (all of the others),
+  // in C order: what one rank reads of a batch cut among ranks. read_dataset's checks, with
+  // `ranks`, and InputError when the rows run past its end. Reads only the chunks it needs.
+  template <class T>
+  std::vector<T> read_rows(const std::string& dataset_path, std::uint64_t first,
+                           std::uint64_t rows, const std::vector<int>& ranks = {}) const;
 
  private:
   hid_t file_ = H5I_INVALID_HID;

@@ -18,20 +18,34 @@ namespace parasol::tridiag {
 // max(|a| + |b| + |c|) / min(|b| - |a| - |c|) over the rows: for a strictly diagonally dominant
 // matrix a bound on its condition number in the infinity norm (Varah's bound on |A^-1|).
 // Infinity when some row is not dominant: then no error bound is known.
-template <class T>
-double condition_bound(const Batch<T>& batch) {
-  const Dims& dims = batch.dims;
+// Its two terms, so that parts of a batch (ranks' shares) can be combined: the largest norm and
+// the smallest margin.
+struct ConditionTerms {
   double norm = 0, margin = std::numeric_limits<double>::infinity();
+  double bound() const {
+    return margin > 0 ? norm / margin : std::numeric_limits<double>::infinity();
+  }
+};
+
+template <class T>
+ConditionTerms condition_terms(const Batch<T>& batch) {
+  const Dims& dims = batch.dims;
+  ConditionTerms t;
   for (std::int64_t m = 0; m < dims.systems; ++m)
     for (std::int64_t i = 0; i < dims.n; ++i) {
       const auto k = static_cast<std::size_t>(dims.index(m, i));
       const double a = i > 0 ? std::abs(static_cast<double>(batch.a[k])) : 0;
       const double c = i < dims.n - 1 ? std::abs(static_cast<double>(batch.c[k])) : 0;
       const double b = std::abs(static_cast<double>(batch.b[k]));
-      norm = std::max(norm, a + b + c);
-      margin = std::min(margin, b - a - c);
+      t.norm = std::max(t.norm, a + b + c);
+      t.margin = std::min(t.margin, b - a - c);
     }
-  return margin > 0 ? norm / margin : std::numeric_limits<double>::infinity();
+  return t;
+}
+
+template <class T>
+double condition_bound(const Batch<T>& batch) {
+  return condition_terms(batch).bound();
 }
 
 // The heat step's matrix: every grid and step solves the same one, whose rows are all alike but
@@ -69,14 +83,19 @@ double tolerance(double condition, std::int64_t n, std::int64_t solves = 1) {
 inline constexpr const char* kMeasure = "max_relative_difference";
 
 // x (in the gold's layout) against the gold, judged by tolerance<T>(condition, n, solves).
+// The same from the difference and max|gold| (of a whole batch cut among ranks, say).
 template <class T>
-Agreement agreement(const std::vector<T>& x, const std::vector<double>& gold, double condition,
-                    std::int64_t n, std::int64_t solves = 1) {
-  const FieldDifference d = compare(x, gold);
-  const double scale = max_magnitude(gold);
+Agreement agreement(const FieldDifference& d, double scale, double condition, std::int64_t n,
+                    std::int64_t solves = 1) {
   const double relative = scale > 0 ? d.max_abs / scale : d.max_abs;
   return field_agreement(d, kMeasure, "max relative to max|x|", relative,
                          tolerance<T>(condition, n, solves));
+}
+
+template <class T>
+Agreement agreement(const std::vector<T>& x, const std::vector<double>& gold, double condition,
+                    std::int64_t n, std::int64_t solves = 1) {
+  return agreement<T>(compare(x, gold), max_magnitude(gold), condition, n, solves);
 }
 
 // A solve that reported a failure (a zero pivot, a non-finite value) where the gold solved the

@@ -24,6 +24,8 @@ std::vector<T> heat_initial(const Heat& heat) {
   const std::int64_t n = heat.points;
   std::vector<T> u(static_cast<std::size_t>(n * heat.grids));
   std::mt19937_64 rng(heat.seed);
+  if (heat.initial == Initial::random)
+    rng.discard(static_cast<unsigned long long>(heat.first_grid) * static_cast<unsigned long long>(n));
   for (std::int64_t g = 0; g < heat.grids; ++g)
     for (std::int64_t j = 0; j < n; ++j) {
       double value = 0;

@@ -1,0 +1,21 @@
+// What a binding needs to judge and describe a run cut among ranks: measures taken on each
+// rank's part, made the whole run's. Every rank calls these, in the same order.
+#pragma once
+
+#include <cstdint>
+
+#include "comm/context.hpp"
+#include "kernels/agreement.hpp"
+
+namespace parasol::app {
+
+// The whole run's difference from the gold, from each rank's over `my_points` of `points`: the
+// largest, the root mean square, and NaN for both when any rank met a NaN (a max need not keep
+// one).
+FieldDifference over_ranks(comm::Context& context, const FieldDifference& mine,
+                           std::uint64_t my_points, std::uint64_t points);
+
+// The largest of each rank's value, NaN when any rank's is NaN.
+double max_over_ranks(comm::Context& context, double mine);
+
+}  // namespace parasol::app

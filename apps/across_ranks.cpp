@@ -4,6 +4,12 @@
 
 namespace parasol::app {
 
+double wait_for_ranks(comm::Context& context) {
+  const double before = context.comm_seconds();
+  context.barrier();
+  return context.comm_seconds() - before;
+}
+
 double max_over_ranks(comm::Context& context, double mine) {
   if (context.size() == 1) return mine;
   const bool nan = context.all_reduce(std::int64_t{std::isnan(mine)}, comm::Op::max) > 0;

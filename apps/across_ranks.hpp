@@ -15,6 +15,11 @@ namespace parasol::app {
 FieldDifference over_ranks(comm::Context& context, const FieldDifference& mine,
                            std::uint64_t my_points, std::uint64_t points);
 
+// Waits until every rank has reached this point and returns the seconds this one waited: its
+// share of the run's load imbalance, timed apart from the communication after it (the phases
+// "wait" and "exchange").
+double wait_for_ranks(comm::Context& context);
+
 // The largest of each rank's value, NaN when any rank's is NaN.
 double max_over_ranks(comm::Context& context, double mine);
 

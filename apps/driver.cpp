@@ -183,19 +183,56 @@ void write_ranks(io::ResultFile& file, comm::Context& context, Backend backend,
 }
 
 // Each phase's seconds over the ranks: the slowest rank's as <phase>_s (what the run waited
-// for) and the mean as <phase>_mean_s. Collective.
-PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer& mean) {
-  std::vector<double> seconds;
-  for (const auto& phase : mine.phases()) seconds.push_back(phase.second);
-  std::vector<double> sum = seconds;
-  context.all_reduce(seconds, comm::Op::max);
-  context.all_reduce(sum, comm::Op::sum);
+// for), the mean as <phase>_mean_s, and every rank's, in rank order, in `by_rank`. Collective.
+PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer& mean,
+                      std::vector<std::vector<double>>& by_rank) {
+  const std::size_t phases = mine.phases().size();
+  const auto ranks = static_cast<std::size_t>(context.size());
+  std::vector<double> all(phases * ranks, 0.0);
+  for (std::size_t i = 0; i < phases; ++i)
+    all[i * ranks + static_cast<std::size_t>(context.rank())] = mine.phases()[i].second;
+  context.all_reduce(all, comm::Op::sum);  // each slot has one rank's value: exact
   PhaseTimer slowest;
-  for (std::size_t i = 0; i < seconds.size(); ++i) {
-    slowest.add(mine.phases()[i].first, seconds[i]);
-    mean.add(mine.phases()[i].first, sum[i] / context.size());
+  by_rank.assign(phases, {});
+  for (std::size_t i = 0; i < phases; ++i) {
+    by_rank[i].assign(all.begin() + static_cast<std::ptrdiff_t>(i * ranks),
+                      all.begin() + static_cast<std::ptrdiff_t>((i + 1) * ranks));
+    double most = 0, sum = 0;
+    for (double s : by_rank[i]) {
+      most = std::max(most, s);
+      sum += s;
+    }
+    slowest.add(mine.phases()[i].first, most);
+    mean.add(mine.phases()[i].first, sum / context.size());
   }
   return slowest;
+}
+
+// The lines a run across ranks prints after its summary: each rank's solving seconds (every
+// phase but setup, wait, exchange, check and write), waiting for the others, and exchanging.
+void say_ranks(const PhaseTimer& slowest, const std::vector<std::vector<double>>& by_rank) {
+  if (by_rank.empty() || by_rank[0].size() < 2) return;
+  const std::size_t ranks = by_rank[0].size();
+  const std::vector<std::string> kinds{"solve", "wait", "exchange"};
+  std::vector<std::vector<double>> seconds(kinds.size(), std::vector<double>(ranks, 0.0));
+  std::vector<bool> seen(kinds.size(), false);
+  for (std::size_t i = 0; i < by_rank.size(); ++i) {
+    const std::string& phase = slowest.phases()[i].first;
+    if (phase == "setup" || phase == "check" || phase == "write") continue;
+    const std::size_t k = phase == "wait" ? 1 : phase == "exchange" ? 2 : 0;
+    seen[k] = true;
+    for (std::size_t r = 0; r < ranks; ++r) seconds[k][r] += by_rank[i][r];
+  }
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (!seen[k]) continue;
+    std::string line = "per rank, " + kinds[k] + " s:";
+    for (double s : seconds[k]) {
+      char cell[32];
+      std::snprintf(cell, sizeof cell, " %.3g", s);
+      line += cell;
+    }
+    say(line);
+  }
 }
 
 int run_across_ranks(comm::Context& context, const RunOptions& options,
@@ -322,7 +359,9 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       });
   }
   PhaseTimer mean;
-  const PhaseTimer slowest = context.size() > 1 ? over_ranks(context, timings, mean) : timings;
+  std::vector<std::vector<double>> by_rank;
+  const PhaseTimer slowest =
+      context.size() > 1 ? over_ranks(context, timings, mean, by_rank) : timings;
   int status = agreed ? 0 : 1;
   together(context, [&] {
     if (!file) return;
@@ -330,6 +369,8 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       file->resume();
       for (const auto& [phase, seconds] : mean.phases())
         file->set_attribute("/timings", phase + "_mean_s", seconds);
+      for (std::size_t i = 0; i < by_rank.size(); ++i)
+        file->set_attribute("/timings", slowest.phases()[i].first + "_by_rank_s", by_rank[i]);
     }
     const double written = static_cast<double>(file->bytes_written());
     write_timings(*file, slowest, seconds_since(started));
@@ -342,6 +383,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       std::snprintf(rate, sizeof rate, " (%.3g MB written at %.3g MB/s)", 1e-6 * written,
                     1e-6 * written / write_s);
     say(phase_summary(slowest, seconds_since(started)) + rate);
+    say_ranks(slowest, by_rank);
     if (!agreed)
       std::cerr << "parasol: --check: the result does not agree with the gold; it is kept in "
                 << output.string() << " for inspection\n";

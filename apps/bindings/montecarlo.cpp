@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
@@ -109,7 +110,10 @@ class MontecarloRun final : public Run {
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
     context_ = &setup.context;
-    part_ = montecarlo::samples_of(p_, context_->rank(), context_->size());
+    // host-rng's generator starts a rank at one of the one-rank run's batches; the other
+    // generators draw each sample's normals alone, so any cut will do.
+    part_ = montecarlo::samples_of(p_, context_->rank(), context_->size(),
+                                   gpu_ && p_.variant == Variant::host_rng);
     if (gpu_) check_fits_device(t_, p_);
     // The stored paths, twice when a GPU run is checked against the gold.
     require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
@@ -148,6 +152,7 @@ class MontecarloRun final : public Run {
     timings.add("generate", result_.timings.generate);
     timings.add("paths", result_.timings.paths);
     if (context_->size() == 1) return;
+    timings.add("wait", wait_for_ranks(*context_));
     const double before = context_->comm_seconds();
     const Combined whole = combine({result_.sums, result_.timings.total});
     timings.add("exchange", context_->comm_seconds() - before);
@@ -169,7 +174,9 @@ class MontecarloRun final : public Run {
     if (context_->size() > 1) {
       out.set_attribute("/method", "ranks", std::int64_t{context_->size()});
       out.set_attribute("/method", "decomposition",
-                        std::string("whole batches of samples, by global sample index"));
+                        std::string(gpu_ && p_.variant == Variant::host_rng
+                                        ? "whole batches of samples, by global sample index"
+                                        : "samples by global sample index"));
     }
     char line[160];
     std::snprintf(line, sizeof line,

@@ -368,6 +368,7 @@ class TridiagRun final : public Run {
       if (decay) d.decay = *decay;
     }
     if (ranks() == 1) return;
+    timings.add("wait", wait_for_ranks(*context_));
     const double before = context_->comm_seconds();
     const std::vector<Diagnostics> all = context_->all_gather(d);
     d = all[0];

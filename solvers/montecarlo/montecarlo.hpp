@@ -47,10 +47,11 @@ struct Samples {
   std::int64_t first = 0, count = -1;
 };
 
-// The samples of `p` a rank of `ranks` simulates: whole batches of p.batch_paths (so host-rng's
-// generator can start at its first batch), cut as evenly as whole batches allow, the first ranks
-// one batch more; a rank may get none.
-Samples samples_of(const Params& p, int rank, int ranks);
+// The samples of `p` a rank of `ranks` simulates, as evenly as they go, the first ranks one
+// more; with `whole_batches`, whole batches of p.batch_paths (so host-rng's generator can start
+// a rank at one of the one-rank run's batches), the first ranks one batch more. A rank may get
+// none.
+Samples samples_of(const Params& p, int rank, int ranks, bool whole_batches);
 
 struct Result {
   Estimate estimate;

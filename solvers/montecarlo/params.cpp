@@ -94,10 +94,11 @@ void Params::validate() const {
 
 double price_unit(const Params& p) { return std::max(p.spot, p.strike); }
 
-Samples samples_of(const Params& p, int rank, int ranks) {
+Samples samples_of(const Params& p, int rank, int ranks, bool whole_batches) {
   const std::int64_t copies = p.antithetic ? 2 : 1;
   const std::int64_t samples = p.paths / copies;
-  const std::int64_t batch = std::max<std::int64_t>(1, std::min(samples, p.batch_paths / copies));
+  const std::int64_t batch =
+      whole_batches ? std::max<std::int64_t>(1, std::min(samples, p.batch_paths / copies)) : 1;
   const std::int64_t batches = (samples + batch - 1) / batch;
   const std::int64_t each = batches / ranks, more = batches % ranks;
   const std::int64_t first_batch = rank * each + std::min<std::int64_t>(rank, more);

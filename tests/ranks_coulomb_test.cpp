@@ -100,7 +100,8 @@ class CoulombRanks : public test::RanksTest {
       EXPECT_EQ(test::summaries(r.output), 1u) << r.output;
       const auto range = [](const std::string& output) {
         const std::size_t at = output.find("potential from ");
-        return at == std::string::npos ? std::string() : output.substr(at, output.find(';', at) - at);
+        if (at == std::string::npos) return std::string();
+        return output.substr(at, output.find(';', at) - at);
       };
       EXPECT_EQ(range(r.output), range(plain.output)) << r.output;
     }
@@ -149,7 +150,7 @@ TEST_F(CoulombRanks, MoreRanksThanPlanesIsOneLineFromRankZeroAndNothingWritten) 
 }
 
 TEST_F(CoulombRanks, AnUnreadableAtomsFileIsOneLineFromRankZeroAndNothingWritten) {
-  std::ofstream(dir_ / "bad.pqr") << "ATOM      1  N   GLY     1      1.000   2.000   zz   0.5 1.8\n";
+  std::ofstream(dir_ / "bad.pqr") << "ATOM      1  N   GLY     1    1.000   2.000   zz   0.5 1.8\n";
   for (const std::string file : {"missing.pqr", "bad.pqr"}) {
     std::string text = params(5, 4, 6);
     text.replace(text.find("m.pqr"), 5, file);
@@ -171,7 +172,8 @@ TEST_F(CoulombRanks, EveryVariantOnTheDeviceGivesTheOneRankBits) {
   PARASOL_REQUIRE_GPU();
   std::ofstream(dir_ / "m.pqr") << pqr(600);
   for (const std::string& text : {params(70, 9, 13), params(40, 37, 1)}) {
-    for (const std::string variant : {"gather", "gather-coarse", "gather-shared", "gather-hybrid"}) {
+    for (const std::string variant :
+         {"gather", "gather-coarse", "gather-shared", "gather-hybrid"}) {
       SCOPED_TRACE(variant + "\n" + text);
       const std::string gpu = "--backend gpu method.variant=" + variant + " ";
       const auto one = test::run_shell(kExe + " run " + quoted(write_params(text)) + " -o " +

@@ -155,7 +155,9 @@ class CoulombRun final : public Run {
     // lattice with fewer planes (rows) than ranks is refused by all of them alike.
     part_ = coulomb::whole(p_.lattice);
     if (ranks() > 1)
-      io::with_sources(t_, [&] { part_ = coulomb::rank_part(p_.lattice, context_->rank(), ranks()); });
+      io::with_sources(t_, [&] {
+        part_ = coulomb::rank_part(p_.lattice, context_->rank(), ranks());
+      });
     read_atoms_on_root();
     if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
@@ -250,7 +252,8 @@ class CoulombRun final : public Run {
     const coulomb::GoldWithScale gold = gold_with_scale(p_, atoms_, part_);
     const double tolerance = gpu_ ? coulomb::tolerance(p_.variant, atoms_.size())
                                   : coulomb::kRoundedGoldTolerance;
-    if (ranks() == 1) return coulomb::agreement(result_.potential, gold.potential, gold.scale, tolerance);
+    if (ranks() == 1)
+      return coulomb::agreement(result_.potential, gold.potential, gold.scale, tolerance);
     FieldDifference d = compare(result_.potential, gold.potential);
     double relative = max_relative_to_scale(result_.potential, gold.potential, gold.scale);
     // A NaN on any rank fails the whole run (a max over NaN need not keep it).
@@ -266,7 +269,8 @@ class CoulombRun final : public Run {
       d = {NAN, NAN};
       relative = NAN;
     }
-    return field_agreement(d, "max_relative_to_scale", "max relative to scale", relative, tolerance);
+    return field_agreement(d, "max_relative_to_scale", "max relative to scale", relative,
+                           tolerance);
   }
 
   void write(Output& out) override {

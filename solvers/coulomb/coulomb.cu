@@ -257,12 +257,12 @@ int points_per_thread(const Params& p) {
 
 // A lattice with too few points for its threads to fill the device kWaves times over (a 128^3
 // volume at 16 points a thread is 131072 threads, 1000 a multiprocessor) has its atoms cut into
-// slices that separate blocks sum, then added in slice order. Planned from the whole lattice
-// even for a part of it, so a rank's points take the one-rank run's slices and bits. Many short
-// blocks leave a short
+// slices that separate blocks sum, then added in slice order. Many short blocks leave a short
 // last wave; with few long ones, multiprocessors sit idle at the end. Measured on an H200
 // (docs/PERFORMANCE.md), gather-hybrid c8 on 128^3 x 20000 atoms: 86 % of the rsqrt limit
-// whole, 94 % in 4 slices, 99 % in 16; on 2048^2 x 4000: 92 % whole, 98 % in 8.
+// whole, 94 % in 4 slices, 99 % in 16; on 2048^2 x 4000: 92 % whole, 98 % in 8. `p` is the whole
+// lattice's even for a problem of a part of it, so a rank's points take the one-rank run's
+// slices and bits.
 AtomSlices plan_atom_slices(const Params& p, int atom_count) {
   constexpr double kWaves = 8;
   constexpr double kThreadsPerMultiprocessor = 2048;

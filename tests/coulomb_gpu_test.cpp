@@ -183,6 +183,35 @@ TEST(CoulombGpu, AtomSlicesGiveTheSameBitsEveryRun) {
   }
 }
 
+// A rank's part (planes of a volume, rows of a slice, cut where the row pairs of gather-hybrid
+// fall apart) gives the whole lattice's bits at its points: positions from the whole lattice's
+// indices, atom slices and launches planned for the whole lattice.
+TEST(CoulombGpu, EveryPartGivesTheWholeLatticesBits) {
+  PARASOL_REQUIRE_GPU();
+  for (Variant v : kVariants) {
+    if (v == Variant::scatter) continue;  // its atomics land in any order: not the same bits
+    for (const Lattice& l : {Lattice{{-1.5, 0.25, 2.0}, 0.37, 70, 9, 13},
+                             Lattice{{0.5, -0.75, 1.0}, 0.29, 40, 37, 1}}) {
+      Params p;
+      p.variant = v;
+      p.lattice = l;
+      const std::vector<Atom> atoms = random_atoms(600, p.lattice, test::kSeed + 6);
+      const std::vector<float> whole = solve_gpu(p, atoms).potential;
+      for (int ranks = 2; ranks <= 4; ++ranks)
+        for (int rank = 0; rank < ranks; ++rank) {
+          SCOPED_TRACE(std::string(name(v)) + " nz " + std::to_string(l.nz) + ", rank " +
+                       std::to_string(rank) + " of " + std::to_string(ranks));
+          const Part part = rank_part(p.lattice, rank, ranks);
+          const std::vector<float> mine = solve_gpu(p, atoms, part).potential;
+          ASSERT_EQ(mine.size(), static_cast<std::size_t>(part.points()));
+          EXPECT_EQ(std::memcmp(mine.data(), whole.data() + part.first_point(p.lattice),
+                                mine.size() * sizeof(float)),
+                    0);
+        }
+    }
+  }
+}
+
 TEST(CoulombGpu, LatticesPastTheGridLimitsInYAndZ) {
   PARASOL_REQUIRE_GPU();
   for (Variant v : {Variant::gather, Variant::gather_coarse, Variant::gather_shared, Variant::gather_hybrid}) {

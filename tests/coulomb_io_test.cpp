@@ -290,6 +290,61 @@ TEST(CoulombGold, ReportsProgressBandByBandUpToEveryPoint) {
   EXPECT_EQ(v, coulomb::solve_gold(p, atoms)) << "progress changes nothing";
 }
 
+TEST(CoulombPart, RanksCutPlanesOrRowsEvenlyInOneRunEach) {
+  // 11 planes among 4 ranks: 3, 3, 3, 2, one after the other, each a run of the lattice's order.
+  const Params p = lattice_params(7, 5, 11);
+  std::int64_t next = 0;
+  for (int rank = 0; rank < 4; ++rank) {
+    const coulomb::Part part = coulomb::rank_part(p.lattice, rank, 4);
+    EXPECT_EQ(part.nz, rank < 3 ? 3 : 2);
+    EXPECT_EQ(part.k_first, 3 * rank);
+    EXPECT_EQ(part.ny, 5);
+    EXPECT_EQ(part.first_point(p.lattice), next);
+    next += part.points();
+  }
+  EXPECT_EQ(next, p.lattice.points());
+  // A 2D slice is cut in rows: 7 among 3 ranks, 3, 2, 2.
+  const Params slice = lattice_params(9, 7, 1);
+  const coulomb::Part last = coulomb::rank_part(slice.lattice, 2, 3);
+  EXPECT_EQ(last.j_first, 5);
+  EXPECT_EQ(last.ny, 2);
+  EXPECT_EQ(last.nz, 1);
+  EXPECT_EQ(last.first_point(slice.lattice), 45);
+}
+
+TEST(CoulombPart, MoreRanksThanPlanesOrRowsNamesTheKey) {
+  const auto key = [](const Params& p, int ranks) {
+    try {
+      (void)coulomb::rank_part(p.lattice, 0, ranks);
+    } catch (const InputError& e) {
+      return e.key();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(key(lattice_params(5, 4, 3), 3), "");
+  EXPECT_EQ(key(lattice_params(5, 4, 3), 4), "lattice.nz");
+  EXPECT_EQ(key(lattice_params(5, 4, 1), 5), "lattice.ny");
+}
+
+TEST(CoulombGold, EveryPartGivesTheWholeLatticesBitsAtItsPoints) {
+  std::mt19937_64 rng(test::kSeed);
+  SCOPED_TRACE(test::kSeed);
+  std::uniform_real_distribution<float> position(-1.0f, 4.0f), charge(-1.0f, 1.0f);
+  std::vector<Atom> atoms(40);
+  for (Atom& a : atoms) a = {position(rng), position(rng), position(rng), charge(rng)};
+  for (const Params& p : {lattice_params(7, 5, 11), lattice_params(9, 7, 1)}) {
+    const coulomb::GoldWithScale whole = coulomb::solve_gold_with_scale(p, atoms);
+    for (int ranks = 1; ranks <= 4; ++ranks)
+      for (int rank = 0; rank < ranks; ++rank) {
+        const coulomb::Part part = coulomb::rank_part(p.lattice, rank, ranks);
+        const auto first = whole.potential.begin() + part.first_point(p.lattice);
+        const std::vector<double> expected(first, first + part.points());
+        EXPECT_EQ(coulomb::solve_gold(p, atoms, part), expected) << rank << " of " << ranks;
+        EXPECT_EQ(coulomb::solve_gold_with_scale(p, atoms, part).potential, expected);
+      }
+  }
+}
+
 TEST(CoulombCheck, MeasuresEachPointAgainstItsScale) {
   // Point 1 cancels to 0: its error of 1e-6 is measured against its scale of 1, not against 0.
   const std::vector<double> gold{2.0, 0.0, -4.0}, scale{2.0, 1.0, 4.0};

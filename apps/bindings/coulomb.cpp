@@ -1,11 +1,15 @@
 // coulomb's binding: its parameters and atoms, what a run prints and writes (the potential with
 // its XDMF sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
-// coarsenings on one upload of the atoms.
+// coarsenings on one upload of the atoms. A run may be cut among ranks (solvers/coulomb/part.hpp):
+// rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice and writes
+// it in its turn.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
+#include <exception>
 #include <optional>
 
 #include "apps/binding.hpp"
@@ -94,34 +98,51 @@ double terms(const Params& p, const std::vector<Atom>& atoms) {
 }
 
 // What only the device can tell: block limits, and room for the potential, the atoms and the
-// atom slices' partial sums.
-void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms) {
+// atom slices' partial sums (of the whole lattice, or of this rank's part).
+void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms,
+                       const coulomb::Part& part) {
   try {
     check_block_limits(p.block, current_device(), "method.block");
   } catch (const InputError& e) {
     throw InputError(t.source_of("method.block"), "method.block", e.expected());
   }
+  const bool share = part.points() < p.lattice.points();
   require_device_memory(t.source(), "lattice",
-                        "a " + extent(p) + " lattice and " + std::to_string(atoms) + " atoms need",
-                        coulomb::device_bytes(p, static_cast<std::int64_t>(atoms)));
+                        "a " + extent(p) + " lattice and " + std::to_string(atoms) + " atoms need" +
+                            (share ? ", for this rank's part," : ""),
+                        coulomb::device_bytes(p, static_cast<std::int64_t>(atoms), part));
+}
+void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms) {
+  check_fits_device(t, p, atoms, coulomb::whole(p.lattice));
 }
 
-// The float result; the gold in double on a CPU run; its potential and scale for a check.
-void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check) {
+// The float result; the gold in double on a CPU run; its potential and scale for a check: of
+// `points` points (the whole lattice, or a rank's part), and `gathered` more for rank 0's OpenDX
+// map of a run across ranks.
+void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check,
+                     double points, double gathered = 0) {
   const double per_point = 4.0 + (cpu ? 8.0 : 0.0) + (check ? 16.0 : 0.0);
   require_host_memory(t.source(), "lattice", "a " + extent(p) + " lattice needs",
-                      per_point * static_cast<double>(p.lattice.points()));
+                      per_point * points + 4.0 * gathered);
+}
+void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check) {
+  check_fits_host(t, p, cpu, check, static_cast<double>(p.lattice.points()));
 }
 
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const coulomb::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); };
 }
 
-// The gold and its scale, with a live line: points done, atom evaluations a second.
-coulomb::GoldWithScale gold_with_scale(const Params& p, const std::vector<Atom>& atoms) {
+// The gold and its scale at the points of `part`, with a live line: points done, atom
+// evaluations a second.
+coulomb::GoldWithScale gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
+                                       const coulomb::Part& part) {
   ProgressLine line("gold points", "atom-evals", static_cast<double>(atoms.size()));
-  return coulomb::solve_gold_with_scale(p, atoms, progress_on(line));
+  return coulomb::solve_gold_with_scale(p, atoms, part, progress_on(line));
 }
+
+// Floats a message of the OpenDX gather carries at most: 1 GiB, under MPI's int count of bytes.
+constexpr std::size_t kGatherMessageFloats = std::size_t(1) << 28;
 
 class CoulombRun final : public Run {
  public:
@@ -129,9 +150,19 @@ class CoulombRun final : public Run {
 
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
-    atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
-    if (gpu_) check_fits_device(t_, p_, atoms_.size());
-    check_fits_host(t_, p_, !gpu_, setup.options.check);
+    context_ = &setup.context;
+    // This rank's part, when the lattice is cut among several: the same cut on every rank, so a
+    // lattice with fewer planes (rows) than ranks is refused by all of them alike.
+    part_ = coulomb::whole(p_.lattice);
+    if (ranks() > 1)
+      io::with_sources(t_, [&] {
+        part_ = coulomb::rank_part(p_.lattice, context_->rank(), ranks());
+      });
+    read_atoms_on_root();
+    if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
+    const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
+    check_fits_host(t_, p_, !gpu_, setup.options.check, static_cast<double>(part_.points()),
+                    gathers ? static_cast<double>(p_.lattice.points()) : 0.0);
   }
 
   std::string describe() const override {
@@ -143,7 +174,13 @@ class CoulombRun final : public Run {
       method += " on " + current_device().name;
     }
     return extent(p_) + " lattice at spacing " + short_number(p_.lattice.spacing) + ", " +
-           std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file + "; " + method;
+           std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " + method;
+  }
+
+  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
+    std::vector<std::filesystem::path> paths{io::xdmf_path_for(result)};
+    if (p_.write_dx) paths.push_back(std::filesystem::path(result).replace_extension(".dx"));
+    return paths;
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -153,16 +190,35 @@ class CoulombRun final : public Run {
     out.set_attribute("/method", "coarsening", std::int64_t{p_.coarsening});
   }
 
+  // Across ranks: the atoms' broadcast, the part's sums, then the potential's range and the
+  // slowest rank's compute time (three numbers each), and for an OpenDX map every part sent to
+  // rank 0. The communication is the "exchange" phase.
   void solve(PhaseTimer& timings, io::ResultFile*) override {
+    const double communicated = context_->comm_seconds();
+    if (ranks() > 1) context_->broadcast(atoms_);
     if (gpu_) {
-      ProgressLine line("atoms", "atom-evals", static_cast<double>(p_.lattice.points()));
-      result_ = coulomb::solve_gpu(p_, atoms_, progress_on(line));
+      ProgressLine line("atoms", "atom-evals", static_cast<double>(part_.points()));
+      result_ = coulomb::solve_gpu(p_, atoms_, part_, progress_on(line));
     } else {
       ProgressLine line("points", "atom-evals", static_cast<double>(atoms_.size()));
       const auto start = std::chrono::steady_clock::now();
-      const std::vector<double> gold = coulomb::solve_gold(p_, atoms_, progress_on(line));
+      const std::vector<double> gold = coulomb::solve_gold(p_, atoms_, part_, progress_on(line));
       result_.timings.compute = seconds_since(start);
       result_.potential.assign(gold.begin(), gold.end());
+    }
+    compute_seconds_ = result_.timings.compute;
+    if (!result_.potential.empty()) {
+      const auto [low, high] =
+          std::minmax_element(result_.potential.begin(), result_.potential.end());
+      low_ = *low;
+      high_ = *high;
+    }
+    if (ranks() > 1) {
+      low_ = context_->all_reduce(low_, comm::Op::min);
+      high_ = context_->all_reduce(high_, comm::Op::max);
+      compute_seconds_ = context_->all_reduce(compute_seconds_, comm::Op::max);
+      if (p_.write_dx) gather_for_dx();
+      timings.add("exchange", context_->comm_seconds() - communicated);
     }
     timings.add("host_to_device", result_.timings.host_to_device);
     timings.add("compute", result_.timings.compute);
@@ -172,36 +228,65 @@ class CoulombRun final : public Run {
   void report(io::ResultFile& out) override {
     double charge = 0;
     for (const Atom& a : atoms_) charge += a.q;
-    const double rate = terms(p_, atoms_) / result_.timings.compute;
+    const double rate = terms(p_, atoms_) / compute_seconds_;
     out.set_attribute("/timings", "atom_evaluations_per_s", rate);
     out.set_attribute("/atoms", "count", static_cast<std::int64_t>(atoms_.size()));
     out.set_attribute("/atoms", "total_charge", charge);
     out.set_attribute("/atoms", "file", p_.atoms_file);
-    const auto [low, high] = std::minmax_element(result_.potential.begin(), result_.potential.end());
+    if (ranks() > 1) {
+      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+      out.set_attribute("/method", "decomposition",
+                        std::string(coulomb::cuts_planes(p_.lattice) ? "slabs of z planes"
+                                                                     : "bands of y rows"));
+    }
     char line[192];
     std::snprintf(line, sizeof line,
                   "potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f G atom-evals/s",
-                  static_cast<double>(*low), static_cast<double>(*high), charge,
-                  result_.timings.compute, 1e-9 * rate);
+                  low_, high_, charge, compute_seconds_, 1e-9 * rate);
     say(line);
   }
 
-  // A CPU run's result is the gold itself, rounded to float.
+  // A CPU run's result is the gold itself, rounded to float. Across ranks each judges its own
+  // part by the gold on it, and the measures are combined.
   Agreement check() override {
-    const coulomb::GoldWithScale gold = gold_with_scale(p_, atoms_);
-    return coulomb::agreement(result_.potential, gold.potential, gold.scale,
-                              gpu_ ? coulomb::tolerance(p_.variant, atoms_.size())
-                                   : coulomb::kRoundedGoldTolerance);
+    const coulomb::GoldWithScale gold = gold_with_scale(p_, atoms_, part_);
+    const double tolerance = gpu_ ? coulomb::tolerance(p_.variant, atoms_.size())
+                                  : coulomb::kRoundedGoldTolerance;
+    if (ranks() == 1)
+      return coulomb::agreement(result_.potential, gold.potential, gold.scale, tolerance);
+    FieldDifference d = compare(result_.potential, gold.potential);
+    double relative = max_relative_to_scale(result_.potential, gold.potential, gold.scale);
+    // A NaN on any rank fails the whole run (a max over NaN need not keep it).
+    const bool nan = context_->all_reduce(
+                         std::int64_t{std::isnan(d.max_abs) || std::isnan(relative)},
+                         comm::Op::max) > 0;
+    const double squares = context_->all_reduce(
+        d.rms * d.rms * static_cast<double>(result_.potential.size()), comm::Op::sum);
+    d.max_abs = context_->all_reduce(d.max_abs, comm::Op::max);
+    relative = context_->all_reduce(relative, comm::Op::max);
+    d.rms = std::sqrt(squares / static_cast<double>(p_.lattice.points()));
+    if (nan) {
+      d = {NAN, NAN};
+      relative = NAN;
+    }
+    return field_agreement(d, "max_relative_to_scale", "max relative to scale", relative,
+                           tolerance);
   }
 
   void write(Output& out) override {
     const coulomb::Lattice& n = p_.lattice;
-    out.file->write_field("/fields/potential", result_.potential.data(),
-                         {std::uint64_t(n.nz), std::uint64_t(n.ny), std::uint64_t(n.nx)});
-    out.file->set_attribute("/fields/potential", "origin",
+    const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
+                                          std::uint64_t(n.nx)};
+    if (ranks() == 1) {
+      out.file->write_field(kField, result_.potential.data(), dims);
+    } else {
+      write_part(out, dims);
+      if (out.file == nullptr) return;
+    }
+    out.file->set_attribute(kField, "origin",
                            std::vector<double>(n.origin.begin(), n.origin.end()));
-    out.file->set_attribute("/fields/potential", "spacing", n.spacing);
-    out.file->set_attribute("/fields/potential", "layout", std::string("[nz][ny][nx], x fastest"));
+    out.file->set_attribute(kField, "spacing", n.spacing);
+    out.file->set_attribute(kField, "layout", std::string("[nz][ny][nx], x fastest"));
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.origin = n.origin;
@@ -209,22 +294,90 @@ class CoulombRun final : public Run {
     const std::filesystem::path& path = out.file->path();
     out.sidecars.push_back({io::xdmf_path_for(path),
                             io::xdmf_text(path.filename().string(), grid,
-                                          {"/fields/potential", "potential", 4})});
+                                          {kField, "potential", 4})});
     if (!p_.write_dx) return;
+    const float* values = ranks() == 1 ? result_.potential.data() : gathered_.data();
     out.sidecars.push_back(
         {std::filesystem::path(path).replace_extension(".dx"),
-         io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, result_.potential.data(),
+         io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, values,
                      "Coulomb potential by direct summation (parasol coulomb)\n" +
                          std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file +
                          "\ncoulomb_constant " + std::to_string(p_.coulomb_constant))});
   }
 
  private:
+  static constexpr const char* kField = "/fields/potential";
+
+  int ranks() const { return context_->size(); }
+
+  // Rank 0 reads the atoms (solve() broadcasts them); the others learn how many there are, or
+  // that rank 0 could not read them, in which case rank 0's error is the run's one line.
+  void read_atoms_on_root() {
+    std::int64_t count = -1;
+    std::exception_ptr failed;
+    if (context_->is_root()) {
+      try {
+        atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
+        count = static_cast<std::int64_t>(atoms_.size());
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+    if (ranks() > 1) context_->broadcast(count);
+    if (failed) std::rethrow_exception(failed);
+    if (count < 0) throw Error("rank 0 could not read the atoms");
+    atom_count_ = count;
+  }
+
+  // The one OpenDX writer, rank 0, needs the whole map: every other rank sends its part, in
+  // rank order, into its place (each part is one run of the lattice's order). The only lattice
+  // data that goes between ranks, and only with output.dx.
+  void gather_for_dx() {
+    const auto send_in_parts = [&](float* data, std::size_t count, int peer, bool sending) {
+      for (std::size_t first = 0; first < count; first += kGatherMessageFloats) {
+        const std::size_t n = std::min(kGatherMessageFloats, count - first);
+        if (sending) context_->send(data + first, n, peer);
+        else context_->recv(data + first, n, peer);
+      }
+    };
+    if (!context_->is_root()) {
+      send_in_parts(result_.potential.data(), result_.potential.size(), 0, true);
+      return;
+    }
+    gathered_.resize(static_cast<std::size_t>(p_.lattice.points()));
+    std::copy(result_.potential.begin(), result_.potential.end(), gathered_.begin());
+    for (int r = 1; r < ranks(); ++r) {
+      const coulomb::Part part = coulomb::rank_part(p_.lattice, r, ranks());
+      send_in_parts(gathered_.data() + part.first_point(p_.lattice),
+                    static_cast<std::size_t>(part.points()), r, false);
+    }
+  }
+
+  // This rank's block of the potential in the dataset rank 0 makes whole.
+  void write_part(Output& out, const std::vector<std::uint64_t>& dims) const {
+    const std::vector<std::uint64_t> offset{std::uint64_t(part_.k_first),
+                                            std::uint64_t(part_.j_first), 0};
+    const std::vector<std::uint64_t> count{std::uint64_t(part_.nz), std::uint64_t(part_.ny),
+                                           std::uint64_t(part_.nx)};
+    if (out.file != nullptr) {
+      out.file->create_dataset<float>(kField, dims);
+      out.file->write_hyperslab(kField, offset, count, result_.potential.data());
+    } else {
+      out.part->write_hyperslab(kField, offset, count, result_.potential.data());
+    }
+  }
+
   io::ParamTable& t_;
   Params p_;
   bool gpu_ = false;
-  std::vector<Atom> atoms_;
-  coulomb::Result result_;
+  comm::Context* context_ = nullptr;
+  coulomb::Part part_;            // this rank's points: the whole lattice on one rank
+  std::int64_t atom_count_ = 0;   // known on every rank once prepared; atoms_ on rank 0 alone
+  std::vector<Atom> atoms_;       // on every rank once solve() broadcast them
+  coulomb::Result result_;        // this rank's part
+  double low_ = NAN, high_ = NAN;  // the whole potential's range
+  double compute_seconds_ = 0;    // the slowest rank's
+  std::vector<float> gathered_;   // rank 0's whole potential for the OpenDX map, across ranks
 };
 
 class CoulombStudy final : public Study {
@@ -248,7 +401,7 @@ class CoulombStudy final : public Study {
     check_fits_host(t_, p_, false, true);
     stream_.emplace();
     rsqrt_ = coulomb::measure_rsqrt_throughput();
-    gold_ = gold_with_scale(p_, atoms_);
+    gold_ = gold_with_scale(p_, atoms_, coulomb::whole(p_.lattice));
     problem_.emplace(p_, atoms_, *stream_);
   }
 
@@ -353,7 +506,8 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 
 Binding coulomb_binding() {
   return {"coulomb", "electrostatic potential of point charges on a lattice by direct summation",
-          make_run, make_study, {"method.variant", "method.block", "method.coarsening"}};
+          make_run, make_study, {"method.variant", "method.block", "method.coarsening"},
+          /*across_ranks=*/true};
 }
 
 }  // namespace parasol::app

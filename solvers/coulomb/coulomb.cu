@@ -35,16 +35,22 @@ __constant__ float4 c_atoms[kConstantAtoms];
 
 constexpr int kTileAtoms = 256;
 
+// The points a launch covers: a part of the lattice (the whole, or a rank's share), nx x ny x nz
+// points held [nz][ny][nx] from its first. Positions come from the whole lattice's indices
+// (j_first + j, k_first + k), so a point's position, and every sum made from it, is the same
+// bits whichever part holds it.
 struct Grid {
   float ox, oy, oz, h;
   std::int64_t nx, ny, nz;
+  std::int64_t j_first, k_first;
   float min_r2;
 };
 
-Grid grid_of(const Params& p) {
+Grid grid_of(const Params& p, const Part& part) {
   const Lattice& l = p.lattice;
   return {static_cast<float>(l.origin[0]), static_cast<float>(l.origin[1]),
-          static_cast<float>(l.origin[2]), static_cast<float>(l.spacing), l.nx, l.ny, l.nz,
+          static_cast<float>(l.origin[2]), static_cast<float>(l.spacing), part.nx, part.ny,
+          part.nz, part.j_first, part.k_first,
           static_cast<float>(p.min_distance * p.min_distance)};
 }
 
@@ -111,7 +117,7 @@ __global__ void __launch_bounds__(BX* BY,
   potential += static_cast<std::int64_t>(slice) * g.nx * g.ny * g.nz;
   const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.x % blocks_x) * BX * C + threadIdx.x;
   for (std::int64_t k : block_stride_z(g.nz)) {
-    const float z = g.oz + g.h * static_cast<float>(k);
+    const float z = g.oz + g.h * static_cast<float>(g.k_first + k);
     for (std::int64_t by : block_stride_y(blocks_y)) {
       const std::int64_t j0 = (by * BY + threadIdx.y) * R;
       float x[C], y[R], total[R][C], partial[R][C];
@@ -119,7 +125,7 @@ __global__ void __launch_bounds__(BX* BY,
       for (int c = 0; c < C; ++c) x[c] = g.ox + g.h * static_cast<float>(i0 + c * BX);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        y[r] = g.oy + g.h * static_cast<float>(j0 + r);
+        y[r] = g.oy + g.h * static_cast<float>(g.j_first + j0 + r);
 #pragma unroll
         for (int c = 0; c < C; ++c) total[r][c] = partial[r][c] = 0.0f;
       }
@@ -207,9 +213,9 @@ __global__ void scatter_kernel(Grid g, const float4* __restrict__ atoms, int ato
   if (a >= atom_count) return;
   const float4 atom = atoms[a];
   for (std::int64_t k = 0; k < g.nz; ++k) {
-    const float dz = g.oz + g.h * static_cast<float>(k) - atom.z;
+    const float dz = g.oz + g.h * static_cast<float>(g.k_first + k) - atom.z;
     for (std::int64_t j = 0; j < g.ny; ++j) {
-      const float dy = g.oy + g.h * static_cast<float>(j) - atom.y;
+      const float dy = g.oy + g.h * static_cast<float>(g.j_first + j) - atom.y;
       const float dyz2 = fmaf(dy, dy, dz * dz);
       float* row = potential + g.nx * (j + g.ny * k);
       for (std::int64_t i = 0; i < g.nx; ++i)
@@ -254,7 +260,9 @@ int points_per_thread(const Params& p) {
 // slices that separate blocks sum, then added in slice order. Many short blocks leave a short
 // last wave; with few long ones, multiprocessors sit idle at the end. Measured on an H200
 // (docs/PERFORMANCE.md), gather-hybrid c8 on 128^3 x 20000 atoms: 86 % of the rsqrt limit
-// whole, 94 % in 4 slices, 99 % in 16; on 2048^2 x 4000: 92 % whole, 98 % in 8.
+// whole, 94 % in 4 slices, 99 % in 16; on 2048^2 x 4000: 92 % whole, 98 % in 8. `p` is the whole
+// lattice's even for a problem of a part of it, so a rank's points take the one-rank run's
+// slices and bits.
 AtomSlices plan_atom_slices(const Params& p, int atom_count) {
   constexpr double kWaves = 8;
   constexpr double kThreadsPerMultiprocessor = 2048;
@@ -327,23 +335,29 @@ int atoms_per_launch(Variant v, std::int64_t points, int count, double terms) {
   return static_cast<int>(std::min<double>(tiles * kTileAtoms, std::max(count, 1)));
 }
 
-// The slices' partial sums a launch of p with `count` atoms needs (0 when it is not sliced).
-std::size_t partial_size(const Params& p, int count, double terms) {
+// The slices' partial sums a launch of p with `count` atoms needs over `points` points of it
+// (0 when it is not sliced).
+std::size_t partial_size(const Params& p, int count, double terms, std::int64_t points) {
   const AtomSlices slices = plan_atom_slices(
       p, std::min(count, atoms_per_launch(p.variant, p.lattice.points(), count, terms)));
-  return slices.count > 1 ? static_cast<std::size_t>(slices.count * p.lattice.points()) : 0;
+  return slices.count > 1 ? static_cast<std::size_t>(slices.count * points) : 0;
 }
 
 }  // namespace
 
 DeviceProblem::DeviceProblem(const Params& p, const std::vector<Atom>& atoms, cudaStream_t stream,
                              double terms_per_launch)
+    : DeviceProblem(p, atoms, whole(p.lattice), stream, terms_per_launch) {}
+
+DeviceProblem::DeviceProblem(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                             cudaStream_t stream, double terms_per_launch)
     : p_(p),
+      part_(part),
       stream_(stream),
       terms_per_launch_(terms_per_launch),
       atoms_(atoms.size()),
-      potential_(static_cast<std::size_t>(p.lattice.points())),
-      partial_(partial_size(p, static_cast<int>(atoms.size()), terms_per_launch)) {
+      potential_(static_cast<std::size_t>(part.points())),
+      partial_(partial_size(p, static_cast<int>(atoms.size()), terms_per_launch, part.points())) {
   // Pageable memory: the copy has left `host` for staging memory when upload() returns.
   const std::vector<float4> host = device_atoms(p, atoms);
   upload(atoms_, host, stream_);
@@ -355,14 +369,14 @@ void DeviceProblem::run(Variant variant, const Shape& block, int coarsening,
   p.variant = variant;
   p.block = block;
   p.coarsening = coarsening;
-  const Grid g = grid_of(p);
+  const Grid g = grid_of(p, part_);
   const int count = static_cast<int>(atoms_.size());
   const auto wall_start = std::chrono::steady_clock::now();
   if (count == 0 || variant == Variant::scatter)
     PARASOL_CUDA(cudaMemsetAsync(potential_.data(), 0, potential_.bytes(), stream_));
   // Grown here at most once per plan larger than any before: the sweep's check run, not a
   // timed one.
-  const std::size_t partial = partial_size(p, count, terms_per_launch_);
+  const std::size_t partial = partial_size(p, count, terms_per_launch_, part_.points());
   if (partial_.size() < partial) partial_ = DeviceBuffer<float>(partial);
   const int per_launch = atoms_per_launch(variant, p.lattice.points(), count, terms_per_launch_);
   std::size_t n = 0;  // launches enqueued
@@ -417,18 +431,27 @@ void DeviceProblem::poison() { fill_bytes(potential_, 0xFF, stream_); }
 std::vector<float> DeviceProblem::download() const { return parasol::download(potential_, stream_); }
 
 double device_bytes(const Params& p, std::int64_t atoms) {
-  return sizeof(float) * static_cast<double>(p.lattice.points()) +
+  return device_bytes(p, atoms, whole(p.lattice));
+}
+
+double device_bytes(const Params& p, std::int64_t atoms, const Part& part) {
+  return sizeof(float) * static_cast<double>(part.points()) +
          sizeof(float4) * static_cast<double>(atoms) +
-         sizeof(float) * static_cast<double>(
-                             partial_size(p, static_cast<int>(atoms), kTermsPerLaunch));
+         sizeof(float) * static_cast<double>(partial_size(p, static_cast<int>(atoms),
+                                                          kTermsPerLaunch, part.points()));
 }
 
 Result solve_gpu(const Params& p, const std::vector<Atom>& atoms, const ProgressCallback& progress) {
+  return solve_gpu(p, atoms, whole(p.lattice), progress);
+}
+
+Result solve_gpu(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                 const ProgressCallback& progress) {
   Stream stream;
   Result result;
   EventTimer h2d(stream);
   h2d.start();
-  DeviceProblem problem(p, atoms, stream);
+  DeviceProblem problem(p, atoms, part, stream);
   h2d.stop();
   result.timings.host_to_device = h2d.seconds();
 

@@ -12,6 +12,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/event.hpp"
 #include "solvers/coulomb/params.hpp"
+#include "solvers/coulomb/part.hpp"
 
 namespace parasol::coulomb {
 
@@ -29,7 +30,7 @@ struct Timings {
 };
 
 struct Result {
-  std::vector<float> potential;  // [nz][ny][nx], x fastest
+  std::vector<float> potential;  // [nz][ny][nx], x fastest (of the part that was solved)
   Timings timings;
 };
 
@@ -42,8 +43,11 @@ struct Progress {
 using ProgressCallback = std::function<void(const Progress&)>;
 
 // The CPU gold solver, in double; magnitude_scale() gives the size each point's difference from
-// it should be measured against.
+// it should be measured against. With a part, that part's points alone (part.hpp): the same bits
+// as the whole lattice's at those points.
 std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms,
+                               const ProgressCallback& progress = {});
+std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms, const Part& part,
                                const ProgressCallback& progress = {});
 
 // sum_i |k q_i| / max(|r - r_i|, min_distance) at every point: the scale of each point's
@@ -56,12 +60,17 @@ struct GoldWithScale {
 };
 GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
                                     const ProgressCallback& progress = {});
+GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
+                                    const Part& part, const ProgressCallback& progress = {});
 
 // The GPU solver: p.variant with p.block and p.coarsening, through a DeviceProblem made for this
 // run. The whole lattice in one launch per chunk of atoms, whatever its shape; a lattice too
 // small to fill the device has its atoms summed in slices by separate blocks, added after in a
-// fixed order (the same bits every run).
+// fixed order (the same bits every run). With a part, that part's points alone, launched and
+// sliced as the whole lattice's would be: the same bits at those points.
 Result solve_gpu(const Params& p, const std::vector<Atom>& atoms,
+                 const ProgressCallback& progress = {});
+Result solve_gpu(const Params& p, const std::vector<Atom>& atoms, const Part& part,
                  const ProgressCallback& progress = {});
 
 // Terms (atoms x lattice points) per launch of the shared-memory and scatter kernels: about 33 ms
@@ -74,11 +83,15 @@ inline constexpr double kTermsPerLaunch = 137438953472.0;  // 2^37
 // folded in) uploaded once and the potential allocated once; run() sums with any variant, block
 // and coarsening without a transfer, download() reads the potential back. The constant-memory
 // variants stage their atoms through one __constant__ array: one problem runs at a time.
+// A problem of a part holds that part's points alone; its atoms go in the launches and slices
+// planned for the whole lattice, so each point takes the same float sums as in a whole problem.
 class DeviceProblem {
  public:
   // `terms_per_launch` is kTermsPerLaunch but in tests, which cut small problems into launches.
   DeviceProblem(const Params& p, const std::vector<Atom>& atoms, cudaStream_t stream,
                 double terms_per_launch = kTermsPerLaunch);
+  DeviceProblem(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                cudaStream_t stream, double terms_per_launch = kTermsPerLaunch);
   // The potential by `variant`, enqueued on the stream. The atoms go in launches that each add
   // into the lattice: 4000 at a time for gather and gather-coarse (constant memory's share),
   // whole 256-atom tiles of about terms_per_launch terms for the others. With `progress` the host
@@ -93,17 +106,19 @@ class DeviceProblem {
 
  private:
   Params p_;
+  Part part_;
   cudaStream_t stream_;
   double terms_per_launch_;
   DeviceBuffer<float4> atoms_;     // x, y, z, k q
-  DeviceBuffer<float> potential_;  // [nz][ny][nx]
+  DeviceBuffer<float> potential_;  // the part's [nz][ny][nx]
   DeviceBuffer<float> partial_;    // the atom slices' partial sums, grown to the largest plan run
   Event launched_[2];              // the last two launches, for progress one launch behind
 };
 
 // Device memory a run of p takes with `atoms` atoms: the potential, the atoms and the slices'
-// partial sums.
+// partial sums; of the whole lattice, or of a part.
 double device_bytes(const Params& p, std::int64_t atoms);
+double device_bytes(const Params& p, std::int64_t atoms, const Part& part);
 
 // Measured device throughput of the reciprocal-square-root instruction (MUFU.RSQ, per second):
 // the bound of these kernels, which take one per atom and lattice point.

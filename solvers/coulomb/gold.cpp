@@ -15,17 +15,19 @@ namespace {
 // one of many.
 constexpr double kBandTerms = 67108864.0;  // 2^26
 
-// sum_i k q_i / max(|r - r_i|, min_distance) at every lattice point, [nz][ny][nx] x fastest, and
-// with kScale sum_i |k q_i| / max(|r - r_i|, min_distance) beside it from the same distances.
+// sum_i k q_i / max(|r - r_i|, min_distance) at every point of `part`, [nz][ny][nx] x fastest,
+// and with kScale sum_i |k q_i| / max(|r - r_i|, min_distance) beside it from the same
+// distances. A point's position comes from its indices in the whole lattice, so its sums are the
+// same bits in any part that holds it.
 template <bool kScale>
-void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, double* potential,
-                    double* scale, const ProgressCallback& progress) {
+void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                    double* potential, double* scale, const ProgressCallback& progress) {
   const Lattice& n = p.lattice;
   const auto start = std::chrono::steady_clock::now();
   // One (j, k) row per iteration: rows are independent, and there are enough of them for
   // threads even on a 2D slice. They go in bands, each band shared among the threads, so
   // progress can be told between bands.
-  const std::int64_t rows = n.ny * n.nz;
+  const std::int64_t rows = part.ny * part.nz;
   const double row_terms = static_cast<double>(n.nx) * static_cast<double>(std::max<std::size_t>(atoms.size(), 1));
   const auto band = std::max<std::int64_t>(4 * cpu_threads(),
                                            static_cast<std::int64_t>(std::ceil(kBandTerms / row_terms)));
@@ -33,7 +35,7 @@ void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, double* pot
     const std::int64_t last = std::min(rows, first + band);
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::int64_t row = first; row < last; ++row) {
-      const std::int64_t j = row % n.ny, k = row / n.ny;
+      const std::int64_t j = part.j_first + row % part.ny, k = part.k_first + row / part.ny;
       const double y = n.origin[1] + n.spacing * static_cast<double>(j);
       const double z = n.origin[2] + n.spacing * static_cast<double>(k);
       for (std::int64_t i = 0; i < n.nx; ++i) {
@@ -51,7 +53,7 @@ void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, double* pot
         if constexpr (kScale) scale[at] = std::abs(p.coulomb_constant * magnitude);
       }
     }
-    if (progress) progress({last * n.nx, n.points(), seconds_since(start)});
+    if (progress) progress({last * n.nx, part.points(), seconds_since(start)});
   }
 }
 
@@ -59,17 +61,27 @@ void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, double* pot
 
 std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms,
                                const ProgressCallback& progress) {
-  std::vector<double> v(static_cast<std::size_t>(p.lattice.points()));
-  sum_over_atoms<false>(p, atoms, v.data(), nullptr, progress);
+  return solve_gold(p, atoms, whole(p.lattice), progress);
+}
+
+std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                               const ProgressCallback& progress) {
+  std::vector<double> v(static_cast<std::size_t>(part.points()));
+  sum_over_atoms<false>(p, atoms, part, v.data(), nullptr, progress);
   return v;
 }
 
 GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
                                     const ProgressCallback& progress) {
+  return solve_gold_with_scale(p, atoms, whole(p.lattice), progress);
+}
+
+GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
+                                    const Part& part, const ProgressCallback& progress) {
   GoldWithScale g;
-  g.potential.resize(static_cast<std::size_t>(p.lattice.points()));
+  g.potential.resize(static_cast<std::size_t>(part.points()));
   g.scale.resize(g.potential.size());
-  sum_over_atoms<true>(p, atoms, g.potential.data(), g.scale.data(), progress);
+  sum_over_atoms<true>(p, atoms, part, g.potential.data(), g.scale.data(), progress);
   return g;
 }
 

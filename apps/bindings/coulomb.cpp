@@ -12,6 +12,7 @@
 #include <exception>
 #include <optional>
 
+#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/io/dx.hpp"
@@ -192,10 +193,11 @@ class CoulombRun final : public Run {
 
   // Across ranks: the atoms' broadcast, the part's sums, then the potential's range and the
   // slowest rank's compute time (three numbers each), and for an OpenDX map every part sent to
-  // rank 0. The communication is the "exchange" phase.
+  // rank 0. The communication is the "exchange" phase, the wait for the slowest rank "wait".
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    const double communicated = context_->comm_seconds();
+    double exchanged = context_->comm_seconds();
     if (ranks() > 1) context_->broadcast(atoms_);
+    exchanged = context_->comm_seconds() - exchanged;
     if (gpu_) {
       ProgressLine line("atoms", "atom-evals", static_cast<double>(part_.points()));
       result_ = coulomb::solve_gpu(p_, atoms_, part_, progress_on(line));
@@ -214,11 +216,13 @@ class CoulombRun final : public Run {
       high_ = *high;
     }
     if (ranks() > 1) {
+      timings.add("wait", wait_for_ranks(*context_));
+      const double before = context_->comm_seconds();
       low_ = context_->all_reduce(low_, comm::Op::min);
       high_ = context_->all_reduce(high_, comm::Op::max);
       compute_seconds_ = context_->all_reduce(compute_seconds_, comm::Op::max);
       if (p_.write_dx) gather_for_dx();
-      timings.add("exchange", context_->comm_seconds() - communicated);
+      timings.add("exchange", exchanged + context_->comm_seconds() - before);
     }
     timings.add("host_to_device", result_.timings.host_to_device);
     timings.add("compute", result_.timings.compute);
@@ -254,18 +258,13 @@ class CoulombRun final : public Run {
                                   : coulomb::kRoundedGoldTolerance;
     if (ranks() == 1)
       return coulomb::agreement(result_.potential, gold.potential, gold.scale, tolerance);
-    FieldDifference d = compare(result_.potential, gold.potential);
-    double relative = max_relative_to_scale(result_.potential, gold.potential, gold.scale);
-    // A NaN on any rank fails the whole run (a max over NaN need not keep it).
-    const bool nan = context_->all_reduce(
-                         std::int64_t{std::isnan(d.max_abs) || std::isnan(relative)},
-                         comm::Op::max) > 0;
-    const double squares = context_->all_reduce(
-        d.rms * d.rms * static_cast<double>(result_.potential.size()), comm::Op::sum);
-    d.max_abs = context_->all_reduce(d.max_abs, comm::Op::max);
-    relative = context_->all_reduce(relative, comm::Op::max);
-    d.rms = std::sqrt(squares / static_cast<double>(p_.lattice.points()));
-    if (nan) {
+    FieldDifference d =
+        over_ranks(*context_, compare(result_.potential, gold.potential),
+                   result_.potential.size(), static_cast<std::uint64_t>(p_.lattice.points()));
+    double relative = max_over_ranks(
+        *context_, max_relative_to_scale(result_.potential, gold.potential, gold.scale));
+    // A NaN on any rank fails the whole run.
+    if (std::isnan(d.max_abs) || std::isnan(relative)) {
       d = {NAN, NAN};
       relative = NAN;
     }

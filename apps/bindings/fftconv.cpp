@@ -4,9 +4,11 @@
 // fftconv_inputs'.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
+#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "apps/io/streamed_dataset.hpp"
@@ -106,7 +108,11 @@ class FftconvRun final : public Run {
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
     check_ = setup.options.check;
+    context_ = &setup.context;
     const Problem q = in::problem_of<T>(t_, p_);
+    whole_ = q;
+    variant_ = p_.variant;
+    if (ranks() > 1) return prepare_share(q);
     in::require_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_operands<T>(p_, q);
   }
@@ -121,9 +127,11 @@ class FftconvRun final : public Run {
 
   void solve(PhaseTimer& timings, io::ResultFile* out) override {
     if (p_.streamed) return solve_streamed(timings, *out);
-    if (gpu_) {
+    if (share_ == Share::range) {
+      solve_range(timings);
+    } else if (gpu_) {
       try {
-        result_ = fftconv::convolve_gpu(ops_.problem, {p_.variant, p_.block}, ops_.signal,
+        result_ = fftconv::convolve_gpu(ops_.problem, {variant_, p_.block}, ops_.signal,
                                         ops_.filter);
       } catch (const InputError& e) {
         throw in::rephrased(t_, p_, e);
@@ -136,22 +144,38 @@ class FftconvRun final : public Run {
       result_.output = fftconv::rounded<T>(gold_);
       result_.timings.compute = seconds_since(started);
     }
-    timings.add("host_to_device", result_.timings.host_to_device);
-    timings.add("compute", result_.timings.compute);
-    timings.add("device_to_host", result_.timings.device_to_host);
+    if (share_ != Share::range) {
+      timings.add("host_to_device", result_.timings.host_to_device);
+      timings.add("compute", result_.timings.compute);
+      timings.add("device_to_host", result_.timings.device_to_host);
+    }
+    if (!result_.output.empty()) {
+      const auto [low, high] = std::minmax_element(result_.output.begin(), result_.output.end());
+      low_ = static_cast<double>(*low);
+      high_ = static_cast<double>(*high);
+    }
+    if (ranks() == 1) return;
+    // The output's range and the slowest rank's time: three numbers a rank.
+    timings.add("wait", wait_for_ranks(*context_));
+    const double before = context_->comm_seconds();
+    low_ = context_->all_reduce(result_.output.empty() ? INFINITY : low_, comm::Op::min);
+    high_ = context_->all_reduce(result_.output.empty() ? -INFINITY : high_, comm::Op::max);
+    result_.timings.compute = context_->all_reduce(result_.timings.compute, comm::Op::max);
+    timings.add("exchange", context_->comm_seconds() - before);
   }
 
   void report(io::ResultFile& out) override {
     const bool streamed = p_.streamed;
     const double seconds = streamed ? total_s_ : result_.timings.compute;
-    const double signal = samples(ops_.problem.batch, ops_.problem.signal);
+    const double signal = samples(whole_.batch, whole_.signal);
     const double rate = seconds > 0 ? signal / seconds : 0;
     out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
     if (streamed) out.set_attribute("/timings", "total_s", total_s_);
-    if (!streamed && !result_.output.empty()) {
-      const auto [low, high] = std::minmax_element(result_.output.begin(), result_.output.end());
-      low_ = *low;
-      high_ = *high;
+    if (ranks() > 1) {
+      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+      out.set_attribute("/method", "decomposition",
+                        std::string(share_ == Share::batch ? "whole signals"
+                                                           : "ranges of overlap-save blocks"));
     }
     const std::string who = gpu_ ? "ran " + std::string(name(variant())) : "gold";
     char line[256];
@@ -166,13 +190,32 @@ class FftconvRun final : public Run {
     say(line);
   }
 
+  // Across ranks each judges its share against the gold of the same samples, and the
+  // differences are merged in rank order.
   Agreement check() override {
     if (p_.streamed) return difference_.agreement(fftconv::tolerance<T>(ops_.problem));
-    if (gold_.empty()) gold_ = gold_of(ops_);
-    return fftconv::agreement(result_.output, gold_, ops_.problem);
+    if (ranks() == 1) {
+      if (gold_.empty()) gold_ = gold_of(ops_);
+      return fftconv::agreement(result_.output, gold_, ops_.problem);
+    }
+    fftconv::GoldDifference mine;
+    if (share_ == Share::range) {
+      for (std::int64_t at = 0; at < count_; at += kCpuPiece) {
+        const std::int64_t count = std::min(kCpuPiece, count_ - at);
+        mine.add(result_.output.data() + at,
+                 fftconv::gold_window(whole_, ops_.filter, first_ + at, count, reader()));
+      }
+    } else {
+      if (gold_.empty()) gold_ = gold_of(ops_);
+      mine.add(result_.output.data(), gold_);
+    }
+    fftconv::GoldDifference all;
+    for (const fftconv::GoldDifference& d : context_->all_gather(mine)) all.merge(d);
+    return all.agreement(fftconv::tolerance<T>(whole_));
   }
 
   void write(Output& out) override {
+    if (ranks() > 1) return write_share(out);
     const Problem& q = ops_.problem;
     if (!p_.streamed)
       out.file->write_field("/output", result_.output.data(),
@@ -183,7 +226,128 @@ class FftconvRun final : public Run {
   }
 
  private:
-  Variant variant() const { return p_.streamed ? Variant::overlap_save : result_.variant; }
+  // How a run across ranks is cut: whole signals of a batch, or one long 1D signal's output in
+  // ranges of whole overlap-save blocks.
+  enum class Share { none, batch, range };
+
+  int ranks() const { return context_->size(); }
+  Variant variant() const {
+    return p_.streamed || share_ == Share::range ? Variant::overlap_save : result_.variant;
+  }
+
+  // A rank's share of the problem, and its operands: a batch's signals [first_, first_ +
+  // count_), or output samples [first_, first_ + count_) of one long signal, starting at a
+  // block's first output so that every block is the one-rank run's. The variant is chosen for the
+  // whole problem, so every rank runs the one a single rank would.
+  void prepare_share(const Problem& q) {
+    const std::string key = !p_.signal_generated() ? "signal.file"
+                            : q.batch > 1          ? "signal.batch"
+                                                   : "signal.length";
+    const auto refuse = [&](const std::string& why) {
+      return InputError(t_.source_of(key), key, why);
+    };
+    if (p_.streamed)
+      throw InputError(t_.source_of("method.streamed"), "method.streamed",
+                       "a streamed run writes its output as it comes, on one rank; across ranks "
+                       "each rank holds its share of the output: leave it false");
+    const std::int64_t rank = context_->rank();
+    if (q.batch > 1) {
+      if (q.batch < ranks())
+        throw refuse(std::to_string(q.batch) + " signals cannot be cut among " +
+                     std::to_string(ranks()) + " ranks; run fewer ranks");
+      share_ = Share::batch;
+      const comm::Slab mine = comm::even_slab(q.batch, static_cast<int>(rank), ranks());
+      first_ = mine.begin;
+      count_ = mine.count();
+      Problem part = q;
+      part.batch = count_;
+      if (q.filters > 1) part.filters = count_;
+      in::require_memory(t_, p_, part, sizeof(T), gpu_, !gpu_ || check_);
+      ops_ = in::load_share<T>(p_, q, first_, count_);
+      try {
+        variant_ = p_.variant == Variant::automatic
+                       ? fftconv::choose_variant(q, static_cast<int>(sizeof(T)))
+                       : p_.variant;
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+      return;
+    }
+    if (q.is_2d())
+      throw refuse("one image runs on one rank; a batch of images is cut among ranks");
+    share_ = Share::range;
+    std::int64_t block = 0;
+    try {
+      block = fftconv::overlap_save_block(q, {Variant::overlap_save, p_.block});
+    } catch (const InputError& e) {
+      throw in::rephrased(t_, p_, e);
+    }
+    const std::int64_t step = block - (q.filter.cols - 1);
+    const std::int64_t outputs = fftconv::output_extent(q).cols;
+    const std::int64_t blocks = (outputs + step - 1) / step;
+    if (blocks < ranks())
+      throw refuse(std::to_string(outputs) + " output samples make " + std::to_string(blocks) +
+                   " overlap-save blocks of " + std::to_string(step) +
+                   ", too few to cut among " + std::to_string(ranks()) + " ranks");
+    const comm::Slab mine = comm::even_slab(blocks, static_cast<int>(rank), ranks());
+    first_ = mine.begin * step;
+    count_ = std::min(outputs, mine.end * step) - first_;
+    // The signal is read piece by piece as the blocks need it (a file's by hyperslab), as a
+    // streamed run reads it.
+    loading_ = p_;
+    loading_.streamed = true;
+    in::require_memory(t_, loading_, q, sizeof(T), gpu_, !gpu_ || check_);
+    ops_ = in::load_operands<T>(loading_, q);
+    source_.emplace(loading_, ops_);
+  }
+
+  fftconv::SignalReader<T> reader() const {
+    return [this](std::int64_t offset, std::int64_t count, T* into) {
+      source_->read(offset, count, into);
+    };
+  }
+
+  // A rank's range of one long signal's output, into memory: overlap-save on the GPU in pieces
+  // of method.piece, or the gold's windows on the CPU.
+  void solve_range(PhaseTimer& timings) {
+    result_.output.assign(static_cast<std::size_t>(count_), T(0));
+    const auto started = Clock::now();
+    const auto keep = [&](std::int64_t offset, std::int64_t count, const T* values) {
+      std::copy(values, values + count, result_.output.begin() + (offset - first_));
+    };
+    if (gpu_) {
+      try {
+        fftconv::convolve_streamed<T>(whole_, {Variant::overlap_save, p_.block}, ops_.filter,
+                                      reader(), keep, p_.piece, first_, count_);
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+    } else {
+      for (std::int64_t at = 0; at < count_; at += kCpuPiece) {
+        const std::int64_t count = std::min(kCpuPiece, count_ - at);
+        const std::vector<T> piece = fftconv::rounded<T>(
+            fftconv::gold_window(whole_, ops_.filter, first_ + at, count, reader()));
+        keep(first_ + at, count, piece.data());
+      }
+    }
+    result_.timings.compute = seconds_since(started);
+    result_.variant = Variant::overlap_save;
+    timings.add("compute", result_.timings.compute);
+  }
+
+  // Each rank's rows of /output (signals, or samples of the one signal) in its turn; rank 0 the
+  // attributes, and the inputs when output.input asks for them.
+  void write_share(Output& out) {
+    const Problem& q = whole_;
+    const std::vector<std::uint64_t> dims =
+        in::stored_dims(q.batch, fftconv::output_extent(q), q.is_2d());
+    out.write_rows("/output", dims, static_cast<std::uint64_t>(first_),
+                   static_cast<std::uint64_t>(count_), result_.output.data());
+    if (share_ == Share::batch) in::write_input_share(out, p_, q, ops_, first_);
+    if (out.file == nullptr) return;
+    describe_output(*out.file, q, gpu_ ? std::string(name(variant())) : "cpu-gold");
+    if (share_ == Share::range) in::write_inputs(*out.file, loading_, ops_, &*source_);
+  }
 
   // Time spent on the check's gold windows goes to the check, not to the convolution's total.
   void solve_streamed(PhaseTimer& timings, io::ResultFile& file) {
@@ -246,6 +410,12 @@ class FftconvRun final : public Run {
   io::ParamTable& t_;
   Params p_;
   bool gpu_ = false, check_ = false;
+  comm::Context* context_ = nullptr;
+  Problem whole_;                  // the whole problem, whatever this rank's share
+  Share share_ = Share::none;      // across ranks: how it is cut
+  std::int64_t first_ = 0, count_ = 0;  // this rank's signals, or output samples
+  Variant variant_ = Variant::automatic;  // across ranks: chosen for the whole problem
+  Params loading_;                 // a long signal's: read as a streamed run reads it
   in::Operands<T> ops_;
   fftconv::Result<T> result_;          // whole runs
   std::vector<double> gold_;           // whole runs: the CPU's output, or the check's
@@ -371,10 +541,12 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding fftconv_binding() {
-  return {"fftconv",
-          "convolution and correlation of signals and images with filters through cuFFT, "
-          "scipy's modes",
-          make_run, make_study, {"method.variant", "method.block", "method.piece"}};
+  Binding b{"fftconv",
+            "convolution and correlation of signals and images with filters through cuFFT, "
+            "scipy's modes",
+            make_run, make_study, {"method.variant", "method.block", "method.piece"}};
+  b.across_ranks = true;
+  return b;
 }
 
 }  // namespace parasol::app

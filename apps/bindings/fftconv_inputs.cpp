@@ -90,6 +90,20 @@ std::vector<T> read_values(const std::string& file, const std::string& dataset, 
   return values;
 }
 
+// Rows [first, first + count) of a batch's dataset, checked to be finite.
+template <class T>
+std::vector<T> read_share(const std::string& file, const std::string& dataset, const char* key,
+                          std::int64_t first, std::int64_t count, std::int64_t size) {
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
+  std::vector<T> values = from_input(key, [&] {
+    return in->read_rows<T>(dataset, static_cast<std::uint64_t>(first),
+                            static_cast<std::uint64_t>(count), {2, 3});
+  });
+  require_finite(values.data(), static_cast<std::int64_t>(values.size()), first * size, file,
+                 dataset);
+  return values;
+}
+
 std::string counted(std::int64_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -243,6 +257,27 @@ Operands<T> load_operands(const Params& p, const Problem& q) {
 }
 
 template <class T>
+Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count) {
+  Operands<T> ops;
+  ops.problem = q;
+  ops.problem.batch = count;
+  const bool own_filters = q.filters == q.batch && q.batch > 1;
+  if (own_filters) ops.problem.filters = count;
+  if (p.filter_generated())
+    ops.filter = fftconv::generate_filter<T>(p.filter);
+  else if (own_filters)
+    ops.filter = read_share<T>(p.filter.file, p.filter.dataset, "filter.dataset", first, count,
+                               q.filter.size());
+  else
+    ops.filter = read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
+  ops.signal = p.signal_generated()
+                   ? fftconv::generate_signals<T>(p.signal, first, count)
+                   : read_share<T>(p.signal.file, p.signal.dataset, "signal.dataset", first,
+                                   count, q.signal.size());
+  return ops;
+}
+
+template <class T>
 SignalSource<T>::SignalSource(const Params& p, const Operands<T>& ops)
     : p_(p),
       ops_(ops),
@@ -329,6 +364,34 @@ void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
                     p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
 }
 
+template <class T>
+void write_input_share(Output& out, const Params& p, const Problem& whole, const Operands<T>& share,
+                       std::int64_t first) {
+  const Problem& q = whole;
+  const auto rows = static_cast<std::uint64_t>(share.problem.batch);
+  if (p.write_input) {
+    out.write_rows("/input/signal", stored_dims(q.batch, q.signal, q.is_2d()),
+                   static_cast<std::uint64_t>(first), rows, share.signal.data());
+    if (q.filters > 1)
+      out.write_rows("/input/filter", stored_dims(q.filters, q.filter, q.is_2d()),
+                     static_cast<std::uint64_t>(first), rows, share.filter.data());
+  }
+  if (out.file == nullptr) return;
+  if (p.write_input) {
+    out.file->set_attribute("/input/signal", "layout",
+                            layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
+    if (q.filters == 1)
+      out.file->write_field("/input/filter", share.filter.data(),
+                            stored_dims(q.filters, q.filter, q.is_2d()));
+    out.file->set_attribute("/input/filter", "layout",
+                            layout_of(q.filters > 1, q.is_2d(), "filter", "tap"));
+  }
+  out.file->set_attribute("/input", "signal_source",
+                          p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
+  out.file->set_attribute("/input", "filter_source",
+                          p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+}
+
 std::string extent_text(const Extent& e) {
   return e.rows == 1 ? std::to_string(e.cols)
                      : std::to_string(e.rows) + " x " + std::to_string(e.cols);
@@ -352,6 +415,14 @@ template Problem problem_of<float>(const io::ParamTable&, const Params&);
 template Problem problem_of<double>(const io::ParamTable&, const Params&);
 template Operands<float> load_operands<float>(const Params&, const Problem&);
 template Operands<double> load_operands<double>(const Params&, const Problem&);
+template Operands<float> load_share<float>(const Params&, const Problem&, std::int64_t,
+                                         std::int64_t);
+template Operands<double> load_share<double>(const Params&, const Problem&, std::int64_t,
+                                           std::int64_t);
+template void write_input_share<float>(Output&, const Params&, const Problem&,
+                                        const Operands<float>&, std::int64_t);
+template void write_input_share<double>(Output&, const Params&, const Problem&,
+                                         const Operands<double>&, std::int64_t);
 template class SignalSource<float>;
 template class SignalSource<double>;
 template void write_inputs<float>(io::ResultFile&, const Params&, const Operands<float>&,

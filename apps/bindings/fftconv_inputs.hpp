@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/binding.hpp"
 #include "apps/io/param_table.hpp"
 #include "apps/io/result_file.hpp"
 #include "kernels/error.hpp"
@@ -59,6 +60,12 @@ struct Operands {
 template <class T>
 Operands<T> load_operands(const Params& p, const Problem& q);
 
+// A rank's share of a batch: signals [first, first + count) of problem q and their filters (the
+// one filter, or the share's own when each signal has one), generated or read alone (only those
+// rows of each file), checked to be finite. The problem returned has batch = count.
+template <class T>
+Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count);
+
 // A streamed run's signal: samples [offset, offset + count), from memory or by hyperslab from
 // its file, checked to be finite as they are read.
 template <class T>
@@ -83,6 +90,13 @@ std::string describe(const Params& p, const Problem& q);
 template <class T>
 void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
                   const SignalSource<T>* source);
+
+// The same for a batch cut among ranks, each rank in its turn: its signals' rows of
+// /input/signal (and of /input/filter when each signal has its own), rank 0 the rest. `share`
+// holds the rank's signals [first, first + share.problem.batch) of `whole`.
+template <class T>
+void write_input_share(Output& out, const Params& p, const Problem& whole, const Operands<T>& share,
+                       std::int64_t first);
 
 // How an operand or output is stored: [n] or (2D problems) [rows][cols], with a leading
 // [count] for a batch; and the layout attribute that says so.

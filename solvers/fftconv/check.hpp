@@ -88,6 +88,15 @@ class GoldDifference {
     return relative_agreement(difference(), relative(), tolerance);
   }
 
+  // Another part's difference added to this one's (a rank's, say): as if each had been added.
+  void merge(const GoldDifference& other) {
+    nan_ = nan_ || other.nan_;
+    max_abs_ = std::max(max_abs_, other.max_abs_);
+    sum_sq_ += other.sum_sq_;
+    scale_ = std::max(scale_, other.scale_);
+    count_ += other.count_;
+  }
+
  private:
   double max_abs_ = 0, sum_sq_ = 0, scale_ = 0, count_ = 0;
   bool nan_ = false;

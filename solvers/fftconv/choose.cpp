@@ -2,7 +2,9 @@
 // filter-length sweep in bench/fftconv_bench.cu (docs/PERFORMANCE.md has the measurements).
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
+#include "kernels/error.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 
 namespace parasol::fftconv {
@@ -23,6 +25,19 @@ std::int64_t choose_block_length(std::int64_t filter_length) {
   const std::int64_t overlap = std::max<std::int64_t>(filter_length - 1, 0);
   std::int64_t block = std::clamp<std::int64_t>(power_of_two_at_least(8 * overlap), 8192, 16384);
   if (block < 2 * overlap) block = power_of_two_at_least(2 * overlap);
+  return block;
+}
+
+std::int64_t overlap_save_block(const Problem& p, const Options& o) {
+  // Never longer than one block covering a whole signal's outputs needs.
+  const std::int64_t block =
+      o.block > 0 ? o.block
+                  : std::min(choose_block_length(p.filter.cols),
+                             good_fft_length(output_extent(p).cols + p.filter.cols - 1));
+  if (block < p.filter.cols)
+    throw InputError("", "block",
+                     "expected an overlap-save block of at least the filter length (" +
+                         std::to_string(p.filter.cols) + "), got " + std::to_string(block));
   return block;
 }
 

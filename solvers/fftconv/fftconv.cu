@@ -509,16 +509,7 @@ struct Convolver<T>::Impl {
   }
 
   std::int64_t block_length(const Problem& p, const Options& o) const {
-    // Never longer than one block covering a whole signal's outputs needs.
-    const std::int64_t block =
-        o.block > 0 ? o.block
-                    : std::min(choose_block_length(p.filter.cols),
-                               good_fft_length(output_extent(p).cols + p.filter.cols - 1));
-    if (block < p.filter.cols)
-      throw InputError("", "block",
-                       "expected an overlap-save block of at least the filter length (" +
-                           std::to_string(p.filter.cols) + "), got " + std::to_string(block));
-    return block;
+    return overlap_save_block(p, o);
   }
 
   void overlap_save(const Problem& p, const Options& o, const T* signal, const T* filter,
@@ -588,7 +579,8 @@ template <class T>
 void Convolver<T>::convolve_streamed(const Problem& p, const Options& o,
                                      const std::vector<T>& filter, const Reader& read,
                                      const Writer& write, cudaStream_t stream,
-                                     std::int64_t piece) {
+                                     std::int64_t piece, std::int64_t first_output,
+                                     std::int64_t outputs) {
   check_problem(p);
   if (p.batch != 1 || p.is_2d())
     throw InputError("", "streamed", "expected one 1D signal (batch 1) for a streamed run");
@@ -614,11 +606,17 @@ void Convolver<T>::convolve_streamed(const Problem& p, const Options& o,
                             PinnedBuffer<T>(outputs_per_piece)};
   const Complex<T>* h_hat = impl.block_filter_spectra(p, h.data(), block, stream);
 
-  const std::int64_t pieces = ceil_div(m, outputs_per_piece);
+  const std::int64_t end = outputs < 0 ? m : std::min(m, first_output + outputs);
+  if (first_output < 0 || first_output % step != 0 || first_output > m)
+    throw Error("fftconv: a streamed range must start at a multiple of " + std::to_string(step) +
+                " outputs inside the " + std::to_string(m) + " of the output, not at " +
+                std::to_string(first_output));
+  const std::int64_t pieces = ceil_div(std::max<std::int64_t>(0, end - first_output),
+                                       outputs_per_piece);
   const auto piece_at = [&](std::int64_t i) {
     typename Impl::Piece at;
-    at.o0 = i * outputs_per_piece;
-    at.count = std::min(outputs_per_piece, m - at.o0);
+    at.o0 = first_output + i * outputs_per_piece;
+    at.count = std::min(outputs_per_piece, end - at.o0);
     const std::int64_t first = s + at.o0 - overlap, last = s + at.o0 + at.count;  // [first, last)
     at.x0 = std::clamp<std::int64_t>(first, 0, n);
     at.x_count = std::clamp<std::int64_t>(last, 0, n) - at.x0;
@@ -689,10 +687,11 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
 template <class T>
 void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
                        const SignalReader<T>& read, const OutputWriter<T>& write,
-                       std::int64_t piece) {
+                       std::int64_t piece, std::int64_t first_output, std::int64_t outputs) {
   Stream stream;
   Convolver<T> convolver;
-  convolver.convolve_streamed(p, o, filter, read, write, stream.get(), piece);
+  convolver.convolve_streamed(p, o, filter, read, write, stream.get(), piece, first_output,
+                              outputs);
   stream.synchronize();
 }
 
@@ -736,9 +735,9 @@ template Result<double> convolve_gpu(const Problem&, const Options&, const std::
                                      const std::vector<double>&);
 template void convolve_streamed(const Problem&, const Options&, const std::vector<float>&,
                                 const SignalReader<float>&, const OutputWriter<float>&,
-                                std::int64_t);
+                                std::int64_t, std::int64_t, std::int64_t);
 template void convolve_streamed(const Problem&, const Options&, const std::vector<double>&,
                                 const SignalReader<double>&, const OutputWriter<double>&,
-                                std::int64_t);
+                                std::int64_t, std::int64_t, std::int64_t);
 
 }  // namespace parasol::fftconv

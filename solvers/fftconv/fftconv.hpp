@@ -131,6 +131,12 @@ struct Options {
 Variant choose_variant(const Problem& p, int element_bytes);
 std::int64_t choose_block_length(std::int64_t filter_length);
 
+// The overlap-save transform length a 1D problem runs with: o.block, or when 0 the chosen one,
+// never longer than one block covering the whole output needs. InputError (key "block") when
+// shorter than the filter. Each block gives block - (taps - 1) output samples, from output
+// sample 0 on, whatever range of the output is computed.
+std::int64_t overlap_save_block(const Problem& p, const Options& o);
+
 // Whether a variant can take this problem (overlap-save: 1D only). Never throws.
 bool supports(Variant v, const Problem& p);
 
@@ -154,11 +160,15 @@ class Convolver {
   // host) must fill host[0, count) with signal samples [offset, offset + count); write(offset,
   // count, host) receives output samples [offset, offset + count) of the mode's output, in order.
   // Device memory holds about `piece` samples at a time (0: 2^24), whatever the signal length.
+  // `first_output` and `outputs` (-1: to the end) choose a range of the output, a rank's share:
+  // first_output must be a multiple of a block's outputs (overlap_save_block - taps + 1), so
+  // each block is the one the whole output has.
   using Reader = SignalReader<T>;
   using Writer = OutputWriter<T>;
   void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
                          const Reader& read, const Writer& write, cudaStream_t stream,
-                         std::int64_t piece = 0);
+                         std::int64_t piece = 0, std::int64_t first_output = 0,
+                         std::int64_t outputs = -1);
 
   std::size_t cached_plans() const;
 
@@ -188,7 +198,8 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
 template <class T>
 void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
                        const SignalReader<T>& read, const OutputWriter<T>& write,
-                       std::int64_t piece = 0);
+                       std::int64_t piece = 0, std::int64_t first_output = 0,
+                       std::int64_t outputs = -1);
 
 // A problem resident on the device, for the sweep and the tests: signal and filter uploaded
 // once, the output allocated, and one Convolver kept (its plans and scratch), so every

@@ -30,11 +30,16 @@ std::vector<double> taps_along(const Filter& f, std::int64_t taps) {
 
 template <class T>
 std::vector<T> generate_signal(const Signal& s) {
+  return generate_signals<T>(s, 0, s.batch);
+}
+
+template <class T>
+std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count) {
   const std::int64_t size = s.rows * s.length;
-  std::vector<T> values(static_cast<std::size_t>(s.batch * size));
-  for (std::int64_t b = 0; b < s.batch; ++b) {
+  std::vector<T> values(static_cast<std::size_t>(count * size));
+  for (std::int64_t b = first; b < first + count; ++b) {
     Draws draws(s.seed, static_cast<std::uint64_t>(b));
-    T* signal = values.data() + b * size;
+    T* signal = values.data() + (b - first) * size;
     for (std::int64_t i = 0; i < size; ++i) {
       double value = 0;
       if (s.kind == SignalKind::noise) {
@@ -87,6 +92,8 @@ double gaussian_sigma(const Filter& f, std::int64_t taps) {
 
 template std::vector<float> generate_signal<float>(const Signal&);
 template std::vector<double> generate_signal<double>(const Signal&);
+template std::vector<float> generate_signals<float>(const Signal&, std::int64_t, std::int64_t);
+template std::vector<double> generate_signals<double>(const Signal&, std::int64_t, std::int64_t);
 template std::vector<float> generate_filter<float>(const Filter&);
 template std::vector<double> generate_filter<double>(const Filter&);
 

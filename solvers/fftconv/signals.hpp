@@ -16,6 +16,10 @@ namespace parasol::fftconv {
 // same signals with any standard library, and signal b is the same whatever the batch is.
 template <class T>
 std::vector<T> generate_signal(const Signal& s);
+// Signals [first, first + count) of the batch alone (a rank's share), as generate_signal makes
+// them.
+template <class T>
+std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count);
 
 // One filter of f.rows x f.length taps (gaussian or box; 2D: the product of the 1D filters
 // along each axis), summing to 1 before rounding to T.

@@ -86,24 +86,33 @@ TEST_F(MontecarloRanks, EveryCutGivesTheOneRankBits) {
 }
 
 // On a GPU machine: three ranks sharing its device give the one-rank GPU run's bits with
-// device-rng (Philox keyed by the global sample; 33335+33334+33334 samples) and with host-rng
-// (whole batches, 6+6+5 of 6000 paths, the last short; each rank's generator set to the offset
-// its first batch has in the one-rank run), for several block sizes and generators.
+// device-rng (Philox keyed by the global sample; 33335+33334+33334 samples) and with host-rng's
+// Philox in the default ordering (whole batches, 6+6+5 of 6000 paths, the last short; each
+// rank's generator set to the offset its first batch has in the one-rank run). cuRAND's XORWOW
+// and MRG32k3a do not draw the same numbers from an offset as from the stream before it, so
+// there the ranks' estimate is another valid one: it agrees with the gold (--check).
 TEST_F(MontecarloRanks, OnTheDeviceThreeRanksGiveTheOneRankBits) {
   PARASOL_REQUIRE_GPU();
   const std::string text = params(100003, "asian-call", false, 5);
-  for (const std::string method :
-       {"method.variant=device-rng method.block=128", "method.variant=device-rng method.block=512",
-        "method.variant=host-rng method.generator=philox method.ordering=default",
-        "method.variant=host-rng method.generator=xorwow method.ordering=default",
-        "method.variant=host-rng method.generator=mrg32k3a method.ordering=dynamic"}) {
-    SCOPED_TRACE(method);
-    const std::string args = "--backend gpu method.batch_paths=6000 " + method;
+  struct Case {
+    std::string method;
+    bool bits;
+  };
+  for (const Case& c :
+       {Case{"method.variant=device-rng method.block=128", true},
+        Case{"method.variant=device-rng method.block=512", true},
+        Case{"method.variant=host-rng method.generator=philox method.ordering=default", true},
+        Case{"method.variant=host-rng method.generator=xorwow method.ordering=default", false},
+        Case{"method.variant=host-rng method.generator=mrg32k3a method.ordering=dynamic", false}}) {
+    SCOPED_TRACE(c.method);
+    const std::string args = "--backend gpu method.batch_paths=6000 " + c.method;
     const auto one = run(0, text, "one.h5", args);
     ASSERT_EQ(one.status, 0) << one.output;
     const auto three = run(3, text, "three.h5", "--transport mpi --check " + args);
     ASSERT_EQ(three.status, 0) << three.output;
-    expect_same(outcome("three.h5"), outcome("one.h5"));
+    if (c.bits) expect_same(outcome("three.h5"), outcome("one.h5"));
+    EXPECT_EQ(std::get<bool>(io::ResultReader(dir_ / "three.h5").attribute("/check", "passed")),
+              true);
   }
 }
 

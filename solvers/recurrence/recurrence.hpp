@@ -42,6 +42,13 @@ using ProgressCallback = std::function<void(const Progress&)>;
 template <class T>
 std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress = {});
 
+// One step of the gold, v[n] from v[n-1]. The gold and its parts across ranks (ranks.cpp) share
+// it, so they round alike.
+template <class T>
+inline long double gold_step(T s, long double before, T u) {
+  return static_cast<long double>(s) * before + static_cast<long double>(u);
+}
+
 // Solves series already on the device. Pointers hold series.size() elements (s, u, v) and
 // segments + 1 offsets and `segments` initial values; v may alias u.
 template <class T>
@@ -65,6 +72,7 @@ inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 
 
 struct Timings {
   double host_to_device = 0, compute = 0, device_to_host = 0;
+  double exchange = 0;  // across ranks: in the communication layer (Context::comm_seconds)
 };
 
 template <class T>

@@ -58,7 +58,7 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
     long double value = series.initial[k];
     for (std::int64_t i = series.offsets[k]; i < end;) {
       for (const std::int64_t stop = std::min(end, next_report); i < stop; ++i) {
-        value = static_cast<long double>(series.s[i]) * value + series.u[i];
+        value = gold_step(series.s[i], value, series.u[i]);
         v[i] = static_cast<double>(value);
       }
       if (i == next_report) {

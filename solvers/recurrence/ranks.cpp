@@ -2,13 +2,17 @@
 // magnitude scale and tile chain the check judges by.
 #include "solvers/recurrence/ranks.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "comm/halo.hpp"
 #include "kernels/error.hpp"
+#include "kernels/stream.hpp"
 
 namespace parasol::recurrence {
 namespace {
@@ -116,6 +120,75 @@ std::vector<double> solve_gold_part(const SeriesPart<T>& part, comm::Context& co
   return v;
 }
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Every rank's tile totals, in rank order, on every rank: each rank's in turn from it.
+template <class T>
+std::vector<Map<T>> gathered_totals(const std::vector<Map<T>>& mine, comm::Context& context) {
+  std::vector<Map<T>> all;
+  for (int root = 0; root < context.size(); ++root) {
+    std::vector<Map<T>> theirs = root == context.rank() ? mine : std::vector<Map<T>>{};
+    context.broadcast(theirs, root);
+    all.insert(all.end(), theirs.begin(), theirs.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+template <class T>
+Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context) {
+  const std::int64_t n = part.size();
+  if (mode == ScanMode::reproducible && part.first % kTileElements<T> != 0)
+    throw Error("recurrence: a reproducible run across ranks must start on a tile boundary");
+  Result<T> result;
+  Stream stream;
+  auto start = std::chrono::steady_clock::now();
+  DeviceSeries<T> device(part.series, stream.get());  // waits for its uploads
+  result.timings.host_to_device = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  const double comm_start = context.comm_seconds();
+  if (mode == ScanMode::reproducible) {
+    // The one-rank scan's tile prefixes, from every run's tile totals in order.
+    const std::vector<Map<T>> totals =
+        gathered_totals(n > 0 ? device.tile_totals(part.continued) : std::vector<Map<T>>{},
+                        context);
+    device.solve_prefixed(totals, part.first / kTileElements<T>, part.continued);
+  } else {
+    // The run's composed map: its end from v[-1] = 0, and the product of its s while the
+    // continued segment lasts (0 once a segment starts in it).
+    Map<T> mine{T(1), T(0)};
+    if (n > 0) {
+      device.solve(mode);
+      mine.u = device.value(n - 1);
+      mine.s = T(part.continued && continued_stretch(part) == n ? 1 : 0);
+      if (mine.s != T(0))
+        for (const T s : part.series.s) mine.s *= s;
+    }
+    const comm::Scan<Map<T>> scan =
+        context.exclusive_scan(mine, Map<T>{T(1), T(0)}, [](const Map<T>& a, const Map<T>& b) {
+          return Map<T>{a.s * b.s, std::fma(b.s, a.u, b.u)};
+        });
+    if (part.continued) {
+      device.set_initial(0, scan.before.u);
+      device.solve(mode);
+    }
+  }
+  PARASOL_CUDA(cudaStreamSynchronize(stream.get()));
+  result.timings.exchange = context.comm_seconds() - comm_start;
+  result.timings.compute = seconds_since(start) - result.timings.exchange;
+
+  start = std::chrono::steady_clock::now();
+  result.v = n > 0 ? device.download() : std::vector<T>{};
+  result.timings.device_to_host = seconds_since(start);
+  return result;
+}
+
 template <class T>
 std::vector<double> magnitude_scale_part(const SeriesPart<T>& part, comm::Context& context) {
   SeriesPart<T> magnitudes = part;
@@ -184,6 +257,9 @@ template std::vector<double> solve_gold_part<float>(const SeriesPart<float>&, co
                                                     double*);
 template std::vector<double> solve_gold_part<double>(const SeriesPart<double>&, comm::Context&,
                                                      double*);
+template Result<float> solve_gpu_part<float>(const SeriesPart<float>&, ScanMode, comm::Context&);
+template Result<double> solve_gpu_part<double>(const SeriesPart<double>&, ScanMode,
+                                               comm::Context&);
 template std::vector<double> magnitude_scale_part<float>(const SeriesPart<float>&,
                                                          comm::Context&);
 template std::vector<double> magnitude_scale_part<double>(const SeriesPart<double>&,

@@ -33,7 +33,7 @@ std::string header(const std::string& kind, const std::string& precision,
 std::string ar1(std::int64_t series, std::int64_t length, const std::string& precision,
                 const std::string& mode = "reproducible") {
   return header("ar1", precision, mode) + "[ar1]\nseries = " + std::to_string(series) +
-         "\nlength = " + std::to_string(length) + "\nphi_min = 0.5\nphi_max = 1.0\nx0 = 2.5\n";
+         "\nlength = " + std::to_string(length) + "\nphi_min = 0.5\nphi_max = 0.99\nx0 = 2.5\n";
 }
 
 // s, u, offsets and initial values from in.h5.

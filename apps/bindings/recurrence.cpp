@@ -265,7 +265,9 @@ class RecurrenceRun final : public Run {
     }
     // Each rank judges its run by the gold's values there (the one-rank gold's bits); the
     // differences and the tile chain are combined across ranks.
-    if (gold_.empty()) gold_ = recurrence::solve_gold_part(*part_, *context_);
+    // A CPU run's result is the gold already. Every rank makes it or none does: it is
+    // collective (a rank's run may be empty, so emptiness cannot say).
+    if (gpu_) gold_ = recurrence::solve_gold_part(*part_, *context_);
     const std::vector<double> scale = recurrence::magnitude_scale_part(*part_, *context_);
     const double chain =
         recurrence::tile_chain_part(*part_, recurrence::kTileElements<T>, *context_);

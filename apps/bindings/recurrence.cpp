@@ -179,13 +179,24 @@ class RecurrenceRun final : public Run {
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
     context_ = &setup.context;
-    series_ = prepared_series<T>(t_, p_);
-    if (ranks() > 1) {
-      // Every rank makes the whole series (an AR(1) series draws its steps in order from its
-      // seed; a file is read whole) and keeps its run; the offsets and initial values stay
-      // whole, for rank 0 to write.
-      part_ = recurrence::part_of(series_, context_->rank(), ranks(),
-                                  recurrence::cut_for(gpu_, p_.mode));
+    const recurrence::Cut cut = recurrence::cut_for(gpu_, p_.mode);
+    if (ranks() > 1 && p_.problem == Problem::ar1) {
+      // Each rank draws only the series its run meets, and keeps only its run; every rank holds
+      // the offsets and initial values of the whole, for rank 0 to write.
+      require_host<T>(t_, p_,
+                      recurrence::span_of(p_.ar1.series * p_.ar1.length,
+                                          recurrence::kTileElements<T>, context_->rank(),
+                                          ranks(), cut)
+                          .count);
+      part_ = recurrence::ar1_part<T>(p_.ar1, context_->rank(), ranks(), cut);
+      series_ = recurrence::ar1_segments<T>(p_.ar1);
+    } else {
+      series_ = prepared_series<T>(t_, p_);
+    }
+    if (ranks() > 1 && p_.problem != Problem::ar1) {
+      // A file is read whole by every rank, which keeps its run (and the whole's offsets and
+      // initial values, for rank 0 to write).
+      part_ = recurrence::part_of(series_, context_->rank(), ranks(), cut);
       series_.s = {};
       series_.u = {};
     }

@@ -275,9 +275,9 @@ class RecurrenceRun final : public Run {
       return recurrence::agreement(v_, gold_, series_);
     }
     // Each rank judges its run by the gold's values there (the one-rank gold's bits); the
-    // differences and the tile chain are combined across ranks.
-    // A CPU run's result is the gold already. Every rank makes it or none does: it is
-    // collective (a rank's run may be empty, so emptiness cannot say).
+    // differences and the tile chain are combined across ranks. A CPU run's result is the gold
+    // already; a GPU run's gold is made by every rank, as it is collective (a run may be empty,
+    // so whether gold_ is empty cannot decide it).
     if (gpu_) gold_ = recurrence::solve_gold_part(*part_, *context_);
     const std::vector<double> scale = recurrence::magnitude_scale_part(*part_, *context_);
     const double chain =

@@ -1,8 +1,8 @@
 // `mpirun -np N parasol run`: a recurrence cut among 1 to 4 ranks with the CPU backend (the gold
 // on each rank's run, the exact carry passed rank to rank) gives the one-rank run's bits: AR(1)
 // series, a plain running sum and segments that cross the cuts, in float and double, uneven
-// cuts, a rank with nothing and ranks of one element; a bad launch ends in one line from rank 0
-// and leaves nothing behind. On a GPU machine, ranks sharing its device give the one-rank
+// cuts, a rank with nothing and ranks of one element; a bad launch, or bad input in one rank's
+// run, ends in one line from rank 0 and leaves nothing behind. On a GPU machine, ranks sharing its device give the one-rank
 // reproducible bits and a fast result that passes the check.
 #include <gtest/gtest.h>
 
@@ -124,6 +124,27 @@ TEST_F(Ranks, ABadInputIsOneLineFromRankZeroAndNothingWritten) {
   ASSERT_EQ(lines.size(), 1u) << r.output;
   EXPECT_NE(lines[0].find("ar1.length"), std::string::npos) << r.output;
   test::expect_only_inputs(dir_, {"p.toml"});
+}
+
+TEST_F(Ranks, ANaNInTheLastRanksRunIsOneLineNamingItsElement) {
+  // Each rank reads its run of 1D s and u alone: element 35 of 40 is the last rank's.
+  std::vector<double> s(40, 0.5), u(40, 1.0);
+  u[35] = NAN;
+  {
+    io::ResultFile file(dir_ / "in.h5", true);
+    file.write_field("/s", s.data(), {s.size()});
+    file.write_field("/u", u.data(), {u.size()});
+    file.commit();
+  }
+  const std::string text = header("file", "double", "fast") + "[input]\nfile = \"in.h5\"\n";
+  const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 4 " + kExe + " run " +
+                                 quoted(write_params(text)) + " -o " + quoted(dir_ / "out.h5") +
+                                 " --backend cpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  const auto lines = parasol_lines(r.output);
+  ASSERT_EQ(lines.size(), 1u) << r.output;
+  EXPECT_NE(lines[0].find("/u: holds nan at element 35"), std::string::npos) << r.output;
+  test::expect_only_inputs(dir_, {"p.toml", "in.h5"});
 }
 
 // On a GPU machine: three ranks share its device through MPI. The reproducible scan gives the

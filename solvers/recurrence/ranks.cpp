@@ -46,12 +46,25 @@ template <class T>
 SeriesPart<T> part_of(const Series<T>& whole, int rank, int size, Cut cut) {
   check_series(whole);
   const Span span = span_of(whole.size(), kTileElements<T>, rank, size, cut);
+  const auto begin = whole.s.begin() + span.first, end = begin + span.count;
+  return part_of(whole, whole.size(), span, std::vector<T>(begin, end),
+                 std::vector<T>(whole.u.begin() + span.first, whole.u.begin() + span.first + span.count));
+}
+
+template <class T>
+SeriesPart<T> part_of(const Series<T>& segments, std::int64_t elements, const Span& span,
+                      std::vector<T> s, std::vector<T> u) {
+  check_offsets(segments.offsets, segments.initial.size(), elements);
+  if (static_cast<std::int64_t>(s.size()) != span.count ||
+      static_cast<std::int64_t>(u.size()) != span.count)
+    throw Error("recurrence: a run's s and u must hold its elements");
   SeriesPart<T> part;
   part.first = span.first;
-  part.whole = whole.size();
+  part.whole = elements;
   part.series.offsets = {0};
   if (span.count == 0) return part;
   const std::int64_t begin = span.first, end = span.first + span.count;
+  const Series<T>& whole = segments;
   const std::vector<std::int64_t>& offsets = whole.offsets;
   // The segment holding `begin`: the last k with offsets[k] <= begin (empty ones skipped); the
   // run's segments go on to the one holding its last element.
@@ -62,8 +75,8 @@ SeriesPart<T> part_of(const Series<T>& whole, int rank, int size, Cut cut) {
   const std::int64_t k0 = holding(begin), k1 = holding(end - 1);
   part.first_segment = k0;
   part.continued = offsets[k0] < begin;
-  part.series.s.assign(whole.s.begin() + begin, whole.s.begin() + end);
-  part.series.u.assign(whole.u.begin() + begin, whole.u.begin() + end);
+  part.series.s = std::move(s);
+  part.series.u = std::move(u);
   part.series.initial.assign(whole.initial.begin() + k0, whole.initial.begin() + k1 + 1);
   if (part.continued) part.series.initial[0] = T(0);
   for (std::int64_t k = k0 + 1; k <= k1; ++k) part.series.offsets.push_back(offsets[k] - begin);
@@ -253,6 +266,10 @@ double tile_chain_part(const SeriesPart<T>& part, std::int64_t tile, comm::Conte
 
 template SeriesPart<float> part_of<float>(const Series<float>&, int, int, Cut);
 template SeriesPart<double> part_of<double>(const Series<double>&, int, int, Cut);
+template SeriesPart<float> part_of<float>(const Series<float>&, std::int64_t, const Span&,
+                                          std::vector<float>, std::vector<float>);
+template SeriesPart<double> part_of<double>(const Series<double>&, std::int64_t, const Span&,
+                                            std::vector<double>, std::vector<double>);
 template std::vector<double> solve_gold_part<float>(const SeriesPart<float>&, comm::Context&,
                                                     double*);
 template std::vector<double> solve_gold_part<double>(const SeriesPart<double>&, comm::Context&,

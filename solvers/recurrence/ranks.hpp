@@ -45,16 +45,23 @@ struct SeriesPart {
   std::int64_t size() const { return series.size(); }
 };
 
-// Rank `rank`'s run of `whole` cut among `size` ranks.
-template <class T>
-SeriesPart<T> part_of(const Series<T>& whole, int rank, int size, Cut cut);
-
 // The elements of rank `rank`'s run: [first, first + count), for a series of `elements` and
 // tiles of `tile` elements.
 struct Span {
   std::int64_t first = 0, count = 0;
 };
 Span span_of(std::int64_t elements, std::int64_t tile, int rank, int size, Cut cut);
+
+// Rank `rank`'s run of `whole` cut among `size` ranks.
+template <class T>
+SeriesPart<T> part_of(const Series<T>& whole, int rank, int size, Cut cut);
+
+// The same from what a rank reads of the whole itself: its offsets and initial values
+// (`segments`, whose s and u are left empty: `elements` says how many it has) and the run's own
+// s and u, over `span` (span_of).
+template <class T>
+SeriesPart<T> part_of(const Series<T>& segments, std::int64_t elements, const Span& span,
+                      std::vector<T> s, std::vector<T> u);
 
 // The gold on this rank's run: the one-rank solve_gold's values for these elements, bit for
 // bit, whatever the cut. Collective (every rank calls it); `exchange_seconds`, when given, gets

@@ -30,6 +30,8 @@ struct Series {
 // as above.
 template <class T>
 void check_series(const Series<T>& series);
+// The offsets' half of it, for a series of n elements with `segments` initial values.
+void check_offsets(const std::vector<std::int64_t>& offsets, std::size_t segments, std::int64_t n);
 
 // Reported by the gold as it goes, every 2^24 elements and at the end.
 struct Progress {

@@ -1,5 +1,6 @@
 // The recurrence gold solver against closed forms, segment by segment, and the checks on its
-// inputs and parameters: every GPU result is judged by it, so it is judged first.
+// inputs and parameters: every GPU result is judged by it, so it is judged first. A series cut
+// among ranks: the runs cover it once, and an AR(1) run drawn alone is its part of the whole.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/params.hpp"
 #include "solvers/recurrence/problems.hpp"
+#include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 #include "tests/support.hpp"
 
@@ -424,6 +426,87 @@ TEST(RecurrenceParams, NamesConvertBothWays) {
         << e.what();
   }
   EXPECT_THROW(parse_precision("single"), InputError);
+}
+
+// A series cut among ranks (ranks.hpp): the runs, in rank order, hold every element once; each
+// run's segments are the whole's that meet it, with their offsets from its first element and
+// their initial values, the first one continued where it began on an earlier rank.
+template <class T>
+void expect_runs_cover(const Series<T>& whole, int size, Cut cut) {
+  std::int64_t next = 0;
+  for (int rank = 0; rank < size; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank) + " of " + std::to_string(size));
+    const SeriesPart<T> part = part_of(whole, rank, size, cut);
+    EXPECT_NO_THROW(check_series(part.series));
+    EXPECT_EQ(part.whole, whole.size());
+    if (part.size() == 0) continue;
+    EXPECT_EQ(part.first, next);
+    if (cut == Cut::tiles) {
+      EXPECT_EQ(part.first % kTileElements<T>, 0);
+    }
+    for (std::int64_t i = 0; i < part.size(); ++i) {
+      EXPECT_EQ(part.series.s[i], whole.s[part.first + i]);
+      EXPECT_EQ(part.series.u[i], whole.u[part.first + i]);
+    }
+    const std::int64_t k0 = part.first_segment;
+    EXPECT_EQ(part.continued, whole.offsets[k0] < part.first);
+    EXPECT_LE(whole.offsets[k0], part.first);
+    EXPECT_GT(whole.offsets[k0 + 1], part.first);
+    for (std::int64_t k = 1; k < part.series.segments(); ++k) {
+      EXPECT_EQ(part.series.offsets[k], whole.offsets[k0 + k] - part.first);
+      EXPECT_EQ(part.series.initial[k], whole.initial[k0 + k]);
+    }
+    if (!part.continued) {
+      EXPECT_EQ(part.series.initial[0], whole.initial[k0]);
+    }
+    next = part.first + part.size();
+  }
+  EXPECT_EQ(next, whole.size());
+}
+
+TEST(RecurrenceRanks, RunsCoverTheSeriesOnceWhateverTheCut) {
+  // Empty segments first, between and last; one long segment past a tile.
+  Series<float> whole;
+  const std::vector<std::int64_t> lengths{0, 3, 0, 0, 1, 9000, 2, 0};
+  whole.offsets = {0};
+  for (const std::int64_t length : lengths) {
+    whole.offsets.push_back(whole.offsets.back() + length);
+    whole.initial.push_back(static_cast<float>(whole.initial.size()) + 0.5f);
+  }
+  for (std::int64_t i = 0; i < whole.offsets.back(); ++i) {
+    whole.s.push_back(0.5f + 0.001f * static_cast<float>(i % 100));
+    whole.u.push_back(static_cast<float>(i));
+  }
+  for (const int size : {1, 2, 3, 4, 7, 9006, 9010})
+    for (const Cut cut : {Cut::elements, Cut::tiles}) expect_runs_cover(whole, size, cut);
+}
+
+TEST(RecurrenceRanks, AnAR1RunIsItsPartOfTheWholeSeries) {
+  Ar1 a;
+  a.series = 3;
+  a.length = 1500;
+  a.time_varying = true;
+  a.phi_min = 0.2;
+  a.phi_max = 0.9;
+  a.x0 = 1.5;
+  a.seed = 11;
+  const Series<double> whole = ar1_series<double>(a);
+  const Series<double> segments = ar1_segments<double>(a);
+  EXPECT_EQ(segments.offsets, whole.offsets);
+  EXPECT_EQ(segments.initial, whole.initial);
+  for (const int size : {1, 2, 5})
+    for (const Cut cut : {Cut::elements, Cut::tiles})
+      for (int rank = 0; rank < size; ++rank) {
+        const SeriesPart<double> made = ar1_part<double>(a, rank, size, cut);
+        const SeriesPart<double> cut_out = part_of(whole, rank, size, cut);
+        EXPECT_EQ(made.first, cut_out.first);
+        EXPECT_EQ(made.continued, cut_out.continued);
+        EXPECT_EQ(made.first_segment, cut_out.first_segment);
+        EXPECT_EQ(made.series.s, cut_out.series.s);
+        EXPECT_EQ(made.series.u, cut_out.series.u);
+        EXPECT_EQ(made.series.offsets, cut_out.series.offsets);
+        EXPECT_EQ(made.series.initial, cut_out.series.initial);
+      }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The GPU recurrence solver against the gold: one series of awkward lengths, up to 10^8; many
 // segments, empty and of one element among them; both scan modes; the reproducible mode's bits;
-// outputs poisoned with NaN first, in place and out of place; the DeviceSeries a sweep times.
+// outputs poisoned with NaN first, in place and out of place; the DeviceSeries a sweep times; the
+// reproducible scan in runs cut on tile boundaries, as ranks run it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "kernels/stream.hpp"
 #include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/problems.hpp"
+#include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 #include "tests/support.hpp"
 
@@ -282,6 +284,51 @@ TEST(RecurrenceGpuReproducible, SameBitsEveryRun) {
     ASSERT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0)
         << "run " << run << " differs from run 0";
   }
+}
+
+// What a reproducible run across ranks does, without the ranks: the series cut into runs on tile
+// boundaries, every run's tile totals gathered in order, each run scanned from the prefixes of
+// all of them. The runs together give the one-device scan's bits, whatever the number of runs,
+// with segments crossing the cuts and runs that hold nothing.
+template <class T>
+void expect_runs_give_the_whole_bits(const Series<T>& series) {
+  Stream stream;
+  DeviceSeries<T> whole(series, stream);
+  whole.solve(ScanMode::reproducible);
+  const std::vector<T> expected = whole.download();
+  for (const int runs : {1, 2, 3, 7, 40}) {
+    std::vector<SeriesPart<T>> parts;
+    std::vector<Map<T>> totals;
+    for (int r = 0; r < runs; ++r) {
+      parts.push_back(part_of(series, r, runs, Cut::tiles));
+      if (parts.back().size() == 0) continue;
+      DeviceSeries<T> device(parts.back().series, stream);
+      const std::vector<Map<T>> mine = device.tile_totals(parts.back().continued);
+      totals.insert(totals.end(), mine.begin(), mine.end());
+    }
+    std::vector<T> v;
+    for (const SeriesPart<T>& part : parts) {
+      if (part.size() == 0) continue;
+      DeviceSeries<T> device(part.series, stream);
+      device.solve_prefixed(totals, part.first / kTileElements<T>, part.continued);
+      const std::vector<T> mine = device.download();
+      v.insert(v.end(), mine.begin(), mine.end());
+    }
+    ASSERT_EQ(v.size(), expected.size());
+    EXPECT_EQ(std::memcmp(v.data(), expected.data(), v.size() * sizeof(T)), 0)
+        << runs << " runs differ from one";
+  }
+}
+
+TEST(RecurrenceGpuReproducible, RunsCutOnTilesGiveTheWholeSeriesBits) {
+  PARASOL_REQUIRE_GPU();
+  // One long segment and many short ones, with segments across the cuts.
+  std::vector<std::int64_t> lengths{100003};
+  const std::vector<std::int64_t> small = many_small_segments(3000, 50, test::kSeed);
+  lengths.insert(lengths.end(), small.begin(), small.end());
+  expect_runs_give_the_whole_bits(random_series<float>(lengths, test::kSeed + 5));
+  expect_runs_give_the_whole_bits(random_series<double>(lengths, test::kSeed + 6));
+  expect_runs_give_the_whole_bits(random_series<float>({1}, test::kSeed + 7));
 }
 
 // 10^8 elements in float: four times the largest power of two above, so tile ids and the

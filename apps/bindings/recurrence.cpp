@@ -2,6 +2,7 @@
 // or the gold and stored beside its inputs; the sweep times both scan modes and checks that the
 // reproducible one gives the same bits every time.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "kernels/validate.hpp"
 #include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/problems.hpp"
+#include "solvers/recurrence/ranks.hpp"
 
 namespace parasol::app {
 namespace {
@@ -104,7 +106,7 @@ Series<T> prepared_series(const io::ParamTable& t, const Params& p) {
 template <class T>
 std::string describe_series(const Params& p, const Series<T>& series) {
   char text[256];
-  const auto n = static_cast<long long>(series.size());
+  const auto n = static_cast<long long>(series.offsets.back());
   const auto segments = static_cast<long long>(series.segments());
   if (p.problem == Problem::ar1 && p.ar1.time_varying)
     std::snprintf(text, sizeof text,
@@ -133,7 +135,40 @@ std::vector<std::uint64_t> field_dims(const Series<T>& series) {
   for (std::int64_t k = 0; rows && k < segments; ++k)
     rows = series.offsets[k + 1] - series.offsets[k] == length;
   if (rows) return {static_cast<std::uint64_t>(segments), static_cast<std::uint64_t>(length)};
-  return {static_cast<std::uint64_t>(series.size())};
+  return {static_cast<std::uint64_t>(series.offsets.back())};
+}
+
+// Elements [first, first + values.size()) of a field of `dims` (field_dims) cut among ranks:
+// rank 0 makes it whole and every rank writes its run, as up to three blocks of rows when the
+// field is [segment][t] (the rest of a row, whole rows, the start of a row).
+template <class T>
+void write_run(Output& out, const std::string& dataset, const std::vector<std::uint64_t>& dims,
+               std::uint64_t first, const std::vector<T>& values) {
+  if (out.file != nullptr) out.file->create_dataset<T>(dataset, dims);
+  const auto put = [&](const std::vector<std::uint64_t>& offset,
+                       const std::vector<std::uint64_t>& count, const T* data) {
+    if (out.file != nullptr) out.file->write_hyperslab(dataset, offset, count, data);
+    else out.part->write_hyperslab(dataset, offset, count, data);
+  };
+  const std::uint64_t n = values.size();
+  if (n == 0) return;
+  if (dims.size() == 1) {
+    put({first}, {n}, values.data());
+    return;
+  }
+  const std::uint64_t length = dims[1];
+  for (std::uint64_t i = 0; i < n;) {
+    const std::uint64_t at = first + i, row = at / length, column = at % length;
+    if (column != 0 || n - i < length) {
+      const std::uint64_t count = std::min(length - column, n - i);
+      put({row, column}, {1, count}, values.data() + i);
+      i += count;
+    } else {
+      const std::uint64_t rows = (n - i) / length;
+      put({row, 0}, {rows, length}, values.data() + i);
+      i += rows * length;
+    }
+  }
 }
 
 template <class T>
@@ -143,14 +178,39 @@ class RecurrenceRun final : public Run {
 
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
-    series_ = prepared_series<T>(t_, p_);
-    if (gpu_) require_device(t_, p_, series_);
+    context_ = &setup.context;
+    const recurrence::Cut cut = recurrence::cut_for(gpu_, p_.mode);
+    if (ranks() > 1 && p_.problem == Problem::ar1) {
+      // Each rank draws only the series its run meets, and keeps only its run; every rank holds
+      // the offsets and initial values of the whole, for rank 0 to write.
+      require_host<T>(t_, p_,
+                      recurrence::span_of(p_.ar1.series * p_.ar1.length,
+                                          recurrence::kTileElements<T>, context_->rank(),
+                                          ranks(), cut)
+                          .count);
+      part_ = recurrence::ar1_part<T>(p_.ar1, context_->rank(), ranks(), cut);
+      series_ = recurrence::ar1_segments<T>(p_.ar1);
+    } else {
+      // 1D s and u of a file: each rank reads its run of them alone.
+      if (ranks() > 1) part_ = file_run<T>(p_, context_->rank(), ranks(), cut, series_);
+      if (part_) require_host<T>(t_, p_, part_->size());
+      else series_ = prepared_series<T>(t_, p_);
+    }
+    if (ranks() > 1 && !part_) {
+      // Rows of a file, or smoothing's y, are read whole by every rank, which keeps its run
+      // (and the whole's offsets and initial values, for rank 0 to write).
+      part_ = recurrence::part_of(series_, context_->rank(), ranks(), cut);
+      series_.s = {};
+      series_.u = {};
+    }
+    if (gpu_) require_device(t_, p_, ranks() > 1 ? part_->series : series_);
   }
 
   std::string describe() const override {
     return describe_series(p_, series_) + "; " +
            (gpu_ ? std::string(name(p_.mode)) + " scan on " + current_device().name
-                 : "CPU gold solver");
+                 : "CPU gold solver") +
+           (ranks() > 1 ? ", across " + std::to_string(ranks()) + " ranks" : "");
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -159,7 +219,10 @@ class RecurrenceRun final : public Run {
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     recurrence::Timings t;
-    if (gpu_) {
+    if (ranks() > 1) {
+      solve_part(t);
+      timings.add("exchange", t.exchange);
+    } else if (gpu_) {
       recurrence::Result<T> r = recurrence::solve_gpu(series_, p_.mode);
       v_ = std::move(r.v);
       t = r.timings;
@@ -173,47 +236,124 @@ class RecurrenceRun final : public Run {
     timings.add("compute", t.compute);
     timings.add("device_to_host", t.device_to_host);
     compute_ = t.compute;
+    // The range of v over every rank, for rank 0's summary (report() waits on no one).
+    low_ = INFINITY;
+    high_ = -INFINITY;
+    for (const T x : v_) {
+      low_ = std::min(low_, static_cast<double>(x));
+      high_ = std::max(high_, static_cast<double>(x));
+    }
+    if (ranks() > 1) {
+      low_ = context_->all_reduce(low_, comm::Op::min);
+      high_ = context_->all_reduce(high_, comm::Op::max);
+    }
   }
 
   void report(io::ResultFile& out) override {
-    const double rate = static_cast<double>(series_.size()) / compute_;
-    const double bytes = recurrence::bytes_per_solve(series_.size(), sizeof(T));
+    const std::int64_t elements = series_.offsets.back();
+    const double rate = static_cast<double>(elements) / compute_;
+    const double bytes = recurrence::bytes_per_solve(elements, sizeof(T));
     out.set_attribute("/timings", "gelements_per_s", 1e-9 * rate);
     out.set_attribute("/timings", "gb_per_s", 1e-9 * bytes / compute_);
     out.set_attribute("/series", "problem", std::string(name(p_.problem)));
-    out.set_attribute("/series", "elements", series_.size());
+    out.set_attribute("/series", "elements", elements);
     out.set_attribute("/series", "segments", series_.segments());
     if (p_.problem != Problem::ar1) out.set_attribute("/series", "input_file", p_.input.file);
-    const auto [low, high] = std::minmax_element(v_.begin(), v_.end());
+    if (ranks() > 1) {
+      const bool tiles = recurrence::cut_for(gpu_, p_.mode) == recurrence::Cut::tiles;
+      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+      out.set_attribute("/method", "decomposition",
+                        std::string(tiles ? "runs of whole scan tiles" : "runs of elements"));
+      out.set_attribute("/method", "carry", std::string(carry_words()));
+    }
     char line[256];
-    std::snprintf(line, sizeof line, "v from %.6g to %.6g; %.3g s, %.3f G elements/s",
-                  static_cast<double>(*low), static_cast<double>(*high), compute_, 1e-9 * rate);
+    std::snprintf(line, sizeof line, "v from %.6g to %.6g; %.3g s, %.3f G elements/s", low_, high_,
+                  compute_, 1e-9 * rate);
     say(line);
   }
 
   Agreement check() override {
-    if (gold_.empty()) gold_ = gold("gold element");
-    return recurrence::agreement(v_, gold_, series_);
+    if (ranks() == 1) {
+      if (gold_.empty()) gold_ = gold("gold element");
+      return recurrence::agreement(v_, gold_, series_);
+    }
+    // Each rank judges its run by the gold's values there (the one-rank gold's bits); the
+    // differences and the tile chain are combined across ranks. A CPU run's result is the gold
+    // already; a GPU run's gold is made by every rank, as it is collective (a run may be empty,
+    // so whether gold_ is empty cannot decide it).
+    if (gpu_) gold_ = recurrence::solve_gold_part(*part_, *context_);
+    const std::vector<double> scale = recurrence::magnitude_scale_part(*part_, *context_);
+    const double chain =
+        recurrence::tile_chain_part(*part_, recurrence::kTileElements<T>, *context_);
+    FieldDifference d = compare(v_, gold_);
+    double relative = max_relative_to_scale(v_, gold_, scale);
+    // A NaN on any rank fails the whole run (a max over NaN need not keep it).
+    const bool nan = context_->all_reduce(
+                         std::int64_t{std::isnan(d.max_abs) || std::isnan(relative)},
+                         comm::Op::max) > 0;
+    const double squares =
+        context_->all_reduce(d.rms * d.rms * static_cast<double>(v_.size()), comm::Op::sum);
+    d.max_abs = nan ? NAN : context_->all_reduce(d.max_abs, comm::Op::max);
+    relative = nan ? NAN : context_->all_reduce(relative, comm::Op::max);
+    d.rms = nan ? NAN : std::sqrt(squares / static_cast<double>(series_.offsets.back()));
+    Agreement a = field_agreement(d, recurrence::kMeasure, "max relative to scale", relative,
+                                  recurrence::tolerance<T>(chain));
+    a.gold = "the long-double CPU gold";
+    a.gold_precision = "long double";
+    a.values.emplace_back("tile_chain", chain);
+    return a;
   }
 
   void write(Output& out) override {
     const std::vector<std::uint64_t> dims = field_dims(series_);
-    out.file->write_field("/fields/v", v_.data(), dims);
+    if (ranks() == 1) {
+      out.file->write_field("/fields/v", v_.data(), dims);
+      if (p_.write_input) {
+        out.file->write_field("/input/s", series_.s.data(), dims);
+        out.file->write_field("/input/u", series_.u.data(), dims);
+      }
+    } else {
+      const auto first = static_cast<std::uint64_t>(part_->first);
+      write_run(out, "/fields/v", dims, first, v_);
+      if (p_.write_input) {
+        write_run(out, "/input/s", dims, first, part_->series.s);
+        write_run(out, "/input/u", dims, first, part_->series.u);
+      }
+      if (out.file == nullptr) return;
+    }
     out.file->set_attribute(
         "/fields/v", "layout",
         std::string(dims.size() == 2 ? "[segment][t], t fastest: row k is segment k"
                                      : "[element]: segment k is elements offsets[k] to "
                                        "offsets[k + 1] - 1 (/input/offsets)"));
-    if (p_.write_input) {
-      out.file->write_field("/input/s", series_.s.data(), dims);
-      out.file->write_field("/input/u", series_.u.data(), dims);
-    }
     out.file->write_column("/input/offsets", series_.offsets);
     out.file->write_field("/input/initial", series_.initial.data(),
                          {static_cast<std::uint64_t>(series_.segments())});
   }
 
  private:
+  // This rank's run, solved by the gold or the scan, with the carries exchanged.
+  void solve_part(recurrence::Timings& t) {
+    if (gpu_) {
+      recurrence::Result<T> r = recurrence::solve_gpu_part(*part_, p_.mode, *context_);
+      v_ = std::move(r.v);
+      t = r.timings;
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    gold_ = recurrence::solve_gold_part(*part_, *context_, &t.exchange);
+    t.compute = seconds_since(start) - t.exchange;
+    v_.assign(gold_.begin(), gold_.end());
+  }
+
+  // How a run learns what the runs before it ended on (ranks.hpp).
+  const char* carry_words() const {
+    if (!gpu_) return "the exact value the rank before ended on, passed rank to rank";
+    if (p_.mode == ScanMode::reproducible)
+      return "every rank's tile totals gathered and scanned by each rank as one rank would";
+    return "an exclusive scan across ranks of each run's composed map";
+  }
+
   // The gold, with a live line on a terminal: a long series takes seconds.
   std::vector<double> gold(const std::string& what) const {
     ProgressLine line(what, "elements", 1);
@@ -222,13 +362,17 @@ class RecurrenceRun final : public Run {
     });
   }
 
+  int ranks() const { return context_->size(); }
+
   io::ParamTable& t_;
   Params p_;
   bool gpu_ = false;
-  Series<T> series_;
+  comm::Context* context_ = nullptr;
+  Series<T> series_;  // across ranks its offsets and initial values only: part_ holds the run
+  std::optional<recurrence::SeriesPart<T>> part_;
   std::vector<T> v_;
   std::vector<double> gold_;
-  double compute_ = 0;
+  double compute_ = 0, low_ = 0, high_ = 0;
 };
 
 constexpr ScanMode kModes[] = {ScanMode::fast, ScanMode::reproducible};
@@ -341,11 +485,13 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding recurrence_binding() {
-  return {"recurrence",
-          "first-order linear recurrences v[n] = s[n] v[n-1] + u[n] by a device-wide scan",
-          make_run,
-          make_study,
-          {"method.mode"}};
+  Binding b{"recurrence",
+            "first-order linear recurrences v[n] = s[n] v[n-1] + u[n] by a device-wide scan",
+            make_run,
+            make_study,
+            {"method.mode"}};
+  b.across_ranks = true;
+  return b;
 }
 
 }  // namespace parasol::app

@@ -31,15 +31,40 @@ io::Dataset<T> read_input(const io::ResultReader& in, const char* key, const std
   }
 }
 
-// NaN or infinity in an input would spread through everything after it.
+// NaN or infinity in an input would spread through everything after it. `values` are the
+// dataset's from element `first` on.
 template <class T>
 void require_finite(const std::vector<T>& values, const std::string& file,
-                    const std::string& dataset) {
+                    const std::string& dataset, std::uint64_t first = 0) {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
       throw InputError(file, io::dataset_display_path(dataset),
                        "holds " + shown(static_cast<double>(values[i])) + " at element " +
-                           std::to_string(i) + "; expected finite numbers");
+                           std::to_string(first + i) + "; expected finite numbers");
+}
+
+// What `read` returns; its errors name the key too.
+template <class Read>
+auto keyed(const char* key, Read&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw InputError(e.source(), e.key(), e.expected() + " (" + key + ")");
+  }
+}
+
+// A file problem's initial values: one per segment, or zeros.
+template <class T>
+std::vector<T> initial_values(const io::ResultReader& in, const Params& p, std::size_t segments) {
+  if (p.input.initial.empty()) return std::vector<T>(segments, T(0));
+  io::Dataset<T> initial = read_input<T>(in, "input.initial", p.input.initial, {0, 1});
+  if (initial.values.size() != segments)
+    throw InputError(p.input.file, io::dataset_display_path(p.input.initial),
+                     "holds " + std::to_string(initial.values.size()) +
+                         " values; expected one per segment, " + std::to_string(segments) +
+                         " (input.initial)");
+  require_finite(initial.values, p.input.file, p.input.initial);
+  return std::move(initial.values);
 }
 
 template <class T>
@@ -88,18 +113,7 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
     series.offsets = {0, series.size()};
   }
   const std::size_t segments = series.offsets.empty() ? 0 : series.offsets.size() - 1;
-  if (!p.input.initial.empty()) {
-    io::Dataset<T> initial = read_input<T>(*in, "input.initial", p.input.initial, {0, 1});
-    if (initial.values.size() != segments)
-      throw InputError(p.input.file, io::dataset_display_path(p.input.initial),
-                       "holds " + std::to_string(initial.values.size()) +
-                           " values; expected one per segment, " + std::to_string(segments) +
-                           " (input.initial)");
-    require_finite(initial.values, p.input.file, p.input.initial);
-    series.initial = std::move(initial.values);
-  } else {
-    series.initial.assign(segments, T(0));
-  }
+  series.initial = initial_values<T>(*in, p, segments);
   try {
     recurrence::check_series(series);
   } catch (const InputError& e) {
@@ -120,7 +134,55 @@ Series<T> make_series(const io::ParamTable& t, const Params& p) {
   throw Error("recurrence: unknown problem");
 }
 
+template <class T>
+std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int size,
+                                                  recurrence::Cut cut, Series<T>& segments) {
+  if (p.problem != Problem::file) return std::nullopt;
+  const auto in = io::open_input_file(p.input.file);
+  const auto s_dims = keyed("input.s", [&] { return in->dataset_dims<T>(p.input.s, {1, 2}); });
+  const auto u_dims = keyed("input.u", [&] { return in->dataset_dims<T>(p.input.u, {1, 2}); });
+  if (u_dims != s_dims)
+    throw InputError(p.input.file, io::dataset_display_path(p.input.u),
+                     "has shape " + io::shape_text(u_dims) + " but " +
+                         io::dataset_display_path(p.input.s) + " has " + io::shape_text(s_dims) +
+                         "; expected the same (input.u)");
+  if (s_dims.size() != 1) return std::nullopt;
+  if (s_dims[0] == 0)
+    throw InputError(p.input.file, io::dataset_display_path(p.input.s),
+                     "has shape " + io::shape_text(s_dims) + "; expected at least one value");
+  const auto n = static_cast<std::int64_t>(s_dims[0]);
+  segments = Series<T>{};
+  segments.offsets =
+      p.input.offsets.empty()
+          ? std::vector<std::int64_t>{0, n}
+          : read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  const std::size_t count = segments.offsets.empty() ? 0 : segments.offsets.size() - 1;
+  segments.initial = initial_values<T>(*in, p, count);
+  try {
+    recurrence::check_offsets(segments.offsets, segments.initial.size(), n);
+  } catch (const InputError& e) {
+    throw InputError(p.input.file, e.key(), e.expected());
+  }
+  const recurrence::Span span = recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
+  const auto slab = [&](const char* key, const std::string& dataset) {
+    if (span.count == 0) return std::vector<T>{};
+    std::vector<T> values = keyed(key, [&] {
+      return in->read_slab<T>(dataset, static_cast<std::uint64_t>(span.first),
+                              static_cast<std::uint64_t>(span.count));
+    });
+    require_finite(values, p.input.file, dataset, static_cast<std::uint64_t>(span.first));
+    return values;
+  };
+  std::vector<T> s = slab("input.s", p.input.s);
+  std::vector<T> u = slab("input.u", p.input.u);
+  return recurrence::part_of(segments, n, span, std::move(s), std::move(u));
+}
+
 template Series<float> make_series<float>(const io::ParamTable&, const Params&);
 template Series<double> make_series<double>(const io::ParamTable&, const Params&);
+template std::optional<recurrence::SeriesPart<float>> file_run<float>(
+    const Params&, int, int, recurrence::Cut, Series<float>&);
+template std::optional<recurrence::SeriesPart<double>> file_run<double>(
+    const Params&, int, int, recurrence::Cut, Series<double>&);
 
 }  // namespace parasol::app

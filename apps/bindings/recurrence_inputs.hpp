@@ -2,8 +2,11 @@
 // (solvers do not link HDF5).
 #pragma once
 
+#include <optional>
+
 #include "apps/io/param_table.hpp"
 #include "solvers/recurrence/params.hpp"
+#include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::app {
@@ -13,5 +16,15 @@ namespace parasol::app {
 // the file, the dataset and the key.
 template <class T>
 recurrence::Series<T> make_series(const io::ParamTable& t, const recurrence::Params& p);
+
+// A `file` problem with 1D s and u as rank `rank` of `size` needs it (ranks.hpp): the whole's
+// offsets and initial values into `segments`, and of s and u only the run's elements, read as a
+// slab of each dataset. nullopt for other problems and for 2D s and u, which are read whole
+// (make_series). The same checks and messages as make_series, an element's index counted in the
+// whole.
+template <class T>
+std::optional<recurrence::SeriesPart<T>> file_run(const recurrence::Params& p, int rank, int size,
+                                                  recurrence::Cut cut,
+                                                  recurrence::Series<T>& segments);
 
 }  // namespace parasol::app

@@ -198,27 +198,76 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// reproducible, step 3: each tile scanned again from its prefix.
+// reproducible, step 3: each tile scanned again from its prefix. The n elements may be a run of
+// a longer sequence that starts at its tile `first_tile` (prefixes are indexed by the longer
+// sequence's tiles); tile 0 of the sequence has no prefix.
 template <int kThreads, int kItems, bool kExclusive, class Policy>
 __global__ void __launch_bounds__(kThreads)
-    prefixed_scan_kernel(Policy p, std::int64_t n, const typename Policy::Value* prefixes) {
+    prefixed_scan_kernel(Policy p, std::int64_t n, const typename Policy::Value* prefixes,
+                         std::int64_t first_tile) {
   using V = typename Policy::Value;
   constexpr std::int64_t kTile = std::int64_t(kThreads) * kItems;
   __shared__ V smem[kThreads / 32 * WarpTranspose<kItems, V>::kSlots];
+  const std::int64_t tile = first_tile + blockIdx.x;
   V items[kItems];
   load_items<kThreads>(p, blockIdx.x * kTile, n, smem, items);
   const V total = scan_items(p, items);
   V prefix, block_total;
   exclusive_scan<kThreads>(p, total, prefix, block_total);
-  if (blockIdx.x > 0) {
-    const V tile_prefix = prefixes[blockIdx.x];
+  if (tile > 0) {
+    const V tile_prefix = prefixes[tile];
     prefix = threadIdx.x == 0 ? tile_prefix : p.combine(tile_prefix, prefix);
   }
-  apply_prefix<kExclusive>(p, prefix, blockIdx.x == 0 && threadIdx.x == 0, items);
+  apply_prefix<kExclusive>(p, prefix, tile == 0 && threadIdx.x == 0, items);
   store_items<kThreads>(p, blockIdx.x * kTile, n, smem, items);
 }
 
 }  // namespace device_scan_detail
+
+// The reproducible scan's three steps, each enqueued on the stream, for a sequence cut into runs
+// on tile boundaries (a run per rank, say): every run's tile totals, gathered in order, scanned
+// as one sequence's, give each run the prefixes one scan of the whole sequence would, so the
+// same bits. Step 1: the totals of the tiles of n elements, one per kThreads x kItems.
+template <int kThreads, int kItems, class Policy>
+void device_scan_tile_totals(const Policy& policy, std::int64_t n, typename Policy::Value* totals,
+                             cudaStream_t stream) {
+  using namespace device_scan_detail;
+  if (n <= 0) return;
+  const std::int64_t tiles = ceil_div(n, std::int64_t(kThreads) * kItems);
+  if (tiles > kMaxGridX) throw Error("device_scan: too many elements for one launch");
+  tile_totals_kernel<kThreads, kItems>
+      <<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(policy, n, totals);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+// Step 2: `tiles` totals turned into exclusive prefixes in place, by one block in a fixed order.
+template <class Policy>
+void device_scan_tile_prefixes(const Policy& policy, std::int64_t tiles,
+                               typename Policy::Value* totals, cudaStream_t stream) {
+  using namespace device_scan_detail;
+  if (tiles <= 0) return;
+  tile_prefixes_kernel<1024><<<1, 1024, 0, stream>>>(policy, tiles, totals);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+// Step 3: n elements, the sequence's tiles from `first_tile` on, scanned from their prefixes.
+template <int kThreads, int kItems, class Policy>
+void device_scan_prefixed(const Policy& policy, std::int64_t n, ScanKind kind,
+                          const typename Policy::Value* prefixes, std::int64_t first_tile,
+                          cudaStream_t stream) {
+  using namespace device_scan_detail;
+  if (n <= 0) return;
+  const std::int64_t tiles = ceil_div(n, std::int64_t(kThreads) * kItems);
+  if (tiles > kMaxGridX) throw Error("device_scan: too many elements for one launch");
+  const auto grid = static_cast<unsigned>(tiles);
+  if (kind == ScanKind::exclusive)
+    prefixed_scan_kernel<kThreads, kItems, true>
+        <<<grid, kThreads, 0, stream>>>(policy, n, prefixes, first_tile);
+  else
+    prefixed_scan_kernel<kThreads, kItems, false>
+        <<<grid, kThreads, 0, stream>>>(policy, n, prefixes, first_tile);
+  PARASOL_CHECK_LAUNCH(stream);
+}
 
 // Scans n elements through the policy, enqueued on the stream. kThreads x kItems elements per
 // tile; the workspace grows to what the tiles need.
@@ -237,15 +286,9 @@ void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode m
 
   if (mode == ScanMode::reproducible) {
     auto* totals = static_cast<V*>(workspace.reserve(static_cast<std::size_t>(tiles) * sizeof(V)));
-    tile_totals_kernel<kThreads, kItems><<<grid, kThreads, 0, stream>>>(policy, n, totals);
-    PARASOL_CHECK_LAUNCH(stream);
-    tile_prefixes_kernel<1024><<<1, 1024, 0, stream>>>(policy, tiles, totals);
-    PARASOL_CHECK_LAUNCH(stream);
-    if (exclusive)
-      prefixed_scan_kernel<kThreads, kItems, true><<<grid, kThreads, 0, stream>>>(policy, n, totals);
-    else
-      prefixed_scan_kernel<kThreads, kItems, false><<<grid, kThreads, 0, stream>>>(policy, n, totals);
-    PARASOL_CHECK_LAUNCH(stream);
+    device_scan_tile_totals<kThreads, kItems>(policy, n, totals, stream);
+    device_scan_tile_prefixes(policy, tiles, totals, stream);
+    device_scan_prefixed<kThreads, kItems>(policy, n, kind, totals, 0, stream);
     return;
   }
 

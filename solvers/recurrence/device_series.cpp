@@ -44,6 +44,46 @@ std::vector<T> DeviceSeries<T>::download() const {
   return parasol::download(v_, stream_);
 }
 
+template <class T>
+void DeviceSeries<T>::set_initial(std::int64_t k, T value) {
+  PARASOL_CUDA(cudaMemcpyAsync(initial_.data() + k, &value, sizeof(T), cudaMemcpyHostToDevice,
+                               stream_));
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+T DeviceSeries<T>::value(std::int64_t i) const {
+  T value{};
+  PARASOL_CUDA(
+      cudaMemcpyAsync(&value, v_.data() + i, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  return value;
+}
+
+template <class T>
+std::vector<Map<T>> DeviceSeries<T>::tile_totals(bool continued) {
+  const std::int64_t tiles = (n_ + kTileElements<T> - 1) / kTileElements<T>;
+  DeviceBuffer<Map<T>> totals(static_cast<std::size_t>(tiles));
+  Solver<T>::tile_totals(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
+                         continued, totals.data(), stream_);
+  return parasol::download(totals, stream_);
+}
+
+template <class T>
+void DeviceSeries<T>::solve_prefixed(const std::vector<Map<T>>& series_totals,
+                                     std::int64_t first_tile, bool continued) {
+  if (!solver_ || solver_->mode() != ScanMode::reproducible)
+    solver_ = std::make_unique<Solver<T>>(ScanMode::reproducible);
+  DeviceBuffer<Map<T>> prefixes(series_totals.size());
+  upload(prefixes, series_totals, stream_);
+  Solver<T>::tile_prefixes(prefixes.data(), static_cast<std::int64_t>(series_totals.size()),
+                           stream_);
+  solver_->solve_prefixed(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
+                          continued, prefixes.data(), first_tile, v_.data(), stream_);
+  // The prefixes go when this returns: the scan must have read them.
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+}
+
 template class DeviceSeries<float>;
 template class DeviceSeries<double>;
 

@@ -45,6 +45,49 @@ Series<T> ar1_series(const Ar1& a) {
 }
 
 template <class T>
+SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut) {
+  SeriesPart<T> part;
+  part.whole = a.series * a.length;
+  const Span span = span_of(part.whole, kTileElements<T>, rank, size, cut);
+  part.first = span.first;
+  part.series.offsets = {0};
+  if (span.count == 0) return part;
+  const std::int64_t begin = span.first, end = span.first + span.count;
+  const std::int64_t k0 = begin / a.length, k1 = (end - 1) / a.length;
+  part.first_segment = k0;
+  part.continued = begin > k0 * a.length;
+  Series<T>& series = part.series;
+  series.s.resize(static_cast<std::size_t>(span.count));
+  series.u.resize(static_cast<std::size_t>(span.count));
+  const double width = a.phi_max - a.phi_min;
+  for (std::int64_t k = k0; k <= k1; ++k) {
+    Draws draws(a.seed, static_cast<std::uint64_t>(k));
+    const std::int64_t first = k * a.length;
+    if (k > k0) series.offsets.push_back(first - begin);
+    series.initial.push_back(k == k0 && part.continued ? T(0) : static_cast<T>(a.x0));
+    // The draws before the run are made and dropped: a series' stream is read in order.
+    for (std::int64_t i = first; i < std::min(end, first + a.length); ++i) {
+      const double phi = a.time_varying ? a.phi_min + width * draws.open_unit() : a.phi;
+      const double noise = draws.normal();
+      if (i < begin) continue;
+      series.s[static_cast<std::size_t>(i - begin)] = static_cast<T>(phi);
+      series.u[static_cast<std::size_t>(i - begin)] = static_cast<T>(a.sigma * noise);
+    }
+  }
+  series.offsets.push_back(span.count);
+  return part;
+}
+
+template <class T>
+Series<T> ar1_segments(const Ar1& a) {
+  Series<T> series;
+  series.offsets.resize(static_cast<std::size_t>(a.series) + 1);
+  for (std::int64_t k = 0; k <= a.series; ++k) series.offsets[k] = k * a.length;
+  series.initial.assign(static_cast<std::size_t>(a.series), static_cast<T>(a.x0));
+  return series;
+}
+
+template <class T>
 Series<T> smoothing_series(const std::vector<double>& y, std::int64_t rows, double alpha) {
   const std::int64_t length = rows > 0 ? static_cast<std::int64_t>(y.size()) / rows : 0;
   Series<T> series = sized<T>(rows, length);
@@ -95,6 +138,10 @@ double tile_chain(const Series<T>& series, std::int64_t tile) {
 
 template Series<float> ar1_series<float>(const Ar1&);
 template Series<double> ar1_series<double>(const Ar1&);
+template SeriesPart<float> ar1_part<float>(const Ar1&, int, int, Cut);
+template SeriesPart<double> ar1_part<double>(const Ar1&, int, int, Cut);
+template Series<float> ar1_segments<float>(const Ar1&);
+template Series<double> ar1_segments<double>(const Ar1&);
 template Series<float> smoothing_series<float>(const std::vector<double>&, std::int64_t, double);
 template Series<double> smoothing_series<double>(const std::vector<double>&, std::int64_t,
                                                  double);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "solvers/recurrence/params.hpp"
+#include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -18,6 +19,17 @@ namespace parasol::recurrence {
 // library.
 template <class T>
 Series<T> ar1_series(const Ar1& a);
+
+// Rank `rank`'s run of ar1_series(a) cut among `size` ranks (ranks.hpp), the same values, made
+// without the rest: each series the run meets is drawn from its start, and only the run's
+// elements are kept.
+template <class T>
+SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut);
+
+// ar1_series(a)'s offsets and initial values alone (no elements): what every rank of a run
+// across ranks holds of the whole.
+template <class T>
+Series<T> ar1_segments(const Ar1& a);
 
 // Exponential smoothing of `rows` series of equal length stored one after another in `y`:
 // s = 1 - alpha, u = alpha y[t], and v[-1] = y[0] of each row (0 for an empty row).

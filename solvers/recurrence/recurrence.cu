@@ -13,9 +13,7 @@ namespace parasol::recurrence {
 namespace {
 
 template <class T>
-struct Affine {
-  T s, u;  // x -> s x + u
-};
+using Affine = Map<T>;
 
 // A segment's first element starts from its initial value: e = (0, s v[-1] + u), a constant
 // map, so nothing before it reaches past it and segments need no flags in the scan.
@@ -29,6 +27,7 @@ struct RecurrencePolicy {
   const T* initial;
   std::int64_t segments;
   T* v;
+  bool continued = false;  // segment 0 began before element 0 (a run of a longer series)
 
   __device__ Value identity() const { return {T(1), T(0)}; }
   // Apply `earlier`, then `later`.
@@ -54,7 +53,7 @@ struct RecurrencePolicy {
   __device__ void prepare(std::int64_t first, std::int64_t n, Value (&items)[K]) const {
     if (first >= n) return;
     if (segments == 1) {  // one recurrence: only element 0 starts one (and no search per thread)
-      if (first == 0) items[0] = {T(0), fma(items[0].s, initial[0], items[0].u)};
+      if (first == 0 && !continued) items[0] = {T(0), fma(items[0].s, initial[0], items[0].u)};
       return;
     }
     std::int64_t k = segment_of(first);
@@ -68,7 +67,7 @@ struct RecurrencePolicy {
         ++k;
         next = k + 1 < segments ? offsets[k + 1] : n;
       }
-      if (i == start && i < n) items[j] = {T(0), fma(items[j].s, initial[k], items[j].u)};
+      if (i == start && i < n && !(continued && k == 0)) items[j] = {T(0), fma(items[j].s, initial[k], items[j].u)};
     }
   }
 
@@ -97,6 +96,34 @@ void Solver<T>::solve(const T* s, const T* u, const std::int64_t* offsets, const
   const RecurrencePolicy<T> policy{s, u, offsets, initial, segments, v};
   device_scan<kThreads, kItems<T>>(policy, n, ScanKind::inclusive, mode_, workspace_, stream,
                                    kPauses);
+}
+
+template <class T>
+void Solver<T>::tile_totals(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
+                            std::int64_t n, std::int64_t segments, bool continued, Map<T>* totals,
+                            cudaStream_t stream) {
+  if (n == 0) return;
+  if (segments < 1) throw Error("recurrence: elements but no segment");
+  const RecurrencePolicy<T> policy{s, u, offsets, initial, segments, nullptr, continued};
+  device_scan_tile_totals<kThreads, kItems<T>>(policy, n, totals, stream);
+}
+
+template <class T>
+void Solver<T>::tile_prefixes(Map<T>* totals, std::int64_t tiles, cudaStream_t stream) {
+  const RecurrencePolicy<T> policy{nullptr, nullptr, nullptr, nullptr, 0, nullptr};
+  device_scan_tile_prefixes(policy, tiles, totals, stream);
+}
+
+template <class T>
+void Solver<T>::solve_prefixed(const T* s, const T* u, const std::int64_t* offsets,
+                               const T* initial, std::int64_t n, std::int64_t segments,
+                               bool continued, const Map<T>* prefixes, std::int64_t first_tile,
+                               T* v, cudaStream_t stream) {
+  if (n == 0) return;
+  if (segments < 1) throw Error("recurrence: elements but no segment");
+  const RecurrencePolicy<T> policy{s, u, offsets, initial, segments, v, continued};
+  device_scan_prefixed<kThreads, kItems<T>>(policy, n, ScanKind::inclusive, prefixes, first_tile,
+                                            stream);
 }
 
 template <class T>

@@ -30,6 +30,8 @@ struct Series {
 // as above.
 template <class T>
 void check_series(const Series<T>& series);
+// The offsets' half of it, for a series of n elements with `segments` initial values.
+void check_offsets(const std::vector<std::int64_t>& offsets, std::size_t segments, std::int64_t n);
 
 // Reported by the gold as it goes, every 2^24 elements and at the end.
 struct Progress {
@@ -42,6 +44,20 @@ using ProgressCallback = std::function<void(const Progress&)>;
 template <class T>
 std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress = {});
 
+// One step of the gold, v[n] from v[n-1]. The gold and its parts across ranks (ranks.cpp) share
+// it, so they round alike.
+template <class T>
+inline long double gold_step(T s, long double before, T u) {
+  return static_cast<long double>(s) * before + static_cast<long double>(u);
+}
+
+// An affine map x -> s x + u: what the scan combines, (s1, u1) then (s2, u2) being
+// (s1 s2, s2 u1 + u2), and what crosses between ranks (ranks.hpp).
+template <class T>
+struct Map {
+  T s, u;
+};
+
 // Solves series already on the device. Pointers hold series.size() elements (s, u, v) and
 // segments + 1 offsets and `segments` initial values; v may alias u.
 template <class T>
@@ -51,6 +67,21 @@ class Solver {
   void solve(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
              std::int64_t n, std::int64_t segments, T* v, cudaStream_t stream);
   ScanMode mode() const { return mode_; }
+
+  // The reproducible scan in its steps (kernels/scan/device.cuh), for a run of a longer series
+  // cut on tile boundaries (ranks.hpp). When `continued`, the run's first segment began before
+  // it: its first element is no segment start and initial[0] is not read. tile_totals writes
+  // the run's ceil(n / kTileElements<T>) totals; tile_prefixes turns the whole series' totals,
+  // every run's in order, into its tiles' prefixes in place; solve_prefixed scans the run,
+  // whose first tile is the series' `first_tile`, from them: the bits of solve() on the whole.
+  static void tile_totals(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
+                          std::int64_t n, std::int64_t segments, bool continued, Map<T>* totals,
+                          cudaStream_t stream);
+  static void tile_prefixes(Map<T>* totals, std::int64_t tiles, cudaStream_t stream);
+  void solve_prefixed(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
+                      std::int64_t n, std::int64_t segments, bool continued,
+                      const Map<T>* prefixes, std::int64_t first_tile, T* v,
+                      cudaStream_t stream);
 
  private:
   ScanMode mode_;
@@ -65,6 +96,7 @@ inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 
 
 struct Timings {
   double host_to_device = 0, compute = 0, device_to_host = 0;
+  double exchange = 0;  // across ranks: in the communication layer (Context::comm_seconds)
 };
 
 template <class T>
@@ -91,6 +123,16 @@ class DeviceSeries {
   // scan workspace) is made by the first solve in a mode and kept while the mode stays the same.
   void solve(ScanMode mode);
   std::vector<T> download() const;  // v; waits for the stream
+
+  // Across ranks (ranks.cpp): one initial value replaced, now; v[i], waiting for the stream; the
+  // reproducible scan's tile totals of this run (waits); and the run solved reproducibly from
+  // the tile totals of the whole series it is part of, its first tile being the series'
+  // `first_tile` (Solver::solve_prefixed). `continued`: the run's first segment began before it.
+  void set_initial(std::int64_t k, T value);
+  T value(std::int64_t i) const;
+  std::vector<Map<T>> tile_totals(bool continued);
+  void solve_prefixed(const std::vector<Map<T>>& series_totals, std::int64_t first_tile,
+                      bool continued);
   std::int64_t size() const { return n_; }
   std::int64_t segments() const { return segments_; }
   cudaStream_t stream() const { return stream_; }

@@ -23,10 +23,13 @@ void check_series(const Series<T>& series) {
   if (series.u.size() != n)
     bad_series("s has " + std::to_string(n) + " elements but u has " +
                std::to_string(series.u.size()) + "; expected as many");
-  const std::vector<std::int64_t>& offsets = series.offsets;
-  if (offsets.size() != series.initial.size() + 1)
+  check_offsets(series.offsets, series.initial.size(), static_cast<std::int64_t>(n));
+}
+
+void check_offsets(const std::vector<std::int64_t>& offsets, std::size_t segments, std::int64_t n) {
+  if (offsets.size() != segments + 1)
     bad_series("offsets has " + std::to_string(offsets.size()) + " entries for " +
-               std::to_string(series.initial.size()) +
+               std::to_string(segments) +
                " initial values; expected one more offset than initial values (segments + 1)");
   if (offsets.front() != 0)
     bad_series("offsets[0] is " + std::to_string(offsets.front()) + "; expected 0");
@@ -36,7 +39,7 @@ void check_series(const Series<T>& series) {
                  std::to_string(k) + "] = " + std::to_string(offsets[k]) + ", offsets[" +
                  std::to_string(k + 1) + "] = " + std::to_string(offsets[k + 1]) +
                  "; expected them non-decreasing");
-  if (offsets.back() != static_cast<std::int64_t>(n))
+  if (offsets.back() != n)
     bad_series("offsets end at " + std::to_string(offsets.back()) + "; expected " +
                std::to_string(n) + ", the number of elements");
 }
@@ -58,7 +61,7 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
     long double value = series.initial[k];
     for (std::int64_t i = series.offsets[k]; i < end;) {
       for (const std::int64_t stop = std::min(end, next_report); i < stop; ++i) {
-        value = static_cast<long double>(series.s[i]) * value + series.u[i];
+        value = gold_step(series.s[i], value, series.u[i]);
         v[i] = static_cast<double>(value);
       }
       if (i == next_report) {

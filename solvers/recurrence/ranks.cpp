@@ -1,0 +1,288 @@
+// recurrence across ranks, on the host: the cut, the gold's run from the exact carry, and the
+// magnitude scale and tile chain the check judges by.
+#include "solvers/recurrence/ranks.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "comm/halo.hpp"
+#include "kernels/error.hpp"
+#include "kernels/stream.hpp"
+
+namespace parasol::recurrence {
+namespace {
+
+// The same long double, sign of zero included (a NaN is never the same: the replay goes on).
+bool same_value(long double a, long double b) {
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+// The elements of local segment 0 when it continues from an earlier rank (0 otherwise).
+template <class T>
+std::int64_t continued_stretch(const SeriesPart<T>& part) {
+  if (!part.continued) return 0;
+  return part.series.segments() > 1 ? part.series.offsets[1] : part.size();
+}
+
+}  // namespace
+
+Span span_of(std::int64_t elements, std::int64_t tile, int rank, int size, Cut cut) {
+  if (cut == Cut::elements) {
+    const comm::Slab slab = comm::even_slab(elements, rank, size);
+    return {slab.begin, slab.count()};
+  }
+  const std::int64_t tiles = (elements + tile - 1) / tile;
+  const comm::Slab slab = comm::even_slab(tiles, rank, size);
+  const std::int64_t first = std::min(elements, slab.begin * tile);
+  return {first, std::min(elements, slab.end * tile) - first};
+}
+
+template <class T>
+SeriesPart<T> part_of(const Series<T>& whole, int rank, int size, Cut cut) {
+  check_series(whole);
+  const Span span = span_of(whole.size(), kTileElements<T>, rank, size, cut);
+  const auto begin = whole.s.begin() + span.first, end = begin + span.count;
+  return part_of(whole, whole.size(), span, std::vector<T>(begin, end),
+                 std::vector<T>(whole.u.begin() + span.first, whole.u.begin() + span.first + span.count));
+}
+
+template <class T>
+SeriesPart<T> part_of(const Series<T>& segments, std::int64_t elements, const Span& span,
+                      std::vector<T> s, std::vector<T> u) {
+  check_offsets(segments.offsets, segments.initial.size(), elements);
+  if (static_cast<std::int64_t>(s.size()) != span.count ||
+      static_cast<std::int64_t>(u.size()) != span.count)
+    throw Error("recurrence: a run's s and u must hold its elements");
+  SeriesPart<T> part;
+  part.first = span.first;
+  part.whole = elements;
+  part.series.offsets = {0};
+  if (span.count == 0) return part;
+  const std::int64_t begin = span.first, end = span.first + span.count;
+  const Series<T>& whole = segments;
+  const std::vector<std::int64_t>& offsets = whole.offsets;
+  // The segment holding `begin`: the last k with offsets[k] <= begin (empty ones skipped); the
+  // run's segments go on to the one holding its last element.
+  const auto holding = [&](std::int64_t i) {
+    return static_cast<std::int64_t>(std::upper_bound(offsets.begin(), offsets.end(), i) -
+                                     offsets.begin()) - 1;
+  };
+  const std::int64_t k0 = holding(begin), k1 = holding(end - 1);
+  part.first_segment = k0;
+  part.continued = offsets[k0] < begin;
+  part.series.s = std::move(s);
+  part.series.u = std::move(u);
+  part.series.initial.assign(whole.initial.begin() + k0, whole.initial.begin() + k1 + 1);
+  if (part.continued) part.series.initial[0] = T(0);
+  for (std::int64_t k = k0 + 1; k <= k1; ++k) part.series.offsets.push_back(offsets[k] - begin);
+  part.series.offsets.push_back(span.count);
+  return part;
+}
+
+template <class T>
+std::vector<double> solve_gold_part(const SeriesPart<T>& part, comm::Context& context,
+                                    double* exchange_seconds) {
+  const Series<T>& series = part.series;
+  check_series(series);
+  const std::int64_t n = series.size();
+  std::vector<double> v(static_cast<std::size_t>(n));
+  // Every segment of the run solved as the gold does; the continued one from 0 for now.
+  long double last = 0;
+  for (std::int64_t k = 0; k < series.segments(); ++k) {
+    long double value = k == 0 && part.continued ? 0.0L : static_cast<long double>(series.initial[k]);
+    for (std::int64_t i = series.offsets[k]; i < series.offsets[k + 1]; ++i) {
+      value = gold_step(series.s[i], value, series.u[i]);
+      v[static_cast<std::size_t>(i)] = static_cast<double>(value);
+    }
+    if (series.offsets[k + 1] > series.offsets[k]) last = value;
+  }
+
+  // The carry goes from rank to rank: the exact value the rank before ended on. A run whose end
+  // does not depend on its carry (it starts a segment after its first) passes its own on before
+  // it waits; the others (an empty run, or one inside a single segment) only once they have it.
+  const std::int64_t stretch = continued_stretch(part);
+  const bool independent = n > 0 && (!part.continued || stretch < n);
+  const int before = context.rank() > 0 ? context.rank() - 1 : comm::kNoRank;
+  const int after = context.rank() + 1 < context.size() ? context.rank() + 1 : comm::kNoRank;
+  const double comm_start = context.comm_seconds();
+  long double carry = 0;
+  if (independent) context.send(&last, 1, after);
+  context.recv(&carry, 1, before);
+  if (part.continued) {
+    // Replay the continued stretch from the carry beside its run from 0: once the two meet, the
+    // rest of the run from 0 is the run from the carry.
+    long double from_zero = 0, value = carry;
+    bool met = false;
+    for (std::int64_t i = 0; i < stretch && !met; ++i) {
+      from_zero = gold_step(series.s[i], from_zero, series.u[i]);
+      value = gold_step(series.s[i], value, series.u[i]);
+      v[static_cast<std::size_t>(i)] = static_cast<double>(value);
+      met = same_value(from_zero, value);
+    }
+    if (!met && stretch == n) last = value;
+  } else if (n == 0) {
+    last = carry;
+  }
+  if (!independent) context.send(&last, 1, after);
+  if (exchange_seconds != nullptr) *exchange_seconds = context.comm_seconds() - comm_start;
+  return v;
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Every rank's tile totals, in rank order, on every rank: each rank's in turn from it.
+template <class T>
+std::vector<Map<T>> gathered_totals(const std::vector<Map<T>>& mine, comm::Context& context) {
+  std::vector<Map<T>> all;
+  for (int root = 0; root < context.size(); ++root) {
+    std::vector<Map<T>> theirs = root == context.rank() ? mine : std::vector<Map<T>>{};
+    context.broadcast(theirs, root);
+    all.insert(all.end(), theirs.begin(), theirs.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+template <class T>
+Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context) {
+  const std::int64_t n = part.size();
+  if (mode == ScanMode::reproducible && part.first % kTileElements<T> != 0)
+    throw Error("recurrence: a reproducible run across ranks must start on a tile boundary");
+  Result<T> result;
+  Stream stream;
+  auto start = std::chrono::steady_clock::now();
+  DeviceSeries<T> device(part.series, stream.get());  // waits for its uploads
+  result.timings.host_to_device = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  const double comm_start = context.comm_seconds();
+  if (mode == ScanMode::reproducible) {
+    // The one-rank scan's tile prefixes, from every run's tile totals in order.
+    const std::vector<Map<T>> totals =
+        gathered_totals(n > 0 ? device.tile_totals(part.continued) : std::vector<Map<T>>{},
+                        context);
+    device.solve_prefixed(totals, part.first / kTileElements<T>, part.continued);
+  } else {
+    // The run's composed map: its end from v[-1] = 0, and the product of its s while the
+    // continued segment lasts (0 once a segment starts in it).
+    Map<T> mine{T(1), T(0)};
+    if (n > 0) {
+      device.solve(mode);
+      mine.u = device.value(n - 1);
+      mine.s = T(part.continued && continued_stretch(part) == n ? 1 : 0);
+      if (mine.s != T(0))
+        for (const T s : part.series.s) mine.s *= s;
+    }
+    const comm::Scan<Map<T>> scan =
+        context.exclusive_scan(mine, Map<T>{T(1), T(0)}, [](const Map<T>& a, const Map<T>& b) {
+          return Map<T>{a.s * b.s, std::fma(b.s, a.u, b.u)};
+        });
+    if (part.continued) {
+      device.set_initial(0, scan.before.u);
+      device.solve(mode);
+    }
+  }
+  PARASOL_CUDA(cudaStreamSynchronize(stream.get()));
+  result.timings.exchange = context.comm_seconds() - comm_start;
+  result.timings.compute = seconds_since(start) - result.timings.exchange;
+
+  start = std::chrono::steady_clock::now();
+  result.v = n > 0 ? device.download() : std::vector<T>{};
+  result.timings.device_to_host = seconds_since(start);
+  return result;
+}
+
+template <class T>
+std::vector<double> magnitude_scale_part(const SeriesPart<T>& part, comm::Context& context) {
+  SeriesPart<T> magnitudes = part;
+  for (T& x : magnitudes.series.s) x = std::abs(x);
+  for (T& x : magnitudes.series.u) x = std::abs(x);
+  for (T& x : magnitudes.series.initial) x = std::abs(x);
+  return solve_gold_part(magnitudes, context);
+}
+
+namespace {
+
+// The scale and the tile-weighted scale of tile_chain (problems.cpp), composed as maps
+// x -> s x + u over a run: s is shared, u is each's.
+struct ChainMap {
+  long double s = 1, scale = 0, weighted = 0;
+};
+
+}  // namespace
+
+template <class T>
+double tile_chain_part(const SeriesPart<T>& part, std::int64_t tile, comm::Context& context) {
+  const Series<T>& series = part.series;
+  const auto at_tile = [&](std::int64_t i) {
+    return static_cast<long double>((part.first + i) / tile);
+  };
+  // One pass of tile_chain's loop over the run, the continued segment from `carry`.
+  const auto pass = [&](const ChainMap& carry, double& chain) {
+    ChainMap end{part.continued && continued_stretch(part) == part.size() ? 1.0L : 0.0L, 0, 0};
+    for (std::int64_t k = 0; k < series.segments(); ++k) {
+      const std::int64_t first = series.offsets[k], stop = series.offsets[k + 1];
+      if (first == stop) continue;
+      long double scale = std::abs(static_cast<long double>(series.initial[k]));
+      long double weighted = at_tile(first) * scale;
+      if (k == 0 && part.continued) {
+        scale = carry.scale;
+        weighted = carry.weighted;
+      }
+      for (std::int64_t i = first; i < stop; ++i) {
+        const long double s = std::abs(static_cast<long double>(series.s[i]));
+        const long double u = std::abs(static_cast<long double>(series.u[i]));
+        const long double at = at_tile(i);
+        scale = s * scale + u;
+        weighted = s * weighted + at * u;
+        if (k == 0 && part.continued) end.s *= s;
+        if (scale > 0)
+          chain = std::max(chain, static_cast<double>((at * scale - weighted) / scale));
+      }
+      end.scale = scale;
+      end.weighted = weighted;
+    }
+    return end;
+  };
+  double ignored = 0, chain = 0;
+  const ChainMap mine = part.size() > 0 ? pass(ChainMap{}, ignored) : ChainMap{};
+  const comm::Scan<ChainMap> scan =
+      context.exclusive_scan(mine, ChainMap{}, [](const ChainMap& a, const ChainMap& b) {
+        return ChainMap{a.s * b.s, b.s * a.scale + b.scale, b.s * a.weighted + b.weighted};
+      });
+  if (part.size() > 0) pass(scan.before, chain);
+  return context.all_reduce(chain, comm::Op::max);
+}
+
+template SeriesPart<float> part_of<float>(const Series<float>&, int, int, Cut);
+template SeriesPart<double> part_of<double>(const Series<double>&, int, int, Cut);
+template SeriesPart<float> part_of<float>(const Series<float>&, std::int64_t, const Span&,
+                                          std::vector<float>, std::vector<float>);
+template SeriesPart<double> part_of<double>(const Series<double>&, std::int64_t, const Span&,
+                                            std::vector<double>, std::vector<double>);
+template std::vector<double> solve_gold_part<float>(const SeriesPart<float>&, comm::Context&,
+                                                    double*);
+template std::vector<double> solve_gold_part<double>(const SeriesPart<double>&, comm::Context&,
+                                                     double*);
+template Result<float> solve_gpu_part<float>(const SeriesPart<float>&, ScanMode, comm::Context&);
+template Result<double> solve_gpu_part<double>(const SeriesPart<double>&, ScanMode,
+                                               comm::Context&);
+template std::vector<double> magnitude_scale_part<float>(const SeriesPart<float>&,
+                                                         comm::Context&);
+template std::vector<double> magnitude_scale_part<double>(const SeriesPart<double>&,
+                                                          comm::Context&);
+template double tile_chain_part<float>(const SeriesPart<float>&, std::int64_t, comm::Context&);
+template double tile_chain_part<double>(const SeriesPart<double>&, std::int64_t,
+                                        comm::Context&);
+
+}  // namespace parasol::recurrence

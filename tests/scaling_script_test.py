@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""bench/scaling.py on small CPU runs of two solvers under the launcher: every row is printed, and
+each run across ranks is the one-rank result bit for bit. Exits 77 (skipped) where this python3
+lacks h5py or numpy.
+
+    python3 tests/scaling_script_test.py bench/scaling.py PARASOL "mpiexec -n {n}" INPUTS_DIR
+"""
+
+import subprocess
+import sys
+
+try:
+    import h5py  # noqa: F401 (the script's)
+    import numpy  # noqa: F401
+except ImportError as missing:
+    print(f"scaling script test skipped: {sys.executable} lacks a module ({missing}); "
+          "Debian: apt-get install python3-h5py")
+    sys.exit(77)
+
+script, parasol, launcher, inputs = sys.argv[1:5]
+cases = [f"{inputs}/montecarlo.toml paths.count=4000 paths.steps=20 --backend cpu",
+         f"{inputs}/laplace3d.toml grid.nz=9 iteration.max_iterations=5 --backend cpu"]
+done = subprocess.run([sys.executable, script, "--parasol", parasol, "--launcher", launcher,
+                       "--ranks", "2,3"] + cases, capture_output=True, text=True)
+print(done.stdout + done.stderr)
+if done.returncode != 0:
+    sys.exit("the script failed")
+rows = [line for line in done.stdout.splitlines()[1:] if line.strip()]
+if len(rows) != 6:
+    sys.exit(f"expected 6 rows (2 cases x 1, 2 and 3 ranks), got {len(rows)}")
+for row in rows:
+    ranks = int(row[40:47].split()[0])
+    verdict = row.split()[-1]
+    if ranks > 1 and verdict != "same":
+        sys.exit(f"a run across ranks differs from one rank: {row}")
+print("ok")

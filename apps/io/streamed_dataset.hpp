@@ -36,10 +36,29 @@ class StreamedDataset {
       throw Error(out_.path().string() + ": " + dataset_ + ": values [" + std::to_string(offset) +
                   ", " + std::to_string(offset + count) + ") arrived where value " +
                   std::to_string(next) + " of " + std::to_string(length_) + " was due");
-    for (std::int64_t i = 0; i < count; ++i) {
-      low_ = std::min(low_, static_cast<double>(values[i]));
-      high_ = std::max(high_, static_cast<double>(values[i]));
-      buffer_.push_back(values[i]);
+    T low = std::numeric_limits<T>::infinity(), high = -std::numeric_limits<T>::infinity();
+    for (std::int64_t i = 0; i < count; ++i) {  // NaNs are left out of the range
+      low = std::min(low, values[i]);
+      high = std::max(high, values[i]);
+    }
+    low_ = std::min(low_, static_cast<double>(low));
+    high_ = std::max(high_, static_cast<double>(high));
+    // Whole runs go straight from `values` when nothing waits before them; the rest is gathered.
+    while (count > 0) {
+      if (buffer_.empty() && count >= kRunValues) {
+        const std::int64_t runs = count / kRunValues * kRunValues;
+        out_.write_slab(dataset_, static_cast<std::uint64_t>(written_), values,
+                        static_cast<std::size_t>(runs));
+        written_ += runs;
+        values += runs;
+        count -= runs;
+        continue;
+      }
+      const std::int64_t take =
+          std::min(count, kRunValues - static_cast<std::int64_t>(buffer_.size()));
+      buffer_.insert(buffer_.end(), values, values + take);
+      values += take;
+      count -= take;
       if (static_cast<std::int64_t>(buffer_.size()) == kRunValues) flush();
     }
   }

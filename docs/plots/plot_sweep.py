@@ -183,11 +183,11 @@ class Sweep:
         if self.rate_missing:
             self.value = [1.0 / m if math.isfinite(m) and m > 0 else nan for m in median]
             self.unit = "runs/s"
-            self.quantity = f"runs/s (1 / median time; the file records no {unit(self.rate)})"
+            self.note = f" (the file records no {unit(self.rate)}: runs/s = 1 / median time)"
         else:
             self.value = list(rate)
             self.unit = unit(self.rate)
-            self.quantity = self.unit
+            self.note = ""
         self.state = []
         for i in range(rows):
             if not math.isfinite(median[i]):
@@ -263,7 +263,7 @@ class Sweep:
                 value = float(value)
                 if key.endswith("_gb_per_s"):
                     return f"{words}, {value:.0f} GB/s"
-                return f"{words}, {value * 1e-9:.1f} G/s"
+                return f"{words}, {number(value * 1e-9)} G/s"
         return words
 
 
@@ -298,7 +298,7 @@ def ordered(values):
     return distinct
 
 
-def layout(sweep, rows):
+def layout(sweep, rows, by_variant):
     """How one panel lays out its rows: (kind, x labels, y labels, cell of each row, x name,
     y name). kind is 'grid' (a heatmap) or 'bars'."""
     varying = [a for a in sweep.free if len({sweep.columns[a][i] for i in rows}) > 1]
@@ -330,7 +330,8 @@ def layout(sweep, rows):
         return "bars", [str(x) for x in xs], None, cells, a, None
     # Nothing varies within the panel: one bar per row (a sweep with variants alone: all of them).
     cells = {i: (0, k) for k, i in enumerate(rows)}
-    return "bars", [sweep.label(i) for i in rows], None, cells, "configuration", None
+    return ("bars", [sweep.label(i, variant=not by_variant) for i in rows], None, cells,
+            "configuration", None)
 
 
 def ordered_key(v):
@@ -368,7 +369,7 @@ def heatmap(sweep, path):
     colours = plt.get_cmap("viridis")
     blank = False
     for ax, (variant, shown) in zip(axes.flat, panels):
-        kind, xs, ys, cells, xname, yname = layout(sweep, shown)
+        kind, xs, ys, cells, xname, yname = layout(sweep, shown, variant is not None)
         best = sweep.best(shown)
         if kind == "grid":
             values = np.full((len(ys), len(xs)), np.nan)
@@ -426,15 +427,17 @@ def heatmap(sweep, path):
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     mappable = plt.cm.ScalarMappable(norm=norm, cmap=colours)
-    label = sweep.quantity + (f"; % of the {sweep.ceiling()} below" if sweep.percent else "")
-    figure.colorbar(mappable, ax=axes.ravel().tolist(), label=label + " (best in bold)",
-                    shrink=0.9)
+    label = f"{sweep.unit} (best in bold)"
+    if sweep.percent:
+        label += f"\nbelow it: % of the {sweep.ceiling().split(',')[0]}"
+    bar = figure.colorbar(mappable, ax=axes.ravel().tolist(), shrink=0.9)
+    bar.set_label(label, fontsize=8)
     handles = legend_handles(set(sweep.state), blank)
     if handles:
         # Below the panels: bbox_inches="tight" takes it into the PNG.
         figure.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                       ncol=min(3, len(handles)), fontsize=8, frameon=False)
-    figure.suptitle(sweep.title(f"{sweep.unit} of each configuration"), fontsize=10)
+    figure.suptitle(sweep.title(f"{sweep.unit} of each configuration{sweep.note}"), fontsize=10)
     save(figure, path)
     plt.close(figure)
 
@@ -482,20 +485,22 @@ def roofline(sweep, path):
     if with_roofline:
         ceiling = sweep.ceiling()
         ax.axvline(100, color="0.3", linestyle="--", linewidth=1)
-        ax.set_xlabel(f"% of the {ceiling} measured in the same sweep")
+        ax.set_xlabel(f"% of the {ceiling}, measured in the same sweep")
         what = f"each configuration as a % of the sweep's own ceiling, the {ceiling.split(',')[0]}"
         from matplotlib.lines import Line2D
 
         handles.append(Line2D([], [], color="0.3", linestyle="--",
                               label=f"100%: {ceiling}"))
     else:
-        ax.set_xlabel(sweep.quantity)
-        what = f"{sweep.unit} of each configuration (no roofline measured for {sweep.solver})"
+        ax.set_xlabel(sweep.unit)
+        what = (f"{sweep.unit} of each configuration{sweep.note}; "
+                f"no roofline measured for {sweep.solver}")
     ax.grid(axis="x", color="0.9")
     ax.set_axisbelow(True)
     handles = legend_handles(set(sweep.state), extra=handles)
     if handles:
-        ax.legend(handles=handles, loc="lower right", fontsize=7, frameon=True, framealpha=0.9)
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
+                  frameon=False)
     bold = "best of each variant in bold" if variants != [None] else "best in bold"
     ax.set_title(f"{sweep.title(what)}\n({bold})", fontsize=9)
     save(figure, path)
@@ -522,11 +527,12 @@ def occupancy(sweep, path, column):
                        marker="x", s=36, label=f"{v or sweep.solver}: check failed")
     failed = sum(1 for s in sweep.state if s == FAILED)
     ax.set_xlabel(column.replace("_", " "))
-    ax.set_ylabel(sweep.quantity)
+    ax.set_ylabel(sweep.unit)
     ax.set_ylim(bottom=0)
     ax.grid(color="0.9")
     ax.legend(fontsize=7, frameon=False,
-              title=f"{failed} failed configurations not shown" if failed else None,
+              title=(f"{failed} failed configuration{'s' if failed > 1 else ''} (no timing) "
+                     "not shown") if failed else None,
               title_fontsize=7)
     ax.set_title(sweep.title(f"{column.replace('_', ' ')} against {sweep.unit}"), fontsize=9)
     save(figure, path)

@@ -1,18 +1,31 @@
 #!/usr/bin/env python3
-"""Plots of a laplace3d `parasol sweep` result file.
+"""Plots of any solver's `parasol sweep` result file.
 
-    python3 docs/plots/plot_sweep.py SWEEP.h5 FOLDER
+    python3 docs/plots/plot_sweep.py SWEEP.h5 [FOLDER | -o FOLDER]
 
-writes two PNG files into FOLDER (made if need be), named after the sweep file:
-  <name>-heatmap.png   GB/s of every block shape, one panel per variant: bx across, by down
-                       when every shape of the variant is one plane thick (z = 1), else the
-                       shapes in a row; one colour scale for all panels, topped by the copy
-                       bandwidth, so colours compare across variants;
-  <name>-roofline.png  the best GB/s of each variant (its block shape and % of the copy above
-                       the bar) beside the device-to-device copy measured in the same sweep,
-                       which bounds a single sweep; a kernel that does several iterations per
-                       pass over memory can pass it.
-Rows that failed their check against the gold are shown as failed and never count as best.
+writes PNG files into FOLDER (default: the current folder; made if need be), named after the
+sweep file:
+  <name>-heatmap.png    the rate of every configuration (Gpoints/s, G path-steps/s, ...), one panel
+                        per variant: a heatmap over the first two axes that vary within the
+                        variant (further axes folded into the rows), or bars where only one axis
+                        varies; a block shape axis ("32x8x1") alone is laid out as block x across,
+                        block y down when only those two vary. One colour scale for all panels,
+                        so colours compare across variants; the best configuration of each
+                        variant is in bold.
+  <name>-roofline.png   every configuration's percent of the ceiling measured in the same sweep
+                        (the copy bandwidth, the rsqrt throughput, ...), where the solver has a
+                        roofline; otherwise the rates alone, saying that no roofline was measured.
+  <name>-occupancy.png  only where the sweep has an `occupancy` or `theoretical_occupancy` column:
+                        occupancy against rate, one colour per variant.
+Configurations that failed (no timing) and those whose check against the gold failed are drawn
+hatched, in grey and red, and never count as best; cells of a heatmap that the sweep did not time
+are left blank. Each figure names the solver, the rate's unit and the device.
+
+The table is read by the roles the `/sweep` attributes give its columns (`axis_columns`,
+`rate_column`, `roofline_column`, `throughput_column`, `check_column`, `extra_columns`), so every
+solver's sweep, and the CPU sweep's thread counts, plot alike; a sweep file from before those
+attributes is read by its column names. Where a file records no rate (a CPU sweep of a solver
+that does not count its work), runs per second (1 / median_s) are plotted and the figures say so.
 
 Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib). The file layout is
 docs/hdf5-layout.md. Exit status: 0 done, 2 bad input (one line naming the file), 1 otherwise.
@@ -26,77 +39,232 @@ import sys
 
 PROG = "plot_sweep.py"
 
+# Rate and throughput columns whose unit the generic rule ("g<thing>_per_s" -> "G <thing>/s")
+# would spell badly.
+UNITS = {"gpoints_per_s": "Gpoints/s", "gb_per_s": "GB/s"}
+# The ceilings of the roofline columns ("percent_of_<ceiling>"), in words.
+CEILINGS = {"copy": "device-to-device copy bandwidth", "rsqrt": "rsqrtf throughput"}
+# Axis and rate columns of sweep files written before the role attributes (laplace3d's).
+LEGACY_AXES = ("variant", "block", "ordering", "threads", "chunk", "coarsening", "mode")
+OCCUPANCY = ("occupancy", "theoretical_occupancy")
+
+# How each configuration came out, drawn alike in every figure.
+GOOD, CHECK_FAILED, FAILED, NO_RATE = "good", "check failed", "failed", "no rate"
+STYLE = {
+    CHECK_FAILED: dict(facecolor="#f4a6a6", edgecolor="tab:red", hatch="//",
+                       label="check against the gold failed (timed, not counted)"),
+    FAILED: dict(facecolor="0.8", edgecolor="0.35", hatch="xx",
+                 label="failed: no timing (did not launch or run)"),
+    NO_RATE: dict(facecolor="0.92", edgecolor="0.5", hatch="..",
+                  label="timed, but no rate recorded"),
+}
+UNTIMED = dict(facecolor="white", edgecolor="0.6", label="blank: not in the sweep (untimed)")
+
 
 class InputError(Exception):
-    """A file that is not a laplace3d sweep: reported on one line, exit status 2."""
+    """A file that is not a sweep: reported on one line, exit status 2."""
 
 
-def parse_shape(text):
-    """'32x8x1' -> (32, 8, 1)"""
+def unit(column):
+    """'gpath_steps_per_s' -> 'G path-steps/s'"""
+    if column in UNITS:
+        return UNITS[column]
+    stem = column[:-len("_per_s")] if column.endswith("_per_s") else column
+    if stem.startswith("g") and column.endswith("_per_s"):
+        return "G " + stem[1:].replace("_", "-") + "/s"
+    return stem.replace("_", " ") + ("/s" if column.endswith("_per_s") else "")
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def names(attribute):
+    """A role attribute as a list: 'variant, block' (as written) or an array of names."""
+    if attribute is None:
+        return None
+    if isinstance(attribute, (str, bytes)):
+        return [n.strip() for n in text(attribute).split(",") if n.strip()]
+    return [text(n).strip() for n in attribute if text(n).strip()]
+
+
+def shape(value):
+    """'32x8x1' -> (32, 8, 1); None for anything else ('-', 256)."""
+    if not isinstance(value, str) or "x" not in value:
+        return None
     try:
-        dims = tuple(int(d) for d in text.split("x"))
+        dims = tuple(int(d) for d in value.split("x"))
     except ValueError:
-        dims = ()
-    if len(dims) != 3 or min(dims) < 1:
-        raise InputError(f"block {text!r} is not a shape like 32x8x1")
-    return dims
+        return None
+    return dims if dims and min(dims) >= 1 else None
+
+
+def number(v):
+    """A rate for a cell: three significant figures, no exponent below 10^5."""
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 0.01:
+        return f"{v:.2f}"
+    return f"{v:.2g}"
 
 
 class Sweep:
-    """The /sweep table and what the plots' titles need."""
+    """The /sweep table read by its columns' roles, and what the plots' titles need."""
 
     def __init__(self, path):
         import h5py  # here, not at the top, so that --help works without it
+        import numpy as np
 
         try:
             f = h5py.File(path, "r")
         except (OSError, ValueError) as e:
             raise InputError(f"{path}: cannot read it as HDF5 ({e})") from None
         with f:
-            solver = f.attrs.get("solver")
-            if solver != "laplace3d":
-                raise InputError(f"{path}: solver is {solver!r}: this plots laplace3d sweeps")
             table = f.get("sweep")
-            columns = ("variant", "block", "gb_per_s")
-            if not isinstance(table, h5py.Group) or any(c not in table for c in columns):
-                raise InputError(f"{path}: no /sweep table with variant, block and gb_per_s: "
-                                 "not written by `parasol sweep`")
-            self.variants = [str(v) for v in table["variant"].asstr()[...]]
-            try:
-                self.blocks = [parse_shape(b) for b in table["block"].asstr()[...]]
-            except InputError as e:
-                raise InputError(f"{path}: /sweep/block: {e}") from None
-            self.gb_per_s = [float(g) for g in table["gb_per_s"][...]]
-            rows = len(self.variants)
-            self.passed = ([bool(p) for p in table["passed"][...]] if "passed" in table
-                           else [True] * rows)
-            if not (len(self.blocks) == len(self.gb_per_s) == len(self.passed) == rows) or not rows:
+            if not isinstance(table, h5py.Group) or not len(table):
+                raise InputError(f"{path}: no /sweep table: not a file written by `parasol sweep`")
+            self.solver = text(f.attrs.get("solver", "unknown solver"))
+            attrs = table.attrs
+            self.attrs = {k: attrs[k] for k in attrs}
+            columns = {}
+            for key, dataset in table.items():
+                if not isinstance(dataset, h5py.Dataset) or dataset.ndim != 1:
+                    continue
+                if h5py.check_string_dtype(dataset.dtype) or dataset.dtype.kind in "SO":
+                    columns[key] = [text(v) for v in dataset[...]]
+                elif dataset.dtype.kind in "iu":
+                    columns[key] = [int(v) for v in dataset[...]]
+                elif dataset.dtype.kind == "f":
+                    columns[key] = [float(v) for v in dataset[...]]
+            self.columns = columns
+
+            # The roles: from the attributes, else (files from before them) from the names.
+            self.axes = names(attrs.get("axis_columns"))
+            if self.axes is None:
+                self.axes = [c for c in LEGACY_AXES if c in columns]
+            self.rate = text(attrs["rate_column"]) if "rate_column" in attrs else next(
+                (c for c in ("gpoints_per_s", "gb_per_s") if c in columns), None)
+            self.roofline = text(attrs["roofline_column"]) if "roofline_column" in attrs else (
+                "percent_of_copy" if "rate_column" not in attrs and "percent_of_copy" in columns
+                else None)
+            self.throughput = (text(attrs["throughput_column"]) if "throughput_column" in attrs
+                               else None)
+            self.check = text(attrs["check_column"]) if "check_column" in attrs else None
+            self.extras = names(attrs.get("extra_columns")) or []
+            needed = self.axes + [c for c in (self.rate, self.roofline) if c]
+            missing = [c for c in needed if c not in columns]
+            if not self.axes or not self.rate or missing:
+                what = (f"column {missing[0]!r} named by its attributes is missing" if missing
+                        else "no axis or rate column")
+                raise InputError(f"{path}: /sweep: {what}: not a table written by `parasol sweep`")
+            rows = len(columns[self.axes[0]])
+            lengths = {len(columns[c]) for c in needed + ["median_s", "passed"] if c in columns}
+            if not rows or lengths != {rows}:
                 raise InputError(f"{path}: /sweep columns are empty or of different lengths")
-            copy = table.attrs.get("copy_bandwidth_gb_per_s")
-            self.copy = float(copy) if copy is not None else None
-            bytes_per_point = table.attrs.get("bytes_per_point")
-            self.bytes_per_point = float(bytes_per_point) if bytes_per_point is not None else None
+            self.rows = rows
+
             provenance = f["provenance"].attrs if "provenance" in f else {}
             parameters = f["parameters"].attrs if "parameters" in f else {}
-            self.device = str(provenance.get("device_name", "unknown device"))
-            self.grid = "x".join(str(parameters.get(f"grid.{k}", "?")) for k in ("nx", "ny", "nz"))
-            self.precision = str(parameters.get("method.precision", "?"))
+            self.device = text(provenance.get("device_name", "unknown device"))
+            backend = self.attrs.get("backend", provenance.get("backend", "gpu"))
+            self.backend = text(backend)
+            self.problem = self.describe(parameters)
+
+        nan = float("nan")
+        rate = columns[self.rate]
+        median = columns.get("median_s", [nan if not math.isfinite(r) else 1.0 for r in rate])
+        passed = columns.get("passed", [1] * rows)
+        # A file with no rate at all (a CPU sweep of a solver that does not count its work):
+        # runs per second, from the median.
+        self.rate_missing = not any(math.isfinite(r) for r in rate) and any(
+            math.isfinite(m) and m > 0 for m in median)
+        if self.rate_missing:
+            self.value = [1.0 / m if math.isfinite(m) and m > 0 else nan for m in median]
+            self.unit = "runs/s"
+            self.note = f" (the file records no {unit(self.rate)}: runs/s = 1 / median time)"
+        else:
+            self.value = list(rate)
+            self.unit = unit(self.rate)
+            self.note = ""
+        self.state = []
+        for i in range(rows):
+            if not math.isfinite(median[i]):
+                self.state.append(FAILED)
+            elif not passed[i]:
+                self.state.append(CHECK_FAILED)
+            elif not math.isfinite(self.value[i]):
+                self.state.append(NO_RATE)
+            else:
+                self.state.append(GOOD)
+        self.percent = columns[self.roofline] if self.roofline else None
+        # Axes with one value over the whole sweep (`backend` of a CPU sweep) go to the title.
+        self.fixed = {a: columns[a][0] for a in self.axes
+                      if a != "variant" and len(set(columns[a])) == 1}
+        self.free = [a for a in self.axes if a != "variant" and a not in self.fixed]
+        self.np = np
+
+    @staticmethod
+    def describe(parameters):
+        """'512x512x512 float' from the parameters, as far as they go."""
+        words = []
+        if all(f"grid.{k}" in parameters for k in ("nx", "ny", "nz")):
+            words.append("x".join(str(parameters[f"grid.{k}"]) for k in ("nx", "ny", "nz")))
+        for key in sorted(parameters):
+            if key.endswith(".precision"):
+                words.append(text(parameters[key]))
+                break
+        return " ".join(words)
 
     def variant_names(self):
-        """Variants in the order the sweep ran them."""
-        return list(dict.fromkeys(self.variants))
+        """Variants in the order the sweep ran them; [None] where the sweep has no variant axis."""
+        if "variant" not in self.axes:
+            return [None]
+        return list(dict.fromkeys(self.columns["variant"]))
 
     def rows_of(self, variant):
-        return [i for i, v in enumerate(self.variants) if v == variant]
+        if variant is None:
+            return list(range(self.rows))
+        return [i for i, v in enumerate(self.columns["variant"]) if v == variant]
 
-    def best(self, variant):
-        """The row of the variant's highest GB/s among those that passed, or None."""
-        rows = [i for i in self.rows_of(variant)
-                if self.passed[i] and math.isfinite(self.gb_per_s[i])]
-        return max(rows, key=lambda i: self.gb_per_s[i]) if rows else None
+    def best(self, rows):
+        good = [i for i in rows if self.state[i] == GOOD]
+        return max(good, key=lambda i: self.value[i]) if good else None
+
+    def label(self, i, axes=None, variant=True):
+        """A configuration in words: 'zreg 32x8x1', 'pcr-shared threads 256, chunk 4'."""
+        parts = []
+        for a in (self.free if axes is None else axes):
+            v = self.columns[a][i]
+            if v == "-":
+                continue
+            parts.append(str(v) if isinstance(v, str) else f"{a} {v}")
+        words = ", ".join(parts)
+        if variant and "variant" in self.axes:
+            words = f"{self.columns['variant'][i]} {words}".strip()
+        return words or "(one configuration)"
 
     def title(self, what):
-        return f"laplace3d sweep, {self.grid} {self.precision}, {self.device}: {what}"
+        where = [self.device] if self.device.lower() != "cpu" else []
+        if self.backend == "cpu":
+            where.insert(0, "CPU backend")
+        problem = f", {self.problem}" if self.problem else ""
+        fixed = "".join(f", {a} {v}" for a, v in self.fixed.items() if a != "backend")
+        return f"{self.solver} sweep{problem}{fixed} ({', '.join(where)}): {what}"
+
+    def ceiling(self):
+        """'device-to-device copy bandwidth, 2990 GB/s' for the roofline column, in words."""
+        name = self.roofline[len("percent_of_"):] if self.roofline.startswith("percent_of_") else (
+            self.roofline)
+        words = CEILINGS.get(name, name.replace("_", " "))
+        for key, value in self.attrs.items():
+            if key.startswith(name) and key.endswith("_per_s"):
+                value = float(value)
+                if key.endswith("_gb_per_s"):
+                    return f"{words}, {value:.0f} GB/s"
+                return f"{words}, {number(value * 1e-9)} G/s"
+        return words
 
 
 def save(figure, path):
@@ -111,117 +279,278 @@ def save(figure, path):
             os.remove(temporary)
 
 
+def legend_handles(states, blank=False, extra=()):
+    from matplotlib.patches import Patch
+
+    handles = [Patch(**STYLE[s]) for s in (CHECK_FAILED, FAILED, NO_RATE) if s in states]
+    if blank:
+        handles.append(Patch(**UNTIMED))
+    return list(extra) + handles
+
+
+def ordered(values):
+    """Distinct values in sweep order, numbers and shapes sorted."""
+    distinct = list(dict.fromkeys(values))
+    if all(isinstance(v, (int, float)) for v in distinct):
+        return sorted(distinct)
+    if all(shape(v) for v in distinct):
+        return sorted(distinct, key=lambda v: shape(v)[::-1])
+    return distinct
+
+
+def layout(sweep, rows, by_variant):
+    """How one panel lays out its rows: (kind, x labels, y labels, cell of each row, x name,
+    y name). kind is 'grid' (a heatmap) or 'bars'."""
+    varying = [a for a in sweep.free if len({sweep.columns[a][i] for i in rows}) > 1]
+    if len(varying) == 1:
+        a = varying[0]
+        shapes = [shape(sweep.columns[a][i]) for i in rows]
+        if all(shapes) and len({len(s) for s in shapes}) == 1:
+            dims = [d for d in range(len(shapes[0])) if len({s[d] for s in shapes}) > 1]
+            if len(dims) == 2:  # a block shape in a plane: block x across, block y down
+                dx, dy = dims
+                xs = sorted({s[dx] for s in shapes})
+                ys = sorted({s[dy] for s in shapes})
+                cells = {i: (ys.index(s[dy]), xs.index(s[dx])) for i, s in zip(rows, shapes)}
+                return ("grid", [str(x) for x in xs], [str(y) for y in ys], cells,
+                        f"{a} {'xyzw'[dx]}", f"{a} {'xyzw'[dy]}")
+    if len(varying) >= 2:
+        across, down = varying[0], varying[1:]
+        xs = ordered([sweep.columns[across][i] for i in rows])
+        key = lambda i: tuple(sweep.columns[a][i] for a in down)  # noqa: E731
+        ys = list(dict.fromkeys(sorted((key(i) for i in rows),
+                                       key=lambda k: tuple(ordered_key(v) for v in k))))
+        cells = {i: (ys.index(key(i)), xs.index(sweep.columns[across][i])) for i in rows}
+        return ("grid", [str(x) for x in xs], [", ".join(map(str, y)) for y in ys], cells,
+                across, ", ".join(down))
+    if varying:
+        a = varying[0]
+        xs = ordered([sweep.columns[a][i] for i in rows])
+        cells = {i: (0, xs.index(sweep.columns[a][i])) for i in rows}
+        return "bars", [str(x) for x in xs], None, cells, a, None
+    # Nothing varies within the panel: one bar per row (a sweep with variants alone: all of them).
+    cells = {i: (0, k) for k, i in enumerate(rows)}
+    return ("bars", [sweep.label(i, variant=not by_variant) for i in rows], None, cells,
+            "configuration", None)
+
+
+def ordered_key(v):
+    s = shape(v)
+    if s:
+        return (1, s[::-1], "")
+    if isinstance(v, (int, float)):
+        return (0, (v,), "")
+    return (2, (), str(v))
+
+
+def hatched(ax, x, y, width, height, state):
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(Rectangle((x, y), width, height, linewidth=0.8,
+                           **{k: v for k, v in STYLE[state].items() if k != "label"}))
+
+
 def heatmap(sweep, path):
     import matplotlib.pyplot as plt
-    import numpy as np
+    from matplotlib.colors import Normalize
 
-    names = sweep.variant_names()
-    columns = min(3, len(names))
-    rows = math.ceil(len(names) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4.6 * columns, 3.6 * rows), squeeze=False,
+    np = sweep.np
+    variants = sweep.variant_names()
+    panels = [(v, sweep.rows_of(v)) for v in variants]
+    if variants != [None] and not sweep.free:
+        panels = [(None, list(range(sweep.rows)))]  # variants alone: one panel of them all
+    columns = min(3, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(4.8 * columns, 3.9 * rows), squeeze=False,
                                 constrained_layout=True)
-    # One scale for every panel, from 0 to the copy (or the fastest row, if that is higher).
-    top = max([g for g, p in zip(sweep.gb_per_s, sweep.passed) if p and math.isfinite(g)] +
-              [sweep.copy or 0.0, 1.0])
+    good = [sweep.value[i] for i in range(sweep.rows) if sweep.state[i] == GOOD]
+    top = max(good) if good else 1.0
+    norm = Normalize(vmin=0, vmax=top)
     colours = plt.get_cmap("viridis")
-    image = None
-    for ax, variant in zip(axes.flat, names):
-        shown = sweep.rows_of(variant)
-        blocks = [sweep.blocks[i] for i in shown]
-        if all(b[2] == 1 for b in blocks):
-            xs = sorted({b[0] for b in blocks})
-            ys = sorted({b[1] for b in blocks})
-            cell = {i: (ys.index(sweep.blocks[i][1]), xs.index(sweep.blocks[i][0])) for i in shown}
-            ax.set_xticks(range(len(xs)), [str(x) for x in xs])
-            ax.set_yticks(range(len(ys)), [str(y) for y in ys])
-            ax.set_xlabel("block x")
-            ax.set_ylabel("block y")
-            shape = (len(ys), len(xs))
+    blank = False
+    for ax, (variant, shown) in zip(axes.flat, panels):
+        kind, xs, ys, cells, xname, yname = layout(sweep, shown, variant is not None)
+        best = sweep.best(shown)
+        if kind == "grid":
+            values = np.full((len(ys), len(xs)), np.nan)
+            for i, (r, c) in cells.items():
+                if sweep.state[i] == GOOD:
+                    values[r, c] = sweep.value[i]
+            ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=norm, origin="lower",
+                      aspect="auto")
+            ax.set_facecolor("white")
+            blank = blank or len(cells) < len(xs) * len(ys)
+            for i, (r, c) in cells.items():
+                state = sweep.state[i]
+                if state != GOOD:
+                    hatched(ax, c - 0.5, r - 0.5, 1, 1, state)
+                    words, colour = state.replace(" ", "\n"), "black"
+                else:
+                    words = number(sweep.value[i])
+                    if sweep.percent is not None:
+                        words += f"\n{sweep.percent[i]:.0f}%"
+                    colour = "black" if sweep.value[i] > 0.6 * top else "white"
+                ax.text(c, r, words, ha="center", va="center", color=colour, fontsize=7.5,
+                        fontweight="bold" if i == best else "normal")
+            ax.set_xticks(range(len(xs)), xs, rotation=30 if len(xs) > 5 else 0)
+            ax.set_yticks(range(len(ys)), ys)
+            ax.set_xlim(-0.5, len(xs) - 0.5)
+            ax.set_ylim(-0.5, len(ys) - 0.5)
+            ax.set_xlabel(xname)
+            ax.set_ylabel(yname)
         else:
-            # Shapes in three dimensions: no plane to lay them out on, so one row in sweep order.
-            cell = {i: (0, k) for k, i in enumerate(shown)}
-            ax.set_xticks(range(len(shown)), ["x".join(map(str, b)) for b in blocks],
-                          rotation=30 if len(shown) > 4 else 0)
-            ax.set_yticks([])
-            ax.set_xlabel("block")
-            shape = (1, len(shown))
-        values = np.full(shape, np.nan)
-        for i, (r, c) in cell.items():
-            if sweep.passed[i]:
-                values[r, c] = sweep.gb_per_s[i]
-        image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, vmin=0, vmax=top,
-                          origin="lower", aspect="auto")
-        ax.set_facecolor("0.85")  # not compiled, not listed, or failed
-        best = sweep.best(variant)
-        for i, (r, c) in cell.items():
-            if not sweep.passed[i]:
-                text, colour = "failed", "black"
-            else:
-                text = f"{sweep.gb_per_s[i]:.0f}"
-                if sweep.copy:
-                    text += f"\n{100 * sweep.gb_per_s[i] / sweep.copy:.0f}%"
-                colour = "black" if sweep.gb_per_s[i] > 0.6 * top else "white"
-            weight = "bold" if i == best else "normal"
-            ax.text(c, r, text, ha="center", va="center", color=colour, fontsize=8,
-                    fontweight=weight)
-        ax.set_title(variant)
-    for ax in list(axes.flat)[len(names):]:
+            lowest = 0.04 * top
+            for i, (_, c) in cells.items():
+                state = sweep.state[i]
+                if state == GOOD:
+                    height = sweep.value[i]
+                    ax.bar(c, height, color=colours(norm(height)), width=0.8)
+                    words = number(height)
+                    if sweep.percent is not None:
+                        words += f"\n{sweep.percent[i]:.0f}%"
+                else:
+                    finite = math.isfinite(sweep.value[i]) and state == CHECK_FAILED
+                    height = sweep.value[i] if finite else lowest
+                    hatched(ax, c - 0.4, 0, 0.8, height, state)
+                    words = state
+                ax.annotate(words, (c, height), ha="center", va="bottom", fontsize=7.5,
+                            xytext=(0, 2), textcoords="offset points",
+                            fontweight="bold" if i == best else "normal")
+            ax.set_xticks(range(len(xs)), xs, rotation=30 if len(xs) > 4 else 0)
+            ax.set_xlim(-0.6, len(xs) - 0.4)
+            ax.set_ylim(0, 1.22 * max([top] + [sweep.value[i] for i in shown
+                                               if sweep.state[i] == CHECK_FAILED
+                                               and math.isfinite(sweep.value[i])]))
+            ax.set_xlabel(xname)
+            ax.set_ylabel(sweep.unit)
+        ax.set_title(variant if variant is not None else f"{sweep.unit} by {xname}", fontsize=10)
+    for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
-    label = "GB/s (% of copy below; best in bold)" if sweep.copy else "GB/s (best in bold)"
-    figure.colorbar(image, ax=axes.ravel().tolist(), label=label, shrink=0.9)
-    figure.suptitle(sweep.title("GB/s by block shape"), fontsize=10)
+    mappable = plt.cm.ScalarMappable(norm=norm, cmap=colours)
+    label = f"{sweep.unit} (best in bold)"
+    if sweep.percent:
+        label += f"\nbelow it: % of the {sweep.ceiling().split(',')[0]}"
+    bar = figure.colorbar(mappable, ax=axes.ravel().tolist(), shrink=0.9)
+    bar.set_label(label, fontsize=8)
+    handles = legend_handles(set(sweep.state), blank)
+    if handles:
+        # Below the panels: bbox_inches="tight" takes it into the PNG.
+        figure.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                      ncol=min(3, len(handles)), fontsize=8, frameon=False)
+    figure.suptitle(sweep.title(f"{sweep.unit} of each configuration{sweep.note}"), fontsize=10)
     save(figure, path)
     plt.close(figure)
 
 
 def roofline(sweep, path):
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
-    names = sweep.variant_names()
-    best = {v: sweep.best(v) for v in names}
-    labels = names + (["copy"] if sweep.copy else [])
-    heights = [sweep.gb_per_s[best[v]] if best[v] is not None else 0.0 for v in names]
-    if sweep.copy:
-        heights.append(sweep.copy)
-    colours = ["tab:blue"] * len(names) + (["tab:gray"] if sweep.copy else [])
-    figure, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(labels) + 2.0), 4.2),
-                              constrained_layout=True)
-    bars = ax.bar(range(len(labels)), heights, color=colours)
-    ax.set_xticks(range(len(labels)), labels)
-    for bar, v in zip(bars, names):
-        i = best[v]
-        if i is None:
-            note = "none\npassed"
+    order = [i for v in sweep.variant_names() for i in sweep.rows_of(v)]
+    variants = sweep.variant_names()
+    palette = plt.get_cmap("tab10")
+    colour_of = {v: palette(k % 10) for k, v in enumerate(variants)}
+    variant = (lambda i: sweep.columns["variant"][i]) if variants != [None] else (lambda i: None)
+    with_roofline = sweep.percent is not None
+    value = sweep.percent if with_roofline else sweep.value
+    finite = [value[i] for i in order if sweep.state[i] != FAILED and math.isfinite(value[i])]
+    top = max(finite + ([100.0] if with_roofline else [])) if finite or with_roofline else 1.0
+    n = len(order)
+    figure, ax = plt.subplots(figsize=(8.5, max(3.2, 0.28 * n + 1.8)), constrained_layout=True)
+    best = {v: sweep.best(sweep.rows_of(v)) for v in variants}
+    for y, i in enumerate(order):
+        state = sweep.state[i]
+        v = value[i]
+        if state == GOOD or (state == CHECK_FAILED and math.isfinite(v)):
+            if state == GOOD:
+                ax.barh(y, v, color=colour_of[variant(i)], height=0.75)
+            else:
+                hatched(ax, 0, y - 0.375, v, 0.75, state)
+            words = f"{v:.1f}%" if with_roofline else number(v)
+            if with_roofline and state == GOOD:
+                words += f"  ({number(sweep.value[i])} {sweep.unit})"
+            if state != GOOD:
+                words += f"  {state}"
         else:
-            block = "x".join(map(str, sweep.blocks[i]))
-            note = block + (f"\n{100 * sweep.gb_per_s[i] / sweep.copy:.1f}%" if sweep.copy else "")
-        ax.annotate(note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
-                    va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
-    if sweep.copy:
-        ax.axhline(sweep.copy, color="tab:gray", linestyle="--", linewidth=1,
-                   label=f"copy, {sweep.copy:.0f} GB/s: the roofline of a single sweep")
-        ax.legend(loc="upper left", fontsize=8, frameon=False)
-        what = "best GB/s per variant beside the copy bandwidth"
+            v = 0.03 * top
+            hatched(ax, 0, y - 0.375, v, 0.75, state)
+            words = state
+        ax.annotate(words, (v, y), va="center", fontsize=7, xytext=(3, 0),
+                    textcoords="offset points",
+                    fontweight="bold" if i == best[variant(i)] else "normal")
+    ax.set_yticks(range(n), [sweep.label(i) for i in order], fontsize=7 if n > 30 else 8)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xlim(0, 1.3 * top)
+    handles = [Patch(color=colour_of[v], label=v) for v in variants if v is not None]
+    if with_roofline:
+        ceiling = sweep.ceiling()
+        ax.axvline(100, color="0.3", linestyle="--", linewidth=1)
+        ax.set_xlabel(f"% of the {ceiling}, measured in the same sweep")
+        what = f"each configuration as a % of the sweep's own ceiling, the {ceiling.split(',')[0]}"
+        from matplotlib.lines import Line2D
+
+        handles.append(Line2D([], [], color="0.3", linestyle="--",
+                              label=f"100%: {ceiling}"))
     else:
-        what = "best GB/s per variant (no copy bandwidth in the file)"
-    ax.set_ylabel("GB/s (bytes read + written per sweep / time)")
-    ax.set_ylim(0, 1.18 * max(heights + [1.0]))
-    if sweep.bytes_per_point:
-        per_point = sweep.bytes_per_point
-        secondary = ax.secondary_yaxis("right", functions=(lambda g: g / per_point,
-                                                           lambda p: p * per_point))
-        secondary.set_ylabel(f"Gpoints/s (at {per_point:g} bytes/point)")
-    ax.set_title(sweep.title(what), fontsize=10)
+        ax.set_xlabel(sweep.unit)
+        what = (f"{sweep.unit} of each configuration{sweep.note}; "
+                f"no roofline measured for {sweep.solver}")
+    ax.grid(axis="x", color="0.9")
+    ax.set_axisbelow(True)
+    handles = legend_handles(set(sweep.state), extra=handles)
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
+                  frameon=False)
+    bold = "best of each variant in bold" if variants != [None] else "best in bold"
+    ax.set_title(f"{sweep.title(what)}\n({bold})", fontsize=9)
+    save(figure, path)
+    plt.close(figure)
+
+
+def occupancy(sweep, path, column):
+    import matplotlib.pyplot as plt
+
+    variants = sweep.variant_names()
+    palette = plt.get_cmap("tab10")
+    x = sweep.columns[column]
+    figure, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
+    for k, v in enumerate(variants):
+        rows = [i for i in sweep.rows_of(v) if math.isfinite(x[i]) if
+                math.isfinite(sweep.value[i]) and sweep.state[i] in (GOOD, CHECK_FAILED)]
+        good = [i for i in rows if sweep.state[i] == GOOD]
+        bad = [i for i in rows if sweep.state[i] == CHECK_FAILED]
+        colour = palette(k % 10)
+        ax.scatter([x[i] for i in good], [sweep.value[i] for i in good], color=colour,
+                   label=v or sweep.solver, s=28)
+        if bad:
+            ax.scatter([x[i] for i in bad], [sweep.value[i] for i in bad], color=colour,
+                       marker="x", s=36, label=f"{v or sweep.solver}: check failed")
+    failed = sum(1 for s in sweep.state if s == FAILED)
+    ax.set_xlabel(column.replace("_", " "))
+    ax.set_ylabel(sweep.unit)
+    ax.set_ylim(bottom=0)
+    ax.grid(color="0.9")
+    ax.legend(fontsize=7, frameon=False,
+              title=(f"{failed} failed configuration{'s' if failed > 1 else ''} (no timing) "
+                     "not shown") if failed else None,
+              title_fontsize=7)
+    ax.set_title(sweep.title(f"{column.replace('_', ' ')} against {sweep.unit}"), fontsize=9)
     save(figure, path)
     plt.close(figure)
 
 
 def main(argv):
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Heatmap and roofline PNGs of a laplace3d `parasol sweep` file.")
+        prog=PROG, description="Heatmap, roofline (and occupancy) PNGs of any solver's "
+                               "`parasol sweep` file.")
     parser.add_argument("sweep", help="the sweep's HDF5 result, e.g. laplace3d-512-sweep.h5")
-    parser.add_argument("folder", help="where the PNG files go (made if need be)")
+    parser.add_argument("folder", nargs="?", help="where the PNG files go (made if need be); "
+                                                  "default: the current folder")
+    parser.add_argument("-o", "--output", metavar="FOLDER", help="the same as FOLDER")
     args = parser.parse_args(argv)
+    if args.folder and args.output and args.folder != args.output:
+        parser.error("give the folder once: FOLDER or -o FOLDER")
+    folder = args.output or args.folder or "."
     try:
         for module in ("h5py", "matplotlib", "numpy"):
             importlib.import_module(module)
@@ -236,17 +565,24 @@ def main(argv):
         if not os.path.isfile(args.sweep):
             raise InputError(f"{args.sweep}: no such file")
         sweep = Sweep(args.sweep)
-        if os.path.exists(args.folder) and not os.path.isdir(args.folder):
-            raise InputError(f"{args.folder}: not a folder")
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise InputError(f"{folder}: not a folder")
     except InputError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
-    os.makedirs(args.folder, exist_ok=True)
+    os.makedirs(folder, exist_ok=True)
     stem = os.path.splitext(os.path.basename(args.sweep))[0]
-    written = [os.path.join(args.folder, f"{stem}-heatmap.png"),
-               os.path.join(args.folder, f"{stem}-roofline.png")]
-    heatmap(sweep, written[0])
-    roofline(sweep, written[1])
+    written = []
+
+    def target(kind):
+        written.append(os.path.join(folder, f"{stem}-{kind}.png"))
+        return written[-1]
+
+    heatmap(sweep, target("heatmap"))
+    roofline(sweep, target("roofline"))
+    column = next((c for c in OCCUPANCY if c in sweep.extras and c in sweep.columns), None)
+    if column:
+        occupancy(sweep, target("occupancy"), column)
     for path in written:
         print(f"wrote {path}")
     return 0

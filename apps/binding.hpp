@@ -48,11 +48,21 @@ struct Output {
   template <class T>
   void write_rows(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                   std::uint64_t first_row, std::uint64_t rows, const T* data) {
-    if (file != nullptr) file->create_dataset<T>(dataset, dims);
+    create<T>(dataset, dims);
     std::vector<std::uint64_t> offset(dims.size(), 0), count = dims;
     offset[0] = first_row;
     count[0] = rows;
-    if (rows == 0) return;
+    if (rows > 0) write_block(dataset, offset, count, data);
+  }
+
+  // The same in steps: rank 0 makes the dataset (`dims`), then each rank writes its blocks.
+  template <class T>
+  void create(const std::string& dataset, const std::vector<std::uint64_t>& dims) {
+    if (file != nullptr) file->create_dataset<T>(dataset, dims);
+  }
+  template <class T>
+  void write_block(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                   const std::vector<std::uint64_t>& count, const T* data) {
     if (file != nullptr) file->write_hyperslab(dataset, offset, count, data);
     else part->write_hyperslab(dataset, offset, count, data);
   }

@@ -138,8 +138,8 @@ int main(int argc, char** argv) {
       ->needs(autotune);
   sweep_cmd->footer(
       "The autotune file holds one choice per device, solver, grid and precision: a sweep of the "
-      "same replaces its choice and keeps the others. Plots of a laplace3d sweep: "
-      "python3 docs/plots/plot_sweep.py SWEEP.h5 FOLDER. Exit status: 0 every configuration agreed "
+      "same replaces its choice and keeps the others. Plots of any solver's sweep: "
+      "python3 docs/plots/plot_sweep.py SWEEP.h5 -o FOLDER. Exit status: 0 every configuration agreed "
       "with the gold, 1 one did not (or no device), 2 bad input.");
 
   CLI::App* solvers_cmd = cli.add_subcommand(

@@ -89,6 +89,9 @@ TEST_F(FftconvRanks, ALongSignalCutIntoBlocksGivesTheOneRankBits) {
     SCOPED_TRACE(precision);
     expect_every_cut_alike(long_signal(precision, "full"));
     expect_every_cut_alike(long_signal(precision, "same"));
+    // Streamed: each rank's share goes through a spill file into the result in its turn, in
+    // pieces of 2000 samples.
+    expect_every_cut_alike(long_signal(precision, "full"), "method.streamed=true method.piece=2000");
   }
   // Read from a file, piece by piece.
   {
@@ -98,8 +101,10 @@ TEST_F(FftconvRanks, ALongSignalCutIntoBlocksGivesTheOneRankBits) {
     in.write_field("/s", x.data(), {5000});
     in.commit();
   }
-  expect_every_cut_alike(long_signal(
-      "double", "valid", "[signal]\nsource = \"file\"\nfile = \"long.h5\"\ndataset = \"/s\"\n"));
+  const std::string from_file = long_signal(
+      "double", "valid", "[signal]\nsource = \"file\"\nfile = \"long.h5\"\ndataset = \"/s\"\n");
+  expect_every_cut_alike(from_file);
+  expect_every_cut_alike(from_file, "method.streamed=true method.piece=1500");
 }
 
 // On a GPU machine: three ranks sharing its device. A batch gives the one-rank bits with every
@@ -121,6 +126,12 @@ TEST_F(FftconvRanks, OnTheDeviceThreeRanksGiveTheOneRankBits) {
   const auto three = run(3, long_signal("float", "full"), "three.h5", "--check " + args);
   ASSERT_EQ(three.status, 0) << three.output;
   EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
+  // Streamed, in pieces of 3000 samples: against the one-rank streamed run.
+  const std::string streamed = args + " method.streamed=true method.piece=3000";
+  ASSERT_EQ(run(0, long_signal("float", "full"), "one.h5", streamed).status, 0);
+  const auto spilled = run(3, long_signal("float", "full"), "three.h5", "--check " + streamed);
+  ASSERT_EQ(spilled.status, 0) << spilled.output;
+  EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
 }
 
 TEST_F(FftconvRanks, WhatCannotBeCutIsOneLineFromRankZeroAndNothingWritten) {
@@ -131,7 +142,8 @@ TEST_F(FftconvRanks, WhatCannotBeCutIsOneLineFromRankZeroAndNothingWritten) {
        {Case{batch(3, "float", "same"), "", "signal.batch: 3 signals cannot be cut among 4 ranks"},
         Case{long_signal("float", "full", "[signal]\nlength = 500\n"), "",
              "too few to cut among 4 ranks"},
-        Case{long_signal("float", "full"), "method.streamed=true", "method.streamed"},
+        Case{batch(7, "float", "same"), "method.streamed=true",
+             "method.streamed: a streamed run takes one 1D signal"},
         Case{"solver = \"fftconv\"\n[signal]\nrows = 40\nlength = 40\n[filter]\nrows = 3\n"
              "length = 3\n",
              "", "one image runs on one rank"}}) {

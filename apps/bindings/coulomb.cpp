@@ -229,6 +229,8 @@ class CoulombRun final : public Run {
     timings.add("device_to_host", result_.timings.device_to_host);
   }
 
+  double work() const override { return terms(p_, atoms_); }
+
   void report(io::ResultFile& out) override {
     double charge = 0;
     for (const Atom& a : atoms_) charge += a.q;

@@ -11,6 +11,7 @@
 #include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/fftconv_inputs.hpp"
+#include "apps/io/spill_file.hpp"
 #include "apps/io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"
@@ -112,6 +113,7 @@ class FftconvRun final : public Run {
     const Problem q = in::problem_of<T>(t_, p_);
     whole_ = q;
     variant_ = p_.variant;
+    output_folder_ = setup.output.parent_path();
     if (ranks() > 1) return prepare_share(q);
     in::require_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_operands<T>(p_, q);
@@ -126,7 +128,7 @@ class FftconvRun final : public Run {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile* out) override {
-    if (p_.streamed) return solve_streamed(timings, *out);
+    if (p_.streamed && share_ == Share::none) return solve_streamed(timings, *out);
     if (share_ == Share::range) {
       solve_range(timings);
     } else if (gpu_) {
@@ -158,8 +160,9 @@ class FftconvRun final : public Run {
     // The output's range and the slowest rank's time: three numbers a rank.
     timings.add("wait", wait_for_ranks(*context_));
     const double before = context_->comm_seconds();
-    low_ = context_->all_reduce(result_.output.empty() ? INFINITY : low_, comm::Op::min);
-    high_ = context_->all_reduce(result_.output.empty() ? -INFINITY : high_, comm::Op::max);
+    const bool some = count_ > 0;
+    low_ = context_->all_reduce(some ? low_ : INFINITY, comm::Op::min);
+    high_ = context_->all_reduce(some ? high_ : -INFINITY, comm::Op::max);
     result_.timings.compute = context_->all_reduce(result_.timings.compute, comm::Op::max);
     timings.add("exchange", context_->comm_seconds() - before);
   }
@@ -190,16 +193,21 @@ class FftconvRun final : public Run {
     say(line);
   }
 
+  double work() const override { return samples(whole_.batch, whole_.signal); }
+
   // Across ranks each judges its share against the gold of the same samples, and the
   // differences are merged in rank order.
   Agreement check() override {
-    if (p_.streamed) return difference_.agreement(fftconv::tolerance<T>(ops_.problem));
+    if (p_.streamed && ranks() == 1)
+      return difference_.agreement(fftconv::tolerance<T>(ops_.problem));
     if (ranks() == 1) {
       if (gold_.empty()) gold_ = gold_of(ops_);
       return fftconv::agreement(result_.output, gold_, ops_.problem);
     }
     fftconv::GoldDifference mine;
-    if (share_ == Share::range) {
+    if (spill_) {
+      mine = difference_;  // judged piece by piece as the run went
+    } else if (share_ == Share::range) {
       for (std::int64_t at = 0; at < count_; at += kCpuPiece) {
         const std::int64_t count = std::min(kCpuPiece, count_ - at);
         mine.add(result_.output.data() + at,
@@ -246,10 +254,6 @@ class FftconvRun final : public Run {
     const auto refuse = [&](const std::string& why) {
       return InputError(t_.source_of(key), key, why);
     };
-    if (p_.streamed)
-      throw InputError(t_.source_of("method.streamed"), "method.streamed",
-                       "a streamed run writes its output as it comes, on one rank; across ranks "
-                       "each rank holds its share of the output: leave it false");
     const std::int64_t rank = context_->rank();
     if (q.batch > 1) {
       if (q.batch < ranks())
@@ -299,6 +303,9 @@ class FftconvRun final : public Run {
     in::require_memory(t_, loading_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_operands<T>(loading_, q);
     source_.emplace(loading_, ops_);
+    // A streamed run's share goes to a spill file beside the result as it comes, and into the
+    // result in the rank's turn: no rank holds more than a piece.
+    if (p_.streamed) spill_.emplace(output_folder_);
   }
 
   fftconv::SignalReader<T> reader() const {
@@ -310,10 +317,26 @@ class FftconvRun final : public Run {
   // A rank's range of one long signal's output, into memory: overlap-save on the GPU in pieces
   // of method.piece, or the gold's windows on the CPU.
   void solve_range(PhaseTimer& timings) {
-    result_.output.assign(static_cast<std::size_t>(count_), T(0));
+    if (!spill_) result_.output.assign(static_cast<std::size_t>(count_), T(0));
     const auto started = Clock::now();
+    double check_s = 0;
+    low_ = INFINITY;
+    high_ = -INFINITY;
     const auto keep = [&](std::int64_t offset, std::int64_t count, const T* values) {
-      std::copy(values, values + count, result_.output.begin() + (offset - first_));
+      if (!spill_) {
+        std::copy(values, values + count, result_.output.begin() + (offset - first_));
+        return;
+      }
+      for (std::int64_t i = 0; i < count; ++i) {
+        low_ = std::min(low_, static_cast<double>(values[i]));
+        high_ = std::max(high_, static_cast<double>(values[i]));
+      }
+      if (check_) {
+        const auto checking = Clock::now();
+        difference_.add(values, fftconv::gold_window(whole_, ops_.filter, offset, count, reader()));
+        check_s += seconds_since(checking);
+      }
+      spill_->append(values, static_cast<std::size_t>(count) * sizeof(T));
     };
     if (gpu_) {
       try {
@@ -330,9 +353,10 @@ class FftconvRun final : public Run {
         keep(first_ + at, count, piece.data());
       }
     }
-    result_.timings.compute = seconds_since(started);
+    result_.timings.compute = seconds_since(started) - check_s;
     result_.variant = Variant::overlap_save;
     timings.add("compute", result_.timings.compute);
+    if (check_s > 0) timings.add("check", check_s);
   }
 
   // Each rank's rows of /output (signals, or samples of the one signal) in its turn; rank 0 the
@@ -341,11 +365,25 @@ class FftconvRun final : public Run {
     const Problem& q = whole_;
     const std::vector<std::uint64_t> dims =
         in::stored_dims(q.batch, fftconv::output_extent(q), q.is_2d());
-    out.write_rows("/output", dims, static_cast<std::uint64_t>(first_),
-                   static_cast<std::uint64_t>(count_), result_.output.data());
+    if (spill_) {
+      out.create<T>("/output", dims);
+      std::vector<T> run;
+      for (std::int64_t at = 0; at < count_; at += io::StreamedDataset<T>::kRunValues) {
+        run.resize(static_cast<std::size_t>(
+            std::min(io::StreamedDataset<T>::kRunValues, count_ - at)));
+        spill_->read(static_cast<std::uint64_t>(at) * sizeof(T), run.data(),
+                     run.size() * sizeof(T));
+        out.write_block("/output", {static_cast<std::uint64_t>(first_ + at)}, {run.size()},
+                        run.data());
+      }
+    } else {
+      out.write_rows("/output", dims, static_cast<std::uint64_t>(first_),
+                     static_cast<std::uint64_t>(count_), result_.output.data());
+    }
     if (share_ == Share::batch) in::write_input_share(out, p_, q, ops_, first_);
     if (out.file == nullptr) return;
     describe_output(*out.file, q, gpu_ ? std::string(name(variant())) : "cpu-gold");
+    if (spill_) out.file->set_attribute("/output", "streamed", true);
     if (share_ == Share::range) in::write_inputs(*out.file, loading_, ops_, &*source_);
   }
 
@@ -416,6 +454,8 @@ class FftconvRun final : public Run {
   std::int64_t first_ = 0, count_ = 0;  // this rank's signals, or output samples
   Variant variant_ = Variant::automatic;  // across ranks: chosen for the whole problem
   Params loading_;                 // a long signal's: read as a streamed run reads it
+  std::filesystem::path output_folder_;     // where the result goes
+  std::optional<io::SpillFile> spill_;      // a streamed share, until the rank's turn to write
   in::Operands<T> ops_;
   fftconv::Result<T> result_;          // whole runs
   std::vector<double> gold_;           // whole runs: the CPU's output, or the check's

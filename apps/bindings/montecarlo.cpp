@@ -189,6 +189,8 @@ class MontecarloRun final : public Run {
     say(line);
   }
 
+  double work() const override { return path_steps(p_); }
+
   // A CPU run is the gold solver itself (the same seed, the same bits), so it is its own gold.
   Agreement check() override {
     if (!gpu_) return montecarlo::agreement(result_.estimate, result_.estimate);

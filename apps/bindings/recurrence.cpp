@@ -249,6 +249,8 @@ class RecurrenceRun final : public Run {
     }
   }
 
+  double work() const override { return static_cast<double>(series_.offsets.back()); }
+
   void report(io::ResultFile& out) override {
     const std::int64_t elements = series_.offsets.back();
     const double rate = static_cast<double>(elements) / compute_;

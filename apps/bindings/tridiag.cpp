@@ -296,6 +296,13 @@ class TridiagRun final : public Run {
     say(line);
   }
 
+  // Unknowns solved: every system's rows, at every step of a march.
+  double work() const override {
+    const bool heat = p_.problem == Problem::heat;
+    return static_cast<double>(systems_ * (heat ? p_.heat.points : batch_.dims.n)) *
+           (heat ? static_cast<double>(p_.heat.steps) : 1.0);
+  }
+
   // The gold in double (a CPU run's own result); the errors of the march's steps at most add.
   // Across ranks each judges its share against the gold of the same systems, and the
   // differences, the scale and (for a file) the condition bound's terms are combined.

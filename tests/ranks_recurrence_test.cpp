@@ -42,7 +42,7 @@ std::string from_file(const std::string& precision, const std::string& mode = "r
          "[input]\nfile = \"in.h5\"\noffsets = \"offsets\"\ninitial = \"initial\"\n";
 }
 
-class Ranks : public test::RanksTest {
+class RecurrenceRanks : public test::RanksTest {
  protected:
   template <class T>
   std::vector<T> field(const std::string& output, const std::string& dataset = "/fields/v") {
@@ -97,25 +97,25 @@ class Ranks : public test::RanksTest {
   }
 };
 
-TEST_F(Ranks, AR1SeriesCutInsideRowsGiveTheOneRankBits) {
+TEST_F(RecurrenceRanks, AR1SeriesCutInsideRowsGiveTheOneRankBits) {
   // 3 series of 13 steps: 39 elements cut 20+19, 13+13+13 and 10+10+10+9.
   expect_one_rank_bits<float>(ar1(3, 13, "float"), {1, 2, 3, 4});
   expect_one_rank_bits<double>(ar1(3, 13, "double", "fast"), {2, 4});
 }
 
-TEST_F(Ranks, APlainScanWithSegmentsAcrossTheCutsGivesTheOneRankBits) {
+TEST_F(RecurrenceRanks, APlainScanWithSegmentsAcrossTheCutsGivesTheOneRankBits) {
   write_plain_scan();
   expect_one_rank_bits<double>(from_file("double"), {1, 2, 3, 4});
   expect_one_rank_bits<float>(from_file("float", "fast"), {3});
 }
 
-TEST_F(Ranks, RanksOfOneElementAndRanksOfNoneGiveTheOneRankBits) {
+TEST_F(RecurrenceRanks, RanksOfOneElementAndRanksOfNoneGiveTheOneRankBits) {
   // One series of 4 steps on 4 ranks: one element each; of 3 on 4: the last rank has none.
   expect_one_rank_bits<double>(ar1(1, 4, "double"), {4});
   expect_one_rank_bits<float>(ar1(1, 3, "float"), {4});
 }
 
-TEST_F(Ranks, ABadInputIsOneLineFromRankZeroAndNothingWritten) {
+TEST_F(RecurrenceRanks, ABadInputIsOneLineFromRankZeroAndNothingWritten) {
   const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
                                  quoted(write_params(ar1(2, 0, "float"))) + " -o " +
                                  quoted(dir_ / "out.h5") + " --backend cpu");
@@ -126,7 +126,7 @@ TEST_F(Ranks, ABadInputIsOneLineFromRankZeroAndNothingWritten) {
   test::expect_only_inputs(dir_, {"p.toml"});
 }
 
-TEST_F(Ranks, ANaNInTheLastRanksRunIsOneLineNamingItsElement) {
+TEST_F(RecurrenceRanks, ANaNInTheLastRanksRunIsOneLineNamingItsElement) {
   // Each rank reads its run of 1D s and u alone: element 35 of 40 is the last rank's.
   std::vector<double> s(40, 0.5), u(40, 1.0);
   u[35] = NAN;
@@ -150,7 +150,7 @@ TEST_F(Ranks, ANaNInTheLastRanksRunIsOneLineNamingItsElement) {
 // On a GPU machine: three ranks share its device through MPI. The reproducible scan gives the
 // one-rank run's bits (its runs are cut on tile boundaries and scan every tile total as one rank
 // does); the fast one passes the check.
-TEST_F(Ranks, ThreeRanksOnTheDeviceGiveTheOneRankReproducibleBits) {
+TEST_F(RecurrenceRanks, ThreeRanksOnTheDeviceGiveTheOneRankReproducibleBits) {
   PARASOL_REQUIRE_GPU();
   // 2 series of 30000 steps: 15 float tiles, 30 double ones, segments across the cuts.
   for (const std::string precision : {"float", "double"}) {

@@ -17,7 +17,6 @@
 namespace parasol {
 namespace {
 
-using test::parasol_lines;
 using test::quoted;
 using test::same_bits;
 const std::string& kExe = test::kParasol;
@@ -99,10 +98,7 @@ TEST_F(Ranks, MoreRanksThanPlanesIsOneLineFromRankZeroAndNothingWritten) {
                                  quoted(write_params(params(3))) + " -o " +
                                  quoted(dir_ / "out.h5") + " --backend cpu");
   EXPECT_EQ(r.status, 2) << r.output;
-  const auto lines = parasol_lines(r.output);
-  ASSERT_EQ(lines.size(), 1u) << r.output;
-  EXPECT_NE(lines[0].find("grid.nz: 3 planes cannot be cut among 4 ranks"), std::string::npos)
-      << r.output;
+  test::expect_one_line(r, "grid.nz: 3 planes cannot be cut among 4 ranks");
   test::expect_only_inputs(dir_, {"p.toml"});
 }
 
@@ -113,9 +109,7 @@ TEST_F(Ranks, AGpuRunWithoutADeviceIsOneLineAndNothingWritten) {
                                  quoted(write_params(params(9))) + " -o " +
                                  quoted(dir_ / "out.h5") + " --backend gpu");
   EXPECT_EQ(r.status, 1) << r.output;
-  const auto lines = parasol_lines(r.output);
-  ASSERT_EQ(lines.size(), 1u) << r.output;
-  EXPECT_NE(lines[0].find("--backend gpu"), std::string::npos) << r.output;
+  test::expect_one_line(r, "--backend gpu");
   test::expect_only_inputs(dir_, {"p.toml"});
 }
 
@@ -125,9 +119,7 @@ TEST_F(Ranks, AnExistingOutputIsRefusedBeforeAnyComputing) {
                                  quoted(write_params(params(9))) + " -o " +
                                  quoted(dir_ / "out.h5") + " --backend cpu");
   EXPECT_EQ(r.status, 2) << r.output;
-  const auto lines = parasol_lines(r.output);
-  ASSERT_EQ(lines.size(), 1u) << r.output;
-  EXPECT_NE(lines[0].find("--force"), std::string::npos) << r.output;
+  test::expect_one_line(r, "--force");
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 namespace parasol {
 namespace {
 
-using test::parasol_lines;
 using test::quoted;
 using test::same_bits;
 const std::string& kExe = test::kParasol;
@@ -142,9 +141,7 @@ TEST_F(CoulombRanks, MoreRanksThanPlanesIsOneLineFromRankZeroAndNothingWritten) 
                                    quoted(write_params(text)) + " -o " + quoted(dir_ / "out.h5") +
                                    " --backend cpu");
     EXPECT_EQ(r.status, 2) << r.output;
-    const auto lines = parasol_lines(r.output);
-    ASSERT_EQ(lines.size(), 1u) << r.output;
-    EXPECT_NE(lines[0].find(expected), std::string::npos) << r.output;
+    test::expect_one_line(r, expected);
     test::expect_only_inputs(dir_, {"p.toml", "m.pqr"});
   }
 }
@@ -158,9 +155,7 @@ TEST_F(CoulombRanks, AnUnreadableAtomsFileIsOneLineFromRankZeroAndNothingWritten
                                    quoted(write_params(text)) + " -o " + quoted(dir_ / "out.h5") +
                                    " --backend cpu");
     EXPECT_EQ(r.status, 2) << r.output;
-    const auto lines = parasol_lines(r.output);
-    ASSERT_EQ(lines.size(), 1u) << r.output;
-    EXPECT_NE(lines[0].find(file), std::string::npos) << r.output;
+    test::expect_one_line(r, file);
     test::expect_only_inputs(dir_, {"p.toml", "m.pqr", "bad.pqr"});
   }
 }

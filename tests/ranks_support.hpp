@@ -42,6 +42,14 @@ inline std::size_t summaries(const std::string& output) {
   return count;
 }
 
+// A run that failed as a run across ranks must: exactly one line of the program's (rank 0's),
+// saying `says`.
+inline void expect_one_line(const CommandResult& r, const std::string& says) {
+  const std::vector<std::string> lines = parasol_lines(r.output);
+  ASSERT_EQ(lines.size(), 1u) << r.output;
+  EXPECT_NE(lines[0].find(says), std::string::npos) << r.output;
+}
+
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;

@@ -35,6 +35,11 @@ for solver in $("$parasol" solvers); do
     --benchmark_out="$out/bench-$solver.json" --benchmark_out_format=json >>"$out/bench.txt" 2>&1 ||
     status=1
 done
+# What a user waits for: every solver's study input through `parasol run`, phase by phase.
+echo "== run (end to end)" >>"$out/bench.txt"
+"$build/bench/run_bench" --benchmark_counters_tabular=true \
+  --benchmark_out="$out/bench-run.json" --benchmark_out_format=json >>"$out/bench.txt" 2>&1 ||
+  status=1
 "$parasol" sweep inputs/laplace3d-512.toml -o "$out/laplace3d-512-sweep.h5" --force \
   >"$out/sweep.txt" 2>&1 || status=1
 cat "$out/sweep.txt"

@@ -32,26 +32,6 @@ void reject_keys(const io::ParamTable& t, const char* const (&keys)[N], const st
     if (t.has(key)) throw InputError(t.source_of(key), key, "not read when " + why);
 }
 
-// A dataset's errors name the file, the dataset and the key that named it.
-template <class Read>
-auto from_input(const char* key, Read&& read) {
-  try {
-    return read();
-  } catch (const InputError& e) {
-    throw InputError(e.source(), e.key(), e.expected() + " (" + key + ")");
-  }
-}
-
-// NaN or infinity in an input would spread through every output it reaches.
-template <class T>
-void require_finite(const T* values, std::int64_t count, std::int64_t first,
-                    const std::string& file, const std::string& dataset) {
-  for (std::int64_t i = 0; i < count; ++i)
-    if (!std::isfinite(values[i]))
-      throw InputError(file, io::dataset_display_path(dataset),
-                       "holds " + shown(static_cast<double>(values[i])) + " at element " +
-                           std::to_string(first + i) + "; expected finite numbers");
-}
 
 // How many operands a dataset holds, and the extent of each: [n] is one; [batch][n] a batch
 // or [rows][cols] one image, as `layout` says; [batch][rows][cols] a batch of images.
@@ -74,7 +54,7 @@ std::vector<std::uint64_t> dims_of(const std::string& file, const std::string& d
                                    const char* least) {
   const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
   const std::vector<std::uint64_t> dims =
-      from_input(key, [&] { return in->dataset_dims<T>(dataset, ranks); });
+      io::naming_key(key, [&] { return in->dataset_dims<T>(dataset, ranks); });
   if (std::find(dims.begin(), dims.end(), 0) != dims.end())
     throw InputError(file, io::dataset_display_path(dataset),
                      "has shape " + io::shape_text(dims) + "; expected at least " + least);
@@ -85,8 +65,8 @@ template <class T>
 std::vector<T> read_values(const std::string& file, const std::string& dataset, const char* key) {
   const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
   std::vector<T> values =
-      from_input(key, [&] { return in->read_dataset<T>(dataset, {1, 2, 3}).values; });
-  require_finite(values.data(), static_cast<std::int64_t>(values.size()), 0, file, dataset);
+      io::naming_key(key, [&] { return in->read_dataset<T>(dataset, {1, 2, 3}).values; });
+  io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), 0, file, dataset);
   return values;
 }
 
@@ -95,11 +75,11 @@ template <class T>
 std::vector<T> read_share(const std::string& file, const std::string& dataset, const char* key,
                           std::int64_t first, std::int64_t count, std::int64_t size) {
   const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
-  std::vector<T> values = from_input(key, [&] {
+  std::vector<T> values = io::naming_key(key, [&] {
     return in->read_rows<T>(dataset, static_cast<std::uint64_t>(first),
                             static_cast<std::uint64_t>(count), {2, 3});
   });
-  require_finite(values.data(), static_cast<std::int64_t>(values.size()), first * size, file,
+  io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), first * size, file,
                  dataset);
   return values;
 }
@@ -299,7 +279,7 @@ void SignalSource<T>::read(std::int64_t offset, std::int64_t count, T* into) con
   }
   const std::vector<T> values = file_->read_slab<T>(
       p_.signal.dataset, static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(count));
-  require_finite(values.data(), count, offset, p_.signal.file, p_.signal.dataset);
+  io::require_finite(values.data(), count, offset, p_.signal.file, p_.signal.dataset);
   std::copy(values.begin(), values.end(), into);
 }
 

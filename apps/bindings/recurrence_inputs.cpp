@@ -24,33 +24,7 @@ using recurrence::Series;
 template <class T>
 io::Dataset<T> read_input(const io::ResultReader& in, const char* key, const std::string& dataset,
                           const std::vector<int>& ranks) {
-  try {
-    return in.read_dataset<T>(dataset, ranks);
-  } catch (const InputError& e) {
-    throw InputError(e.source(), e.key(), e.expected() + " (" + key + ")");
-  }
-}
-
-// NaN or infinity in an input would spread through everything after it. `values` are the
-// dataset's from element `first` on.
-template <class T>
-void require_finite(const std::vector<T>& values, const std::string& file,
-                    const std::string& dataset, std::uint64_t first = 0) {
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (!std::isfinite(values[i]))
-      throw InputError(file, io::dataset_display_path(dataset),
-                       "holds " + shown(static_cast<double>(values[i])) + " at element " +
-                           std::to_string(first + i) + "; expected finite numbers");
-}
-
-// What `read` returns; its errors name the key too.
-template <class Read>
-auto keyed(const char* key, Read&& read) {
-  try {
-    return read();
-  } catch (const InputError& e) {
-    throw InputError(e.source(), e.key(), e.expected() + " (" + key + ")");
-  }
+  return io::naming_key(key, [&] { return in.read_dataset<T>(dataset, ranks); });
 }
 
 // A file problem's initial values: one per segment, or zeros.
@@ -63,7 +37,8 @@ std::vector<T> initial_values(const io::ResultReader& in, const Params& p, std::
                      "holds " + std::to_string(initial.values.size()) +
                          " values; expected one per segment, " + std::to_string(segments) +
                          " (input.initial)");
-  require_finite(initial.values, p.input.file, p.input.initial);
+  io::require_finite(initial.values.data(), static_cast<std::int64_t>(initial.values.size()), 0,
+                     p.input.file, p.input.initial);
   return std::move(initial.values);
 }
 
@@ -74,7 +49,8 @@ Series<T> smoothing_from_file(const Params& p) {
   if (y.values.empty())
     throw InputError(p.input.file, io::dataset_display_path(p.input.y),
                      "has shape " + io::shape_text(y.dims) + "; expected at least one value");
-  require_finite(y.values, p.input.file, p.input.y);
+  io::require_finite(y.values.data(), static_cast<std::int64_t>(y.values.size()), 0, p.input.file,
+                     p.input.y);
   const std::int64_t rows = y.dims.size() == 2 ? static_cast<std::int64_t>(y.dims[0]) : 1;
   return recurrence::smoothing_series<T>(y.values, rows, p.smoothing.alpha);
 }
@@ -92,8 +68,10 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
   if (s.values.empty())
     throw InputError(p.input.file, io::dataset_display_path(p.input.s),
                      "has shape " + io::shape_text(s.dims) + "; expected at least one value");
-  require_finite(s.values, p.input.file, p.input.s);
-  require_finite(u.values, p.input.file, p.input.u);
+  io::require_finite(s.values.data(), static_cast<std::int64_t>(s.values.size()), 0, p.input.file,
+                     p.input.s);
+  io::require_finite(u.values.data(), static_cast<std::int64_t>(u.values.size()), 0, p.input.file,
+                     p.input.u);
 
   Series<T> series;
   series.s = std::move(s.values);
@@ -139,8 +117,12 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
                                                   recurrence::Cut cut, Series<T>& segments) {
   if (p.problem != Problem::file) return std::nullopt;
   const auto in = io::open_input_file(p.input.file);
-  const auto s_dims = keyed("input.s", [&] { return in->dataset_dims<T>(p.input.s, {1, 2}); });
-  const auto u_dims = keyed("input.u", [&] { return in->dataset_dims<T>(p.input.u, {1, 2}); });
+  const auto s_dims = io::naming_key("input.s", [&] {
+    return in->dataset_dims<T>(p.input.s, {1, 2});
+  });
+  const auto u_dims = io::naming_key("input.u", [&] {
+    return in->dataset_dims<T>(p.input.u, {1, 2});
+  });
   if (u_dims != s_dims)
     throw InputError(p.input.file, io::dataset_display_path(p.input.u),
                      "has shape " + io::shape_text(u_dims) + " but " +
@@ -163,14 +145,16 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
   } catch (const InputError& e) {
     throw InputError(p.input.file, e.key(), e.expected());
   }
-  const recurrence::Span span = recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
+  const recurrence::Span span =
+      recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
   const auto slab = [&](const char* key, const std::string& dataset) {
     if (span.count == 0) return std::vector<T>{};
-    std::vector<T> values = keyed(key, [&] {
+    std::vector<T> values = io::naming_key(key, [&] {
       return in->read_slab<T>(dataset, static_cast<std::uint64_t>(span.first),
                               static_cast<std::uint64_t>(span.count));
     });
-    require_finite(values, p.input.file, dataset, static_cast<std::uint64_t>(span.first));
+    io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), span.first,
+                       p.input.file, dataset);
     return values;
   };
   std::vector<T> s = slab("input.s", p.input.s);

@@ -27,6 +27,14 @@ __device__ inline GridStride grid_stride(std::int64_t n) {
   return {first, n, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
 }
 
+// As grid_stride, but every thread of a block takes the same number of turns, so a body that
+// synchronises the block (shuffles, shared memory) is reached by all of its threads: the block's
+// last turn may give indices at or past n, which the body must test (i < n) before using.
+__device__ inline GridStride block_uniform_stride(std::int64_t n) {
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  return {first, n + threadIdx.x, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
+}
+
 // Block indices in one grid dimension: the grid may hold fewer blocks than the extent needs
 // (y and z are capped at 65535), so each block takes every gridDim-th block index.
 struct BlockStride {

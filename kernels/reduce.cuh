@@ -6,7 +6,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
@@ -20,7 +22,7 @@ struct Sum {
   template <class T>
   __host__ __device__ T operator()(T a, T b) const { return a + b; }
   template <class T>
-  __host__ __device__ static constexpr T identity() { return T(0); }
+  __host__ __device__ static constexpr T identity() { return T{}; }
 };
 
 struct Max {
@@ -40,11 +42,28 @@ struct Max {
 
 inline constexpr unsigned kFullWarp = 0xffffffffu;
 
+// __shfl_xor_sync for any trivially copyable value: numbers of up to 64 bits directly, anything
+// else (128-bit integers, small structs of sums) word by word.
+template <class T>
+__device__ T shuffle_xor(T value, int offset) {
+  if constexpr (sizeof(T) <= 8 && (std::is_integral_v<T> || std::is_floating_point_v<T>)) {
+    return __shfl_xor_sync(kFullWarp, value, offset);
+  } else {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0,
+                  "shuffled values are trivially copyable whole 32-bit words");
+    constexpr int kWords = sizeof(T) / 4;
+    unsigned words[kWords];
+    std::memcpy(words, &value, sizeof(T));
+    for (int w = 0; w < kWords; ++w) words[w] = __shfl_xor_sync(kFullWarp, words[w], offset);
+    std::memcpy(&value, words, sizeof(T));
+    return value;
+  }
+}
+
 // Every lane ends with the reduction of all 32 lanes' values.
 template <class T, class Op>
 __device__ T warp_reduce(T value, Op op) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    value = op(value, __shfl_xor_sync(kFullWarp, value, offset));
+  for (int offset = 16; offset > 0; offset /= 2) value = op(value, shuffle_xor(value, offset));
   return value;
 }
 

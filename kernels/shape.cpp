@@ -9,17 +9,38 @@ std::string to_string(const Shape& s) {
 std::ostream& operator<<(std::ostream& out, const Shape& s) { return out << to_string(s); }
 
 namespace {
-std::string shape_list(const std::vector<Shape>& shapes) {
-  std::string text;
-  for (const Shape& s : shapes) text += (text.empty() ? "" : " ") + to_string(s);
+std::string text_of(const Shape& s) { return to_string(s); }
+std::string text_of(int v) { return std::to_string(v); }
+
+template <class T>
+std::string message(std::string_view what, const T& want, std::string_view variant,
+                    const std::vector<T>& compiled) {
+  std::string text = std::string(what) + " " + text_of(want) + " is not compiled in";
+  if (!variant.empty()) text += " for " + std::string(variant);
+  text += "; compiled:";
+  for (const T& c : compiled) text += " " + text_of(c);
   return text;
 }
 }  // namespace
 
+std::string not_compiled(std::string_view what, const Shape& want, std::string_view variant,
+                         const std::vector<Shape>& compiled) {
+  return message(what, want, variant, compiled);
+}
+
+std::string not_compiled(std::string_view what, int want, std::string_view variant,
+                         const std::vector<int>& compiled) {
+  return message(what, want, variant, compiled);
+}
+
 // "laplace3d/zreg: block 48x4x1 is not compiled in; compiled: 32x4x1 32x8x1 64x4x1 128x2x1"
 UnsupportedShape::UnsupportedShape(std::string_view kernel, const Shape& want,
                                    const std::vector<Shape>& compiled)
-    : InputError(std::string(kernel) + ": block " + to_string(want) +
-                 " is not compiled in; compiled: " + shape_list(compiled)) {}
+    : InputError(std::string(kernel) + ": " + not_compiled("block", want, "", compiled)) {}
+
+// "tridiag/thomas-scan: chunk 5 is not compiled in; compiled: 4 8 16"
+UnsupportedValue::UnsupportedValue(std::string_view kernel, std::string_view what, int want,
+                                   const std::vector<int>& compiled)
+    : InputError(std::string(kernel) + ": " + not_compiled(what, want, "", compiled)) {}
 
 }  // namespace parasol

@@ -3,9 +3,11 @@
 // at run time is dispatched to its instance or refused with the list of those compiled in.
 #pragma once
 
+#include <array>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/error.hpp"
@@ -39,10 +41,40 @@ std::vector<Shape> compiled_shapes(ShapeList<B...>) {
   return {B::shape()...};
 }
 
+// The one form of every "not compiled in" message, from a Params check or a dispatch:
+// "block 48x4x1 is not compiled in for zreg; compiled: 32x4x1 32x8x1"; `variant` may be empty.
+std::string not_compiled(std::string_view what, const Shape& want, std::string_view variant,
+                         const std::vector<Shape>& compiled);
+std::string not_compiled(std::string_view what, int want, std::string_view variant,
+                         const std::vector<int>& compiled);
+
 class UnsupportedShape : public InputError {
  public:
   UnsupportedShape(std::string_view kernel, const Shape& want, const std::vector<Shape>& compiled);
 };
+
+// A template parameter that is not a shape (rows per thread, threads per block) takes the same
+// road: a list of the values compiled in, dispatched at run time or refused in the one form.
+template <int... V>
+struct ValueList {
+  static constexpr std::array<int, sizeof...(V)> values{V...};
+};
+
+class UnsupportedValue : public InputError {
+ public:
+  UnsupportedValue(std::string_view kernel, std::string_view what, int want,
+                   const std::vector<int>& compiled);
+};
+
+// Calls launch(std::integral_constant<int, V>{}) for the V equal to `want`, or throws
+// UnsupportedValue("tridiag/thomas-pcr", "chunk", ...).
+template <int... V, class Launch>
+void dispatch_value(std::string_view kernel, std::string_view what, ValueList<V...>, int want,
+                    Launch&& launch) {
+  const bool found =
+      ((want == V ? (launch(std::integral_constant<int, V>{}), true) : false) || ...);
+  if (!found) throw UnsupportedValue(kernel, what, want, {V...});
+}
 
 template <class... B, class Launch>
 void dispatch_shape(std::string_view kernel, ShapeList<B...> list, const Shape& want,

@@ -122,7 +122,7 @@ TEST_F(MontecarloCli, BadValuesNameTheirKey) {
                      "paths.count: expected an even number with method.antithetic");
   expect_input_error(
       run_example("method.block=100"),
-      "method.block: threads per block 100 is not compiled in; compiled: 64, 128, 256, 512");
+      "method.block: threads per block 100 is not compiled in; compiled: 64 128 256 512");
   expect_input_error(run_example("output.sample_paths=20001"),
                      "output.sample_paths: expected an integer");
   expect_input_error(run_example("method.seed=-1"), "method.seed: expected an integer >= 0");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/io/result_file.hpp"
@@ -89,6 +90,32 @@ TEST_F(Ranks, EveryVariantOnTheDeviceGivesTheOneRankBits) {
                                      gpu + overlap);
       ASSERT_EQ(r.status, 0) << r.output;
       EXPECT_TRUE(same_bits(field<float>("three.h5"), field<float>("one.h5")));
+    }
+  }
+}
+
+// temporal writes the planes its neighbours need first and exchanges them behind the rest of its
+// pass: whole passes (check_every 8) and passes with single sweeps after them (check_every 7), on
+// slabs long enough for it and on a middle slab too short (7 planes), which exchanges after its
+// pass while its neighbours overlap.
+TEST_F(Ranks, TemporalOverlappedGivesTheOneRankBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const auto& [nz, ranks] : {std::pair<int, int>{70, 4}, {20, 3}}) {
+    for (const char* every : {"8", "7"}) {
+      const std::string text = params(nz);
+      const std::string gpu =
+          std::string("--backend gpu method.variant=temporal iteration.check_every=") + every + " ";
+      const auto one = test::run_shell(kExe + " run " + quoted(write_params(text)) + " -o " +
+                                       quoted(dir_ / "one.h5") + " --force " + gpu);
+      ASSERT_EQ(one.status, 0) << one.output;
+      SCOPED_TRACE("nz " + std::to_string(nz) + " on " + std::to_string(ranks) +
+                   " ranks, check_every " + every);
+      const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " " +
+                                     std::to_string(ranks) + " " + kExe + " run " +
+                                     quoted(write_params(text)) + " -o " +
+                                     quoted(dir_ / "many.h5") + " --force --transport mpi " + gpu);
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_TRUE(same_bits(field<float>("many.h5"), field<float>("one.h5")));
     }
   }
 }

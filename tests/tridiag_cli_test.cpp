@@ -160,7 +160,7 @@ TEST_F(TridiagCli, BadValuesNameTheirKey) {
   expect_input_error(run_file(heat, "method.threads=48"),
                      "command line: method.threads: expected a multiple of 32");
   expect_input_error(run_file(heat, "method.chunk=3"),
-                     "command line: method.chunk: expected 0 (chosen from n) or one of 2, 4, 8, 16");
+                     "command line: method.chunk: chunk 3 is not compiled in for thomas-pcr; compiled: 2 4 8 16");
   expect_input_error(run_file(heat, "method.variant=pcr-warp"),
                      "p.toml:3: heat.points: pcr-warp solves at most 128 points");
   expect_input_error(run_file(heat, "method.variant=pcr_warp"),

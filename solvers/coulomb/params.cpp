@@ -80,12 +80,8 @@ void Params::validate() const {
   require(block.y >= 1 && block.threads() >= 32 && block.threads() <= 1024, "method.block",
           "expected 32 to 1024 threads, got " + shape);
   const std::vector<Shape>& compiled = compiled_shapes();
-  if (std::find(compiled.begin(), compiled.end(), block) == compiled.end()) {
-    std::string list;
-    for (const Shape& b : compiled) list += (list.empty() ? "" : " ") + to_string(b);
-    throw InputError("", "method.block",
-                     "block " + shape + " is not compiled in; compiled: " + list);
-  }
+  if (std::find(compiled.begin(), compiled.end(), block) == compiled.end())
+    throw InputError("", "method.block", not_compiled("block", block, "", compiled));
 }
 
 std::vector<Shape> compiled_shapes() { return parasol::compiled_shapes(GatherShapes{}); }

@@ -16,6 +16,7 @@
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/fftconv/fftconv.hpp"
@@ -88,8 +89,7 @@ __global__ void pad_kernel(const T* __restrict__ src, Extent in, Extent to, std:
     const bool inside_row = y < in.rows;
     const std::int64_t sy = reverse ? in.rows - 1 - y : y;
     const T* source = src + (item * in.rows + sy) * in.cols;
-    for (std::int64_t x = blockIdx.x * blockDim.x + threadIdx.x; x < to.cols;
-         x += std::int64_t(gridDim.x) * blockDim.x) {
+    for (const std::int64_t x : grid_stride(to.cols)) {
       T v = T(0);
       if (inside_row && x < in.cols) v = source[reverse ? in.cols - 1 - x : x];
       out[x] = from_real<Out>(v);
@@ -111,8 +111,7 @@ __global__ void multiply_kernel(Complex<T>* __restrict__ spectra,
   for (std::int64_t item = blockIdx.y; item < items; item += gridDim.y) {
     Complex<T>* s = spectra + item * length;
     const Complex<T>* h = filter_spectra + (one_filter ? 0 : item / items_per_filter) * length;
-    for (std::int64_t j = blockIdx.x * blockDim.x + threadIdx.x; j < length;
-         j += std::int64_t(gridDim.x) * blockDim.x) {
+    for (const std::int64_t j : grid_stride(length)) {
       Complex<T> v = multiply(s[j], h[j]);
       s[j] = {v.x * scale, v.y * scale};
     }
@@ -167,8 +166,7 @@ __global__ void crop_kernel(const In* __restrict__ full, Extent from, Extent out
     const std::int64_t item = row / out.rows, y = row % out.rows;
     const In* source = full + (item * from.rows + y + offset.rows) * from.cols + offset.cols;
     T* target = dst + row * out.cols;
-    for (std::int64_t x = blockIdx.x * blockDim.x + threadIdx.x; x < out.cols;
-         x += std::int64_t(gridDim.x) * blockDim.x)
+    for (const std::int64_t x : grid_stride(out.cols))
       target[x] = real_of(source[x]);
   }
 }
@@ -187,8 +185,7 @@ __global__ void gather_blocks_kernel(const T* __restrict__ x, std::int64_t x_str
     const T* signal = x + b * x_stride;
     const std::int64_t start = first + j * step - x_begin;
     T* out = dst + row * block;
-    for (std::int64_t r = blockIdx.x * blockDim.x + threadIdx.x; r < block;
-         r += std::int64_t(gridDim.x) * blockDim.x) {
+    for (const std::int64_t r : grid_stride(block)) {
       const std::int64_t g = start + r;
       out[r] = (g >= 0 && g < x_count) ? signal[g] : T(0);
     }
@@ -209,8 +206,7 @@ __global__ void scatter_blocks_kernel(const T* __restrict__ y, std::int64_t bloc
     const std::int64_t q0 = j * step;
     const std::int64_t here = std::min(step, count - q0);
     T* out = dst + b * out_stride + q0;
-    for (std::int64_t r = blockIdx.x * blockDim.x + threadIdx.x; r < here;
-         r += std::int64_t(gridDim.x) * blockDim.x)
+    for (const std::int64_t r : grid_stride(here))
       out[r] = source[r];
   }
 }

@@ -255,10 +255,9 @@ std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks, int sms
 // the count of blocks decides how full the last wave is; and each chunk re-reads kTimeSteps + 1
 // planes below it to fill its pipeline. Picks the chunk count with the least of both wastes for
 // the device's `sms` multiprocessors, chunks at least 32 planes long.
-std::int64_t temporal_chunk_length(const Extent3& n, std::int64_t tiles, int sms) {
+std::int64_t temporal_chunk_length(std::int64_t interior, std::int64_t tiles, int sms) {
   const std::int64_t kSms = sms;
   constexpr std::int64_t kMinChunk = 32;
-  const std::int64_t interior = n.nz - 2;
   std::int64_t best_chunks = 1;
   double best_cost = 1e300;
   for (std::int64_t chunks = 1; chunks <= std::max<std::int64_t>(1, interior / kMinChunk); ++chunks) {
@@ -287,11 +286,17 @@ ZMarch z_march(const Extent3& grid, const Shape& tile, int sms) {
   return {blocks, z_chunk};
 }
 
+// Interior planes [begin, end) of a grid that a temporal pass writes.
+struct ZWindow {
+  std::int64_t begin, end;
+};
+
 // One sweep (four for temporal) of `grid`'s interior from d_u into d_u_next, on a device of
-// `sms` multiprocessors.
+// `sms` multiprocessors. temporal writes only the planes of `window` (all interior planes when
+// it is empty), each of them exact.
 template <class T>
 void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, const T* d_u, T* d_u_next,
-                  cudaStream_t stream, int sms) {
+                  cudaStream_t stream, int sms, ZWindow window = {0, 0}) {
   const Strides n = strides_of(grid);
   switch (variant) {
     case Variant::zmarch:
@@ -355,14 +360,17 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         // Tiles cover the interior points 1 .. n - 2 with their written parts.
         const std::int64_t tiles_x = ceil_div(grid.nx - 1, out_x);
         const std::int64_t tiles_y = ceil_div(grid.ny - 1, out_y);
-        const std::int64_t z_chunk = temporal_chunk_length(grid, tiles_x * tiles_y, sms);
-        const std::int64_t chunks = ceil_div(grid.nz - 2, z_chunk);
+        const ZWindow planes = window.begin < window.end ? window : ZWindow{1, grid.nz - 1};
+        const std::int64_t z_chunk =
+            temporal_chunk_length(planes.end - planes.begin, tiles_x * tiles_y, sms);
+        const std::int64_t chunks = ceil_div(planes.end - planes.begin, z_chunk);
         constexpr std::size_t shared = temporal_shared_bytes<B::x, B::y, T>();
         PARASOL_CUDA(cudaFuncSetAttribute(temporal_kernel<B::x, B::y, T>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(shared)));
         temporal_kernel<B::x, B::y><<<grid_for({tiles_x, tiles_y, chunks}), dim3(B::x, B::y),
-                                      shared, stream>>>(n, tiles_x, tiles_y, z_chunk, chunks, d_u,
+                                      shared, stream>>>(n, tiles_x, tiles_y, planes.begin,
+                                                        planes.end, z_chunk, chunks, d_u,
                                                         d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
       });
@@ -449,6 +457,13 @@ void DeviceGrid<T>::sweep_planes(Variant variant, const Shape& block, std::int64
   if (first < 1 || last > grid_.nz - 2 || first > last)
     throw Error("laplace3d: planes " + std::to_string(first) + " to " + std::to_string(last) +
                 " are not interior planes of a grid of " + std::to_string(grid_.nz));
+  // temporal's four sweeps read four planes past the range: it sweeps the whole grid, writing
+  // only the range, so every plane it writes is exact.
+  if (variant == Variant::temporal) {
+    launch_sweep(variant, block, grid_, field(previous_), field(current_),
+                 stream != nullptr ? stream : stream_, multiprocessors_, ZWindow{first, last + 1});
+    return;
+  }
   // The planes around the range are the view's boundary: read, never written. Every kernel
   // updates a view's interior with the sums it would make in the whole grid.
   const std::int64_t offset = (first - 1) * grid_.nx * grid_.ny;

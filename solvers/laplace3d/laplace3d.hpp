@@ -91,8 +91,8 @@ class DeviceGrid {
   // sweep_planes() writes planes [first, last] of it (interior planes, 1 <= first <= last <=
   // nz - 2) from the previous one, on `stream` (the grid's own when null), so edges and interior
   // can go on different streams; plane(k) is where a halo exchange reads or writes plane k of
-  // the current iterate. For temporal, a sweep_planes() call is four sweeps of the range, exact
-  // for the planes at least four away from an edge of the range that is not the grid's.
+  // the current iterate. For temporal, a sweep_planes() call is four sweeps, and every plane of
+  // the range is exact (it reads the planes within four of the range).
   void advance();
   void sweep_planes(Variant variant, const Shape& block, std::int64_t first, std::int64_t last,
                     cudaStream_t stream = nullptr);

@@ -76,13 +76,8 @@ void Params::validate() const {
   require(check_every >= 1, "iteration.check_every",
           "expected a positive integer, got " + std::to_string(check_every));
   const std::vector<Shape> shapes = compiled_shapes(variant);
-  if (std::find(shapes.begin(), shapes.end(), block) == shapes.end()) {
-    std::string list;
-    for (const Shape& s : shapes) list += (list.empty() ? "" : ", ") + to_string(s);
-    throw InputError("", "method.block",
-                     "block " + to_string(block) + " is not compiled in for " +
-                         std::string(name(variant)) + "; compiled: " + list);
-  }
+  if (std::find(shapes.begin(), shapes.end(), block) == shapes.end())
+    throw InputError("", "method.block", not_compiled("block", block, name(variant), shapes));
 }
 
 std::uint64_t device_bytes(const Params& p) {

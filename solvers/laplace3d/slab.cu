@@ -1,10 +1,12 @@
 // The GPU solver on one rank's slab. A single-sweep variant writes its two edge planes first on
 // a stream of their own; the communicator's stream waits for them and exchanges them while the
-// interior sweep runs, and the next sweep waits for both. Temporal passes four sweeps over the
-// whole local grid, halos included (their outer planes held, so the owned planes, four or more
-// away, are exact) and exchanges four-deep halos between passes; iteration counts that are not
-// a multiple of four end with single zreg sweeps, as on one rank.
+// interior sweep runs, and the next sweep waits for both. Temporal does the same with four
+// sweeps a pass: it writes the four owned planes nearest each neighbour first, exchanges them
+// into the neighbours' four-deep halos while it writes the owned planes between, and never
+// writes its own halo planes (the exchange does). Iteration counts that are not a multiple of
+// four end with single zreg sweeps over the whole local grid and one exchange, as on one rank.
 #include <chrono>
+#include <utility>
 
 #include "comm/device_comm.hpp"
 #include "kernels/event.hpp"
@@ -35,6 +37,10 @@ class SlabSweeper {
     }
     for (std::int64_t pass = 0; pass < count / kTimeSteps; ++pass) {
       grid_.advance();
+      if (overlap_ && temporal_interior().first <= temporal_interior().second) {
+        temporal_pass_overlapped(block);
+        continue;
+      }
       sweep_local(variant, block);
       exchange();
     }
@@ -52,6 +58,33 @@ class SlabSweeper {
   void sweep_local(Variant variant, const Shape& block) {
     if (part_.local_planes() >= 3)
       grid_.sweep_planes(variant, block, 1, part_.local_planes() - 2, compute_);
+  }
+
+  // The owned planes a temporal pass writes while the edges are exchanged: those not sent.
+  std::pair<std::int64_t, std::int64_t> temporal_interior() const {
+    const std::int64_t first = part_.below > 0 ? 2 * part_.below : 1;
+    const std::int64_t end = part_.below + part_.owned();
+    const std::int64_t last = part_.above > 0 ? end - part_.above - 1 : part_.local_planes() - 2;
+    return {first, last};
+  }
+
+  void temporal_pass_overlapped(const Shape& block) {
+    edge_stream_.wait(iteration_done_.get());
+    // The planes each neighbour's halo takes: halo_of sends the `below` owned planes nearest the
+    // rank below and the `above` nearest the one above.
+    if (part_.below > 0)
+      grid_.sweep_planes(Variant::temporal, block, part_.below, 2 * part_.below - 1,
+                         edge_stream_);
+    if (part_.above > 0) {
+      const std::int64_t end = part_.below + part_.owned();
+      grid_.sweep_planes(Variant::temporal, block, end - part_.above, end - 1, edge_stream_);
+    }
+    edges_done_.record(edge_stream_);
+    comm_stream().wait(edges_done_.get());
+    const auto [first, last] = temporal_interior();
+    grid_.sweep_planes(Variant::temporal, block, first, last, compute_);
+    exchange_after_waiting_for(false);
+    iteration_done_.record(compute_);
   }
 
   void single_sweep(Variant variant, const Shape& block) {

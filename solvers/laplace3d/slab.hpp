@@ -76,10 +76,9 @@ struct SlabResult {
   bool converged = false;
   Timings timings;
   // This rank's seconds in halo exchanges and convergence maxima (wall time; device time of
-  // NCCL operations), and the share of it hidden behind the interior sweep (NaN when the
-  // exchange was not overlapped).
+  // NCCL operations). The share of it hidden behind the interior sweep is found by running
+  // again without overlap (bench/scaling.py --hidden, parasol sweep across ranks).
   double exchange_seconds = 0;
-  double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
   comm::Route route = comm::Route::local;  // how device halos travelled
 };
 
@@ -89,9 +88,9 @@ template <class T>
 SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
                               const ProgressCallback& progress = {});
 
-// The GPU solver on this rank's slab (this rank's device current). Single-sweep variants sweep
-// their edge planes first, exchange them on the communicator's stream and sweep the interior
-// meanwhile when `overlap`; temporal exchanges four-deep halos between its passes.
+// The GPU solver on this rank's slab (this rank's device current). When `overlap`, every
+// variant sweeps the planes its neighbours need first, exchanges them on the communicator's
+// stream and sweeps the rest meanwhile (temporal: four sweeps a pass, four-deep halos).
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
                              bool overlap, const ProgressCallback& progress = {});

@@ -9,6 +9,10 @@
 // only its inner part, kTimeSteps points in from every side, is written; neighbouring tiles
 // overlap by twice that.
 //
+// The planes written are [z_begin, z_end) (interior planes; all of them for a whole sweep), in
+// chunks of z_chunk; the planes read are those within kTimeSteps of them. Every plane written is
+// exact, so a slab can write the planes its neighbours need first and the rest meanwhile.
+//
 // The same neighbour sums in the same order as one sweep: the iterates agree bit for bit.
 #pragma once
 
@@ -34,8 +38,9 @@ constexpr std::size_t temporal_shared_bytes() {
 
 template <int BX, int BY, class T>
 __global__ void __launch_bounds__(BX* BY)
-    temporal_kernel(Strides n, std::int64_t tiles_x, std::int64_t tiles_y, std::int64_t z_chunk,
-                    std::int64_t chunks, const T* __restrict__ u, T* __restrict__ u_next) {
+    temporal_kernel(Strides n, std::int64_t tiles_x, std::int64_t tiles_y, std::int64_t z_begin,
+                    std::int64_t z_end, std::int64_t z_chunk, std::int64_t chunks,
+                    const T* __restrict__ u, T* __restrict__ u_next) {
   constexpr int TT = kTimeSteps, R = kTemporalRows<T>;
   constexpr int EX = BX, EY = BY * R;             // the tile, halo included
   constexpr int OX = EX - 2 * TT, OY = EY - 2 * TT;  // the part written
@@ -48,8 +53,8 @@ __global__ void __launch_bounds__(BX* BY)
 
   const int tx = threadIdx.x, ty = threadIdx.y;
   for (std::int64_t chunk : block_stride_z(chunks)) {
-    const std::int64_t z0 = 1 + chunk * z_chunk;                   // output planes [z0, z1)
-    const std::int64_t z1 = z0 + z_chunk < n.nz - 1 ? z0 + z_chunk : n.nz - 1;
+    const std::int64_t z0 = z_begin + chunk * z_chunk;             // output planes [z0, z1)
+    const std::int64_t z1 = z0 + z_chunk < z_end ? z0 + z_chunk : z_end;
     for (std::int64_t by : block_stride_y(tiles_y)) {
       for (std::int64_t bx = blockIdx.x; bx < tiles_x; bx += gridDim.x) {
         const std::int64_t gx = bx * OX - TT + tx;

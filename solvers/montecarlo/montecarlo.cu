@@ -19,9 +19,11 @@
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/phase_timer.hpp"
 #include "kernels/philox.cuh"
+#include "kernels/reduce.cuh"
 #include "kernels/stream.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
@@ -129,13 +131,17 @@ struct StoredNormals {
   }
 };
 
-// Accumulates one thread's payoffs as integer quanta (order-free, so reproducible).
+// Accumulates one thread's payoffs as integer quanta (order-free, so reproducible). Trivial, so
+// the block reduction can hold it in shared memory; `Quanta{}` is zero.
 struct Quanta {
-  Uint128 sum = 0, sum_sq = 0;
+  Uint128 sum, sum_sq;
   __device__ void add(float payoff, double to_quanta) {
     const unsigned long long q = __double2ull_rn(static_cast<double>(payoff) * to_quanta);
     sum += q;
     sum_sq += static_cast<Uint128>(q) * q;
+  }
+  friend __device__ Quanta operator+(const Quanta& a, const Quanta& b) {
+    return {a.sum + b.sum, a.sum_sq + b.sum_sq};
   }
 };
 
@@ -143,20 +149,10 @@ struct Quanta {
 // one launch never has two blocks with the same index, so no atomics are needed).
 template <int kThreads>
 __device__ void add_block_partials(const Quanta& mine, Uint128* partials) {
-  __shared__ Uint128 sums[kThreads], squares[kThreads];
-  sums[threadIdx.x] = mine.sum;
-  squares[threadIdx.x] = mine.sum_sq;
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) {
-      sums[threadIdx.x] += sums[threadIdx.x + half];
-      squares[threadIdx.x] += squares[threadIdx.x + half];
-    }
-    __syncthreads();
-  }
+  const Quanta block = block_reduce<kThreads>(mine, Sum{});
   if (threadIdx.x == 0) {
-    partials[2 * blockIdx.x] += sums[0];
-    partials[2 * blockIdx.x + 1] += squares[0];
+    partials[2 * blockIdx.x] += block.sum;
+    partials[2 * blockIdx.x + 1] += block.sum_sq;
   }
 }
 
@@ -167,10 +163,8 @@ __global__ void __launch_bounds__(kThreads)
     paths_kernel(Model m, std::int64_t first, std::int64_t count, unsigned long long seed,
                  const float* __restrict__ normals, Uint128* partials, float* sample_out,
                  std::int64_t sample_paths) {
-  Quanta quanta;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
-  for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; s < count;
-       s += stride) {
+  Quanta quanta{};
+  for (const std::int64_t s : grid_stride(count)) {
     const std::int64_t sample = first + s;
     auto source = [&] {
       if constexpr (kDeviceRng) return PhiloxNormals(seed, static_cast<unsigned long long>(sample));
@@ -283,16 +277,13 @@ using Kernel = void (*)(Model, std::int64_t, std::int64_t, unsigned long long, c
 // The compiled instance for p's block size and variant.
 Kernel kernel_for(const Params& p) {
   const bool device_rng = p.variant == Variant::device_rng;
-  switch (p.block) {
-    case 64: return device_rng ? pick_kernel<64, true>(p) : pick_kernel<64, false>(p);
-    case 128: return device_rng ? pick_kernel<128, true>(p) : pick_kernel<128, false>(p);
-    case 256: return device_rng ? pick_kernel<256, true>(p) : pick_kernel<256, false>(p);
-    case 512: return device_rng ? pick_kernel<512, true>(p) : pick_kernel<512, false>(p);
-    default: break;
-  }
-  throw InputError("", "method.block",
-                   "threads per block " + std::to_string(p.block) +
-                       " is not compiled in; compiled: 64 128 256 512");
+  Kernel kernel = nullptr;
+  dispatch_value("montecarlo/" + std::string(name(p.variant)), "threads per block", BlockSizes{},
+                 p.block, [&](auto threads) {
+                   constexpr int B = decltype(threads)::value;
+                   kernel = device_rng ? pick_kernel<B, true>(p) : pick_kernel<B, false>(p);
+                 });
+  return kernel;
 }
 
 }  // namespace

@@ -69,13 +69,10 @@ void Params::validate() const {
       std::min(1e30, std::exp(8.0 * sigma * std::sqrt(maturity) + std::abs(rate) * maturity));
   require_representable(spot, "model.spot", true, growth);
   require_representable(strike, "payoff.strike", true, growth);
-  if (std::find(kBlockSizes.begin(), kBlockSizes.end(), block) == kBlockSizes.end()) {
-    std::string list;
-    for (int b : kBlockSizes) list += (list.empty() ? "" : ", ") + std::to_string(b);
-    throw InputError(
-        "", "method.block",
-        "threads per block " + std::to_string(block) + " is not compiled in; compiled: " + list);
-  }
+  if (std::find(kBlockSizes.begin(), kBlockSizes.end(), block) == kBlockSizes.end())
+    throw InputError("", "method.block",
+                     not_compiled("threads per block", block, "",
+                                  {kBlockSizes.begin(), kBlockSizes.end()}));
   require(batch_paths >= 1, "method.batch_paths",
           "expected a positive integer, got " + std::to_string(batch_paths));
   require(!antithetic || batch_paths % 2 == 0, "method.batch_paths",

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernels/shape.hpp"
+
 namespace parasol::montecarlo {
 
 // The GPU methods, by the names users type.
@@ -60,6 +62,7 @@ struct Params {
 };
 
 // Threads per block compiled for the path kernels.
-inline constexpr std::array kBlockSizes{64, 128, 256, 512};
+using BlockSizes = ValueList<64, 128, 256, 512>;
+inline constexpr std::array kBlockSizes = BlockSizes::values;
 
 }  // namespace parasol::montecarlo

@@ -22,13 +22,6 @@ constexpr NameTable<Problem, 2> kProblemNames{{{Problem::heat, "heat"}, {Problem
 constexpr NameTable<Initial, 3> kInitialNames{
     {{Initial::sine, "sine"}, {Initial::random, "random"}, {Initial::step, "step"}}};
 
-template <class List>
-std::string listed(const List& values) {
-  std::string text;
-  for (const auto v : values) text += (text.empty() ? "" : ", ") + std::to_string(v);
-  return text;
-}
-
 }  // namespace
 
 std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
@@ -98,9 +91,9 @@ void Params::validate() const {
   const auto check_chunk = [&](const auto& compiled, const char* meaning) {
     if (chunk != 0 && std::find(compiled.begin(), compiled.end(), chunk) == compiled.end())
       throw InputError("", "method.chunk",
-                       "expected 0 (chosen from n) or one of " + listed(compiled) + " (" + meaning +
-                           " for " + std::string(name(variant)) + "), got " +
-                           std::to_string(chunk));
+                       not_compiled("chunk", chunk, name(variant),
+                                    {compiled.begin(), compiled.end()}) +
+                           " (" + meaning + "; 0 picks one from n)");
   };
   switch (variant) {
     case Variant::pcr_warp: check_chunk(kWarpChunks, "rows per lane"); break;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/precision.hpp"
+#include "kernels/shape.hpp"
 
 namespace parasol::tridiag {
 
@@ -89,9 +90,12 @@ struct Params {
 };
 
 // Rows per thread compiled in: pcr-warp takes 1, 2 or 4; thomas-pcr 2 to 16; thomas-scan 4 to 16.
-inline constexpr std::array kWarpChunks{1, 2, 4};
-inline constexpr std::array kThomasPcrChunks{2, 4, 8, 16};
-inline constexpr std::array kThomasScanChunks{4, 8, 16};
+using WarpChunks = ValueList<1, 2, 4>;
+using ThomasPcrChunks = ValueList<2, 4, 8, 16>;
+using ThomasScanChunks = ValueList<4, 8, 16>;
+inline constexpr std::array kWarpChunks = WarpChunks::values;
+inline constexpr std::array kThomasPcrChunks = ThomasPcrChunks::values;
+inline constexpr std::array kThomasScanChunks = ThomasScanChunks::values;
 inline constexpr int kThomasScanDefaultChunk = 16;  // fastest on an H100 (docs/PERFORMANCE.md)
 // The chunks compiled in for a variant; empty for those that take none (chunk 0 only).
 std::vector<int> compiled_chunks(Variant v);

@@ -84,9 +84,7 @@ __global__ void __launch_bounds__(max_chunk_threads(K, sizeof(T)))
   extern __shared__ unsigned char shared_bytes[];
   T* const scratch = reinterpret_cast<T*>(shared_bytes);
   const int t = threadIdx.x;
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + t; q - t < total;
-       q += step) {
+  for (const std::int64_t q : block_uniform_stride(total)) {
     const bool active = q < total;
     const std::int64_t system = q / chunks, j = q % chunks;
     const std::int64_t offset = system * n;
@@ -219,16 +217,12 @@ __global__ void thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
 
 // ---- launching --------------------------------------------------------------------------------
 
-template <class T, class F>
-void with_chunk(int chunk, F&& f) {
-  switch (chunk) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 16: return f(std::integral_constant<int, 16>{});
-    default: throw Error("tridiag: no kernel compiled for chunk " + std::to_string(chunk));
-  }
+// The chunked kernels of pcr-warp and thomas-pcr, dispatched on the chunks each compiles.
+template <class F>
+void with_chunk(Variant variant, int chunk, F&& f) {
+  const std::string kernel = "tridiag/" + std::string(name(variant));
+  if (variant == Variant::pcr_warp) dispatch_value(kernel, "chunk", WarpChunks{}, chunk, f);
+  else dispatch_value(kernel, "chunk", ThomasPcrChunks{}, chunk, f);
 }
 
 // segments_kernel's launch: a cluster of `segments` blocks a system.
@@ -263,7 +257,7 @@ int one_pass_segments(const Launch& l, const Dims& dims) {
       segments * dims.systems > INT_MAX || l.threads > max_chunk_threads(l.chunk, sizeof(T)))
     return 0;
   int clusters = 0;
-  with_chunk<T>(l.chunk, [&](auto kc) {
+  with_chunk(l.variant, l.chunk, [&](auto kc) {
     const auto kernel = segments_kernel<T, decltype(kc)::value>;
     SegmentsLaunch launch(static_cast<int>(segments), dims.systems, l.threads, sizeof(T), nullptr);
     // Not every device takes every cluster, or clusters at all: an error here means "no", not
@@ -334,7 +328,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
     case Variant::pcr_warp:
     case Variant::thomas_pcr: {
       if (segments_ > 0) {
-        with_chunk<T>(launch_.chunk, [&](auto kc) {
+        with_chunk(launch_.variant, launch_.chunk, [&](auto kc) {
           constexpr int K = decltype(kc)::value;
           SegmentsLaunch config(segments_, dm.systems, threads, sizeof(T), stream);
           PARASOL_CUDA(cudaLaunchKernelEx(&config.config, segments_kernel<T, K>, a, b, c, d, x,
@@ -348,7 +342,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
         T* rows[4];
         for (int i = 0; i < 4; ++i) rows[i] = workspace_.data() + i * total;
         T* x_last = workspace_.data() + 4 * total;
-        with_chunk<T>(launch_.chunk, [&](auto kc) {
+        with_chunk(launch_.variant, launch_.chunk, [&](auto kc) {
           constexpr int K = decltype(kc)::value;
           // Grid-stride kernels: any block size works; one the registers allow is taken.
           const int block = std::min(threads, max_chunk_threads(K, sizeof(T)));
@@ -367,7 +361,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
       const int block = whole_system_block(launch_, dm.n);
       const std::int64_t blocks = ceil_div(dm.systems, block / group);
       const std::size_t smem = group > 32 ? 4 * sizeof(T) * block : 0;
-      with_chunk<T>(launch_.chunk, [&](auto kc) {
+      with_chunk(launch_.variant, launch_.chunk, [&](auto kc) {
         constexpr int K = decltype(kc)::value;
         chunked_kernel<T, K><<<static_cast<unsigned>(blocks), block, smem, stream>>>(
             a, b, c, d, x, dm.n, dm.systems, group, failure);
@@ -391,14 +385,8 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
         scan_layout_->template solve<decltype(kc)::value>(a, b, c, d, x, scan_workspace_.data(),
                                                           failure, stream);
       };
-      static_assert(kThomasScanChunks.size() == 3, "one case per chunk compiled in");
-      switch (launch_.chunk) {
-        case 4: return solve(std::integral_constant<int, 4>{});
-        case 8: return solve(std::integral_constant<int, 8>{});
-        case 16: return solve(std::integral_constant<int, 16>{});
-        default:
-          throw Error("tridiag: no thomas-scan kernel for chunk " + std::to_string(launch_.chunk));
-      }
+      dispatch_value("tridiag/thomas-scan", "chunk", ThomasScanChunks{}, launch_.chunk, solve);
+      return;
     }
     case Variant::thomas: {
       thomas_kernel<T><<<grid_stride_blocks(dm.systems, threads), threads, 0, stream>>>(

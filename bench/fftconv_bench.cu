@@ -8,7 +8,10 @@
 //   block: overlap-save's transform length on the 1d case.
 // Inputs are uniform random in (-1, 1); each 1D case is checked against the gold before it is
 // timed. Counters: Gsamples/s of output; xfloor: time over the
-// transforms-alone floor of the padded length (r2c floor for every variant but c2c).
+// transforms-alone floor of the padded length (r2c floor for every variant but c2c); GB/s: the
+// signal read once and the output written once (the least any variant can move) over the time;
+// io_floor_ms: a device-to-device copy moving as many bytes, timed in the same run; xio: time
+// over it. fused runs where the build has cuFFTDx.
 //   build/bench/fftconv_bench --benchmark_counters_tabular=true --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
@@ -170,8 +173,42 @@ double floor_seconds(const Problem& p, bool complex_transforms) {
   return known[key] = times[10];
 }
 
+// Reading the signal once and writing the output once: a copy of half their bytes both reads and
+// writes that many, so it moves the same total at the copy bandwidth.
+double io_bytes(const Problem& p) {
+  return 4.0 * static_cast<double>(p.batch * (p.signal.size() + output_extent(p).size()));
+}
+
+double io_floor_seconds(const Problem& p) {
+  static std::map<std::int64_t, double> known;
+  const auto half = static_cast<std::int64_t>(io_bytes(p) / 2);
+  if (auto found = known.find(half); found != known.end()) return found->second;
+  DeviceBuffer<unsigned char> from(static_cast<std::size_t>(half)),
+      to(static_cast<std::size_t>(half));
+  PARASOL_CUDA(cudaMemset(from.data(), 0, from.bytes()));
+  const auto run = [&] {
+    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), to.bytes(), cudaMemcpyDeviceToDevice,
+                                 nullptr));
+  };
+  run();
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  EventTimer timer(nullptr);
+  std::vector<double> times;
+  for (int i = 0; i < 21; ++i) {
+    timer.start();
+    run();
+    timer.stop();
+    times.push_back(timer.seconds());
+  }
+  std::nth_element(times.begin(), times.begin() + 10, times.end());
+  return known[half] = times[10];
+}
+
 void report(benchmark::State& state, const Problem& p, double seconds, bool complex_floor) {
   const double outputs = static_cast<double>(p.batch * output_extent(p).size());
+  state.counters["GB/s"] = benchmark::Counter(1e-9 * io_bytes(p) / seconds);
+  state.counters["io_floor_ms"] = benchmark::Counter(1e3 * io_floor_seconds(p));
+  state.counters["xio"] = benchmark::Counter(seconds / io_floor_seconds(p));
   state.counters["Gsamples/s"] = benchmark::Counter(1e-9 * outputs / seconds);
   state.counters["ms"] = benchmark::Counter(1e3 * seconds);
   state.counters["floor_ms"] = benchmark::Counter(1e3 * floor_seconds(p, complex_floor));
@@ -201,12 +238,17 @@ void run_variant(benchmark::State& state, const Problem& p, Variant v, std::int6
   if (v == Variant::automatic) state.SetLabel("picked " + std::string(name(ran)));
 }
 
+// Every variant the build has that takes the problem, and auto.
+bool runnable(Variant v, const Problem& p) {
+  return supports(v, p) && (v != Variant::fused || fused_compiled_in());
+}
+
 void register_all() {
   for (const char* name_text : {"1d", "batch", "2d"}) {
     const Problem& p = problem_named(name_text);
     for (Variant v : {Variant::c2c, Variant::r2c, Variant::overlap_save, Variant::direct,
-                      Variant::automatic}) {
-      if (!supports(v, p)) continue;
+                      Variant::fused, Variant::automatic}) {
+      if (!runnable(v, p)) continue;
       benchmark::RegisterBenchmark(
           (std::string("fftconv/") + name_text + "/" + std::string(name(v))).c_str(),
           [&p, v](benchmark::State& state) { run_variant(state, p, v); })
@@ -216,13 +258,24 @@ void register_all() {
   }
   for (std::int64_t taps : {3, 15, 31, 63, 95, 127, 191, 255, 511, 1023, 4095}) {
     const Problem& p = problem_named("taps", taps);
-    for (Variant v : {Variant::overlap_save, Variant::direct, Variant::automatic})
+    for (Variant v : {Variant::overlap_save, Variant::direct, Variant::fused, Variant::automatic})
+      if (runnable(v, p))
+        benchmark::RegisterBenchmark(
+            ("fftconv/taps/" + std::to_string(taps) + "/" + std::string(name(v))).c_str(),
+            [&p, v](benchmark::State& state) { run_variant(state, p, v); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
+  }
+  // fused at each compiled transform length, on the 1d and batch cases.
+  for (const char* name_text : {"1d", "batch"})
+    for (const std::int64_t block : fused_block_lengths(4)) {
+      const Problem& p = problem_named(name_text);
       benchmark::RegisterBenchmark(
-          ("fftconv/taps/" + std::to_string(taps) + "/" + std::string(name(v))).c_str(),
-          [&p, v](benchmark::State& state) { run_variant(state, p, v); })
+          (std::string("fftconv/fused-block/") + name_text + "/" + std::to_string(block)).c_str(),
+          [&p, block](benchmark::State& state) { run_variant(state, p, Variant::fused, block); })
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
-  }
+    }
   for (std::int64_t block : {2048, 4096, 8192, 16384, 32768}) {
     const Problem& p = problem_named("1d");
     benchmark::RegisterBenchmark(

@@ -775,6 +775,9 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
       for (const std::int64_t l : lengths)
         EXPECT_EQ(fused_block(p, Options{Variant::fused, l}, bytes), l);
     }
+    // With auto a block length not compiled is overlap-save's: fused chooses its own.
+    EXPECT_EQ(fused_block(long_1025, Options{Variant::automatic, 1000}, bytes),
+              fused_block(long_1025, Options{Variant::fused, 0}, bytes));
     try {
       fused_block(long_1025, Options{Variant::fused, 1000}, bytes);
       ADD_FAILURE() << "accepted a length not compiled in";
@@ -793,8 +796,9 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
   // overlap-save's choice for 1025 taps (8192) where it is compiled; auto takes fused past the
   // direct sums' crossover, and direct below it.
   const std::vector<std::int64_t> floats = fused_block_lengths(4);
-  if (std::find(floats.begin(), floats.end(), 8192) != floats.end())
+  if (std::find(floats.begin(), floats.end(), 8192) != floats.end()) {
     EXPECT_EQ(fused_block(long_1025, Options{Variant::fused, 0}, 4), 8192);
+  }
   EXPECT_EQ(choose_variant(long_1025, 4), Variant::fused);
   EXPECT_EQ(choose_variant(one_d(1 << 24, 63, Mode::same), 4), Variant::direct);
   EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::same), 4), Variant::r2c);

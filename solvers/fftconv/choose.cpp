@@ -62,7 +62,10 @@ std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) 
                          std::to_string(kFusedMostTaps) + " taps; the filter has " +
                          std::to_string(p.filter.rows) + " x " + std::to_string(p.filter.cols));
   const std::vector<std::int64_t> lengths = fused_block_lengths(element_bytes);
-  if (o.block > 0) {
+  // With auto the block length is overlap-save's: fused keeps it only where it is compiled.
+  const bool compiled_block =
+      std::find(lengths.begin(), lengths.end(), o.block) != lengths.end();
+  if (o.block > 0 && (o.variant != Variant::automatic || compiled_block)) {
     std::string listed;
     for (const std::int64_t l : lengths) {
       if (l == o.block && l >= p.filter.cols) return l;

@@ -160,8 +160,9 @@ std::vector<std::int64_t> fused_block_lengths(int element_bytes);
 // The transform length a 1D problem runs fused with: o.block, which must be one of the compiled
 // lengths and at least the filter's taps (InputError, key "block"), or when 0 the shortest
 // compiled length that is at least choose_block_length's (and twice the filter's overlap), never
-// longer than one block covering a whole signal's outputs needs. InputError (key "variant") when
-// the variant is not compiled in or the problem is not one it supports.
+// longer than one block covering a whole signal's outputs needs (with o.variant auto, a block
+// length that is not compiled is overlap-save's and is passed over). InputError (key "variant")
+// when the variant is not compiled in or the problem is not one it supports.
 std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes);
 
 // Convolves data already on the device. Keeps cuFFT plans (keyed by transform shape and batch)

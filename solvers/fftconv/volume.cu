@@ -47,6 +47,9 @@ struct Real<double> {
   }
 };
 
+template <class T>
+using Complex = typename Real<T>::Complex;
+
 constexpr int kThreads = 256;
 
 // Rows of a volume (depth x rows of them) walked by gridDim.y with a stride, columns by x.
@@ -152,10 +155,9 @@ V* reserve(DeviceBuffer<V>& buffer, std::int64_t n) {
 
 template <class T>
 struct VolumeConvolver<T>::Impl {
-  using Complex = typename Real<T>::Complex;
   PlanCache plans;
   DeviceBuffer<T> real;
-  DeviceBuffer<Complex> spectrum, filter_spectrum;
+  DeviceBuffer<Complex<T>> spectrum, filter_spectrum;
   std::int64_t chunks = 0;
 
   void direct(const VolumeProblem& p, const T* signal, const T* filter, T* output,
@@ -176,8 +178,8 @@ struct VolumeConvolver<T>::Impl {
     const Extent3 out = output_extent(p), at = output_offset(p);
     const std::int64_t half = l.depth * l.rows * (l.cols / 2 + 1);
     T* x = reserve(real, l.size());
-    Complex* x_hat = reserve(spectrum, half);
-    Complex* h_hat = reserve(filter_spectrum, half);
+    Complex<T>* x_hat = reserve(spectrum, half);
+    Complex<T>* h_hat = reserve(filter_spectrum, half);
     const cufftHandle forward = plans.get_3d(Real<T>::kR2C, l.depth, l.rows, l.cols, stream);
     const cufftHandle inverse = plans.get_3d(Real<T>::kC2R, l.depth, l.rows, l.cols, stream);
     const dim3 pad_grid = rows_grid(l.cols, l.depth * l.rows);
@@ -195,8 +197,8 @@ struct VolumeConvolver<T>::Impl {
           signal, p.signal, at.depth + z0 - (p.filter.depth - 1), l, false, x);
       PARASOL_CHECK_LAUNCH(stream);
       Real<T>::r2c(forward, x, x_hat);
-      multiply_volume_kernel<<<multiply_blocks, kThreads, 0, stream>>>(x_hat, h_hat, half,
-                                                                       scale);
+      multiply_volume_kernel<Complex<T>, T>
+          <<<multiply_blocks, kThreads, 0, stream>>>(x_hat, h_hat, half, scale);
       PARASOL_CHECK_LAUNCH(stream);
       Real<T>::c2r(inverse, x_hat, x);
       const Extent3 part{count, out.rows, out.cols};

@@ -49,6 +49,45 @@ fetch_nccl() {
   rm -rf "$tmp"
 }
 
+# cuFFTDx (NVIDIA's device FFTs, C++ headers) runs fftconv's fused variant: a block's forward
+# transform, the multiply by the filter's spectrum and the inverse in one kernel. It comes in the
+# nvidia-mathdx wheel from PyPI; only the headers it needs are unpacked, into .deps/mathdx/.
+# Without it the build goes on and the fused variant says it is not compiled in.
+mathdx_wheel=nvidia-mathdx
+
+fetch_mathdx() {
+  if [ -f "$deps/mathdx/include/cufftdx.hpp" ]; then
+    return
+  fi
+  echo "build.sh: fetching cuFFTDx ($mathdx_wheel) into $deps/mathdx/"
+  local tmp
+  tmp=$(mktemp -d)
+  if ! python3 -m pip download --quiet --no-deps --only-binary=:all: "$mathdx_wheel" -d "$tmp"; then
+    echo "build.sh: could not fetch $mathdx_wheel; building without the fused fftconv variant" >&2
+    rm -rf "$tmp"
+    return
+  fi
+  local root=nvidia/mathdx
+  mkdir -p "$tmp/wheel"
+  if ! (cd "$tmp/wheel" && python3 - "$tmp"/*.whl "$root" <<'PY'
+import sys, zipfile
+wheel, root = sys.argv[1], sys.argv[2]
+keep = (root + "/include/cufftdx", root + "/include/commondx", root + "/external/cutlass/include/")
+with zipfile.ZipFile(wheel) as z:
+    z.extractall(members=[n for n in z.namelist() if n.startswith(keep)])
+PY
+  ); then
+    echo "build.sh: could not unpack $mathdx_wheel; building without the fused fftconv variant" >&2
+    rm -rf "$tmp"
+    return
+  fi
+  mkdir -p "$deps/mathdx"
+  cp -r "$tmp/wheel/$root/include" "$deps/mathdx/"
+  mkdir -p "$deps/mathdx/external/cutlass"
+  cp -r "$tmp/wheel/$root/external/cutlass/include" "$deps/mathdx/external/cutlass/"
+  rm -rf "$tmp"
+}
+
 install_missing() {
   local missing=()
   for p in "${packages[@]}"; do
@@ -70,6 +109,7 @@ install_missing() {
     fi
   fi
   fetch_nccl
+  fetch_mathdx
 }
 
 build() {  # build PRESET

@@ -5,10 +5,15 @@
 //   batch: 4096 signals of 4096 samples, one 63-tap filter, full;
 //   2d:    a 4096^2 image, 31x31 filter, full;
 //   taps:  the 1D signal against filter lengths 3 .. 4095: where direct sums stop paying;
-//   block: overlap-save's transform length on the 1d case.
+//   block: overlap-save's transform length on the 1d case;
+//   3d:    a 512^3 volume, 9^3 filter, same: direct and r2c beside the forward and inverse
+//          R2C/C2R of the padded volume alone (3d/transforms), in the same run.
 // Inputs are uniform random in (-1, 1); each 1D case is checked against the gold before it is
 // timed. Counters: Gsamples/s of output; xfloor: time over the
-// transforms-alone floor of the padded length (r2c floor for every variant but c2c).
+// transforms-alone floor of the padded length (r2c floor for every variant but c2c); GB/s: the
+// signal read once and the output written once (the least any variant can move) over the time;
+// io_floor_ms: a device-to-device copy moving as many bytes, timed in the same run; xio: time
+// over it. fused runs where the build has cuFFTDx.
 //   build/bench/fftconv_bench --benchmark_counters_tabular=true --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
@@ -29,6 +34,7 @@
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
+#include "solvers/fftconv/volume.hpp"
 
 namespace {
 
@@ -170,8 +176,42 @@ double floor_seconds(const Problem& p, bool complex_transforms) {
   return known[key] = times[10];
 }
 
+// Reading the signal once and writing the output once: a copy of half their bytes both reads and
+// writes that many, so it moves the same total at the copy bandwidth.
+double io_bytes(const Problem& p) {
+  return 4.0 * static_cast<double>(p.batch * (p.signal.size() + output_extent(p).size()));
+}
+
+double io_floor_seconds(const Problem& p) {
+  static std::map<std::int64_t, double> known;
+  const auto half = static_cast<std::int64_t>(io_bytes(p) / 2);
+  if (auto found = known.find(half); found != known.end()) return found->second;
+  DeviceBuffer<unsigned char> from(static_cast<std::size_t>(half)),
+      to(static_cast<std::size_t>(half));
+  PARASOL_CUDA(cudaMemset(from.data(), 0, from.bytes()));
+  const auto run = [&] {
+    PARASOL_CUDA(cudaMemcpyAsync(to.data(), from.data(), to.bytes(), cudaMemcpyDeviceToDevice,
+                                 nullptr));
+  };
+  run();
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  EventTimer timer(nullptr);
+  std::vector<double> times;
+  for (int i = 0; i < 21; ++i) {
+    timer.start();
+    run();
+    timer.stop();
+    times.push_back(timer.seconds());
+  }
+  std::nth_element(times.begin(), times.begin() + 10, times.end());
+  return known[half] = times[10];
+}
+
 void report(benchmark::State& state, const Problem& p, double seconds, bool complex_floor) {
   const double outputs = static_cast<double>(p.batch * output_extent(p).size());
+  state.counters["GB/s"] = benchmark::Counter(1e-9 * io_bytes(p) / seconds);
+  state.counters["io_floor_ms"] = benchmark::Counter(1e3 * io_floor_seconds(p));
+  state.counters["xio"] = benchmark::Counter(seconds / io_floor_seconds(p));
   state.counters["Gsamples/s"] = benchmark::Counter(1e-9 * outputs / seconds);
   state.counters["ms"] = benchmark::Counter(1e3 * seconds);
   state.counters["floor_ms"] = benchmark::Counter(1e3 * floor_seconds(p, complex_floor));
@@ -201,12 +241,123 @@ void run_variant(benchmark::State& state, const Problem& p, Variant v, std::int6
   if (v == Variant::automatic) state.SetLabel("picked " + std::string(name(ran)));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Volumes.
+
+struct VolumeCase {
+  VolumeProblem problem;
+  std::vector<float> h_signal, h_filter;
+  DeviceBuffer<float> signal, filter, output;
+  explicit VolumeCase(const VolumeProblem& p)
+      : problem(p),
+        h_signal(random_values(p.signal.size(), 3)),
+        h_filter(random_values(p.filter.size(), 4)),
+        signal(on_device(h_signal)),
+        filter(on_device(h_filter)),
+        output(static_cast<std::size_t>(output_extent(p).size())) {}
+};
+
+VolumeCase& volume_case() {
+  static VolumeCase c([] {
+    VolumeProblem p;
+    p.signal = {512, 512, 512};
+    p.filter = {9, 9, 9};
+    p.mode = Mode::same;
+    return p;
+  }());
+  return c;
+}
+
+double volume_io_bytes(const VolumeProblem& p) {
+  return 4.0 * static_cast<double>(p.signal.size() + output_extent(p).size());
+}
+
+// The output's first and last slices against the gold's slabs.
+Agreement check_volume(const VolumeCase& c) {
+  const VolumeProblem& p = c.problem;
+  const Extent3 out = output_extent(p);
+  const std::int64_t plane = out.rows * out.cols;
+  std::vector<float> y(static_cast<std::size_t>(out.size()));
+  PARASOL_CUDA(cudaMemcpy(y.data(), c.output.data(), y.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+  GoldDifference d;
+  for (const std::int64_t z : {std::int64_t{0}, out.depth - 1})
+    d.add(y.data() + z * plane, convolve_gold(p, c.h_signal, c.h_filter, z, 1));
+  return d.agreement(tolerance<float>(p));
+}
+
+// The forward and inverse real 3D transforms of the padded volume alone.
+double volume_floor_seconds(const VolumeProblem& p) {
+  static double known = 0;
+  if (known > 0) return known;
+  const Extent3 l = volume_transform_extent(p, output_extent(p).depth);
+  PlanCache plans;
+  DeviceBuffer<float> real(static_cast<std::size_t>(l.size()));
+  DeviceBuffer<cufftComplex> spectrum(
+      static_cast<std::size_t>(l.depth * l.rows * (l.cols / 2 + 1)));
+  PARASOL_CUDA(cudaMemset(real.data(), 0, real.bytes()));
+  const cufftHandle forward = plans.get_3d(CUFFT_R2C, l.depth, l.rows, l.cols, nullptr);
+  const cufftHandle inverse = plans.get_3d(CUFFT_C2R, l.depth, l.rows, l.cols, nullptr);
+  const auto run = [&] {
+    PARASOL_CUFFT(cufftExecR2C(forward, real.data(), spectrum.data()));
+    PARASOL_CUFFT(cufftExecC2R(inverse, spectrum.data(), real.data()));
+  };
+  run();
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  EventTimer timer(nullptr);
+  std::vector<double> times;
+  for (int i = 0; i < 11; ++i) {
+    timer.start();
+    run();
+    timer.stop();
+    times.push_back(timer.seconds());
+  }
+  std::nth_element(times.begin(), times.begin() + 5, times.end());
+  return known = times[5];
+}
+
+void run_volume(benchmark::State& state, Variant v) {
+  VolumeCase& c = volume_case();
+  const VolumeProblem& p = c.problem;
+  VolumeConvolver<float> convolver;
+  const VolumeOptions o{v, 0};
+  PARASOL_CUDA(cudaMemset(c.output.data(), 0xFF, c.output.bytes()));
+  const Variant ran = convolver.convolve(p, o, c.signal.data(), c.filter.data(), c.output.data(),
+                                         nullptr);
+  const Agreement a = check_volume(c);
+  if (!a.passed()) {
+    state.SkipWithError(("disagrees with the gold: " + a.description).c_str());
+    return;
+  }
+  const double seconds = time_runs(state, [&] {
+    convolver.convolve(p, o, c.signal.data(), c.filter.data(), c.output.data(), nullptr);
+  });
+  state.counters["ms"] = benchmark::Counter(1e3 * seconds);
+  state.counters["GB/s"] = benchmark::Counter(1e-9 * volume_io_bytes(p) / seconds);
+  state.counters["floor_ms"] = benchmark::Counter(1e3 * volume_floor_seconds(p));
+  state.counters["xfloor"] = benchmark::Counter(seconds / volume_floor_seconds(p));
+  state.SetLabel("ran " + std::string(name(ran)) + ", " +
+                 std::to_string(convolver.last_chunks()) + " chunk(s)");
+}
+
+void run_volume_transforms(benchmark::State& state) {
+  const VolumeProblem& p = volume_case().problem;
+  const double seconds = volume_floor_seconds(p);
+  for (auto _ : state) state.SetIterationTime(seconds);
+  state.counters["ms"] = benchmark::Counter(1e3 * seconds);
+}
+
+// Every variant the build has that takes the problem, and auto.
+bool runnable(Variant v, const Problem& p) {
+  return supports(v, p) && (v != Variant::fused || fused_compiled_in());
+}
+
 void register_all() {
   for (const char* name_text : {"1d", "batch", "2d"}) {
     const Problem& p = problem_named(name_text);
     for (Variant v : {Variant::c2c, Variant::r2c, Variant::overlap_save, Variant::direct,
-                      Variant::automatic}) {
-      if (!supports(v, p)) continue;
+                      Variant::fused, Variant::automatic}) {
+      if (!runnable(v, p)) continue;
       benchmark::RegisterBenchmark(
           (std::string("fftconv/") + name_text + "/" + std::string(name(v))).c_str(),
           [&p, v](benchmark::State& state) { run_variant(state, p, v); })
@@ -216,13 +367,32 @@ void register_all() {
   }
   for (std::int64_t taps : {3, 15, 31, 63, 95, 127, 191, 255, 511, 1023, 4095}) {
     const Problem& p = problem_named("taps", taps);
-    for (Variant v : {Variant::overlap_save, Variant::direct, Variant::automatic})
+    for (Variant v : {Variant::overlap_save, Variant::direct, Variant::fused, Variant::automatic})
+      if (runnable(v, p))
+        benchmark::RegisterBenchmark(
+            ("fftconv/taps/" + std::to_string(taps) + "/" + std::string(name(v))).c_str(),
+            [&p, v](benchmark::State& state) { run_variant(state, p, v); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
+  }
+  // fused at each compiled transform length, on the 1d and batch cases.
+  for (const char* name_text : {"1d", "batch"})
+    for (const std::int64_t block : fused_block_lengths(4)) {
+      const Problem& p = problem_named(name_text);
       benchmark::RegisterBenchmark(
-          ("fftconv/taps/" + std::to_string(taps) + "/" + std::string(name(v))).c_str(),
-          [&p, v](benchmark::State& state) { run_variant(state, p, v); })
+          (std::string("fftconv/fused-block/") + name_text + "/" + std::to_string(block)).c_str(),
+          [&p, block](benchmark::State& state) { run_variant(state, p, Variant::fused, block); })
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
-  }
+    }
+  benchmark::RegisterBenchmark("fftconv/3d/transforms", run_volume_transforms)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+  for (Variant v : {Variant::r2c, Variant::direct, Variant::automatic})
+    benchmark::RegisterBenchmark(("fftconv/3d/" + std::string(name(v))).c_str(),
+                                 [v](benchmark::State& state) { run_volume(state, v); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
   for (std::int64_t block : {2048, 4096, 8192, 16384, 32768}) {
     const Problem& p = problem_named("1d");
     benchmark::RegisterBenchmark(

@@ -68,7 +68,7 @@ TEST(FftconvNames, ConvertBothWays) {
     ADD_FAILURE() << "accepted \"overlap_save\"";
   } catch (const InputError& e) {
     EXPECT_TRUE(contains(e.what(), "variant \"overlap_save\" is not one of \"auto\", \"c2c\", "
-                                   "\"r2c\", \"overlap-save\", \"direct\""))
+                                   "\"r2c\", \"overlap-save\", \"direct\", \"fused\""))
         << e.what();
   }
   EXPECT_THROW(parse_mode("Same"), InputError);
@@ -726,13 +726,101 @@ TEST(FftconvParams, BadValuesNameTheirKey) {
   expect_bad_params(p, "filter.file", "HDF5 file");
 }
 
+// ---------------------------------------------------------------------------------------------
+// The fused variant: what it takes, the transform length it runs, and what a build without
+// cuFFTDx says.
+
+TEST(FftconvShapes, FusedTakes1DProblemsWithFiltersUpToItsMostTaps) {
+  EXPECT_TRUE(supports(Variant::fused, one_d(100, kFusedMostTaps, Mode::full)));
+  EXPECT_FALSE(supports(Variant::fused, one_d(100, kFusedMostTaps + 1, Mode::full)));
+  EXPECT_FALSE(supports(Variant::fused, two_d({64, 64}, {5, 5}, Mode::same)));
+  Problem batch = one_d(100, 7, Mode::valid);
+  batch.batch = 4;
+  batch.filters = 4;
+  EXPECT_TRUE(supports(Variant::fused, batch));
+}
+
+TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
+  const Problem long_1025 = one_d(1 << 24, 1025, Mode::same);
+  if (!fused_compiled_in()) {
+    EXPECT_TRUE(fused_block_lengths(4).empty());
+    try {
+      fused_block(long_1025, Options{Variant::fused, 0}, 4);
+      ADD_FAILURE() << "fused ran without cuFFTDx";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "variant");
+      EXPECT_TRUE(contains(e.expected(), "not compiled in")) << e.what();
+    }
+    EXPECT_EQ(choose_variant(long_1025, 4), Variant::overlap_save);
+    Params p;
+    p.variant = Variant::fused;
+    expect_bad_params(p, "method.variant", "not compiled in");
+    return;
+  }
+  const Problem cases[] = {long_1025,
+                           one_d(4096, 63, Mode::full),
+                           one_d(5, 1, Mode::full),
+                           one_d(100, kFusedMostTaps, Mode::valid),
+                           one_d(1 << 20, 2, Mode::same),
+                           one_d(3, 2000, Mode::same)};
+  for (const int bytes : {4, 8}) {
+    const std::vector<std::int64_t> lengths = fused_block_lengths(bytes);
+    ASSERT_FALSE(lengths.empty());
+    EXPECT_TRUE(std::is_sorted(lengths.begin(), lengths.end()));
+    EXPECT_GE(lengths.back(), 2 * (kFusedMostTaps - 1));
+    for (const Problem& p : cases) {
+      const std::int64_t block = fused_block(p, Options{Variant::fused, 0}, bytes);
+      EXPECT_NE(std::find(lengths.begin(), lengths.end(), block), lengths.end()) << block;
+      EXPECT_GE(block, 2 * (p.filter.cols - 1)) << p.filter.cols << " taps";
+      for (const std::int64_t l : lengths)
+        EXPECT_EQ(fused_block(p, Options{Variant::fused, l}, bytes), l);
+    }
+    // With auto a block length not compiled is overlap-save's: fused chooses its own.
+    EXPECT_EQ(fused_block(long_1025, Options{Variant::automatic, 1000}, bytes),
+              fused_block(long_1025, Options{Variant::fused, 0}, bytes));
+    try {
+      fused_block(long_1025, Options{Variant::fused, 1000}, bytes);
+      ADD_FAILURE() << "accepted a length not compiled in";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "block");
+      EXPECT_TRUE(contains(e.expected(), "got 1000")) << e.what();
+    }
+    try {
+      fused_block(two_d({64, 64}, {5, 5}, Mode::same), Options{Variant::fused, 0}, bytes);
+      ADD_FAILURE() << "accepted an image";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "variant");
+      EXPECT_TRUE(contains(e.expected(), "1D problems")) << e.what();
+    }
+  }
+  // overlap-save's choice for 1025 taps (8192) where it is compiled; auto takes fused past the
+  // direct sums' crossover, and direct below it.
+  const std::vector<std::int64_t> floats = fused_block_lengths(4);
+  if (std::find(floats.begin(), floats.end(), 8192) != floats.end()) {
+    EXPECT_EQ(fused_block(long_1025, Options{Variant::fused, 0}, 4), 8192);
+  }
+  EXPECT_EQ(choose_variant(long_1025, 4), Variant::fused);
+  EXPECT_EQ(choose_variant(one_d(1 << 24, 63, Mode::same), 4), Variant::direct);
+  EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::same), 4), Variant::r2c);
+
+  Params p;
+  p.variant = Variant::fused;
+  EXPECT_NO_THROW(p.validate());
+  p.block = 1000;
+  expect_bad_params(p, "method.block", "fused runs transform lengths");
+  p.block = 0;
+  p.signal.rows = 64;
+  p.signal.length = 64;
+  expect_bad_params(p, "method.variant", "fused takes 1D problems");
+}
+
 TEST(FftconvParams, MethodChecksNameTheirKey) {
   Params p;
   p.block = -4;
   expect_bad_params(p, "method.block", "got -4");
   p.block = 64;
   p.variant = Variant::r2c;
-  expect_bad_params(p, "method.block", "only overlap-save takes a block length");
+  expect_bad_params(p, "method.block", "only overlap-save and fused take a block length");
   p.variant = Variant::overlap_save;
   p.filter.length = 100;
   expect_bad_params(p, "method.block", "at least the filter's 100 taps, got 64");

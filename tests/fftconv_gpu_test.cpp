@@ -1,6 +1,7 @@
 // fftconv on the device: every variant against the CPU gold by the one agreement (check.hpp), on
 // random signals and filters of awkward sizes, in every mode, batched and 2D, on DeviceProblem as
-// the sweep runs them; overlap-save at every block length; streaming in pieces.
+// the sweep runs them; overlap-save at every block length; fused at every compiled length, with
+// blocks paired across signals and left alone; streaming in pieces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,7 +38,7 @@ void expect_all_variants_match_gold(const Problem& p, std::uint64_t seed) {
   const std::vector<double> gold = convolve_gold(p, signal, filter);
   DeviceProblem<T> device(p, signal, filter);
   for (Variant v : kVariants) {
-    if (!supports(v, p)) continue;
+    if (!supports(v, p) || (v == Variant::fused && !fused_compiled_in())) continue;
     device.poison_output();
     EXPECT_EQ(device.convolve(Options{v, 0}), v);
     const Agreement a = agreement(device.download(), gold, p);
@@ -129,6 +130,55 @@ TYPED_TEST(FftconvGpu, OverlapSaveMatchesTheGoldOnALongSignalAtEveryBlockLength)
   device.convolve(Options{Variant::r2c, 0});
   const Agreement a = agreement(device.download(), gold, p);
   EXPECT_LE(a.value, a.tolerance) << "r2c: " << a.description;
+}
+
+// fused at each compiled transform length: signals that are not a whole number of blocks, shorter
+// than one block, with a filter longer than the signal, the longest filter it takes; batched with
+// one filter (blocks paired across signals, an odd count leaving the last transform alone) and
+// with a filter each (blocks alone); every mode, convolution and correlation.
+TYPED_TEST(FftconvGpu, FusedMatchesTheGoldAtEveryCompiledLength) {
+  PARASOL_REQUIRE_GPU();
+  if (!fused_compiled_in()) GTEST_SKIP() << "the fused variant is not compiled in";
+  const auto lengths = fused_block_lengths(static_cast<int>(sizeof(TypeParam)));
+  ASSERT_FALSE(lengths.empty());
+  struct Case {
+    std::int64_t batch, filters, n, k;
+  };
+  std::uint64_t seed = 300;
+  for (const std::int64_t block : lengths) {
+    const Case cases[] = {{1, 1, 3 * block + 17, 1025},  {1, 1, 5, 1},
+                          {1, 1, block - 3, 33},        {1, 1, 700, 1001},
+                          {1, 1, 2 * block + 1, kFusedMostTaps},
+                          {7, 1, block / 2 + 11, 63},   {5, 5, block + 101, 129},
+                          {9, 1, 2 * block - 1, 2},     {4, 4, 31, 17}};
+    for (const Case& c : cases) {
+      if (c.k > block) continue;
+      for (Mode mode : kModes)
+        for (Operation op : {Operation::convolve, Operation::correlate}) {
+          Problem p;
+          p.batch = c.batch;
+          p.filters = c.filters;
+          p.signal = {1, c.n};
+          p.filter = {1, c.k};
+          p.mode = mode;
+          p.operation = op;
+          const auto signal = random_values<TypeParam>(p.batch * p.signal.size(), seed);
+          const auto filter = random_values<TypeParam>(p.filters * p.filter.size(), seed + 1);
+          seed += 2;
+          const std::vector<double> gold = convolve_gold(p, signal, filter);
+          DeviceProblem<TypeParam> device(p, signal, filter);
+          for (const std::int64_t chosen : {block, std::int64_t(0)}) {
+            device.poison_output();
+            EXPECT_EQ(device.convolve(Options{Variant::fused, chosen}), Variant::fused);
+            const Agreement a = agreement(device.download(), gold, p);
+            EXPECT_LE(a.value, a.tolerance)
+                << "block " << chosen << " batch " << c.batch << " filters " << c.filters
+                << " n " << c.n << " k " << c.k << " " << name(mode) << " " << name(op) << ": "
+                << a.description;
+          }
+        }
+    }
+  }
 }
 
 TYPED_TEST(FftconvGpu, StreamedPiecesMatchTheWholeSignalInEveryMode) {
@@ -256,6 +306,44 @@ TEST(FftconvGpu, BadProblemsAreInputErrors) {
   EXPECT_THROW(DeviceProblem<float>(empty, {}, {}), InputError);
   DeviceProblem<float> device(image, values, std::vector<float>(9, 1.0f));
   EXPECT_THROW(device.convolve(Options{Variant::overlap_save, 0}), InputError);
+  // fused: 1D only, filters of at most kFusedMostTaps, compiled lengths only; or, without
+  // cuFFTDx, one error that says it is not compiled in.
+  EXPECT_THROW(device.convolve(Options{Variant::fused, 0}), InputError);
+  Problem long_filter;
+  long_filter.signal = {1, 100};
+  long_filter.filter = {1, kFusedMostTaps + 1};
+  EXPECT_THROW(attempt(long_filter, Variant::fused), InputError);
+  Problem odd_block;
+  odd_block.signal = {1, 100};
+  odd_block.filter = {1, 5};
+  o.variant = Variant::fused;
+  o.block = 1000;
+  EXPECT_THROW(convolver.convolve(odd_block, o, buffer.data(), buffer.data(), buffer.data(),
+                                  nullptr),
+               InputError);
+}
+
+TEST(FftconvGpu, FusedRepeatsGiveTheSameBitsAndAutoPicksItForLongFilters) {
+  PARASOL_REQUIRE_GPU();
+  if (!fused_compiled_in()) GTEST_SKIP() << "the fused variant is not compiled in";
+  Problem p;
+  p.signal = {1, 1 << 18};
+  p.filter = {1, 1025};
+  p.mode = Mode::same;
+  const auto signal = random_values<float>(p.signal.size(), 21);
+  const auto filter = random_values<float>(p.filter.size(), 22);
+  DeviceProblem<float> device(p, signal, filter);
+  EXPECT_EQ(choose_variant(p, 4), Variant::fused);
+  device.poison_output();
+  EXPECT_EQ(device.convolve(Options{}), Variant::fused);
+  const std::vector<float> first = device.download();
+  const Agreement a = agreement(first, convolve_gold(p, signal, filter), p);
+  EXPECT_LE(a.value, a.tolerance) << a.description;
+  for (int i = 0; i < 2; ++i) {
+    device.poison_output();
+    device.convolve(Options{Variant::fused, 0});
+    EXPECT_EQ(device.download(), first) << "repeat " << i;
+  }
 }
 
 }  // namespace

@@ -510,7 +510,8 @@ class FftconvStudy final : public Study {
       m.skipped = called + " skipped: it takes 1D problems only";
       return m;
     }
-    const bool takes_block = v == Variant::overlap_save || v == Variant::automatic;
+    const bool takes_block =
+        v == Variant::overlap_save || v == Variant::fused || v == Variant::automatic;
     const fftconv::Options o{v, takes_block ? p_.block : 0};
     m.extras = {std::string("-")};
     try {

@@ -11,6 +11,7 @@
 
 #include "kernels/agreement.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/volume.hpp"
 
 namespace parasol::fftconv {
 
@@ -44,6 +45,21 @@ inline constexpr double kUlpsPerLevel = 8;
 
 template <class T>
 double tolerance(const Problem& p) {
+  return kUlpsPerLevel * std::numeric_limits<T>::epsilon() * round_off_depth(p);
+}
+
+// Volumes by the same rule: the levels of the full convolution's 3D transform (a chunk's along z
+// are fewer), or a quarter of sqrt(taps) for the direct sums.
+inline double round_off_depth(const VolumeProblem& p) {
+  VolumeProblem full = p;
+  full.mode = Mode::full;
+  const double size = static_cast<double>(output_extent(full).size());
+  const double taps = static_cast<double>(p.filter.size());
+  return std::max({1.0, std::ceil(std::log2(size)), std::sqrt(taps) / 4});
+}
+
+template <class T>
+double tolerance(const VolumeProblem& p) {
   return kUlpsPerLevel * std::numeric_limits<T>::epsilon() * round_off_depth(p);
 }
 
@@ -107,6 +123,16 @@ class GoldDifference {
 template <class T>
 Agreement agreement(const std::vector<T>& output, const std::vector<double>& gold,
                     const Problem& p) {
+  if (output.size() != gold.size()) return relative_agreement({NAN, NAN}, NAN, tolerance<T>(p));
+  GoldDifference d;
+  d.add(output.data(), gold);
+  return d.agreement(tolerance<T>(p));
+}
+
+// A volume's output against its gold, by tolerance<T>(p).
+template <class T>
+Agreement agreement(const std::vector<T>& output, const std::vector<double>& gold,
+                    const VolumeProblem& p) {
   if (output.size() != gold.size()) return relative_agreement({NAN, NAN}, NAN, tolerance<T>(p));
   GoldDifference d;
   d.add(output.data(), gold);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/error.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/fused.hpp"
 
 namespace parasol::fftconv {
 namespace {
@@ -41,6 +43,49 @@ std::int64_t overlap_save_block(const Problem& p, const Options& o) {
   return block;
 }
 
+bool fused_compiled_in() { return fused::compiled_in(); }
+
+std::vector<std::int64_t> fused_block_lengths(int element_bytes) {
+  return element_bytes == 4 ? fused::block_lengths<float>() : fused::block_lengths<double>();
+}
+
+// The lengths are few (4096 and 8192 in float): the one overlap-save would choose when compiled,
+// else the next longer, else the longest. Every compiled length is at least 2 (kFusedMostTaps - 1).
+std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) {
+  if (!fused_compiled_in())
+    throw InputError("", "variant",
+                     "the fused variant is not compiled in (it needs cuFFTDx: ./build.sh deps "
+                     "unpacks it into .deps/mathdx/, then configure the build again)");
+  if (!supports(Variant::fused, p))
+    throw InputError("", "variant",
+                     "fused takes 1D problems with filters of at most " +
+                         std::to_string(kFusedMostTaps) + " taps; the filter has " +
+                         std::to_string(p.filter.rows) + " x " + std::to_string(p.filter.cols));
+  const std::vector<std::int64_t> lengths = fused_block_lengths(element_bytes);
+  // With auto the block length is overlap-save's: fused keeps it only where it is compiled.
+  const bool compiled_block =
+      std::find(lengths.begin(), lengths.end(), o.block) != lengths.end();
+  if (o.block > 0 && (o.variant != Variant::automatic || compiled_block)) {
+    std::string listed;
+    for (const std::int64_t l : lengths) {
+      if (l == o.block && l >= p.filter.cols) return l;
+      listed += (listed.empty() ? "" : ", ") + std::to_string(l);
+    }
+    throw InputError("", "block",
+                     "fused runs transform lengths " + listed + " (at least the filter's " +
+                         std::to_string(p.filter.cols) + " taps), got " +
+                         std::to_string(o.block));
+  }
+  const std::int64_t overlap = p.filter.cols - 1;
+  const std::int64_t want =
+      std::max(std::min(choose_block_length(p.filter.cols),
+                        power_of_two_at_least(output_extent(p).cols + overlap)),
+               2 * overlap);
+  for (const std::int64_t l : lengths)
+    if (l >= want) return l;
+  return lengths.back();
+}
+
 Variant choose_variant(const Problem& p, int element_bytes) {
   const std::int64_t taps = p.filter.size();
   // Direct sums cost a multiply-add per tap per output; the transforms cost a few passes over
@@ -49,6 +94,10 @@ Variant choose_variant(const Problem& p, int element_bytes) {
   // arithmetic rate but not the bandwidth.
   const std::int64_t crossover = (p.is_2d() ? 192 : 288) / (element_bytes == 4 ? 1 : 2);
   if (taps <= crossover) return Variant::direct;
+  // fused reads the signal and writes the output once where overlap-save's separate passes move
+  // them several times: wherever it is compiled in and takes the filter, it goes first.
+  if (fused_compiled_in() && supports(Variant::fused, p) && p.filter.cols <= p.signal.cols)
+    return Variant::fused;
   if (!p.is_2d() && p.filter.cols <= p.signal.cols &&
       p.signal.cols >= 2 * choose_block_length(p.filter.cols))
     return Variant::overlap_save;

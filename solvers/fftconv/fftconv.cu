@@ -20,6 +20,7 @@
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/fused.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
 
 namespace parasol::fftconv {
@@ -386,7 +387,7 @@ const Problem& checked(const Problem& p, std::size_t signal_values, std::size_t 
 template <class T>
 struct Convolver<T>::Impl {
   PlanCache plans;
-  DeviceBuffer<T> real_a, real_b, filters;
+  DeviceBuffer<T> real_a, real_b, filters, fused_spectra;
   DeviceBuffer<Complex<T>> complex_a, complex_b, complex_c;
 
   // The filters as the kernels want them: reversed for correlation, as given otherwise.
@@ -534,6 +535,27 @@ struct Convolver<T>::Impl {
                            output + b * m + o0, m, stream);
   }
 
+  // The fused variant (fused.hpp): the filters' spectra at the transform length, then every
+  // block of every signal in one kernel.
+  void fused_overlap_save(const Problem& p, const Options& o, const T* signal, const T* filter,
+                          T* output, cudaStream_t stream) {
+    const std::int64_t block = fused_block(p, o, static_cast<int>(sizeof(T)));
+    const std::int64_t overlap = p.filter.cols - 1, m = output_extent(p).cols;
+    T* spectra = reserve(fused_spectra, 2 * p.filters * block);
+    fused::filter_spectra(filter, p.filter.cols, p.filters, p.operation == Operation::correlate,
+                          block, spectra, stream);
+    fused::Blocks b;
+    b.signals = p.batch;
+    b.n = b.x_stride = p.signal.cols;
+    b.first = output_offset(p).cols - overlap;
+    b.step = block - overlap;
+    b.blocks = ceil_div(m, b.step);
+    b.overlap = overlap;
+    b.count = b.out_stride = m;
+    b.one_filter = p.filters == 1;
+    fused::convolve_blocks(b, block, signal, spectra, output, stream);
+  }
+
   struct Piece {
     std::int64_t o0 = 0, count = 0;   // outputs
     std::int64_t x0 = 0, x_count = 0;  // signal samples they need that exist
@@ -556,6 +578,8 @@ Variant Convolver<T>::convolve(const Problem& p, const Options& o, const T* sign
   check_problem(p);
   const Variant v =
       o.variant == Variant::automatic ? choose_variant(p, static_cast<int>(sizeof(T))) : o.variant;
+  // fused says itself why it cannot run (not compiled in, or the filter too long).
+  if (v == Variant::fused) (void)fused_block(p, o, static_cast<int>(sizeof(T)));
   if (!supports(v, p))
     throw InputError("", "variant",
                      "variant \"" + std::string(name(v)) + "\" takes 1D signals only");
@@ -564,6 +588,7 @@ Variant Convolver<T>::convolve(const Problem& p, const Options& o, const T* sign
     case Variant::r2c: impl_->r2c(p, signal, filter, output, stream); break;
     case Variant::overlap_save: impl_->overlap_save(p, o, signal, filter, output, stream); break;
     case Variant::direct: impl_->direct(p, signal, filter, output, stream); break;
+    case Variant::fused: impl_->fused_overlap_save(p, o, signal, filter, output, stream); break;
     case Variant::automatic: break;  // resolved above
   }
   return v;

@@ -39,11 +39,15 @@ Operation parse_operation(std::string_view s);
 //   overlap-save: 1D only; the signal in blocks of a length chosen for speed against the
 //                 filter's spectrum computed once; streams signals larger than device memory;
 //   direct:       shared-memory tiled direct sums, for short filters;
+//   fused:        1D only; overlap-save with each block's forward transform, the multiply by the
+//                 filter's spectrum and the inverse in one kernel (cuFFTDx's block FFTs): the
+//                 signal read once and the output written once. Filters of at most
+//                 kFusedMostTaps taps; only where the build has cuFFTDx (fused_compiled_in);
 //   auto:         direct or an FFT variant, by filter length and size (choose_variant).
-enum class Variant { automatic, c2c, r2c, overlap_save, direct };
+enum class Variant { automatic, c2c, r2c, overlap_save, direct, fused };
 inline constexpr std::array kVariants{Variant::c2c, Variant::r2c, Variant::overlap_save,
-                                      Variant::direct};
-std::string_view name(Variant v);  // "auto", "c2c", "r2c", "overlap-save", "direct"
+                                      Variant::direct, Variant::fused};
+std::string_view name(Variant v);  // "auto", "c2c", "r2c", "overlap-save", "direct", "fused"
 Variant parse_variant(std::string_view s);
 
 // The extent of one signal, filter or output: rows x cols, last index fastest. 1D: rows = 1.
@@ -137,8 +141,29 @@ std::int64_t choose_block_length(std::int64_t filter_length);
 // sample 0 on, whatever range of the output is computed.
 std::int64_t overlap_save_block(const Problem& p, const Options& o);
 
-// Whether a variant can take this problem (overlap-save: 1D only). Never throws.
+// Whether a variant can take this problem (overlap-save and fused: 1D only; fused: filters of at
+// most kFusedMostTaps taps). Never throws. Whether fused is compiled in is another question
+// (fused_compiled_in): a build without it says so when fused is asked for.
 bool supports(Variant v, const Problem& p);
+
+// fused: its transforms are compiled for a few lengths only (the longest common to float and
+// double is 4096), and each block keeps at least half its transform for new outputs.
+inline constexpr std::int64_t kFusedMostTaps = 2049;
+
+// Whether this build has the fused variant (cuFFTDx was found when it was configured).
+bool fused_compiled_in();
+
+// The transform lengths the fused variant is compiled for, elements of this many bytes (4: float,
+// 8: double), ascending; empty when it is not compiled in.
+std::vector<std::int64_t> fused_block_lengths(int element_bytes);
+
+// The transform length a 1D problem runs fused with: o.block, which must be one of the compiled
+// lengths and at least the filter's taps (InputError, key "block"), or when 0 the shortest
+// compiled length that is at least choose_block_length's (and twice the filter's overlap), never
+// longer than one block covering a whole signal's outputs needs (with o.variant auto, a block
+// length that is not compiled is overlap-save's and is passed over). InputError (key "variant")
+// when the variant is not compiled in or the problem is not one it supports.
+std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes);
 
 // Convolves data already on the device. Keeps cuFFT plans (keyed by transform shape and batch)
 // and scratch buffers between calls: create one and reuse it.

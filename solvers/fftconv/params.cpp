@@ -95,11 +95,12 @@ void Params::validate() const {
   }
 
   const bool may_overlap_save = variant == Variant::overlap_save || variant == Variant::automatic;
+  const bool takes_block = may_overlap_save || variant == Variant::fused;
   require(block >= 0, "method.block",
           "expected 0 (chosen from the filter length) or a transform length, got " +
               std::to_string(block));
-  require(block == 0 || may_overlap_save, "method.block",
-          "only overlap-save takes a block length; method.variant is \"" +
+  require(block == 0 || takes_block, "method.block",
+          "only overlap-save and fused take a block length; method.variant is \"" +
               std::string(name(variant)) + "\"");
   require(piece >= 0, "method.piece",
           "expected 0 (the solver's default) or a number of samples, got " +
@@ -128,6 +129,16 @@ void Params::validate() const {
 }
 
 void check_method(const Params& params, const Problem& p) {
+  // fused says itself why it cannot run: not compiled in, a filter too long, a block length not
+  // compiled in.
+  if (params.variant == Variant::fused) {
+    try {
+      (void)fused_block(p, Options{params.variant, params.block},
+                        params.precision == Precision::single ? 4 : 8);
+    } catch (const InputError& e) {
+      throw InputError("", "method." + e.key(), e.expected());
+    }
+  }
   require(supports(params.variant, p), "method.variant",
           std::string(name(params.variant)) + " takes 1D problems only; the signal is " +
               extent_text(p.signal.rows, p.signal.cols) + " and the filter " +

@@ -10,21 +10,32 @@ PlanCache::~PlanCache() {
 
 cufftHandle PlanCache::get(cufftType type, std::int64_t rows, std::int64_t cols,
                            std::int64_t batch, cudaStream_t stream) {
-  const Key key{static_cast<int>(type), rows, cols, batch};
+  long long dims[2] = {rows, cols};
+  const int rank = rows > 1 ? 2 : 1;
+  return made(Key{static_cast<int>(type), 0, rows, cols, batch}, rank,
+              rank == 2 ? dims : dims + 1, batch, stream);
+}
+
+cufftHandle PlanCache::get_3d(cufftType type, std::int64_t depth, std::int64_t rows,
+                              std::int64_t cols, cudaStream_t stream) {
+  long long dims[3] = {depth, rows, cols};
+  return made(Key{static_cast<int>(type), depth, rows, cols, 1}, 3, dims, 1, stream);
+}
+
+cufftHandle PlanCache::made(const Key& key, int rank, long long* dims, std::int64_t batch,
+                            cudaStream_t stream) {
   auto found = plans_.find(key);
   if (found == plans_.end()) {
     cufftHandle plan = 0;
     PARASOL_CUFFT(cufftCreate(&plan));
-    long long dims[2] = {rows, cols};
-    const int rank = rows > 1 ? 2 : 1;
     std::size_t work_bytes = 0;
     // nullptr layouts: packed data, as documented for real and half-spectrum arrays.
-    const cufftResult made =
-        cufftMakePlanMany64(plan, rank, rank == 2 ? dims : dims + 1, nullptr, 1, 0, nullptr, 1, 0,
-                            type, batch, &work_bytes);
-    if (made != CUFFT_SUCCESS) {
+    const auto type = static_cast<cufftType>(std::get<0>(key));
+    const cufftResult result = cufftMakePlanMany64(plan, rank, dims, nullptr, 1, 0, nullptr, 1,
+                                                   0, type, batch, &work_bytes);
+    if (result != CUFFT_SUCCESS) {
       (void)cufftDestroy(plan);
-      throw_cufft(made, "cufftMakePlanMany64", __FILE__, __LINE__);
+      throw_cufft(result, "cufftMakePlanMany64", __FILE__, __LINE__);
     }
     found = plans_.emplace(key, plan).first;
   }

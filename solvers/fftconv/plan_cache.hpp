@@ -23,10 +23,16 @@ class PlanCache {
   // layout (real data [rows][cols], half spectra [rows][cols / 2 + 1]), bound to `stream`.
   cufftHandle get(cufftType type, std::int64_t rows, std::int64_t cols, std::int64_t batch,
                   cudaStream_t stream);
+  // One 3D transform of depth x rows x cols points, packed as above (cols fastest).
+  cufftHandle get_3d(cufftType type, std::int64_t depth, std::int64_t rows, std::int64_t cols,
+                     cudaStream_t stream);
   std::size_t size() const { return plans_.size(); }
 
  private:
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
+  // type, depth (0: a 1D or 2D plan), rows, cols, batch.
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  cufftHandle made(const Key& key, int rank, long long* dims, std::int64_t batch,
+                   cudaStream_t stream);
   std::map<Key, cufftHandle> plans_;
 };
 

@@ -15,11 +15,12 @@ constexpr NameTable<Mode, 3> kModeNames{
     {{Mode::full, "full"}, {Mode::same, "same"}, {Mode::valid, "valid"}}};
 constexpr NameTable<Operation, 2> kOperationNames{
     {{Operation::convolve, "convolve"}, {Operation::correlate, "correlate"}}};
-constexpr NameTable<Variant, 5> kVariantNames{{{Variant::automatic, "auto"},
+constexpr NameTable<Variant, 6> kVariantNames{{{Variant::automatic, "auto"},
                                                {Variant::c2c, "c2c"},
                                                {Variant::r2c, "r2c"},
                                                {Variant::overlap_save, "overlap-save"},
-                                               {Variant::direct, "direct"}}};
+                                               {Variant::direct, "direct"},
+                                               {Variant::fused, "fused"}}};
 
 std::string shown(const Extent& e) {
   return e.rows == 1 ? std::to_string(e.cols) : std::to_string(e.rows) + " x " +
@@ -136,7 +137,11 @@ std::int64_t good_fft_length(std::int64_t n) {
 }
 
 bool supports(Variant v, const Problem& p) {
-  return v != Variant::overlap_save || !p.is_2d();
+  switch (v) {
+    case Variant::overlap_save: return !p.is_2d();
+    case Variant::fused: return !p.is_2d() && p.filter.cols <= kFusedMostTaps;
+    default: return true;
+  }
 }
 
 }  // namespace parasol::fftconv

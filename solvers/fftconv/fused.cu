@@ -1,0 +1,268 @@
+// fftconv's fused overlap-save (fused.hpp): one kernel per launch reads each block of the signal
+// once, takes cuFFTDx's block FFT of it, multiplies by the filter's spectrum, takes the inverse
+// and writes the block's valid outputs once. Compiled for a few transform lengths only (each is a
+// large instantiation); without cuFFTDx this file is a stub that says so.
+#include "solvers/fftconv/fused.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/error.hpp"
+
+#if PARASOL_WITH_CUFFTDX
+#include <cufftdx.hpp>
+
+#include <type_traits>
+#include <utility>
+
+#include "kernels/device.hpp"
+#include "kernels/launch.hpp"
+#endif
+
+namespace parasol::fftconv::fused {
+
+#if PARASOL_WITH_CUFFTDX
+namespace {
+
+// One block FFT of N points of T, complex to complex, one transform per thread block, 16 values
+// per thread: N / 16 threads, held in registers between the load, the multiply and the store.
+template <class T, unsigned N, cufftdx::fft_direction D>
+using BlockFft =
+    decltype(cufftdx::Size<N>() + cufftdx::Precision<T>() +
+             cufftdx::Type<cufftdx::fft_type::c2c>() + cufftdx::Direction<D>() +
+             cufftdx::ElementsPerThread<16>() + cufftdx::FFTsPerBlock<1>() +
+             cufftdx::SM<PARASOL_CUFFTDX_SM>() + cufftdx::Block());
+
+template <class T, unsigned N>
+struct Transforms {
+  using Forward = BlockFft<T, N, cufftdx::fft_direction::forward>;
+  using Inverse = BlockFft<T, N, cufftdx::fft_direction::inverse>;
+  using Complex = typename Forward::value_type;
+  static_assert(sizeof(Complex) == 2 * sizeof(T), "cuFFTDx's complex is a pair of T");
+  static_assert(Forward::block_dim.x == Inverse::block_dim.x &&
+                    Forward::elements_per_thread == Inverse::elements_per_thread,
+                "the forward and inverse transforms share the threads' layout");
+  static constexpr unsigned kThreads = Forward::block_dim.x;
+  static constexpr unsigned kPerThread = Forward::elements_per_thread;
+  static constexpr unsigned kStride = Forward::stride;  // thread t holds t + i * kStride
+  static constexpr unsigned kShared = std::max(Forward::shared_memory_size,
+                                               Inverse::shared_memory_size);
+};
+
+// The lengths compiled: each is one forward and one inverse instantiation, a large one, so the
+// lists stay short. 8192 serves filters up to about a thousand taps in float; 4096 shorter
+// filters and short batched signals, with less of each transform spent on the overlap or on
+// zero padding.
+template <class T>
+struct Lengths;
+template <>
+struct Lengths<float> {
+  using List = std::integer_sequence<unsigned, 4096, 8192>;
+};
+template <>
+struct Lengths<double> {
+  using List = std::integer_sequence<unsigned, 4096>;
+};
+
+template <unsigned... N>
+std::vector<std::int64_t> listed(std::integer_sequence<unsigned, N...>) {
+  return {std::int64_t(N)...};
+}
+
+template <class T, class Launch, unsigned... N>
+void dispatch_length(std::int64_t block, std::integer_sequence<unsigned, N...>, Launch&& launch) {
+  const bool found =
+      ((block == std::int64_t(N) ? (launch(std::integral_constant<unsigned, N>{}), true)
+                                 : false) ||
+       ...);
+  if (!found)
+    throw Error("fftconv/fused: transform length " + std::to_string(block) +
+                " is not compiled in");
+}
+
+template <class T, class Launch>
+void dispatch_length(std::int64_t block, Launch&& launch) {
+  dispatch_length<T>(block, typename Lengths<T>::List{}, std::forward<Launch>(launch));
+}
+
+template <class C, class T>
+__device__ C complex_of(T re, T im) {
+  C c;
+  c.x = re;
+  c.y = im;
+  return c;
+}
+
+// spectra[f] = FFT(filter f, reversed when `reverse`, zero-padded to N) / N.
+template <class T, unsigned N>
+__global__ void __launch_bounds__(Transforms<T, N>::kThreads)
+    filter_spectrum_kernel(const T* __restrict__ filter, std::int64_t taps, std::int64_t filters,
+                           bool reverse, typename Transforms<T, N>::Complex* __restrict__ spectra) {
+  using F = Transforms<T, N>;
+  using C = typename F::Complex;
+  extern __shared__ __align__(16) unsigned char shared[];
+  for (std::int64_t f = blockIdx.x; f < filters; f += gridDim.x) {
+    const T* h = filter + f * taps;
+    C v[F::Forward::storage_size];
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const std::int64_t r = threadIdx.x + i * F::kStride;
+      const T tap = r < taps ? h[reverse ? taps - 1 - r : r] : T(0);
+      v[i] = complex_of<C>(tap, T(0));
+    }
+    typename F::Forward().execute(v, shared);
+    const T scale = T(1) / T(N);
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i)
+      spectra[f * N + threadIdx.x + i * F::kStride] = complex_of<C>(v[i].x * scale, v[i].y * scale);
+    __syncthreads();  // the next filter's transform reuses the shared memory
+  }
+}
+
+// One transform per pass of a thread block: blocks g0 and g0 + 1 of the flattened (signal,
+// block) list as its real and imaginary parts when they share the filter (one_filter), block g0
+// alone otherwise. Loads and stores are coalesced: thread t touches samples t + i * stride.
+template <class T, unsigned N>
+__global__ void __launch_bounds__(Transforms<T, N>::kThreads)
+    overlap_save_kernel(Blocks b, const T* __restrict__ x,
+                        const typename Transforms<T, N>::Complex* __restrict__ spectra,
+                        T* __restrict__ out) {
+  using F = Transforms<T, N>;
+  using C = typename F::Complex;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const std::int64_t items = b.signals * b.blocks;
+  const std::int64_t per = b.one_filter ? 2 : 1;
+  const std::int64_t transforms = (items + per - 1) / per;
+  for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+    const std::int64_t g0 = t * per, g1 = g0 + 1;
+    const bool second = per == 2 && g1 < items;
+    const std::int64_t s0 = g0 / b.blocks, j0 = g0 % b.blocks;
+    const std::int64_t s1 = second ? g1 / b.blocks : s0, j1 = second ? g1 % b.blocks : j0;
+    const T* x0 = x + s0 * b.x_stride;
+    const T* x1 = x + s1 * b.x_stride;
+    const std::int64_t a0 = b.first + j0 * b.step, a1 = b.first + j1 * b.step;
+    C v[F::Forward::storage_size];
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const std::int64_t r = threadIdx.x + i * F::kStride;
+      const std::int64_t p0 = a0 + r, p1 = a1 + r;
+      const T re = (p0 >= 0 && p0 < b.n) ? x0[p0] : T(0);
+      const T im = (second && p1 >= 0 && p1 < b.n) ? x1[p1] : T(0);
+      v[i] = complex_of<C>(re, im);
+    }
+    typename F::Forward().execute(v, shared);
+    const C* h = spectra + (b.one_filter ? 0 : s0) * std::int64_t(N);
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const C w = h[threadIdx.x + i * F::kStride];
+      v[i] = complex_of<C>(v[i].x * w.x - v[i].y * w.y, v[i].x * w.y + v[i].y * w.x);
+    }
+    __syncthreads();  // the inverse reuses the forward's shared memory
+    typename F::Inverse().execute(v, shared);
+    T* y0 = out + s0 * b.out_stride;
+    T* y1 = out + s1 * b.out_stride;
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const std::int64_t r = std::int64_t(threadIdx.x + i * F::kStride) - b.overlap;
+      if (r < 0) continue;
+      const std::int64_t q0 = j0 * b.step + r, q1 = j1 * b.step + r;
+      if (q0 < b.count) y0[q0] = v[i].x;
+      if (second && q1 < b.count) y1[q1] = v[i].y;
+    }
+    __syncthreads();  // the next transform reuses the shared memory
+  }
+}
+
+// Enough thread blocks for every transform, within the grid's limit; each loops past it.
+unsigned grid_of(std::int64_t transforms) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>(transforms, 1, kMaxGridX));
+}
+
+template <class Kernel>
+void allow_shared(Kernel kernel, unsigned bytes) {
+  PARASOL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(bytes)));
+}
+
+}  // namespace
+
+bool compiled_in() { return true; }
+
+template <class T>
+std::vector<std::int64_t> block_lengths() {
+  return listed(typename Lengths<T>::List{});
+}
+
+template <class T>
+void filter_spectra(const T* filter, std::int64_t taps, std::int64_t filters, bool reverse,
+                    std::int64_t block, T* spectra, cudaStream_t stream) {
+  if (filters < 1) return;
+  dispatch_length<T>(block, [&](auto n) {
+    constexpr unsigned kN = decltype(n)::value;
+    using F = Transforms<T, kN>;
+    const auto kernel = filter_spectrum_kernel<T, kN>;
+    allow_shared(kernel, F::kShared);
+    kernel<<<grid_of(filters), F::kThreads, F::kShared, stream>>>(
+        filter, taps, filters, reverse, reinterpret_cast<typename F::Complex*>(spectra));
+    PARASOL_CHECK_LAUNCH(stream);
+  });
+}
+
+template <class T>
+void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* spectra, T* out,
+                     cudaStream_t stream) {
+  const std::int64_t items = b.signals * b.blocks;
+  if (items < 1 || b.count < 1) return;
+  dispatch_length<T>(block, [&](auto n) {
+    constexpr unsigned kN = decltype(n)::value;
+    using F = Transforms<T, kN>;
+    const auto kernel = overlap_save_kernel<T, kN>;
+    allow_shared(kernel, F::kShared);
+    const std::int64_t transforms = b.one_filter ? (items + 1) / 2 : items;
+    kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
+        b, x, reinterpret_cast<const typename F::Complex*>(spectra), out);
+    PARASOL_CHECK_LAUNCH(stream);
+  });
+}
+
+#else  // without cuFFTDx
+
+namespace {
+[[noreturn]] void not_compiled_in() {
+  throw InputError("", "variant",
+                   "the fused variant is not compiled in (it needs cuFFTDx: ./build.sh deps "
+                   "unpacks it into .deps/mathdx/, then configure again)");
+}
+}  // namespace
+
+bool compiled_in() { return false; }
+
+template <class T>
+std::vector<std::int64_t> block_lengths() {
+  return {};
+}
+
+template <class T>
+void filter_spectra(const T*, std::int64_t, std::int64_t, bool, std::int64_t, T*, cudaStream_t) {
+  not_compiled_in();
+}
+
+template <class T>
+void convolve_blocks(const Blocks&, std::int64_t, const T*, const T*, T*, cudaStream_t) {
+  not_compiled_in();
+}
+
+#endif
+
+template std::vector<std::int64_t> block_lengths<float>();
+template std::vector<std::int64_t> block_lengths<double>();
+template void filter_spectra(const float*, std::int64_t, std::int64_t, bool, std::int64_t,
+                             float*, cudaStream_t);
+template void filter_spectra(const double*, std::int64_t, std::int64_t, bool, std::int64_t,
+                             double*, cudaStream_t);
+template void convolve_blocks(const Blocks&, std::int64_t, const float*, const float*, float*,
+                              cudaStream_t);
+template void convolve_blocks(const Blocks&, std::int64_t, const double*, const double*, double*,
+                              cudaStream_t);
+
+}  // namespace parasol::fftconv::fused

@@ -1,0 +1,46 @@
+// fftconv's fused overlap-save (the `fused` variant): each block of a signal is read once,
+// transformed, multiplied by the filter's spectrum and transformed back inside one kernel, and
+// its valid outputs written once, with cuFFTDx's block FFTs. Two blocks share one complex
+// transform (one as its real part, the other as its imaginary part) where they share the filter:
+// the filter is real, so the two convolutions stay apart in the real and imaginary parts.
+// Internal to the solver: fftconv.cu calls it. Host-only; compiles without nvcc.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace parasol::fftconv::fused {
+
+// Whether the kernels are compiled in (cuFFTDx found at build time).
+bool compiled_in();
+
+// The transform lengths compiled for T, ascending; empty when not compiled in.
+template <class T>
+std::vector<std::int64_t> block_lengths();
+
+// spectra[f][0, block) (complex, as pairs of T): the full spectrum of filter f's `taps` taps
+// (reversed when `reverse`) zero-padded to `block`, scaled by 1 / block, for `filters` filters.
+// spectra holds 2 * filters * block values. block must be one of block_lengths<T>().
+template <class T>
+void filter_spectra(const T* filter, std::int64_t taps, std::int64_t filters, bool reverse,
+                    std::int64_t block, T* spectra, cudaStream_t stream);
+
+// Overlap-save over `signals` signals of n samples (x_stride apart), each cut into `blocks`
+// blocks: block j of signal b holds samples first + j * step + [0, block) (zero outside
+// [0, n)); its samples [overlap, block) are output samples j * step + [0, step) of that signal,
+// of which those below `count` are written (out_stride apart). Filter f's spectrum serves
+// signal f, or every signal when one_filter.
+struct Blocks {
+  std::int64_t signals = 1, n = 0, x_stride = 0;
+  std::int64_t first = 0, step = 1, blocks = 1, overlap = 0;
+  std::int64_t count = 0, out_stride = 0;
+  bool one_filter = true;
+};
+
+template <class T>
+void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* spectra, T* out,
+                     cudaStream_t stream);
+
+}  // namespace parasol::fftconv::fused

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -138,6 +139,11 @@ struct Measurement {
   // Set when this configuration cannot take the problem at all (a variant for 1D problems only,
   // given an image): the driver says why and adds no row.
   std::string skipped;
+  // Across ranks: the slowest rank's seconds of exchange per timed run (measured with the
+  // exchange not overlapped), and the share of it the overlap hid: (seconds without overlap -
+  // seconds with it) / exchange. NaN on one rank.
+  double exchange_seconds = std::numeric_limits<double>::quiet_NaN();
+  double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A solver's sweep: made by the binding from the parameter file and its [sweep] table.
@@ -167,6 +173,10 @@ class Study {
   }
   // The message of an empty sweep (no listed configuration can run).
   virtual InputError nothing_to_time() const = 0;
+  // Whether this sweep can run across ranks (`mpirun -np N parasol sweep`), and the ranks it
+  // runs on, given before prepare(): every rank then measures every configuration together.
+  virtual bool sweeps_across_ranks() const { return false; }
+  virtual void use_ranks(comm::Context& /*context*/, comm::Transport /*transport*/) {}
 };
 
 // A solver as the front end knows it.

@@ -408,8 +408,10 @@ namespace {
 // the check and the solver's extras; with the fastest row that agreed with the gold.
 class SweepTable {
  public:
-  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling)
-      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), table_(columns(c)) {}
+  // `ranks` > 1: a sweep across ranks, with the exchange, its hidden share and the rate per GPU.
+  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling, int ranks = 1)
+      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), ranks_(ranks),
+        table_(columns(c, ranks)) {}
 
   void add(std::vector<Cell> row, const Measurement& m, std::size_t configuration) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -432,6 +434,11 @@ class SweepTable {
     }
     row.push_back(m.agreement.value);
     row.insert(row.end(), m.extras.begin(), m.extras.end());
+    if (ranks_ > 1) {
+      row.push_back(m.exchange_seconds);
+      row.push_back(100.0 * m.hidden_fraction);
+      row.push_back(units_ > 0 ? 1e-9 * units_ / middle / ranks_ : nan);
+    }
     const bool passed = timed && m.agreement.passed();
     table_.add(std::move(row), middle, passed);
     if (passed && (!fastest_ || middle < fastest_seconds_)) {
@@ -466,7 +473,7 @@ class SweepTable {
   }
 
  private:
-  static std::vector<ResultsTable::Column> columns(const SweepColumns& c) {
+  static std::vector<ResultsTable::Column> columns(const SweepColumns& c, int ranks) {
     std::vector<ResultsTable::Column> all = c.axes;
     all.push_back({"median_s", "median ms", 11, 4, 'f', 1e3});
     all.push_back({"spread_percent", "spread %", 8, 1});
@@ -477,11 +484,21 @@ class SweepTable {
     }
     all.push_back(c.check);
     all.insert(all.end(), c.extras.begin(), c.extras.end());
+    if (ranks > 1) {
+      all.push_back({"exchange_s", "exch ms", 9, 4, 'f', 1e3});
+      all.push_back({"hidden_percent", "hidden %", 8, 0});
+      ResultsTable::Column per_gpu = c.rate;
+      per_gpu.name = "rate_per_gpu";
+      per_gpu.header += " /GPU";
+      per_gpu.width += 5;
+      all.push_back(per_gpu);
+    }
     return all;
   }
 
   SweepColumns c_;
   double units_, roofline_, ceiling_;
+  int ranks_;
   ResultsTable table_;
   std::vector<double> min_s_, max_s_;
   std::optional<std::size_t> fastest_;
@@ -560,12 +577,84 @@ std::string no_autotune(const Binding& binding) {
 
 }  // namespace
 
+namespace {
+
+// A sweep across ranks (laplace3d on GPUs): every rank measures every configuration together,
+// rank 0 prints and writes. A failure before the timing ends every rank with one line from rank
+// 0; one during it (the ranks are meeting) ends the whole run, and nothing is left behind.
+int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
+                       io::ParamTable& params, const Binding& binding, Study& study) {
+  together(context, [&] {
+    if (agreed_backend(context, Backend::gpu) != Backend::gpu)
+      throw Error("parasol sweep needs a device on every rank");
+    study.use_ranks(context, options.transport);
+    study.prepare();
+  });
+  const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
+  std::optional<io::ResultFile> out;
+  together(context, [&] {
+    if (!context.is_root()) return;
+    out.emplace(path, options.force, options.compression);
+    write_parameters(*out, params);
+    write_provenance(*out, binding.name, Backend::gpu, options.command_line);
+  });
+  const std::vector<comm::RankDevice> devices = context.devices();
+  if (out) write_ranks(*out, context, Backend::gpu, devices);
+  if (is_speaker())
+    std::cout << binding.name << " sweep on " << context.size() << " ranks: " << study.describe()
+              << "\n";
+
+  SweepTable table(study.columns(), study.units_per_run(), study.roofline_per_run(),
+                   study.ceiling_per_second(), context.size());
+  const std::vector<std::vector<Cell>> configurations = study.configurations();
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    Measurement m;
+    or_abort(context, [&] { m = study.measure(i); });
+    if (!m.skipped.empty()) {
+      say(m.skipped);
+      continue;
+    }
+    table.add(configurations[i], m, i);
+  }
+  together(context, [&] {
+    if (table.empty()) throw study.nothing_to_time();
+    if (!out) return;
+    table.print_and_write(*out);
+    study.write_attributes(*out);
+    out->commit();
+  });
+  say("wrote " + path.string());
+  return table.all_passed() ? 0 : 1;
+}
+
+}  // namespace
+
 int sweep_command(comm::Context& context, const SweepOptions& options,
                   const std::vector<std::string>& overrides) {
+  if (context.size() > 1) {
+    try {
+      std::optional<io::ParamTable> params;
+      const Binding* binding = nullptr;
+      std::unique_ptr<Study> study;
+      together(context, [&] {
+        params.emplace(load_params(options.params_path, overrides));
+        binding = &find_binding(*params);
+        study = binding->make_study(*params, options.params_path);
+        const auto refuse = [&](const std::string& why) {
+          throw InputError("command line", "mpirun", why + "; run it without a launcher");
+        };
+        if (!study->sweeps_across_ranks())
+          refuse("parasol sweep of " + std::string(binding->name) + " times one device at a time");
+        if (options.backend == Backend::cpu)
+          refuse("parasol sweep --backend cpu times the CPU solver in one process");
+        if (options.autotune) refuse("--autotune stores the choice for one device");
+      });
+      return sweep_across_ranks(context, options, *params, *binding, *study);
+    } catch (const Stop& stop) {
+      return stop.status;
+    }
+  }
   io::ParamTable params = load_params(options.params_path, overrides);
-  if (context.size() > 1)
-    throw InputError("command line", "mpirun",
-                     "parasol sweep times one device at a time; run it without a launcher");
   const Binding& binding = find_binding(params);
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
   if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))

@@ -123,6 +123,13 @@ int main(int argc, char** argv) {
                    "at 1, 2, 4, ... threads up to --threads, each checked against the gold (a "
                    "sweep file made without a GPU)")
       ->check(CLI::IsMember({"gpu", "cpu"}));
+  std::string sweep_transport = "auto";
+  sweep_cmd
+      ->add_option("--transport", sweep_transport,
+                   "Across ranks (mpirun -np N parasol sweep ..., laplace3d): how halos travel, as "
+                   "for run; the table adds each configuration's exchange, the share of it hidden "
+                   "behind the interior sweep, and the rate per GPU")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi"}));
   std::string sweep_compression = "none";
   sweep_cmd->add_option("--compression", sweep_compression,
                         "Filter of large datasets, as for run; default none");
@@ -171,6 +178,7 @@ int main(int argc, char** argv) {
     }
     if (*sweep_cmd) {
       sweep.backend = sweep_backend == "cpu" ? app::Backend::cpu : app::Backend::gpu;
+      sweep.transport = comm::parse_transport(sweep_transport);
       sweep.compression = io::parse_compression(sweep_compression);
       sweep.command_line = joined(argc, argv);
       return app::sweep_command(*context, sweep, sweep_overrides);

@@ -39,6 +39,7 @@ struct SweepOptions {
   io::Compression compression;  // of large datasets: --compression, none by default
   // gpu: every variant and shape on the device; cpu: the CPU solver at each thread count.
   Backend backend = Backend::gpu;
+  comm::Transport transport = comm::Transport::automatic;  // across ranks: how halos travel
 };
 
 // The backend a run uses: `automatic` becomes gpu when a device is present, else cpu (and says

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -138,6 +139,67 @@ TEST_F(Ranks, AGpuRunWithoutADeviceIsOneLineAndNothingWritten) {
   EXPECT_EQ(r.status, 1) << r.output;
   test::expect_one_line(r, "--backend gpu");
   test::expect_only_inputs(dir_, {"p.toml"});
+}
+
+// parasol sweep across ranks: laplace3d on GPUs. What runs in one process says so in one line
+// from rank 0 and leaves nothing.
+TEST_F(Ranks, SweepAcrossRanksRefusesWhatRunsInOneProcess) {
+  const std::filesystem::path file = write_params(params(9));
+  const auto sweep = [&](const std::string& args) {
+    return test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 2 " + kExe + " sweep " +
+                           quoted(file) + " -o " + quoted(dir_ / "sweep.h5") + " " + args);
+  };
+  auto r = sweep("--backend cpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "mpirun: parasol sweep --backend cpu times the CPU solver in one process");
+  r = sweep("--autotune --autotune-file " + quoted(dir_ / "tune.toml"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "mpirun: --autotune stores the choice for one device");
+  r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 2 " + kExe + " sweep " +
+                      quoted(std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs" /
+                             "montecarlo.toml") +
+                      " -o " + quoted(dir_ / "sweep.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "mpirun: parasol sweep of montecarlo times one device at a time");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "sweep.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "tune.toml"));
+}
+
+TEST_F(Ranks, SweepAcrossRanksWithoutADeviceIsOneLineAndNothingWritten) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "this machine has a device";
+  const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 2 " + kExe + " sweep " +
+                                 quoted(write_params(params(9))) + " -o " +
+                                 quoted(dir_ / "sweep.h5"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  test::expect_one_line(r, "--backend gpu");
+  test::expect_only_inputs(dir_, {"p.toml"});
+}
+
+// Every configuration checked on every rank's slab and timed with and without overlap: the
+// table gains the exchange, its hidden share and the rate per GPU, and the file says where it ran.
+TEST_F(Ranks, SweepAcrossRanksTimesTheExchangeAndItsHiddenShare) {
+  PARASOL_REQUIRE_GPU();
+  const auto r = test::run_shell(
+      std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " sweep " +
+      quoted(write_params(params(70))) + " -o " + quoted(dir_ / "sweep.h5") +
+      " --transport mpi sweep.variants=[\"zreg\",\"temporal\"] sweep.iterations=8 "
+      "sweep.repeats=3 sweep.check_iterations=9");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("sweep on 3 ranks"), std::string::npos) << r.output;
+  io::ResultReader h5(dir_ / "sweep.h5");
+  const std::vector<double> exchange = h5.read_doubles("/sweep/exchange_s");
+  const std::vector<double> hidden = h5.read_doubles("/sweep/hidden_percent");
+  const std::vector<double> rate = h5.read_doubles("/sweep/gpoints_per_s");
+  const std::vector<double> per_gpu = h5.read_doubles("/sweep/rate_per_gpu");
+  ASSERT_FALSE(exchange.empty());
+  ASSERT_EQ(hidden.size(), exchange.size());
+  for (std::size_t i = 0; i < exchange.size(); ++i) {
+    EXPECT_GT(exchange[i], 0.0) << i;
+    EXPECT_TRUE(std::isfinite(hidden[i])) << i;
+    EXPECT_NEAR(per_gpu[i], rate[i] / 3, 1e-9 * rate[i]) << i;
+  }
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/provenance", "ranks")), 3);
 }
 
 TEST_F(Ranks, AnExistingOutputIsRefusedBeforeAnyComputing) {

@@ -351,6 +351,7 @@ class Laplace3dStudy final : public Study {
   }
 
   Measurement measure(std::size_t i) override {
+    if (context_ != nullptr && context_->size() > 1) return measure_across_ranks(i);
     const auto& [v, block] = configurations_[i];
     laplace3d::DeviceGrid<T> field(p_.grid, initial_, *stream_);
     field.sweep(v, block, s_.check_iterations);
@@ -389,7 +390,54 @@ class Laplace3dStudy final : public Study {
                       "no listed block is compiled for the listed variants");
   }
 
+  bool sweeps_across_ranks() const override { return true; }
+  void use_ranks(comm::Context& context, comm::Transport transport) override {
+    context_ = &context;
+    transport_ = transport;
+  }
+
  private:
+  // Across ranks, as `parasol run` makes it: each rank checks its slab against the gold's planes,
+  // then times the sweeps with the exchange behind the interior and again without overlap, the
+  // slowest rank's compute seconds each time.
+  Measurement measure_across_ranks(std::size_t i) {
+    const auto& [v, block] = configurations_[i];
+    comm::Context& context = *context_;
+    Params p = p_;
+    p.variant = v;
+    p.block = block;
+    p.tolerance = 0;
+    p.max_iterations = s_.check_iterations;
+    const laplace3d::SlabResult<T> checked =
+        laplace3d::solve_gpu_slab<T>(p, context, transport_, true);
+    const std::int64_t plane = p_.grid.nx * p_.grid.ny;
+    const std::vector<T> gold(gold_.begin() + checked.part.slab.begin * plane,
+                              gold_.begin() + checked.part.slab.end * plane);
+    const FieldDifference d = over_ranks(context, compare(checked.u, gold), checked.u.size(),
+                                         static_cast<std::uint64_t>(p_.grid.points()));
+    Measurement m;
+    m.agreement = field_agreement(
+        d, "max_abs_difference", "max abs diff", d.max_abs,
+        laplace3d::tolerance<T>(s_.check_iterations, max_magnitude(initial_)));
+    p.max_iterations = s_.iterations;
+    const auto iterations = static_cast<double>(s_.iterations);
+    std::vector<double> plain, exchange;
+    const auto time = [&](bool overlap, std::vector<double>& seconds, std::vector<double>* moved) {
+      (void)laplace3d::solve_gpu_slab<T>(p, context, transport_, overlap);  // warm-up
+      for (int r = 0; r < s_.repeats; ++r) {
+        const laplace3d::SlabResult<T> run =
+            laplace3d::solve_gpu_slab<T>(p, context, transport_, overlap);
+        seconds.push_back(max_over_ranks(context, run.timings.compute) / iterations);
+        if (moved) moved->push_back(max_over_ranks(context, run.exchange_seconds) / iterations);
+      }
+    };
+    time(true, m.seconds, nullptr);
+    time(false, plain, &exchange);
+    m.exchange_seconds = median(exchange);
+    m.hidden_fraction = (median(plain) - median(m.seconds)) / m.exchange_seconds;
+    return m;
+  }
+
   io::ParamTable& t_;
   Params p_;
   SweepParams s_;
@@ -397,6 +445,8 @@ class Laplace3dStudy final : public Study {
   std::vector<T> initial_, gold_;
   std::vector<std::pair<Variant, Shape>> configurations_;
   std::optional<Stream> stream_;  // made once a device is known to be there
+  comm::Context* context_ = nullptr;  // across ranks only
+  comm::Transport transport_ = comm::Transport::automatic;
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {

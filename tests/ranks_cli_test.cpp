@@ -183,7 +183,7 @@ TEST_F(Ranks, SweepAcrossRanksTimesTheExchangeAndItsHiddenShare) {
   const auto r = test::run_shell(
       std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " sweep " +
       quoted(write_params(params(70))) + " -o " + quoted(dir_ / "sweep.h5") +
-      " --transport mpi sweep.variants=[\"zreg\",\"temporal\"] sweep.iterations=8 "
+      " --transport mpi 'sweep.variants=[\"zreg\",\"temporal\"]' sweep.iterations=8 "
       "sweep.repeats=3 sweep.check_iterations=9");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("sweep on 3 ranks"), std::string::npos) << r.output;

@@ -80,6 +80,14 @@ void expect_agree(const Estimate& gpu, const Estimate& gold, const std::string& 
 }
 
 using Case = std::tuple<BasketPayoff, int>;
+
+std::string tuple_name(const ::testing::TestParamInfo<Case>& param) {
+  return case_name(std::get<0>(param.param), std::get<1>(param.param));
+}
+
+std::string assets_name(const ::testing::TestParamInfo<int>& param) {
+  return "d" + std::to_string(param.param);
+}
 class BasketVariants : public ::testing::TestWithParam<Case> {};
 
 // Both variants draw normal (s, n, i) from the same Philox counter, so their paths differ only
@@ -105,8 +113,9 @@ TEST_P(BasketVariants, RegistersAndCublasSimulateTheSamePaths) {
   for (int i = 0; i < d; ++i)
     EXPECT_NEAR(a.delta[i].price, b.delta[i].price, share * a.delta[i].standard_error + 1e-7)
         << "delta " << i;
-  if (payoff != BasketPayoff::digital_basket_call)
+  if (payoff != BasketPayoff::digital_basket_call) {
     EXPECT_NEAR(a.vega.price, b.vega.price, share * a.vega.standard_error + 1e-7);
+  }
 }
 
 std::vector<Case> variant_cases() {
@@ -116,9 +125,7 @@ std::vector<Case> variant_cases() {
   return cases;
 }
 INSTANTIATE_TEST_SUITE_P(All, BasketVariants, ::testing::ValuesIn(variant_cases()),
-                         [](const auto& info) {
-                           return case_name(std::get<0>(info.param), std::get<1>(info.param));
-                         });
+                         tuple_name);
 
 // Every payoff and its Greeks against the CPU gold: different normals, so independent estimates
 // judged by check.hpp's 4 standard errors of the difference. d = 40 and 70 run through cuBLAS.
@@ -138,7 +145,9 @@ TEST_P(BasketVsGold, PriceAndGreeksWithinStandardErrors) {
   expect_agree(gpu.price, gold.price, "price");
   ASSERT_EQ(gpu.delta.size(), gold.delta.size());
   for (int i = 0; i < d; ++i) expect_agree(gpu.delta[i], gold.delta[i], "delta " + std::to_string(i));
-  if (payoff != BasketPayoff::digital_basket_call) expect_agree(gpu.vega, gold.vega, "vega");
+  if (payoff != BasketPayoff::digital_basket_call) {
+    expect_agree(gpu.vega, gold.vega, "vega");
+  }
 }
 
 std::vector<Case> gold_cases() {
@@ -148,9 +157,7 @@ std::vector<Case> gold_cases() {
   return cases;
 }
 INSTANTIATE_TEST_SUITE_P(All, BasketVsGold, ::testing::ValuesIn(gold_cases()),
-                         [](const auto& info) {
-                           return case_name(std::get<0>(info.param), std::get<1>(info.param));
-                         });
+                         tuple_name);
 
 class GeometricBasketGpu : public ::testing::TestWithParam<int> {};
 
@@ -172,7 +179,7 @@ TEST_P(GeometricBasketGpu, MatchesTheClosedFormInEitherVariant) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(Assets, GeometricBasketGpu, ::testing::Values(1, 2, 7, 64, 128),
-                         [](const auto& info) { return "d" + std::to_string(info.param); });
+                         assets_name);
 
 // Step 0's correlated normals, as each variant draws them, have the input correlation.
 TEST(BasketGpu, CorrelatedNormalsHaveTheInputCorrelation) {

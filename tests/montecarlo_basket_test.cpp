@@ -64,6 +64,16 @@ void expect_within_errors(const Estimate& e, double exact, const std::string& wh
       << what << ": " << e.price << " +- " << e.standard_error << ", exact " << exact;
 }
 
+std::string assets_name(const ::testing::TestParamInfo<int>& param) {
+  return "d" + std::to_string(param.param);
+}
+
+std::string payoff_name(const ::testing::TestParamInfo<BasketPayoff>& param) {
+  std::string n(name(param.param));
+  for (char& c : n) c = c == '-' ? '_' : c;
+  return n;
+}
+
 class GeometricBasket : public ::testing::TestWithParam<int> {};
 
 // The geometric basket is lognormal, so its call has a closed form for any d: the gold's mean
@@ -82,7 +92,7 @@ TEST_P(GeometricBasket, MatchesTheClosedForm) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Assets, GeometricBasket, ::testing::Values(1, 2, 7, 64),
-                         [](const auto& info) { return "d" + std::to_string(info.param); });
+                         assets_name);
 
 // The geometric basket's closed form is itself right: at d = 1 it is Black-Scholes with a
 // dividend yield, and a perfectly correlated basket of equal assets is one asset.
@@ -207,11 +217,7 @@ INSTANTIATE_TEST_SUITE_P(Payoffs, BasketGreeks,
                                            BasketPayoff::arithmetic_basket_call,
                                            BasketPayoff::arithmetic_basket_put,
                                            BasketPayoff::best_of_call, BasketPayoff::worst_of_call),
-                         [](const auto& info) {
-                           std::string n(name(info.param));
-                           for (char& c : n) c = c == '-' ? '_' : c;
-                           return n;
-                         });
+                         payoff_name);
 
 // The geometric basket's delta and vega against the closed form's own derivatives.
 TEST(BasketGreeks, GeometricMatchesTheClosedFormsDerivatives) {
@@ -252,7 +258,7 @@ TEST(BasketGreeks, DigitalLikelihoodRatioMatchesTheClosedForm) {
   const double v = 0.2;
   const double d2 = (std::log(100.0 / 105) + (0.03 - 0.01 - 0.5 * v * v)) / v;
   const double price = std::exp(-0.03) * normal_cdf(d2);
-  const double delta = std::exp(-0.03) * std::exp(-0.5 * d2 * d2) / std::sqrt(2 * M_PI) / (100 * v);
+  const double delta = std::exp(-0.03) * std::exp(-0.5 * d2 * d2) / std::sqrt(2 * 3.14159265358979323846) / (100 * v);
   expect_within_errors(r.price, price, "price");
   ASSERT_EQ(r.delta.size(), 1u);
   expect_within_errors(r.delta[0], delta, "delta");
@@ -366,7 +372,9 @@ TEST(Correlation, FactorReproducesTheMatrix) {
       double s = 0;
       for (int k = 0; k < d; ++k) s += l[i * d + k] * l[j * d + k];
       EXPECT_NEAR(s, c[i * d + j], 1e-13);
-      if (j > i) EXPECT_EQ(l[i * d + j], 0.0);
+      if (j > i) {
+        EXPECT_EQ(l[i * d + j], 0.0);
+      }
     }
 }
 

@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     normals_kernel(int d, int padded, std::int64_t steps, std::uint64_t seed, std::int64_t first,
                    std::int64_t count, std::int64_t n0, std::int64_t steps_here, float* z) {
-  const std::int64_t k0 = n0 * padded, k1 = std::min(n0 + steps_here, steps) * padded;
+  const std::int64_t k0 = n0 * padded, k1 = (n0 + steps_here < steps ? n0 + steps_here : steps) * padded;
   const std::int64_t j0 = k0 / 4, draws = (k1 + 3) / 4 - j0;
   for (std::int64_t t : grid_stride(count * draws)) {
     const std::int64_t p = t / draws, j = j0 + t % draws;

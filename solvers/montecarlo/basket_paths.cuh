@@ -60,6 +60,9 @@ template <int kD>
 __device__ inline void step_normals(const SmallModel& m, std::uint64_t seed, std::int64_t s,
                                     std::int64_t n, float (&z)[kD]) {
   static_assert(kD % 4 == 0, "whole draws per step");
+  // Past d the factor's columns are zero, but 0 times an unset register may be NaN.
+#pragma unroll
+  for (int i = 0; i < kD; ++i) z[i] = 0;
 #pragma unroll
   for (int c = 0; c < kD / 4; ++c) {
     if (4 * c >= m.d) break;

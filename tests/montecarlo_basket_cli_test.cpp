@@ -85,6 +85,7 @@ TEST_F(BasketCli, CorrelationFromAnHdf5Dataset) {
     io::ResultFile in(dir_ / "c.h5", true);
     const std::vector<double> c{1, 0.3, 0.1, 0.3, 1, 0.2, 0.1, 0.2, 1};
     in.write_field("/corr", c.data(), {3, 3});
+    in.commit();
   }
   const auto r = run_text(three_assets("correlation_file = \"c.h5:/corr\""));
   ASSERT_EQ(r.status, 0) << r.output;
@@ -93,6 +94,7 @@ TEST_F(BasketCli, CorrelationFromAnHdf5Dataset) {
     io::ResultFile in(dir_ / "c.h5", true);
     const std::vector<double> c{1, 0.9, -0.9, 0.9, 1, 0.9, -0.9, 0.9, 1};
     in.write_field("/corr", c.data(), {3, 3});
+    in.commit();
   }
   std::filesystem::remove(dir_ / "m.h5");
   expect_input_error(run_text(three_assets("correlation_file = \"c.h5:/corr\"")),

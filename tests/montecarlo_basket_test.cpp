@@ -10,52 +10,14 @@
 #include "solvers/montecarlo/analytic.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/check.hpp"
+#include "tests/montecarlo_basket_support.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::montecarlo {
 namespace {
 
-// A random correlation matrix: A A^T + I/2 for a Gaussian A, scaled to a unit diagonal. Its
-// smallest eigenvalue is bounded away from zero, and its entries spread over (-1, 1).
-std::vector<double> random_correlation(int d, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> a(d * d), c(d * d);
-  for (double& x : a) x = normal(gen) / std::sqrt(static_cast<double>(d));
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) {
-      double s = i == j ? 0.5 : 0.0;
-      for (int k = 0; k < d; ++k) s += a[i * d + k] * a[j * d + k];
-      c[i * d + j] = s;
-    }
-  std::vector<double> r(d * d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) r[i * d + j] = c[i * d + j] / std::sqrt(c[i * d + i] * c[j * d + j]);
-  for (int i = 0; i < d; ++i) r[i * d + i] = 1.0;
-  return r;
-}
-
-BasketParams random_basket(int d, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  BasketParams p;
-  p.spots.clear();
-  p.vols.clear();
-  p.dividends.clear();
-  p.weights.clear();
-  for (int i = 0; i < d; ++i) {
-    p.spots.push_back(80 + 40 * u(gen));
-    p.vols.push_back(0.1 + 0.3 * u(gen));
-    p.dividends.push_back(0.03 * u(gen));
-    p.weights.push_back(1.0 / d);
-  }
-  p.correlation = random_correlation(d, seed + 1);
-  p.strike = 100;
-  p.rate = 0.03;
-  p.maturity = 1.0;
-  p.seed = seed;
-  return p;
-}
+using test::random_basket;
+using test::random_correlation;
 
 // |estimate - exact| within kStandardErrors of the estimate's own error.
 void expect_within_errors(const Estimate& e, double exact, const std::string& what) {

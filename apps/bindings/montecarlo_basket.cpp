@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "apps/fits.hpp"
 #include "apps/io/input_file.hpp"
 #include "kernels/device.hpp"
 #include "kernels/stream.hpp"
@@ -159,6 +160,15 @@ class BasketRun final : public Run {
       throw InputError(t_.source_of("model.spots"), "model.spots",
                        "Longstaff-Schwartz on the GPU takes up to " +
                            std::to_string(montecarlo::kRegistersUpTo) + " assets");
+    // Longstaff-Schwartz keeps every fitting path's basket value at every exercise date.
+    if (gpu_ && montecarlo::early_exercise(p_.payoff))
+      require_device_memory(t_.source_of("paths.count"), "paths.count",
+                            "the fitting paths at " +
+                                std::to_string(p_.exercise_schedule().size()) +
+                                " exercise dates need",
+                            4.0 * static_cast<double>(p_.paths) *
+                                static_cast<double>(p_.exercise_schedule().size() + 2),
+                            ": lower paths.count");
   }
 
   std::string describe() const override {

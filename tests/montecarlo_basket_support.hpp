@@ -32,7 +32,7 @@ inline std::vector<double> random_correlation(int d, std::uint64_t seed) {
   return r;
 }
 
-// d assets: spots in (80, 120), vols in (0.1, 0.4), yields in (0, 0.03), weights near 1/d,
+// d assets: spots in (80, 120), vols in (0.1, 0.4), yields in (0, 0.03), weights near 1/d summing to 1,
 // strike 100, r 0.03, one year.
 inline BasketParams random_basket(int d, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
@@ -48,6 +48,10 @@ inline BasketParams random_basket(int d, std::uint64_t seed) {
     p.dividends.push_back(0.03 * u(gen));
     p.weights.push_back((0.5 + u(gen)) / d);
   }
+  // Weights summing to 1, so the basket (and the geometric basket) is near the strike.
+  double total = 0;
+  for (double w : p.weights) total += w;
+  for (double& w : p.weights) w /= total;
   p.correlation = random_correlation(d, seed + 1);
   p.strike = 100;
   p.rate = 0.03;

@@ -1,5 +1,6 @@
 // montecarlo's basket model beside its baselines, in the same binary as the course's benchmark:
-//   montecarlo/basket/<variant>/d:N   a geometric basket call, 2^20 paths x 32 steps, no Greeks:
+//   montecarlo/basket/<variant>/d:N   a geometric basket call, 2^20 paths x 32 steps, no Greeks,
+//                                     d = 1, 2, 4, 8, 16 (both variants) and 128 (cuBLAS):
 //                                     G path-steps/s and G asset-steps/s (x d);
 //   montecarlo/curand-philox/d:N      curandGenerateNormal (Philox) of one cuBLAS block's normals
 //                                     (d x 2^16 paths x its steps);
@@ -181,7 +182,8 @@ void bench_lsm(benchmark::State& state) {
 
 // Called from montecarlo_bench.cpp's main, beside the course's benchmarks.
 void register_pricer_benchmarks() {
-  for (int d : {1, 2, 16, 128}) {
+  // 4 and 8 besides the issue's sizes: where registers and cuBLAS cross (kRegistersUpTo).
+  for (int d : {1, 2, 4, 8, 16, 128}) {
     const std::string tail = "/d:" + std::to_string(d);
     for (BasketVariant v : kBasketVariants) {
       if (v == BasketVariant::registers && d > kRegistersUpTo) continue;

@@ -3,10 +3,16 @@
 
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <vector>
 
 #include "solvers/montecarlo/basket.hpp"
+
+namespace parasol::montecarlo {
+// A payoff by its name in test names and failure messages ("geometric-basket").
+inline void PrintTo(BasketPayoff p, std::ostream* os) { *os << name(p); }
+}  // namespace parasol::montecarlo
 
 namespace parasol::test {
 

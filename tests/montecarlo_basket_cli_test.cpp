@@ -146,5 +146,39 @@ TEST_F(BasketCli, EveryEuropeanPayoffRunsAndChecksOnTheCpu) {
   }
 }
 
+TEST_F(BasketCli, GpuRunsOfTheExamplesPassTheirChecks) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string variant : {"basket-registers", "basket-cublas"}) {
+    const auto r = test::run_shell(kExe + " run " + quoted(kInputs / "montecarlo-basket.toml") +
+                                   " --backend gpu --check --force method.variant=" + variant +
+                                   " -o " + quoted(dir_ / "m.h5"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    io::ResultReader h5(dir_ / "m.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "gpu");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "variant")), variant);
+    EXPECT_LT(number(h5, "/check", "difference_in_standard_errors"), 4.0) << variant;
+    EXPECT_EQ(std::get<std::vector<double>>(h5.attribute("/greeks", "delta")).size(), 8u);
+  }
+  const auto r = test::run_shell(kExe + " run " + quoted(kInputs / "montecarlo-american.toml") +
+                                 " --backend gpu --check --force paths.count=200000 -o " +
+                                 quoted(dir_ / "a.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "a.h5");
+  EXPECT_LT(number(h5, "/check", "difference_in_standard_errors"), 4.0);
+  for (const char* phase : {"simulate_s", "regress_s", "price_s"})
+    EXPECT_TRUE(h5.has_attribute("/timings", phase)) << phase;
+}
+
+TEST_F(BasketCli, SweepTimesBothVariantsAgainstTheClosedForm) {
+  PARASOL_REQUIRE_GPU();
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "montecarlo-basket.toml") +
+                                 " sweep.repeats=2 -o " + quoted(dir_ / "s.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "s.h5");
+  EXPECT_EQ(h5.read_strings("/sweep/variant"),
+            (std::vector<std::string>{"basket-registers", "basket-cublas"}));
+  for (double x : h5.read_doubles("/sweep/difference_in_standard_errors")) EXPECT_LT(x, 4.0);
+}
+
 }  // namespace
 }  // namespace parasol

@@ -297,7 +297,7 @@ BasketSimulator::BasketSimulator(const BasketParams& p, cudaStream_t stream)
   if (digital) s.score = DeviceBuffer<float>(static_cast<std::size_t>(d * s.batch));
   s.blas = std::make_unique<BlasHandle>();
   PARASOL_CUBLAS(cublasSetStream(s.blas->get(), stream_));
-  // Tensor cores only by choice (method: basket-cublas keeps full fp32 products).
+  // Full fp32 products: TF32 tensor cores (10-bit mantissas) would need their accuracy shown.
   PARASOL_CUBLAS(cublasSetMathMode(s.blas->get(), CUBLAS_DEFAULT_MATH));
 }
 

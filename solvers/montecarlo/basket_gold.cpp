@@ -273,13 +273,13 @@ std::vector<double> regression_coefficients(const std::vector<double>& a,
   // Gaussian elimination with partial pivoting, in double. A is a Gram matrix of monomials in
   // B/K (in (0, 1] for an in-the-money put), well enough conditioned at degree 4 or less.
   std::vector<double> m = a, y = b;
+  const double scale = a[0];  // the constant basis function's own sum: the path count
   for (int c = 0; c < n; ++c) {
     int pivot = c;
     for (int i = c + 1; i < n; ++i)
       if (std::abs(m[i * n + c]) > std::abs(m[pivot * n + c])) pivot = i;
-    // Relative to the constant basis function's own sum (the path count): below this the
-    // columns are dependent to working precision.
-    if (std::abs(m[pivot * n + c]) <= 1e-13 * m[0]) return {};
+    // Relative to that sum: below this the columns are dependent to working precision.
+    if (std::abs(m[pivot * n + c]) <= 1e-13 * scale) return {};
     for (int j = 0; j < n; ++j) std::swap(m[c * n + j], m[pivot * n + j]);
     std::swap(y[c], y[pivot]);
     for (int i = c + 1; i < n; ++i) {

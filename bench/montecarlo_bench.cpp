@@ -66,6 +66,8 @@ void bench_variant(benchmark::State& state, Variant v, int block, Ordering order
 
 }  // namespace
 
+void register_pricer_benchmarks();  // bench/pricer_bench.cu: the basket model and its baselines
+
 int main(int argc, char** argv) {
   std::string reason;
   if (!gpu_available(&reason)) {
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("montecarlo/host-rng/" + std::string(name(o)) + "/128").c_str(),
                                  bench_variant, Variant::host_rng, 128, o)
         ->UseManualTime()->Unit(benchmark::kMillisecond);
+  register_pricer_benchmarks();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "apps/across_ranks.hpp"
+#include "apps/bindings/montecarlo_basket.hpp"
 #include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
@@ -343,13 +344,15 @@ class MontecarloStudy final : public Study {
   std::optional<Stream> stream_;  // made once a device is known to be there
 };
 
-std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
+  if (is_basket_model(t)) return make_basket_run(t, params_path);
   Params p = io::read_checked(t, [&] { return read_params(t); },
                               [&] { return read_sweep_params(t); }).first;
   return std::make_unique<MontecarloRun>(t, std::move(p));
 }
 
-std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path&) {
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
+  if (is_basket_model(t)) return make_basket_study(t, params_path);
   auto [p, s] = io::read_checked(t, [&] { return read_params(t); },
                                  [&] { return read_sweep_params(t); });
   return std::make_unique<MontecarloStudy>(t, std::move(p), s);
@@ -358,10 +361,13 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding montecarlo_binding() {
-  Binding b{"montecarlo", "option prices on two correlated assets by Monte Carlo path simulation",
+  Binding b{"montecarlo",
+            "option prices by Monte Carlo path simulation: the course's two correlated assets, or "
+            "baskets of d assets with Greeks and Longstaff-Schwartz early exercise",
             make_run, make_study,
             {"method.variant", "method.block", "method.batch_paths", "method.generator",
              "method.ordering"}};
+  // Across ranks the course model cuts its samples; a basket run refuses more than one rank.
   b.across_ranks = true;
   return b;
 }

@@ -206,6 +206,11 @@ Value as_value(const std::vector<std::string>& v) {
   for (const std::string& s : v) text += (text.empty() ? "" : ", ") + s;
   return text;
 }
+Value as_value(const std::vector<std::vector<double>>& rows) {
+  std::vector<double> flat;
+  for (const auto& row : rows) flat.insert(flat.end(), row.begin(), row.end());
+  return flat;
+}
 Value as_value(const Shape& s) { return std::vector<std::int64_t>{s.x, s.y, s.z}; }
 Value as_value(const std::vector<Shape>& v) { return join_shapes(v); }
 
@@ -251,6 +256,18 @@ std::vector<double> to_doubles(const toml::node& node, const std::string& where,
     if (!item.is_integer() && !item.is_floating_point())
       wrong_type(where, key, "an array of numbers", item);
     out.push_back(to_double(item, where, key));
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> to_double_rows(const toml::node& node, const std::string& where,
+                                                std::string_view key) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr) wrong_type(where, key, "an array of rows of numbers", node);
+  std::vector<std::vector<double>> out;
+  for (const toml::node& row : *array) {
+    if (row.as_array() == nullptr) wrong_type(where, key, "an array of rows of numbers", row);
+    out.push_back(to_doubles(row, where, key));
   }
   return out;
 }
@@ -301,6 +318,10 @@ std::vector<std::string> ParamTable::get_strings(std::string_view key,
 std::vector<double> ParamTable::get_doubles(std::string_view key,
                                             std::optional<std::vector<double>> fallback) {
   PARASOL_PARAM_READ(to_doubles, "an array of numbers", as_value);
+}
+std::vector<std::vector<double>> ParamTable::get_double_rows(std::string_view key) {
+  const std::optional<std::vector<std::vector<double>>> fallback;
+  PARASOL_PARAM_READ(to_double_rows, "an array of rows of numbers", as_value);
 }
 Shape ParamTable::get_shape(std::string_view key, std::optional<Shape> fallback) {
   PARASOL_PARAM_READ(to_shape, "a block shape [x, y, z]", as_value);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "solvers/montecarlo/counter_normals.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::montecarlo {
@@ -35,20 +36,6 @@ double discounted_payoff(const Params& p, const Path& path) {
 
 // Samples between progress reports: a few hundredths of a second of 100-step paths.
 constexpr std::int64_t kChunkSamples = 1 << 14;
-
-// SplitMix64's finaliser: a bijection of 64-bit words that scatters nearby inputs.
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-
-// Uniform in (0, 1) for counter `n` under `key`: k + 1/2 over 2^53 from the top 53 bits.
-double open_unit_at(std::uint64_t key, std::uint64_t n) {
-  return (static_cast<double>(mix64(key + kGolden * (n + 1)) >> 11) + 0.5) * 0x1.0p-53;
-}
 
 // The two standard normals (y1, z) of step `n` of sample `s`: Box-Muller on two counter-based
 // uniforms, so a sample's path is the same whichever samples are simulated beside it (a rank's

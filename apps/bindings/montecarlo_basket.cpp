@@ -1,0 +1,367 @@
+#include "apps/bindings/montecarlo_basket.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "apps/fits.hpp"
+#include "apps/io/input_file.hpp"
+#include "kernels/device.hpp"
+#include "kernels/stream.hpp"
+#include "kernels/timed_runs.hpp"
+#include "solvers/montecarlo/basket.hpp"
+#include "solvers/montecarlo/check.hpp"
+
+namespace parasol::app {
+namespace {
+
+using montecarlo::BasketParams;
+using montecarlo::BasketPayoff;
+using montecarlo::BasketResult;
+using montecarlo::BasketVariant;
+
+enum class ModelKind { two_asset, basket };
+
+ModelKind parse_model_kind(std::string_view s) {
+  if (s == "two-asset") return ModelKind::two_asset;
+  if (s == "basket") return ModelKind::basket;
+  throw InputError("", "model.kind",
+                   "expected \"two-asset\" (the course model) or \"basket\", got \"" +
+                       std::string(s) + "\"");
+}
+
+std::vector<std::int64_t> read_steps(io::ParamTable& t, const char* key) {
+  std::vector<std::int64_t> steps;
+  for (double x : t.get_doubles(key, std::vector<double>{})) {
+    if (x != std::floor(x) || std::abs(x) > 1e15)
+      throw InputError(t.source_of(key), key, "expected integers, got " + shown(x));
+    steps.push_back(static_cast<std::int64_t>(x));
+  }
+  return steps;
+}
+
+// "file.h5:/dataset": a d x d dataset of numbers, checked here so its errors name this key.
+std::vector<double> read_correlation_file(io::ParamTable& t, const std::filesystem::path& params,
+                                          int d) {
+  const char* key = "model.correlation_file";
+  const std::string text = io::get_file(t, key, params);
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 == text.size() || colon == 0)
+    throw InputError(t.source_of(key), key,
+                     "expected \"file.h5:/dataset\", got \"" + text + "\"");
+  const std::string file = text.substr(0, colon), dataset = text.substr(colon + 1);
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file, key);
+  const auto data = io::naming_key(key, [&] { return in->read_dataset<double>(dataset, {2}); });
+  const std::vector<std::uint64_t> want{static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(d)};
+  if (data.dims != want)
+    throw InputError(t.source_of(key), key,
+                     "expected a " + std::to_string(d) + " x " + std::to_string(d) +
+                         " dataset (one row and column per asset), got " +
+                         io::shape_text(data.dims) + " in " + text);
+  io::with_sources(t, [&] { montecarlo::cholesky(data.values, d, key); });
+  return data.values;
+}
+
+BasketParams read_basket_params(io::ParamTable& t, const std::filesystem::path& params) {
+  const BasketParams d;
+  BasketParams p;
+  p.paths = t.get_int("paths.count");
+  p.steps = t.get_int("paths.steps");
+  p.maturity = t.get_double("model.maturity", d.maturity);
+  p.rate = t.get_double("model.rate", d.rate);
+  p.spots = t.get_doubles("model.spots");
+  const std::size_t n = p.spots.size();
+  p.vols = t.get_doubles("model.vols");
+  p.dividends = t.get_doubles("model.dividends", std::vector<double>(n, 0.0));
+  p.weights = t.get_doubles("model.weights", std::vector<double>(n, 1.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
+  const bool in_file = t.has("model.correlation_file");
+  if (in_file && t.has("model.correlation"))
+    throw InputError(t.source_of("model.correlation_file"), "model.correlation_file",
+                     "give model.correlation or model.correlation_file, not both");
+  if (in_file) {
+    p.correlation = read_correlation_file(t, params, static_cast<int>(n));
+  } else if (t.has("model.correlation") || n != 1) {
+    p.correlation.clear();
+    for (const std::vector<double>& row : t.get_double_rows("model.correlation")) {
+      if (row.size() != n)
+        throw InputError(t.source_of("model.correlation"), "model.correlation",
+                         "expected rows of " + std::to_string(n) +
+                             " numbers (one per asset), got a row of " + std::to_string(row.size()));
+      p.correlation.insert(p.correlation.end(), row.begin(), row.end());
+    }
+  }
+  p.payoff = io::get_choice(t, "payoff.kind", std::string(name(d.payoff)),
+                            montecarlo::parse_basket_payoff);
+  p.strike = t.get_double("payoff.strike", d.strike);
+  p.exercise_steps = read_steps(t, "payoff.exercise_steps");
+  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
+                             montecarlo::parse_basket_variant);
+  p.seed = io::get_seed(t, "method.seed", d.seed);
+  p.batch_paths = t.get_int("method.batch_paths", d.batch_paths);
+  p.greeks = t.get_bool("method.greeks", d.greeks);
+  p.basis_degree = static_cast<int>(std::clamp<std::int64_t>(
+      t.get_int("method.basis_degree", d.basis_degree), -1, 100));
+  return p;
+}
+
+struct SweepParams {
+  std::int64_t repeats = 5;
+};
+
+SweepParams read_sweep_params(io::ParamTable& t) {
+  SweepParams s;
+  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  return s;
+}
+
+double path_steps(const BasketParams& p) {
+  return static_cast<double>(p.paths) * static_cast<double>(p.steps);
+}
+
+std::string describe_model(const BasketParams& p) {
+  return std::to_string(p.paths) + " paths x " + std::to_string(p.steps) + " steps, " +
+         std::to_string(p.assets()) + (p.assets() == 1 ? " asset, " : " assets, ") +
+         std::string(name(p.payoff));
+}
+
+// The gold a run is checked against: the closed form for the geometric basket, the Bermudan tree
+// for a one-asset put (less the regression's bias allowance), otherwise the CPU gold's estimate.
+Agreement check_against_gold(const BasketParams& p, const BasketResult& r, bool gpu) {
+  using namespace montecarlo;
+  if (p.payoff == BasketPayoff::geometric_basket)
+    return agreement_with_exact(r.price, geometric_basket_price(p), 0.0,
+                                "the geometric basket's closed form");
+  if (early_exercise(p.payoff) && p.assets() == 1) {
+    // 40 tree steps a simulation step: the CRR tree's error is far below the allowance.
+    const double tree = binomial_put(p, 40, false);
+    return agreement_with_exact(r.price, tree, kLsmBiasAllowance * tree,
+                                "a binomial tree with the same exercise dates");
+  }
+  if (!gpu) return agreement(r.price, r.price);
+  return agreement(r.price, solve_basket_gold(p).price);
+}
+
+void write_estimate(io::ResultFile& out, const std::string& prefix, const montecarlo::Estimate& e) {
+  out.set_attribute("/estimate", prefix + "price", e.price);
+  out.set_attribute("/estimate", prefix + "standard_error", e.standard_error);
+}
+
+class BasketRun final : public Run {
+ public:
+  BasketRun(io::ParamTable& t, BasketParams p) : t_(t), p_(std::move(p)) {}
+
+  void prepare(const RunSetup& setup) override {
+    gpu_ = setup.gpu();
+    if (setup.context.size() > 1)
+      throw InputError(t_.source_of("model.kind"), "model.kind",
+                       "a basket runs on one rank; start it without a launcher");
+    if (gpu_ && montecarlo::early_exercise(p_.payoff) && p_.assets() > montecarlo::kRegistersUpTo)
+      throw InputError(t_.source_of("model.spots"), "model.spots",
+                       "Longstaff-Schwartz on the GPU takes up to " +
+                           std::to_string(montecarlo::kRegistersUpTo) + " assets");
+    // Longstaff-Schwartz keeps every fitting path's basket value at every exercise date.
+    if (gpu_ && montecarlo::early_exercise(p_.payoff))
+      require_device_memory(t_.source_of("paths.count"), "paths.count",
+                            "the fitting paths at " +
+                                std::to_string(p_.exercise_schedule().size()) +
+                                " exercise dates need",
+                            4.0 * static_cast<double>(p_.paths) *
+                                static_cast<double>(p_.exercise_schedule().size() + 2),
+                            ": lower paths.count");
+  }
+
+  std::string describe() const override {
+    std::string method = "CPU gold solver";
+    if (gpu_)
+      method = montecarlo::early_exercise(p_.payoff)
+                   ? "Longstaff-Schwartz on " + current_device().name
+                   : std::string(name(p_.resolved_variant())) + " on " + current_device().name;
+    return describe_model(p_) + "; " + method;
+  }
+
+  void write_method(io::ResultFile& out) const override {
+    out.set_attribute("/method", "variant", std::string(name(p_.resolved_variant())));
+    out.set_attribute("/method", "batch_paths", p_.batch_paths);
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
+    if (gpu_) {
+      Stream stream;
+      result_ = montecarlo::solve_basket_gpu(p_, stream);
+    } else {
+      result_ = montecarlo::solve_basket_gold(p_);
+    }
+    timings.add("simulate", result_.timings.simulate);
+    if (montecarlo::early_exercise(p_.payoff)) {
+      timings.add("regress", result_.timings.regress);
+      timings.add("price", result_.timings.price);
+    }
+  }
+
+  void report(io::ResultFile& out) override {
+    const montecarlo::Estimate& e = result_.price;
+    write_estimate(out, "", e);
+    out.set_attribute("/estimate", "ci95_low", e.ci_low());
+    out.set_attribute("/estimate", "ci95_high", e.ci_high());
+    out.set_attribute("/estimate", "samples", e.samples);
+    out.set_attribute("/timings", "total_s", result_.timings.total);
+    out.set_attribute("/timings", "path_steps_per_s", path_steps(p_) / result_.timings.total);
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",
+                  e.price, e.standard_error, e.ci_low(), e.ci_high(),
+                  static_cast<long long>(e.samples));
+    say(line);
+    if (montecarlo::early_exercise(p_.payoff)) {
+      write_estimate(out, "in_sample_", result_.in_sample);
+      out.set_attribute("/estimate", "method",
+                        std::string("Longstaff-Schwartz: price out of sample (low-biased), "
+                                    "in_sample_price on the fitting paths (high-biased)"));
+      std::snprintf(line, sizeof line, "in-sample %.6f +- %.2g (policy fitted on these paths)",
+                    result_.in_sample.price, result_.in_sample.standard_error);
+      say(line);
+    }
+    if (!result_.delta.empty()) {
+      std::vector<double> delta, delta_error;
+      for (const montecarlo::Estimate& d : result_.delta) {
+        delta.push_back(d.price);
+        delta_error.push_back(d.standard_error);
+      }
+      out.set_attribute("/greeks", "delta", delta);
+      out.set_attribute("/greeks", "delta_standard_error", delta_error);
+      out.set_attribute("/greeks", "delta_method",
+                        std::string(p_.payoff == BasketPayoff::digital_basket_call
+                                        ? "likelihood ratio"
+                                        : "pathwise"));
+      std::snprintf(line, sizeof line, "delta[0] %.6f +- %.2g", delta[0], delta_error[0]);
+      std::string text = line;
+      if (result_.vega.samples > 0) {
+        out.set_attribute("/greeks", "vega", result_.vega.price);
+        out.set_attribute("/greeks", "vega_standard_error", result_.vega.standard_error);
+        std::snprintf(line, sizeof line, ", vega %.6f +- %.2g", result_.vega.price,
+                      result_.vega.standard_error);
+        text += line;
+      }
+      say(text);
+    }
+    std::snprintf(line, sizeof line, "%.3f s, %.3f G path-steps/s", result_.timings.total,
+                  1e-9 * path_steps(p_) / result_.timings.total);
+    say(line);
+  }
+
+  double work() const override { return path_steps(p_); }
+
+  Agreement check() override { return check_against_gold(p_, result_, gpu_); }
+
+  void write(Output&) override {}
+
+ private:
+  io::ParamTable& t_;
+  BasketParams p_;
+  bool gpu_ = false;
+  BasketResult result_;
+};
+
+// The European payoffs' sweep: each variant that can hold d assets, timed on the same paths and
+// checked against one gold (the closed form, or the CPU gold on at most 2^14 paths: d^2 work a
+// path-step on one core).
+class BasketStudy final : public Study {
+ public:
+  BasketStudy(io::ParamTable& t, BasketParams p, SweepParams s) : t_(t), p_(std::move(p)), s_(s) {}
+
+  void prepare() override {
+    if (montecarlo::early_exercise(p_.payoff))
+      throw InputError(t_.source_of("payoff.kind"), "payoff.kind",
+                       "the sweep times European payoffs; " + std::string(name(p_.payoff)) +
+                           " runs with `parasol run`");
+    stream_.emplace();
+    if (p_.payoff != BasketPayoff::geometric_basket) {
+      BasketParams g = p_;
+      g.paths = std::min<std::int64_t>(p_.paths, 1 << 14);
+      gold_ = montecarlo::solve_basket_gold(g).price;
+    }
+    for (BasketVariant v : montecarlo::kBasketVariants)
+      if (v != BasketVariant::registers || p_.assets() <= montecarlo::kRegistersUpTo)
+        variants_.push_back(v);
+  }
+
+  std::string describe() const override {
+    return describe_model(p_) + " on " + current_device().name;
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 17}},
+            {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
+            std::nullopt,
+            {"difference_in_standard_errors", "diff/error", 10, 2},
+            {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (BasketVariant v : variants_) cells.push_back({std::string(name(v))});
+    return cells;
+  }
+
+  Measurement measure(std::size_t i) override {
+    BasketParams q = p_;
+    q.variant = variants_[i];
+    montecarlo::BasketSimulator simulator(q, *stream_);
+    simulator.run();
+    const BasketResult r = simulator.result();
+    Measurement m;
+    m.agreement = p_.payoff == BasketPayoff::geometric_basket
+                      ? montecarlo::agreement_with_exact(r.price,
+                                                         montecarlo::geometric_basket_price(p_),
+                                                         0.0, "the geometric basket's closed form")
+                      : montecarlo::agreement(r.price, gold_);
+    m.extras = {r.price.price, r.price.standard_error};
+    m.seconds = timed_runs(*stream_, s_.repeats, [&] { simulator.run(); });
+    return m;
+  }
+
+  double units_per_run() const override { return path_steps(p_); }
+
+  void write_attributes(io::ResultFile& out) const override {
+    out.set_attribute("/sweep", "path_steps", path_steps(p_));
+    out.set_attribute("/sweep", "assets", std::int64_t{p_.assets()});
+    out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
+  }
+
+  InputError nothing_to_time() const override {
+    return InputError(t_.source(), "sweep", "no variant to time");
+  }
+
+ private:
+  io::ParamTable& t_;
+  BasketParams p_;
+  SweepParams s_;
+  montecarlo::Estimate gold_;
+  std::vector<BasketVariant> variants_;
+  std::optional<Stream> stream_;
+};
+
+std::pair<BasketParams, SweepParams> read_all(io::ParamTable& t,
+                                              const std::filesystem::path& params_path) {
+  return io::read_checked(t, [&] { return read_basket_params(t, params_path); },
+                          [&] { return read_sweep_params(t); });
+}
+
+}  // namespace
+
+bool is_basket_model(io::ParamTable& t) {
+  return io::get_choice(t, "model.kind", "two-asset", parse_model_kind) == ModelKind::basket;
+}
+
+std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& params_path) {
+  return std::make_unique<BasketRun>(t, read_all(t, params_path).first);
+}
+
+std::unique_ptr<Study> make_basket_study(io::ParamTable& t,
+                                         const std::filesystem::path& params_path) {
+  auto [p, s] = read_all(t, params_path);
+  return std::make_unique<BasketStudy>(t, std::move(p), s);
+}
+
+}  // namespace parasol::app

@@ -1,0 +1,268 @@
+// Longstaff-Schwartz on the GPU for a put on the basket value B = sum w_i S_i:
+//   simulate: one thread a path (the register path code, basket_paths.cuh) keeps B at every
+//     exercise date, [date][path];
+//   regress: backward over the dates, one kernel discounts each path's cash flow and sums the
+//     normal equations' products over the in-the-money paths in double (a block reduction, then
+//     one atomic add a block); the host solves them in double (regression_coefficients, shared
+//     with the gold) and a second kernel exercises where the payoff beats the fitted
+//     continuation value;
+//   price: the fitted policy on independent paths (Philox seed of path set 1), first exercise.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
+#include "kernels/reduce.cuh"
+#include "solvers/montecarlo/basket_paths.cuh"
+
+namespace parasol::montecarlo {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxBasis = 5;  // degree 4
+
+int blocks_for(std::int64_t n) { return grid_stride_blocks(n, kThreads); }
+
+template <int kD>
+__global__ void __launch_bounds__(kThreads)
+    lsm_paths_kernel(const __grid_constant__ SmallModel m, std::uint64_t seed, std::int64_t count,
+                     const int* date_of_step, float* basket) {
+  for (std::int64_t p : grid_stride(count)) {
+    float x[kD], z0[kD];
+    walk_path<kD>(m, seed, p, x, z0, [&](std::int64_t n, const float(&xs)[kD]) {
+      const int e = date_of_step[n];
+      if (e < 0) return;
+      float b = 0;
+#pragma unroll
+      for (int i = 0; i < kD; ++i) b = fmaf(m.weight[i] * m.spot[i], expf(xs[i]), b);
+      basket[e * count + p] = b;
+    });
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    lsm_start_kernel(const float* basket_last, std::int64_t count, float strike, float* v) {
+  for (std::int64_t p : grid_stride(count)) v[p] = fmaxf(strike - basket_last[p], 0.0f);
+}
+
+template <int kNb>
+__device__ inline void basis(float b, float strike, double (&phi)[kNb]) {
+  const double x = static_cast<double>(b) / strike;
+  phi[0] = 1;
+#pragma unroll
+  for (int k = 1; k < kNb; ++k) phi[k] = phi[k - 1] * x;
+}
+
+// Sums, over in-the-money paths: phi_i phi_j (i <= j, packed), phi_i v, and the count.
+template <int kNb>
+constexpr int kSums = kNb * (kNb + 1) / 2 + kNb + 1;
+
+template <int kNb>
+__global__ void __launch_bounds__(kThreads)
+    normal_equations_kernel(const float* basket, std::int64_t count, float strike, float back,
+                            float* v, double* sums) {
+  double local[kSums<kNb>] = {};
+  for (std::int64_t p : grid_stride(count)) {
+    const float vp = v[p] * back;
+    v[p] = vp;
+    const float b = basket[p];
+    if (strike - b <= 0) continue;
+    double phi[kNb];
+    basis<kNb>(b, strike, phi);
+    int at = 0;
+#pragma unroll
+    for (int i = 0; i < kNb; ++i)
+#pragma unroll
+      for (int j = i; j < kNb; ++j) local[at++] += phi[i] * phi[j];
+#pragma unroll
+    for (int i = 0; i < kNb; ++i) local[at++] += phi[i] * vp;
+    local[at] += 1;
+  }
+#pragma unroll
+  for (int q = 0; q < kSums<kNb>; ++q) {
+    const double total = block_reduce<kThreads>(local[q], Sum{});
+    if (threadIdx.x == 0) atomicAdd(&sums[q], total);
+    __syncthreads();  // block_reduce's shared slots are reused
+  }
+}
+
+struct Policy {
+  double beta[kMaxBasis];
+};
+
+template <int kNb>
+__device__ inline double continuation(const Policy& policy, float b, float strike) {
+  double phi[kNb];
+  basis<kNb>(b, strike, phi);
+  double c = 0;
+#pragma unroll
+  for (int k = 0; k < kNb; ++k) c += policy.beta[k] * phi[k];
+  return c;
+}
+
+template <int kNb>
+__global__ void __launch_bounds__(kThreads)
+    exercise_kernel(const float* basket, std::int64_t count, float strike, Policy policy,
+                    float* v) {
+  for (std::int64_t p : grid_stride(count)) {
+    const float exercise = strike - basket[p];
+    if (exercise > 0 && exercise >= continuation<kNb>(policy, basket[p], strike)) v[p] = exercise;
+  }
+}
+
+// The policy on independent paths: each path's cash flow at its first exercise, discounted to 0.
+// `policies`: kMaxBasis coefficients per date, NaN first where a date has none.
+template <int kD, int kNb>
+__global__ void __launch_bounds__(kThreads)
+    lsm_price_kernel(const __grid_constant__ SmallModel m, std::uint64_t seed, std::int64_t count,
+                     const int* date_of_step, int dates, const double* policies, float rate_dt,
+                     float* values) {
+  for (std::int64_t p : grid_stride(count)) {
+    float x[kD], z0[kD];
+    float cash = 0;
+    bool done = false;
+    walk_path<kD>(m, seed, p, x, z0, [&](std::int64_t n, const float(&xs)[kD]) {
+      const int e = date_of_step[n];
+      if (done || e < 0) return;
+      float b = 0;
+#pragma unroll
+      for (int i = 0; i < kD; ++i) b = fmaf(m.weight[i] * m.spot[i], expf(xs[i]), b);
+      const float exercise = m.strike - b;
+      if (exercise <= 0) return;
+      bool go = e == dates - 1;
+      if (!go && !isnan(policies[e * kMaxBasis])) {
+        Policy policy;
+#pragma unroll
+        for (int k = 0; k < kMaxBasis; ++k) policy.beta[k] = policies[e * kMaxBasis + k];
+        go = exercise >= continuation<kNb>(policy, b, m.strike);
+      }
+      if (go) {
+        cash = exercise * expf(-rate_dt * static_cast<float>(n + 1));
+        done = true;
+      }
+    });
+    values[p] = cash;
+  }
+}
+
+template <class F>
+void with_widths(int d, int nb, F&& f) {
+  const auto by_basis = [&](auto width) {
+    switch (nb) {
+      case 2: return f(width, std::integral_constant<int, 2>{});
+      case 3: return f(width, std::integral_constant<int, 3>{});
+      case 4: return f(width, std::integral_constant<int, 4>{});
+      default: return f(width, std::integral_constant<int, 5>{});
+    }
+  };
+  if (d <= 1) by_basis(std::integral_constant<int, 1>{});
+  else if (d <= 2) by_basis(std::integral_constant<int, 2>{});
+  else if (d <= 4) by_basis(std::integral_constant<int, 4>{});
+  else if (d <= 8) by_basis(std::integral_constant<int, 8>{});
+  else by_basis(std::integral_constant<int, 16>{});
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
+  p.validate();
+  if (p.assets() > kRegistersUpTo)
+    throw InputError("", "model.spots",
+                     "Longstaff-Schwartz on the GPU takes up to " +
+                         std::to_string(kRegistersUpTo) + " assets, got " +
+                         std::to_string(p.assets()));
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const SmallModel m = small_model(p);
+  const std::vector<std::int64_t> dates = p.exercise_schedule();
+  const int e_count = static_cast<int>(dates.size());
+  const int nb = basis_size(p);
+  const std::int64_t count = p.paths;
+  const double dt = p.maturity / static_cast<double>(p.steps);
+  const auto strike = static_cast<float>(p.strike);
+
+  std::vector<int> date_of_step(static_cast<std::size_t>(p.steps), -1);
+  for (int e = 0; e < e_count; ++e) date_of_step[dates[e] - 1] = e;
+  DeviceBuffer<int> d_date_of_step(date_of_step.size());
+  upload(d_date_of_step, date_of_step, stream);
+  DeviceBuffer<float> basket(static_cast<std::size_t>(e_count * count));
+  DeviceBuffer<float> v(static_cast<std::size_t>(count));
+  DeviceBuffer<double> sums(static_cast<std::size_t>(kSums<kMaxBasis>));
+  PinnedBuffer<double> host_sums(sums.size());
+  BasketResult r;
+  r.policy.assign(static_cast<std::size_t>(e_count), {});
+  std::vector<double> policies(static_cast<std::size_t>(e_count * kMaxBasis), NAN);
+
+  with_widths(p.assets(), nb, [&](auto width, auto basis_width) {
+    constexpr int kD = decltype(width)::value;
+    constexpr int kNb = decltype(basis_width)::value;
+    lsm_paths_kernel<kD><<<blocks_for(count), kThreads, 0, stream>>>(
+        m, device_seed(p.seed, 0), count, d_date_of_step.data(), basket.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    lsm_start_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
+        basket.data() + (e_count - 1) * count, count, strike, v.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    PARASOL_CUDA(cudaStreamSynchronize(stream));
+    r.timings.simulate = seconds_since(start);
+
+    const auto regress_start = Clock::now();
+    for (int e = e_count - 2; e >= 0; --e) {
+      const auto back = static_cast<float>(
+          std::exp(-p.rate * dt * static_cast<double>(dates[e + 1] - dates[e])));
+      const float* b = basket.data() + e * count;
+      PARASOL_CUDA(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
+      normal_equations_kernel<kNb><<<std::min(blocks_for(count), 1024), kThreads, 0, stream>>>(
+          b, count, strike, back, v.data(), sums.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      PARASOL_CUDA(cudaMemcpyAsync(host_sums.data(), sums.data(), sums.bytes(),
+                                   cudaMemcpyDeviceToHost, stream));
+      PARASOL_CUDA(cudaStreamSynchronize(stream));
+      std::vector<double> a(static_cast<std::size_t>(nb * nb)), rhs(static_cast<std::size_t>(nb));
+      int at = 0;
+      for (int i = 0; i < nb; ++i)
+        for (int j = i; j < nb; ++j) a[i * nb + j] = a[j * nb + i] = host_sums[at++];
+      for (int i = 0; i < nb; ++i) rhs[i] = host_sums[at++];
+      r.policy[e] = regression_coefficients(a, rhs, host_sums[at]);
+      if (r.policy[e].empty()) continue;
+      Policy policy{};
+      for (int k = 0; k < nb; ++k) policy.beta[k] = policies[e * kMaxBasis + k] = r.policy[e][k];
+      for (int k = nb; k < kMaxBasis; ++k) policies[e * kMaxBasis + k] = 0;
+      exercise_kernel<kNb><<<blocks_for(count), kThreads, 0, stream>>>(b, count, strike, policy,
+                                                                       v.data());
+      PARASOL_CHECK_LAUNCH(stream);
+    }
+    // In-sample: the cash flows, discounted from the first date to 0.
+    PARASOL_CUDA(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
+    add_moments(v.data(), 1, count, sums.data(), stream);
+    download(sums, host_sums.data(), 2, stream);
+    const double to_now = std::exp(-p.rate * dt * static_cast<double>(dates[0]));
+    r.in_sample = Moments{static_cast<double>(count), host_sums[0] * to_now,
+                          host_sums[1] * to_now * to_now}
+                      .estimate();
+    r.timings.regress = seconds_since(regress_start);
+
+    const auto price_start = Clock::now();
+    DeviceBuffer<double> d_policies(policies.size());
+    upload(d_policies, policies, stream);
+    lsm_price_kernel<kD, kNb><<<blocks_for(count), kThreads, 0, stream>>>(
+        m, device_seed(p.seed, 1), count, d_date_of_step.data(), e_count, d_policies.data(),
+        static_cast<float>(p.rate * dt), v.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    PARASOL_CUDA(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
+    add_moments(v.data(), 1, count, sums.data(), stream);
+    download(sums, host_sums.data(), 2, stream);
+    r.price = Moments{static_cast<double>(count), host_sums[0], host_sums[1]}.estimate();
+    r.timings.price = seconds_since(price_start);
+  });
+  r.timings.total = seconds_since(start);
+  return r;
+}
+
+}  // namespace parasol::montecarlo

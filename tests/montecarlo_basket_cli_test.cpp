@@ -1,0 +1,184 @@
+// The basket model through the front end: the example files run on the CPU and pass --check
+// against their golds (closed form, tree), the result holds the Greeks and both Longstaff-Schwartz
+// estimates, and bad correlation matrices give one line naming the key, status 2, no file.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "apps/io/result_file.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+const std::string kExe = PARASOL_EXE;
+const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+double number(const io::ResultReader& h5, const std::string& object, const std::string& name) {
+  return std::get<double>(h5.attribute(object, name));
+}
+
+class BasketCli : public ::testing::Test {
+ protected:
+  test::CommandResult run(const std::filesystem::path& params, const std::string& args = "") {
+    return test::run_shell(kExe + " run " + quoted(params) + " --backend cpu -o " +
+                           quoted(dir_ / "m.h5") + " " + args);
+  }
+  test::CommandResult run_text(const std::string& text, const std::string& args = "") {
+    std::ofstream(dir_ / "p.toml") << text;
+    return run(dir_ / "p.toml", args);
+  }
+  void expect_input_error(const test::CommandResult& r, const std::string& part) {
+    test::expect_input_error(r, part, dir_, {"p.toml", "c.h5"});
+  }
+  test::ScratchDir dir_;
+};
+
+// Three assets, the correlation given as `correlation` (the TOML rows after it).
+std::string three_assets(const std::string& correlation, const std::string& extra = "") {
+  return "solver = \"montecarlo\"\n[model]\nkind = \"basket\"\nspots = [100, 90, 110]\n"
+         "vols = [0.2, 0.3, 0.25]\n" + correlation + "\n[paths]\ncount = 2000\nsteps = 2\n"
+         "[payoff]\nkind = \"arithmetic-basket-call\"\nstrike = 100\n" + extra;
+}
+
+TEST_F(BasketCli, GeometricExampleAgreesWithItsClosedForm) {
+  const auto r = run(kInputs / "montecarlo-basket.toml", "--check paths.count=40000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "geometric basket's closed form")) << r.output;
+  EXPECT_TRUE(contains(r.output, "delta[0]")) << r.output;
+  io::ResultReader h5(dir_ / "m.h5");
+  EXPECT_GT(number(h5, "/estimate", "standard_error"), 0.0);
+  const auto delta = std::get<std::vector<double>>(h5.attribute("/greeks", "delta"));
+  const auto errors = std::get<std::vector<double>>(h5.attribute("/greeks", "delta_standard_error"));
+  ASSERT_EQ(delta.size(), 8u);
+  ASSERT_EQ(errors.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_GT(delta[i], 0.0) << "a call's delta";
+    EXPECT_GT(errors[i], 0.0);
+  }
+  EXPECT_GT(number(h5, "/greeks", "vega"), 0.0);
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/parameters", "model.kind")), "basket");
+}
+
+TEST_F(BasketCli, AmericanExampleAgreesWithTheTree) {
+  const auto r = run(kInputs / "montecarlo-american.toml", "--check paths.count=20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "binomial tree")) << r.output;
+  EXPECT_TRUE(contains(r.output, "in-sample")) << r.output;
+  io::ResultReader h5(dir_ / "m.h5");
+  const double low = number(h5, "/estimate", "price");
+  const double high = number(h5, "/estimate", "in_sample_price");
+  EXPECT_GT(low, 4.0);  // the tree: 4.47 for these dates
+  EXPECT_LT(low, 5.0);
+  EXPECT_GT(high, 4.0);
+  EXPECT_GT(number(h5, "/estimate", "in_sample_standard_error"), 0.0);
+}
+
+TEST_F(BasketCli, CorrelationFromAnHdf5Dataset) {
+  {
+    io::ResultFile in(dir_ / "c.h5", true);
+    const std::vector<double> c{1, 0.3, 0.1, 0.3, 1, 0.2, 0.1, 0.2, 1};
+    in.write_field("/corr", c.data(), {3, 3});
+    in.commit();
+  }
+  const auto r = run_text(three_assets("correlation_file = \"c.h5:/corr\""));
+  ASSERT_EQ(r.status, 0) << r.output;
+  // Not positive definite in the file: the file's key is named.
+  {
+    io::ResultFile in(dir_ / "c.h5", true);
+    const std::vector<double> c{1, 0.9, -0.9, 0.9, 1, 0.9, -0.9, 0.9, 1};
+    in.write_field("/corr", c.data(), {3, 3});
+    in.commit();
+  }
+  std::filesystem::remove(dir_ / "m.h5");
+  expect_input_error(run_text(three_assets("correlation_file = \"c.h5:/corr\"")),
+                     "model.correlation_file");
+  expect_input_error(run_text(three_assets("correlation_file = \"c.h5:/missing\"")),
+                     "model.correlation_file");
+}
+
+TEST_F(BasketCli, BadCorrelationMatricesExitTwoNamingTheKey) {
+  // Not symmetric.
+  expect_input_error(run_text(three_assets("correlation = [[1, 0.5, 0], [0.4, 1, 0], [0, 0, 1]]")),
+                     "model.correlation");
+  // Not positive definite: the third pivot.
+  const auto r = run_text(three_assets("correlation = [[1, 0.9, -0.9], [0.9, 1, 0.9], [-0.9, 0.9, 1]]"));
+  expect_input_error(r, "model.correlation");
+  EXPECT_TRUE(contains(r.output, "pivot 3")) << r.output;
+  // Wrong size: a short row, and too few rows.
+  expect_input_error(run_text(three_assets("correlation = [[1, 0], [0, 1, 0], [0, 0, 1]]")),
+                     "model.correlation");
+  expect_input_error(run_text(three_assets("correlation = [[1, 0, 0], [0, 1, 0]]")),
+                     "model.correlation");
+  // NaN.
+  expect_input_error(run_text(three_assets("correlation = [[1, nan, 0], [nan, 1, 0], [0, 0, 1]]")),
+                     "model.correlation");
+  // Missing altogether for more than one asset.
+  expect_input_error(run_text(three_assets("")), "model.correlation");
+}
+
+TEST_F(BasketCli, OtherBadInputsNameTheirKeys) {
+  const std::string identity = "correlation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]";
+  expect_input_error(run_text(three_assets(identity + "\nvolz = 1")), "model.volz");
+  expect_input_error(
+      run_text("solver = \"montecarlo\"\n[model]\nkind = \"basket\"\nspots = [100, 90]\n"
+               "vols = [0.2]\ncorrelation = [[1, 0], [0, 1]]\n[paths]\ncount = 100\nsteps = 1\n"),
+      "model.vols");
+  expect_input_error(run_text(three_assets(identity, "exercise_steps = [1]\n")),
+                     "payoff.exercise_steps");
+  expect_input_error(run_text(three_assets(identity), "payoff.kind=bermudan-put"),
+                     "payoff.exercise_steps");
+  expect_input_error(run_text(three_assets(identity), "model.kind=baskett"), "model.kind");
+}
+
+TEST_F(BasketCli, EveryEuropeanPayoffRunsAndChecksOnTheCpu) {
+  const std::string identity = "correlation = [[1, 0.2, 0], [0.2, 1, 0], [0, 0, 1]]";
+  for (const char* payoff : {"arithmetic-basket-call", "arithmetic-basket-put", "best-of-call",
+                             "worst-of-call", "digital-basket-call"}) {
+    const auto r = run_text(three_assets(identity), std::string("--check --force payoff.kind=") + payoff);
+    EXPECT_EQ(r.status, 0) << payoff << "\n" << r.output;
+  }
+}
+
+TEST_F(BasketCli, GpuRunsOfTheExamplesPassTheirChecks) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string variant : {"basket-registers", "basket-cublas"}) {
+    const auto r = test::run_shell(kExe + " run " + quoted(kInputs / "montecarlo-basket.toml") +
+                                   " --backend gpu --check --force method.variant=" + variant +
+                                   " -o " + quoted(dir_ / "m.h5"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    io::ResultReader h5(dir_ / "m.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "gpu");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "variant")), variant);
+    EXPECT_LT(number(h5, "/check", "difference_in_standard_errors"), 4.0) << variant;
+    EXPECT_EQ(std::get<std::vector<double>>(h5.attribute("/greeks", "delta")).size(), 8u);
+  }
+  const auto r = test::run_shell(kExe + " run " + quoted(kInputs / "montecarlo-american.toml") +
+                                 " --backend gpu --check --force paths.count=200000 -o " +
+                                 quoted(dir_ / "a.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "a.h5");
+  EXPECT_LT(number(h5, "/check", "difference_in_standard_errors"), 4.0);
+  for (const char* phase : {"simulate_s", "regress_s", "price_s"})
+    EXPECT_TRUE(h5.has_attribute("/timings", phase)) << phase;
+}
+
+TEST_F(BasketCli, SweepTimesBothVariantsAgainstTheClosedForm) {
+  PARASOL_REQUIRE_GPU();
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "montecarlo-basket.toml") +
+                                 " sweep.repeats=2 -o " + quoted(dir_ / "s.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  io::ResultReader h5(dir_ / "s.h5");
+  EXPECT_EQ(h5.read_strings("/sweep/variant"),
+            (std::vector<std::string>{"basket-registers", "basket-cublas"}));
+  for (double x : h5.read_doubles("/sweep/difference_in_standard_errors")) EXPECT_LT(x, 4.0);
+}
+
+}  // namespace
+}  // namespace parasol

@@ -21,6 +21,7 @@
 #include "apps/results_table.hpp"
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
+#include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
 
 namespace parasol::app {
@@ -135,6 +136,12 @@ struct Measurement {
   std::vector<double> seconds;  // each timed run; empty when the configuration failed to run
   Agreement agreement;
   std::vector<Cell> extras;     // one per SweepColumns::extras
+  // The kernels the configuration launched, with why they ran as they did: filled by the driver,
+  // which holds a KernelLog while measure() runs.
+  std::vector<KernelRecord> kernels;
+  // Seconds of wall time inside the timed repeats, when `seconds` are not those repeats' own
+  // (laplace3d's are per sweep); 0: the sum of `seconds`. For the sweep's overhead.
+  double timed_s = 0;
   // Set when this configuration cannot take the problem at all (a variant for 1D problems only,
   // given an image): the driver says why and adds no row.
   std::string skipped;
@@ -168,6 +175,28 @@ class Study {
   // The message of an empty sweep (no listed configuration can run).
   virtual InputError nothing_to_time() const = 0;
 };
+
+// method.variant = "auto" in a GPU run: what the autotune file holds for this run's key.
+struct AutoChoice {
+  std::filesystem::path file;              // where it looked
+  std::optional<io::AutotuneChoice> choice;  // nullopt: none stored, the solver's own choice runs
+  // /method's chosen_by: "autotune", or "default" when no choice was stored.
+  std::string chosen_by() const { return choice ? "autotune" : "default"; }
+  // " (auto, from FILE)" or " (auto: no choice stored)", for a run's summary.
+  std::string described() const;
+  // The InputError for a stored choice this build cannot run (`e` says why; `axis` is the
+  // choice's key at fault: "variant", "block"...), naming the file and the choice's line.
+  InputError unusable(const InputError& e, const std::string& axis) const;
+};
+
+// The key of a choice for `solver` on the current device.
+io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
+
+// Looks `key` up in the autotune file (`given`, else the default place: io::autotune_path). With
+// no choice stored, says so in one line on stderr, naming the key, the file and `fallback`
+// (what runs instead: "zreg 64x4x1").
+AutoChoice look_up_choice(const std::filesystem::path& given, const io::AutotuneKey& key,
+                          const std::string& fallback);
 
 // A solver as the front end knows it.
 struct Binding {

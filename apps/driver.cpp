@@ -5,10 +5,12 @@
 #include "apps/driver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <map>
 
 #include "apps/binding.hpp"
 #include "apps/io/xdmf.hpp"
@@ -37,6 +39,34 @@ const Binding& find_binding(io::ParamTable& params) {
   }
   throw InputError(params.source_of("solver"), "solver",
                    "unknown solver \"" + solver + "\"; expected one of " + known);
+}
+
+std::string AutoChoice::described() const {
+  return choice ? " (auto, from " + file.string() + ")" : " (auto: no choice stored)";
+}
+
+InputError AutoChoice::unusable(const InputError& e, const std::string& axis) const {
+  return InputError(file.string() + ":" + std::to_string(choice ? choice->line : 0),
+                    "choice." + axis,
+                    e.expected() + " in this build; run `parasol sweep --autotune` again");
+}
+
+io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision) {
+  const DeviceInfo device = current_device();
+  return {device.name, device.compute_capability(), std::string(solver), std::move(problem),
+          std::move(precision)};
+}
+
+AutoChoice look_up_choice(const std::filesystem::path& given, const io::AutotuneKey& key,
+                          const std::string& fallback) {
+  AutoChoice a;
+  a.file = io::autotune_path(given);
+  a.choice = io::AutotuneFile::load(a.file).find(key);
+  if (!a.choice)
+    std::cerr << "parasol: method.variant = \"auto\": no choice for " << io::describe(key)
+              << " in " << a.file.string() << "; running " << fallback
+              << " (`parasol sweep --autotune` on this problem stores one)\n";
+  return a;
 }
 
 namespace {
@@ -404,16 +434,44 @@ int run_command(comm::Context& context, const RunOptions& options,
 
 namespace {
 
+// The kernel that did most of a configuration's work (launches x blocks x threads): the one
+// whose occupancy and limiter its row shows. Null when none was noted.
+const KernelRecord* main_kernel(const std::vector<KernelRecord>& kernels) {
+  const KernelRecord* most = nullptr;
+  double most_work = -1;
+  for (const KernelRecord& k : kernels) {
+    const double work = static_cast<double>(k.launches) * static_cast<double>(k.grid_blocks) *
+                        static_cast<double>(k.block_threads);
+    if (work > most_work) {
+      most = &k;
+      most_work = work;
+    }
+  }
+  return most;
+}
+
+// Seconds inside a configuration's timed repeats.
+double timed_seconds(const Measurement& m) {
+  if (m.timed_s > 0) return m.timed_s;
+  double sum = 0;
+  for (double s : m.seconds) sum += s;
+  return sum;
+}
+
 // A sweep's table as rows come in: the solver's axes, then median, spread, rate, the roofline,
-// the check and the solver's extras; with the fastest row that agreed with the gold.
+// the check and the solver's extras (and, on a GPU, the main kernel's occupancy and limiter);
+// with the fastest row that agreed with the gold.
 class SweepTable {
  public:
-  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling)
-      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), table_(columns(c)) {}
+  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling,
+             bool kernels = false)
+      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), kernels_(kernels),
+        table_(columns(c, kernels)) {}
 
   void add(std::vector<Cell> row, const Measurement& m, std::size_t configuration) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const bool timed = !m.seconds.empty();
+    timed_s_ += timed_seconds(m);
     const double middle = timed ? median(m.seconds) : nan;
     double low = nan, high = nan;
     if (timed) {
@@ -426,12 +484,24 @@ class SweepTable {
     row.push_back(middle);
     row.push_back(100.0 * (high - low) / middle);
     row.push_back(units_ > 0 ? 1e-9 * units_ / middle : nan);
+    std::vector<std::pair<std::string, double>>& measured = measured_[configuration];
+    measured = {{"median_s", middle}, {c_.rate.name, std::get<double>(row.back())}};
     if (c_.roofline) {
       row.push_back(1e-9 * roofline_ / middle);
+      measured.emplace_back(c_.roofline->throughput.name, std::get<double>(row.back()));
       row.push_back(100.0 * roofline_ / middle / ceiling_);
+      measured.emplace_back(c_.roofline->percent.name, std::get<double>(row.back()));
     }
     row.push_back(m.agreement.value);
     row.insert(row.end(), m.extras.begin(), m.extras.end());
+    if (kernels_) {
+      const KernelRecord* k = main_kernel(m.kernels);
+      row.push_back(k != nullptr ? k->name : std::string("-"));
+      row.push_back(k != nullptr ? 100.0 * k->occupancy : nan);
+      row.push_back(k != nullptr ? k->limiter : std::string("-"));
+      for (const KernelRecord& r : m.kernels) launched_.push_back({rows_, r});
+    }
+    ++rows_;
     const bool passed = timed && m.agreement.passed();
     table_.add(std::move(row), middle, passed);
     if (passed && (!fastest_ || middle < fastest_seconds_)) {
@@ -441,6 +511,12 @@ class SweepTable {
   }
 
   bool empty() const { return table_.empty(); }
+  double timed_s() const { return timed_s_; }
+  // What a configuration measured: median_s, the rate and the roofline's columns by name.
+  std::vector<std::pair<std::string, double>> measured(std::size_t configuration) const {
+    const auto found = measured_.find(configuration);
+    return found != measured_.end() ? found->second : std::vector<std::pair<std::string, double>>{};
+  }
   bool all_passed() const { return table_.all_passed(); }
   std::optional<std::size_t> fastest() const { return fastest_; }
 
@@ -463,10 +539,63 @@ class SweepTable {
     }
     out.set_attribute("/sweep", "check_column", c_.check.name);
     out.set_attribute("/sweep", "extra_columns", names(c_.extras));
+    if (kernels_) {
+      out.set_attribute("/sweep", "kernel_columns", names(kernel_columns()));
+      write_kernels(out);
+    }
   }
 
  private:
-  static std::vector<ResultsTable::Column> columns(const SweepColumns& c) {
+  // The main kernel's name, theoretical occupancy and limiter, after the solver's extras.
+  static std::vector<ResultsTable::Column> kernel_columns() {
+    return {{"kernel", "kernel", 22}, {"occupancy_percent", "occ %", 6, 0},
+            {"limiter", "limited by", 14}};
+  }
+
+  // /sweep/kernels: every kernel each row launched, one dataset per field, `row` naming the
+  // /sweep row (docs/hdf5-layout.md).
+  void write_kernels(io::ResultFile& out) const {
+    if (launched_.empty()) return;
+    std::vector<std::int64_t> row, block_threads, grid_blocks, launches, registers, local_bytes,
+        static_shared, dynamic_shared, max_threads, blocks_per_sm;
+    std::vector<std::string> name, block, limiter;
+    std::vector<double> occupancy, waves;
+    for (const auto& [r, k] : launched_) {
+      row.push_back(static_cast<std::int64_t>(r));
+      name.push_back(k.name);
+      block.push_back(k.block);
+      block_threads.push_back(k.block_threads);
+      grid_blocks.push_back(k.grid_blocks);
+      launches.push_back(k.launches);
+      registers.push_back(k.registers);
+      local_bytes.push_back(k.local_bytes);
+      static_shared.push_back(k.static_shared);
+      dynamic_shared.push_back(k.dynamic_shared);
+      max_threads.push_back(k.max_threads_per_block);
+      blocks_per_sm.push_back(k.blocks_per_sm);
+      occupancy.push_back(k.occupancy);
+      limiter.push_back(k.limiter);
+      waves.push_back(k.waves);
+    }
+    const std::string g = "/sweep/kernels/";
+    out.write_column(g + "row", row);
+    out.write_column(g + "name", name);
+    out.write_column(g + "block", block);
+    out.write_column(g + "block_threads", block_threads);
+    out.write_column(g + "grid_blocks", grid_blocks);
+    out.write_column(g + "launches", launches);
+    out.write_column(g + "registers", registers);
+    out.write_column(g + "local_bytes", local_bytes);
+    out.write_column(g + "static_shared_bytes", static_shared);
+    out.write_column(g + "dynamic_shared_bytes", dynamic_shared);
+    out.write_column(g + "max_threads_per_block", max_threads);
+    out.write_column(g + "blocks_per_sm", blocks_per_sm);
+    out.write_column(g + "occupancy", occupancy);
+    out.write_column(g + "limiter", limiter);
+    out.write_column(g + "waves_per_sm", waves);
+  }
+
+  static std::vector<ResultsTable::Column> columns(const SweepColumns& c, bool kernels) {
     std::vector<ResultsTable::Column> all = c.axes;
     all.push_back({"median_s", "median ms", 11, 4, 'f', 1e3});
     all.push_back({"spread_percent", "spread %", 8, 1});
@@ -477,16 +606,39 @@ class SweepTable {
     }
     all.push_back(c.check);
     all.insert(all.end(), c.extras.begin(), c.extras.end());
+    if (kernels) {
+      const std::vector<ResultsTable::Column> k = kernel_columns();
+      all.insert(all.end(), k.begin(), k.end());
+    }
     return all;
   }
 
   SweepColumns c_;
   double units_, roofline_, ceiling_;
+  bool kernels_;
   ResultsTable table_;
+  std::size_t rows_ = 0;
+  std::vector<std::pair<std::size_t, KernelRecord>> launched_;  // (row, kernel)
+  std::map<std::size_t, std::vector<std::pair<std::string, double>>> measured_;
+  double timed_s_ = 0;
   std::vector<double> min_s_, max_s_;
   std::optional<std::size_t> fastest_;
   double fastest_seconds_ = 0;
 };
+
+// What a sweep spent outside its timed repeats (reading, the gold, each configuration's check
+// and warm-up, writing) as a share of its wall time so far: stored in /sweep and said.
+void write_overhead(io::ResultFile& out, double timed, std::chrono::steady_clock::time_point started) {
+  const double wall = seconds_since(started);
+  const double fraction = wall > 0 ? std::max(0.0, 1.0 - timed / wall) : 0.0;
+  out.set_attribute("/sweep", "timed_s", timed);
+  out.set_attribute("/sweep", "wall_s", wall);
+  out.set_attribute("/sweep", "sweep_overhead_fraction", fraction);
+  char line[128];
+  std::snprintf(line, sizeof line, "timed repeats %.3g s of %.3g s wall: sweep overhead %.0f %%",
+                timed, wall, 100.0 * fraction);
+  say(line);
+}
 
 // 1, 2, 4, ... up to the thread count in force (--threads, else the cores this process may use),
 // and that count itself.
@@ -501,7 +653,8 @@ std::vector<int> thread_counts() {
 // `parasol sweep --backend cpu`: the CPU solver run whole at each thread count, its compute
 // phase timed three times, its result checked against the gold. A sweep file made without a GPU.
 int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTable& params,
-              const Binding& binding, const Study& study) {
+              const Binding& binding, const Study& study,
+              std::chrono::steady_clock::time_point started) {
   constexpr int kRepeats = 3;
   RunOptions run_options;
   run_options.params_path = options.params_path;
@@ -548,20 +701,24 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   for (std::size_t i = 0; i < rows.size(); ++i) table.add(rows[i].first, rows[i].second, i);
   table.print_and_write(out);
   out.set_attribute("/sweep", "backend", std::string("cpu"));
+  write_overhead(out, table.timed_s(), started);
   out.commit();
   say("wrote " + path.string());
   return table.all_passed() ? 0 : 1;
 }
 
-std::string no_autotune(const Binding& binding) {
-  return "--autotune stores laplace3d's fastest variant and block; the " +
-         std::string(binding.name) + " sweep has nothing to store";
+std::string no_autotune(const Binding& binding, const SweepOptions& options) {
+  if (options.backend == Backend::cpu)
+    return "--autotune stores the fastest GPU configuration; a --backend cpu sweep has none";
+  return "--autotune stores the fastest of a solver's variants and axes; the " +
+         std::string(binding.name) + " sweep has nothing to choose between";
 }
 
 }  // namespace
 
 int sweep_command(comm::Context& context, const SweepOptions& options,
                   const std::vector<std::string>& overrides) {
+  const auto started = std::chrono::steady_clock::now();
   io::ParamTable params = load_params(options.params_path, overrides);
   if (context.size() > 1)
     throw InputError("command line", "mpirun",
@@ -569,8 +726,9 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   const Binding& binding = find_binding(params);
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
   if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
-    throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
-  if (options.backend == Backend::cpu) return cpu_sweep(context, options, params, binding, *study);
+    throw InputError(params.source_of("solver"), "solver", no_autotune(binding, options));
+  if (options.backend == Backend::cpu)
+    return cpu_sweep(context, options, params, binding, *study, started);
   // The autotune file is read now, so one that cannot be used fails before any timing.
   std::filesystem::path autotune_file;
   if (options.autotune) {
@@ -590,10 +748,14 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   if (is_speaker()) std::cout << binding.name << " sweep: " << study->describe() << "\n";
 
   SweepTable table(study->columns(), study->units_per_run(), study->roofline_per_run(),
-                   study->ceiling_per_second());
+                   study->ceiling_per_second(), true);
   const std::vector<std::vector<Cell>> configurations = study->configurations();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
-    const Measurement m = study->measure(i);
+    // Each kernel's attributes are asked for once, at its first launch; later launches (the
+    // timed repeats') only add to its count.
+    KernelLog log;
+    Measurement m = study->measure(i);
+    m.kernels = log.take();
     if (!m.skipped.empty()) {
       say(m.skipped);
       continue;
@@ -603,6 +765,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   if (table.empty()) throw study->nothing_to_time();
   table.print_and_write(out);
   study->write_attributes(out);
+  write_overhead(out, table.timed_s(), started);
   out.commit();
   say("wrote " + path.string());
 
@@ -615,6 +778,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
       return 1;
     }
     choice->timed = static_cast<std::int64_t>(configurations.size());
+    choice->measured = table.measured(*table.fastest());
     choice->date = utc_now();
     choice->sweep_file = std::filesystem::absolute(path).string();
     choice->parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
@@ -623,7 +787,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     io::AutotuneFile file = io::AutotuneFile::load(autotune_file);
     file.put(*choice);
     file.save();
-    say("autotune: " + choice->variant + " " + to_string(choice->block) + " stored for " +
+    say("autotune: " + choice->describe() + " stored for " +
         io::describe(choice->key) + " in " + autotune_file.string());
   }
   return table.all_passed() ? 0 : 1;

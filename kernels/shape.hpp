@@ -3,6 +3,7 @@
 // at run time is dispatched to its instance or refused with the list of those compiled in.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -22,6 +23,8 @@ struct Shape {
 };
 
 std::string to_string(const Shape& s);  // "32x8x1"
+// "32x8x1", "128x2" or "256" back to a shape (missing sizes are 1); nullopt when it is not one.
+std::optional<Shape> shape_from_string(std::string_view text);
 std::ostream& operator<<(std::ostream& out, const Shape& s);
 
 template <int X, int Y, int Z>

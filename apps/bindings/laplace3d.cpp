@@ -24,10 +24,6 @@ namespace {
 using laplace3d::Params;
 using laplace3d::Variant;
 
-// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
-// not a Variant; the sweep's list of variants never holds it.
-constexpr std::string_view kAutoVariant = "auto";
-
 struct SweepParams {
   std::vector<Variant> variants;  // default: every variant
   std::vector<Shape> blocks;      // default: every shape compiled for each variant

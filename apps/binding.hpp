@@ -172,6 +172,9 @@ class Study {
   virtual std::optional<io::AutotuneChoice> autotune_choice(std::size_t /*configuration*/) const {
     return std::nullopt;
   }
+  // The overrides that make `parasol run` of this file run the configuration (for --profile):
+  // by default method.<axis>=<value> of its autotune choice; empty when it cannot be run alone.
+  virtual std::vector<std::string> run_overrides(std::size_t configuration) const;
   // The message of an empty sweep (no listed configuration can run).
   virtual InputError nothing_to_time() const = 0;
 };

@@ -4,16 +4,22 @@
 // timed, one table printed and stored, and the fastest passing one kept for autotune.
 #include "apps/driver.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "apps/binding.hpp"
 #include "apps/io/xdmf.hpp"
+#include "apps/profile.hpp"
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
@@ -39,6 +45,23 @@ const Binding& find_binding(io::ParamTable& params) {
   }
   throw InputError(params.source_of("solver"), "solver",
                    "unknown solver \"" + solver + "\"; expected one of " + known);
+}
+
+std::vector<std::string> Study::run_overrides(std::size_t configuration) const {
+  const std::optional<io::AutotuneChoice> c = autotune_choice(configuration);
+  if (!c) return {};
+  std::vector<std::string> overrides{"method.variant=" + c->variant};
+  for (const auto& [axis, value] : c->axes) {
+    if (value == "-") continue;
+    // A block shape as the file writes one; numbers and names as they are.
+    const std::optional<Shape> shape = shape_from_string(value);
+    overrides.push_back("method." + axis + "=" +
+                        (shape && value.find('x') != std::string::npos
+                             ? "[" + std::to_string(shape->x) + "," + std::to_string(shape->y) +
+                                   "," + std::to_string(shape->z) + "]"
+                             : value));
+  }
+  return overrides;
 }
 
 std::string AutoChoice::described() const {
@@ -501,6 +524,12 @@ class SweepTable {
       row.push_back(k != nullptr ? k->limiter : std::string("-"));
       for (const KernelRecord& r : m.kernels) launched_.push_back({rows_, r});
     }
+    row_of_[configuration] = rows_;
+    if (const KernelRecord* k = main_kernel(m.kernels)) kernel_of_[configuration] = k->name;
+    if (timed && (!slowest_ || middle > slowest_seconds_)) {
+      slowest_ = configuration;
+      slowest_seconds_ = middle;
+    }
     ++rows_;
     const bool passed = timed && m.agreement.passed();
     table_.add(std::move(row), middle, passed);
@@ -519,6 +548,14 @@ class SweepTable {
   }
   bool all_passed() const { return table_.all_passed(); }
   std::optional<std::size_t> fastest() const { return fastest_; }
+  // The slowest configuration that was timed, passed or not.
+  std::optional<std::size_t> slowest() const { return slowest_; }
+  // A configuration's row in the table, and its main kernel's name ("" when none was noted).
+  std::size_t row_of(std::size_t configuration) const { return row_of_.at(configuration); }
+  std::string kernel_of(std::size_t configuration) const {
+    const auto found = kernel_of_.find(configuration);
+    return found != kernel_of_.end() ? found->second : std::string();
+  }
 
   void print_and_write(io::ResultFile& out) const {
     if (is_speaker()) table_.print(std::cout);
@@ -622,8 +659,10 @@ class SweepTable {
   std::map<std::size_t, std::vector<std::pair<std::string, double>>> measured_;
   double timed_s_ = 0;
   std::vector<double> min_s_, max_s_;
-  std::optional<std::size_t> fastest_;
-  double fastest_seconds_ = 0;
+  std::optional<std::size_t> fastest_, slowest_;
+  double fastest_seconds_ = 0, slowest_seconds_ = 0;
+  std::map<std::size_t, std::size_t> row_of_;
+  std::map<std::size_t, std::string> kernel_of_;
 };
 
 // What a sweep spent outside its timed repeats (reading, the gold, each configuration's check
@@ -638,6 +677,107 @@ void write_overhead(io::ResultFile& out, double timed, std::chrono::steady_clock
   std::snprintf(line, sizeof line, "timed repeats %.3g s of %.3g s wall: sweep overhead %.0f %%",
                 timed, wall, 100.0 * fraction);
   say(line);
+}
+
+// A word for a shell command line, in single quotes.
+std::string shell_quoted(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// --profile: ncu on PATH, or an InputError before anything is timed.
+std::filesystem::path ncu_or_refuse() {
+  const std::optional<std::filesystem::path> ncu = find_on_path("ncu");
+  if (!ncu)
+    throw InputError("command line", "--profile",
+                     "needs Nsight Compute's ncu on PATH (with the CUDA toolkit: "
+                     "/usr/local/cuda/bin); none was found");
+  return *ncu;
+}
+
+// --profile: the best and the worst configuration run again, each as `parasol run` of the
+// sweep's file with its overrides and the configuration's, under ncu; the longest launch of the
+// row's main kernel stands for it. Stored under /sweep/profile, one row per configuration
+// profiled; a configuration ncu could not profile is said and left out.
+void profile_extremes(io::ResultFile& out, const std::filesystem::path& ncu, const Study& study,
+                      const SweepTable& table, const SweepOptions& options,
+                      const std::vector<std::string>& overrides) {
+  std::vector<std::pair<std::string, std::size_t>> picked;
+  if (table.fastest()) picked.emplace_back("best", *table.fastest());
+  if (table.slowest() && table.slowest() != table.fastest())
+    picked.emplace_back("worst", *table.slowest());
+  std::vector<std::string> which, kernel, stall;
+  std::vector<std::int64_t> rows;
+  std::vector<double> occupancy, dram, duration;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() /
+      ("parasol-profile-" + std::to_string(getpid()));
+  std::filesystem::create_directories(scratch);
+  for (const auto& [role, configuration] : picked) {
+    const std::vector<std::string> mine = study.run_overrides(configuration);
+    if (mine.empty()) {
+      say("profile: the " + role + " configuration cannot be run alone; not profiled");
+      continue;
+    }
+    const std::filesystem::path log = scratch / (role + "-ncu.csv");
+    const std::string main_kernel = table.kernel_of(configuration);
+    std::string command = shell_quoted(ncu.string()) +
+                          " --csv --page raw --section WarpStateStats --metrics " +
+                          std::string(kAchievedOccupancy) + "," + kDramThroughput + "," +
+                          kDuration + " --launch-count " + (main_kernel.empty() ? "20" : "3") +
+                          (main_kernel.empty() ? "" : " --kernel-name " + shell_quoted("regex:" + main_kernel)) +
+                          " --log-file " + shell_quoted(log.string()) + " " +
+                          shell_quoted(self.string()) + " run " +
+                          shell_quoted(options.params_path.string());
+    for (const std::string& o : overrides) command += " " + shell_quoted(o);
+    for (const std::string& o : mine) command += " " + shell_quoted(o);
+    command += " -o " + shell_quoted((scratch / (role + ".h5")).string()) + " --force > " +
+               shell_quoted((scratch / (role + "-run.log")).string()) + " 2>&1";
+    say("profile: the " + role + " configuration under ncu (" + main_kernel + ")");
+    const int status = std::system(command.c_str());
+    std::ifstream in(log);
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::optional<KernelProfile> k;
+    try {
+      k = longest(parse_ncu_csv(text.str()));
+    } catch (const Error& e) {
+      say("profile: " + role + ": " + e.what() + " (ncu exit status " + std::to_string(status) +
+          "; its log: " + log.string() + ")");
+      continue;
+    }
+    if (!k) {
+      say("profile: " + role + ": ncu profiled no launch (its log: " + log.string() + ")");
+      continue;
+    }
+    which.push_back(role);
+    rows.push_back(static_cast<std::int64_t>(table.row_of(configuration)));
+    kernel.push_back(k->kernel);
+    occupancy.push_back(k->achieved_occupancy_percent);
+    dram.push_back(k->dram_throughput_percent);
+    duration.push_back(k->duration_ns);
+    stall.push_back(k->top_stall.empty() ? "-" : k->top_stall);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "profile: %s: achieved occupancy %.1f %%, DRAM throughput %.1f %% of peak, "
+                  "top stall %s",
+                  role.c_str(), k->achieved_occupancy_percent, k->dram_throughput_percent,
+                  stall.back().c_str());
+    say(line);
+  }
+  std::error_code ignored;
+  if (which.size() == picked.size()) std::filesystem::remove_all(scratch, ignored);
+  if (which.empty()) return;
+  const std::string g = "/sweep/profile/";
+  out.write_column(g + "which", which);
+  out.write_column(g + "row", rows);
+  out.write_column(g + "kernel", kernel);
+  out.write_column(g + "achieved_occupancy_percent", occupancy);
+  out.write_column(g + "dram_throughput_percent", dram);
+  out.write_column(g + "top_stall_reason", stall);
+  out.write_column(g + "duration_ns", duration);
 }
 
 // 1, 2, 4, ... up to the thread count in force (--threads, else the cores this process may use),
@@ -729,6 +869,12 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     throw InputError(params.source_of("solver"), "solver", no_autotune(binding, options));
   if (options.backend == Backend::cpu)
     return cpu_sweep(context, options, params, binding, *study, started);
+  std::filesystem::path ncu;
+  if (options.profile) {
+    if (options.backend == Backend::cpu)
+      throw InputError("command line", "--profile", "profiles GPU kernels; not with --backend cpu");
+    ncu = ncu_or_refuse();
+  }
   // The autotune file is read now, so one that cannot be used fails before any timing.
   std::filesystem::path autotune_file;
   if (options.autotune) {
@@ -766,6 +912,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   table.print_and_write(out);
   study->write_attributes(out);
   write_overhead(out, table.timed_s(), started);
+  if (!ncu.empty()) profile_extremes(out, ncu, *study, table, options, overrides);
   out.commit();
   say("wrote " + path.string());
 

@@ -266,7 +266,7 @@ TEST(KernelLog, RecordsEachKernelOnceWithTheRuntimesAttributes) {
   EXPECT_EQ(k.name, "staged_copy_kernel");
   EXPECT_EQ(k.block, "256x1x1");
   EXPECT_EQ(k.block_threads, kThreads);
-  EXPECT_EQ(k.grid_blocks, blocks);
+  EXPECT_EQ(k.grid_blocks, static_cast<std::int64_t>(blocks));
   EXPECT_EQ(k.launches, 3);
   EXPECT_EQ(k.registers, a.numRegs);
   EXPECT_EQ(k.static_shared, 2048);
@@ -282,7 +282,7 @@ TEST(KernelLog, RecordsEachKernelOnceWithTheRuntimesAttributes) {
   EXPECT_EQ(k.limiter, o.limiter);
   EXPECT_DOUBLE_EQ(k.occupancy, o.fraction);
   EXPECT_NEAR(k.waves, double(blocks) / (k.blocks_per_sm * multiprocessor_count()), 1e-12);
-  EXPECT_EQ(records[1].grid_blocks, blocks / 2);
+  EXPECT_EQ(records[1].grid_blocks, static_cast<std::int64_t>(blocks / 2));
   EXPECT_EQ(records[1].dynamic_shared, 128);
   EXPECT_EQ(records[1].launches, 1);
 }

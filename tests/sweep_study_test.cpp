@@ -119,19 +119,20 @@ TEST_P(SweepStudy, EveryRowRecordsItsKernelsAndWhyTheyRanAsTheyDid) {
     EXPECT_GT(occupancy[i], 0.0);
     EXPECT_LE(occupancy[i], 1.0);
     EXPECT_FALSE(limiter[i].empty());
-    EXPECT_NEAR(waves[i], static_cast<double>(grid[i]) / (blocks_per_sm[i] * multiprocessor_count()),
-                1e-9 * waves[i]);
+    const double resident =
+        static_cast<double>(blocks_per_sm[i]) * static_cast<double>(multiprocessor_count());
+    EXPECT_NEAR(waves[i], static_cast<double>(grid[i]) / resident, 1e-9 * waves[i]);
   }
   // Every row that ran launched at least one noted kernel, and its own columns name one of them.
-  for (std::size_t r = 0; r < passed.size(); ++r) {
-    SCOPED_TRACE("row " + std::to_string(r));
+  for (std::size_t k = 0; k < passed.size(); ++k) {
+    SCOPED_TRACE("row " + std::to_string(k));
     bool found = false;
     for (std::size_t i = 0; i < row.size(); ++i)
-      if (row[i] == static_cast<std::int64_t>(r) && name[i] == main_kernel[r] &&
-          std::abs(100.0 * occupancy[i] - occupancy_percent[r]) < 1e-9 &&
-          limiter[i] == limiter_column[r])
+      if (row[i] == static_cast<std::int64_t>(k) && name[i] == main_kernel[k] &&
+          std::abs(100.0 * occupancy[i] - occupancy_percent[k]) < 1e-9 &&
+          limiter[i] == limiter_column[k])
         found = true;
-    EXPECT_TRUE(found) << main_kernel[r];
+    EXPECT_TRUE(found) << main_kernel[k];
   }
   const double fraction = number(h5, "/sweep", "sweep_overhead_fraction");
   EXPECT_GE(fraction, 0.0);
@@ -176,7 +177,9 @@ TEST_P(SweepStudy, AutotuneStoresWhatRunAutoUses) {
     ASSERT_LT(fastest, variants.size());
     EXPECT_NEAR(choice.measured[0].second, seconds[fastest], 1e-3 * seconds[fastest])
         << "within the 4 digits stored";
-    if (variants[fastest] != "auto") EXPECT_EQ(choice.variant, variants[fastest]);
+    if (variants[fastest] != "auto") {
+      EXPECT_EQ(choice.variant, variants[fastest]);
+    }
   }
 
   r = test::run_shell(kExe + " run " + input + " method.variant=auto --check" + tuned + " -o " +
@@ -197,7 +200,7 @@ TEST_P(SweepStudy, AutotuneStoresWhatRunAutoUses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EverySolver, SweepStudy, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return std::string(info.param.solver); });
+                         [](const auto& test) { return std::string(test.param.solver); });
 
 // A CPU sweep stores its overhead: the wall time outside the timed repeats, as a share.
 TEST(SweepOverhead, CpuSweepStoresItsOverhead) {

@@ -816,12 +816,12 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   const int threads_in_force = cpu_threads();
   double units = 0;
   std::vector<std::pair<std::vector<Cell>, Measurement>> rows;
+  // Prepared once: a solve starts from the prepared inputs every time, so the inputs made on the
+  // host (a long series, a batch of grids) are not made again for each repeat.
   for (int threads : thread_counts()) {
     set_cpu_threads(threads);
     Measurement m;
     for (int r = 0; r < kRepeats; ++r) {
-      run = binding.make_run(params, options.params_path);
-      run->prepare(setup);
       PhaseTimer timings;
       run->solve(timings, &out);
       // The solver's own phases (compute; montecarlo's paths), not the moving of data.

@@ -115,10 +115,17 @@ TEST_P(SweepStudy, EveryRowRecordsItsKernelsAndWhyTheyRanAsTheyDid) {
     const std::optional<Shape> shape = shape_from_string(block[i]);
     ASSERT_TRUE(shape.has_value()) << block[i];
     EXPECT_EQ(shape->threads(), threads[i]);
-    EXPECT_GE(blocks_per_sm[i], 1);
-    EXPECT_GT(occupancy[i], 0.0);
-    EXPECT_LE(occupancy[i], 1.0);
     EXPECT_FALSE(limiter[i].empty());
+    EXPECT_LE(occupancy[i], 1.0);
+    // A launch the device refused (too many registers for its block) fits no block: its row
+    // failed. Every row that passed ran its kernels with at least one block resident.
+    if (passed[static_cast<std::size_t>(row[i])] == 1) EXPECT_GE(blocks_per_sm[i], 1);
+    if (blocks_per_sm[i] == 0) {
+      EXPECT_EQ(occupancy[i], 0.0);
+      EXPECT_EQ(waves[i], 0.0);
+      continue;
+    }
+    EXPECT_GT(occupancy[i], 0.0);
     const double resident =
         static_cast<double>(blocks_per_sm[i]) * static_cast<double>(multiprocessor_count());
     EXPECT_NEAR(waves[i], static_cast<double>(grid[i]) / resident, 1e-9 * waves[i]);

@@ -119,7 +119,9 @@ TEST_P(SweepStudy, EveryRowRecordsItsKernelsAndWhyTheyRanAsTheyDid) {
     EXPECT_LE(occupancy[i], 1.0);
     // A launch the device refused (too many registers for its block) fits no block: its row
     // failed. Every row that passed ran its kernels with at least one block resident.
-    if (passed[static_cast<std::size_t>(row[i])] == 1) EXPECT_GE(blocks_per_sm[i], 1);
+    if (passed[static_cast<std::size_t>(row[i])] == 1) {
+      EXPECT_GE(blocks_per_sm[i], 1);
+    }
     if (blocks_per_sm[i] == 0) {
       EXPECT_EQ(occupancy[i], 0.0);
       EXPECT_EQ(waves[i], 0.0);

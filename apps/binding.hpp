@@ -22,6 +22,7 @@
 #include "apps/results_table.hpp"
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
+#include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
 
 namespace parasol::app {
@@ -136,6 +137,12 @@ struct Measurement {
   std::vector<double> seconds;  // each timed run; empty when the configuration failed to run
   Agreement agreement;
   std::vector<Cell> extras;     // one per SweepColumns::extras
+  // The kernels the configuration launched, with why they ran as they did: filled by the driver,
+  // which holds a KernelLog while measure() runs.
+  std::vector<KernelRecord> kernels;
+  // Seconds of wall time inside the timed repeats, when `seconds` are not those repeats' own
+  // (laplace3d's are per sweep); 0: the sum of `seconds`. For the sweep's overhead.
+  double timed_s = 0;
   // Set when this configuration cannot take the problem at all (a variant for 1D problems only,
   // given an image): the driver says why and adds no row.
   std::string skipped;
@@ -171,6 +178,9 @@ class Study {
   virtual std::optional<io::AutotuneChoice> autotune_choice(std::size_t /*configuration*/) const {
     return std::nullopt;
   }
+  // The overrides that make `parasol run` of this file run the configuration (for --profile):
+  // by default method.<axis>=<value> of its autotune choice; empty when it cannot be run alone.
+  virtual std::vector<std::string> run_overrides(std::size_t configuration) const;
   // The message of an empty sweep (no listed configuration can run).
   virtual InputError nothing_to_time() const = 0;
   // Whether this sweep can run across ranks (`mpirun -np N parasol sweep`), and the ranks it
@@ -178,6 +188,46 @@ class Study {
   virtual bool sweeps_across_ranks() const { return false; }
   virtual void use_ranks(comm::Context& /*context*/, comm::Transport /*transport*/) {}
 };
+
+// method.variant = "auto" in a GPU run: what the autotune file holds for this run's key.
+struct AutoChoice {
+  std::filesystem::path file;              // where it looked
+  std::optional<io::AutotuneChoice> choice;  // nullopt: none stored, the solver's own choice runs
+  // /method's chosen_by: "autotune", or "default" when no choice was stored.
+  std::string chosen_by() const { return choice ? "autotune" : "default"; }
+  // " (auto, from FILE)" or " (auto: no choice stored)", for a run's summary.
+  std::string described() const;
+  // The InputError for a stored choice this build cannot run (`e` says why; `axis` is the
+  // choice's key at fault: "variant", "block"...), naming the file and the choice's line.
+  InputError unusable(const InputError& e, const std::string& axis) const;
+};
+
+// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
+// no solver's list of variants holds it.
+inline constexpr std::string_view kAutoVariant = "auto";
+
+// `key` (method.variant) read by `parse`, or "auto": true for "auto", and `variant` is left as it
+// is. An unknown name is an InputError listing the names and "auto".
+template <class Variant, class Parse>
+bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& variant, Parse parse) {
+  const std::string text = t.get_string(key, std::string(name(variant)));
+  if (text == kAutoVariant) return true;
+  try {
+    variant = parse(text);
+  } catch (const InputError& e) {
+    throw InputError(t.source_of(key), key, e.expected() + ", or \"auto\"");
+  }
+  return false;
+}
+
+// The key of a choice for `solver` on the current device.
+io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
+
+// Looks `key` up in the autotune file (`given`, else the default place: io::autotune_path). With
+// no choice stored, says so in one line on stderr, naming the key, the file and `fallback`
+// (what runs instead: "zreg 64x4x1").
+AutoChoice look_up_choice(const std::filesystem::path& given, const io::AutotuneKey& key,
+                          const std::string& fallback);
 
 // A solver as the front end knows it.
 struct Binding {

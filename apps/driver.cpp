@@ -4,14 +4,22 @@
 // timed, one table printed and stored, and the fastest passing one kept for autotune.
 #include "apps/driver.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
+#include <sstream>
 
 #include "apps/binding.hpp"
 #include "apps/io/xdmf.hpp"
+#include "apps/profile.hpp"
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
 #include "apps/results_table.hpp"
@@ -37,6 +45,51 @@ const Binding& find_binding(io::ParamTable& params) {
   }
   throw InputError(params.source_of("solver"), "solver",
                    "unknown solver \"" + solver + "\"; expected one of " + known);
+}
+
+std::vector<std::string> Study::run_overrides(std::size_t configuration) const {
+  const std::optional<io::AutotuneChoice> c = autotune_choice(configuration);
+  if (!c) return {};
+  std::vector<std::string> overrides{"method.variant=" + c->variant};
+  for (const auto& [axis, value] : c->axes) {
+    if (value == "-") continue;
+    // A block shape as the file writes one; numbers and names as they are.
+    const std::optional<Shape> shape = shape_from_string(value);
+    overrides.push_back("method." + axis + "=" +
+                        (shape && value.find('x') != std::string::npos
+                             ? "[" + std::to_string(shape->x) + "," + std::to_string(shape->y) +
+                                   "," + std::to_string(shape->z) + "]"
+                             : value));
+  }
+  return overrides;
+}
+
+std::string AutoChoice::described() const {
+  return choice ? " (auto, from " + file.string() + ")" : " (auto: no choice stored)";
+}
+
+InputError AutoChoice::unusable(const InputError& e, const std::string& axis) const {
+  return InputError(file.string() + ":" + std::to_string(choice ? choice->line : 0),
+                    "choice." + axis,
+                    e.expected() + " in this build; run `parasol sweep --autotune` again");
+}
+
+io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision) {
+  const DeviceInfo device = current_device();
+  return {device.name, device.compute_capability(), std::string(solver), std::move(problem),
+          std::move(precision)};
+}
+
+AutoChoice look_up_choice(const std::filesystem::path& given, const io::AutotuneKey& key,
+                          const std::string& fallback) {
+  AutoChoice a;
+  a.file = io::autotune_path(given);
+  a.choice = io::AutotuneFile::load(a.file).find(key);
+  if (!a.choice)
+    std::cerr << "parasol: method.variant = \"auto\": no choice for " << io::describe(key)
+              << " in " << a.file.string() << "; running " << fallback
+              << " (`parasol sweep --autotune` on this problem stores one)\n";
+  return a;
 }
 
 namespace {
@@ -404,18 +457,46 @@ int run_command(comm::Context& context, const RunOptions& options,
 
 namespace {
 
+// The kernel that did most of a configuration's work (launches x blocks x threads): the one
+// whose occupancy and limiter its row shows. Null when none was noted.
+const KernelRecord* main_kernel(const std::vector<KernelRecord>& kernels) {
+  const KernelRecord* most = nullptr;
+  double most_work = -1;
+  for (const KernelRecord& k : kernels) {
+    const double work = static_cast<double>(k.launches) * static_cast<double>(k.grid_blocks) *
+                        static_cast<double>(k.block_threads);
+    if (work > most_work) {
+      most = &k;
+      most_work = work;
+    }
+  }
+  return most;
+}
+
+// Seconds inside a configuration's timed repeats.
+double timed_seconds(const Measurement& m) {
+  if (m.timed_s > 0) return m.timed_s;
+  double sum = 0;
+  for (double s : m.seconds) sum += s;
+  return sum;
+}
+
 // A sweep's table as rows come in: the solver's axes, then median, spread, rate, the roofline,
-// the check and the solver's extras; with the fastest row that agreed with the gold.
+// the check and the solver's extras (and, on a GPU, the main kernel's occupancy and limiter);
+// with the fastest row that agreed with the gold.
 class SweepTable {
  public:
-  // `ranks` > 1: a sweep across ranks, with the exchange, its hidden share and the rate per GPU.
-  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling, int ranks = 1)
-      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), ranks_(ranks),
-        table_(columns(c, ranks)) {}
+  // `kernels`: the main kernel's columns (a GPU sweep); `ranks` > 1: a sweep across ranks, with
+  // the exchange, its hidden share and the rate per GPU.
+  SweepTable(const SweepColumns& c, double units, double roofline, double ceiling,
+             bool kernels = false, int ranks = 1)
+      : c_(c), units_(units), roofline_(roofline), ceiling_(ceiling), kernels_(kernels),
+        ranks_(ranks), table_(columns(c, kernels, ranks)) {}
 
   void add(std::vector<Cell> row, const Measurement& m, std::size_t configuration) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const bool timed = !m.seconds.empty();
+    timed_s_ += timed_seconds(m);
     const double middle = timed ? median(m.seconds) : nan;
     double low = nan, high = nan;
     if (timed) {
@@ -428,9 +509,13 @@ class SweepTable {
     row.push_back(middle);
     row.push_back(100.0 * (high - low) / middle);
     row.push_back(units_ > 0 ? 1e-9 * units_ / middle : nan);
+    std::vector<std::pair<std::string, double>>& measured = measured_[configuration];
+    measured = {{"median_s", middle}, {c_.rate.name, std::get<double>(row.back())}};
     if (c_.roofline) {
       row.push_back(1e-9 * roofline_ / middle);
+      measured.emplace_back(c_.roofline->throughput.name, std::get<double>(row.back()));
       row.push_back(100.0 * roofline_ / middle / ceiling_);
+      measured.emplace_back(c_.roofline->percent.name, std::get<double>(row.back()));
     }
     row.push_back(m.agreement.value);
     row.insert(row.end(), m.extras.begin(), m.extras.end());
@@ -439,6 +524,20 @@ class SweepTable {
       row.push_back(100.0 * m.hidden_fraction);
       row.push_back(units_ > 0 ? 1e-9 * units_ / middle / ranks_ : nan);
     }
+    if (kernels_) {
+      const KernelRecord* k = main_kernel(m.kernels);
+      row.push_back(k != nullptr ? k->name : std::string("-"));
+      row.push_back(k != nullptr ? 100.0 * k->occupancy : nan);
+      row.push_back(k != nullptr ? k->limiter : std::string("-"));
+      for (const KernelRecord& r : m.kernels) launched_.push_back({rows_, r});
+    }
+    row_of_[configuration] = rows_;
+    if (const KernelRecord* k = main_kernel(m.kernels)) kernel_of_[configuration] = k->name;
+    if (timed && (!slowest_ || middle > slowest_seconds_)) {
+      slowest_ = configuration;
+      slowest_seconds_ = middle;
+    }
+    ++rows_;
     const bool passed = timed && m.agreement.passed();
     table_.add(std::move(row), middle, passed);
     if (passed && (!fastest_ || middle < fastest_seconds_)) {
@@ -448,8 +547,22 @@ class SweepTable {
   }
 
   bool empty() const { return table_.empty(); }
+  double timed_s() const { return timed_s_; }
+  // What a configuration measured: median_s, the rate and the roofline's columns by name.
+  std::vector<std::pair<std::string, double>> measured(std::size_t configuration) const {
+    const auto found = measured_.find(configuration);
+    return found != measured_.end() ? found->second : std::vector<std::pair<std::string, double>>{};
+  }
   bool all_passed() const { return table_.all_passed(); }
   std::optional<std::size_t> fastest() const { return fastest_; }
+  // The slowest configuration that was timed, passed or not.
+  std::optional<std::size_t> slowest() const { return slowest_; }
+  // A configuration's row in the table, and its main kernel's name ("" when none was noted).
+  std::size_t row_of(std::size_t configuration) const { return row_of_.at(configuration); }
+  std::string kernel_of(std::size_t configuration) const {
+    const auto found = kernel_of_.find(configuration);
+    return found != kernel_of_.end() ? found->second : std::string();
+  }
 
   void print_and_write(io::ResultFile& out) const {
     if (is_speaker()) table_.print(std::cout);
@@ -470,10 +583,64 @@ class SweepTable {
     }
     out.set_attribute("/sweep", "check_column", c_.check.name);
     out.set_attribute("/sweep", "extra_columns", names(c_.extras));
+    if (kernels_) {
+      out.set_attribute("/sweep", "kernel_columns", names(kernel_columns()));
+      write_kernels(out);
+    }
   }
 
  private:
-  static std::vector<ResultsTable::Column> columns(const SweepColumns& c, int ranks) {
+  // The main kernel's name, theoretical occupancy and limiter, after the solver's extras.
+  static std::vector<ResultsTable::Column> kernel_columns() {
+    return {{"kernel", "kernel", 22}, {"occupancy_percent", "occ %", 6, 0},
+            {"limiter", "limited by", 14}};
+  }
+
+  // /sweep/kernels: every kernel each row launched, one dataset per field, `row` naming the
+  // /sweep row (docs/hdf5-layout.md).
+  void write_kernels(io::ResultFile& out) const {
+    if (launched_.empty()) return;
+    std::vector<std::int64_t> row, block_threads, grid_blocks, launches, registers, local_bytes,
+        static_shared, dynamic_shared, max_threads, blocks_per_sm;
+    std::vector<std::string> name, block, limiter;
+    std::vector<double> occupancy, waves;
+    for (const auto& [r, k] : launched_) {
+      row.push_back(static_cast<std::int64_t>(r));
+      name.push_back(k.name);
+      block.push_back(k.block);
+      block_threads.push_back(k.block_threads);
+      grid_blocks.push_back(k.grid_blocks);
+      launches.push_back(k.launches);
+      registers.push_back(k.registers);
+      local_bytes.push_back(k.local_bytes);
+      static_shared.push_back(k.static_shared);
+      dynamic_shared.push_back(k.dynamic_shared);
+      max_threads.push_back(k.max_threads_per_block);
+      blocks_per_sm.push_back(k.blocks_per_sm);
+      occupancy.push_back(k.occupancy);
+      limiter.push_back(k.limiter);
+      waves.push_back(k.waves);
+    }
+    const std::string g = "/sweep/kernels/";
+    out.write_column(g + "row", row);
+    out.write_column(g + "name", name);
+    out.write_column(g + "block", block);
+    out.write_column(g + "block_threads", block_threads);
+    out.write_column(g + "grid_blocks", grid_blocks);
+    out.write_column(g + "launches", launches);
+    out.write_column(g + "registers", registers);
+    out.write_column(g + "local_bytes", local_bytes);
+    out.write_column(g + "static_shared_bytes", static_shared);
+    out.write_column(g + "dynamic_shared_bytes", dynamic_shared);
+    out.write_column(g + "max_threads_per_block", max_threads);
+    out.write_column(g + "blocks_per_sm", blocks_per_sm);
+    out.write_column(g + "occupancy", occupancy);
+    out.write_column(g + "limiter", limiter);
+    out.write_column(g + "waves_per_sm", waves);
+  }
+
+  static std::vector<ResultsTable::Column> columns(const SweepColumns& c, bool kernels,
+                                                   int ranks) {
     std::vector<ResultsTable::Column> all = c.axes;
     all.push_back({"median_s", "median ms", 11, 4, 'f', 1e3});
     all.push_back({"spread_percent", "spread %", 8, 1});
@@ -493,17 +660,143 @@ class SweepTable {
       per_gpu.width += 5;
       all.push_back(per_gpu);
     }
+    if (kernels) {
+      const std::vector<ResultsTable::Column> k = kernel_columns();
+      all.insert(all.end(), k.begin(), k.end());
+    }
     return all;
   }
 
   SweepColumns c_;
   double units_, roofline_, ceiling_;
+  bool kernels_;
   int ranks_;
   ResultsTable table_;
+  std::size_t rows_ = 0;
+  std::vector<std::pair<std::size_t, KernelRecord>> launched_;  // (row, kernel)
+  std::map<std::size_t, std::vector<std::pair<std::string, double>>> measured_;
+  double timed_s_ = 0;
   std::vector<double> min_s_, max_s_;
-  std::optional<std::size_t> fastest_;
-  double fastest_seconds_ = 0;
+  std::optional<std::size_t> fastest_, slowest_;
+  double fastest_seconds_ = 0, slowest_seconds_ = 0;
+  std::map<std::size_t, std::size_t> row_of_;
+  std::map<std::size_t, std::string> kernel_of_;
 };
+
+// What a sweep spent outside its timed repeats (reading, the gold, each configuration's check
+// and warm-up, writing) as a share of its wall time so far: stored in /sweep and said.
+void write_overhead(io::ResultFile& out, double timed, std::chrono::steady_clock::time_point started) {
+  const double wall = seconds_since(started);
+  const double fraction = wall > 0 ? std::max(0.0, 1.0 - timed / wall) : 0.0;
+  out.set_attribute("/sweep", "timed_s", timed);
+  out.set_attribute("/sweep", "wall_s", wall);
+  out.set_attribute("/sweep", "sweep_overhead_fraction", fraction);
+  char line[128];
+  std::snprintf(line, sizeof line, "timed repeats %.3g s of %.3g s wall: sweep overhead %.0f %%",
+                timed, wall, 100.0 * fraction);
+  say(line);
+}
+
+// A word for a shell command line, in single quotes.
+std::string shell_quoted(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// --profile: ncu on PATH, or an InputError before anything is timed.
+std::filesystem::path ncu_or_refuse() {
+  const std::optional<std::filesystem::path> ncu = find_on_path("ncu");
+  if (!ncu)
+    throw InputError("command line", "--profile",
+                     "needs Nsight Compute's ncu on PATH (with the CUDA toolkit: "
+                     "/usr/local/cuda/bin); none was found");
+  return *ncu;
+}
+
+// --profile: the best and the worst configuration run again, each as `parasol run` of the
+// sweep's file with its overrides and the configuration's, under ncu; the longest launch of the
+// row's main kernel stands for it. Stored under /sweep/profile, one row per configuration
+// profiled; a configuration ncu could not profile is said and left out.
+void profile_extremes(io::ResultFile& out, const std::filesystem::path& ncu, const Study& study,
+                      const SweepTable& table, const SweepOptions& options,
+                      const std::vector<std::string>& overrides) {
+  std::vector<std::pair<std::string, std::size_t>> picked;
+  if (table.fastest()) picked.emplace_back("best", *table.fastest());
+  if (table.slowest() && table.slowest() != table.fastest())
+    picked.emplace_back("worst", *table.slowest());
+  std::vector<std::string> which, kernel, stall;
+  std::vector<std::int64_t> rows;
+  std::vector<double> occupancy, dram, duration;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() /
+      ("parasol-profile-" + std::to_string(getpid()));
+  std::filesystem::create_directories(scratch);
+  for (const auto& [role, configuration] : picked) {
+    const std::vector<std::string> mine = study.run_overrides(configuration);
+    if (mine.empty()) {
+      say("profile: the " + role + " configuration cannot be run alone; not profiled");
+      continue;
+    }
+    const std::filesystem::path log = scratch / (role + "-ncu.csv");
+    const std::string main_kernel = table.kernel_of(configuration);
+    std::string command = shell_quoted(ncu.string()) +
+                          " --csv --page raw --section WarpStateStats --metrics " +
+                          std::string(kAchievedOccupancy) + "," + kDramThroughput + "," +
+                          kDuration + " --launch-count " + (main_kernel.empty() ? "20" : "3") +
+                          (main_kernel.empty() ? "" : " --kernel-name " + shell_quoted("regex:" + main_kernel)) +
+                          " --log-file " + shell_quoted(log.string()) + " " +
+                          shell_quoted(self.string()) + " run " +
+                          shell_quoted(options.params_path.string());
+    for (const std::string& o : overrides) command += " " + shell_quoted(o);
+    for (const std::string& o : mine) command += " " + shell_quoted(o);
+    command += " -o " + shell_quoted((scratch / (role + ".h5")).string()) + " --force > " +
+               shell_quoted((scratch / (role + "-run.log")).string()) + " 2>&1";
+    say("profile: the " + role + " configuration under ncu (" + main_kernel + ")");
+    const int status = std::system(command.c_str());
+    std::ifstream in(log);
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::optional<KernelProfile> k;
+    try {
+      k = longest(parse_ncu_csv(text.str()));
+    } catch (const Error& e) {
+      say("profile: " + role + ": " + e.what() + " (ncu exit status " + std::to_string(status) +
+          "; its log: " + log.string() + ")");
+      continue;
+    }
+    if (!k) {
+      say("profile: " + role + ": ncu profiled no launch (its log: " + log.string() + ")");
+      continue;
+    }
+    which.push_back(role);
+    rows.push_back(static_cast<std::int64_t>(table.row_of(configuration)));
+    kernel.push_back(k->kernel);
+    occupancy.push_back(k->achieved_occupancy_percent);
+    dram.push_back(k->dram_throughput_percent);
+    duration.push_back(k->duration_ns);
+    stall.push_back(k->top_stall.empty() ? "-" : k->top_stall);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "profile: %s: achieved occupancy %.1f %%, DRAM throughput %.1f %% of peak, "
+                  "top stall %s",
+                  role.c_str(), k->achieved_occupancy_percent, k->dram_throughput_percent,
+                  stall.back().c_str());
+    say(line);
+  }
+  std::error_code ignored;
+  if (which.size() == picked.size()) std::filesystem::remove_all(scratch, ignored);
+  if (which.empty()) return;
+  const std::string g = "/sweep/profile/";
+  out.write_column(g + "which", which);
+  out.write_column(g + "row", rows);
+  out.write_column(g + "kernel", kernel);
+  out.write_column(g + "achieved_occupancy_percent", occupancy);
+  out.write_column(g + "dram_throughput_percent", dram);
+  out.write_column(g + "top_stall_reason", stall);
+  out.write_column(g + "duration_ns", duration);
+}
 
 // 1, 2, 4, ... up to the thread count in force (--threads, else the cores this process may use),
 // and that count itself.
@@ -518,7 +811,8 @@ std::vector<int> thread_counts() {
 // `parasol sweep --backend cpu`: the CPU solver run whole at each thread count, its compute
 // phase timed three times, its result checked against the gold. A sweep file made without a GPU.
 int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTable& params,
-              const Binding& binding, const Study& study) {
+              const Binding& binding, const Study& study,
+              std::chrono::steady_clock::time_point started) {
   constexpr int kRepeats = 3;
   RunOptions run_options;
   run_options.params_path = options.params_path;
@@ -540,12 +834,12 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   const int threads_in_force = cpu_threads();
   double units = 0;
   std::vector<std::pair<std::vector<Cell>, Measurement>> rows;
+  // Prepared once: a solve starts from the prepared inputs every time, so the inputs made on the
+  // host (a long series, a batch of grids) are not made again for each repeat.
   for (int threads : thread_counts()) {
     set_cpu_threads(threads);
     Measurement m;
     for (int r = 0; r < kRepeats; ++r) {
-      run = binding.make_run(params, options.params_path);
-      run->prepare(setup);
       PhaseTimer timings;
       run->solve(timings, &out);
       // The solver's own phases (compute; montecarlo's paths), not the moving of data.
@@ -565,14 +859,17 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   for (std::size_t i = 0; i < rows.size(); ++i) table.add(rows[i].first, rows[i].second, i);
   table.print_and_write(out);
   out.set_attribute("/sweep", "backend", std::string("cpu"));
+  write_overhead(out, table.timed_s(), started);
   out.commit();
   say("wrote " + path.string());
   return table.all_passed() ? 0 : 1;
 }
 
-std::string no_autotune(const Binding& binding) {
-  return "--autotune stores laplace3d's fastest variant and block; the " +
-         std::string(binding.name) + " sweep has nothing to store";
+std::string no_autotune(const Binding& binding, const SweepOptions& options) {
+  if (options.backend == Backend::cpu)
+    return "--autotune stores the fastest GPU configuration; a --backend cpu sweep has none";
+  return "--autotune stores the fastest of a solver's variants and axes; the " +
+         std::string(binding.name) + " sweep has nothing to choose between";
 }
 
 }  // namespace
@@ -583,7 +880,8 @@ namespace {
 // rank 0 prints and writes. A failure before the timing ends every rank with one line from rank
 // 0; one during it (the ranks are meeting) ends the whole run, and nothing is left behind.
 int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
-                       io::ParamTable& params, const Binding& binding, Study& study) {
+                       io::ParamTable& params, const Binding& binding, Study& study,
+                       std::chrono::steady_clock::time_point started) {
   together(context, [&] {
     if (agreed_backend(context, Backend::gpu) != Backend::gpu)
       throw Error("parasol sweep needs a device on every rank");
@@ -605,11 +903,13 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
               << "\n";
 
   SweepTable table(study.columns(), study.units_per_run(), study.roofline_per_run(),
-                   study.ceiling_per_second(), context.size());
+                   study.ceiling_per_second(), true, context.size());
   const std::vector<std::vector<Cell>> configurations = study.configurations();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     Measurement m;
+    KernelLog log;
     or_abort(context, [&] { m = study.measure(i); });
+    m.kernels = log.take();
     if (!m.skipped.empty()) {
       say(m.skipped);
       continue;
@@ -621,6 +921,7 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
     if (!out) return;
     table.print_and_write(*out);
     study.write_attributes(*out);
+    write_overhead(*out, table.timed_s(), started);
     out->commit();
   });
   say("wrote " + path.string());
@@ -631,6 +932,7 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
 
 int sweep_command(comm::Context& context, const SweepOptions& options,
                   const std::vector<std::string>& overrides) {
+  const auto started = std::chrono::steady_clock::now();
   if (context.size() > 1) {
     try {
       std::optional<io::ParamTable> params;
@@ -648,8 +950,9 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
         if (options.backend == Backend::cpu)
           refuse("parasol sweep --backend cpu times the CPU solver in one process");
         if (options.autotune) refuse("--autotune stores the choice for one device");
+        if (options.profile) refuse("--profile runs one process under Nsight Compute");
       });
-      return sweep_across_ranks(context, options, *params, *binding, *study);
+      return sweep_across_ranks(context, options, *params, *binding, *study, started);
     } catch (const Stop& stop) {
       return stop.status;
     }
@@ -658,8 +961,15 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   const Binding& binding = find_binding(params);
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
   if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
-    throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
-  if (options.backend == Backend::cpu) return cpu_sweep(context, options, params, binding, *study);
+    throw InputError(params.source_of("solver"), "solver", no_autotune(binding, options));
+  if (options.backend == Backend::cpu)
+    return cpu_sweep(context, options, params, binding, *study, started);
+  std::filesystem::path ncu;
+  if (options.profile) {
+    if (options.backend == Backend::cpu)
+      throw InputError("command line", "--profile", "profiles GPU kernels; not with --backend cpu");
+    ncu = ncu_or_refuse();
+  }
   // The autotune file is read now, so one that cannot be used fails before any timing.
   std::filesystem::path autotune_file;
   if (options.autotune) {
@@ -679,10 +989,14 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   if (is_speaker()) std::cout << binding.name << " sweep: " << study->describe() << "\n";
 
   SweepTable table(study->columns(), study->units_per_run(), study->roofline_per_run(),
-                   study->ceiling_per_second());
+                   study->ceiling_per_second(), true);
   const std::vector<std::vector<Cell>> configurations = study->configurations();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
-    const Measurement m = study->measure(i);
+    // Each kernel's attributes are asked for once, at its first launch; later launches (the
+    // timed repeats') only add to its count.
+    KernelLog log;
+    Measurement m = study->measure(i);
+    m.kernels = log.take();
     if (!m.skipped.empty()) {
       say(m.skipped);
       continue;
@@ -692,6 +1006,8 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   if (table.empty()) throw study->nothing_to_time();
   table.print_and_write(out);
   study->write_attributes(out);
+  write_overhead(out, table.timed_s(), started);
+  if (!ncu.empty()) profile_extremes(out, ncu, *study, table, options, overrides);
   out.commit();
   say("wrote " + path.string());
 
@@ -704,6 +1020,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
       return 1;
     }
     choice->timed = static_cast<std::int64_t>(configurations.size());
+    choice->measured = table.measured(*table.fastest());
     choice->date = utc_now();
     choice->sweep_file = std::filesystem::absolute(path).string();
     choice->parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
@@ -712,7 +1029,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     io::AutotuneFile file = io::AutotuneFile::load(autotune_file);
     file.put(*choice);
     file.save();
-    say("autotune: " + choice->variant + " " + to_string(choice->block) + " stored for " +
+    say("autotune: " + choice->describe() + " stored for " +
         io::describe(choice->key) + " in " + autotune_file.string());
   }
   return table.all_passed() ? 0 : 1;

@@ -135,17 +135,20 @@ int main(int argc, char** argv) {
                         "Filter of large datasets, as for run; default none");
   CLI::Option* autotune = sweep_cmd->add_flag(
       "--autotune", sweep.autotune,
-      "laplace3d: also store the fastest variant and block that agreed with the gold, for this "
-      "grid, precision and device, in the autotune file; `parasol run` uses it for "
-      "method.variant = \"auto\"");
+      "Also store the fastest configuration that agreed with the gold, for this problem, precision "
+      "and device, in the autotune file; `parasol run` uses it for method.variant = \"auto\"");
   sweep_cmd->add_option("--autotune-file", sweep.autotune_file,
                         "Autotune file (default: $PARASOL_AUTOTUNE_FILE, else "
                         "$XDG_CACHE_HOME/parasol/autotune.toml, else "
                         "~/.cache/parasol/autotune.toml)")
       ->needs(autotune);
+  sweep_cmd->add_flag(
+      "--profile", sweep.profile,
+      "Also run the best and the worst configuration again under Nsight Compute (ncu, found on "
+      "PATH) and store their achieved occupancy, DRAM throughput and top stall reason");
   sweep_cmd->footer(
-      "The autotune file holds one choice per device, solver, grid and precision: a sweep of the "
-      "same replaces its choice and keeps the others. Plots of any solver's sweep: "
+      "The autotune file holds one choice per device, solver, problem and precision: a sweep of "
+      "the same replaces its choice and keeps the others. Plots of any solver's sweep: "
       "python3 docs/plots/plot_sweep.py SWEEP.h5 -o FOLDER. Exit status: 0 every configuration agreed "
       "with the gold, 1 one did not (or no device), 2 bad input.");
 

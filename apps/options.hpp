@@ -37,6 +37,7 @@ struct SweepOptions {
   bool autotune = false;  // store the fastest passing configuration in the autotune file
   std::filesystem::path autotune_file;  // empty: io::autotune_path's default
   io::Compression compression;  // of large datasets: --compression, none by default
+  bool profile = false;  // run the best and the worst configuration again under ncu
   // gpu: every variant and shape on the device; cpu: the CPU solver at each thread count.
   Backend backend = Backend::gpu;
   comm::Transport transport = comm::Transport::automatic;  // across ranks: how halos travel

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/error.hpp"
+#include "kernels/kernel_log.hpp"
 #include "kernels/shape.hpp"
 
 namespace parasol {

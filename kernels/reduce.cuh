@@ -115,9 +115,12 @@ template <class Transform, class Op>
 void DeviceReducer<T>::reduce_async(std::int64_t n, Transform transform, Op op,
                                     cudaStream_t stream) {
   const int blocks = std::min(kMaxPartials, grid_stride_blocks(n, detail::kReduceThreads, 1));
+  PARASOL_NOTE_LAUNCH(blocks, detail::kReduceThreads, 0,
+                      detail::reduce_partials_kernel<T, Transform, Op>);
   detail::reduce_partials_kernel<T><<<blocks, detail::kReduceThreads, 0, stream>>>(
       n, transform, op, partials_.data());
   PARASOL_CHECK_LAUNCH(stream);
+  PARASOL_NOTE_LAUNCH(1, detail::kReduceThreads, 0, detail::reduce_final_kernel<T, Op>);
   detail::reduce_final_kernel<<<1, detail::kReduceThreads, 0, stream>>>(partials_.data(), blocks,
                                                                         op, result_.data());
   PARASOL_CHECK_LAUNCH(stream);

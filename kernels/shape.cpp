@@ -1,5 +1,7 @@
 #include "kernels/shape.hpp"
 
+#include <algorithm>
+
 namespace parasol {
 
 std::string to_string(const Shape& s) {
@@ -7,6 +9,27 @@ std::string to_string(const Shape& s) {
 }
 
 std::ostream& operator<<(std::ostream& out, const Shape& s) { return out << to_string(s); }
+
+std::optional<Shape> shape_from_string(std::string_view text) {
+  int sizes[3] = {1, 1, 1};
+  int count = 0;
+  std::size_t at = 0;
+  while (true) {
+    if (count == 3) return std::nullopt;
+    const std::size_t end = std::min(text.find('x', at), text.size());
+    if (end == at || end - at > 4) return std::nullopt;
+    int value = 0;
+    for (std::size_t i = at; i < end; ++i) {
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      value = value * 10 + (text[i] - '0');
+    }
+    if (value < 1) return std::nullopt;
+    sizes[count++] = value;
+    if (end == text.size()) break;
+    at = end + 1;
+  }
+  return Shape{sizes[0], sizes[1], sizes[2]};
+}
 
 namespace {
 std::string text_of(const Shape& s) { return to_string(s); }

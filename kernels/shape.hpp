@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -24,6 +25,8 @@ struct Shape {
 };
 
 std::string to_string(const Shape& s);  // "32x8x1"
+// "32x8x1", "128x2" or "256" back to a shape (missing sizes are 1); nullopt when it is not one.
+std::optional<Shape> shape_from_string(std::string_view text);
 std::ostream& operator<<(std::ostream& out, const Shape& s);
 
 template <int X, int Y, int Z>

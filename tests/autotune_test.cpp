@@ -2,12 +2,15 @@
 // Nothing here needs a device: keys are written out as a sweep would make them.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "apps/io/autotune.hpp"
 #include "kernels/error.hpp"
+#include "kernels/shape.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -18,17 +21,17 @@ using io::AutotuneFile;
 using io::AutotuneKey;
 
 AutotuneKey h100_key(std::int64_t n, const std::string& precision = "float") {
-  return {"NVIDIA H100 80GB HBM3", "9.0", "laplace3d", {n, n, n}, precision};
+  const std::string side = std::to_string(n);
+  return {"NVIDIA H100 80GB HBM3", "9.0", "laplace3d", side + "x" + side + "x" + side, precision};
 }
 
 AutotuneChoice choice_for(const AutotuneKey& key, const std::string& variant, Shape block) {
   AutotuneChoice c;
   c.key = key;
   c.variant = variant;
-  c.block = block;
-  c.gpoints_per_s = 327.04;
-  c.gb_per_s = 2616.3;
-  c.percent_of_copy = 88.46;
+  c.axes = {{"block", to_string(block)}};
+  c.measured = {{"median_s", 4.104e-4}, {"gpoints_per_s", 327.04}, {"gb_per_s", 2616.3},
+                {"percent_of_copy", 88.46}};
   c.timed = 11;
   c.date = "2026-11-21T19:04:05Z";
   c.sweep_file = "/results/laplace3d-512-sweep.h5";
@@ -72,11 +75,16 @@ TEST(Autotune, RoundTripKeepsEveryField) {
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->key, h100_key(512));
   EXPECT_EQ(c->variant, "zreg");
-  EXPECT_EQ(c->block, (Shape{128, 2, 1}));
-  // Measurements are stored to one decimal, for people reading the file.
-  EXPECT_DOUBLE_EQ(c->gpoints_per_s, 327.0);
-  EXPECT_DOUBLE_EQ(c->gb_per_s, 2616.3);
-  EXPECT_DOUBLE_EQ(c->percent_of_copy, 88.5);
+  EXPECT_EQ(c->axis("block"), "128x2x1");
+  EXPECT_FALSE(c->axis("chunk").has_value());
+  // Measurements are stored to 4 digits, for people reading the file, in the sweep's order.
+  ASSERT_EQ(c->measured.size(), 4u);
+  EXPECT_EQ(c->measured[0].first, "median_s");
+  EXPECT_DOUBLE_EQ(c->measured[0].second, 4.104e-4);
+  EXPECT_EQ(c->measured[1].first, "gpoints_per_s");
+  EXPECT_DOUBLE_EQ(c->measured[1].second, 327.0);
+  EXPECT_DOUBLE_EQ(c->measured[2].second, 2616.0);
+  EXPECT_DOUBLE_EQ(c->measured[3].second, 88.46);
   EXPECT_EQ(c->timed, 11);
   EXPECT_EQ(c->date, "2026-11-21T19:04:05Z");
   EXPECT_EQ(c->sweep_file, "/results/laplace3d-512-sweep.h5");
@@ -87,7 +95,70 @@ TEST(Autotune, RoundTripKeepsEveryField) {
   ASSERT_TRUE(o.has_value());
   EXPECT_EQ(o->key.device, "Lab \"GPU\" \\ 2");
   EXPECT_EQ(o->variant, "block3d");
-  EXPECT_EQ(o->block, (Shape{32, 8, 2}));
+  EXPECT_EQ(o->axis("block"), "32x8x2");
+}
+
+TEST(Autotune, AnySolversAxesAndProblemClassRoundTrip) {
+  test::ScratchDir dir;
+  const auto path = dir / "autotune.toml";
+  AutotuneFile file = AutotuneFile::load(path);
+  AutotuneChoice c;
+  c.key = {"NVIDIA H100 80GB HBM3", "9.0", "tridiag", "n=1024,systems=65536", "double"};
+  c.variant = "pcr-warp";
+  // Axis names a TOML key cannot hold bare are quoted; values keep their order.
+  c.axes = {{"threads", "256"}, {"chunk", "8"}, {"odd axis", "a \"b\""}};
+  c.measured = {{"median_s", 0.0125}, {"gunknowns_per_s", 5.368709}, {"gb_per_s", NAN}};
+  file.put(c);
+  AutotuneChoice bare = c;
+  bare.key.solver = "recurrence";
+  bare.axes.clear();
+  bare.measured.clear();
+  file.put(bare);
+  file.save();
+
+  const AutotuneFile back = AutotuneFile::load(path);
+  ASSERT_EQ(back.choices().size(), 2u);
+  const std::optional<AutotuneChoice> t = back.find(c.key);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->key.problem, "n=1024,systems=65536");
+  EXPECT_EQ(t->axes, c.axes);
+  EXPECT_EQ(t->describe(), "pcr-warp, threads 256, chunk 8, odd axis a \"b\"");
+  // A measurement that is not a number is left out rather than written as nan.
+  ASSERT_EQ(t->measured.size(), 2u);
+  EXPECT_DOUBLE_EQ(t->measured[1].second, 5.369);
+  const std::optional<AutotuneChoice> r = back.find(bare.key);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->axes.empty());
+  EXPECT_TRUE(r->measured.empty());
+}
+
+TEST(Autotune, FirstFormatFilesAreStillRead) {
+  // What laplace3d's sweeps wrote before every solver could be tuned: grid and block arrays.
+  test::ScratchDir dir;
+  const auto path = dir / "autotune.toml";
+  write_text(path,
+             "format = \"parasol-autotune-1\"\n\n[[choice]]\ndevice = \"NVIDIA H100 80GB HBM3\"\n"
+             "compute_capability = \"9.0\"\nsolver = \"laplace3d\"\ngrid = [512, 512, 512]\n"
+             "precision = \"float\"\nvariant = \"zreg\"\nblock = [128, 2]\n"
+             "gpoints_per_s = 327.0\ngb_per_s = 2616.0\npercent_of_copy = 88.5\ntimed = 11\n");
+  AutotuneFile file = AutotuneFile::load(path);
+  const std::optional<AutotuneChoice> c = file.find(h100_key(512));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->variant, "zreg");
+  EXPECT_EQ(c->axis("block"), "128x2x1");
+  ASSERT_EQ(c->measured.size(), 3u);
+  EXPECT_EQ(c->measured[0].first, "gpoints_per_s");
+  EXPECT_EQ(c->timed, 11);
+  // Saved again, it is in the present format and means the same.
+  file.put(choice_for(h100_key(256), "zmarch", {32, 8, 1}));
+  file.save();
+  const AutotuneFile back = AutotuneFile::load(path);
+  ASSERT_EQ(back.choices().size(), 2u);
+  EXPECT_EQ(back.find(h100_key(512))->axis("block"), "128x2x1");
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(text, "format = \"parasol-autotune-2\"")) << text;
+  EXPECT_TRUE(contains(text, "problem = \"512x512x512\"")) << text;
 }
 
 TEST(Autotune, MergeReplacesTheSameKeyAndKeepsTheOthers) {
@@ -110,7 +181,7 @@ TEST(Autotune, MergeReplacesTheSameKeyAndKeepsTheOthers) {
   // Replaced where it stood, so a file edited by hand keeps its order.
   EXPECT_EQ(back.choices()[1].key, h100_key(512));
   EXPECT_EQ(back.choices()[1].variant, "smem-zreg");  // a name this build need not know
-  EXPECT_EQ(back.choices()[1].block, (Shape{32, 8, 1}));
+  EXPECT_EQ(back.choices()[1].axis("block"), "32x8x1");
   EXPECT_EQ(back.find(h100_key(256))->variant, "zreg");
   EXPECT_EQ(back.find(h100_key(512, "double"))->variant, "zmarch");
   // Written under a temporary name and renamed: nothing else is left in the folder.
@@ -134,8 +205,8 @@ TEST(Autotune, LookupMissesWhenAnyPartOfTheKeyDiffers) {
   other.solver = "coulomb";
   EXPECT_FALSE(file.find(other).has_value()) << "solver";
   other = h100_key(512);
-  other.grid = {512, 512, 511};
-  EXPECT_FALSE(file.find(other).has_value()) << "grid";
+  other.problem = "512x512x511";
+  EXPECT_FALSE(file.find(other).has_value()) << "problem";
   EXPECT_FALSE(file.find(h100_key(512, "double")).has_value()) << "precision";
 }
 
@@ -163,7 +234,23 @@ TEST(Autotune, CorruptFileIsAnInputErrorNamingTheFile) {
 
   write_text(path, "[[choice]]\nvariant = \"zreg\"\n");
   message = load_error(path);
-  EXPECT_TRUE(contains(message, path.string() + ": format: expected \"parasol-autotune-1\""))
+  EXPECT_TRUE(contains(message, path.string() + ": format: expected \"parasol-autotune-2\""))
+      << message;
+
+  write_text(path,
+             "format = \"parasol-autotune-2\"\n\n[[choice]]\ndevice = \"d\"\n"
+             "compute_capability = \"9.0\"\nsolver = \"tridiag\"\nproblem = \"n=8\"\n"
+             "precision = \"float\"\nvariant = \"thomas\"\naxes = { threads = 256 }\n");
+  message = load_error(path);
+  EXPECT_TRUE(contains(message, path.string() + ":10: choice.axes: expected a table of strings"))
+      << message;
+
+  write_text(path,
+             "format = \"parasol-autotune-2\"\n\n[[choice]]\ndevice = \"d\"\n"
+             "compute_capability = \"9.0\"\nsolver = \"tridiag\"\n"
+             "precision = \"float\"\nvariant = \"thomas\"\n");
+  message = load_error(path);
+  EXPECT_TRUE(contains(message, path.string() + ":3: choice.problem: missing; expected a string"))
       << message;
 
   write_text(path, "format = \"parasol-autotune-1\"\nchoice = 3\n");

@@ -381,15 +381,31 @@ TEST_F(Cli, SweepAutotuneRefusesACorruptFileBeforeTiming) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "s.h5"));
 }
 
-TEST_F(Cli, SweepAutotuneIsForLaplace3d) {
-  // A whole montecarlo file: its parameters are read (and would be refused) first.
-  const auto params =
-      write(dir_, "m.toml", "solver = \"montecarlo\"\n[paths]\ncount = 1000\nsteps = 10\n");
+TEST_F(Cli, SweepAutotuneNeedsAChoiceToMake) {
+  // recurrence's sweep times its two scan modes, which differ in what they promise (bits that
+  // repeat), not only in speed: there is nothing for --autotune to choose. Its parameters are
+  // read (and would be refused) first.
+  const auto params = write(dir_, "r.toml",
+                            "solver = \"recurrence\"\n[ar1]\nlength = 1000\n");
   const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" +
                                  " --autotune-file " + quoted(dir_ / "autotune.toml"));
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "m.toml:1: solver: --autotune stores laplace3d's")) << r.output;
+  EXPECT_TRUE(contains(r.output, "r.toml:1: solver: --autotune stores the fastest of a solver's"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "the recurrence sweep has nothing to choose between")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "autotune.toml"));
+}
+
+TEST_F(Cli, SweepAutotuneRefusesTheCpuBackend) {
+  const auto params = write(dir_, "p.toml", small_params());
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --backend cpu --autotune" +
+                                 " --autotune-file " + quoted(dir_ / "autotune.toml") + " -o " +
+                                 quoted(dir_ / "s.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "a --backend cpu sweep has none")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "autotune.toml"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "s.h5"));
 }
 
 TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
@@ -405,7 +421,7 @@ TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
   ASSERT_EQ(file.choices().size(), 1u);
   const io::AutotuneChoice choice = file.choices()[0];
   EXPECT_EQ(choice.key.solver, "laplace3d");
-  EXPECT_EQ(choice.key.grid, (std::vector<std::int64_t>{12, 10, 9}));
+  EXPECT_EQ(choice.key.problem, "12x10x9");
   EXPECT_EQ(choice.key.precision, "float");
   EXPECT_EQ(choice.key.device, current_device().name);
   {
@@ -421,7 +437,7 @@ TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
         fastest = i;
     ASSERT_LT(fastest, variants.size());
     EXPECT_EQ(choice.variant, variants[fastest]);
-    EXPECT_EQ(to_string(choice.block), blocks[fastest]);
+    EXPECT_EQ(choice.axis("block"), blocks[fastest]);
     EXPECT_EQ(choice.timed, static_cast<std::int64_t>(variants.size()));
   }
 
@@ -432,8 +448,9 @@ TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
   {
     io::ResultReader h5(dir_ / "auto.h5");
     EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "variant")), choice.variant);
-    EXPECT_EQ(std::get<std::vector<std::int64_t>>(h5.attribute("/method", "block")),
-              (std::vector<std::int64_t>{choice.block.x, choice.block.y, choice.block.z}));
+    const auto block = std::get<std::vector<std::int64_t>>(h5.attribute("/method", "block"));
+    ASSERT_EQ(block.size(), 3u);
+    EXPECT_EQ(to_string(Shape{int(block[0]), int(block[1]), int(block[2])}), choice.axis("block"));
     EXPECT_EQ(std::get<std::string>(h5.attribute("/method", "chosen_by")), "autotune");
     EXPECT_LT(std::get<double>(h5.attribute("/check", "max_abs_difference")), 1e-5);
   }
@@ -470,9 +487,9 @@ TEST_F(Cli, RunAutoRefusesAChoiceThisBuildCannotRun) {
   const auto params = write(dir_, "p.toml", small_params("[method]\nvariant = \"auto\"\n"));
   io::AutotuneFile file = io::AutotuneFile::load(dir_ / "autotune.toml");
   io::AutotuneChoice choice;
-  choice.key = {device.name, device.compute_capability(), "laplace3d", {12, 10, 9}, "float"};
+  choice.key = {device.name, device.compute_capability(), "laplace3d", "12x10x9", "float"};
   choice.variant = "warp9";  // from a build with other variants
-  choice.block = {32, 8, 1};
+  choice.axes = {{"block", "32x8x1"}};
   file.put(choice);
   file.save();
   const int line = io::AutotuneFile::load(dir_ / "autotune.toml").choices()[0].line;

@@ -224,6 +224,69 @@ TEST(Philox, NormalsHaveTheRightMomentsAndTails) {
   EXPECT_NEAR(m[3] / n, 0.0026998, 5 * std::sqrt(0.0027 / n));
 }
 
+// 2 KiB of static shared memory per block, so the recorded attributes have something to show.
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) staged_copy_kernel(const float* in, float* out, int n) {
+  __shared__ float stage[512];
+  const int i = blockIdx.x * kThreads + threadIdx.x;
+  stage[threadIdx.x % 512] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  if (i < n) out[i] = stage[threadIdx.x % 512] * 2.0f;
+}
+
+// The kernel log against what the runtime says of the same kernel, and the counting of repeats.
+TEST(KernelLog, RecordsEachKernelOnceWithTheRuntimesAttributes) {
+  PARASOL_REQUIRE_GPU();
+  constexpr int kThreads = 256;
+  const int n = 1 << 20;
+  DeviceBuffer<float> in(n), out(n);
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, kThreads));
+  std::vector<KernelRecord> records;
+  {
+    KernelLog log;
+    for (int r = 0; r < 3; ++r) {
+      PARASOL_NOTE_LAUNCH(blocks, kThreads, 0, staged_copy_kernel<kThreads>);
+      staged_copy_kernel<kThreads><<<blocks, kThreads>>>(in.data(), out.data(), n);
+      PARASOL_CHECK_LAUNCH(0);
+    }
+    // Another grid is another record.
+    PARASOL_NOTE_LAUNCH(blocks / 2, kThreads, 128, staged_copy_kernel<kThreads>);
+    staged_copy_kernel<kThreads><<<blocks / 2, kThreads, 128>>>(in.data(), out.data(), n / 2);
+    PARASOL_CHECK_LAUNCH(0);
+    records = log.take();
+    EXPECT_TRUE(log.take().empty());
+  }
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  // Without a log, a note records nothing and costs nothing.
+  PARASOL_NOTE_LAUNCH(blocks, kThreads, 0, staged_copy_kernel<kThreads>);
+  ASSERT_EQ(records.size(), 2u);
+  cudaFuncAttributes a{};
+  PARASOL_CUDA(cudaFuncGetAttributes(&a, staged_copy_kernel<kThreads>));
+  const KernelRecord& k = records[0];
+  EXPECT_EQ(k.name, "staged_copy_kernel");
+  EXPECT_EQ(k.block, "256x1x1");
+  EXPECT_EQ(k.block_threads, kThreads);
+  EXPECT_EQ(k.grid_blocks, static_cast<std::int64_t>(blocks));
+  EXPECT_EQ(k.launches, 3);
+  EXPECT_EQ(k.registers, a.numRegs);
+  EXPECT_EQ(k.static_shared, 2048);
+  EXPECT_EQ(k.dynamic_shared, 0);
+  EXPECT_EQ(k.local_bytes, static_cast<std::int64_t>(a.localSizeBytes));
+  EXPECT_EQ(k.max_threads_per_block, kThreads);  // __launch_bounds__
+  EXPECT_EQ(k.blocks_per_sm, max_active_blocks(reinterpret_cast<const void*>(
+                                                   staged_copy_kernel<kThreads>),
+                                               kThreads));
+  // The calculator's rules give the runtime's count for this kernel.
+  const Occupancy o = theoretical_occupancy({kThreads, a.numRegs, 2048, 0}, current_sm_limits());
+  EXPECT_EQ(o.blocks_per_sm, k.blocks_per_sm);
+  EXPECT_EQ(k.limiter, o.limiter);
+  EXPECT_DOUBLE_EQ(k.occupancy, o.fraction);
+  EXPECT_NEAR(k.waves, double(blocks) / (k.blocks_per_sm * multiprocessor_count()), 1e-12);
+  EXPECT_EQ(records[1].grid_blocks, static_cast<std::int64_t>(blocks / 2));
+  EXPECT_EQ(records[1].dynamic_shared, 128);
+  EXPECT_EQ(records[1].launches, 1);
+}
+
 TEST(Device, CopyBandwidthIsMeasured) {
   PARASOL_REQUIRE_GPU();
   const double bandwidth = measure_copy_bandwidth(std::size_t{64} << 20, 5);

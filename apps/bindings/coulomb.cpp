@@ -9,6 +9,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 
@@ -50,7 +51,7 @@ std::string format_from_extension(const std::filesystem::path& file) {
 
 // A relative atoms.file is resolved against the parameter file's folder (one given on the
 // command line, against the current folder).
-Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
+Params read_params(io::ParamTable& t, const std::filesystem::path& params_path, bool& automatic) {
   const Params d;
   Params p;
   const std::vector<double> origin = t.get_doubles(
@@ -73,8 +74,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
   p.atom_format = io::get_choice(t, "atoms.format", inferred, coulomb::parse_atom_format);
   p.coulomb_constant = t.get_double("physics.coulomb_constant", d.coulomb_constant);
   p.min_distance = t.get_double("physics.min_distance", d.min_distance);
-  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
-                             coulomb::parse_variant);
+  automatic = get_variant_or_auto(t, "method.variant", p.variant, coulomb::parse_variant);
   p.block = t.get_shape("method.block", d.block);
   const std::int64_t coarsening = t.get_int("method.coarsening", d.coarsening);
   // validate() names the allowed values; out of int range becomes a value it rejects.
@@ -92,6 +92,21 @@ SweepParams read_sweep_params(io::ParamTable& t) {
 std::string extent(const Params& p) {
   return std::to_string(p.lattice.nx) + "x" + std::to_string(p.lattice.ny) + "x" +
          std::to_string(p.lattice.nz);
+}
+
+// The problem class of a choice: the lattice and the atom count, exactly
+// ("lattice=256x256x256,atoms=23558").
+io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
+  return autotune_key("coulomb", "lattice=" + extent(p) + ",atoms=" + std::to_string(atoms),
+                      "float");
+}
+
+// "gather-coarse 32x8x1, 4 points per thread"
+std::string method_of(const Params& p) {
+  std::string method = std::string(name(p.variant)) + " " + to_string(p.block);
+  if (coulomb::coarsens(p.variant))
+    method += ", " + std::to_string(p.coarsening) + " points per thread";
+  return method;
 }
 
 double terms(const Params& p, const std::vector<Atom>& atoms) {
@@ -147,7 +162,8 @@ constexpr std::size_t kGatherMessageFloats = std::size_t(1) << 28;
 
 class CoulombRun final : public Run {
  public:
-  CoulombRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+  CoulombRun(io::ParamTable& t, Params p, bool automatic)
+      : t_(t), p_(std::move(p)), automatic_(automatic) {}
 
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
@@ -160,6 +176,7 @@ class CoulombRun final : public Run {
         part_ = coulomb::rank_part(p_.lattice, context_->rank(), ranks());
       });
     read_atoms_on_root();
+    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file);
     if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
     check_fits_host(t_, p_, !gpu_, setup.options.check, static_cast<double>(part_.points()),
@@ -168,12 +185,9 @@ class CoulombRun final : public Run {
 
   std::string describe() const override {
     std::string method = "CPU gold solver";
-    if (gpu_) {
-      method = std::string(name(p_.variant)) + " " + to_string(p_.block);
-      if (coulomb::coarsens(p_.variant))
-        method += ", " + std::to_string(p_.coarsening) + " points per thread";
-      method += " on " + current_device().name;
-    }
+    if (gpu_)
+      method = method_of(p_) + (automatic_ ? auto_.described() : "") + " on " +
+               current_device().name;
     return extent(p_) + " lattice at spacing " + short_number(p_.lattice.spacing) + ", " +
            std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " + method;
   }
@@ -189,6 +203,8 @@ class CoulombRun final : public Run {
     out.set_attribute("/method", "block",
                       std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
     out.set_attribute("/method", "coarsening", std::int64_t{p_.coarsening});
+    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
+    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
   }
 
   // Across ranks: the atoms' broadcast, the part's sums, then the potential's range and the
@@ -368,8 +384,43 @@ class CoulombRun final : public Run {
     }
   }
 
+  // method.variant = "auto": the variant, block and coarsening stored for this problem, or the
+  // defaults (and a note on stderr) when none is.
+  void choose_automatic(const std::filesystem::path& given) {
+    const Params d;
+    p_.variant = d.variant;
+    p_.block = d.block;
+    p_.coarsening = d.coarsening;
+    auto_ = look_up_choice(given, coulomb_key(p_, atom_count_), method_of(p_));
+    if (!auto_.choice) return;
+    const io::AutotuneChoice& c = *auto_.choice;
+    std::string axis = "variant";
+    try {
+      p_.variant = coulomb::parse_variant(c.variant);
+      axis = "block";
+      const std::string block = c.axis("block").value_or("");
+      if (block != "-") {
+        const std::optional<Shape> shape = shape_from_string(block);
+        if (!shape) throw InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\"");
+        p_.block = *shape;
+      }
+      axis = "coarsening";
+      const std::string coarsening = c.axis("coarsening").value_or("");
+      char* end = nullptr;
+      const long value = std::strtol(coarsening.c_str(), &end, 10);
+      if (coarsening.empty() || *end != '\0' || value < 1 || value > 64)
+        throw InputError("expected points per thread, got \"" + coarsening + "\"");
+      p_.coarsening = static_cast<int>(value);
+      p_.validate();
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, axis);
+    }
+  }
+
   io::ParamTable& t_;
   Params p_;
+  bool automatic_;
+  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
   bool gpu_ = false;
   comm::Context* context_ = nullptr;
   coulomb::Part part_;            // this rank's points: the whole lattice on one rank
@@ -461,6 +512,17 @@ class CoulombStudy final : public Study {
                       coulomb::tolerance(Variant::scatter, atoms_.size()));
   }
 
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    const Config& k = configurations_[i];
+    io::AutotuneChoice c;
+    c.key = coulomb_key(p_, atom_count());
+    c.variant = name(k.variant);
+    c.axes = {{"block", k.variant == Variant::scatter ? std::string("-") : to_string(k.block)},
+              {"coarsening", std::to_string(k.coarsening)}};
+    return c;
+  }
+
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "sweep", "no variant, block and coarsening to time");
   }
@@ -492,13 +554,15 @@ class CoulombStudy final : public Study {
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  Params p = io::read_checked(t, [&] { return read_params(t, params_path); },
+  bool automatic = false;
+  Params p = io::read_checked(t, [&] { return read_params(t, params_path, automatic); },
                               [&] { return read_sweep_params(t); }).first;
-  return std::make_unique<CoulombRun>(t, std::move(p));
+  return std::make_unique<CoulombRun>(t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto [p, s] = io::read_checked(t, [&] { return read_params(t, params_path); },
+  bool automatic = false;
+  auto [p, s] = io::read_checked(t, [&] { return read_params(t, params_path, automatic); },
                                  [&] { return read_sweep_params(t); });
   return std::make_unique<CoulombStudy>(t, std::move(p), s);
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "apps/across_ranks.hpp"
@@ -71,6 +72,18 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem
                           [&] { return read_sweep_params(t); });
 }
 
+// The problem class of a choice: the signal's and filter's extents, the batch, the filters, the
+// mode and the operation, exactly ("signal=1x16777216,filter=1x1025,batch=1,filters=1,full,
+// convolve").
+io::AutotuneKey fftconv_key(const Problem& q, std::size_t element) {
+  return autotune_key("fftconv",
+                      "signal=" + in::extent_text(q.signal) + ",filter=" + in::extent_text(q.filter) +
+                          ",batch=" + std::to_string(q.batch) + ",filters=" +
+                          std::to_string(q.filters) + "," + std::string(name(q.mode)) + "," +
+                          std::string(name(q.operation)),
+                      element == 4 ? "float" : "double");
+}
+
 double samples(std::int64_t count, const Extent& e) {
   return static_cast<double>(count) * static_cast<double>(e.size());
 }
@@ -106,12 +119,23 @@ class FftconvRun final : public Run {
  public:
   FftconvRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
 
+  void write_method(io::ResultFile& out) const override {
+    if (auto_.file.empty()) return;
+    out.set_attribute("/method", "chosen_by", auto_.chosen_by());
+    out.set_attribute("/method", "autotune_file", auto_.file.string());
+  }
+
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
     check_ = setup.options.check;
     context_ = &setup.context;
     const Problem q = in::problem_of<T>(t_, p_);
     whole_ = q;
+    // "auto" given in so many words looks for a stored choice first; the default (auto too)
+    // goes straight to the built-in choice, without a note on every run.
+    if (gpu_ && p_.variant == Variant::automatic && t_.has("method.variant") && !p_.streamed &&
+        ranks() == 1)
+      choose_automatic(setup.options.autotune_file, q);
     variant_ = p_.variant;
     output_folder_ = setup.output.parent_path();
     if (ranks() > 1) return prepare_share(q);
@@ -123,7 +147,8 @@ class FftconvRun final : public Run {
     const char* streamed = p_.streamed ? (gpu_ ? " streamed" : ", streamed") : "";
     return in::describe(p_, ops_.problem) + "; " +
            (gpu_ ? std::string(name(p_.streamed ? Variant::overlap_save : p_.variant)) +
-                       streamed + " on " + current_device().name
+                       streamed + (auto_.file.empty() ? "" : auto_.described()) + " on " +
+                       current_device().name
                  : std::string("CPU gold solver") + streamed);
   }
 
@@ -239,6 +264,36 @@ class FftconvRun final : public Run {
   enum class Share { none, batch, range };
 
   int ranks() const { return context_->size(); }
+
+  // method.variant = "auto": the variant (and overlap-save's block) stored for this problem, or
+  // the built-in choice (and a note on stderr) when none is.
+  void choose_automatic(const std::filesystem::path& given, const Problem& q) {
+    std::string fallback = "the variant auto picks";
+    try {
+      fallback += " (" + std::string(name(fftconv::choose_variant(q, sizeof(T)))) + ")";
+    } catch (const InputError&) {
+      // Said by the run itself when it gets there.
+    }
+    auto_ = look_up_choice(given, fftconv_key(q, sizeof(T)), fallback);
+    if (!auto_.choice) return;
+    const io::AutotuneChoice& c = *auto_.choice;
+    std::string axis = "variant";
+    try {
+      p_.variant = fftconv::parse_variant(c.variant);
+      if (p_.variant == Variant::automatic) throw InputError("expected a variant other than auto");
+      axis = "block";
+      const std::string block = c.axis("block").value_or("0");
+      char* end = nullptr;
+      const long long value = std::strtoll(block.c_str(), &end, 10);
+      if (block.empty() || *end != '\0' || value < 0)
+        throw InputError("expected a transform length, got \"" + block + "\"");
+      p_.block = value;
+      p_.validate();
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, axis);
+    }
+  }
+
   Variant variant() const {
     return p_.streamed || share_ == Share::range ? Variant::overlap_save : result_.variant;
   }
@@ -453,6 +508,7 @@ class FftconvRun final : public Run {
   Share share_ = Share::none;      // across ranks: how it is cut
   std::int64_t first_ = 0, count_ = 0;  // this rank's signals, or output samples
   Variant variant_ = Variant::automatic;  // across ranks: chosen for the whole problem
+  AutoChoice auto_;  // with method.variant = "auto" given: what the autotune file held
   Params loading_;                 // a long signal's: read as a streamed run reads it
   std::filesystem::path output_folder_;     // where the result goes
   std::optional<io::SpillFile> spill_;      // a streamed share, until the rank's turn to write
@@ -544,6 +600,18 @@ class FftconvStudy final : public Study {
     out.set_attribute("/sweep", "mode", std::string(name(q.mode)));
     out.set_attribute("/sweep", "operation", std::string(name(q.operation)));
     out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
+  }
+
+  // The variant that ran (auto's pick, for its row), and the block overlap-save took.
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    const Variant v = s_.variants[i];
+    const Variant ran = v == Variant::automatic ? chosen_ : v;
+    io::AutotuneChoice c;
+    c.key = fftconv_key(ops_.problem, sizeof(T));
+    c.variant = name(ran);
+    if (ran == Variant::overlap_save) c.axes = {{"block", std::to_string(p_.block)}};
+    return c;
   }
 
   InputError nothing_to_time() const override {

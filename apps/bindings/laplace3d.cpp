@@ -24,10 +24,6 @@ namespace {
 using laplace3d::Params;
 using laplace3d::Variant;
 
-// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
-// not a Variant; the sweep's list of variants never holds it.
-constexpr std::string_view kAutoVariant = "auto";
-
 struct SweepParams {
   std::vector<Variant> variants;  // default: every variant
   std::vector<Shape> blocks;      // default: every shape compiled for each variant
@@ -93,10 +89,9 @@ std::string extent(const Params& p) {
          std::to_string(p.grid.nz);
 }
 
-io::AutotuneKey autotune_key(const Params& p) {
-  const DeviceInfo device = current_device();
-  return {device.name, device.compute_capability(), "laplace3d", {p.grid.nx, p.grid.ny, p.grid.nz},
-          std::string(name(p.precision))};
+// The problem class of a choice: the grid, exactly ("512x512x512").
+io::AutotuneKey laplace3d_key(const Params& p) {
+  return autotune_key("laplace3d", extent(p), std::string(name(p.precision)));
 }
 
 // What only the device can tell: block limits and free memory for `points` of the grid (all of
@@ -146,9 +141,7 @@ class Laplace3dRun final : public Run {
   }
 
   std::string describe() const override {
-    std::string chosen;
-    if (chosen_by_ == "autotune") chosen = " (auto, from " + autotune_file_.string() + ")";
-    if (chosen_by_ == "default") chosen = " (auto: no choice stored)";
+    const std::string chosen = automatic_ && gpu_ ? auto_.described() : std::string();
     return extent(p_) + " " + std::string(name(p_.precision)) + ", " +
            (gpu_ ? std::string(name(p_.variant)) + " " + to_string(p_.block) + chosen + " on " +
                        current_device().name
@@ -163,9 +156,8 @@ class Laplace3dRun final : public Run {
   void write_method(io::ResultFile& out) const override {
     out.set_attribute("/method", "variant", std::string(name(p_.variant)));
     out.set_attribute("/method", "block", std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
-    out.set_attribute("/method", "chosen_by", chosen_by_);
-    if (!autotune_file_.empty())
-      out.set_attribute("/method", "autotune_file", autotune_file_.string());
+    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
+    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -263,31 +255,28 @@ class Laplace3dRun final : public Run {
   // and precision. Without one, the defaults and a note on stderr: a run need not wait for a
   // sweep, and the note says how to make one.
   void choose_automatic(const std::filesystem::path& given) {
-    autotune_file_ = io::autotune_path(given);
-    const io::AutotuneKey key = autotune_key(p_);
-    const std::optional<io::AutotuneChoice> choice =
-        io::AutotuneFile::load(autotune_file_).find(key);
-    if (!choice) {
-      const Params d;
-      p_.variant = d.variant;
-      p_.block = d.block;
-      chosen_by_ = "default";
-      std::cerr << "parasol: method.variant = \"auto\": no choice for " << io::describe(key)
-                << " in " << autotune_file_.string() << "; running " << name(p_.variant) << " "
-                << to_string(p_.block) << " (`parasol sweep --autotune` on this grid stores one)\n";
-      return;
-    }
+    const Params d;
+    p_.variant = d.variant;
+    p_.block = d.block;
+    auto_ = look_up_choice(given, laplace3d_key(p_),
+                           std::string(name(d.variant)) + " " + to_string(d.block));
+    if (!auto_.choice) return;
+    const io::AutotuneChoice& c = *auto_.choice;
     try {
-      p_.variant = laplace3d::parse_variant(choice->variant);
-      p_.block = choice->block;
-      p_.validate();
+      p_.variant = laplace3d::parse_variant(c.variant);
     } catch (const InputError& e) {
       // Written by a build with other variants or shapes compiled in.
-      throw InputError(autotune_file_.string() + ":" + std::to_string(choice->line),
-                       e.key().empty() ? "choice.variant" : "choice.block",
-                       e.expected() + " in this build; run `parasol sweep --autotune` again");
+      throw auto_.unusable(e, "variant");
     }
-    chosen_by_ = "autotune";
+    const std::optional<Shape> block = shape_from_string(c.axis("block").value_or(""));
+    if (!block)
+      throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
+    p_.block = *block;
+    try {
+      p_.validate();
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, "block");
+    }
   }
 
   int ranks() const { return context_->size(); }
@@ -301,8 +290,7 @@ class Laplace3dRun final : public Run {
   bool overlap_ = true;
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
   std::string route_;                         // how halos travelled, across ranks
-  std::string chosen_by_ = "parameters";  // or "autotune", or "default": "auto" found no choice
-  std::filesystem::path autotune_file_;    // where "auto" looked
+  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
   laplace3d::Result<T> result_;
 };
 
@@ -360,8 +348,10 @@ class Laplace3dStudy final : public Study {
                                        max_magnitude(initial_));
     field.sweep(v, block, 2);  // warm-up
     for (double seconds :
-         timed_runs(*stream_, s_.repeats, [&] { field.sweep(v, block, s_.iterations); }))
+         timed_runs(*stream_, s_.repeats, [&] { field.sweep(v, block, s_.iterations); })) {
       m.seconds.push_back(seconds / static_cast<double>(s_.iterations));
+      m.timed_s += seconds;
+    }
     return m;
   }
 
@@ -379,9 +369,9 @@ class Laplace3dStudy final : public Study {
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     io::AutotuneChoice c;
-    c.key = autotune_key(p_);
+    c.key = laplace3d_key(p_);
     c.variant = name(configurations_[i].first);
-    c.block = configurations_[i].second;
+    c.axes = {{"block", to_string(configurations_[i].second)}};
     return c;
   }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "apps/across_ranks.hpp"
@@ -27,7 +28,8 @@ struct SweepParams {
   std::int64_t repeats = 5;  // timed estimates per row; the median is reported
 };
 
-Params read_params(io::ParamTable& t) {
+// `automatic`: the file says method.variant = "auto".
+Params read_params(io::ParamTable& t, bool& automatic) {
   const Params d;
   Params p;
   p.paths = t.get_int("paths.count");
@@ -39,8 +41,7 @@ Params read_params(io::ParamTable& t) {
   p.spot = t.get_double("model.spot", d.spot);
   p.payoff = io::get_choice(t, "payoff.kind", std::string(name(d.payoff)), montecarlo::parse_payoff);
   p.strike = t.get_double("payoff.strike", d.strike);
-  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
-                             montecarlo::parse_variant);
+  automatic = get_variant_or_auto(t, "method.variant", p.variant, montecarlo::parse_variant);
   p.step = io::get_choice(t, "method.step", std::string(name(d.step)), montecarlo::parse_step);
   p.antithetic = t.get_bool("method.antithetic", d.antithetic);
   p.seed = io::get_seed(t, "method.seed", d.seed);
@@ -97,6 +98,23 @@ void check_fits_device(const io::ParamTable& t, const Params& p) {
                         ": lower method.batch_paths");
 }
 
+// The problem class of a choice: paths and steps exactly, and what picks the kernel (payoff,
+// step, antithetic): "paths=9600000,steps=256,basket,log-euler,antithetic".
+io::AutotuneKey montecarlo_key(const Params& p) {
+  return autotune_key("montecarlo",
+                      "paths=" + std::to_string(p.paths) + ",steps=" + std::to_string(p.steps) +
+                          "," + std::string(name(p.payoff)) + "," + std::string(name(p.step)) +
+                          (p.antithetic ? ",antithetic" : ""),
+                      "float");
+}
+
+// "device-rng, 512 threads" (with the ordering for host-rng).
+std::string method_of(const Params& p) {
+  std::string method = std::string(name(p.variant)) + ", " + std::to_string(p.block) + " threads";
+  if (p.variant == Variant::host_rng) method += ", " + std::string(name(p.ordering)) + " ordering";
+  return method;
+}
+
 // A live line for a long estimate: paths done, path-steps a second, time left.
 montecarlo::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const montecarlo::Progress& pr) {
@@ -106,11 +124,13 @@ montecarlo::ProgressCallback progress_on(ProgressLine& line) {
 
 class MontecarloRun final : public Run {
  public:
-  MontecarloRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+  MontecarloRun(io::ParamTable& t, Params p, bool automatic)
+      : t_(t), p_(std::move(p)), automatic_(automatic) {}
 
   void prepare(const RunSetup& setup) override {
     gpu_ = setup.gpu();
     context_ = &setup.context;
+    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file);
     // host-rng's generator starts a rank at one of the one-rank run's batches; the other
     // generators draw each sample's normals alone, so any cut will do.
     part_ = montecarlo::samples_of(p_, context_->rank(), context_->size(),
@@ -129,6 +149,7 @@ class MontecarloRun final : public Run {
       if (p_.variant == Variant::host_rng)
         method += ", " + std::string(name(p_.generator)) + " " + std::string(name(p_.ordering)) +
                   " ordering";
+      if (automatic_) method += auto_.described();
       method += " on " + current_device().name;
     }
     return describe_model(p_) + "; " + method;
@@ -142,6 +163,8 @@ class MontecarloRun final : public Run {
       out.set_attribute("/method", "generator", std::string(name(p_.generator)));
       out.set_attribute("/method", "ordering", std::string(name(p_.ordering)));
     }
+    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
+    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
   }
 
   // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
@@ -244,8 +267,39 @@ class MontecarloRun final : public Run {
     return whole;
   }
 
+  // method.variant = "auto": the variant, block and ordering stored for this problem, or the
+  // defaults (and a note on stderr) when none is.
+  void choose_automatic(const std::filesystem::path& given) {
+    const Params d;
+    p_.variant = d.variant;
+    p_.block = d.block;
+    p_.ordering = d.ordering;
+    auto_ = look_up_choice(given, montecarlo_key(p_), method_of(p_));
+    if (!auto_.choice) return;
+    const io::AutotuneChoice& c = *auto_.choice;
+    std::string axis = "variant";
+    try {
+      p_.variant = montecarlo::parse_variant(c.variant);
+      axis = "ordering";
+      if (const std::optional<std::string> o = c.axis("ordering"); o && *o != "-")
+        p_.ordering = montecarlo::parse_ordering(*o);
+      axis = "block";
+      const std::string block = c.axis("block").value_or("");
+      char* end = nullptr;
+      const long threads = std::strtol(block.c_str(), &end, 10);
+      if (block.empty() || *end != '\0' || threads < 1 || threads > 1024)
+        throw InputError("expected threads per block, got \"" + block + "\"");
+      p_.block = static_cast<int>(threads);
+      p_.validate();
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, axis);
+    }
+  }
+
   io::ParamTable& t_;
   Params p_;
+  bool automatic_;
+  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
   bool gpu_ = false;
   comm::Context* context_ = nullptr;
   montecarlo::Samples part_;  // the samples this rank simulates: all of them on one rank
@@ -330,6 +384,17 @@ class MontecarloStudy final : public Study {
     out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
   }
 
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    const Params& q = configurations_[i];
+    io::AutotuneChoice c;
+    c.key = montecarlo_key(p_);
+    c.variant = name(q.variant);
+    c.axes = {{"block", std::to_string(q.block)},
+              {"ordering", q.variant == Variant::host_rng ? std::string(name(q.ordering)) : "-"}};
+    return c;
+  }
+
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "sweep", "no variant and block to time");
   }
@@ -346,14 +411,16 @@ class MontecarloStudy final : public Study {
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_run(t, params_path);
-  Params p = io::read_checked(t, [&] { return read_params(t); },
+  bool automatic = false;
+  Params p = io::read_checked(t, [&] { return read_params(t, automatic); },
                               [&] { return read_sweep_params(t); }).first;
-  return std::make_unique<MontecarloRun>(t, std::move(p));
+  return std::make_unique<MontecarloRun>(t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_study(t, params_path);
-  auto [p, s] = io::read_checked(t, [&] { return read_params(t); },
+  bool automatic = false;
+  auto [p, s] = io::read_checked(t, [&] { return read_params(t, automatic); },
                                  [&] { return read_sweep_params(t); });
   return std::make_unique<MontecarloStudy>(t, std::move(p), s);
 }

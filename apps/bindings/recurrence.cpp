@@ -452,6 +452,11 @@ class RecurrenceStudy final : public Study {
     out.set_attribute("/sweep", "check_tolerance", recurrence::tolerance<T>(chain_));
   }
 
+  // Nothing to tune (the modes differ in what they promise), but each mode can be profiled.
+  std::vector<std::string> run_overrides(std::size_t i) const override {
+    return {"method.mode=" + std::string(name(kModes[i]))};
+  }
+
   // Both modes always run: there is nothing a parameter could have left out.
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "method.mode", "no scan mode to time");

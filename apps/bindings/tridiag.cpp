@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "apps/across_ranks.hpp"
@@ -58,8 +59,10 @@ int get_int32(io::ParamTable& t, const std::string& key, int fallback) {
   return static_cast<int>(value);
 }
 
-// A relative input.file is resolved against the parameter file's folder.
-Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
+// A relative input.file is resolved against the parameter file's folder. `automatic`: the file
+// says method.variant = "auto".
+Params read_params(io::ParamTable& t, const std::filesystem::path& params_path,
+                   bool& automatic) {
   const Params d;
   Params p;
   p.problem =
@@ -86,8 +89,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) 
     p.input.c = t.get_string("input.c", d.input.c);
     p.input.d = t.get_string("input.d", d.input.d);
   }
-  p.variant =
-      io::get_choice(t, "method.variant", std::string(name(d.variant)), tridiag::parse_variant);
+  automatic = get_variant_or_auto(t, "method.variant", p.variant, tridiag::parse_variant);
   p.threads = get_int32(t, "method.threads", d.threads);
   p.chunk = get_int32(t, "method.chunk", d.chunk);
   return p;
@@ -144,6 +146,22 @@ std::string extent(const Dims& dims) {
   return std::to_string(dims.systems) + " systems of " + std::to_string(dims.n) + " rows";
 }
 
+// The problem class of a choice: rows per system and systems, exactly ("n=1024,systems=65536").
+io::AutotuneKey tridiag_key(const Params& p, std::int64_t n, std::int64_t systems) {
+  return autotune_key("tridiag", "n=" + std::to_string(n) + ",systems=" + std::to_string(systems),
+                      std::string(name(p.precision)));
+}
+
+// An axis of a stored choice read as an integer; InputError when it is not one.
+int choice_int(const AutoChoice& a, const std::string& axis) {
+  const std::string text = a.choice->axis(axis).value_or("");
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value < INT_MIN || value > INT_MAX)
+    throw a.unusable(InputError("expected an integer, got \"" + text + "\""), axis);
+  return static_cast<int>(value);
+}
+
 template <class T>
 std::vector<T> rounded(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
@@ -170,7 +188,8 @@ void require_memory(const io::ParamTable& t, const Params& p, const Dims& dims, 
 template <class T>
 class TridiagRun final : public Run {
  public:
-  TridiagRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+  TridiagRun(io::ParamTable& t, Params p, bool automatic)
+      : t_(t), p_(std::move(p)), automatic_(automatic) {}
 
   // Across ranks each takes a share of the systems (grids), whole: it reads only its own rows of
   // an input file, or marches its own grids.
@@ -197,6 +216,7 @@ class TridiagRun final : public Run {
       systems_ = part.systems;
     }
     const Dims dims = heat ? Dims{part_.points, part_.grids} : batch_.dims;
+    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file, dims.n);
     // The launch the kernels will run (the chunk picked when 0), or why it cannot.
     io::with_sources(t_, [&] {
       launch_ =
@@ -215,7 +235,9 @@ class TridiagRun final : public Run {
                   " points, " + std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
             : extent({batch_.dims.n, systems_}) + " from " + p_.input.file;
     return what + ", " + std::string(name(p_.precision)) + "; " +
-           (gpu_ ? method_of(launch_) + " on " + current_device().name : "CPU gold solver");
+           (gpu_ ? method_of(launch_) + (automatic_ ? auto_.described() : "") + " on " +
+                       current_device().name
+                 : "CPU gold solver");
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -224,6 +246,8 @@ class TridiagRun final : public Run {
     out.set_attribute("/method", "chunk", std::int64_t{launch_.chunk});
     out.set_attribute("/method", "layout",
                       std::string(name(tridiag::required_layout(launch_.variant))));
+    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
+    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -354,6 +378,32 @@ class TridiagRun final : public Run {
  private:
   int ranks() const { return context_->size(); }
 
+  // method.variant = "auto": the variant, threads and chunk stored for this problem, or the
+  // defaults (and a note on stderr) when none is.
+  void choose_automatic(const std::filesystem::path& given, std::int64_t n) {
+    const Params d;
+    p_.variant = d.variant;
+    p_.threads = d.threads;
+    p_.chunk = d.chunk;
+    auto_ = look_up_choice(given, tridiag_key(p_, n, systems_),
+                           method_of({d.variant, d.threads, d.chunk}));
+    if (!auto_.choice) return;
+    try {
+      p_.variant = tridiag::parse_variant(auto_.choice->variant);
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, "variant");
+    }
+    p_.threads = choice_int(auto_, "threads");
+    p_.chunk = choice_int(auto_, "chunk");
+    try {
+      (void)tridiag::resolve_launch({p_.variant, p_.threads, p_.chunk},
+                                    {n, systems_, tridiag::required_layout(p_.variant)},
+                                    static_cast<int>(sizeof(T)));
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, "chunk");
+    }
+  }
+
   // What the summary says of the whole result: the range of u (max|x| for a file), and the sine
   // mode's decay in the grid farthest from the exact one. Across ranks, from every rank's share.
   struct Diagnostics {
@@ -414,6 +464,8 @@ class TridiagRun final : public Run {
 
   io::ParamTable& t_;
   Params p_;
+  bool automatic_;
+  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
   bool gpu_ = false;
   comm::Context* context_ = nullptr;
   tridiag::Heat part_;       // the grids this rank marches: all of them on one rank
@@ -564,6 +616,16 @@ class TridiagStudy final : public Study {
                       tridiag::tolerance<T>(condition_, batch_.dims.n));
   }
 
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    const Launch& l = configurations_[i].launch;
+    io::AutotuneChoice c;
+    c.key = tridiag_key(p_, batch_.dims.n, batch_.dims.systems);
+    c.variant = name(l.variant);
+    c.axes = {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}};
+    return c;
+  }
+
   InputError nothing_to_time() const override {
     return InputError(t_.source_of("sweep.variants"), "sweep.variants",
                       "no listed variant, threads and chunk can solve " + extent(batch_.dims));
@@ -605,17 +667,20 @@ class TridiagStudy final : public Study {
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  Params p =
-      io::read_checked(
-          t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); })
-          .first;
+  bool automatic = false;
+  Params p = io::read_checked(
+                 t, [&] { return read_params(t, params_path, automatic); },
+                 [&] { return read_sweep_params(t); })
+                 .first;
   const bool single = p.precision == tridiag::Precision::single;
-  return in_precision<Run, TridiagRun>(single, t, std::move(p));
+  return in_precision<Run, TridiagRun>(single, t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
+  bool automatic = false;
   auto [p, s] = io::read_checked(
-      t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); });
+      t, [&] { return read_params(t, params_path, automatic); },
+      [&] { return read_sweep_params(t); });
   const bool single = p.precision == tridiag::Precision::single;
   return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
 }

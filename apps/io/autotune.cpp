@@ -3,6 +3,9 @@
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -25,6 +28,17 @@ std::string join_extent(const std::vector<std::int64_t>& extent) {
   std::string text;
   for (std::int64_t n : extent) text += (text.empty() ? "" : "x") + std::to_string(n);
   return text;
+}
+
+// A table's entries in the order the file gives them (toml++ keeps them sorted by key).
+std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml::table& table) {
+  std::vector<std::pair<std::string, const toml::node*>> entries;
+  for (const auto& [name, value] : table) entries.emplace_back(std::string(name.str()), &value);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const toml::source_position pa = a.second->source().begin, pb = b.second->source().begin;
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  });
+  return entries;
 }
 
 // One [[choice]] table being read: every complaint names the file, the table's line and the key.
@@ -54,6 +68,40 @@ class Entry {
     if (!node->is_integer()) fail(key, "expected an integer");
     return node->as_integer()->get();
   }
+
+  // An inline table of strings ({ block = "32x8x1", chunk = "8" }), in the file's order.
+  std::vector<std::pair<std::string, std::string>> strings(const char* key) const {
+    std::vector<std::pair<std::string, std::string>> values;
+    const toml::node* node = find(key, false, "a table of strings");
+    if (node == nullptr) return values;
+    const toml::table* table = node->as_table();
+    if (table == nullptr) fail(key, "expected a table of strings, as { block = \"32x8x1\" }");
+    for (const auto& [name, value] : in_file_order(*table)) {
+      if (!value->is_string()) fail(key, "expected a table of strings, as { block = \"32x8x1\" }");
+      values.emplace_back(name, value->as_string()->get());
+    }
+    return values;
+  }
+
+  // An inline table of numbers ({ median_s = 0.0012 }), in the file's order.
+  std::vector<std::pair<std::string, double>> numbers(const char* key) const {
+    std::vector<std::pair<std::string, double>> values;
+    const toml::node* node = find(key, false, "a table of numbers");
+    if (node == nullptr) return values;
+    const toml::table* table = node->as_table();
+    if (table == nullptr) fail(key, "expected a table of numbers");
+    for (const auto& [name, value] : in_file_order(*table)) {
+      if (value->is_integer())
+        values.emplace_back(name, static_cast<double>(value->as_integer()->get()));
+      else if (value->is_floating_point())
+        values.emplace_back(name, value->as_floating_point()->get());
+      else
+        fail(key, "expected a table of numbers");
+    }
+    return values;
+  }
+
+  bool has(const char* key) const { return table_.get(key) != nullptr; }
 
   // An array of 1 to `most` positive integers, each at most `largest`.
   std::vector<std::int64_t> extent(const char* key, std::size_t most, std::int64_t largest,
@@ -89,26 +137,37 @@ class Entry {
   int line_;
 };
 
-AutotuneChoice read_choice(const toml::table& table, const std::string& file, int line) {
+// A choice of either format. The first (laplace3d's alone) gave the grid as `grid = [nx, ny, nz]`,
+// the block as `block = [x, y, z]` and what it measured as keys of their own; they are read into
+// the problem ("512x512x512"), the block axis ("128x2x1") and `measured`.
+AutotuneChoice read_choice(const toml::table& table, const std::string& file, int line,
+                           bool first_format) {
   const Entry e(table, file, line);
   AutotuneChoice c;
   c.line = line;
   c.key.device = e.string("device");
   c.key.compute_capability = e.string("compute_capability");
   c.key.solver = e.string("solver");
-  // Past 2^40 points in a direction no device holds the grid; the bound only rejects nonsense.
-  c.key.grid =
-      e.extent("grid", 3, std::int64_t{1} << 40, "an array of 1 to 3 positive integers");
+  if (first_format) {
+    // Past 2^40 points in a direction no device holds the grid; the bound only rejects nonsense.
+    c.key.problem = join_extent(
+        e.extent("grid", 3, std::int64_t{1} << 40, "an array of 1 to 3 positive integers"));
+  } else {
+    c.key.problem = e.string("problem");
+  }
   c.key.precision = e.string("precision");
   c.variant = e.string("variant");
-  const std::vector<std::int64_t> block =
-      e.extent("block", 3, 1024, "a block shape [x, y, z] of integers from 1 to 1024");
-  c.block.x = static_cast<int>(block[0]);
-  c.block.y = block.size() > 1 ? static_cast<int>(block[1]) : 1;
-  c.block.z = block.size() > 2 ? static_cast<int>(block[2]) : 1;
-  c.gpoints_per_s = e.number("gpoints_per_s");
-  c.gb_per_s = e.number("gb_per_s");
-  c.percent_of_copy = e.number("percent_of_copy");
+  if (first_format) {
+    std::vector<std::int64_t> block =
+        e.extent("block", 3, 1024, "a block shape [x, y, z] of integers from 1 to 1024");
+    block.resize(3, 1);
+    c.axes.emplace_back("block", join_extent(block));
+    for (const char* key : {"gpoints_per_s", "gb_per_s", "percent_of_copy"})
+      if (e.has(key)) c.measured.emplace_back(key, e.number(key));
+  } else {
+    c.axes = e.strings("axes");
+    c.measured = e.numbers("measured");
+  }
   c.timed = e.integer("timed");
   c.date = e.string("date", false);
   c.sweep_file = e.string("sweep_file", false);
@@ -124,24 +183,42 @@ std::string quoted(const std::string& text) {
   return out.str();
 }
 
-// Measurements are written to one decimal: they are for people reading the file.
-std::string decimal(double value) {
+// Measurements are written to 4 significant digits: they are for people reading the file. TOML
+// has no NaN literal in every reader's taste, so a measurement that is not a number is left out.
+std::string number(double value) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.1f", value);
-  return text;
+  std::snprintf(text, sizeof text, "%.4g", value);
+  std::string s = text;
+  // TOML floats need a digit after a point or an exponent; "%g" may give "327".
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
 }
 
-std::string integers(const std::vector<std::int64_t>& values) {
-  std::string text;
-  for (std::int64_t v : values) text += (text.empty() ? "" : ", ") + std::to_string(v);
-  return "[" + text + "]";
+// A bare TOML key when the name allows one, else a quoted key.
+std::string key_of(const std::string& name) {
+  const bool bare = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+  });
+  return bare ? name : quoted(name);
 }
 
 }  // namespace
 
 std::string describe(const AutotuneKey& key) {
-  return key.solver + " " + join_extent(key.grid) + " " + key.precision + " on " + key.device +
+  return key.solver + " " + key.problem + " " + key.precision + " on " + key.device +
          " (compute capability " + key.compute_capability + ")";
+}
+
+std::optional<std::string> AutotuneChoice::axis(const std::string& name) const {
+  for (const auto& [axis, value] : axes)
+    if (axis == name) return value;
+  return std::nullopt;
+}
+
+std::string AutotuneChoice::describe() const {
+  std::string text = variant;
+  for (const auto& [axis, value] : axes) text += ", " + axis + " " + value;
+  return text;
 }
 
 AutotuneFile AutotuneFile::load(const fs::path& path) {
@@ -165,10 +242,13 @@ AutotuneFile AutotuneFile::load(const fs::path& path) {
                          std::string(err.description()) + kRemedy);
   }
   const toml::node* format = root.get("format");
-  if (format == nullptr || !format->is_string() || format->as_string()->get() != kAutotuneFormat)
+  const std::string format_name =
+      format != nullptr && format->is_string() ? format->as_string()->get() : "";
+  if (format_name != kAutotuneFormat && format_name != kAutotuneFormatV1)
     throw InputError(shown, "format",
-                     std::string("expected \"") + kAutotuneFormat +
-                         "\": not a parasol autotune file" + kRemedy);
+                     std::string("expected \"") + kAutotuneFormat + "\" (or \"" +
+                         kAutotuneFormatV1 + "\"): not a parasol autotune file" + kRemedy);
+  const bool first_format = format_name == kAutotuneFormatV1;
   const toml::node* choices = root.get("choice");
   if (choices == nullptr) return file;
   const toml::array* array = choices->as_array();
@@ -177,7 +257,8 @@ AutotuneFile AutotuneFile::load(const fs::path& path) {
                      std::string("expected [[choice]] tables") + kRemedy);
   // A file edited by hand may repeat a key; as when storing, the later choice wins.
   for (const toml::node& node : *array)
-    file.put(read_choice(*node.as_table(), shown, static_cast<int>(node.source().begin.line)));
+    file.put(read_choice(*node.as_table(), shown, static_cast<int>(node.source().begin.line),
+                         first_format));
   return file;
 }
 
@@ -199,8 +280,8 @@ void AutotuneFile::put(AutotuneChoice choice) {
 
 void AutotuneFile::save() const {
   std::string text =
-      "# The fastest variant and block shape `parasol sweep --autotune` measured, one [[choice]]\n"
-      "# per device, solver, grid and precision; `parasol run` uses them for method.variant = "
+      "# The fastest configuration `parasol sweep --autotune` measured, one [[choice]] per\n"
+      "# device, solver, problem size and precision; `parasol run` uses them for method.variant = "
       "\"auto\".\n"
       "# Rewritten whole by each `parasol sweep --autotune`; delete a choice (or the file) to "
       "forget it.\n";
@@ -210,13 +291,18 @@ void AutotuneFile::save() const {
     text += "device = " + quoted(c.key.device) + "\n";
     text += "compute_capability = " + quoted(c.key.compute_capability) + "\n";
     text += "solver = " + quoted(c.key.solver) + "\n";
-    text += "grid = " + integers(c.key.grid) + "\n";
+    text += "problem = " + quoted(c.key.problem) + "\n";
     text += "precision = " + quoted(c.key.precision) + "\n";
     text += "variant = " + quoted(c.variant) + "\n";
-    text += "block = " + integers({c.block.x, c.block.y, c.block.z}) + "\n";
-    text += "gpoints_per_s = " + decimal(c.gpoints_per_s) + "\n";
-    text += "gb_per_s = " + decimal(c.gb_per_s) + "\n";
-    text += "percent_of_copy = " + decimal(c.percent_of_copy) + "\n";
+    std::string axes;
+    for (const auto& [axis, value] : c.axes)
+      axes += (axes.empty() ? "" : ", ") + key_of(axis) + " = " + quoted(value);
+    text += "axes = {" + (axes.empty() ? std::string() : " " + axes + " ") + "}\n";
+    std::string measured;
+    for (const auto& [name, value] : c.measured)
+      if (std::isfinite(value))
+        measured += (measured.empty() ? "" : ", ") + key_of(name) + " = " + number(value);
+    text += "measured = {" + (measured.empty() ? std::string() : " " + measured + " ") + "}\n";
     text += "timed = " + std::to_string(c.timed) + "\n";
     if (!c.date.empty()) text += "date = " + quoted(c.date) + "\n";
     if (!c.sweep_file.empty()) text += "sweep_file = " + quoted(c.sweep_file) + "\n";

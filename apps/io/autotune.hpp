@@ -1,17 +1,17 @@
-// The autotune file: for each device, solver, grid and precision, the variant and block shape that
+// The autotune file: for each device, solver, problem size and precision, the variant and the
+// values of the solver's other axes (block, threads, chunk, coarsening...) that
 // `parasol sweep --autotune` measured fastest, so `parasol run` with method.variant = "auto" can
 // use them. A small TOML file, one [[choice]] per key, written whole under a temporary name and
-// renamed into place. Variants are stored by the names users type, so a solver that gains a
-// variant needs no change here.
+// renamed into place. Variants and axis values are stored as users type them, so a solver that
+// gains a variant or an axis needs no change here.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include "kernels/shape.hpp"
 
 namespace parasol::io {
 
@@ -20,11 +20,14 @@ struct AutotuneKey {
   std::string device;              // "NVIDIA H100 80GB HBM3"
   std::string compute_capability;  // "9.0"
   std::string solver;              // "laplace3d"
-  std::vector<std::int64_t> grid;  // points in each direction, {nx, ny, nz}
+  // The problem's size class, made by the solver from the sizes that sway its choice (each
+  // binding's autotune_problem(); docs/performance-study.md lists them): "512x512x512" for
+  // laplace3d's grid, "n=1024,systems=65536" for tridiag...
+  std::string problem;
   std::string precision;           // "float"
   friend bool operator==(const AutotuneKey& a, const AutotuneKey& b) {
     return a.device == b.device && a.compute_capability == b.compute_capability &&
-           a.solver == b.solver && a.grid == b.grid && a.precision == b.precision;
+           a.solver == b.solver && a.problem == b.problem && a.precision == b.precision;
   }
 };
 
@@ -34,14 +37,22 @@ std::string describe(const AutotuneKey& key);
 struct AutotuneChoice {
   AutotuneKey key;
   std::string variant;  // as users type it, e.g. "zreg"
-  Shape block;
-  // What the sweep measured for it, and when: for people reading the file, not for the lookup.
-  double gpoints_per_s = 0, gb_per_s = 0, percent_of_copy = 0;
+  // The solver's other axes, in its sweep's order, as users type them: {"block", "128x2x1"},
+  // {"chunk", "8"}.
+  std::vector<std::pair<std::string, std::string>> axes;
+  // What the sweep measured for it (median_s, the rate, the roofline's columns), and when: for
+  // people reading the file, not for the lookup.
+  std::vector<std::pair<std::string, double>> measured;
   std::int64_t timed = 0;  // configurations the sweep checked and timed
   std::string date;        // UTC, ISO 8601
   std::string sweep_file;  // the sweep's result file
   std::string parasol_version;
   int line = 0;  // where it was read from (0 when not read from a file), for messages
+
+  // The value of `axis`, or nullopt when the choice has none.
+  std::optional<std::string> axis(const std::string& axis) const;
+  // "zreg, block 128x2x1"
+  std::string describe() const;
 };
 
 class AutotuneFile {
@@ -71,7 +82,9 @@ class AutotuneFile {
 // $HOME/.cache/parasol/autotune.toml. InputError when none of them can be had.
 std::filesystem::path autotune_path(const std::filesystem::path& given);
 
-// The file's `format` key: a file of another format is refused rather than misread.
-inline constexpr const char* kAutotuneFormat = "parasol-autotune-1";
+// The file's `format` key: a file of another format is refused rather than misread. Files of
+// the first format (laplace3d's alone: `grid` and `block` arrays) are still read.
+inline constexpr const char* kAutotuneFormat = "parasol-autotune-2";
+inline constexpr const char* kAutotuneFormatV1 = "parasol-autotune-1";
 
 }  // namespace parasol::io

@@ -15,8 +15,10 @@ sweep file:
   <name>-roofline.png   every configuration's percent of the ceiling measured in the same sweep
                         (the copy bandwidth, the rsqrt throughput, ...), where the solver has a
                         roofline; otherwise the rates alone, saying that no roofline was measured.
-  <name>-occupancy.png  only where the sweep has an `occupancy` or `theoretical_occupancy` column:
-                        occupancy against rate, one colour per variant.
+  <name>-occupancy.png  where the sweep has occupancy (every GPU sweep records its main kernel's,
+                        `occupancy_percent`, with the resource that limits it, `limiter`):
+                        theoretical occupancy against rate, one colour per variant, one marker
+                        per limiting resource.
 Configurations that failed (no timing) and those whose check against the gold failed are drawn
 hatched, in grey and red, and never count as best; cells of a heatmap that the sweep did not time
 are left blank. Each figure names the solver, the rate's unit and the device.
@@ -46,7 +48,9 @@ UNITS = {"gpoints_per_s": "Gpoints/s", "gb_per_s": "GB/s"}
 CEILINGS = {"copy": "device-to-device copy bandwidth", "rsqrt": "rsqrtf throughput"}
 # Axis and rate columns of sweep files written before the role attributes (laplace3d's).
 LEGACY_AXES = ("variant", "block", "ordering", "threads", "chunk", "coarsening", "mode")
-OCCUPANCY = ("occupancy", "theoretical_occupancy")
+OCCUPANCY = ("occupancy_percent", "occupancy", "theoretical_occupancy")
+# One marker per limiting resource in the occupancy scatter.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 # How each configuration came out, drawn alike in every figure.
 GOOD, CHECK_FAILED, FAILED, NO_RATE = "good", "check failed", "failed", "no rate"
@@ -153,6 +157,7 @@ class Sweep:
                                else None)
             self.check = text(attrs["check_column"]) if "check_column" in attrs else None
             self.extras = names(attrs.get("extra_columns")) or []
+            self.kernel_columns = names(attrs.get("kernel_columns")) or []
             needed = self.axes + [c for c in (self.rate, self.roofline) if c]
             missing = [c for c in needed if c not in columns]
             if not self.axes or not self.rate or missing:
@@ -510,31 +515,50 @@ def roofline(sweep, path):
 def occupancy(sweep, path, column):
     import matplotlib.pyplot as plt
 
+    from matplotlib.lines import Line2D
+
     variants = sweep.variant_names()
     palette = plt.get_cmap("tab10")
     x = sweep.columns[column]
+    # The resource that limits each row's main kernel, where the sweep records it.
+    limiter = sweep.columns.get("limiter") if column == "occupancy_percent" else None
+    limiters = list(dict.fromkeys(n for n in limiter if n and n != "-")) if limiter else []
+    marker = {name: MARKERS[k % len(MARKERS)] for k, name in enumerate(limiters)}
     figure, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
     for k, v in enumerate(variants):
         rows = [i for i in sweep.rows_of(v) if math.isfinite(x[i]) if
                 math.isfinite(sweep.value[i]) and sweep.state[i] in (GOOD, CHECK_FAILED)]
-        good = [i for i in rows if sweep.state[i] == GOOD]
-        bad = [i for i in rows if sweep.state[i] == CHECK_FAILED]
         colour = palette(k % 10)
-        ax.scatter([x[i] for i in good], [sweep.value[i] for i in good], color=colour,
-                   label=v or sweep.solver, s=28)
+        for name in limiters or [None]:
+            mine = [i for i in rows if name is None or limiter[i] == name]
+            good = [i for i in mine if sweep.state[i] == GOOD]
+            if good:
+                ax.scatter([x[i] for i in good], [sweep.value[i] for i in good], color=colour,
+                           marker=marker.get(name, "o"), s=28)
+        bad = [i for i in rows if sweep.state[i] == CHECK_FAILED]
         if bad:
             ax.scatter([x[i] for i in bad], [sweep.value[i] for i in bad], color=colour,
-                       marker="x", s=36, label=f"{v or sweep.solver}: check failed")
+                       marker="x", s=36)
+    handles = [Line2D([], [], color=palette(k % 10), marker="o", linestyle="",
+                      label=v or sweep.solver) for k, v in enumerate(variants)]
+    handles += [Line2D([], [], color="0.3", marker=marker[name], linestyle="",
+                       label=f"limited by {name}") for name in limiters]
+    if any(s == CHECK_FAILED for s in sweep.state):
+        handles.append(Line2D([], [], color="0.3", marker="x", linestyle="",
+                              label="check against the gold failed"))
     failed = sum(1 for s in sweep.state if s == FAILED)
-    ax.set_xlabel(column.replace("_", " "))
+    ax.set_xlabel("theoretical occupancy of the row's main kernel, % of the SM's warps"
+                  if column == "occupancy_percent" else column.replace("_", " "))
     ax.set_ylabel(sweep.unit)
     ax.set_ylim(bottom=0)
+    if column == "occupancy_percent":
+        ax.set_xlim(0, 105)
     ax.grid(color="0.9")
-    ax.legend(fontsize=7, frameon=False,
+    ax.legend(handles=handles, loc="best", fontsize=7, frameon=False,
               title=(f"{failed} failed configuration{'s' if failed > 1 else ''} (no timing) "
                      "not shown") if failed else None,
               title_fontsize=7)
-    ax.set_title(sweep.title(f"{column.replace('_', ' ')} against {sweep.unit}"), fontsize=9)
+    ax.set_title(sweep.title(f"occupancy against {sweep.unit}"), fontsize=9)
     save(figure, path)
     plt.close(figure)
 
@@ -580,7 +604,8 @@ def main(argv):
 
     heatmap(sweep, target("heatmap"))
     roofline(sweep, target("roofline"))
-    column = next((c for c in OCCUPANCY if c in sweep.extras and c in sweep.columns), None)
+    column = next((c for c in OCCUPANCY
+                   if c in sweep.extras + sweep.kernel_columns and c in sweep.columns), None)
     if column:
         occupancy(sweep, target("occupancy"), column)
     for path in written:

@@ -235,6 +235,8 @@ void device_scan_tile_totals(const Policy& policy, std::int64_t n, typename Poli
   if (n <= 0) return;
   const std::int64_t tiles = ceil_div(n, std::int64_t(kThreads) * kItems);
   if (tiles > kMaxGridX) throw Error("device_scan: too many elements for one launch");
+  PARASOL_NOTE_LAUNCH(static_cast<unsigned>(tiles), kThreads, 0,
+                      tile_totals_kernel<kThreads, kItems, Policy>);
   tile_totals_kernel<kThreads, kItems>
       <<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(policy, n, totals);
   PARASOL_CHECK_LAUNCH(stream);
@@ -246,6 +248,7 @@ void device_scan_tile_prefixes(const Policy& policy, std::int64_t tiles,
                                typename Policy::Value* totals, cudaStream_t stream) {
   using namespace device_scan_detail;
   if (tiles <= 0) return;
+  PARASOL_NOTE_LAUNCH(1, 1024, 0, tile_prefixes_kernel<1024, Policy>);
   tile_prefixes_kernel<1024><<<1, 1024, 0, stream>>>(policy, tiles, totals);
   PARASOL_CHECK_LAUNCH(stream);
 }
@@ -260,6 +263,10 @@ void device_scan_prefixed(const Policy& policy, std::int64_t n, ScanKind kind,
   const std::int64_t tiles = ceil_div(n, std::int64_t(kThreads) * kItems);
   if (tiles > kMaxGridX) throw Error("device_scan: too many elements for one launch");
   const auto grid = static_cast<unsigned>(tiles);
+  if (kind == ScanKind::exclusive)
+    PARASOL_NOTE_LAUNCH(grid, kThreads, 0, prefixed_scan_kernel<kThreads, kItems, true, Policy>);
+  else
+    PARASOL_NOTE_LAUNCH(grid, kThreads, 0, prefixed_scan_kernel<kThreads, kItems, false, Policy>);
   if (kind == ScanKind::exclusive)
     prefixed_scan_kernel<kThreads, kItems, true>
         <<<grid, kThreads, 0, stream>>>(policy, n, prefixes, first_tile);
@@ -297,6 +304,10 @@ void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode m
   layout.clear(base, stream);  // a fresh counter and unpublished tiles for every launch
   auto* counter = reinterpret_cast<unsigned long long*>(base);
   const auto states = layout.states(base, tiles);
+  if (exclusive)
+    PARASOL_NOTE_LAUNCH(grid, kThreads, 0, lookback_scan_kernel<kThreads, kItems, true, Policy>);
+  else
+    PARASOL_NOTE_LAUNCH(grid, kThreads, 0, lookback_scan_kernel<kThreads, kItems, false, Policy>);
   if (exclusive)
     lookback_scan_kernel<kThreads, kItems, true>
         <<<grid, kThreads, 0, stream>>>(policy, n, counter, states, pauses);

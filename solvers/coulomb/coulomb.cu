@@ -296,6 +296,8 @@ void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int co
       blocks.z = g.nz;
       // Slices write their own partial sums; only the sum of them adds into the potential.
       const bool sliced = slices.count > 1;
+      PARASOL_NOTE_LAUNCH(grid_for(blocks), dim3(B::x, B::y), 0,
+                          gather_kernel<B::x, B::y, C, R, kSource, kHybrid>);
       gather_kernel<B::x, B::y, C, R, kSource, kHybrid><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
           g, d_atoms, count, slices.atoms, blocks_x, blocks.y, accumulate && !sliced,
           sliced ? slices.partial : d_potential);
@@ -303,6 +305,7 @@ void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int co
       if (sliced) {
         const std::int64_t points = g.nx * g.ny * g.nz;
         constexpr int kThreads = 256;
+        PARASOL_NOTE_LAUNCH(grid_stride_blocks(points, kThreads), kThreads, 0, sum_slices_kernel);
         sum_slices_kernel<<<grid_stride_blocks(points, kThreads), kThreads, 0, stream>>>(
             slices.partial, slices.count, points, accumulate, d_potential);
         PARASOL_CHECK_LAUNCH(stream);
@@ -389,6 +392,8 @@ void DeviceProblem::run(Variant variant, const Shape& block, int coarsening,
     switch (variant) {
       case Variant::scatter: {
         constexpr int kThreads = 128;
+        PARASOL_NOTE_LAUNCH(static_cast<unsigned>(ceil_div(chunk, kThreads)), kThreads, 0,
+                            scatter_kernel);
         scatter_kernel<<<static_cast<unsigned>(ceil_div(chunk, kThreads)), kThreads, 0, stream_>>>(
             g, d_atoms, chunk, potential_.data());
         PARASOL_CHECK_LAUNCH(stream_);

@@ -310,6 +310,7 @@ template <class T, class Out>
 void pad(const T* src, Extent in, Extent to, std::int64_t items, bool reverse, Out* dst,
          cudaStream_t stream) {
   const std::int64_t rows = items * to.rows;
+  PARASOL_NOTE_LAUNCH(rows_grid(to.cols, rows), kThreads, 0, pad_kernel<T, Out>);
   pad_kernel<<<rows_grid(to.cols, rows), kThreads, 0, stream>>>(src, in, to, rows, reverse, dst);
   PARASOL_CHECK_LAUNCH(stream);
 }
@@ -318,6 +319,7 @@ template <class T>
 void multiply_spectra(Complex<T>* spectra, const Complex<T>* filter_spectra, std::int64_t length,
                       std::int64_t items, bool one_filter, std::int64_t items_per_filter,
                       double scale, cudaStream_t stream) {
+  PARASOL_NOTE_LAUNCH(rows_grid(length, items), kThreads, 0, multiply_kernel<T>);
   multiply_kernel<T><<<rows_grid(length, items), kThreads, 0, stream>>>(
       spectra, filter_spectra, length, items, one_filter, items_per_filter, static_cast<T>(scale));
   PARASOL_CHECK_LAUNCH(stream);
@@ -327,6 +329,7 @@ template <class T, class In>
 void crop(const In* full, Extent from, Extent out, Extent offset, std::int64_t items, T* dst,
           cudaStream_t stream) {
   const std::int64_t rows = items * out.rows;
+  PARASOL_NOTE_LAUNCH(rows_grid(out.cols, rows), kThreads, 0, crop_kernel<T, In>);
   crop_kernel<<<rows_grid(out.cols, rows), kThreads, 0, stream>>>(full, from, out, offset, rows,
                                                                    dst);
   PARASOL_CHECK_LAUNCH(stream);
@@ -447,6 +450,7 @@ struct Convolver<T>::Impl {
     const dim3 grid(static_cast<unsigned>(ceil_div(width, kThreads)),
                     static_cast<unsigned>(ceil_div(l.rows, kDftRows)),
                     static_cast<unsigned>(std::min<std::int64_t>(p.filters, kMaxGridZ)));
+    PARASOL_NOTE_LAUNCH(grid, kThreads, 0, column_dft_kernel<T>);
     column_dft_kernel<T><<<grid, kThreads, 0, stream>>>(g, k_rows, l.rows, width, p.filters,
                                                         h_hat);
     PARASOL_CHECK_LAUNCH(stream);
@@ -461,6 +465,7 @@ struct Convolver<T>::Impl {
     const dim3 grid(static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(out.cols, kTile), 1,
                                                                    kMaxGridX)),
                     static_cast<unsigned>(std::clamp<std::int64_t>(rows, 1, kMaxGridY)));
+    PARASOL_NOTE_LAUNCH(grid, kDirectThreads, 0, direct_kernel<T>);
     direct_kernel<<<grid, kDirectThreads, 0, stream>>>(signal, p.signal, h, p.filter,
                                                        p.filters == 1, out, output_offset(p),
                                                        rows, output);
@@ -493,6 +498,7 @@ struct Convolver<T>::Impl {
     T* y = reserve(real_a, items * block);
     Complex<T>* y_hat = reserve(complex_a, items * half);
     const std::int64_t first = output_offset(p).cols + o0 - overlap;
+    PARASOL_NOTE_LAUNCH(rows_grid(block, items), kThreads, 0, gather_blocks_kernel<T>);
     gather_blocks_kernel<<<rows_grid(block, items), kThreads, 0, stream>>>(
         x, x_stride, x_begin, x_count, first, step, blocks, block, items, y);
     PARASOL_CHECK_LAUNCH(stream);
@@ -500,6 +506,7 @@ struct Convolver<T>::Impl {
     multiply_spectra<T>(y_hat, h_hat, half, items, p.filters == 1, blocks, 1.0 / double(block),
                         stream);
     Fft<T>::c2r(plans.get(Fft<T>::kC2R, 1, block, items, stream), y_hat, y);
+    PARASOL_NOTE_LAUNCH(rows_grid(step, items), kThreads, 0, scatter_blocks_kernel<T>);
     scatter_blocks_kernel<<<rows_grid(step, items), kThreads, 0, stream>>>(
         y, block, overlap, step, blocks, count, out_stride, items, output);
     PARASOL_CHECK_LAUNCH(stream);

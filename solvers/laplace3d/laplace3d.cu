@@ -303,6 +303,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/zmarch", MarchShapes{}, block, [&](auto b) {
         using B = decltype(b);
         const BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, B::shape());
+        PARASOL_NOTE_LAUNCH(grid_for(blocks), dim3(B::x, B::y), 0, zmarch_kernel<B::x, B::y, T>);
         zmarch_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
             n, blocks.y, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -312,6 +313,8 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/block3d", Block3dShapes{}, block, [&](auto b) {
         using B = decltype(b);
         const BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, grid.nz, B::shape());
+        PARASOL_NOTE_LAUNCH(grid_for(blocks), dim3(B::x, B::y, B::z), 0,
+                            block3d_kernel<B::x, B::y, B::z, T>);
         block3d_kernel<B::x, B::y, B::z><<<grid_for(blocks), dim3(B::x, B::y, B::z), 0, stream>>>(
             n, blocks.y, blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -322,6 +325,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         using B = decltype(b);
         // Each thread covers kZregRows rows, so a block covers a B::x by kZregRows * B::y tile.
         const ZMarch m = z_march(grid, Shape{B::x, kZregRows * B::y, 1}, sms);
+        PARASOL_NOTE_LAUNCH(grid_for(m.blocks), dim3(B::x, B::y), 0, zreg_kernel<B::x, B::y, T>);
         zreg_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
             n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -338,6 +342,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         const Shape tile{B::x * W, kVectorRows * B::y, 1};
         BlockCount blocks = blocks_to_cover(grid.nx, grid.ny, 1, tile);
         blocks.z = ceil_div(grid.nz - 2, kVectorChunk);
+        PARASOL_NOTE_LAUNCH(grid_for(blocks), dim3(B::x, B::y), 0, zreg_vector_kernel<B::x, B::y, T>);
         zreg_vector_kernel<B::x, B::y><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
             n, blocks.y, blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -347,6 +352,7 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
       dispatch_shape("laplace3d/smem-zreg", SmemShapes{}, block, [&](auto b) {
         using B = decltype(b);
         const ZMarch m = z_march(grid, Shape{B::x, kSmemRows * B::y, 1}, sms);
+        PARASOL_NOTE_LAUNCH(grid_for(m.blocks), dim3(B::x, B::y), 0, smem_zreg_kernel<B::x, B::y, T>);
         smem_zreg_kernel<B::x, B::y><<<grid_for(m.blocks), dim3(B::x, B::y), 0, stream>>>(
             n, m.blocks.y, m.z_chunk, m.blocks.z, d_u, d_u_next);
         PARASOL_CHECK_LAUNCH(stream);
@@ -368,6 +374,8 @@ void launch_sweep(Variant variant, const Shape& block, const Extent3& grid, cons
         PARASOL_CUDA(cudaFuncSetAttribute(temporal_kernel<B::x, B::y, T>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(shared)));
+        PARASOL_NOTE_LAUNCH(grid_for({tiles_x, tiles_y, chunks}), dim3(B::x, B::y), shared,
+                            temporal_kernel<B::x, B::y, T>);
         temporal_kernel<B::x, B::y><<<grid_for({tiles_x, tiles_y, chunks}), dim3(B::x, B::y),
                                       shared, stream>>>(n, tiles_x, tiles_y, planes.begin,
                                                         planes.end, z_chunk, chunks, d_u,
@@ -422,6 +430,7 @@ DeviceGrid<T>::DeviceGrid(const Params& p, std::int64_t first_plane, std::int64_
     PARASOL_CUDA(cudaMemsetAsync(field(*copy) + grid_.points(), 0, guard_bytes, stream_));
   }
   constexpr int kThreads = 256;
+  PARASOL_NOTE_LAUNCH(grid_stride_blocks(grid_.points(), kThreads), kThreads, 0, start_kernel<T>);
   start_kernel<<<grid_stride_blocks(grid_.points(), kThreads), kThreads, 0, stream_>>>(
       start_of(p), first_plane, grid_.points(), field(current_));
   PARASOL_CHECK_LAUNCH(stream_);
@@ -480,6 +489,8 @@ T* DeviceGrid<T>::plane(std::int64_t k) {
 template <class T>
 void DeviceGrid<T>::poison_next() {
   constexpr int kThreads = 256;
+  PARASOL_NOTE_LAUNCH(grid_stride_blocks(grid_.points(), kThreads), kThreads, 0,
+                      poison_interior_kernel<T>);
   poison_interior_kernel<<<grid_stride_blocks(grid_.points(), kThreads), kThreads, 0, stream_>>>(
       strides_of(grid_), field(previous_));
   PARASOL_CHECK_LAUNCH(stream_);

@@ -350,6 +350,8 @@ void Simulator::run(const ProgressCallback& progress) {
                                           static_cast<std::size_t>(2 * p_.steps * count), 0.0f, 1.0f));
       s.generation[n].second.record(stream_);
     }
+    if (kernel_log_active())
+      note_launch("paths_kernel", s.kernel, dim3(s.blocks), dim3(p_.block), 0);
     s.kernel<<<s.blocks, p_.block, 0, stream_>>>(s.model, first, count, p_.seed, s.normals.data(),
                                                  s.partials.data(), s.sample.data(), p_.sample_paths);
     PARASOL_CHECK_LAUNCH(stream_);

@@ -33,6 +33,7 @@ template <class T>
 void build_rhs(const Heat& heat, const Dims& dims, const T* d_u, T* d_d, cudaStream_t stream) {
   constexpr int kThreads = 256;
   const int blocks = grid_stride_blocks(dims.size(), kThreads);
+  PARASOL_NOTE_LAUNCH(blocks, kThreads, 0, heat_rhs_kernel<T>);
   heat_rhs_kernel<T><<<blocks, kThreads, 0, stream>>>(
       dims.n, dims.systems, dims.layout == Layout::interleaved, static_cast<T>(heat.lambda),
       static_cast<T>(heat.left), static_cast<T>(heat.right), d_u, d_d);

@@ -369,17 +369,21 @@ class ThomasScanWorkspace {
                            reinterpret_cast<unsigned*>(base + coupled_),
                            reinterpret_cast<unsigned*>(base + coupled_) + 1};
     const std::size_t smem = 3 * sizeof(T) * static_cast<std::size_t>(threads_);
+    PARASOL_NOTE_LAUNCH(static_cast<unsigned>(tiles_), threads_, smem, thomas_scan_kernel<T, K>);
     thomas_scan_kernel<T, K><<<static_cast<unsigned>(tiles_), threads_, smem, stream>>>(
         a, b, c, d, x, n_, systems_, ends, failure);
     PARASOL_CHECK_LAUNCH(stream);
     // The tiles' ends, then the heads and tails; for a lone tile too, whose h and p are 0 but where
     // a NaN met them: those rows are checked there.
     constexpr int kTileThreads = sizeof(T) == 8 ? 256 : 512;  // registers for doubles
+    PARASOL_NOTE_LAUNCH(1, kTileThreads, 0, tile_ends_kernel<T, kTileThreads>);
     launch_chained(chained_, tile_ends_kernel<T, kTileThreads>, 1, kTileThreads, 0, stream, tiles_,
                    ends, reinterpret_cast<T*>(base + a_coef_),
                    reinterpret_cast<T*>(base + b_coef_));
     PARASOL_CHECK_LAUNCH(stream);
     constexpr int kBlock = 256;  // half a warp a tile
+    PARASOL_NOTE_LAUNCH(static_cast<unsigned>(ceil_div(tiles_, kBlock / 16)), kBlock, 0,
+                        finish_ends_kernel<T, K>);
     launch_chained(chained_, finish_ends_kernel<T, K>,
                    static_cast<unsigned>(ceil_div(tiles_, kBlock / 16)), kBlock, 0, stream, x, n_,
                    systems_, tiles_, threads_, ends, failure);

@@ -331,6 +331,8 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
         with_chunk(launch_.variant, launch_.chunk, [&](auto kc) {
           constexpr int K = decltype(kc)::value;
           SegmentsLaunch config(segments_, dm.systems, threads, sizeof(T), stream);
+          PARASOL_NOTE_LAUNCH(config.config.gridDim, config.config.blockDim,
+                              config.config.dynamicSmemBytes, segments_kernel<T, K>);
           PARASOL_CUDA(cudaLaunchKernelEx(&config.config, segments_kernel<T, K>, a, b, c, d, x,
                                           dm.n, failure));
           PARASOL_CHECK_LAUNCH(stream);
@@ -347,10 +349,12 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
           // Grid-stride kernels: any block size works; one the registers allow is taken.
           const int block = std::min(threads, max_chunk_threads(K, sizeof(T)));
           const int blocks = grid_stride_blocks(total, block);
+          PARASOL_NOTE_LAUNCH(blocks, block, 3 * sizeof(T) * block, interface_rows_kernel<T, K>);
           interface_rows_kernel<T, K><<<blocks, block, 3 * sizeof(T) * block, stream>>>(
               a, b, c, d, dm.n, chunks_, total, rows[0], rows[1], rows[2], rows[3]);
           PARASOL_CHECK_LAUNCH(stream);
           interface_->solve(rows[0], rows[1], rows[2], rows[3], x_last, stream);
+          PARASOL_NOTE_LAUNCH(blocks, block, 0, substitute_kernel<T, K>);
           substitute_kernel<T, K><<<blocks, block, 0, stream>>>(a, b, c, d, x, dm.n, chunks_,
                                                                  total, x_last, failure);
           PARASOL_CHECK_LAUNCH(stream);
@@ -363,6 +367,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
       const std::size_t smem = group > 32 ? 4 * sizeof(T) * block : 0;
       with_chunk(launch_.variant, launch_.chunk, [&](auto kc) {
         constexpr int K = decltype(kc)::value;
+        PARASOL_NOTE_LAUNCH(static_cast<unsigned>(blocks), block, smem, chunked_kernel<T, K>);
         chunked_kernel<T, K><<<static_cast<unsigned>(blocks), block, smem, stream>>>(
             a, b, c, d, x, dm.n, dm.systems, group, failure);
         PARASOL_CHECK_LAUNCH(stream);
@@ -374,6 +379,8 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
       const int np = next_pow2(dm.n);
       const int per_block = std::max(1, threads / np);
       const std::int64_t blocks = ceil_div(dm.systems, per_block);
+      PARASOL_NOTE_LAUNCH(static_cast<unsigned>(blocks), threads,
+                          pcr_shared_bytes<T>(np * per_block), pcr_shared_kernel<T>);
       pcr_shared_kernel<T>
           <<<static_cast<unsigned>(blocks), threads, pcr_shared_bytes<T>(np * per_block),
              stream>>>(a, b, c, d, x, dm.n, dm.systems, np, per_block, failure);
@@ -389,6 +396,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
       return;
     }
     case Variant::thomas: {
+      PARASOL_NOTE_LAUNCH(grid_stride_blocks(dm.systems, threads), threads, 0, thomas_kernel<T>);
       thomas_kernel<T><<<grid_stride_blocks(dm.systems, threads), threads, 0, stream>>>(
           a, b, c, d, x, workspace_.data(), dm.n, dm.systems, failure);
       PARASOL_CHECK_LAUNCH(stream);

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "kernels/device.hpp"
+#include "kernels/kernel_log.hpp"
 #include "kernels/launch.hpp"
 #endif
 
@@ -202,6 +203,8 @@ void filter_spectra(const T* filter, std::int64_t taps, std::int64_t filters, bo
     using F = Transforms<T, kN>;
     const auto kernel = filter_spectrum_kernel<T, kN>;
     allow_shared(kernel, F::kShared);
+    PARASOL_NOTE_LAUNCH(grid_of(filters), F::kThreads, F::kShared,
+                        filter_spectrum_kernel<T, kN>);
     kernel<<<grid_of(filters), F::kThreads, F::kShared, stream>>>(
         filter, taps, filters, reverse, reinterpret_cast<typename F::Complex*>(spectra));
     PARASOL_CHECK_LAUNCH(stream);
@@ -219,6 +222,8 @@ void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* s
     const auto kernel = overlap_save_kernel<T, kN>;
     allow_shared(kernel, F::kShared);
     const std::int64_t transforms = b.one_filter ? (items + 1) / 2 : items;
+    PARASOL_NOTE_LAUNCH(grid_of(transforms), F::kThreads, F::kShared,
+                        overlap_save_kernel<T, kN>);
     kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
         b, x, reinterpret_cast<const typename F::Complex*>(spectra), out);
     PARASOL_CHECK_LAUNCH(stream);

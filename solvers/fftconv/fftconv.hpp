@@ -141,6 +141,12 @@ std::int64_t choose_block_length(std::int64_t filter_length);
 // sample 0 on, whatever range of the output is computed.
 std::int64_t overlap_save_block(const Problem& p, const Options& o);
 
+// What o asks of p made explicit: with o.variant automatic, the variant auto picks
+// (choose_variant) and the block length it runs with (fused: fused_block's for auto, a block
+// length fused does not compile passed over; overlap-save: o.block); otherwise o itself. What a
+// batch cut among ranks runs on every share, so each runs what one rank would on the whole.
+Options chosen_options(const Problem& p, const Options& o, int element_bytes);
+
 // Whether a variant can take this problem (overlap-save and fused: 1D only; fused: filters of at
 // most kFusedMostTaps taps). Never throws. Whether fused is compiled in is another question
 // (fused_compiled_in): a build without it says so when fused is asked for.

@@ -203,6 +203,15 @@ class Convolver {
 
   std::size_t cached_plans() const;
 
+  // Keeps the filters' spectra (r2c and fused) between calls, as the plans are kept: a call with
+  // the same filter pointer, filter count and extent, operation and transform length as the call
+  // that computed them reuses them. Only for a caller that owns the filter and never changes its
+  // values while this Convolver lives (DeviceProblem, convolve_gpu): a new filter, a new
+  // Convolver. Off by default, since a pointer says nothing of the values behind it.
+  void keep_filter_spectra();
+  // Filter spectra computed so far by r2c and fused (each reuse of a kept one is not counted).
+  std::int64_t spectra_computed() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -233,8 +242,8 @@ void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>&
                        std::int64_t outputs = -1);
 
 // A problem resident on the device, for the sweep and the tests: signal and filter uploaded
-// once, the output allocated, and one Convolver kept (its plans and scratch), so every
-// convolution after the first times the variant alone.
+// once, the output allocated, and one Convolver kept (its plans, scratch and the filter's spectra:
+// keep_filter_spectra), so every convolution after the first times the variant alone.
 template <class T>
 class DeviceProblem {
  public:
@@ -250,6 +259,7 @@ class DeviceProblem {
   const Problem& problem() const { return problem_; }
   cudaStream_t stream() const { return stream_.get(); }
   std::size_t cached_plans() const { return convolver_.cached_plans(); }
+  std::int64_t spectra_computed() const { return convolver_.spectra_computed(); }
 
  private:
   Problem problem_;

@@ -264,5 +264,36 @@ TEST_F(FftconvVolumeCli, LaplaceFieldSmoothedEndToEnd) {
   EXPECT_TRUE(xmf.good());
 }
 
+// On a device: every volume variant in both precisions and every mode against the gold, the
+// variant that ran and (r2c) its chunks stored; the stored output is the direct sums of the
+// stored inputs; a memory budget that forces chunks along z is not a key, so chunking is the
+// solver tests' (fftconv_volume_test).
+TEST_F(FftconvVolumeCli, GpuRunAgreesWithTheGoldInEveryVariant) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string precision : {"float", "double"})
+    for (const std::string variant : {"auto", "direct", "r2c"})
+      for (const std::string mode : {"full", "same", "valid"}) {
+        SCOPED_TRACE(precision + " " + variant + " " + mode);
+        const auto r = test::run_shell(
+            kExe + " run " + quoted(kInputs / "fftconv-3d.toml") +
+            " --backend gpu --check --force signal.depth=37 signal.rows=29 signal.length=41 "
+            "filter.depth=5 filter.rows=4 filter.length=7 problem.operation=correlate "
+            "problem.precision=" + precision + " method.variant=" + variant +
+            " problem.mode=" + mode + " -o " + quoted(dir_ / "r.h5"));
+        ASSERT_EQ(r.status, 0) << r.output;
+        const io::ResultReader h5(dir_ / "r.h5");
+        EXPECT_EQ(text(h5, "/provenance", "backend"), "gpu");
+        const std::string ran = text(h5, "/output", "variant");
+        if (variant != "auto") {
+          EXPECT_EQ(ran, variant);
+        }
+        EXPECT_EQ(h5.has_attribute("/output", "chunks"), ran == "r2c");
+        EXPECT_TRUE(std::get<bool>(h5.attribute("/check", "passed"))) << r.output;
+        EXPECT_LE(number(h5, "/check", "max_relative_difference"),
+                  number(h5, "/check", "tolerance"));
+        expect_direct_sums(h5, true, precision == "float" ? 1e-4 : 1e-10);
+      }
+}
+
 }  // namespace
 }  // namespace parasol

@@ -814,6 +814,45 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
   expect_bad_params(p, "method.variant", "fused takes 1D problems");
 }
 
+// A batch cut among ranks runs what auto chose for the whole batch, made explicit: with a block
+// length fused does not compile, auto's fallback (fused picks its own length) must hold there
+// too, so the explicit options run where the single-rank auto run does.
+TEST(FftconvChoice, ChosenOptionsAreWhatAutoRuns) {
+  Problem batch = one_d(4096, 1025, Mode::same);
+  batch.batch = 4096;
+  for (const int bytes : {4, 8}) {
+    for (const std::int64_t block : {std::int64_t{0}, std::int64_t{1000}, std::int64_t{2048}}) {
+      SCOPED_TRACE(std::to_string(bytes) + " bytes, block " + std::to_string(block));
+      const Options o{Variant::automatic, block};
+      const Options chosen = chosen_options(batch, o, bytes);
+      EXPECT_EQ(chosen.variant, choose_variant(batch, bytes));
+      if (chosen.variant == Variant::fused) {
+        // The explicit fused options are accepted, and run auto's length.
+        EXPECT_EQ(chosen.block, fused_block(batch, o, bytes));
+        EXPECT_NO_THROW(fused_block(batch, chosen, bytes));
+        const std::vector<std::int64_t> lengths = fused_block_lengths(bytes);
+        EXPECT_NE(std::find(lengths.begin(), lengths.end(), chosen.block), lengths.end());
+      } else if (chosen.variant == Variant::overlap_save) {
+        EXPECT_EQ(chosen.block, block);
+      } else {
+        EXPECT_EQ(chosen.block, 0);
+      }
+    }
+    // A variant named is kept as it is, block and all.
+    const Options named{Variant::fused, 1000};
+    EXPECT_EQ(chosen_options(batch, named, bytes).variant, Variant::fused);
+    EXPECT_EQ(chosen_options(batch, named, bytes).block, 1000);
+    // Below the direct sums' crossover auto takes direct, which takes no block.
+    const Options direct = chosen_options(one_d(4096, 63, Mode::same), {Variant::automatic, 1000},
+                                          bytes);
+    EXPECT_EQ(direct.variant, Variant::direct);
+    EXPECT_EQ(direct.block, 0);
+  }
+  if (fused_compiled_in()) {
+    EXPECT_EQ(chosen_options(batch, {Variant::automatic, 1000}, 4).variant, Variant::fused);
+  }
+}
+
 TEST(FftconvParams, MethodChecksNameTheirKey) {
   Params p;
   p.block = -4;

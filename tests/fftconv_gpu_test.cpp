@@ -13,6 +13,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/stream.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "tests/support.hpp"
@@ -251,6 +252,60 @@ TEST(FftconvGpu, PlansAreMadeOnceAndRepeatsGiveTheSameOutput) {
     EXPECT_EQ(device.download(), first) << "repeat " << i;
   }
   EXPECT_EQ(device.cached_plans(), plans);
+}
+
+// The filter's spectrum is computed once per filter, variant and transform length, as the plans
+// are made once: repeated convolutions on one DeviceProblem (the sweep's) reuse it, and still
+// agree with the gold on an output poisoned before each; another variant in between does not
+// disturb a kept spectrum. A Convolver that was not told the filter is its own recomputes it.
+TYPED_TEST(FftconvGpu, FilterSpectraAreComputedOncePerFilter) {
+  PARASOL_REQUIRE_GPU();
+  Problem image;
+  image.signal = {123, 217};
+  image.filter = {9, 14};
+  image.mode = Mode::same;
+  image.operation = Operation::correlate;
+  Problem batch;
+  batch.batch = 5;
+  batch.filters = 5;
+  batch.signal = {1, 3001};
+  batch.filter = {1, 301};
+  batch.mode = Mode::full;
+  std::uint64_t seed = 900;
+  for (const Problem& p : {image, batch}) {
+    const auto signal = random_values<TypeParam>(p.batch * p.signal.size(), seed++);
+    const auto filter = random_values<TypeParam>(p.filters * p.filter.size(), seed++);
+    const std::vector<double> gold = convolve_gold(p, signal, filter);
+    DeviceProblem<TypeParam> device(p, signal, filter);
+    std::vector<Variant> kept{Variant::r2c};
+    if (supports(Variant::fused, p) && fused_compiled_in()) kept.push_back(Variant::fused);
+    std::int64_t computed = 0;
+    for (int round = 0; round < 3; ++round)
+      for (const Variant v : kept) {
+        device.poison_output();
+        device.convolve(Options{v, 0});
+        const Agreement a = agreement(device.download(), gold, p);
+        EXPECT_LE(a.value, a.tolerance) << name(v) << " round " << round << ": " << a.description;
+        device.convolve(Options{Variant::c2c, 0});  // shares no buffer with a kept spectrum
+        if (round == 0) computed = device.spectra_computed();
+      }
+    EXPECT_EQ(device.spectra_computed(), static_cast<std::int64_t>(kept.size()));
+    EXPECT_EQ(computed, static_cast<std::int64_t>(kept.size()));
+  }
+  // Without keep_filter_spectra every call computes it.
+  const auto signal = random_values<TypeParam>(image.signal.size(), 1);
+  const auto filter = random_values<TypeParam>(image.filter.size(), 2);
+  DeviceBuffer<TypeParam> x(signal.size()), h(filter.size()),
+      y(static_cast<std::size_t>(output_extent(image).size()));
+  Stream stream;
+  upload(x, signal, stream.get());
+  upload(h, filter, stream.get());
+  Convolver<TypeParam> convolver;
+  for (int i = 0; i < 2; ++i)
+    convolver.convolve(image, Options{Variant::r2c, 0}, x.data(), h.data(), y.data(),
+                       stream.get());
+  stream.synchronize();
+  EXPECT_EQ(convolver.spectra_computed(), 2);
 }
 
 TEST(FftconvGpu, AutoRunsWhatChooseVariantPicks) {

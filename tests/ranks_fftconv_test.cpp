@@ -134,6 +134,27 @@ TEST_F(FftconvRanks, OnTheDeviceThreeRanksGiveTheOneRankBits) {
   EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
 }
 
+// auto with a block length fused does not compile: one rank runs fused at a length of its own
+// (the block is overlap-save's), and a batch cut among ranks must run the same, not fail on the
+// block as an explicit fused would.
+TEST_F(FftconvRanks, OnTheDeviceAutoWithABlockFusedDoesNotCompileRunsAsOnOneRank) {
+  PARASOL_REQUIRE_GPU();
+  const std::string text =
+      "solver = \"fftconv\"\n[problem]\nmode = \"same\"\n[signal]\nkind = \"noise\"\n"
+      "batch = 10\nlength = 3000\n[filter]\nlength = 401\n[method]\nvariant = \"auto\"\n"
+      "block = 1000\n";
+  const std::string args = "--backend gpu --transport mpi";
+  const auto one = run(0, text, "one.h5", args);
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto three = run(3, text, "three.h5", "--check " + args);
+  ASSERT_EQ(three.status, 0) << three.output;
+  EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
+  const io::ResultReader h1(dir_ / "one.h5"), h3(dir_ / "three.h5");
+  EXPECT_EQ(std::get<std::string>(h3.attribute("/output", "variant")),
+            std::get<std::string>(h1.attribute("/output", "variant")));
+  EXPECT_EQ(std::get<bool>(h3.attribute("/check", "passed")), true);
+}
+
 TEST_F(FftconvRanks, WhatCannotBeCutIsOneLineFromRankZeroAndNothingWritten) {
   struct Case {
     std::string text, args, says;

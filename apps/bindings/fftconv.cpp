@@ -12,6 +12,7 @@
 #include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/fftconv_inputs.hpp"
+#include "apps/bindings/fftconv_volume.hpp"
 #include "apps/io/spill_file.hpp"
 #include "apps/io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
@@ -136,7 +137,7 @@ class FftconvRun final : public Run {
     if (gpu_ && p_.variant == Variant::automatic && t_.has("method.variant") && !p_.streamed &&
         ranks() == 1)
       choose_automatic(setup.options.autotune_file, q);
-    variant_ = p_.variant;
+    method_ = {p_.variant, p_.block};
     output_folder_ = setup.output.parent_path();
     if (ranks() > 1) return prepare_share(q);
     in::require_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
@@ -158,8 +159,7 @@ class FftconvRun final : public Run {
       solve_range(timings);
     } else if (gpu_) {
       try {
-        result_ = fftconv::convolve_gpu(ops_.problem, {variant_, p_.block}, ops_.signal,
-                                        ops_.filter);
+        result_ = fftconv::convolve_gpu(ops_.problem, method_, ops_.signal, ops_.filter);
       } catch (const InputError& e) {
         throw in::rephrased(t_, p_, e);
       }
@@ -324,9 +324,7 @@ class FftconvRun final : public Run {
       in::require_memory(t_, p_, part, sizeof(T), gpu_, !gpu_ || check_);
       ops_ = in::load_share<T>(p_, q, first_, count_);
       try {
-        variant_ = p_.variant == Variant::automatic
-                       ? fftconv::choose_variant(q, static_cast<int>(sizeof(T)))
-                       : p_.variant;
+        method_ = fftconv::chosen_options(q, {p_.variant, p_.block}, static_cast<int>(sizeof(T)));
       } catch (const InputError& e) {
         throw in::rephrased(t_, p_, e);
       }
@@ -507,7 +505,7 @@ class FftconvRun final : public Run {
   Problem whole_;                  // the whole problem, whatever this rank's share
   Share share_ = Share::none;      // across ranks: how it is cut
   std::int64_t first_ = 0, count_ = 0;  // this rank's signals, or output samples
-  Variant variant_ = Variant::automatic;  // across ranks: chosen for the whole problem
+  fftconv::Options method_;        // across ranks: chosen for the whole problem
   AutoChoice auto_;  // with method.variant = "auto" given: what the autotune file held
   Params loading_;                 // a long signal's: read as a streamed run reads it
   std::filesystem::path output_folder_;     // where the result goes
@@ -634,6 +632,7 @@ class FftconvStudy final : public Study {
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   Params p = read_all(t, params_path).first;
+  if (p.is_volume()) return fftconv_volume::make_run(t, std::move(p));
   const bool single = p.precision == fftconv::Precision::single;
   return in_precision<Run, FftconvRun>(single, t, std::move(p));
 }
@@ -643,6 +642,15 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
   if (p.streamed)
     throw InputError(t.source_of("method.streamed"), "method.streamed",
                      "parasol sweep times convolutions of data held on the device; expected false");
+  if (p.is_volume()) {
+    const char* key = !p.signal_generated() ? "signal.layout"
+                      : p.signal.depth > 1  ? "signal.depth"
+                      : !p.filter_generated() ? "filter.layout"
+                                              : "filter.depth";
+    throw InputError(t.source_of(key), key,
+                     "parasol sweep times 1D and 2D problems; a volume runs with parasol run "
+                     "(bench/fftconv_bench times the volume variants)");
+  }
   const bool single = p.precision == fftconv::Precision::single;
   return in_precision<Study, FftconvStudy>(single, t, std::move(p), std::move(s));
 }

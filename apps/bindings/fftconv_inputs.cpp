@@ -18,12 +18,13 @@ using fftconv::Layout;
 using fftconv::SignalKind;
 
 // The keys only one source reads: given with the other they are an error, not ignored.
-const char* const kGeneratedSignalKeys[] = {"signal.kind",      "signal.batch", "signal.rows",
-                                            "signal.length",    "signal.seed",  "signal.amplitude",
-                                            "signal.f0",        "signal.f1",    "signal.noise"};
+const char* const kGeneratedSignalKeys[] = {
+    "signal.kind", "signal.batch",     "signal.depth", "signal.rows", "signal.length",
+    "signal.seed", "signal.amplitude", "signal.f0",    "signal.f1",   "signal.noise"};
 const char* const kChirpKeys[] = {"signal.f0", "signal.f1", "signal.noise"};
 const char* const kSignalFileKeys[] = {"signal.file", "signal.dataset", "signal.layout"};
-const char* const kGeneratedFilterKeys[] = {"filter.rows", "filter.length", "filter.sigma"};
+const char* const kGeneratedFilterKeys[] = {"filter.depth", "filter.rows", "filter.length",
+                                            "filter.sigma"};
 const char* const kFilterFileKeys[] = {"filter.file", "filter.dataset", "filter.layout"};
 
 template <std::size_t N>
@@ -99,6 +100,7 @@ void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_
     p.signal.kind = io::get_choice(t, "signal.kind", std::string(name(d.signal.kind)),
                                    fftconv::parse_signal_kind);
     p.signal.batch = t.get_int("signal.batch", d.signal.batch);
+    p.signal.depth = t.get_int("signal.depth", d.signal.depth);
     p.signal.rows = t.get_int("signal.rows", d.signal.rows);
     p.signal.length = t.get_int("signal.length", d.signal.length);
     p.signal.amplitude = t.get_double("signal.amplitude", d.signal.amplitude);
@@ -123,6 +125,7 @@ void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_
   if (p.filter_generated()) {
     const std::string why = "filter.kind = \"" + std::string(name(p.filter.kind)) + "\"";
     reject_keys(t, kFilterFileKeys, why);
+    p.filter.depth = t.get_int("filter.depth", d.filter.depth);
     p.filter.rows = t.get_int("filter.rows", d.filter.rows);
     p.filter.length = t.get_int("filter.length", d.filter.length);
     if (p.filter.kind == FilterKind::gaussian)
@@ -136,6 +139,20 @@ void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_
     p.filter.layout = io::get_choice(t, "filter.layout", std::string(name(d.filter.layout)),
                                      fftconv::parse_layout);
   }
+
+  // A volume problem reads every dataset as one volume: a layout left out is "volume", one
+  // given otherwise is a contradiction.
+  if (!p.is_volume()) return;
+  const auto as_volume = [&](bool from_file, const char* key, Layout& layout) {
+    if (!from_file) return;
+    if (t.has(key) && layout != Layout::volume)
+      throw InputError(t.source_of(key), key,
+                       "the other operand is a volume, so this dataset is read as one; expected "
+                       "\"volume\" or no layout, got \"" + std::string(name(layout)) + "\"");
+    layout = Layout::volume;
+  };
+  as_volume(!p.signal_generated(), "signal.layout", p.signal.layout);
+  as_volume(!p.filter_generated(), "filter.layout", p.filter.layout);
 }
 
 // check_problem's and the solver's keys ("signal", "filters", "block") are not the parameter
@@ -372,6 +389,115 @@ void write_input_share(Output& out, const Params& p, const Problem& whole, const
                           p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
 }
 
+namespace {
+
+// A dataset read as a volume: [n] is 1 x 1 x n, [rows][cols] 1 x rows x cols.
+fftconv::Extent3 volume_of(const std::vector<std::uint64_t>& dims) {
+  std::int64_t e[3] = {1, 1, 1};
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    e[3 - dims.size() + i] = static_cast<std::int64_t>(dims[i]);
+  return {e[0], e[1], e[2]};
+}
+
+}  // namespace
+
+template <class T>
+VolumeProblem volume_problem_of(const io::ParamTable& t, const Params& p) {
+  VolumeProblem q = fftconv::generated_volume(p);
+  if (!p.signal_generated())
+    q.signal = volume_of(
+        dims_of<T>(p.signal.file, p.signal.dataset, "signal.dataset", {1, 2, 3}, "one sample"));
+  if (!p.filter_generated())
+    q.filter = volume_of(
+        dims_of<T>(p.filter.file, p.filter.dataset, "filter.dataset", {1, 2, 3}, "one tap"));
+  try {
+    fftconv::check_problem(q);
+  } catch (const InputError& e) {
+    throw rephrased(t, p, e);
+  }
+  return q;
+}
+
+template <class T>
+VolumeOperands<T> load_volume(const Params& p, const VolumeProblem& q) {
+  VolumeOperands<T> ops;
+  ops.problem = q;
+  ops.filter = p.filter_generated()
+                   ? fftconv::generate_filter<T>(p.filter)
+                   : read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
+  ops.signal = p.signal_generated()
+                   ? fftconv::generate_signal<T>(p.signal)
+                   : read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
+  return ops;
+}
+
+void require_volume_memory(const io::ParamTable& t, const Params& p, const VolumeProblem& q,
+                           double element, bool gpu, bool gold) {
+  const std::string key = size_key(p);
+  const double operands = element * static_cast<double>(q.signal.size() + q.filter.size());
+  const double out = static_cast<double>(fftconv::output_extent(q).size());
+  require_host_memory(t.source_of(key), key, "the signal, filter and output need",
+                      operands + element * out + (gold ? 8.0 * out : 0.0));
+  // The transforms go along z in chunks as the device's memory allows; the operands and the
+  // output stay whole.
+  if (gpu)
+    require_device_memory(t.source_of(key), key, "the signal, filter and output need",
+                          operands + element * out, "");
+}
+
+std::string describe_volume(const Params& p, const VolumeProblem& q) {
+  char text[256];
+  std::string signal = "a volume of " + extent_text(q.signal) + " samples";
+  if (!p.signal_generated()) {
+    signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
+  } else if (p.signal.kind == SignalKind::noise) {
+    std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
+    signal += text;
+  } else {
+    std::snprintf(text, sizeof text, " (chirp from %g to %g cycles/sample, noise %g)",
+                  p.signal.f0, p.signal.f1, p.signal.noise);
+    signal += text;
+  }
+  std::string filter;
+  if (p.filter.kind == FilterKind::file) {
+    filter = "a filter of " + extent_text(q.filter) + " taps from " + p.filter.file + ":" +
+             io::dataset_display_path(p.filter.dataset);
+  } else if (p.filter.kind == FilterKind::box) {
+    filter = "a " + extent_text(q.filter) + "-tap box";
+  } else {
+    std::snprintf(text, sizeof text, " (sigma %g)",
+                  fftconv::gaussian_sigma(p.filter, q.filter.cols));
+    filter = "a " + extent_text(q.filter) + "-tap Gaussian" + text;
+  }
+  return std::string(name(q.operation)) + " (" + std::string(name(q.mode)) + ") of " + signal +
+         " with " + filter + ", " + std::string(name(p.precision));
+}
+
+template <class T>
+void write_volume_inputs(io::ResultFile& out, const Params& p, const VolumeOperands<T>& ops) {
+  const VolumeProblem& q = ops.problem;
+  if (p.write_input) {
+    out.write_field("/input/signal", ops.signal.data(), volume_dims(q.signal));
+    out.set_attribute("/input/signal", "layout", std::string(kVolumeLayout));
+    out.write_field("/input/filter", ops.filter.data(), volume_dims(q.filter));
+    out.set_attribute("/input/filter", "layout", std::string(kVolumeLayout));
+  }
+  out.set_attribute("/input", "signal_source",
+                    p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
+  out.set_attribute("/input", "filter_source",
+                    p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+}
+
+std::vector<std::uint64_t> volume_dims(const fftconv::Extent3& e) {
+  return {static_cast<std::uint64_t>(e.depth), static_cast<std::uint64_t>(e.rows),
+          static_cast<std::uint64_t>(e.cols)};
+}
+
+std::string extent_text(const fftconv::Extent3& e) {
+  return std::to_string(e.depth) + " x " + std::to_string(e.rows) + " x " +
+         std::to_string(e.cols);
+}
+
 std::string extent_text(const Extent& e) {
   return e.rows == 1 ? std::to_string(e.cols)
                      : std::to_string(e.rows) + " x " + std::to_string(e.cols);
@@ -391,6 +517,14 @@ std::string layout_of(bool batch, bool two_d, const char* item, const char* axis
   return text;
 }
 
+template VolumeProblem volume_problem_of<float>(const io::ParamTable&, const Params&);
+template VolumeProblem volume_problem_of<double>(const io::ParamTable&, const Params&);
+template VolumeOperands<float> load_volume<float>(const Params&, const VolumeProblem&);
+template VolumeOperands<double> load_volume<double>(const Params&, const VolumeProblem&);
+template void write_volume_inputs<float>(io::ResultFile&, const Params&,
+                                         const VolumeOperands<float>&);
+template void write_volume_inputs<double>(io::ResultFile&, const Params&,
+                                          const VolumeOperands<double>&);
 template Problem problem_of<float>(const io::ParamTable&, const Params&);
 template Problem problem_of<double>(const io::ParamTable&, const Params&);
 template Operands<float> load_operands<float>(const Params&, const Problem&);

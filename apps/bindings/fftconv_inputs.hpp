@@ -16,12 +16,14 @@
 #include "kernels/error.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/params.hpp"
+#include "solvers/fftconv/volume.hpp"
 
 namespace parasol::app::fftconv_inputs {
 
 using fftconv::Extent;
 using fftconv::Params;
 using fftconv::Problem;
+using fftconv::VolumeProblem;
 
 // signal.* and filter.* into p: every key of the operands is read here, and a key the chosen
 // source does not read is an error, not ignored.
@@ -103,8 +105,44 @@ void write_input_share(Output& out, const Params& p, const Problem& whole, const
 std::vector<std::uint64_t> stored_dims(std::int64_t count, const Extent& e, bool two_d);
 std::string layout_of(bool batch, bool two_d, const char* item, const char* axis);
 
-// "1000" for a 1D extent, "32 x 32" for a 2D one.
+// "1000" for a 1D extent, "32 x 32" for a 2D one, "16 x 32 x 32" for a volume.
 std::string extent_text(const Extent& e);
+std::string extent_text(const fftconv::Extent3& e);
+
+// Volumes (Params::is_volume): one signal and one filter, each [depth][rows][cols].
+
+// The volume problem the parameters and input files describe, checked (check_problem); of the
+// files only the datasets' extents are read. A 1D or 2D dataset is a volume one slice deep.
+template <class T>
+VolumeProblem volume_problem_of(const io::ParamTable& t, const Params& p);
+
+template <class T>
+struct VolumeOperands {
+  VolumeProblem problem;
+  std::vector<T> signal, filter;
+};
+
+// The values of volume problem q, generated or read and checked to be finite.
+template <class T>
+VolumeOperands<T> load_volume(const Params& p, const VolumeProblem& q);
+
+// As require_memory, for a volume: the host holds the operands and output (and with `gold` the
+// gold's output in double); the device the operands and output, its transforms going along z in
+// chunks of what is left.
+void require_volume_memory(const io::ParamTable& t, const Params& p, const VolumeProblem& q,
+                           double element, bool gpu, bool gold);
+
+// "convolve (same) of a volume of 64 x 64 x 64 samples (noise, sigma 1) with a 5 x 5 x 5-tap
+// box, float".
+std::string describe_volume(const Params& p, const VolumeProblem& q);
+
+// /input/signal and /input/filter as [depth][rows][cols], and /input's attributes.
+template <class T>
+void write_volume_inputs(io::ResultFile& out, const Params& p, const VolumeOperands<T>& ops);
+
+// How a volume is stored, and the layout attribute that says so.
+std::vector<std::uint64_t> volume_dims(const fftconv::Extent3& e);
+inline constexpr const char* kVolumeLayout = "[z][row][col], col fastest";
 
 // An extent as an attribute: [rows, cols].
 inline std::vector<std::int64_t> rows_cols(const Extent& e) { return {e.rows, e.cols}; }

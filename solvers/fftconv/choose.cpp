@@ -86,6 +86,13 @@ std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) 
   return lengths.back();
 }
 
+Options chosen_options(const Problem& p, const Options& o, int element_bytes) {
+  if (o.variant != Variant::automatic) return o;
+  const Variant v = choose_variant(p, element_bytes);
+  if (v == Variant::fused) return {v, fused_block(p, o, element_bytes)};
+  return {v, v == Variant::overlap_save ? o.block : 0};
+}
+
 Variant choose_variant(const Problem& p, int element_bytes) {
   const std::int64_t taps = p.filter.size();
   // Direct sums cost a multiply-add per tap per output; the transforms cost a few passes over

@@ -9,6 +9,7 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -391,7 +392,33 @@ template <class T>
 struct Convolver<T>::Impl {
   PlanCache plans;
   DeviceBuffer<T> real_a, real_b, filters, fused_spectra;
-  DeviceBuffer<Complex<T>> complex_a, complex_b, complex_c;
+  DeviceBuffer<Complex<T>> complex_a, complex_b, complex_c, r2c_spectra;
+
+  // What a kept filter spectrum was computed from (keep_filter_spectra): the filters (where they
+  // lie, how many, their extent, reversed or not) and the transform extent.
+  struct SpectrumKey {
+    const T* filter = nullptr;
+    std::int64_t filters = 0;
+    Extent extent, transform;
+    Operation operation = Operation::convolve;
+    bool operator==(const SpectrumKey& o) const {
+      return filter == o.filter && filters == o.filters && extent == o.extent &&
+             transform == o.transform && operation == o.operation;
+    }
+  };
+  bool keep_spectra = false;
+  std::int64_t spectra_computed = 0;
+  std::optional<SpectrumKey> r2c_for, fused_for;
+
+  // Whether the spectrum in a kept buffer is the one `key` asks for; when not, the caller
+  // computes it, and the buffer is marked as holding it (when spectra are kept) or nothing.
+  bool spectrum_kept(std::optional<SpectrumKey>& kept, const SpectrumKey& key) {
+    if (keep_spectra && kept && *kept == key) return true;
+    kept.reset();
+    if (keep_spectra) kept = key;
+    ++spectra_computed;
+    return false;
+  }
 
   // The filters as the kernels want them: reversed for correlation, as given otherwise.
   const T* oriented_filters(const Problem& p, const T* filter, cudaStream_t stream) {
@@ -435,7 +462,8 @@ struct Convolver<T>::Impl {
                                    cudaStream_t stream) {
     const std::int64_t width = l.cols / 2 + 1;
     const bool reverse = p.operation == Operation::correlate;
-    Complex<T>* h_hat = reserve(complex_b, p.filters * l.rows * width);
+    Complex<T>* h_hat = reserve(r2c_spectra, p.filters * l.rows * width);
+    if (spectrum_kept(r2c_for, {filter, p.filters, p.filter, l, p.operation})) return h_hat;
     if (l.rows == 1 || p.filter.rows > kDftMostFilterRows) {
       T* h = reserve(real_b, p.filters * l.size());
       pad(filter, p.filter, l, p.filters, reverse, h, stream);
@@ -549,8 +577,9 @@ struct Convolver<T>::Impl {
     const std::int64_t block = fused_block(p, o, static_cast<int>(sizeof(T)));
     const std::int64_t overlap = p.filter.cols - 1, m = output_extent(p).cols;
     T* spectra = reserve(fused_spectra, 2 * p.filters * block);
-    fused::filter_spectra(filter, p.filter.cols, p.filters, p.operation == Operation::correlate,
-                          block, spectra, stream);
+    if (!spectrum_kept(fused_for, {filter, p.filters, p.filter, Extent{1, block}, p.operation}))
+      fused::filter_spectra(filter, p.filter.cols, p.filters,
+                            p.operation == Operation::correlate, block, spectra, stream);
     fused::Blocks b;
     b.signals = p.batch;
     b.n = b.x_stride = p.signal.cols;
@@ -577,6 +606,16 @@ Convolver<T>::~Convolver() = default;
 template <class T>
 std::size_t Convolver<T>::cached_plans() const {
   return impl_->plans.size();
+}
+
+template <class T>
+void Convolver<T>::keep_filter_spectra() {
+  impl_->keep_spectra = true;
+}
+
+template <class T>
+std::int64_t Convolver<T>::spectra_computed() const {
+  return impl_->spectra_computed;
 }
 
 template <class T>
@@ -695,7 +734,9 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
   h2d.stop();
   // cuFFT plans are made on first use, on the host, while the device waits: a first run makes
   // them (and is reported as setup), so compute times the convolution alone.
+  // The filter's spectrum, like the plans, is made by the first run and kept for the second.
   Convolver<T> convolver;
+  convolver.keep_filter_spectra();
   EventTimer setup(stream.get());
   setup.start();
   convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
@@ -735,6 +776,9 @@ DeviceProblem<T>::DeviceProblem(const Problem& p, const std::vector<T>& signal,
   upload(signal_, signal, stream_);
   upload(filter_, filter, stream_);
   stream_.synchronize();
+  // The filter is this object's and never changes: its spectrum is computed once per variant
+  // and transform length, not at every convolution.
+  convolver_.keep_filter_spectra();
 }
 
 template <class T>

@@ -141,6 +141,12 @@ std::int64_t choose_block_length(std::int64_t filter_length);
 // sample 0 on, whatever range of the output is computed.
 std::int64_t overlap_save_block(const Problem& p, const Options& o);
 
+// What o asks of p made explicit: with o.variant automatic, the variant auto picks
+// (choose_variant) and the block length it runs with (fused: fused_block's for auto, a block
+// length fused does not compile passed over; overlap-save: o.block); otherwise o itself. What a
+// batch cut among ranks runs on every share, so each runs what one rank would on the whole.
+Options chosen_options(const Problem& p, const Options& o, int element_bytes);
+
 // Whether a variant can take this problem (overlap-save and fused: 1D only; fused: filters of at
 // most kFusedMostTaps taps). Never throws. Whether fused is compiled in is another question
 // (fused_compiled_in): a build without it says so when fused is asked for.
@@ -197,6 +203,15 @@ class Convolver {
 
   std::size_t cached_plans() const;
 
+  // Keeps the filters' spectra (r2c and fused) between calls, as the plans are kept: a call with
+  // the same filter pointer, filter count and extent, operation and transform length as the call
+  // that computed them reuses them. Only for a caller that owns the filter and never changes its
+  // values while this Convolver lives (DeviceProblem, convolve_gpu): a new filter, a new
+  // Convolver. Off by default, since a pointer says nothing of the values behind it.
+  void keep_filter_spectra();
+  // Filter spectra computed so far by r2c and fused (each reuse of a kept one is not counted).
+  std::int64_t spectra_computed() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -227,8 +242,8 @@ void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>&
                        std::int64_t outputs = -1);
 
 // A problem resident on the device, for the sweep and the tests: signal and filter uploaded
-// once, the output allocated, and one Convolver kept (its plans and scratch), so every
-// convolution after the first times the variant alone.
+// once, the output allocated, and one Convolver kept (its plans, scratch and the filter's spectra:
+// keep_filter_spectra), so every convolution after the first times the variant alone.
 template <class T>
 class DeviceProblem {
  public:
@@ -244,6 +259,7 @@ class DeviceProblem {
   const Problem& problem() const { return problem_; }
   cudaStream_t stream() const { return stream_.get(); }
   std::size_t cached_plans() const { return convolver_.cached_plans(); }
+  std::int64_t spectra_computed() const { return convolver_.spectra_computed(); }
 
  private:
   Problem problem_;

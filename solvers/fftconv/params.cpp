@@ -16,7 +16,8 @@ constexpr NameTable<SignalKind, 2> kSignalKindNames{
     {{SignalKind::noise, "noise"}, {SignalKind::chirp, "chirp"}}};
 constexpr NameTable<FilterKind, 3> kFilterKindNames{
     {{FilterKind::gaussian, "gaussian"}, {FilterKind::box, "box"}, {FilterKind::file, "file"}}};
-constexpr NameTable<Layout, 2> kLayoutNames{{{Layout::batch, "batch"}, {Layout::image, "image"}}};
+constexpr NameTable<Layout, 3> kLayoutNames{
+    {{Layout::batch, "batch"}, {Layout::image, "image"}, {Layout::volume, "volume"}}};
 
 std::string positive(std::int64_t value) {
   return "expected a positive integer, got " + std::to_string(value);
@@ -25,6 +26,11 @@ std::string positive(std::int64_t value) {
 std::string extent_text(std::int64_t rows, std::int64_t length) {
   return rows == 1 ? std::to_string(length)
                    : std::to_string(rows) + " x " + std::to_string(length);
+}
+
+std::string extent_text(std::int64_t depth, std::int64_t rows, std::int64_t length) {
+  return depth == 1 ? extent_text(rows, length)
+                    : std::to_string(depth) + " x " + extent_text(rows, length);
 }
 
 // Frequencies past half the sampling rate alias back below it: not the chirp asked for.
@@ -51,20 +57,22 @@ Layout parse_layout(std::string_view s) { return lookup_value(kLayoutNames, s, "
 void Params::validate() const {
   if (signal_generated()) {
     require(signal.batch >= 1, "signal.batch", positive(signal.batch));
+    require(signal.depth >= 1, "signal.depth", positive(signal.depth));
     require(signal.rows >= 1, "signal.rows", positive(signal.rows));
     require(signal.length >= 1, "signal.length", positive(signal.length));
     // Divided, not multiplied, so the product cannot overflow before it is compared.
     require(signal.rows <= kMostSamples / signal.length &&
-                signal.batch <= kMostSamples / (signal.rows * signal.length),
+                signal.depth <= kMostSamples / (signal.rows * signal.length) &&
+                signal.batch <= kMostSamples / (signal.depth * signal.rows * signal.length),
             "signal",
             "expected at most 2^40 samples in all, got " + std::to_string(signal.batch) +
-                " signals of " + extent_text(signal.rows, signal.length));
+                " signals of " + extent_text(signal.depth, signal.rows, signal.length));
     // A transform of n samples has spectra up to n times the largest sample, and normals run
     // to a few sigma (a chirp adds its noise to its amplitude): in float those must stay in
     // range (1e35 would pass as a sample and come back as infinity).
     const bool single = precision == Precision::single;
-    const double headroom =
-        16.0 * static_cast<double>(signal.rows) * static_cast<double>(signal.length);
+    const double headroom = 16.0 * static_cast<double>(signal.depth) *
+                            static_cast<double>(signal.rows) * static_cast<double>(signal.length);
     require_representable(signal.amplitude, "signal.amplitude", single, headroom);
     if (signal.kind == SignalKind::chirp) {
       require_frequency(signal.f0, "signal.f0");
@@ -80,10 +88,14 @@ void Params::validate() const {
   }
 
   if (filter_generated()) {
+    require(filter.depth >= 1, "filter.depth", positive(filter.depth));
     require(filter.rows >= 1, "filter.rows", positive(filter.rows));
     require(filter.length >= 1, "filter.length", positive(filter.length));
-    require(filter.rows <= kMostSamples / filter.length, "filter",
-            "expected at most 2^40 taps, got " + extent_text(filter.rows, filter.length));
+    require(filter.rows <= kMostSamples / filter.length &&
+                filter.depth <= kMostSamples / (filter.rows * filter.length),
+            "filter",
+            "expected at most 2^40 taps, got " +
+                extent_text(filter.depth, filter.rows, filter.length));
     if (filter.kind == FilterKind::gaussian)
       require(std::isfinite(filter.sigma) && filter.sigma >= 0, "filter.sigma",
               "expected a number of samples >= 0 (0: a sixth of the taps), got " +
@@ -111,6 +123,25 @@ void Params::validate() const {
           "a streamed run is overlap-save; expected \"overlap-save\" or \"auto\", got \"" +
               std::string(name(variant)) + "\"");
 
+  if (is_volume()) {
+    require(!signal_generated() || signal.batch == 1, "signal.batch",
+            "a volume is one signal; expected 1, got " + std::to_string(signal.batch));
+    require(!streamed, "method.streamed", "a volume runs whole; expected false");
+    require(supports_volume(variant), "method.variant",
+            "volumes run direct or r2c; expected \"direct\", \"r2c\" or \"auto\", got \"" +
+                std::string(name(variant)) + "\"");
+    require(block == 0, "method.block",
+            "volumes take no block length; expected 0, got " + std::to_string(block));
+    if (signal_generated() && filter_generated()) {
+      try {
+        check_problem(generated_volume(*this));
+      } catch (const InputError& e) {
+        throw InputError("", e.key() == "mode" ? "problem.mode" : e.key(), e.expected());
+      }
+    }
+    return;
+  }
+
   // With both operands generated their sizes are known here; a file's are checked once read.
   if (signal_generated() && filter_generated()) {
     Problem p;
@@ -126,6 +157,15 @@ void Params::validate() const {
     }
     check_method(*this, p);
   }
+}
+
+VolumeProblem generated_volume(const Params& params) {
+  VolumeProblem p;
+  p.signal = {params.signal.depth, params.signal.rows, params.signal.length};
+  p.filter = {params.filter.depth, params.filter.rows, params.filter.length};
+  p.mode = params.mode;
+  p.operation = params.operation;
+  return p;
 }
 
 void check_method(const Params& params, const Problem& p) {

@@ -8,6 +8,7 @@
 
 #include "kernels/precision.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/volume.hpp"
 
 namespace parasol::fftconv {
 
@@ -38,19 +39,23 @@ inline constexpr std::array kFilterKinds{FilterKind::gaussian, FilterKind::box, 
 std::string_view name(FilterKind k);  // "gaussian", "box", "file"
 FilterKind parse_filter_kind(std::string_view s);
 
-// What a 2D dataset holds: one row per signal (or filter) of a batch, or one image. A 1D dataset
-// is always one signal and a 3D one always a batch of images, [batch][rows][cols].
-enum class Layout { batch, image };
-std::string_view name(Layout l);  // "batch", "image"
+// What a dataset holds: a 2D one, one row per signal (or filter) of a batch, or one image; a 3D
+// one, a batch of images [batch][rows][cols], or (volume) one volume [depth][rows][cols]. A 1D
+// dataset is always one signal. A volume problem (see Params::is_volume) reads every dataset as
+// one volume, a 1D or 2D one as a volume one slice deep.
+enum class Layout { batch, image, volume };
+std::string_view name(Layout l);  // "batch", "image", "volume"
 Layout parse_layout(std::string_view s);
 
-// `batch` signals of rows x length samples (length fastest; rows 1 for 1D signals). Signal b
+// `batch` signals of rows x length samples (length fastest; rows 1 for 1D signals), or one volume
+// of depth x rows x length samples (depth > 1: batch must be 1). Signal b
 // draws its noise from std::mt19937_64 seeded with (seed, b) through std::seed_seq, normals by
 // Box-Muller, so it is the same signal whatever `batch` is and with any standard library.
 struct Signal {
   Source source = Source::generated;
   SignalKind kind = SignalKind::noise;
   std::int64_t batch = 1;
+  std::int64_t depth = 1;
   std::int64_t rows = 1;
   std::int64_t length = 1 << 20;
   double amplitude = 1.0;
@@ -63,9 +68,10 @@ struct Signal {
   Layout layout = Layout::batch;
 };
 
-// One filter of rows x length taps, or (file) one per signal.
+// One filter of rows x length taps (depth x rows x length for a volume), or (file) one per signal.
 struct Filter {
   FilterKind kind = FilterKind::gaussian;
+  std::int64_t depth = 1;
   std::int64_t rows = 1;
   std::int64_t length = 31;
   double sigma = 0.0;  // gaussian: in samples, in both axes; 0: a sixth of the taps in each axis
@@ -94,7 +100,17 @@ struct Params {
 
   bool signal_generated() const { return signal.source == Source::generated; }
   bool filter_generated() const { return filter.kind != FilterKind::file; }
+  // A volume problem: one 3D signal with one 3D filter (a generated operand deeper than one
+  // slice, or a file's dataset read as a volume). Volumes run direct or r2c (VolumeConvolver).
+  bool is_volume() const {
+    return (signal_generated() ? signal.depth > 1 : signal.layout == Layout::volume) ||
+           (filter_generated() ? filter.depth > 1 : filter.layout == Layout::volume);
+  }
 };
+
+// The volume problem the generated operands describe (file operands' extents are the front
+// end's to read): depth x rows x length each.
+VolumeProblem generated_volume(const Params& params);
 
 // The checks that need the problem's sizes, known once any input file is read: the variant takes
 // the problem, a block length fits the filter, and a streamed run has one 1D signal and filter.

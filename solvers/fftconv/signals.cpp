@@ -35,7 +35,7 @@ std::vector<T> generate_signal(const Signal& s) {
 
 template <class T>
 std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count) {
-  const std::int64_t size = s.rows * s.length;
+  const std::int64_t size = s.depth * s.rows * s.length;
   std::vector<T> values(static_cast<std::size_t>(count * size));
   for (std::int64_t b = first; b < first + count; ++b) {
     Draws draws(s.seed, static_cast<std::uint64_t>(b));
@@ -58,10 +58,14 @@ template <class T>
 std::vector<T> generate_filter(const Filter& f) {
   const std::vector<double> across = taps_along(f, f.length);
   const std::vector<double> down = f.rows == 1 ? std::vector<double>{1.0} : taps_along(f, f.rows);
-  std::vector<T> taps(static_cast<std::size_t>(f.rows * f.length));
-  for (std::size_t r = 0; r < down.size(); ++r)
-    for (std::size_t c = 0; c < across.size(); ++c)
-      taps[r * across.size() + c] = static_cast<T>(down[r] * across[c]);
+  const std::vector<double> deep =
+      f.depth == 1 ? std::vector<double>{1.0} : taps_along(f, f.depth);
+  std::vector<T> taps(static_cast<std::size_t>(f.depth * f.rows * f.length));
+  std::size_t at = 0;
+  for (std::size_t z = 0; z < deep.size(); ++z)
+    for (std::size_t r = 0; r < down.size(); ++r)
+      for (std::size_t c = 0; c < across.size(); ++c)
+        taps[at++] = static_cast<T>(deep[z] * down[r] * across[c]);
   return taps;
 }
 

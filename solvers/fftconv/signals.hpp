@@ -9,7 +9,8 @@
 
 namespace parasol::fftconv {
 
-// `s.batch` signals of s.rows x s.length samples, one after another (length fastest), computed
+// `s.batch` signals of s.depth x s.rows x s.length samples, one after another (length fastest;
+// a chirp sweeps along each row), computed
 // in double and rounded to T. Signal b's noise comes from std::mt19937_64 seeded with
 // (s.seed, b) through std::seed_seq, normals by Box-Muller (both of each pair, in order): both
 // are fully specified by the standard (std::normal_distribution is not), so a seed gives the
@@ -21,8 +22,8 @@ std::vector<T> generate_signal(const Signal& s);
 template <class T>
 std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count);
 
-// One filter of f.rows x f.length taps (gaussian or box; 2D: the product of the 1D filters
-// along each axis), summing to 1 before rounding to T.
+// One filter of f.depth x f.rows x f.length taps (gaussian or box; 2D and 3D: the product of the
+// 1D filters along each axis), summing to 1 before rounding to T.
 template <class T>
 std::vector<T> generate_filter(const Filter& f);
 

@@ -91,10 +91,13 @@ class VolumeConvolver {
   std::unique_ptr<Impl> impl_;
 };
 
-// Upload, convolve, download (for the tests and the front end).
+// Upload, convolve, download (for the tests and the front end). The output is filled with NaN
+// before the run, so a sample left unwritten cannot pass a check. With `timings`, a first
+// convolution makes the cuFFT plans (timings->setup) and a second is timed alone (compute).
 template <class T>
 std::vector<T> convolve_volume_gpu(const VolumeProblem& p, const VolumeOptions& o,
                                    const std::vector<T>& signal, const std::vector<T>& filter,
-                                   Variant* ran = nullptr, std::int64_t* chunks = nullptr);
+                                   Variant* ran = nullptr, std::int64_t* chunks = nullptr,
+                                   Timings* timings = nullptr);
 
 }  // namespace parasol::fftconv

@@ -1,0 +1,156 @@
+#include "apps/bindings/fftconv_volume.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "apps/bindings/fftconv_inputs.hpp"
+#include "apps/io/xdmf.hpp"
+#include "kernels/device.hpp"
+#include "kernels/phase_timer.hpp"
+#include "solvers/fftconv/check.hpp"
+#include "solvers/fftconv/volume.hpp"
+
+namespace parasol::app::fftconv_volume {
+namespace {
+
+using fftconv::Params;
+using fftconv::Variant;
+using fftconv::VolumeProblem;
+namespace in = fftconv_inputs;
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::int64_t> extent_attribute(const fftconv::Extent3& e) {
+  return {e.depth, e.rows, e.cols};
+}
+
+template <class T>
+class VolumeRun final : public Run {
+ public:
+  VolumeRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+
+  void prepare(const RunSetup& setup) override {
+    gpu_ = setup.gpu();
+    if (setup.context.size() > 1) {
+      const std::string key = in::size_key(p_);
+      throw InputError(t_.source_of(key), key,
+                       "a volume runs on one rank; run it without a launcher");
+    }
+    const VolumeProblem q = in::volume_problem_of<T>(t_, p_);
+    in::require_volume_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || setup.options.check);
+    ops_ = in::load_volume<T>(p_, q);
+  }
+
+  std::string describe() const override {
+    return in::describe_volume(p_, ops_.problem) + "; " +
+           (gpu_ ? std::string(name(p_.variant)) + " on " + current_device().name
+                 : std::string("CPU gold solver"));
+  }
+
+  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
+    return {io::xdmf_path_for(result)};
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile* /*out*/) override {
+    const VolumeProblem& q = ops_.problem;
+    if (gpu_) {
+      fftconv::Timings t;
+      try {
+        output_ = fftconv::convolve_volume_gpu(q, {p_.variant, 0}, ops_.signal, ops_.filter,
+                                               &ran_, &chunks_, &t);
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+      compute_s_ = t.compute;
+      timings.add("setup", t.setup);
+      timings.add("host_to_device", t.host_to_device);
+      timings.add("compute", t.compute);
+      timings.add("device_to_host", t.device_to_host);
+    } else {
+      const auto started = Clock::now();
+      gold_ = fftconv::convolve_gold(q, ops_.signal, ops_.filter);
+      output_ = fftconv::rounded<T>(gold_);
+      compute_s_ = seconds_since(started);
+      timings.add("compute", compute_s_);
+    }
+    if (!output_.empty()) {
+      const auto [low, high] = std::minmax_element(output_.begin(), output_.end());
+      low_ = static_cast<double>(*low);
+      high_ = static_cast<double>(*high);
+    }
+  }
+
+  void report(io::ResultFile& out) override {
+    const double rate =
+        compute_s_ > 0 ? static_cast<double>(ops_.problem.signal.size()) / compute_s_ : 0;
+    out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
+    std::string who = "gold";
+    if (gpu_) {
+      who = "ran " + std::string(name(ran_));
+      if (ran_ == Variant::r2c)
+        who += chunks_ == 1 ? " (whole volume)" : " (" + std::to_string(chunks_) + " chunks along z)";
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s",
+                  who.c_str(), low_, high_, compute_s_, 1e-9 * rate);
+    say(line);
+  }
+
+  double work() const override { return static_cast<double>(ops_.problem.signal.size()); }
+
+  Agreement check() override {
+    if (gold_.empty()) gold_ = fftconv::convolve_gold(ops_.problem, ops_.signal, ops_.filter);
+    return fftconv::agreement(output_, gold_, ops_.problem);
+  }
+
+  void write(Output& out) override {
+    const VolumeProblem& q = ops_.problem;
+    const fftconv::Extent3 e = fftconv::output_extent(q);
+    io::ResultFile& file = *out.file;
+    file.write_field("/output", output_.data(), in::volume_dims(e));
+    file.set_attribute("/output", "mode", std::string(name(q.mode)));
+    file.set_attribute("/output", "operation", std::string(name(q.operation)));
+    file.set_attribute("/output", "variant", gpu_ ? std::string(name(ran_)) : "cpu-gold");
+    file.set_attribute("/output", "layout", std::string(in::kVolumeLayout));
+    file.set_attribute("/output", "signal_extent", extent_attribute(q.signal));
+    file.set_attribute("/output", "filter_extent", extent_attribute(q.filter));
+    file.set_attribute("/output", "offset", extent_attribute(fftconv::output_offset(q)));
+    if (gpu_ && ran_ == Variant::r2c) file.set_attribute("/output", "chunks", chunks_);
+    in::write_volume_inputs(file, p_, ops_);
+    // On the signal's grid, with the filter centred on its tap (k - 1) / 2 in each axis: output
+    // sample 0 lies at offset - (k - 1) / 2 (0 in same mode, so the output overlays the signal).
+    const fftconv::Extent3 at = fftconv::output_offset(q);
+    const auto origin = [](std::int64_t offset, std::int64_t taps) {
+      return static_cast<double>(offset - (taps - 1) / 2);
+    };
+    io::UniformGrid3 grid;
+    grid.points = {static_cast<std::uint64_t>(e.cols), static_cast<std::uint64_t>(e.rows),
+                   static_cast<std::uint64_t>(e.depth)};
+    grid.origin = {origin(at.cols, q.filter.cols), origin(at.rows, q.filter.rows),
+                   origin(at.depth, q.filter.depth)};
+    const std::filesystem::path& path = file.path();
+    out.sidecars.push_back({io::xdmf_path_for(path),
+                            io::xdmf_text(path.filename().string(), grid,
+                                          {"/output", "output", int(sizeof(T))})});
+  }
+
+ private:
+  io::ParamTable& t_;
+  Params p_;
+  bool gpu_ = false;
+  in::VolumeOperands<T> ops_;
+  std::vector<T> output_;
+  std::vector<double> gold_;
+  Variant ran_ = Variant::automatic;
+  std::int64_t chunks_ = 1;
+  double compute_s_ = 0, low_ = 0, high_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, Params p) {
+  const bool single = p.precision == fftconv::Precision::single;
+  return in_precision<Run, VolumeRun>(single, t, std::move(p));
+}
+
+}  // namespace parasol::app::fftconv_volume

@@ -13,12 +13,19 @@ halo exchange with the interior sweep; for the other solvers there is nothing to
     bench/scaling.py --ranks 2,4,8 "inputs/laplace3d-512.toml grid.nz=1024" \\
         "inputs/montecarlo-9.6m.toml paths.count=100000000"
     bench/scaling.py --parasol build/release/apps/parasol --launcher "srun -n {n}" ...
+    bench/scaling.py --weak --ranks 2 "inputs/laplace3d-512.toml grid.nx=1024 grid.ny=1024 \
+        grid.nz={1024*n}"
+
+With --weak the problem grows with the ranks: each {expression} in a case is evaluated with n,
+the number of ranks (1 for the one-rank run the speedup is taken from), and each run across ranks
+is also made on one rank at its own size, for the bit-for-bit comparison.
 
 Options after the case's file are `parasol run` overrides and flags (--transport, --no-overlap,
 --backend). Needs h5py and numpy.
 """
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -82,8 +89,22 @@ def contents(path):
     return found
 
 
+def sized(case, n):
+    """The case with each {expression} evaluated for n ranks."""
+    return re.sub(r"\{([^{}]*)\}", lambda m: str(eval(m.group(1), {"n": n})), case)
+
+
 def cells(values):
     return " ".join("%.3g" % v for v in values)
+
+
+def row(template, n, measured, base, bits, hidden):
+    """One line of the table, printed as soon as its runs are done."""
+    rate, solve, wait, exchange, wall = measured
+    speedup = rate / base[0]
+    print("%-40s %5d %11.4g %7.3f %6.1f%% %8.3g  %-24s %-24s %-24s %-6s %s" % (
+        sized(template, n)[-40:], n, rate, speedup, 100 * speedup / n, wall, cells(solve),
+        cells(wait), cells(exchange), bits, hidden), flush=True)
 
 
 def main():
@@ -96,22 +117,31 @@ def main():
                         help="the command that starts {n} ranks")
     parser.add_argument("--hidden", action="store_true",
                         help="also run each case across ranks with --no-overlap: the share hidden")
+    parser.add_argument("--weak", action="store_true",
+                        help="weak scaling: {expressions} in a case are evaluated with n ranks")
     args = parser.parse_args()
     counts = [int(n) for n in args.ranks.split(",")]
     print("%-40s %5s %11s %7s %6s %8s  %-24s %-24s %-24s %-6s %s" % (
         "case", "ranks", "rate", "speedup", "eff", "wall s", "solve s by rank",
         "wait s by rank", "exchange s by rank", "bits", "hidden"))
     with tempfile.TemporaryDirectory() as scratch:
-        for case in args.cases:
+        for template in args.cases:
+            case = sized(template, 1)
             one = os.path.join(scratch, "one.h5")
             run(args.parasol, args.launcher, 0, case, one)
             base = timings(one)
             reference = contents(one)
-            rows = [(1, base, "-", "-")]
+            row(template, 1, base, base, "-", "-")
             for n in counts:
+                case = sized(template, n)
                 out = os.path.join(scratch, "r%d.h5" % n)
                 run(args.parasol, args.launcher, n, case, out)
                 got = contents(out)
+                if args.weak:  # the same problem on one rank
+                    alone = os.path.join(scratch, "same.h5")
+                    run(args.parasol, args.launcher, 0, case, alone)
+                    reference = contents(alone)
+                    os.remove(alone)
                 same = got.keys() == reference.keys() and all(got[k] == reference[k] for k in got)
                 hidden = "-"
                 if args.hidden:
@@ -121,12 +151,8 @@ def main():
                     alone, exchanged = compute_and_exchange(serial)
                     if exchanged > 0 and np.isfinite(alone - overlapped):
                         hidden = "%.0f%%" % (100 * (alone - overlapped) / exchanged)
-                rows.append((n, timings(out), "same" if same else "DIFFER", hidden))
-            for n, (rate, solve, wait, exchange, wall), bits, hidden in rows:
-                speedup = rate / base[0]
-                print("%-40s %5d %11.4g %7.3f %6.1f%% %8.3g  %-24s %-24s %-24s %-6s %s" % (
-                    case[:40], n, rate, speedup, 100 * speedup / n, wall, cells(solve),
-                    cells(wait), cells(exchange), bits, hidden))
+                row(template, n, timings(out), base, "same" if same else "DIFFER", hidden)
+                del got
 
 
 if __name__ == "__main__":

@@ -59,6 +59,12 @@ class DeviceComm {
     exchange_bytes(neighbours, detail::as_bytes(halo));
   }
 
+  // Makes the connections to these neighbours now, with a one-byte exchange each way, so that the
+  // first exchange of a timed loop does not pay for them (NCCL connects to a peer lazily, at its
+  // first operation with it: about a second on two H200s). Collective over the neighbours; not
+  // counted in seconds().
+  void connect(const Neighbours& neighbours);
+
   // In place, element by element over the ranks.
   void all_reduce(double* d_values, std::size_t count, Op op);
   void all_reduce(std::int64_t* d_values, std::size_t count, Op op);

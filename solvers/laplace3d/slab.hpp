@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "comm/context.hpp"
+#include "comm/device_comm.hpp"
 #include "comm/halo.hpp"
 #include "comm/transport.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
@@ -93,6 +94,11 @@ SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
 // stream and sweeps the rest meanwhile (temporal: four sweeps a pass, four-deep halos).
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
+                             bool overlap, const ProgressCallback& progress = {});
+// The same through a communicator made and connected already (comm.connect with the slab's
+// neighbours), for callers that solve many times: a sweep makes it once, not once a repeat.
+template <class T>
+SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::DeviceComm& comm,
                              bool overlap, const ProgressCallback& progress = {});
 
 }  // namespace parasol::laplace3d

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <utility>
 
 #include "kernels/error.hpp"
@@ -12,6 +13,16 @@ namespace parasol {
 class Stream {
  public:
   Stream() { PARASOL_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  // A stream whose blocks the scheduler starts before those of default-priority streams as
+  // SMs free up: for short work on the critical path (halo planes, their exchange) that must
+  // not queue behind a long kernel that fills the device.
+  static Stream high_priority() {
+    int least = 0, greatest = 0;
+    PARASOL_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    Stream s(nullptr);
+    PARASOL_CUDA(cudaStreamCreateWithPriority(&s.stream_, cudaStreamNonBlocking, greatest));
+    return s;
+  }
   Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
   Stream& operator=(Stream&& other) noexcept {
     if (this != &other) {
@@ -33,6 +44,7 @@ class Stream {
   void wait(cudaEvent_t event) const { PARASOL_CUDA(cudaStreamWaitEvent(stream_, event, 0)); }
 
  private:
+  explicit Stream(std::nullptr_t) {}
   cudaStream_t stream_ = nullptr;
 };
 

@@ -399,7 +399,7 @@ class Laplace3dStudy final : public Study {
     p.tolerance = 0;
     p.max_iterations = s_.check_iterations;
     if (!comm_) {  // made and connected once: NCCL's setup is a second or so
-      comm_stream_.emplace();
+      comm_stream_.emplace(Stream::high_priority());
       comm_.emplace(context, transport_, comm_stream_->get());
       comm_->connect(laplace3d::slab_part(p_.grid, context.rank(), context.size(), 1).slab.neighbours);
     }

@@ -131,7 +131,7 @@ class SlabSweeper {
   comm::DeviceComm& comm_;
   const Stream& compute_;
   bool overlap_;
-  Stream edge_stream_;
+  Stream edge_stream_ = Stream::high_priority();
   Event edges_done_, swept_, exchanged_, iteration_done_;
 };
 
@@ -141,7 +141,7 @@ template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
                              bool overlap, const ProgressCallback& progress) {
   const SlabPart part = slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant));
-  Stream comm_stream;
+  Stream comm_stream = Stream::high_priority();  // the halo's exchange goes first too
   comm::DeviceComm comm(context, transport, comm_stream);
   comm.connect(part.slab.neighbours);  // setup, not the first timed sweep's exchange
   return solve_gpu_slab<T>(p, context, comm, overlap, progress);

@@ -94,6 +94,13 @@ def sized(case, n):
     return re.sub(r"\{([^{}]*)\}", lambda m: str(eval(m.group(1), {"n": n})), case)
 
 
+def label(case):
+    """The case in 40 characters: its file's name first, the overrides' end last."""
+    words = case.split(None, 1)
+    name = " ".join([os.path.basename(words[0])] + words[1:])
+    return name if len(name) <= 40 else name[:18] + "..." + name[-19:]
+
+
 def cells(values):
     return " ".join("%.3g" % v for v in values)
 
@@ -103,7 +110,7 @@ def row(template, n, measured, base, bits, hidden):
     rate, solve, wait, exchange, wall = measured
     speedup = rate / base[0]
     print("%-40s %5d %11.4g %7.3f %6.1f%% %8.3g  %-24s %-24s %-24s %-6s %s" % (
-        sized(template, n)[-40:], n, rate, speedup, 100 * speedup / n, wall, cells(solve),
+        label(sized(template, n)), n, rate, speedup, 100 * speedup / n, wall, cells(solve),
         cells(wait), cells(exchange), bits, hidden), flush=True)
 
 

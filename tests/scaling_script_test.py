@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/scaling.py on small CPU runs of two solvers under the launcher: every row is printed, and
-each run across ranks is the one-rank result bit for bit. Exits 77 (skipped) where this python3
+each run across ranks is the one-rank result bit for bit; with --weak, of one rank at its size. Exits 77 (skipped) where this python3
 lacks h5py or numpy.
 
     python3 tests/scaling_script_test.py bench/scaling.py PARASOL "mpiexec -n {n}" INPUTS_DIR
@@ -36,4 +36,17 @@ for row in rows:
     # laplace3d exchanges halos: with --hidden its runs across ranks say how much was hidden.
     if ranks > 1 and "laplace3d" in row and not hidden.endswith("%"):
         sys.exit(f"no hidden share for a run across ranks: {row}")
+# Weak scaling: the grid grows with the ranks, each run checked against one rank of its size.
+done = subprocess.run([sys.executable, script, "--parasol", parasol, "--launcher", launcher,
+                       "--ranks", "2", "--weak",
+                       f"{inputs}/laplace3d.toml iteration.max_iterations=5 --backend cpu "
+                       "grid.nz={9*n}"], capture_output=True, text=True)
+print(done.stdout + done.stderr)
+if done.returncode != 0:
+    sys.exit("the script failed with --weak")
+rows = [line for line in done.stdout.splitlines()[1:] if line.strip()]
+if len(rows) != 2 or "grid.nz=9 " not in rows[0] or "grid.nz=18 " not in rows[1]:
+    sys.exit(f"expected a row at nz=9 on one rank and one at nz=18 on two, got {rows}")
+if rows[1].split()[-2] != "same":
+    sys.exit(f"the weak-scaling run differs from one rank of its size: {rows[1]}")
 print("ok")

@@ -15,6 +15,7 @@
 #include "apps/io/result_file.hpp"
 #include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "parasol/version.hpp"
 
@@ -40,6 +41,7 @@ std::string joined(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace parasol;
+  load_kernels_eagerly();  // before any CUDA call: module loads belong to setup, not to a solve
   io::remove_temporaries_on_signal();
   // First of all: a process a launcher started (mpirun, srun) joins its run's ranks here; a plain
   // run is one rank and never touches MPI. Rank 0 speaks for the run.

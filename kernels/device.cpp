@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -11,6 +12,11 @@
 #include "kernels/stream.hpp"
 
 namespace parasol {
+
+void load_kernels_eagerly() {
+  // POSIX setenv with overwrite 0 leaves a value the user chose.
+  (void)setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+}
 
 bool gpu_available(std::string* reason) {
   int count = 0;

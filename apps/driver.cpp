@@ -683,17 +683,35 @@ class SweepTable {
   std::map<std::size_t, std::string> kernel_of_;
 };
 
+// Where a sweep's wall time went: until its first configuration (reading, the inputs, the gold,
+// the device's setup) and over its configurations (each one's check, warm-up, transfers and
+// timed repeats); the rest is writing.
+struct SweepClock {
+  std::chrono::steady_clock::time_point started;
+  double before_configurations = 0;  // seconds from the start to the first configuration
+  double configurations = 0;         // seconds over every configuration
+
+  void configurations_begin() { before_configurations = seconds_since(started); }
+  void configurations_end() { configurations = seconds_since(started) - before_configurations; }
+};
+
 // What a sweep spent outside its timed repeats (reading, the gold, each configuration's check
-// and warm-up, writing) as a share of its wall time so far: stored in /sweep and said.
-void write_overhead(io::ResultFile& out, double timed, std::chrono::steady_clock::time_point started) {
-  const double wall = seconds_since(started);
+// and warm-up, writing) as a share of its wall time so far, and where: stored in /sweep and said.
+void write_overhead(io::ResultFile& out, double timed, const SweepClock& clock) {
+  const double wall = seconds_since(clock.started);
   const double fraction = wall > 0 ? std::max(0.0, 1.0 - timed / wall) : 0.0;
   out.set_attribute("/sweep", "timed_s", timed);
   out.set_attribute("/sweep", "wall_s", wall);
   out.set_attribute("/sweep", "sweep_overhead_fraction", fraction);
-  char line[128];
-  std::snprintf(line, sizeof line, "timed repeats %.3g s of %.3g s wall: sweep overhead %.0f %%",
-                timed, wall, 100.0 * fraction);
+  out.set_attribute("/sweep", "before_configurations_s", clock.before_configurations);
+  out.set_attribute("/sweep", "configurations_s", clock.configurations);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "timed repeats %.3g s of %.3g s wall: sweep overhead %.0f %% (%.3g s before the "
+                "first configuration: inputs, gold, setup; %.3g s of checks, warm-ups and "
+                "transfers around the repeats)",
+                timed, wall, 100.0 * fraction, clock.before_configurations,
+                std::max(0.0, clock.configurations - timed));
   say(line);
 }
 
@@ -836,6 +854,8 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   std::vector<std::pair<std::vector<Cell>, Measurement>> rows;
   // Prepared once: a solve starts from the prepared inputs every time, so the inputs made on the
   // host (a long series, a batch of grids) are not made again for each repeat.
+  SweepClock clock{started};
+  clock.configurations_begin();
   for (int threads : thread_counts()) {
     set_cpu_threads(threads);
     Measurement m;
@@ -854,12 +874,13 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
     m.agreement = run->check();
     rows.push_back({{std::string("cpu"), std::int64_t{threads}}, std::move(m)});
   }
+  clock.configurations_end();
   set_cpu_threads(threads_in_force);
   SweepTable table(c, units, 0, 0);
   for (std::size_t i = 0; i < rows.size(); ++i) table.add(rows[i].first, rows[i].second, i);
   table.print_and_write(out);
   out.set_attribute("/sweep", "backend", std::string("cpu"));
-  write_overhead(out, table.timed_s(), started);
+  write_overhead(out, table.timed_s(), clock);
   out.commit();
   say("wrote " + path.string());
   return table.all_passed() ? 0 : 1;
@@ -905,6 +926,8 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
   SweepTable table(study.columns(), study.units_per_run(), study.roofline_per_run(),
                    study.ceiling_per_second(), true, context.size());
   const std::vector<std::vector<Cell>> configurations = study.configurations();
+  SweepClock clock{started};
+  clock.configurations_begin();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     Measurement m;
     KernelLog log;
@@ -916,12 +939,13 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
     }
     table.add(configurations[i], m, i);
   }
+  clock.configurations_end();
   together(context, [&] {
     if (table.empty()) throw study.nothing_to_time();
     if (!out) return;
     table.print_and_write(*out);
     study.write_attributes(*out);
-    write_overhead(*out, table.timed_s(), started);
+    write_overhead(*out, table.timed_s(), clock);
     out->commit();
   });
   say("wrote " + path.string());
@@ -991,6 +1015,8 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   SweepTable table(study->columns(), study->units_per_run(), study->roofline_per_run(),
                    study->ceiling_per_second(), true);
   const std::vector<std::vector<Cell>> configurations = study->configurations();
+  SweepClock clock{started};
+  clock.configurations_begin();
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     // Each kernel's attributes are asked for once, at its first launch; later launches (the
     // timed repeats') only add to its count.
@@ -1003,10 +1029,11 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     }
     table.add(configurations[i], m, i);
   }
+  clock.configurations_end();
   if (table.empty()) throw study->nothing_to_time();
   table.print_and_write(out);
   study->write_attributes(out);
-  write_overhead(out, table.timed_s(), started);
+  write_overhead(out, table.timed_s(), clock);
   if (!ncu.empty()) profile_extremes(out, ncu, *study, table, options, overrides);
   out.commit();
   say("wrote " + path.string());

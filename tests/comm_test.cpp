@@ -611,6 +611,25 @@ TEST_P(CommDevice, HaloExchangeFillsGhostsFromTheNeighbours) {
     EXPECT_GT(comm->seconds(), 0.0);
 }
 
+TEST_P(CommDevice, ConnectIsNotCountedAndLeavesExchangesWorking) {
+  std::string reason;
+  if (!gpus_everywhere(reason)) GTEST_SKIP() << "needs a CUDA device on every rank: " << reason;
+  Stream stream;
+  std::optional<DeviceComm> comm = open(stream);
+  if (!comm) GTEST_SKIP() << skip_reason_;
+  const int r = ctx().rank(), n = ctx().size();
+  const Neighbours chain{r > 0 ? r - 1 : kNoRank, r + 1 < n ? r + 1 : kNoRank};
+  comm->connect(chain);
+  EXPECT_EQ(comm->seconds(), 0.0);  // setup, not communication a solve did
+  // The halo exchange after it still fills the ghosts from the neighbours.
+  for (const HaloCase& hc : halo_cases(n)) {
+    const HaloField f = field_for(hc, r);
+    DeviceBuffer<float> d = upload(f.values, stream);
+    comm->exchange(f.slab.neighbours, f.halo(d.data()));
+    expect_halo_filled(f, download(d, stream), hc.name);
+  }
+}
+
 TEST_P(CommDevice, AllReduceOfDoublesAndInt64) {
   std::string reason;
   if (!gpus_everywhere(reason)) GTEST_SKIP() << "needs a CUDA device on every rank: " << reason;

@@ -105,6 +105,22 @@ TEST(Launch, BlockLimitsAreChecked) {
   EXPECT_THROW(check_block_limits({0, 4, 1}, d, "method.block"), InputError);
 }
 
+TEST(Streams, HighPriorityTakesTheDevicesGreatestPriority) {
+  PARASOL_REQUIRE_GPU();
+  int least = 0, greatest = 0;
+  PARASOL_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  const Stream plain, urgent = Stream::high_priority();
+  int p_plain = 0, p_urgent = 0;
+  PARASOL_CUDA(cudaStreamGetPriority(plain, &p_plain));
+  PARASOL_CUDA(cudaStreamGetPriority(urgent, &p_urgent));
+  EXPECT_EQ(p_plain, least);
+  EXPECT_EQ(p_urgent, greatest);
+  // Work on it runs like any stream's.
+  DeviceBuffer<int> x(4);
+  PARASOL_CUDA(cudaMemsetAsync(x.data(), 0, x.bytes(), urgent));
+  urgent.synchronize();
+}
+
 // Reductions over sizes that break kernels: 1, a prime, block +- 1, and many blocks.
 class DeviceReduce : public ::testing::TestWithParam<std::int64_t> {};
 

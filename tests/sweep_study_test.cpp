@@ -227,6 +227,14 @@ TEST(SweepOverhead, CpuSweepStoresItsOverhead) {
   EXPECT_GT(timed, 0.0);
   EXPECT_GE(wall, timed);
   EXPECT_NEAR(fraction, 1.0 - timed / wall, 1e-12);
+  // Where the wall time went: before the first configuration, and over the configurations
+  // (which hold the timed repeats); together no more than the wall.
+  const double before = number(h5, "/sweep", "before_configurations_s");
+  const double configurations = number(h5, "/sweep", "configurations_s");
+  EXPECT_GT(before, 0.0);
+  EXPECT_GE(configurations, timed);
+  EXPECT_LE(before + configurations, wall);
+  EXPECT_TRUE(contains(r.output, "before the first configuration")) << r.output;
   // The timed seconds are the rows' own: three repeats at each thread count.
   const auto median = h5.read_doubles("/sweep/median_s");
   double least = 0;

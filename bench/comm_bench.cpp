@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   try {
     Context context;
     const Options o = parse(argc, argv);
-    const int device = context.select_device();
+    (void)context.select_device();
     if (context.is_root()) {
       int count = 0;
       PARASOL_CUDA(cudaGetDeviceCount(&count));
@@ -164,7 +164,6 @@ int main(int argc, char** argv) {
     } else {
       (void)context.devices();
     }
-    (void)device;
     parasol::Stream stream;
     for (const Route route : {Route::nccl, Route::mpi_cuda_aware, Route::mpi_staged})
       run_route(context, route, o, stream.get());

@@ -30,8 +30,9 @@ atoms=$out/atoms
 
 if [ "${SCALING_SIZE:-full}" = tiny ]; then
   cpu="--backend cpu"
-  lap="grid.nx=24 grid.ny=24 iteration.max_iterations=8 $cpu"
-  strong=(16 "grid.nz=32")
+  small="grid.nx=24 grid.ny=24 grid.nz=16 iteration.max_iterations=8 $cpu"
+  large="grid.nx=24 grid.ny=24 iteration.max_iterations=8 $cpu"  # its nz is "strong" or "weak"
+  strong="grid.nz=32"
   weak="grid.nz={16*n}"
   mc="paths.count=20000 paths.steps=10 $cpu"
   lat2="lattice.nx=32 lattice.ny=32"; lat3="lattice.nx=8 lattice.ny=8 lattice.nz=8"; natoms=(20 40)
@@ -40,8 +41,9 @@ if [ "${SCALING_SIZE:-full}" = tiny ]; then
   rec="ar1.series=4 ar1.length=4096 $cpu"
 else
   cpu=""
-  lap="grid.nx=1024 grid.ny=1024"
-  strong=(512 "grid.nz=1024")
+  small="grid.nx=512 grid.ny=512 grid.nz=512"
+  large="grid.nx=1024 grid.ny=1024"
+  strong="grid.nz=1024"
   weak="grid.nz={1024*n}"
   mc="paths.count=1600000000"
   lat2="lattice.nx=4096 lattice.ny=4096 lattice.spacing=0.1"
@@ -60,10 +62,9 @@ fi
 
 # laplace3d: zreg-vec and temporal, strong at two sizes, weak at the larger per GPU.
 for v in "zreg-vec method.block=[32,4,1]" "temporal method.block=[64,8,1]"; do
-  if [ -z "$cpu" ]; then small="grid.nx=${strong[0]} grid.ny=${strong[0]} grid.nz=${strong[0]}"; else small="grid.nz=${strong[0]}"; fi
-  scaling --hidden "$inputs/laplace3d-512.toml method.variant=$v $small ${lap#grid.nx=1024 grid.ny=1024}" >> "$out/laplace3d.txt" 2>&1
-  scaling --hidden "$inputs/laplace3d-512.toml method.variant=$v $lap ${strong[1]}" >> "$out/laplace3d.txt" 2>&1
-  scaling --hidden --weak "$inputs/laplace3d-512.toml method.variant=$v $lap $weak" >> "$out/laplace3d.txt" 2>&1
+  scaling --hidden "$inputs/laplace3d-512.toml method.variant=$v $small" >> "$out/laplace3d.txt" 2>&1
+  scaling --hidden "$inputs/laplace3d-512.toml method.variant=$v $large $strong" >> "$out/laplace3d.txt" 2>&1
+  scaling --hidden --weak "$inputs/laplace3d-512.toml method.variant=$v $large $weak" >> "$out/laplace3d.txt" 2>&1
   echo "laplace3d ${v%% *}: $out/laplace3d.txt"
 done
 

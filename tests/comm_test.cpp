@@ -576,6 +576,16 @@ DeviceBuffer<T> upload(const std::vector<T>& values, cudaStream_t stream) {
   return d;
 }
 
+// Every halo case's exchange through `comm` fills each rank's ghosts from its neighbours.
+void expect_exchanges_fill_halos(DeviceComm& comm, cudaStream_t stream) {
+  for (const HaloCase& hc : halo_cases(ctx().size())) {
+    const HaloField f = field_for(hc, ctx().rank());
+    DeviceBuffer<float> d = upload(f.values, stream);
+    comm.exchange(f.slab.neighbours, f.halo(d.data()));
+    expect_halo_filled(f, download(d, stream), hc.name);
+  }
+}
+
 class CommDevice : public ::testing::TestWithParam<Route> {
  protected:
   // The route's DeviceComm, or a skip with the reason this run cannot take it: the reason is
@@ -598,12 +608,7 @@ TEST_P(CommDevice, HaloExchangeFillsGhostsFromTheNeighbours) {
   std::optional<DeviceComm> comm = open(stream);
   if (!comm) GTEST_SKIP() << skip_reason_;
   EXPECT_EQ(comm->route(), GetParam());
-  for (const HaloCase& hc : halo_cases(ctx().size())) {
-    const HaloField f = field_for(hc, ctx().rank());
-    DeviceBuffer<float> d = upload(f.values, stream);
-    comm->exchange(f.slab.neighbours, f.halo(d.data()));
-    expect_halo_filled(f, download(d, stream), hc.name);
-  }
+  expect_exchanges_fill_halos(*comm, stream);
   // Alone and not periodic, the local route moves nothing, and its time may round to zero.
   if (GetParam() == Route::local)
     EXPECT_GE(comm->seconds(), 0.0);
@@ -622,12 +627,7 @@ TEST_P(CommDevice, ConnectIsNotCountedAndLeavesExchangesWorking) {
   comm->connect(chain);
   EXPECT_EQ(comm->seconds(), 0.0);  // setup, not communication a solve did
   // The halo exchange after it still fills the ghosts from the neighbours.
-  for (const HaloCase& hc : halo_cases(n)) {
-    const HaloField f = field_for(hc, r);
-    DeviceBuffer<float> d = upload(f.values, stream);
-    comm->exchange(f.slab.neighbours, f.halo(d.data()));
-    expect_halo_filled(f, download(d, stream), hc.name);
-  }
+  expect_exchanges_fill_halos(*comm, stream);
 }
 
 TEST_P(CommDevice, AllReduceOfDoublesAndInt64) {

@@ -853,6 +853,41 @@ TEST(FftconvChoice, ChosenOptionsAreWhatAutoRuns) {
   }
 }
 
+// fused pairs blocks of the flattened (signal, block) list in one transform: a batch cut among
+// ranks keeps pairs of signals together exactly when a signal has an odd count of blocks, with
+// one filter; any other variant, or a filter per signal, cuts anywhere.
+TEST(FftconvChoice, BatchCutKeepsFusedPairsOfSignals) {
+  for (const int bytes : {4, 8}) {
+    SCOPED_TRACE(std::to_string(bytes) + " bytes");
+    Problem batch = one_d(3000, 401, Mode::same);
+    batch.batch = 10;
+    for (const Variant v : {Variant::direct, Variant::r2c, Variant::overlap_save})
+      EXPECT_EQ(batch_cut_unit(batch, {v, 0}, bytes), 1);
+    if (!fused_compiled_in()) continue;
+    for (const std::int64_t block : fused_block_lengths(bytes)) {
+      if (block < 2 * 400) continue;
+      SCOPED_TRACE("block " + std::to_string(block));
+      const Options fused{Variant::fused, block};
+      const std::int64_t step = block - 400;
+      const std::int64_t blocks = (output_extent(batch).cols + step - 1) / step;
+      EXPECT_EQ(batch_cut_unit(batch, fused, bytes), blocks % 2 == 1 ? 2 : 1);
+      Problem per_signal = batch;
+      per_signal.filters = batch.batch;
+      EXPECT_EQ(batch_cut_unit(per_signal, fused, bytes), 1);
+    }
+    // An odd count and an even count of blocks a signal, at the same transform length.
+    const std::int64_t block = fused_block_lengths(bytes).front();
+    const std::int64_t step = block - 400;
+    Problem odd = one_d(3 * step, 401, Mode::full);
+    odd.signal.cols = 3 * step - 400;  // full output: 3 * step samples, 3 blocks
+    odd.batch = 5;
+    EXPECT_EQ(batch_cut_unit(odd, {Variant::fused, block}, bytes), 2);
+    Problem even = odd;
+    even.signal.cols = 4 * step - 400;
+    EXPECT_EQ(batch_cut_unit(even, {Variant::fused, block}, bytes), 1);
+  }
+}
+
 TEST(FftconvParams, MethodChecksNameTheirKey) {
   Params p;
   p.block = -4;

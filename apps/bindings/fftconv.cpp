@@ -315,19 +315,27 @@ class FftconvRun final : public Run {
         throw refuse(std::to_string(q.batch) + " signals cannot be cut among " +
                      std::to_string(ranks()) + " ranks; run fewer ranks");
       share_ = Share::batch;
-      const comm::Slab mine = comm::even_slab(q.batch, static_cast<int>(rank), ranks());
-      first_ = mine.begin;
-      count_ = mine.count();
+      std::int64_t unit = 1;  // signals kept together (fused's pairs of blocks)
+      try {
+        method_ = fftconv::chosen_options(q, {p_.variant, p_.block}, static_cast<int>(sizeof(T)));
+        if (gpu_) unit = fftconv::batch_cut_unit(q, method_, static_cast<int>(sizeof(T)));
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+      // Whole units to each rank, the last unit maybe short.
+      const std::int64_t whole_units = (q.batch + unit - 1) / unit;
+      if (whole_units < ranks())
+        throw refuse(std::to_string(q.batch) + " signals, cut in pairs (fused pairs blocks of " +
+                     "neighbouring signals in one transform), cannot be cut among " +
+                     std::to_string(ranks()) + " ranks; run fewer ranks or another variant");
+      const comm::Slab units = comm::even_slab(whole_units, static_cast<int>(rank), ranks());
+      first_ = std::min(q.batch, units.begin * unit);
+      count_ = std::min(q.batch, units.end * unit) - first_;
       Problem part = q;
       part.batch = count_;
       if (q.filters > 1) part.filters = count_;
       in::require_memory(t_, p_, part, sizeof(T), gpu_, !gpu_ || check_);
       ops_ = in::load_share<T>(p_, q, first_, count_);
-      try {
-        method_ = fftconv::chosen_options(q, {p_.variant, p_.block}, static_cast<int>(sizeof(T)));
-      } catch (const InputError& e) {
-        throw in::rephrased(t_, p_, e);
-      }
       return;
     }
     if (q.is_2d())

@@ -93,6 +93,13 @@ Options chosen_options(const Problem& p, const Options& o, int element_bytes) {
   return {v, v == Variant::overlap_save ? o.block : 0};
 }
 
+std::int64_t batch_cut_unit(const Problem& p, const Options& chosen, int element_bytes) {
+  if (chosen.variant != Variant::fused || p.filters != 1 || p.is_2d()) return 1;
+  const std::int64_t step = fused_block(p, chosen, element_bytes) - (p.filter.cols - 1);
+  const std::int64_t blocks = (output_extent(p).cols + step - 1) / step;
+  return blocks % 2 == 1 ? 2 : 1;
+}
+
 Variant choose_variant(const Problem& p, int element_bytes) {
   const std::int64_t taps = p.filter.size();
   // Direct sums cost a multiply-add per tap per output; the transforms cost a few passes over

@@ -147,6 +147,13 @@ std::int64_t overlap_save_block(const Problem& p, const Options& o);
 // batch cut among ranks runs on every share, so each runs what one rank would on the whole.
 Options chosen_options(const Problem& p, const Options& o, int element_bytes);
 
+// The signals a batch cut among ranks keeps together, for a batch run with `chosen`
+// (chosen_options'): 2 where fused pairs blocks of neighbouring signals in one transform (one
+// filter, an odd count of blocks a signal), so a share that began at an odd signal would pair
+// them otherwise and give other bits; else 1. A cut on multiples of it gives every share the
+// pairs, and so the bits, of the whole batch's run.
+std::int64_t batch_cut_unit(const Problem& p, const Options& chosen, int element_bytes);
+
 // Whether a variant can take this problem (overlap-save and fused: 1D only; fused: filters of at
 // most kFusedMostTaps taps). Never throws. Whether fused is compiled in is another question
 // (fused_compiled_in): a build without it says so when fused is asked for.

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <utility>
 
+#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/recurrence_inputs.hpp"
 #include "apps/fits.hpp"
@@ -246,6 +248,8 @@ class RecurrenceRun final : public Run {
     if (ranks() > 1) {
       low_ = context_->all_reduce(low_, comm::Op::min);
       high_ = context_->all_reduce(high_, comm::Op::max);
+      // The reproducible scan's two steps on the device, the slowest rank's each.
+      steps_ = {max_over_ranks(*context_, t.tile_totals), max_over_ranks(*context_, t.prefixed_scan)};
     }
   }
 
@@ -267,6 +271,10 @@ class RecurrenceRun final : public Run {
       out.set_attribute("/method", "decomposition",
                         std::string(tiles ? "runs of whole scan tiles" : "runs of elements"));
       out.set_attribute("/method", "carry", std::string(carry_words()));
+      if (gpu_ && p_.mode == ScanMode::reproducible) {
+        out.set_attribute("/timings", "tile_totals_s", steps_.first);
+        out.set_attribute("/timings", "prefixed_scan_s", steps_.second);
+      }
     }
     char line[256];
     std::snprintf(line, sizeof line, "v from %.6g to %.6g; %.3g s, %.3f G elements/s", low_, high_,
@@ -365,6 +373,8 @@ class RecurrenceRun final : public Run {
   }
 
   int ranks() const { return context_->size(); }
+  // Across ranks on the GPU, reproducible: the slowest rank's tile totals and prefixed scan.
+  std::pair<double, double> steps_{0, 0};
 
   io::ParamTable& t_;
   Params p_;

@@ -1,6 +1,7 @@
 // DeviceSeries: a series uploaded once and solved many times, as a sweep and a benchmark need.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -61,26 +62,48 @@ T DeviceSeries<T>::value(std::int64_t i) const {
 }
 
 template <class T>
+void DeviceSeries<T>::prepare_prefixed(std::int64_t series_tiles) {
+  const auto tiles = static_cast<std::size_t>((n_ + kTileElements<T> - 1) / kTileElements<T>);
+  if (totals_.size() < tiles) {
+    totals_ = DeviceBuffer<Map<T>>(tiles);
+    h_totals_ = PinnedBuffer<Map<T>>(tiles);
+  }
+  const auto all = static_cast<std::size_t>(series_tiles);
+  if (prefixes_.size() < all) {
+    prefixes_ = DeviceBuffer<Map<T>>(all);
+    h_prefixes_ = PinnedBuffer<Map<T>>(all);
+  }
+  if (!solver_ || solver_->mode() != ScanMode::reproducible)
+    solver_ = std::make_unique<Solver<T>>(ScanMode::reproducible);
+}
+
+template <class T>
 std::vector<Map<T>> DeviceSeries<T>::tile_totals(bool continued) {
   const std::int64_t tiles = (n_ + kTileElements<T> - 1) / kTileElements<T>;
-  DeviceBuffer<Map<T>> totals(static_cast<std::size_t>(tiles));
+  prepare_prefixed(tiles);
   Solver<T>::tile_totals(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
-                         continued, totals.data(), stream_);
-  return parasol::download(totals, stream_);
+                         continued, totals_.data(), stream_);
+  const auto count = static_cast<std::size_t>(tiles);
+  if (count > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(h_totals_.data(), totals_.data(), count * sizeof(Map<T>),
+                                 cudaMemcpyDeviceToHost, stream_));
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  return std::vector<Map<T>>(h_totals_.data(), h_totals_.data() + count);
 }
 
 template <class T>
 void DeviceSeries<T>::solve_prefixed(const std::vector<Map<T>>& series_totals,
                                      std::int64_t first_tile, bool continued) {
-  if (!solver_ || solver_->mode() != ScanMode::reproducible)
-    solver_ = std::make_unique<Solver<T>>(ScanMode::reproducible);
-  DeviceBuffer<Map<T>> prefixes(series_totals.size());
-  upload(prefixes, series_totals, stream_);
-  Solver<T>::tile_prefixes(prefixes.data(), static_cast<std::int64_t>(series_totals.size()),
-                           stream_);
+  const auto all = static_cast<std::int64_t>(series_totals.size());
+  prepare_prefixed(all);
+  std::copy(series_totals.begin(), series_totals.end(), h_prefixes_.data());
+  if (all > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(prefixes_.data(), h_prefixes_.data(),
+                                 series_totals.size() * sizeof(Map<T>), cudaMemcpyHostToDevice,
+                                 stream_));
+  Solver<T>::tile_prefixes(prefixes_.data(), all, stream_);
   solver_->solve_prefixed(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
-                          continued, prefixes.data(), first_tile, v_.data(), stream_);
-  // The prefixes go when this returns: the scan must have read them.
+                          continued, prefixes_.data(), first_tile, v_.data(), stream_);
   PARASOL_CUDA(cudaStreamSynchronize(stream_));
 }
 

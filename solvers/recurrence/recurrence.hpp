@@ -97,6 +97,9 @@ inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 
 struct Timings {
   double host_to_device = 0, compute = 0, device_to_host = 0;
   double exchange = 0;  // across ranks: in the communication layer (Context::comm_seconds)
+  // Across ranks, reproducible: compute's two steps, each ending when the device is done (the
+  // run's tile totals, downloaded; the prefixes of all tiles and the run scanned from them).
+  double tile_totals = 0, prefixed_scan = 0;
 };
 
 template <class T>
@@ -133,6 +136,9 @@ class DeviceSeries {
   std::vector<Map<T>> tile_totals(bool continued);
   void solve_prefixed(const std::vector<Map<T>>& series_totals, std::int64_t first_tile,
                       bool continued);
+  // Makes what tile_totals and solve_prefixed need for a series of `series_tiles` tiles (the
+  // device and pinned host buffers, the solver), so that a timed run allocates nothing.
+  void prepare_prefixed(std::int64_t series_tiles);
   std::int64_t size() const { return n_; }
   std::int64_t segments() const { return segments_; }
   cudaStream_t stream() const { return stream_; }
@@ -143,6 +149,10 @@ class DeviceSeries {
   DeviceBuffer<T> s_, u_, v_, initial_;
   DeviceBuffer<std::int64_t> offsets_;
   std::unique_ptr<Solver<T>> solver_;
+  // Across ranks: this run's tile totals and the whole series' prefixes, on the device and in
+  // pinned host memory.
+  DeviceBuffer<Map<T>> totals_, prefixes_;
+  PinnedBuffer<Map<T>> h_totals_, h_prefixes_;
 };
 
 // Bytes a solve must move: s and u read, v written.

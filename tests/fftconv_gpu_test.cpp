@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -229,6 +230,54 @@ TYPED_TEST(FftconvGpu, StreamedPiecesMatchTheWholeSignalInEveryMode) {
       pieces_difference.add(streamed.data() + first, gold_window(p, filter, first, count, read));
     }
     EXPECT_EQ(pieces_difference.relative(), a.value) << name(mode);
+  }
+}
+
+// A rank's share of one long signal: a range of the output from only the samples its blocks
+// read, by overlap-save and by fused (which pairs neighbouring blocks), is the whole run's output
+// there bit for bit, at the start, the middle and the end, in every mode.
+TYPED_TEST(FftconvGpu, RangesOfTheOutputAreTheWholeRunsBits) {
+  PARASOL_REQUIRE_GPU();
+  const int bytes = static_cast<int>(sizeof(TypeParam));
+  std::vector<Options> options{{Variant::overlap_save, 1024}};
+  if (fused_compiled_in()) options.push_back({Variant::fused, fused_block_lengths(bytes).front()});
+  for (const Options& o : options) {
+    for (Mode mode : kModes) {
+      SCOPED_TRACE(std::string(name(o.variant)) + " " + std::string(name(mode)));
+      Problem p;
+      p.signal = {1, 100003};
+      p.filter = {1, 129};
+      p.mode = mode;
+      const auto signal = random_values<TypeParam>(p.signal.size(), 21);
+      const auto filter = random_values<TypeParam>(p.filter.size(), 22);
+      DeviceProblem<TypeParam> whole(p, signal, filter);
+      whole.poison_output();
+      whole.convolve(o);
+      const std::vector<TypeParam> all = whole.download();
+      const std::int64_t m = output_extent(p).cols, step = range_step(p, o, bytes);
+      ASSERT_GT(m, 4 * step);
+      for (const auto& [first, count] :
+           {std::pair<std::int64_t, std::int64_t>{0, step}, {step, 2 * step + 17},
+            {2 * step, m - 2 * step}, {m / step * step, m - m / step * step}}) {
+        SCOPED_TRACE("outputs from " + std::to_string(first) + ", " + std::to_string(count));
+        const auto [begin, end] = range_window(p, o, bytes, first, count);
+        const std::vector<TypeParam> window(signal.begin() + begin, signal.begin() + end);
+        const Result<TypeParam> r =
+            convolve_range_gpu<TypeParam>(p, o, window, begin, filter, first, count);
+        EXPECT_EQ(r.variant, o.variant);
+        ASSERT_EQ(static_cast<std::int64_t>(r.output.size()), count);
+        const std::vector<TypeParam> expected(all.begin() + first, all.begin() + first + count);
+        EXPECT_EQ(std::memcmp(r.output.data(), expected.data(), expected.size() * sizeof(TypeParam)),
+                  0);
+      }
+      // A range off the step, or a window that misses samples, is refused.
+      const auto [begin, end] = range_window(p, o, bytes, step, step);
+      const std::vector<TypeParam> short_window(signal.begin() + begin + 1, signal.begin() + end);
+      EXPECT_THROW(convolve_range_gpu<TypeParam>(p, o, short_window, begin + 1, filter, step, step),
+                   Error);
+      const std::vector<TypeParam> window(signal.begin(), signal.end());
+      EXPECT_THROW(convolve_range_gpu<TypeParam>(p, o, window, 0, filter, step + 1, step), Error);
+    }
   }
 }
 

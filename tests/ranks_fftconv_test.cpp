@@ -134,6 +134,28 @@ TEST_F(FftconvRanks, OnTheDeviceThreeRanksGiveTheOneRankBits) {
   EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
 }
 
+// One long signal with auto: each rank computes its range of the output in memory with what one
+// rank runs on the whole (fused where it is compiled in, ranges cut on pairs of its blocks).
+TEST_F(FftconvRanks, OnTheDeviceALongSignalWithAutoRunsTheOneRankVariantInMemory) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string mode : {"same", "full"}) {
+    SCOPED_TRACE(mode);
+    const std::string text = "solver = \"fftconv\"\n[problem]\nmode = \"" + mode +
+                             "\"\n[signal]\nlength = 60000\n[filter]\nlength = 301\n";
+    const std::string args = "--backend gpu --transport mpi";
+    const auto one = run(0, text, "one.h5", args);
+    ASSERT_EQ(one.status, 0) << one.output;
+    const auto three = run(3, text, "three.h5", "--check " + args);
+    ASSERT_EQ(three.status, 0) << three.output;
+    EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
+    const io::ResultReader h1(dir_ / "one.h5"), h3(dir_ / "three.h5");
+    EXPECT_EQ(std::get<std::string>(h3.attribute("/output", "variant")),
+              std::get<std::string>(h1.attribute("/output", "variant")));
+    EXPECT_EQ(std::get<bool>(h3.attribute("/check", "passed")), true);
+    EXPECT_TRUE(h3.has_attribute("/timings", "compute_s"));
+  }
+}
+
 // auto with a block length fused does not compile: one rank runs fused at a length of its own
 // (the block is overlap-save's), and a batch cut among ranks must run the same, not fail on the
 // block as an explicit fused would.

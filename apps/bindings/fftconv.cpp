@@ -295,6 +295,7 @@ class FftconvRun final : public Run {
   }
 
   Variant variant() const {
+    if (in_memory_) return method_.variant;
     return p_.streamed || share_ == Share::range ? Variant::overlap_save : result_.variant;
   }
 
@@ -341,19 +342,27 @@ class FftconvRun final : public Run {
     if (q.is_2d())
       throw refuse("one image runs on one rank; a batch of images is cut among ranks");
     share_ = Share::range;
-    std::int64_t block = 0;
+    std::int64_t step = 0;  // outputs a rank's range starts at a multiple of
     try {
-      block = fftconv::overlap_save_block(q, {Variant::overlap_save, p_.block});
+      // On the GPU in memory, the variant the whole problem would run (overlap-save or fused)
+      // computes each range; otherwise overlap-save from the host, piece by piece.
+      const fftconv::Options chosen =
+          fftconv::chosen_options(q, {p_.variant, p_.block}, static_cast<int>(sizeof(T)));
+      in_memory_ = gpu_ && !p_.streamed && fftconv::computes_ranges(chosen);
+      method_ = in_memory_ ? chosen : fftconv::Options{Variant::overlap_save, p_.block};
+      step = in_memory_ ? fftconv::range_step(q, method_, static_cast<int>(sizeof(T)))
+                        : fftconv::overlap_save_block(q, method_) - (q.filter.cols - 1);
     } catch (const InputError& e) {
       throw in::rephrased(t_, p_, e);
     }
-    const std::int64_t step = block - (q.filter.cols - 1);
     const std::int64_t outputs = fftconv::output_extent(q).cols;
     const std::int64_t blocks = (outputs + step - 1) / step;
     if (blocks < ranks())
       throw refuse(std::to_string(outputs) + " output samples make " + std::to_string(blocks) +
-                   " overlap-save blocks of " + std::to_string(step) +
-                   ", too few to cut among " + std::to_string(ranks()) + " ranks");
+                   " " + std::string(in_memory_ ? name(method_.variant) : "overlap-save") +
+                   " blocks of " +
+                   std::to_string(step) + ", too few to cut among " + std::to_string(ranks()) +
+                   " ranks");
     const comm::Slab mine = comm::even_slab(blocks, static_cast<int>(rank), ranks());
     first_ = mine.begin * step;
     count_ = std::min(outputs, mine.end * step) - first_;
@@ -364,6 +373,14 @@ class FftconvRun final : public Run {
     in::require_memory(t_, loading_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_operands<T>(loading_, q);
     source_.emplace(loading_, ops_);
+    if (in_memory_) {
+      // The samples this rank's blocks read, into memory.
+      const auto [begin, end] =
+          fftconv::range_window(q, method_, static_cast<int>(sizeof(T)), first_, count_);
+      window_first_ = begin;
+      window_.resize(static_cast<std::size_t>(end - begin));
+      if (end > begin) source_->read(begin, end - begin, window_.data());
+    }
     // A streamed run's share goes to a spill file beside the result as it comes, and into the
     // result in the rank's turn: no rank holds more than a piece.
     if (p_.streamed) spill_.emplace(output_folder_);
@@ -399,6 +416,19 @@ class FftconvRun final : public Run {
       }
       spill_->append(values, static_cast<std::size_t>(count) * sizeof(T));
     };
+    if (in_memory_) {
+      try {
+        result_ = fftconv::convolve_range_gpu<T>(whole_, method_, window_, window_first_,
+                                                 ops_.filter, first_, count_);
+      } catch (const InputError& e) {
+        throw in::rephrased(t_, p_, e);
+      }
+      timings.add("setup", result_.timings.setup);
+      timings.add("host_to_device", result_.timings.host_to_device);
+      timings.add("compute", result_.timings.compute);
+      timings.add("device_to_host", result_.timings.device_to_host);
+      return;
+    }
     if (gpu_) {
       try {
         fftconv::convolve_streamed<T>(whole_, {Variant::overlap_save, p_.block}, ops_.filter,
@@ -516,6 +546,9 @@ class FftconvRun final : public Run {
   fftconv::Options method_;        // across ranks: chosen for the whole problem
   AutoChoice auto_;  // with method.variant = "auto" given: what the autotune file held
   Params loading_;                 // a long signal's: read as a streamed run reads it
+  bool in_memory_ = false;         // a long signal's range on the GPU, from its window in memory
+  std::vector<T> window_;          // the samples that range's blocks read, from window_first_
+  std::int64_t window_first_ = 0;
   std::filesystem::path output_folder_;     // where the result goes
   std::optional<io::SpillFile> spill_;      // a streamed share, until the rank's turn to write
   in::Operands<T> ops_;

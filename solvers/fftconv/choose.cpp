@@ -93,6 +93,30 @@ Options chosen_options(const Problem& p, const Options& o, int element_bytes) {
   return {v, v == Variant::overlap_save ? o.block : 0};
 }
 
+bool computes_ranges(const Options& o) {
+  return o.variant == Variant::overlap_save || o.variant == Variant::fused;
+}
+
+std::int64_t range_step(const Problem& p, const Options& o, int element_bytes) {
+  const std::int64_t overlap = p.filter.cols - 1;
+  if (o.variant == Variant::fused) return 2 * (fused_block(p, o, element_bytes) - overlap);
+  return overlap_save_block(p, o) - overlap;
+}
+
+std::pair<std::int64_t, std::int64_t> range_window(const Problem& p, const Options& o,
+                                                   int element_bytes, std::int64_t first_output,
+                                                   std::int64_t outputs) {
+  const std::int64_t overlap = p.filter.cols - 1;
+  const std::int64_t step = (o.variant == Variant::fused ? fused_block(p, o, element_bytes)
+                                                         : overlap_save_block(p, o)) -
+                            overlap;
+  const std::int64_t blocks = (outputs + step - 1) / step;
+  const std::int64_t start = output_offset(p).cols + first_output - overlap;
+  const std::int64_t end = output_offset(p).cols + first_output + blocks * step;
+  return {std::clamp<std::int64_t>(start, 0, p.signal.cols),
+          std::clamp<std::int64_t>(end, 0, p.signal.cols)};
+}
+
 std::int64_t batch_cut_unit(const Problem& p, const Options& chosen, int element_bytes) {
   if (chosen.variant != Variant::fused || p.filters != 1 || p.is_2d()) return 1;
   const std::int64_t step = fused_block(p, chosen, element_bytes) - (p.filter.cols - 1);

@@ -592,6 +592,39 @@ struct Convolver<T>::Impl {
     fused::convolve_blocks(b, block, signal, spectra, output, stream);
   }
 
+  // Outputs [o0, o0 + count) of one signal (convolve_range_gpu): x holds samples
+  // [x_begin, x_end) of it.
+  void range(const Problem& p, const Options& o, const T* x, std::int64_t x_begin,
+             std::int64_t x_end, const T* filter, std::int64_t o0, std::int64_t count,
+             T* output, cudaStream_t stream) {
+    const std::int64_t overlap = p.filter.cols - 1;
+    if (o.variant == Variant::fused) {
+      const std::int64_t block = fused_block(p, o, static_cast<int>(sizeof(T)));
+      T* spectra = reserve(fused_spectra, 2 * block);
+      if (!spectrum_kept(fused_for, {filter, 1, p.filter, Extent{1, block}, p.operation}))
+        fused::filter_spectra(filter, p.filter.cols, 1, p.operation == Operation::correlate,
+                              block, spectra, stream);
+      fused::Blocks b;
+      b.n = p.signal.cols;
+      b.x_begin = x_begin;
+      b.x_end = x_end;
+      b.first = output_offset(p).cols + o0 - overlap;
+      b.step = block - overlap;
+      b.blocks = ceil_div(count, b.step);
+      b.overlap = overlap;
+      b.count = count;
+      fused::convolve_blocks(b, block, x, spectra, output, stream);
+      return;
+    }
+    const std::int64_t block = block_length(p, o);
+    const std::int64_t step = block - overlap;
+    const Complex<T>* h_hat = block_filter_spectra(p, filter, block, stream);
+    const std::int64_t run = std::max<std::int64_t>(1, kMostBlockSamples / block) * step;
+    for (std::int64_t at = 0; at < count; at += run)
+      overlap_save_range(p, block, h_hat, x, 0, x_begin, x_end - x_begin, 1, o0 + at,
+                         std::min(run, count - at), output + at, 0, stream);
+  }
+
   struct Piece {
     std::int64_t o0 = 0, count = 0;   // outputs
     std::int64_t x0 = 0, x_count = 0;  // signal samples they need that exist
@@ -602,6 +635,15 @@ template <class T>
 Convolver<T>::Convolver() : impl_(std::make_unique<Impl>()) {}
 template <class T>
 Convolver<T>::~Convolver() = default;
+
+template <class T>
+void Convolver<T>::convolve_range(const Problem& p, const Options& o, const T* x,
+                                  std::int64_t x_begin, std::int64_t x_end, const T* filter,
+                                  std::int64_t first_output, std::int64_t outputs, T* output,
+                                  cudaStream_t stream) {
+  if (outputs > 0)
+    impl_->range(p, o, x, x_begin, x_end, filter, first_output, outputs, output, stream);
+}
 
 template <class T>
 std::size_t Convolver<T>::cached_plans() const {
@@ -754,6 +796,61 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
 }
 
 template <class T>
+Result<T> convolve_range_gpu(const Problem& p, const Options& o, const std::vector<T>& window,
+                             std::int64_t x0, const std::vector<T>& filter,
+                             std::int64_t first_output, std::int64_t outputs) {
+  check_problem(p);
+  if (p.batch != 1 || p.is_2d())
+    throw InputError("", "signal", "expected one 1D signal (batch 1) for a range of its output");
+  if (!computes_ranges(o))
+    throw Error("fftconv: a range of the output runs overlap-save or fused, not " +
+                std::string(name(o.variant)));
+  const std::int64_t bytes = sizeof(T);
+  const std::int64_t step = range_step(p, o, static_cast<int>(bytes));
+  const std::int64_t m = output_extent(p).cols;
+  if (first_output < 0 || first_output % step != 0 || outputs < 0 || first_output + outputs > m)
+    throw Error("fftconv: a range of the output must start at a multiple of " +
+                std::to_string(step) + " outputs and lie inside the " + std::to_string(m) +
+                ", not [" + std::to_string(first_output) + ", " +
+                std::to_string(first_output + outputs) + ")");
+  const auto [begin, end] = range_window(p, o, static_cast<int>(bytes), first_output, outputs);
+  const std::int64_t x_end = x0 + static_cast<std::int64_t>(window.size());
+  if (x0 > begin || x_end < end)
+    throw Error("fftconv: the window of samples [" + std::to_string(x0) + ", " +
+                std::to_string(x_end) + ") does not hold the range's [" + std::to_string(begin) +
+                ", " + std::to_string(end) + ")");
+  if (static_cast<std::int64_t>(filter.size()) != p.filter.size())
+    throw InputError("", "filter",
+                     "expected " + std::to_string(p.filter.size()) + " filter values, got " +
+                         std::to_string(filter.size()));
+  Stream stream;
+  Result<T> result;
+  EventTimer h2d(stream.get()), setup(stream.get()), compute(stream.get()), d2h(stream.get());
+  h2d.start();
+  DeviceBuffer<T> x(window.size()), h(filter.size()), y(static_cast<std::size_t>(outputs));
+  upload(x, window, stream.get());
+  upload(h, filter, stream.get());
+  h2d.stop();
+  Convolver<T> convolver;
+  convolver.keep_filter_spectra();
+  // The first run makes the plans and the filter's spectrum, as convolve_gpu's does.
+  setup.start();
+  convolver.convolve_range(p, o, x.data(), x0, x_end, h.data(), first_output, outputs, y.data(),
+                           stream.get());
+  setup.stop();
+  compute.start();
+  convolver.convolve_range(p, o, x.data(), x0, x_end, h.data(), first_output, outputs, y.data(),
+                           stream.get());
+  compute.stop();
+  d2h.start();
+  result.output = download(y, stream.get());
+  d2h.stop();
+  result.variant = o.variant;
+  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds(), setup.seconds()};
+  return result;
+}
+
+template <class T>
 void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>& filter,
                        const SignalReader<T>& read, const OutputWriter<T>& write,
                        std::int64_t piece, std::int64_t first_output, std::int64_t outputs) {
@@ -805,6 +902,13 @@ template Result<float> convolve_gpu(const Problem&, const Options&, const std::v
                                     const std::vector<float>&);
 template Result<double> convolve_gpu(const Problem&, const Options&, const std::vector<double>&,
                                      const std::vector<double>&);
+template Result<float> convolve_range_gpu(const Problem&, const Options&,
+                                           const std::vector<float>&, std::int64_t,
+                                           const std::vector<float>&, std::int64_t, std::int64_t);
+template Result<double> convolve_range_gpu(const Problem&, const Options&,
+                                           const std::vector<double>&, std::int64_t,
+                                           const std::vector<double>&, std::int64_t,
+                                           std::int64_t);
 template void convolve_streamed(const Problem&, const Options&, const std::vector<float>&,
                                 const SignalReader<float>&, const OutputWriter<float>&,
                                 std::int64_t, std::int64_t, std::int64_t);

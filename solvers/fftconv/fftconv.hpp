@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -208,6 +209,13 @@ class Convolver {
                          std::int64_t piece = 0, std::int64_t first_output = 0,
                          std::int64_t outputs = -1);
 
+  // Output samples [first_output, first_output + outputs) of one 1D signal's convolution by o
+  // (overlap-save or fused, explicit), from x holding its samples [x_begin, x_end) on the
+  // device, into output; the conditions are convolve_range_gpu's.
+  void convolve_range(const Problem& p, const Options& o, const T* x, std::int64_t x_begin,
+                      std::int64_t x_end, const T* filter, std::int64_t first_output,
+                      std::int64_t outputs, T* output, cudaStream_t stream);
+
   std::size_t cached_plans() const;
 
   // Keeps the filters' spectra (r2c and fused) between calls, as the plans are kept: a call with
@@ -240,6 +248,28 @@ struct Result {
 template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
                        const std::vector<T>& filter);
+
+// A range of one 1D signal's output in device memory, as a rank's share of a run across ranks:
+// output samples [first_output, first_output + outputs) of the whole problem p (batch 1), with
+// `o` as chosen_options makes it (overlap-save or fused, block explicit). `window` holds signal
+// samples [x0, x0 + window.size()), at least range_window's. first_output must be a multiple of
+// range_step: every block is then the whole run's, and so are the bits. Upload, one untimed
+// convolution (setup: plans and the filter's spectrum), one timed, download, as convolve_gpu.
+template <class T>
+Result<T> convolve_range_gpu(const Problem& p, const Options& o, const std::vector<T>& window,
+                             std::int64_t x0, const std::vector<T>& filter,
+                             std::int64_t first_output, std::int64_t outputs);
+
+// The signal samples [first, second) that the blocks of output samples [first_output,
+// first_output + outputs) read with o (whole blocks, as the whole run's), within the signal.
+std::pair<std::int64_t, std::int64_t> range_window(const Problem& p, const Options& o,
+                                                   int element_bytes, std::int64_t first_output,
+                                                   std::int64_t outputs);
+
+// Whether convolve_range_gpu takes o (overlap-save or fused), and the outputs a range must start
+// at a multiple of: one block's outputs, two for fused (it pairs neighbouring blocks).
+bool computes_ranges(const Options& o);
+std::int64_t range_step(const Problem& p, const Options& o, int element_bytes);
 
 // Convolver::convolve_streamed on a stream of its own, returning once the last piece is written.
 template <class T>

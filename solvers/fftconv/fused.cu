@@ -142,13 +142,15 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
     const T* x0 = x + s0 * b.x_stride;
     const T* x1 = x + s1 * b.x_stride;
     const std::int64_t a0 = b.first + j0 * b.step, a1 = b.first + j1 * b.step;
+    const std::int64_t lo = max(b.x_begin, std::int64_t(0));
+    const std::int64_t hi = b.x_end < 0 ? b.n : min(b.x_end, b.n);
     C v[F::Forward::storage_size];
 #pragma unroll
     for (unsigned i = 0; i < F::kPerThread; ++i) {
       const std::int64_t r = threadIdx.x + i * F::kStride;
       const std::int64_t p0 = a0 + r, p1 = a1 + r;
-      const T re = (p0 >= 0 && p0 < b.n) ? x0[p0] : T(0);
-      const T im = (second && p1 >= 0 && p1 < b.n) ? x1[p1] : T(0);
+      const T re = (p0 >= lo && p0 < hi) ? x0[p0 - b.x_begin] : T(0);
+      const T im = (second && p1 >= lo && p1 < hi) ? x1[p1 - b.x_begin] : T(0);
       v[i] = complex_of<C>(re, im);
     }
     typename F::Forward().execute(v, shared);

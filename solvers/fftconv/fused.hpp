@@ -31,9 +31,13 @@ void filter_spectra(const T* filter, std::int64_t taps, std::int64_t filters, bo
 // blocks: block j of signal b holds samples first + j * step + [0, block) (zero outside
 // [0, n)); its samples [overlap, block) are output samples j * step + [0, step) of that signal,
 // of which those below `count` are written (out_stride apart). Filter f's spectrum serves
-// signal f, or every signal when one_filter.
+// signal f, or every signal when one_filter. x holds each signal's samples from x_begin on, up
+// to x_end (< 0: n): a window of a longer signal (a range of its output, one signal).
+// Blocks 2k and 2k + 1 of the flattened (signal, block) list share one transform when
+// one_filter: the rounding of each depends on the other.
 struct Blocks {
   std::int64_t signals = 1, n = 0, x_stride = 0;
+  std::int64_t x_begin = 0, x_end = -1;
   std::int64_t first = 0, step = 1, blocks = 1, overlap = 0;
   std::int64_t count = 0, out_stride = 0;
   bool one_filter = true;

@@ -172,30 +172,63 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) totals[blockIdx.x] = block_total;
 }
 
-// reproducible, step 2: one block turns the tile totals into exclusive tile prefixes, in place,
-// in a fixed order.
-template <int kThreads, class Policy>
-__global__ void __launch_bounds__(kThreads)
-    tile_prefixes_kernel(Policy p, std::int64_t tiles, typename Policy::Value* totals) {
+// reproducible, step 2: the tile totals turned into exclusive tile prefixes, in place, in a fixed
+// order: chunks of kPrefixChunk totals, each scanned by one block, chained left to right by the
+// running combination of the chunks' totals. Two launches compute exactly what one block walking
+// the chunks in turn would (the same operations on the same values): the first writes each
+// chunk's total; the second folds the totals before its chunk, in order, and scans its chunk
+// from that carry.
+constexpr int kPrefixThreads = 1024, kPrefixItems = 4;
+constexpr std::int64_t kPrefixChunk = std::int64_t(kPrefixThreads) * kPrefixItems;
+
+template <class Policy>
+__device__ void scan_prefix_chunk(const Policy& p, std::int64_t tiles, std::int64_t base,
+                                  const typename Policy::Value* totals,
+                                  typename Policy::Value (&items)[kPrefixItems],
+                                  typename Policy::Value& prefix,
+                                  typename Policy::Value& chunk_total) {
   using V = typename Policy::Value;
-  constexpr int kItems = 4;
-  constexpr std::int64_t kChunk = std::int64_t(kThreads) * kItems;
-  V carry = p.identity();
-  for (std::int64_t base = 0; base < tiles; base += kChunk) {
-    const std::int64_t first = base + std::int64_t(threadIdx.x) * kItems;
-    V items[kItems];
+  const std::int64_t first = base + std::int64_t(threadIdx.x) * kPrefixItems;
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) items[j] = first + j < tiles ? totals[first + j] : p.identity();
-    const V total = scan_items(p, items);
-    V prefix, block_total;
-    exclusive_scan<kThreads>(p, total, prefix, block_total);
-    const V start = base == 0 ? prefix : p.combine(carry, prefix);
-    apply_prefix<true>(p, start, base == 0 && threadIdx.x == 0, items);
-#pragma unroll
-    for (int j = 0; j < kItems; ++j)
-      if (first + j < tiles) totals[first + j] = items[j];
-    carry = base == 0 ? block_total : p.combine(carry, block_total);
+  for (int j = 0; j < kPrefixItems; ++j)
+    items[j] = first + j < tiles ? totals[first + j] : p.identity();
+  const V total = scan_items(p, items);
+  exclusive_scan<kPrefixThreads>(p, total, prefix, chunk_total);
+}
+
+template <class Policy>
+__global__ void __launch_bounds__(kPrefixThreads)
+    prefix_chunk_totals_kernel(Policy p, std::int64_t tiles,
+                               const typename Policy::Value* totals,
+                               typename Policy::Value* chunk_totals) {
+  using V = typename Policy::Value;
+  V items[kPrefixItems], prefix, chunk_total;
+  scan_prefix_chunk(p, tiles, std::int64_t(blockIdx.x) * kPrefixChunk, totals, items, prefix,
+                    chunk_total);
+  if (threadIdx.x == 0) chunk_totals[blockIdx.x] = chunk_total;
+}
+
+template <class Policy>
+__global__ void __launch_bounds__(kPrefixThreads)
+    prefix_chunks_kernel(Policy p, std::int64_t tiles, typename Policy::Value* totals,
+                         const typename Policy::Value* chunk_totals) {
+  using V = typename Policy::Value;
+  __shared__ V carry;
+  const std::int64_t chunk = blockIdx.x, base = chunk * kPrefixChunk;
+  if (threadIdx.x == 0 && chunk > 0) {
+    V c = chunk_totals[0];
+    for (std::int64_t k = 1; k < chunk; ++k) c = p.combine(c, chunk_totals[k]);
+    carry = c;
   }
+  V items[kPrefixItems], prefix, chunk_total;
+  scan_prefix_chunk(p, tiles, base, totals, items, prefix, chunk_total);  // syncs the block
+  __syncthreads();
+  const V start = chunk == 0 ? prefix : p.combine(carry, prefix);
+  apply_prefix<true>(p, start, chunk == 0 && threadIdx.x == 0, items);
+  const std::int64_t first = base + std::int64_t(threadIdx.x) * kPrefixItems;
+#pragma unroll
+  for (int j = 0; j < kPrefixItems; ++j)
+    if (first + j < tiles) totals[first + j] = items[j];
 }
 
 // reproducible, step 3: each tile scanned again from its prefix. The n elements may be a run of
@@ -242,14 +275,25 @@ void device_scan_tile_totals(const Policy& policy, std::int64_t n, typename Poli
   PARASOL_CHECK_LAUNCH(stream);
 }
 
-// Step 2: `tiles` totals turned into exclusive prefixes in place, by one block in a fixed order.
+// Step 2: `tiles` totals turned into exclusive prefixes in place, in a fixed order; `scratch`
+// holds tile_prefix_chunks(tiles) values.
+inline std::int64_t tile_prefix_chunks(std::int64_t tiles) {
+  return ceil_div(tiles, device_scan_detail::kPrefixChunk);
+}
+
 template <class Policy>
 void device_scan_tile_prefixes(const Policy& policy, std::int64_t tiles,
-                               typename Policy::Value* totals, cudaStream_t stream) {
+                               typename Policy::Value* totals, typename Policy::Value* scratch,
+                               cudaStream_t stream) {
   using namespace device_scan_detail;
   if (tiles <= 0) return;
-  PARASOL_NOTE_LAUNCH(1, 1024, 0, tile_prefixes_kernel<1024, Policy>);
-  tile_prefixes_kernel<1024><<<1, 1024, 0, stream>>>(policy, tiles, totals);
+  const auto chunks = static_cast<unsigned>(tile_prefix_chunks(tiles));
+  PARASOL_NOTE_LAUNCH(chunks, kPrefixThreads, 0, prefix_chunk_totals_kernel<Policy>);
+  prefix_chunk_totals_kernel<<<chunks, kPrefixThreads, 0, stream>>>(policy, tiles, totals,
+                                                                     scratch);
+  PARASOL_CHECK_LAUNCH(stream);
+  PARASOL_NOTE_LAUNCH(chunks, kPrefixThreads, 0, prefix_chunks_kernel<Policy>);
+  prefix_chunks_kernel<<<chunks, kPrefixThreads, 0, stream>>>(policy, tiles, totals, scratch);
   PARASOL_CHECK_LAUNCH(stream);
 }
 
@@ -292,9 +336,10 @@ void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode m
   const auto grid = static_cast<unsigned>(tiles);
 
   if (mode == ScanMode::reproducible) {
-    auto* totals = static_cast<V*>(workspace.reserve(static_cast<std::size_t>(tiles) * sizeof(V)));
+    auto* totals = static_cast<V*>(workspace.reserve(
+        static_cast<std::size_t>(tiles + tile_prefix_chunks(tiles)) * sizeof(V)));
     device_scan_tile_totals<kThreads, kItems>(policy, n, totals, stream);
-    device_scan_tile_prefixes(policy, tiles, totals, stream);
+    device_scan_tile_prefixes(policy, tiles, totals, totals + tiles, stream);
     device_scan_prefixed<kThreads, kItems>(policy, n, kind, totals, 0, stream);
     return;
   }

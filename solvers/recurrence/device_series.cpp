@@ -72,39 +72,59 @@ void DeviceSeries<T>::prepare_prefixed(std::int64_t series_tiles) {
   if (prefixes_.size() < all) {
     prefixes_ = DeviceBuffer<Map<T>>(all);
     h_prefixes_ = PinnedBuffer<Map<T>>(all);
+    scratch_ = DeviceBuffer<Map<T>>(
+        static_cast<std::size_t>(std::max<std::int64_t>(1, Solver<T>::tile_prefix_scratch(series_tiles))));
   }
   if (!solver_ || solver_->mode() != ScanMode::reproducible)
     solver_ = std::make_unique<Solver<T>>(ScanMode::reproducible);
 }
 
 template <class T>
-std::vector<Map<T>> DeviceSeries<T>::tile_totals(bool continued) {
+Map<T>* DeviceSeries<T>::series_totals_host(std::int64_t series_tiles) {
+  prepare_prefixed(series_tiles);
+  return h_prefixes_.data();
+}
+
+template <class T>
+void DeviceSeries<T>::tile_totals_into(bool continued, Map<T>* into) {
   const std::int64_t tiles = (n_ + kTileElements<T> - 1) / kTileElements<T>;
   prepare_prefixed(tiles);
   Solver<T>::tile_totals(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
                          continued, totals_.data(), stream_);
-  const auto count = static_cast<std::size_t>(tiles);
-  if (count > 0)
-    PARASOL_CUDA(cudaMemcpyAsync(h_totals_.data(), totals_.data(), count * sizeof(Map<T>),
+  if (tiles > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(into, totals_.data(), static_cast<std::size_t>(tiles) * sizeof(Map<T>),
                                  cudaMemcpyDeviceToHost, stream_));
   PARASOL_CUDA(cudaStreamSynchronize(stream_));
-  return std::vector<Map<T>>(h_totals_.data(), h_totals_.data() + count);
+}
+
+template <class T>
+void DeviceSeries<T>::solve_prefixed_from_host(std::int64_t series_tiles, std::int64_t first_tile,
+                                               bool continued) {
+  prepare_prefixed(series_tiles);
+  if (series_tiles > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(prefixes_.data(), h_prefixes_.data(),
+                                 static_cast<std::size_t>(series_tiles) * sizeof(Map<T>),
+                                 cudaMemcpyHostToDevice, stream_));
+  Solver<T>::tile_prefixes(prefixes_.data(), series_tiles, scratch_.data(), stream_);
+  solver_->solve_prefixed(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
+                          continued, prefixes_.data(), first_tile, v_.data(), stream_);
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+std::vector<Map<T>> DeviceSeries<T>::tile_totals(bool continued) {
+  const std::int64_t tiles = (n_ + kTileElements<T> - 1) / kTileElements<T>;
+  prepare_prefixed(tiles);
+  tile_totals_into(continued, h_totals_.data());
+  return std::vector<Map<T>>(h_totals_.data(), h_totals_.data() + tiles);
 }
 
 template <class T>
 void DeviceSeries<T>::solve_prefixed(const std::vector<Map<T>>& series_totals,
                                      std::int64_t first_tile, bool continued) {
   const auto all = static_cast<std::int64_t>(series_totals.size());
-  prepare_prefixed(all);
-  std::copy(series_totals.begin(), series_totals.end(), h_prefixes_.data());
-  if (all > 0)
-    PARASOL_CUDA(cudaMemcpyAsync(prefixes_.data(), h_prefixes_.data(),
-                                 series_totals.size() * sizeof(Map<T>), cudaMemcpyHostToDevice,
-                                 stream_));
-  Solver<T>::tile_prefixes(prefixes_.data(), all, stream_);
-  solver_->solve_prefixed(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
-                          continued, prefixes_.data(), first_tile, v_.data(), stream_);
-  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  std::copy(series_totals.begin(), series_totals.end(), series_totals_host(all));
+  solve_prefixed_from_host(all, first_tile, continued);
 }
 
 template class DeviceSeries<float>;

@@ -139,18 +139,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Every rank's tile totals, in rank order, on every rank: each rank's in turn from it.
-template <class T>
-std::vector<Map<T>> gathered_totals(const std::vector<Map<T>>& mine, comm::Context& context) {
-  std::vector<Map<T>> all;
-  for (int root = 0; root < context.size(); ++root) {
-    std::vector<Map<T>> theirs = root == context.rank() ? mine : std::vector<Map<T>>{};
-    context.broadcast(theirs, root);
-    all.insert(all.end(), theirs.begin(), theirs.end());
-  }
-  return all;
-}
-
 }  // namespace
 
 template <class T>
@@ -172,13 +160,21 @@ Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context
   start = std::chrono::steady_clock::now();
   const double comm_start = context.comm_seconds();
   if (mode == ScanMode::reproducible) {
-    // The one-rank scan's tile prefixes, from every run's tile totals in order.
+    // The one-rank scan's tile prefixes, from every run's tile totals in order: each rank's
+    // downloaded into its place in pinned memory, and broadcast from there to the others.
+    const std::int64_t series_tiles = (part.whole + kTileElements<T> - 1) / kTileElements<T>;
+    Map<T>* all = device.series_totals_host(series_tiles);
     auto step = std::chrono::steady_clock::now();
-    std::vector<Map<T>> mine = n > 0 ? device.tile_totals(part.continued) : std::vector<Map<T>>{};
+    if (n > 0) device.tile_totals_into(part.continued, all + part.first / kTileElements<T>);
     result.timings.tile_totals = seconds_since(step);
-    const std::vector<Map<T>> totals = gathered_totals(mine, context);
+    for (int root = 0; root < context.size(); ++root) {
+      const comm::Slab tiles = comm::even_slab(series_tiles, root, context.size());
+      if (tiles.count() > 0)
+        context.broadcast_bytes(all + tiles.begin,
+                                static_cast<std::size_t>(tiles.count()) * sizeof(Map<T>), root);
+    }
     step = std::chrono::steady_clock::now();
-    device.solve_prefixed(totals, part.first / kTileElements<T>, part.continued);
+    device.solve_prefixed_from_host(series_tiles, part.first / kTileElements<T>, part.continued);
     result.timings.prefixed_scan = seconds_since(step);
   } else {
     // The run's composed map: its end from v[-1] = 0, and the product of its s while the

@@ -109,9 +109,15 @@ void Solver<T>::tile_totals(const T* s, const T* u, const std::int64_t* offsets,
 }
 
 template <class T>
-void Solver<T>::tile_prefixes(Map<T>* totals, std::int64_t tiles, cudaStream_t stream) {
+void Solver<T>::tile_prefixes(Map<T>* totals, std::int64_t tiles, Map<T>* scratch,
+                              cudaStream_t stream) {
   const RecurrencePolicy<T> policy{nullptr, nullptr, nullptr, nullptr, 0, nullptr};
-  device_scan_tile_prefixes(policy, tiles, totals, stream);
+  device_scan_tile_prefixes(policy, tiles, totals, scratch, stream);
+}
+
+template <class T>
+std::int64_t Solver<T>::tile_prefix_scratch(std::int64_t tiles) {
+  return tile_prefix_chunks(tiles);
 }
 
 template <class T>

@@ -77,7 +77,10 @@ class Solver {
   static void tile_totals(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
                           std::int64_t n, std::int64_t segments, bool continued, Map<T>* totals,
                           cudaStream_t stream);
-  static void tile_prefixes(Map<T>* totals, std::int64_t tiles, cudaStream_t stream);
+  // scratch: tile_prefix_scratch(tiles) maps.
+  static void tile_prefixes(Map<T>* totals, std::int64_t tiles, Map<T>* scratch,
+                            cudaStream_t stream);
+  static std::int64_t tile_prefix_scratch(std::int64_t tiles);
   void solve_prefixed(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
                       std::int64_t n, std::int64_t segments, bool continued,
                       const Map<T>* prefixes, std::int64_t first_tile, T* v,
@@ -139,6 +142,14 @@ class DeviceSeries {
   // Makes what tile_totals and solve_prefixed need for a series of `series_tiles` tiles (the
   // device and pinned host buffers, the solver), so that a timed run allocates nothing.
   void prepare_prefixed(std::int64_t series_tiles);
+  // The same without vectors, as a run across ranks uses them: pinned host memory for the whole
+  // series' tile totals (prepared for `series_tiles`); this run's totals computed and
+  // downloaded into `into` (pinned), waiting; and the run solved from the series' totals the
+  // caller put in series_totals_host, waiting.
+  Map<T>* series_totals_host(std::int64_t series_tiles);
+  void tile_totals_into(bool continued, Map<T>* into);
+  void solve_prefixed_from_host(std::int64_t series_tiles, std::int64_t first_tile,
+                                bool continued);
   std::int64_t size() const { return n_; }
   std::int64_t segments() const { return segments_; }
   cudaStream_t stream() const { return stream_; }
@@ -151,7 +162,7 @@ class DeviceSeries {
   std::unique_ptr<Solver<T>> solver_;
   // Across ranks: this run's tile totals and the whole series' prefixes, on the device and in
   // pinned host memory.
-  DeviceBuffer<Map<T>> totals_, prefixes_;
+  DeviceBuffer<Map<T>> totals_, prefixes_, scratch_;
   PinnedBuffer<Map<T>> h_totals_, h_prefixes_;
 };
 

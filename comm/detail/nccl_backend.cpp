@@ -27,12 +27,20 @@ ncclRedOp_t nccl_op(Op op) {
 
 class NcclBackend final : public DeviceBackend {
  public:
+  static constexpr int kMaxCtas = 8;
+
   NcclBackend(World& world, cudaStream_t stream, CommClock& clock)
       : stream_(stream), clock_(clock) {
     ncclUniqueId id{};
     if (world.rank() == 0) PARASOL_NCCL(ncclGetUniqueId(&id));
     world.broadcast(&id, sizeof id, 0);
-    PARASOL_NCCL(ncclCommInitRank(&comm_, world.size(), id, world.rank()));
+    // Halo exchanges run beside a solver's kernels, which fill every multiprocessor: NCCL's
+    // kernels, at most kMaxCtas thread blocks, take few of them. With NCCL's default (up to 32
+    // and more) its blocks waited for the interior's to finish, and laplace3d temporal at
+    // 1024^3 on two H200s hid 2 % of its exchange; with 8, 92 % (docs/PERFORMANCE.md).
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.maxCTAs = kMaxCtas;
+    PARASOL_NCCL(ncclCommInitRankConfig(&comm_, world.size(), id, world.rank(), &config));
   }
   ~NcclBackend() override { (void)ncclCommDestroy(comm_); }
   NcclBackend(const NcclBackend&) = delete;

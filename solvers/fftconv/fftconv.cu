@@ -808,10 +808,11 @@ Result<T> convolve_range_gpu(const Problem& p, const Options& o, const std::vect
   const std::int64_t bytes = sizeof(T);
   const std::int64_t step = range_step(p, o, static_cast<int>(bytes));
   const std::int64_t m = output_extent(p).cols;
-  if (first_output < 0 || first_output % step != 0 || outputs < 0 || first_output + outputs > m)
+  if (first_output < 0 || first_output % step != 0 || outputs < 0 || first_output + outputs > m ||
+      (outputs % step != 0 && first_output + outputs != m))
     throw Error("fftconv: a range of the output must start at a multiple of " +
-                std::to_string(step) + " outputs and lie inside the " + std::to_string(m) +
-                ", not [" + std::to_string(first_output) + ", " +
+                std::to_string(step) + " outputs and end at one or at the output's end (" +
+                std::to_string(m) + "), not [" + std::to_string(first_output) + ", " +
                 std::to_string(first_output + outputs) + ")");
   const auto [begin, end] = range_window(p, o, static_cast<int>(bytes), first_output, outputs);
   const std::int64_t x_end = x0 + static_cast<std::int64_t>(window.size());

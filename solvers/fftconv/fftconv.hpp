@@ -253,7 +253,8 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
 // output samples [first_output, first_output + outputs) of the whole problem p (batch 1), with
 // `o` as chosen_options makes it (overlap-save or fused, block explicit). `window` holds signal
 // samples [x0, x0 + window.size()), at least range_window's. first_output must be a multiple of
-// range_step: every block is then the whole run's, and so are the bits. Upload, one untimed
+// range_step, and the range end at one or at the output's end: every block is then the whole
+// run's (fused's pairs of blocks included), and so are the bits. Upload, one untimed
 // convolution (setup: plans and the filter's spectrum), one timed, download, as convolve_gpu.
 template <class T>
 Result<T> convolve_range_gpu(const Problem& p, const Options& o, const std::vector<T>& window,

@@ -24,6 +24,7 @@
 #include "kernels/agreement.hpp"
 #include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
+#include "kernels/timed_runs.hpp"
 
 namespace parasol::app {
 
@@ -112,6 +113,20 @@ class Run {
   // path-steps, ...), for the rate of a CPU sweep; 0 when not known.
   virtual double work() const { return 0; }
 };
+
+// Seconds of timed device time a sweep gives each configuration by default (sweep.min_time):
+// Google Benchmark's rule of timing until a minimum time, so a configuration of a millisecond
+// gets as steady a median as one of a second, and a sweep spends most of its wall time measuring
+// rather than preparing (docs/performance-study.md).
+inline constexpr double kSweepMinTime = 0.25;
+
+// The timed repeats of each configuration, from the sweep table: at least sweep.repeats
+// (`repeats` by default) and until they add up to sweep.min_time seconds (kSweepMinTime; 0 for
+// exactly sweep.repeats).
+Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats);
+
+// "at least 7 timed solves and 0.25 s each": what the repeats are, for a sweep's header line.
+std::string describe_repeats(const Repeats& repeats, const std::string& runs);
 
 // One axis value, one measurement per configuration of a sweep.
 using Cell = ResultsTable::Cell;

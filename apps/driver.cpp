@@ -74,6 +74,23 @@ InputError AutoChoice::unusable(const InputError& e, const std::string& axis) co
                     e.expected() + " in this build; run `parasol sweep --autotune` again");
 }
 
+Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats) {
+  Repeats r;
+  r.at_least = io::get_positive_int(t, "sweep.repeats", repeats);
+  r.min_seconds = t.get_double("sweep.min_time", kSweepMinTime);
+  if (!(r.min_seconds >= 0 && r.min_seconds <= 3600))
+    throw InputError(t.source_of("sweep.min_time"), "sweep.min_time",
+                     "expected seconds from 0 to 3600, got " + short_number(r.min_seconds));
+  return r;
+}
+
+std::string describe_repeats(const Repeats& repeats, const std::string& runs) {
+  std::string text = std::to_string(repeats.at_least) + " timed " + runs;
+  if (repeats.min_seconds > 0)
+    text = "at least " + text + " and " + short_number(repeats.min_seconds) + " s";
+  return text + " each";
+}
+
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision) {
   const DeviceInfo device = current_device();
   return {device.name, device.compute_capability(), std::string(solver), std::move(problem),

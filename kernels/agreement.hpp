@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -38,43 +39,21 @@ struct FieldDifference {
   double rms = 0;
 };
 
+// The comparisons below run on every core the CPU solvers may use (cpu_threads()). They cut the
+// arrays into blocks of a fixed length and combine the blocks' partial results in order, so a
+// result has the same bits whatever the thread count. Defined in agreement.cpp for the element
+// types the solvers compare: float or double results against a float or double gold.
 template <class A, class B>
-FieldDifference compare(const std::vector<A>& result, const std::vector<B>& gold) {
-  FieldDifference d;
-  double sum_sq = 0;
-  if (result.size() != gold.size()) return {NAN, NAN};
-  const std::size_t n = result.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double e = static_cast<double>(result[i]) - static_cast<double>(gold[i]);
-    if (std::isnan(e)) return {NAN, NAN};
-    d.max_abs = std::max(d.max_abs, std::abs(e));
-    sum_sq += e * e;
-  }
-  d.rms = n == 0 ? 0 : std::sqrt(sum_sq / static_cast<double>(n));
-  return d;
-}
+FieldDifference compare(const std::vector<A>& result, const std::vector<B>& gold);
 
 template <class T>
-double max_magnitude(const std::vector<T>& v) {
-  double m = 0;
-  for (const T& x : v) m = std::max(m, std::abs(static_cast<double>(x)));
-  return m;
-}
+double max_magnitude(const std::vector<T>& v);
 
 // The largest |result - gold| / scale, point by point. NaN anywhere makes it NaN; a point whose
 // scale is 0 must match exactly.
 template <class A>
 double max_relative_to_scale(const std::vector<A>& result, const std::vector<double>& gold,
-                             const std::vector<double>& scale) {
-  if (result.size() != gold.size() || gold.size() != scale.size()) return NAN;
-  double worst = 0;
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    const double e = std::abs(static_cast<double>(result[i]) - gold[i]);
-    if (std::isnan(e)) return NAN;
-    worst = std::max(worst, scale[i] > 0 ? e / scale[i] : (e == 0 ? 0 : INFINITY));
-  }
-  return worst;
-}
+                             const std::vector<double>& scale);
 
 // "3.1e-07": a number as the summary lines print it.
 std::string short_number(double value);

@@ -123,6 +123,17 @@ void download(const DeviceBuffer<T>& from, T* to, std::size_t count, cudaStream_
   PARASOL_CUDA(cudaStreamSynchronize(stream));
 }
 
+// `count` values from device memory into a device buffer's start, enqueued on the stream.
+template <class T>
+void copy_on_device(DeviceBuffer<T>& to, const T* from, std::size_t count, cudaStream_t stream) {
+  if (count > to.size())
+    throw Error("copy_on_device: " + std::to_string(count) + " values into a buffer of " +
+                std::to_string(to.size()));
+  if (count > 0)
+    PARASOL_CUDA(
+        cudaMemcpyAsync(to.data(), from, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+}
+
 // The whole buffer, as a vector; waits for the stream.
 template <class T>
 std::vector<T> download(const DeviceBuffer<T>& from, cudaStream_t stream) {

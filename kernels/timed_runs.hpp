@@ -1,4 +1,4 @@
-// How a sweep times a configuration: CUDA events around each of `repeats` calls of `run` (which
+// How a sweep times a configuration: CUDA events around each of the repeats' calls of `run` (which
 // enqueues its work on `stream`), after the caller's warm-up. Device time: what the kernels took,
 // not the host's launch overhead or a transfer the caller makes between runs (`after_each`, e.g.
 // a download checking that the run repeats, runs outside the events).
@@ -15,24 +15,45 @@
 
 namespace parasol {
 
+// How many timed runs a configuration gets: at least `at_least`, then more until their device
+// time adds up to `min_seconds` (never past `at_most`), so that a configuration of a
+// millisecond is timed as long as one of a second and a sweep spends its time measuring.
+struct Repeats {
+  std::int64_t at_least = 1;
+  double min_seconds = 0;
+  std::int64_t at_most = 100000;
+
+  // Whether another run follows `done` runs that took `seconds` in all.
+  bool more(std::int64_t done, double seconds) const {
+    return done < at_least || (seconds < min_seconds && done < at_most);
+  }
+};
+
 template <class Run, class AfterEach>
-std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run,
+std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&& run,
                                AfterEach&& after_each) {
   std::vector<double> seconds;
   EventTimer timer(stream);
-  for (std::int64_t r = 0; r < repeats; ++r) {
+  double total = 0;
+  for (std::int64_t r = 0; repeats.more(r, total); ++r) {
     timer.start();
     run();
     timer.stop();
     seconds.push_back(timer.seconds());
+    total += seconds.back();
     after_each();
   }
   return seconds;
 }
 
 template <class Run>
-std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run) {
+std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&& run) {
   return timed_runs(stream, repeats, run, [] {});
+}
+
+template <class Run>
+std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run) {
+  return timed_runs(stream, Repeats{repeats}, run, [] {});
 }
 
 // The median of timed repeats (the upper one of an even count); NaN for none.

@@ -227,7 +227,7 @@ TEST_F(Cli, ValuesPastThePrecisionsRangeAreRefused) {
 TEST_F(Cli, CpuSweepTimesTheGoldAtEachThreadCount) {
   // A sweep file made without a GPU: the CPU solver at 1 and 2 threads, each checked.
   const auto params = write(dir_, "p.toml", small_params());
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --backend cpu --threads 2 -o " +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 --backend cpu --threads 2 -o " +
                                  quoted(dir_ / "s.h5"));
   ASSERT_EQ(r.status, 0) << r.output;
   io::ResultReader h5(dir_ / "s.h5");
@@ -309,7 +309,7 @@ TEST_F(Cli, AutoBackendRunsTheGpuWhenPresentAndAgreesWithTheGold) {
 TEST_F(Cli, SweepTablesEveryVariantAndShape) {
   PARASOL_REQUIRE_GPU();
   const auto params = write(dir_, "p.toml", small_params("[sweep]\niterations = 3\nrepeats = 3\n"));
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " -o " + quoted(dir_ / "s.h5") +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 -o " + quoted(dir_ / "s.h5") +
                                  " 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "fastest")) << r.output;
@@ -323,7 +323,7 @@ TEST_F(Cli, SweepTablesEveryVariantAndShape) {
 
 TEST_F(Cli, SweepChecksOverridesLikeRun) {
   const auto params = write(dir_, "p.toml", small_params());
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " -o " + quoted(dir_ / "s.h5") +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 -o " + quoted(dir_ / "s.h5") +
                                  " sweep.repeets=3");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "command line: sweep.repeets: unknown key; did you mean sweep.repeats?"))
@@ -359,7 +359,7 @@ TEST_F(Cli, SweepAutotuneWithoutADeviceFailsCleanly) {
   const auto params = write(dir_, "p.toml", small_params());
   // The default place, under XDG_CACHE_HOME: nothing may be created there by a failed sweep.
   const auto r = test::run_shell("PARASOL_AUTOTUNE_FILE= XDG_CACHE_HOME=" + quoted(dir_ / "cache") +
-                                 " " + kExe + " sweep " + quoted(params) + " --autotune -o " +
+                                 " " + kExe + " sweep " + quoted(params) + " sweep.min_time=0 --autotune -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
@@ -372,7 +372,7 @@ TEST_F(Cli, SweepAutotuneRefusesACorruptFileBeforeTiming) {
   const auto params = write(dir_, "p.toml", small_params());
   const auto autotune =
       write(dir_, "autotune.toml", "format = \"parasol-autotune-1\"\n[[choice]\n");
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 --autotune" +
                                  " --autotune-file " + quoted(autotune) + " -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 2) << r.output;
@@ -387,7 +387,7 @@ TEST_F(Cli, SweepAutotuneNeedsAChoiceToMake) {
   // read (and would be refused) first.
   const auto params = write(dir_, "r.toml",
                             "solver = \"recurrence\"\n[ar1]\nlength = 1000\n");
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 --autotune" +
                                  " --autotune-file " + quoted(dir_ / "autotune.toml"));
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "r.toml:1: solver: --autotune stores the fastest of a solver's"))
@@ -399,7 +399,7 @@ TEST_F(Cli, SweepAutotuneNeedsAChoiceToMake) {
 
 TEST_F(Cli, SweepAutotuneRefusesTheCpuBackend) {
   const auto params = write(dir_, "p.toml", small_params());
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --backend cpu --autotune" +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 --backend cpu --autotune" +
                                  " --autotune-file " + quoted(dir_ / "autotune.toml") + " -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 2) << r.output;
@@ -413,7 +413,7 @@ TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
   const auto params = write(dir_, "p.toml", small_params("[sweep]\niterations = 3\nrepeats = 3\n"));
   const auto autotune = dir_ / "tuned" / "autotune.toml";
   const std::string tuned = " --autotune-file " + quoted(autotune);
-  auto r = test::run_shell(kExe + " sweep " + quoted(params) + " --autotune" + tuned + " -o " +
+  auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 --autotune" + tuned + " -o " +
                            quoted(dir_ / "s.h5"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "autotune: ")) << r.output;
@@ -473,7 +473,7 @@ TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {
   }
 
   // A sweep of that grid adds its choice and keeps the first.
-  r = test::run_shell(kExe + " sweep " + quoted(params) + " grid.nx=13 --autotune" + tuned +
+  r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 grid.nx=13 --autotune" + tuned +
                       " -o " + quoted(dir_ / "s13.h5"));
   ASSERT_EQ(r.status, 0) << r.output;
   const io::AutotuneFile merged = io::AutotuneFile::load(autotune);

@@ -153,7 +153,7 @@ TEST_F(CoulombCli, BadParametersNameTheirKey) {
 TEST_F(CoulombCli, SweepWithoutADeviceSaysSo) {
   std::string reason;
   if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " -o " +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
@@ -175,7 +175,7 @@ TEST_F(CoulombCli, GpuRunAgreesWithTheGold) {
 
 TEST_F(CoulombCli, SweepChecksEveryVariantBlockAndCoarsening) {
   PARASOL_REQUIRE_GPU();
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0" +
                                  " lattice.nx=33 lattice.ny=17 lattice.nz=9 sweep.repeats=2 -o " +
                                  quoted(dir_ / "s.h5"));
   ASSERT_EQ(r.status, 0) << r.output;

@@ -443,7 +443,7 @@ TEST_F(FftconvCli, ProblemsLargerThanTheHostAreRefusedUpFront) {
 
 TEST_F(FftconvCli, SweepOfAStreamedRunIsRefused) {
   std::ofstream(dir_ / "p.toml") << chirp_file("[method]\nstreamed = true\n");
-  const auto r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " -o " +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " sweep.min_time=0 -o " +
                                  quoted(dir_ / "s.h5"));
   expect_input_error(r, "method.streamed: parasol sweep times convolutions of data held on the "
                         "device; expected false");
@@ -457,7 +457,7 @@ TEST_F(FftconvCli, WithoutADeviceGpuPathsFailWithOneLine) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "parasol: --backend gpu: ")) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " -o " + quoted(dir_ / "s.h5"));
+  r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " sweep.min_time=0 -o " + quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
@@ -514,7 +514,7 @@ TEST_F(FftconvCli, GpuStreamedRunAgreesWithTheGold) {
 
 TEST_F(FftconvCli, GpuSweepTimesEveryVariant) {
   PARASOL_REQUIRE_GPU();
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "fftconv.toml") +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "fftconv.toml") + " sweep.min_time=0" +
                                  " signal.length=65536 sweep.repeats=3 -o " +
                                  quoted(dir_ / "s.h5"));
   ASSERT_EQ(r.status, 0) << r.output;

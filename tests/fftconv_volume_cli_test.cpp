@@ -223,7 +223,7 @@ TEST_F(FftconvVolumeCli, BadVolumeParametersNameTheKey) {
 
 TEST_F(FftconvVolumeCli, TheSweepRefusesAVolumeNamingTheKey) {
   std::ofstream(dir_ / "p.toml") << volume_file("same");
-  const auto r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " -o " +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " sweep.min_time=0 -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "signal.depth: parasol sweep times 1D and 2D problems"))

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/buffer.hpp"
+#include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
@@ -160,6 +161,63 @@ TEST(DeviceReduceMax, ANaNEverywhereIsNotReportedAsSmall) {
   DeviceReducer<float> reducer;
   const float max = reducer.reduce(1000, ValueOf<float>{data.data()}, Max{}, stream);
   EXPECT_TRUE(std::isnan(max));
+}
+
+// A sweep's check on the device: the host's compare() to the rms's rounding, NaN kept, and bit
+// for bit equality of whole arrays and of odd byte counts at odd addresses.
+TEST(DeviceCompare, MatchesTheHostsComparisonAndKeepsNaN) {
+  PARASOL_REQUIRE_GPU();
+  const std::size_t n = 1000003;
+  std::mt19937_64 rng(test::kSeed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<double> gold(n);
+  std::vector<float> result(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    gold[i] = uniform(rng);
+    result[i] = static_cast<float>(gold[i]);
+  }
+  DeviceBuffer<double> d_gold(n);
+  DeviceBuffer<float> d_result(n);
+  Stream stream;
+  upload(d_gold, gold, stream);
+  upload(d_result, result, stream);
+  const FieldDifference host = compare(result, gold);
+  const FieldDifference device =
+      device_compare(d_result.data(), d_gold.data(), static_cast<std::int64_t>(n), stream);
+  EXPECT_EQ(device.max_abs, host.max_abs);
+  EXPECT_NEAR(device.rms, host.rms, 1e-12 * host.rms);
+  const FieldDifference self =
+      device_compare(d_gold.data(), d_gold.data(), static_cast<std::int64_t>(n), stream);
+  EXPECT_EQ(self.max_abs, 0.0);
+  EXPECT_EQ(self.rms, 0.0);
+  result[n - 1] = NAN;
+  upload(d_result, result, stream);
+  const FieldDifference bad =
+      device_compare(d_result.data(), d_gold.data(), static_cast<std::int64_t>(n), stream);
+  EXPECT_TRUE(std::isnan(bad.max_abs));
+  EXPECT_TRUE(std::isnan(bad.rms));
+}
+
+TEST(DeviceCompare, SameBitsTellsOneFlippedBitAnywhere) {
+  PARASOL_REQUIRE_GPU();
+  const std::size_t n = 65537;
+  std::vector<unsigned char> bytes(n);
+  std::mt19937_64 rng(test::kSeed);
+  for (unsigned char& b : bytes) b = static_cast<unsigned char>(rng());
+  DeviceBuffer<unsigned char> a(n), b(n);
+  Stream stream;
+  upload(a, bytes, stream);
+  upload(b, bytes, stream);
+  EXPECT_TRUE(device_same_bits(a.data(), b.data(), n, stream));
+  EXPECT_TRUE(device_same_bits(a.data() + 1, b.data() + 1, n - 2, stream)) << "odd bytes";
+  for (const std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+    std::vector<unsigned char> flipped = bytes;
+    flipped[at] ^= 0x10;
+    upload(b, flipped, stream);
+    EXPECT_FALSE(device_same_bits(a.data(), b.data(), n, stream)) << at;
+    EXPECT_EQ(device_same_bits(a.data() + 1, b.data() + 1, n - 2, stream), at == 0 || at == n - 1)
+        << at;
+  }
 }
 
 TEST(Philox, MatchesTheKnownAnswer) {

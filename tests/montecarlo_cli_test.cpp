@@ -161,7 +161,7 @@ TEST_F(MontecarloCli, SweepWithoutADeviceSaysSo) {
   std::string reason;
   if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
   const auto r =
-      test::run_shell(kExe + " sweep " + quoted(kExample) + " -o " + quoted(dir_ / "s.h5"));
+      test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 -o " + quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
   EXPECT_TRUE(dir_.empty());
@@ -191,7 +191,7 @@ TEST_F(MontecarloCli, SweepTimesEveryVariantBlockAndOrdering) {
   std::ofstream(dir_ / "p.toml") << "solver = \"montecarlo\"\n[paths]\ncount = 20000\nsteps = 20\n"
                                     "[sweep]\nrepeats = 2\n";
   const auto r =
-      test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " -o " + quoted(dir_ / "s.h5"));
+      test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " sweep.min_time=0 -o " + quoted(dir_ / "s.h5"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "fastest")) << r.output;
   io::ResultReader h5(dir_ / "s.h5");

@@ -104,7 +104,8 @@ TEST(Profile, SweepProfilesTheBestAndTheWorstRow) {
   test::ScratchDir dir;
   const auto params = dir / "p.toml";
   std::ofstream(params) << "solver = \"laplace3d\"\n[grid]\nnx = 64\nny = 64\nnz = 64\n"
-                           "[iteration]\nmax_iterations = 20\n[sweep]\niterations = 3\nrepeats = 3\n";
+                           "[iteration]\nmax_iterations = 20\n[sweep]\niterations = 3\nrepeats = 3\n"
+                           "min_time = 0\n";
   const auto r = test::run_shell(kExe + " sweep '" + params.string() + "' --profile -o '" +
                                  (dir / "s.h5").string() + "'");
   ASSERT_EQ(r.status, 0) << r.output;

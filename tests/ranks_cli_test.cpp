@@ -147,7 +147,7 @@ TEST_F(Ranks, SweepAcrossRanksRefusesWhatRunsInOneProcess) {
   const std::filesystem::path file = write_params(params(9));
   const auto sweep = [&](const std::string& args) {
     return test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 2 " + kExe + " sweep " +
-                           quoted(file) + " -o " + quoted(dir_ / "sweep.h5") + " " + args);
+                           quoted(file) + " sweep.min_time=0 -o " + quoted(dir_ / "sweep.h5") + " " + args);
   };
   auto r = sweep("--backend cpu");
   EXPECT_EQ(r.status, 2) << r.output;
@@ -157,7 +157,7 @@ TEST_F(Ranks, SweepAcrossRanksRefusesWhatRunsInOneProcess) {
   test::expect_one_line(r, "mpirun: --autotune stores the choice for one device");
   r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 2 " + kExe + " sweep " +
                       quoted(std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs" /
-                             "montecarlo.toml") +
+                             "montecarlo.toml") + " sweep.min_time=0" +
                       " -o " + quoted(dir_ / "sweep.h5"));
   EXPECT_EQ(r.status, 2) << r.output;
   test::expect_one_line(r, "mpirun: parasol sweep of montecarlo times one device at a time");
@@ -184,7 +184,7 @@ TEST_F(Ranks, SweepAcrossRanksTimesTheExchangeAndItsHiddenShare) {
       std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " sweep " +
       quoted(write_params(params(70))) + " -o " + quoted(dir_ / "sweep.h5") +
       " --transport mpi 'sweep.variants=[\"zreg\",\"temporal\"]' sweep.iterations=8 "
-      "sweep.repeats=3 sweep.check_iterations=9");
+      "sweep.repeats=3 sweep.min_time=0 sweep.check_iterations=9");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("sweep on 3 ranks"), std::string::npos) << r.output;
   io::ResultReader h5(dir_ / "sweep.h5");

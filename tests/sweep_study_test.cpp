@@ -64,7 +64,7 @@ TEST_P(SweepStudy, EveryRowRecordsItsKernelsAndWhyTheyRanAsTheyDid) {
   PARASOL_REQUIRE_GPU();
   const StudyCase& c = GetParam();
   const auto out = dir_ / "s.h5";
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / c.input) + " " + c.overrides +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / c.input) + " sweep.min_time=0 " + c.overrides +
                                  " -o " + quoted(out));
   ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
   EXPECT_TRUE(contains(r.output, "limited by")) << r.output;
@@ -156,7 +156,7 @@ TEST_P(SweepStudy, AutotuneStoresWhatRunAutoUses) {
   const StudyCase& c = GetParam();
   const auto autotune = dir_ / "autotune.toml";
   const std::string tuned = " --autotune-file " + quoted(autotune);
-  const std::string input = quoted(kInputs / c.input) + " " + c.overrides;
+  const std::string input = quoted(kInputs / c.input) + " sweep.min_time=0 " + c.overrides;
   auto r = test::run_shell(kExe + " sweep " + input + " --autotune" + tuned + " -o " +
                            quoted(dir_ / "s.h5"));
   if (!c.autotunes) {
@@ -216,7 +216,7 @@ TEST(SweepOverhead, CpuSweepStoresItsOverhead) {
   test::ScratchDir dir;
   const auto out = dir / "s.h5";
   const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "laplace3d.toml") +
-                                 " grid.nx=64 grid.ny=64 grid.nz=32 iteration.max_iterations=20"
+                                 " sweep.min_time=0 grid.nx=64 grid.ny=64 grid.nz=32 iteration.max_iterations=20"
                                  " --backend cpu --threads 1 -o " + quoted(out));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "sweep overhead")) << r.output;
@@ -241,6 +241,45 @@ TEST(SweepOverhead, CpuSweepStoresItsOverhead) {
   for (double m : median) least += 3 * m;
   EXPECT_GT(timed, 0.5 * least);
   EXPECT_FALSE(h5.exists("/sweep/kernels")) << "no kernels on the CPU";
+}
+
+// sweep.min_time: each configuration timed until its repeats add up to it, after at least
+// sweep.repeats of them; the header line says so.
+TEST(SweepMinTime, EachConfigurationIsTimedForAtLeastTheMinimumTime) {
+  PARASOL_REQUIRE_GPU();
+  test::ScratchDir dir;
+  const auto out = dir / "s.h5";
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "recurrence.toml") +
+                                 " ar1.length=20000 sweep.repeats=2 sweep.min_time=0.05 -o " +
+                                 quoted(out));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "at least 2 timed solves and 0.05 s each")) << r.output;
+  io::ResultReader h5(out);
+  const std::size_t rows = h5.read_doubles("/sweep/median_s").size();
+  ASSERT_EQ(rows, 2u);
+  EXPECT_GE(number(h5, "/sweep", "timed_s"), 0.05 * static_cast<double>(rows));
+  // Every timed solve of the reproducible scan was compared with its first, on the device, and
+  // repeated its bits.
+  const std::vector<std::string> mode = h5.read_strings("/sweep/mode");
+  const std::vector<std::int64_t> repeatable = h5.read_ints("/sweep/repeatable");
+  ASSERT_EQ(mode.size(), rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (mode[i] == "reproducible") {
+      EXPECT_EQ(repeatable[i], 1);
+    }
+  }
+}
+
+TEST(SweepMinTime, ANegativeMinimumTimeIsABadInput) {
+  test::ScratchDir dir;
+  const auto out = dir / "s.h5";
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kInputs / "recurrence.toml") +
+                                 " sweep.min_time=-1 -o " + quoted(out));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "sweep.min_time")) << r.output;
+  EXPECT_TRUE(contains(r.output, "expected seconds from 0 to 3600")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ constexpr std::int64_t kCpuPiece = std::int64_t{1} << 20;
 
 struct SweepParams {
   std::vector<Variant> variants;  // default: auto, then every variant
-  std::int64_t repeats = 10;      // timed convolutions per variant, after a warm-up; the median
+  Repeats repeats{10, kSweepMinTime};      // timed convolutions per variant, after a warm-up; the median
 };
 
 Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
@@ -64,7 +64,7 @@ SweepParams read_sweep_params(io::ParamTable& t) {
   if (s.variants.empty())
     throw InputError(t.source_of("sweep.variants"), "sweep.variants",
                      "expected at least one variant");
-  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
   return s;
 }
 
@@ -570,14 +570,15 @@ class FftconvStudy final : public Study {
     const Problem q = in::problem_of<T>(t_, p_);
     in::require_memory(t_, p_, q, sizeof(T), true, true);
     ops_ = in::load_operands<T>(p_, q);
-    gold_ = gold_of(ops_);
+    checked_ = fftconv::sampled_outputs(ops_.problem, fftconv::kSweepCheckStride);
+    gold_ = fftconv::convolve_gold_at(ops_.problem, ops_.signal, ops_.filter, checked_);
     device_.emplace(q, ops_.signal, ops_.filter);
     chosen_ = fftconv::choose_variant(q, sizeof(T));
   }
 
   std::string describe() const override {
     return in::describe(p_, ops_.problem) + " on " + current_device().name + "; " +
-           std::to_string(s_.repeats) + " timed convolutions each; auto picks " +
+           describe_repeats(s_.repeats, "convolutions") + "; auto picks " +
            std::string(name(chosen_));
   }
 
@@ -612,7 +613,7 @@ class FftconvStudy final : public Study {
     try {
       device_->poison_output();
       const Variant ran = device_->convolve(o);
-      m.agreement = fftconv::agreement(device_->download(), gold_, ops_.problem);
+      m.agreement = fftconv::agreement_at(device_->download(), checked_, gold_, ops_.problem);
       m.extras = {std::string(name(ran))};
       m.seconds = timed_runs(device_->stream(), s_.repeats, [&] { device_->convolve(o); });
     } catch (const InputError& e) {
@@ -639,6 +640,7 @@ class FftconvStudy final : public Study {
     out.set_attribute("/sweep", "mode", std::string(name(q.mode)));
     out.set_attribute("/sweep", "operation", std::string(name(q.operation)));
     out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
+    out.set_attribute("/sweep", "checked_samples", static_cast<std::int64_t>(checked_.size()));
   }
 
   // The variant that ran (auto's pick, for its row), and the block overlap-save took.
@@ -666,7 +668,8 @@ class FftconvStudy final : public Study {
   Params p_;
   SweepParams s_;
   in::Operands<T> ops_;
-  std::vector<double> gold_;
+  std::vector<std::int64_t> checked_;  // the output samples each configuration is checked at
+  std::vector<double> gold_;           // the gold at those samples
   std::optional<fftconv::DeviceProblem<T>> device_;  // made once a device is known to be there
   Variant chosen_ = Variant::automatic;
 };

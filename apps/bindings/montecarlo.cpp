@@ -25,7 +25,7 @@ using montecarlo::Params;
 using montecarlo::Variant;
 
 struct SweepParams {
-  std::int64_t repeats = 5;  // timed estimates per row; the median is reported
+  Repeats repeats{5, kSweepMinTime};  // timed estimates per row; the median is reported
 };
 
 // `automatic`: the file says method.variant = "auto".
@@ -62,7 +62,7 @@ Params read_params(io::ParamTable& t, bool& automatic) {
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
-  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
   return s;
 }
 

@@ -106,12 +106,12 @@ BasketParams read_basket_params(io::ParamTable& t, const std::filesystem::path& 
 }
 
 struct SweepParams {
-  std::int64_t repeats = 5;
+  Repeats repeats{5, kSweepMinTime};
 };
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
-  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
   return s;
 }
 

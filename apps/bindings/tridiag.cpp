@@ -12,6 +12,8 @@
 #include "apps/bindings/tridiag_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
+#include "kernels/buffer.hpp"
+#include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/timed_runs.hpp"
@@ -33,7 +35,7 @@ struct SweepParams {
   std::vector<Variant> variants;  // default: every variant
   std::vector<int> threads{64, 128, 256, 512, 1024};
   std::vector<int> chunks;   // default: every chunk compiled for each variant
-  std::int64_t repeats = 7;  // timed solves per row, after a warm-up; the median
+  Repeats repeats{7, kSweepMinTime};  // timed solves per row, after a warm-up; the median
 };
 
 // The keys only one problem reads: given with the other problem they are an error, not ignored.
@@ -132,7 +134,7 @@ SweepParams read_sweep_params(io::ParamTable& t) {
           t.source_of("sweep.chunks"), "sweep.chunks",
           "chunk " + std::to_string(chunk) +
               " is compiled for no variant; expected 0 (picked from n), 1, 2, 4, 8 or 16");
-  s.repeats = io::get_positive_int(t, "sweep.repeats", s.repeats);
+  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
   return s;
 }
 
@@ -544,6 +546,7 @@ class TridiagStudy final : public Study {
     batch_ = p_.problem == Problem::heat ? tridiag::heat_step<T>(p_.heat) : read_batch<T>(p_.input);
     require_memory<T>(t_, p_, batch_.dims, true, true);
     gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
+    scale_ = max_magnitude(gold_);
     condition_ = tridiag::condition_bound(batch_);
     configurations_ = configurations_for(s_, batch_.dims, static_cast<int>(sizeof(T)));
     stream_.emplace();
@@ -555,7 +558,7 @@ class TridiagStudy final : public Study {
   std::string describe() const override {
     return extent(batch_.dims) + ", " + std::string(name(p_.precision)) + " on " +
            current_device().name + "; device-to-device copy " + short_number(copy_ * 1e-9) +
-           " GB/s, " + std::to_string(s_.repeats) + " timed solves each";
+           " GB/s, " + describe_repeats(s_.repeats, "solves");
   }
 
   SweepColumns columns() const override {
@@ -587,7 +590,11 @@ class TridiagStudy final : public Study {
       device.poison();
       device.solve(c.launch);
       m.agreement = checked(device, [&] {
-        return tridiag::agreement(device.download(), gold_, condition_, batch_.dims.n);
+        if (gold_device_.empty())
+          return tridiag::agreement(device.download(), gold_, condition_, batch_.dims.n);
+        return tridiag::agreement<T>(device_compare(device.x(), gold_device_.data(),
+                                                    batch_.dims.size(), device.stream()),
+                                     scale_, condition_, batch_.dims.n);
       });
       device.solve(c.launch);  // warm-up
       m.seconds = timed_runs(device.stream(), s_.repeats, [&] { device.solve(c.launch); });
@@ -633,11 +640,19 @@ class TridiagStudy final : public Study {
 
  private:
   // The batch on the device in `layout`, uploaded when the layout changes: one copy resident at
-  // a time, as the memory check allowed.
+  // a time, as the memory check allowed. The gold goes with it in the same layout where it fits
+  // beside it, so each configuration is checked on the device; else the check downloads x.
   tridiag::DeviceBatch<T>& resident(tridiag::Layout layout) {
     if (!device_ || device_->dims().layout != layout) {
       device_.reset();
+      gold_device_ = DeviceBuffer<double>();
       device_.emplace(batch_, layout, *stream_);
+      const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
+      if (gold_bytes < 0.9 * static_cast<double>(current_device().free_memory)) {
+        gold_device_ = DeviceBuffer<double>(gold_.size());
+        upload(gold_device_, tridiag::relayout(gold_, batch_.dims, layout), *stream_);
+        stream_->synchronize();  // the relaid copy dies here
+      }
     }
     return *device_;
   }
@@ -660,7 +675,8 @@ class TridiagStudy final : public Study {
   SweepParams s_;
   Batch<T> batch_;  // contiguous
   std::vector<double> gold_;
-  double condition_ = 0, bytes_ = 0, copy_ = 0;
+  DeviceBuffer<double> gold_device_;  // in the resident batch's layout, when it fits
+  double condition_ = 0, bytes_ = 0, copy_ = 0, scale_ = 0;
   std::vector<Configuration> configurations_;
   std::optional<Stream> stream_;  // made once a device is known to be there
   std::optional<tridiag::DeviceBatch<T>> device_;

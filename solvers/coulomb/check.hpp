@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "kernels/agreement.hpp"
+#include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/params.hpp"
 
 namespace parasol::coulomb {
@@ -48,6 +50,30 @@ inline Agreement agreement(const std::vector<float>& result, const std::vector<d
                            const std::vector<double>& scale, double tolerance) {
   return field_agreement(compare(result, gold), "max_relative_to_scale", "max relative to scale",
                          max_relative_to_scale(result, gold, scale), tolerance);
+}
+
+// A sweep checks each configuration at every kSweepCheckStride-th x row of the lattice
+// (sampled_rows), against the gold of those rows alone: a seventeenth of the gold's sums. 17 is
+// prime to the block shapes and coarsenings (powers of two), so the rows fall at every position
+// within a block; a lost tile or a wrong index moves whole rows. `parasol run --check` and the
+// tests judge the whole lattice.
+inline constexpr std::int64_t kSweepCheckStride = 17;
+
+// The result at the x rows `rows` lists (in the lattice's [nz][ny][nx] order, row r starting at
+// point r nx) against their gold (solve_gold_with_scale_rows), as agreement() judges them.
+inline Agreement agreement_at_rows(const std::vector<float>& result, std::int64_t nx,
+                                   const std::vector<std::int64_t>& rows,
+                                   const GoldWithScale& gold, double tolerance) {
+  std::vector<float> picked;
+  picked.reserve(rows.size() * static_cast<std::size_t>(nx));
+  for (std::int64_t r : rows) {
+    const auto first = static_cast<std::size_t>(r * nx);
+    if (first + static_cast<std::size_t>(nx) > result.size())
+      return agreement({}, gold.potential, gold.scale, tolerance);  // sizes differ: NaN
+    picked.insert(picked.end(), result.begin() + static_cast<std::ptrdiff_t>(first),
+                  result.begin() + static_cast<std::ptrdiff_t>(first + static_cast<std::size_t>(nx)));
+  }
+  return agreement(picked, gold.potential, gold.scale, tolerance);
 }
 
 }  // namespace parasol::coulomb

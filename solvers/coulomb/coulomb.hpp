@@ -63,6 +63,18 @@ GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& at
 GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
                                     const Part& part, const ProgressCallback& progress = {});
 
+// The same at whole x rows of the lattice only: row r is (j, k) = (r % ny, r / ny), and the
+// result holds each listed row's nx points in the order listed. What a sweep checks each
+// configuration against (sampled_rows), at a fraction of the whole gold's cost.
+GoldWithScale solve_gold_with_scale_rows(const Params& p, const std::vector<Atom>& atoms,
+                                         const std::vector<std::int64_t>& rows,
+                                         const ProgressCallback& progress = {});
+
+// The rows a sweep checks: every `stride`-th x row of the lattice and its last. A stride prime to
+// the block shapes' powers of two puts the rows at every position within a block and a
+// coarsened block's rows.
+std::vector<std::int64_t> sampled_rows(const Lattice& n, std::int64_t stride);
+
 // The GPU solver: p.variant with p.block and p.coarsening, through a DeviceProblem made for this
 // run. The whole lattice in one launch per chunk of atoms, whatever its shape; a lattice too
 // small to fill the device has its atoms summed in slices by separate blocks, added after in a

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/cpu_threads.hpp"
+#include "kernels/error.hpp"
 #include "kernels/phase_timer.hpp"
 #include "solvers/coulomb/coulomb.hpp"
 
@@ -19,15 +23,17 @@ constexpr double kBandTerms = 67108864.0;  // 2^26
 // and with kScale sum_i |k q_i| / max(|r - r_i|, min_distance) beside it from the same
 // distances. A point's position comes from its indices in the whole lattice, so its sums are the
 // same bits in any part that holds it.
-template <bool kScale>
-void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, const Part& part,
-                    double* potential, double* scale, const ProgressCallback& progress) {
+// The same over `rows` x rows of the lattice, the r-th of them row_of(r) = (j, k), written one
+// after another.
+template <bool kScale, class RowOf>
+void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, std::int64_t rows,
+                    RowOf row_of, double* potential, double* scale,
+                    const ProgressCallback& progress) {
   const Lattice& n = p.lattice;
   const auto start = std::chrono::steady_clock::now();
   // One (j, k) row per iteration: rows are independent, and there are enough of them for
   // threads even on a 2D slice. They go in bands, each band shared among the threads, so
   // progress can be told between bands.
-  const std::int64_t rows = part.ny * part.nz;
   const double row_terms = static_cast<double>(n.nx) * static_cast<double>(std::max<std::size_t>(atoms.size(), 1));
   const auto band = std::max<std::int64_t>(4 * cpu_threads(),
                                            static_cast<std::int64_t>(std::ceil(kBandTerms / row_terms)));
@@ -35,7 +41,7 @@ void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, const Part&
     const std::int64_t last = std::min(rows, first + band);
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::int64_t row = first; row < last; ++row) {
-      const std::int64_t j = part.j_first + row % part.ny, k = part.k_first + row / part.ny;
+      const auto [j, k] = row_of(row);
       const double y = n.origin[1] + n.spacing * static_cast<double>(j);
       const double z = n.origin[2] + n.spacing * static_cast<double>(k);
       for (std::int64_t i = 0; i < n.nx; ++i) {
@@ -53,8 +59,20 @@ void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, const Part&
         if constexpr (kScale) scale[at] = std::abs(p.coulomb_constant * magnitude);
       }
     }
-    if (progress) progress({last * n.nx, part.points(), seconds_since(start)});
+    if (progress) progress({last * n.nx, rows * n.nx, seconds_since(start)});
   }
+}
+
+template <bool kScale>
+void sum_over_atoms(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                    double* potential, double* scale, const ProgressCallback& progress) {
+  sum_over_atoms<kScale>(
+      p, atoms, part.ny * part.nz,
+      [&](std::int64_t row) {
+        return std::pair<std::int64_t, std::int64_t>{part.j_first + row % part.ny,
+                                                     part.k_first + row / part.ny};
+      },
+      potential, scale, progress);
 }
 
 }  // namespace
@@ -83,6 +101,35 @@ GoldWithScale solve_gold_with_scale(const Params& p, const std::vector<Atom>& at
   g.scale.resize(g.potential.size());
   sum_over_atoms<true>(p, atoms, part, g.potential.data(), g.scale.data(), progress);
   return g;
+}
+
+GoldWithScale solve_gold_with_scale_rows(const Params& p, const std::vector<Atom>& atoms,
+                                         const std::vector<std::int64_t>& rows,
+                                         const ProgressCallback& progress) {
+  const Lattice& n = p.lattice;
+  for (std::int64_t r : rows)
+    if (r < 0 || r >= n.ny * n.nz)
+      throw Error("coulomb: solve_gold_with_scale_rows: row " + std::to_string(r) + " of " +
+                  std::to_string(n.ny * n.nz));
+  GoldWithScale g;
+  g.potential.resize(rows.size() * static_cast<std::size_t>(n.nx));
+  g.scale.resize(g.potential.size());
+  sum_over_atoms<true>(
+      p, atoms, static_cast<std::int64_t>(rows.size()),
+      [&](std::int64_t r) {
+        const std::int64_t row = rows[static_cast<std::size_t>(r)];
+        return std::pair<std::int64_t, std::int64_t>{row % n.ny, row / n.ny};
+      },
+      g.potential.data(), g.scale.data(), progress);
+  return g;
+}
+
+std::vector<std::int64_t> sampled_rows(const Lattice& n, std::int64_t stride) {
+  std::vector<std::int64_t> rows;
+  const std::int64_t count = n.ny * n.nz;
+  for (std::int64_t r = 0; r < count; ++r)
+    if (r % stride == 0 || r == count - 1) rows.push_back(r);
+  return rows;
 }
 
 std::vector<double> magnitude_scale(const Params& p, const std::vector<Atom>& atoms) {

@@ -118,6 +118,14 @@ class GoldDifference {
   bool nan_ = false;
 };
 
+// A sweep checks each configuration at every kSweepCheckStride-th output sample and at the
+// samples near the output's edges (sampled_outputs), against the gold at those samples alone:
+// one seventeenth of the gold's sums. 17 is prime to every power of two and to the 7-smooth
+// transform and block lengths, so the samples fall on every position within a block, and a
+// block missed, a wrong index or an unscaled spectrum moves nearly every sample. `parasol run
+// --check` and the tests judge the whole output.
+inline constexpr std::int64_t kSweepCheckStride = 17;
+
 // The whole output of problem p against its gold, judged by tolerance<T>(p). Outputs of another
 // size than the gold's never agree.
 template <class T>
@@ -127,6 +135,21 @@ Agreement agreement(const std::vector<T>& output, const std::vector<double>& gol
   GoldDifference d;
   d.add(output.data(), gold);
   return d.agreement(tolerance<T>(p));
+}
+
+// The output at the samples `outputs` lists (sampled_outputs) against the gold there
+// (convolve_gold_at), judged by tolerance<T>(p), relative to max |gold| over those samples.
+template <class T>
+Agreement agreement_at(const std::vector<T>& output, const std::vector<std::int64_t>& outputs,
+                       const std::vector<double>& gold, const Problem& p) {
+  std::vector<T> picked;
+  picked.reserve(outputs.size());
+  for (std::int64_t o : outputs) {
+    if (o < 0 || static_cast<std::size_t>(o) >= output.size())
+      return relative_agreement({NAN, NAN}, NAN, tolerance<T>(p));
+    picked.push_back(output[static_cast<std::size_t>(o)]);
+  }
+  return agreement(picked, gold, p);
 }
 
 // A volume's output against its gold, by tolerance<T>(p).

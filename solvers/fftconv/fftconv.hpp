@@ -100,6 +100,18 @@ std::vector<double> convolve_gold(const Problem& p, const std::vector<T>& signal
                                   const std::vector<T>& filter,
                                   const ProgressCallback& progress = {});
 
+// The gold at some output samples only (indices into the batch's output, [signal][row][col]):
+// what a sweep checks each configuration against, at a fraction of the whole gold's cost.
+template <class T>
+std::vector<double> convolve_gold_at(const Problem& p, const std::vector<T>& signal,
+                                     const std::vector<T>& filter,
+                                     const std::vector<std::int64_t>& outputs);
+
+// The output samples a sweep checks: every `stride`-th of the batch's output (a stride prime to
+// the transforms' powers of two and block lengths meets every position in a block), and every
+// sample within the filter's extent of an edge of each output, where the signal's ends are.
+std::vector<std::int64_t> sampled_outputs(const Problem& p, std::int64_t stride);
+
 // The gold's output as a CPU run gives it: each value rounded to T.
 template <class T>
 std::vector<T> rounded(const std::vector<double>& gold) {

@@ -2,11 +2,13 @@
 // mode's window is computed, not the full convolution cropped, so a valid-mode check of a long
 // signal costs what its output costs.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 
@@ -31,66 +33,138 @@ void check_sizes(const Problem& p, std::size_t signal_values, std::size_t filter
 // filter's sums.
 constexpr std::int64_t kProgressWork = std::int64_t{1} << 25;
 
-}  // namespace
-
 // y[I][J] = sum over m, n of h[m][n] x[I - m][J - n], x zero outside the signal, at the full
 // convolution's (I, J) = offset + (i, j). Correlation reads h reversed in both axes. The loops
 // over the filter are clipped to the taps that meet the signal, so nothing is summed twice and
-// no padding is stored.
+// no padding is stored. One output sample is one sum taken in one order, so the outputs can be
+// shared among threads with the same bits.
+template <class T>
+class DirectSums {
+ public:
+  DirectSums(const Problem& p, const std::vector<T>& signal, const std::vector<T>& filter)
+      : p_(checked(p, signal, filter)),
+        signal_(signal),
+        filter_(filter),
+        out_(output_extent(p)),
+        start_(output_offset(p)) {}
+
+  std::int64_t outputs() const { return p_.batch * out_.size(); }
+
+  // Output sample `index` of the batch ([signal][row][col]), and the multiply-adds it took.
+  double at(std::int64_t index, std::int64_t& work) const {
+    const std::int64_t b = index / out_.size(), ij = index % out_.size();
+    const std::int64_t i = ij / out_.cols, j = ij % out_.cols;
+    const Extent n = p_.signal, k = p_.filter;
+    const bool reversed = p_.operation == Operation::correlate;
+    const T* x = signal_.data() + b * n.size();
+    const T* h = filter_.data() + (p_.filters == 1 ? 0 : b) * k.size();
+    const std::int64_t row = start_.rows + i;
+    const std::int64_t m_first = std::max<std::int64_t>(0, row - (n.rows - 1));
+    const std::int64_t m_end = std::min(k.rows, row + 1);
+    const std::int64_t col = start_.cols + j;
+    const std::int64_t c_first = std::max<std::int64_t>(0, col - (n.cols - 1));
+    const std::int64_t c_end = std::min(k.cols, col + 1);
+    double sum = 0;
+    for (std::int64_t m = m_first; m < m_end; ++m) {
+      const std::int64_t h_row = reversed ? k.rows - 1 - m : m;
+      for (std::int64_t c = c_first; c < c_end; ++c) {
+        const std::int64_t h_col = reversed ? k.cols - 1 - c : c;
+        sum += static_cast<double>(h[h_row * k.cols + h_col]) *
+               static_cast<double>(x[(row - m) * n.cols + (col - c)]);
+      }
+    }
+    work += std::max<std::int64_t>(0, m_end - m_first) * std::max<std::int64_t>(0, c_end - c_first) + 1;
+    return sum;
+  }
+
+ private:
+  static const Problem& checked(const Problem& p, const std::vector<T>& signal,
+                                const std::vector<T>& filter) {
+    check_problem(p);
+    check_sizes(p, signal.size(), filter.size());
+    return p;
+  }
+
+  const Problem& p_;
+  const std::vector<T>& signal_;
+  const std::vector<T>& filter_;
+  Extent out_, start_;
+};
+
+// y[o] = sums.at(index_of(o)) for o in [0, count), on every core, with progress told after
+// about every kProgressWork multiply-adds.
+template <class T, class IndexOf>
+void fill_outputs(const DirectSums<T>& sums, std::int64_t count, IndexOf index_of, double* y,
+                  const ProgressCallback& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  // Chunks of about a sixteenth of kProgressWork, judged from the first output's multiply-adds,
+  // so that the threads share the work evenly and progress is told often enough.
+  std::int64_t first_work = 0;
+  if (count > 0) (void)sums.at(index_of(0), first_work);
+  const std::int64_t chunk =
+      std::max<std::int64_t>(1, kProgressWork / 16 / std::max<std::int64_t>(first_work, 1));
+  std::atomic<std::int64_t> work{0};
+  std::int64_t reported_work = 0;
+  for_chunks(
+      count, chunk,
+      [&](std::int64_t first, std::int64_t last) {
+        std::int64_t chunk_work = 0;
+        for (std::int64_t o = first; o < last; ++o) y[o] = sums.at(index_of(o), chunk_work);
+        work += chunk_work;
+      },
+      [&](std::int64_t finished) {
+        const std::int64_t now = work.load();
+        if (!progress || now - reported_work < kProgressWork || finished == count) return;
+        reported_work = now;
+        progress({finished, count,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+      });
+  if (progress)
+    progress({count, count,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+}
+
+}  // namespace
+
 template <class T>
 std::vector<double> convolve_gold(const Problem& p, const std::vector<T>& signal,
                                   const std::vector<T>& filter, const ProgressCallback& progress) {
-  const auto started = std::chrono::steady_clock::now();
-  check_problem(p);
-  check_sizes(p, signal.size(), filter.size());
-  const Extent out = output_extent(p);
-  const Extent start = output_offset(p);
-  const Extent n = p.signal, k = p.filter;
-  const bool reversed = p.operation == Operation::correlate;
-  std::vector<double> y(static_cast<std::size_t>(p.batch * out.size()));
-  Progress done{0, p.batch * out.size(), 0};
-  std::int64_t work = 0;  // multiply-adds since the last report
-  const auto report = [&] {
-    done.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    progress(done);
-    work = 0;
-  };
-  for (std::int64_t b = 0; b < p.batch; ++b) {
-    const T* x = signal.data() + b * n.size();
-    const T* h = filter.data() + (p.filters == 1 ? 0 : b) * k.size();
-    double* yb = y.data() + b * out.size();
-    for (std::int64_t i = 0; i < out.rows; ++i) {
-      const std::int64_t row = start.rows + i;
-      const std::int64_t m_first = std::max<std::int64_t>(0, row - (n.rows - 1));
-      const std::int64_t m_end = std::min(k.rows, row + 1);
-      for (std::int64_t j = 0; j < out.cols; ++j) {
-        const std::int64_t col = start.cols + j;
-        const std::int64_t c_first = std::max<std::int64_t>(0, col - (n.cols - 1));
-        const std::int64_t c_end = std::min(k.cols, col + 1);
-        double sum = 0;
-        for (std::int64_t m = m_first; m < m_end; ++m) {
-          const std::int64_t h_row = reversed ? k.rows - 1 - m : m;
-          for (std::int64_t c = c_first; c < c_end; ++c) {
-            const std::int64_t h_col = reversed ? k.cols - 1 - c : c;
-            sum += static_cast<double>(h[h_row * k.cols + h_col]) *
-                   static_cast<double>(x[(row - m) * n.cols + (col - c)]);
-          }
-        }
-        yb[i * out.cols + j] = sum;
-        work += (m_end - m_first) * (c_end - c_first) + 1;
-        if (progress && work >= kProgressWork) {
-          done.done = (b * out.rows + i) * out.cols + j + 1;
-          report();
-        }
-      }
-    }
-  }
-  if (progress) {
-    done.done = done.total;
-    report();
-  }
+  const DirectSums<T> sums(p, signal, filter);
+  std::vector<double> y(static_cast<std::size_t>(sums.outputs()));
+  fill_outputs(sums, sums.outputs(), [](std::int64_t o) { return o; }, y.data(), progress);
   return y;
+}
+
+template <class T>
+std::vector<double> convolve_gold_at(const Problem& p, const std::vector<T>& signal,
+                                     const std::vector<T>& filter,
+                                     const std::vector<std::int64_t>& outputs) {
+  const DirectSums<T> sums(p, signal, filter);
+  for (std::int64_t o : outputs)
+    if (o < 0 || o >= sums.outputs())
+      throw Error("fftconv: convolve_gold_at: output sample " + std::to_string(o) + " of " +
+                  std::to_string(sums.outputs()));
+  std::vector<double> y(outputs.size());
+  fill_outputs(
+      sums, static_cast<std::int64_t>(outputs.size()),
+      [&](std::int64_t o) { return outputs[static_cast<std::size_t>(o)]; }, y.data(), {});
+  return y;
+}
+
+std::vector<std::int64_t> sampled_outputs(const Problem& p, std::int64_t stride) {
+  const Extent out = output_extent(p);
+  // Outputs within a filter's length less one of an edge reach past the signal's end.
+  const std::int64_t edge_rows = p.filter.rows - 1, edge_cols = p.filter.cols - 1;
+  std::vector<std::int64_t> outputs;
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t i = 0; i < out.rows; ++i)
+      for (std::int64_t j = 0; j < out.cols; ++j) {
+        const std::int64_t o = (b * out.rows + i) * out.cols + j;
+        const bool near_edge = i < edge_rows || i >= out.rows - edge_rows || j < edge_cols ||
+                               j >= out.cols - edge_cols;
+        if (near_edge || o % stride == 0) outputs.push_back(o);
+      }
+  return outputs;
 }
 
 // Output sample `first` of the mode's output is sample s + first of the full convolution (s its
@@ -125,6 +199,12 @@ template std::vector<double> convolve_gold<float>(const Problem&, const std::vec
 template std::vector<double> convolve_gold<double>(const Problem&, const std::vector<double>&,
                                                    const std::vector<double>&,
                                                    const ProgressCallback&);
+template std::vector<double> convolve_gold_at<float>(const Problem&, const std::vector<float>&,
+                                                     const std::vector<float>&,
+                                                     const std::vector<std::int64_t>&);
+template std::vector<double> convolve_gold_at<double>(const Problem&, const std::vector<double>&,
+                                                      const std::vector<double>&,
+                                                      const std::vector<std::int64_t>&);
 template std::vector<double> gold_window<float>(const Problem&, const std::vector<float>&,
                                                 std::int64_t, std::int64_t,
                                                 const SignalReader<float>&);

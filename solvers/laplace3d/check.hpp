@@ -21,13 +21,18 @@ double tolerance(std::int64_t sweeps, double scale) {
   return 8.0 * static_cast<double>(sweeps) * std::numeric_limits<T>::epsilon() * scale;
 }
 
+// A difference already taken (on the device, say), judged against tolerance<T>(sweeps, scale).
+template <class T>
+Agreement agreement(const FieldDifference& d, std::int64_t sweeps, double scale) {
+  return field_agreement(d, "max_abs_difference", "max abs diff", d.max_abs,
+                         tolerance<T>(sweeps, scale));
+}
+
 // max |u - gold| against tolerance<T>(sweeps, scale).
 template <class T, class G>
 Agreement agreement(const std::vector<T>& u, const std::vector<G>& gold, std::int64_t sweeps,
                     double scale) {
-  const FieldDifference d = compare(u, gold);
-  return field_agreement(d, "max_abs_difference", "max abs diff", d.max_abs,
-                         tolerance<T>(sweeps, scale));
+  return agreement<T>(compare(u, gold), sweeps, scale);
 }
 
 }  // namespace parasol::laplace3d

@@ -13,10 +13,12 @@ std::vector<T> initial_planes(const Params& p, std::int64_t first, std::int64_t 
   const Extent3& n = p.grid;
   const Start start = start_of(p);
   std::vector<T> u(static_cast<std::size_t>(n.nx * n.ny * count));
-  std::size_t c = 0;
-  for (std::int64_t k = first; k < first + count; ++k)
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = first; k < first + count; ++k) {
+    std::size_t c = static_cast<std::size_t>((k - first) * n.nx * n.ny);
     for (std::int64_t j = 0; j < n.ny; ++j)
       for (std::int64_t i = 0; i < n.nx; ++i) u[c++] = static_cast<T>(start_value(start, i, j, k));
+  }
   return u;
 }
 

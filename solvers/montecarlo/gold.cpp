@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
+#include "kernels/cpu_threads.hpp"
 #include "solvers/montecarlo/counter_normals.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
@@ -34,7 +36,7 @@ double discounted_payoff(const Params& p, const Path& path) {
   return 0.0;
 }
 
-// Samples between progress reports: a few hundredths of a second of 100-step paths.
+// Samples a thread simulates at a time: a few hundredths of a second of 100-step paths.
 constexpr std::int64_t kChunkSamples = 1 << 14;
 
 // The two standard normals (y1, z) of step `n` of sample `s`: Box-Muller on two counter-based
@@ -83,8 +85,9 @@ Result solve_gold(const Params& p, const ProgressCallback& progress, Samples par
 
   // A sample is one path, or an antithetic pair: copy 0 driven by (y1, z), copy 1 by (-y1, -z).
   // The stored sample paths are copy 0 of the first sample_paths samples, [path][time][asset],
-  // at their places in the whole run whichever part this is.
-  for (std::int64_t s = first; s < last; ++s) {
+  // at their places in the whole run whichever part this is. Returns the sample's payoff in
+  // quanta.
+  const auto simulate = [&](std::int64_t s) {
     Path path[2] = {{p.spot, p.spot}, {p.spot, p.spot}};
     float* record = s < p.sample_paths ? &result.sample[static_cast<std::size_t>(s) * times * 2]
                                        : nullptr;
@@ -114,13 +117,31 @@ Result solve_gold(const Params& p, const ProgressCallback& progress, Samples par
     }
     double payoff = discounted_payoff(p, path[0]);
     if (p.antithetic) payoff = 0.5 * (payoff + discounted_payoff(p, path[1]));
-    const std::uint64_t q = quanta(payoff, to_quanta);
-    sums.sum += q;
-    sums.sum_sq += static_cast<Uint128>(q) * q;
-    if (progress && (s + 1 - first) % kChunkSamples == 0) {
-      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-      progress({copies * (s + 1 - first), copies * sums.count, elapsed.count()});
-    }
+    return quanta(payoff, to_quanta);
+  };
+
+  // Chunks of samples on every core. The sums are integers, so they come out the same whatever
+  // the thread count and the order the chunks finish in.
+  const std::int64_t count = sums.count;
+  std::vector<PayoffSums> chunk_sums(static_cast<std::size_t>((count + kChunkSamples - 1) / kChunkSamples));
+  for_chunks(
+      count, kChunkSamples,
+      [&](std::int64_t begin, std::int64_t end) {
+        PayoffSums& cs = chunk_sums[static_cast<std::size_t>(begin / kChunkSamples)];
+        for (std::int64_t s = first + begin; s < first + end; ++s) {
+          const std::uint64_t q = simulate(s);
+          cs.sum += q;
+          cs.sum_sq += static_cast<Uint128>(q) * q;
+        }
+      },
+      [&](std::int64_t finished) {
+        if (!progress || finished == count) return;
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        progress({copies * finished, copies * count, elapsed.count()});
+      });
+  for (const PayoffSums& cs : chunk_sums) {
+    sums.sum += cs.sum;
+    sums.sum_sq += cs.sum_sq;
   }
   result.estimate = estimate_from(sums, price_unit(p));
 

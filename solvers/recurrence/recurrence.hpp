@@ -129,6 +129,7 @@ class DeviceSeries {
   // scan workspace) is made by the first solve in a mode and kept while the mode stays the same.
   void solve(ScanMode mode);
   std::vector<T> download() const;  // v; waits for the stream
+  const T* v() const { return v_.data(); }  // v on the device
 
   // Across ranks (ranks.cpp): one initial value replaced, now; v[i], waiting for the stream; the
   // reproducible scan's tile totals of this run (waits); and the run solved reproducibly from

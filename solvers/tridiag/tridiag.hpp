@@ -160,6 +160,7 @@ class DeviceBatch {
   // x in [system][row] order (contiguous), whatever the layout on the device; waits.
   std::vector<T> download() const;
   const Dims& dims() const { return dims_; }  // as stored on the device
+  const T* x() const { return x_.data(); }     // the solution on the device, in dims().layout
   // The launch the kept Solver runs (its chunk resolved); the last one given to solve().
   const Launch& launch() const;
   cudaStream_t stream() const { return stream_; }

@@ -1,0 +1,84 @@
+#include "kernels/compare.hpp"
+
+#include <cmath>
+
+#include "kernels/reduce.cuh"
+
+namespace parasol {
+
+namespace {
+
+// What each value contributes: |e| and e^2, NaN in both when e is NaN.
+struct Difference {
+  double max_abs;
+  double sum_sq;
+};
+
+template <class T, class G>
+struct DifferenceOf {
+  const T* result;
+  const G* gold;
+  __device__ Difference operator()(std::int64_t i) const {
+    const double e = static_cast<double>(result[i]) - static_cast<double>(gold[i]);
+    return {fabs(e), e * e};
+  }
+};
+
+// Max of the first (a NaN wins, as Max does), sum of the second.
+struct CombineDifference {
+  __device__ Difference operator()(Difference a, Difference b) const {
+    return {Max{}(a.max_abs, b.max_abs), a.sum_sq + b.sum_sq};
+  }
+  template <class T>
+  __host__ __device__ static constexpr T identity() {
+    return T{0, 0};
+  }
+};
+
+// Words that differ between a and b, counted (0: the same bits).
+struct WordsDiffer {
+  const unsigned* a;
+  const unsigned* b;
+  __device__ unsigned long long operator()(std::int64_t i) const { return a[i] != b[i] ? 1 : 0; }
+};
+
+struct BytesDiffer {
+  const unsigned char* a;
+  const unsigned char* b;
+  __device__ unsigned long long operator()(std::int64_t i) const { return a[i] != b[i] ? 1 : 0; }
+};
+
+}  // namespace
+
+template <class T, class G>
+FieldDifference device_compare(const T* result, const G* gold, std::int64_t n,
+                               cudaStream_t stream) {
+  if (n == 0) return {0, 0};
+  DeviceReducer<Difference> reducer;
+  const Difference d = reducer.reduce(n, DifferenceOf<T, G>{result, gold}, CombineDifference{}, stream);
+  if (std::isnan(d.max_abs) || std::isnan(d.sum_sq)) return {NAN, NAN};
+  return {d.max_abs, std::sqrt(d.sum_sq / static_cast<double>(n))};
+}
+
+template FieldDifference device_compare(const float*, const float*, std::int64_t, cudaStream_t);
+template FieldDifference device_compare(const float*, const double*, std::int64_t, cudaStream_t);
+template FieldDifference device_compare(const double*, const double*, std::int64_t, cudaStream_t);
+
+bool device_same_bits(const void* a, const void* b, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return true;
+  DeviceReducer<unsigned long long> reducer;
+  const bool words = bytes % 4 == 0 && reinterpret_cast<std::uintptr_t>(a) % 4 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(b) % 4 == 0;
+  const unsigned long long differ =
+      words ? reducer.reduce(static_cast<std::int64_t>(bytes / 4),
+                             WordsDiffer{static_cast<const unsigned*>(a),
+                                         static_cast<const unsigned*>(b)},
+                             Sum{}, stream)
+            : reducer.reduce(static_cast<std::int64_t>(bytes),
+                             BytesDiffer{static_cast<const unsigned char*>(a),
+                                         static_cast<const unsigned char*>(b)},
+                             Sum{}, stream);
+  return differ == 0;
+}
+
+}  // namespace parasol

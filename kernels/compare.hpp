@@ -1,0 +1,25 @@
+// Comparisons made where the data is: a device result against a device gold, and two device
+// arrays bit for bit, so that a sweep checks each configuration without bringing its output back
+// to the host.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/agreement.hpp"
+
+namespace parasol {
+
+// max and rms of |result[i] - gold[i]| over n values, taken in double as compare() takes them on
+// the host (both NaN when a NaN is met), reduced on the device in a fixed order; waits for the
+// stream. For a float or double result against a gold of its own type or in double.
+template <class T, class G>
+FieldDifference device_compare(const T* result, const G* gold, std::int64_t n,
+                               cudaStream_t stream);
+
+// Whether `bytes` bytes at two device addresses hold the same bits; waits for the stream.
+bool device_same_bits(const void* a, const void* b, std::size_t bytes, cudaStream_t stream);
+
+}  // namespace parasol

@@ -115,10 +115,10 @@ class Run {
 };
 
 // Seconds of timed device time a sweep gives each configuration by default (sweep.min_time):
-// Google Benchmark's rule of timing until a minimum time, so a configuration of a millisecond
+// Google Benchmark's rule and default of timing until a minimum time, so a configuration of a millisecond
 // gets as steady a median as one of a second, and a sweep spends most of its wall time measuring
 // rather than preparing (docs/performance-study.md).
-inline constexpr double kSweepMinTime = 0.25;
+inline constexpr double kSweepMinTime = 0.5;
 
 // The timed repeats of each configuration, from the sweep table: at least sweep.repeats
 // (`repeats` by default) and until they add up to sweep.min_time seconds (kSweepMinTime; 0 for

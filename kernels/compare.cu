@@ -64,17 +64,16 @@ template FieldDifference device_compare(const float*, const float*, std::int64_t
 template FieldDifference device_compare(const float*, const double*, std::int64_t, cudaStream_t);
 template FieldDifference device_compare(const double*, const double*, std::int64_t, cudaStream_t);
 
-bool device_same_bits(const void* a, const void* b, std::size_t bytes, cudaStream_t stream) {
+bool BitComparer::same(const void* a, const void* b, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return true;
-  DeviceReducer<unsigned long long> reducer;
   const bool words = bytes % 4 == 0 && reinterpret_cast<std::uintptr_t>(a) % 4 == 0 &&
                      reinterpret_cast<std::uintptr_t>(b) % 4 == 0;
   const unsigned long long differ =
-      words ? reducer.reduce(static_cast<std::int64_t>(bytes / 4),
+      words ? differ_.reduce(static_cast<std::int64_t>(bytes / 4),
                              WordsDiffer{static_cast<const unsigned*>(a),
                                          static_cast<const unsigned*>(b)},
                              Sum{}, stream)
-            : reducer.reduce(static_cast<std::int64_t>(bytes),
+            : differ_.reduce(static_cast<std::int64_t>(bytes),
                              BytesDiffer{static_cast<const unsigned char*>(a),
                                          static_cast<const unsigned char*>(b)},
                              Sum{}, stream);

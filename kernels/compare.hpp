@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/agreement.hpp"
+#include "kernels/reduce.hpp"
 
 namespace parasol {
 
@@ -19,7 +20,14 @@ template <class T, class G>
 FieldDifference device_compare(const T* result, const G* gold, std::int64_t n,
                                cudaStream_t stream);
 
-// Whether `bytes` bytes at two device addresses hold the same bits; waits for the stream.
-bool device_same_bits(const void* a, const void* b, std::size_t bytes, cudaStream_t stream);
+// Whether `bytes` bytes at two device addresses hold the same bits; waits for the stream. It holds
+// its reduction's scratch, so a check after every timed run allocates nothing.
+class BitComparer {
+ public:
+  bool same(const void* a, const void* b, std::size_t bytes, cudaStream_t stream);
+
+ private:
+  DeviceReducer<unsigned long long> differ_;  // words that differ, counted
+};
 
 }  // namespace parasol

@@ -208,14 +208,15 @@ TEST(DeviceCompare, SameBitsTellsOneFlippedBitAnywhere) {
   Stream stream;
   upload(a, bytes, stream);
   upload(b, bytes, stream);
-  EXPECT_TRUE(device_same_bits(a.data(), b.data(), n, stream));
-  EXPECT_TRUE(device_same_bits(a.data() + 1, b.data() + 1, n - 2, stream)) << "odd bytes";
+  BitComparer comparer;
+  EXPECT_TRUE(comparer.same(a.data(), b.data(), n, stream));
+  EXPECT_TRUE(comparer.same(a.data() + 1, b.data() + 1, n - 2, stream)) << "odd bytes";
   for (const std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
     std::vector<unsigned char> flipped = bytes;
     flipped[at] ^= 0x10;
     upload(b, flipped, stream);
-    EXPECT_FALSE(device_same_bits(a.data(), b.data(), n, stream)) << at;
-    EXPECT_EQ(device_same_bits(a.data() + 1, b.data() + 1, n - 2, stream), at == 0 || at == n - 1)
+    EXPECT_FALSE(comparer.same(a.data(), b.data(), n, stream)) << at;
+    EXPECT_EQ(comparer.same(a.data() + 1, b.data() + 1, n - 2, stream), at == 0 || at == n - 1)
         << at;
   }
 }

@@ -454,7 +454,7 @@ class RecurrenceStudy final : public Study {
         [&] {
           if (!kept_.empty()) {
             repeatable = repeatable &&
-                         device_same_bits(kept_.data(), device.v(), n * sizeof(T), device.stream());
+                         comparer_.same(kept_.data(), device.v(), n * sizeof(T), device.stream());
             return;
           }
           const std::vector<T> again = device.download();
@@ -497,6 +497,7 @@ class RecurrenceStudy final : public Study {
   std::optional<Stream> stream_;  // made once a device is known to be there
   std::optional<recurrence::DeviceSeries<T>> device_;
   DeviceBuffer<T> kept_;  // a mode's first v, when it fits beside the series
+  BitComparer comparer_;
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {

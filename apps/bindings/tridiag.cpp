@@ -585,14 +585,15 @@ class TridiagStudy final : public Study {
     m.skipped = c.skipped;
     if (!c.skipped.empty()) return m;
     if (!c.note.empty()) say(c.note);
-    tridiag::DeviceBatch<T>& device = resident(tridiag::required_layout(c.launch.variant));
+    Resident& on_device = resident(tridiag::required_layout(c.launch.variant));
+    tridiag::DeviceBatch<T>& device = on_device.batch;
     try {
       device.poison();
       device.solve(c.launch);
       m.agreement = checked(device, [&] {
-        if (gold_device_.empty())
+        if (on_device.gold.empty())
           return tridiag::agreement(device.download(), gold_, condition_, batch_.dims.n);
-        return tridiag::agreement<T>(device_compare(device.x(), gold_device_.data(),
+        return tridiag::agreement<T>(device_compare(device.x(), on_device.gold.data(),
                                                     batch_.dims.size(), device.stream()),
                                      scale_, condition_, batch_.dims.n);
       });
@@ -639,22 +640,30 @@ class TridiagStudy final : public Study {
   }
 
  private:
-  // The batch on the device in `layout`, uploaded when the layout changes: one copy resident at
-  // a time, as the memory check allowed. The gold goes with it in the same layout where it fits
-  // beside it, so each configuration is checked on the device; else the check downloads x.
-  tridiag::DeviceBatch<T>& resident(tridiag::Layout layout) {
-    if (!device_ || device_->dims().layout != layout) {
-      device_.reset();
-      gold_device_ = DeviceBuffer<double>();
-      device_.emplace(batch_, layout, *stream_);
-      const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
-      if (gold_bytes < 0.9 * static_cast<double>(current_device().free_memory)) {
-        gold_device_ = DeviceBuffer<double>(gold_.size());
-        upload(gold_device_, tridiag::relayout(gold_, batch_.dims, layout), *stream_);
-        stream_->synchronize();  // the relaid copy dies here
-      }
+  // The batch on the device in `layout`, with the gold in the same layout beside it, so that
+  // each configuration is checked on the device. Each layout's copy is made once and kept while
+  // the device has room for the next beside it (twice what the memory check asked, and the gold
+  // in double); otherwise the copies made before are freed first. Without room for the gold, the
+  // check downloads x.
+  struct Resident {
+    tridiag::DeviceBatch<T> batch;
+    DeviceBuffer<double> gold;
+  };
+  Resident& resident(tridiag::Layout layout) {
+    for (Resident& r : residents_)
+      if (r.batch.dims().layout == layout) return r;
+    const double batch_bytes = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
+    const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
+    const auto room = [&] { return 0.9 * static_cast<double>(current_device().free_memory); };
+    if (!residents_.empty() && 2 * batch_bytes + gold_bytes > room()) residents_.clear();
+    residents_.push_back({tridiag::DeviceBatch<T>(batch_, layout, *stream_), {}});
+    Resident& r = residents_.back();
+    if (gold_bytes < room()) {
+      r.gold = DeviceBuffer<double>(gold_.size());
+      upload(r.gold, tridiag::relayout(gold_, batch_.dims, layout), *stream_);
+      stream_->synchronize();  // the relaid copy dies here
     }
-    return *device_;
+    return r;
   }
 
   // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
@@ -675,11 +684,10 @@ class TridiagStudy final : public Study {
   SweepParams s_;
   Batch<T> batch_;  // contiguous
   std::vector<double> gold_;
-  DeviceBuffer<double> gold_device_;  // in the resident batch's layout, when it fits
   double condition_ = 0, bytes_ = 0, copy_ = 0, scale_ = 0;
   std::vector<Configuration> configurations_;
   std::optional<Stream> stream_;  // made once a device is known to be there
-  std::optional<tridiag::DeviceBatch<T>> device_;
+  std::vector<Resident> residents_;  // one per layout met so far, while there is room
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {

@@ -37,6 +37,8 @@ template <class T>
 std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count) {
   const std::int64_t size = s.depth * s.rows * s.length;
   std::vector<T> values(static_cast<std::size_t>(count * size));
+  // Each signal draws from its own stream, so the signals are made on every core alike.
+#pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t b = first; b < first + count; ++b) {
     Draws draws(s.seed, static_cast<std::uint64_t>(b));
     T* signal = values.data() + (b - first) * size;

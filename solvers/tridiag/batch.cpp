@@ -16,6 +16,8 @@ std::vector<T> relayout(const std::vector<T>& v, const Dims& from, Layout to) {
   if (from.layout == to) return v;
   const Dims target{from.n, from.systems, to};
   std::vector<T> out(v.size());
+  // A system's rows go to places no other system's take: the systems are shared among threads.
+#pragma omp parallel for schedule(static)
   for (std::int64_t m = 0; m < from.systems; ++m)
     for (std::int64_t i = 0; i < from.n; ++i)
       out[static_cast<std::size_t>(target.index(m, i))] =

@@ -66,14 +66,15 @@ template FieldDifference device_compare(const double*, const double*, std::int64
 
 bool BitComparer::same(const void* a, const void* b, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return true;
+  if (!differ_) differ_.emplace();
   const bool words = bytes % 4 == 0 && reinterpret_cast<std::uintptr_t>(a) % 4 == 0 &&
                      reinterpret_cast<std::uintptr_t>(b) % 4 == 0;
   const unsigned long long differ =
-      words ? differ_.reduce(static_cast<std::int64_t>(bytes / 4),
+      words ? differ_->reduce(static_cast<std::int64_t>(bytes / 4),
                              WordsDiffer{static_cast<const unsigned*>(a),
                                          static_cast<const unsigned*>(b)},
                              Sum{}, stream)
-            : differ_.reduce(static_cast<std::int64_t>(bytes),
+            : differ_->reduce(static_cast<std::int64_t>(bytes),
                              BytesDiffer{static_cast<const unsigned char*>(a),
                                          static_cast<const unsigned char*>(b)},
                              Sum{}, stream);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "kernels/agreement.hpp"
 #include "kernels/reduce.hpp"
@@ -21,13 +22,14 @@ FieldDifference device_compare(const T* result, const G* gold, std::int64_t n,
                                cudaStream_t stream);
 
 // Whether `bytes` bytes at two device addresses hold the same bits; waits for the stream. It holds
-// its reduction's scratch, so a check after every timed run allocates nothing.
+// its reduction's scratch, made at the first comparison (so one can be held before a device is
+// known to be there), and a check after every timed run allocates nothing.
 class BitComparer {
  public:
   bool same(const void* a, const void* b, std::size_t bytes, cudaStream_t stream);
 
  private:
-  DeviceReducer<unsigned long long> differ_;  // words that differ, counted
+  std::optional<DeviceReducer<unsigned long long>> differ_;  // words that differ, counted
 };
 
 }  // namespace parasol

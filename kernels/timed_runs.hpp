@@ -1,7 +1,7 @@
 // How a sweep times a configuration: CUDA events around each of the repeats' calls of `run` (which
 // enqueues its work on `stream`), after the caller's warm-up. Device time: what the kernels took,
-// not a transfer the caller makes between runs (`after_each`, e.g. a check that the run repeats,
-// runs outside the events, each run then waited for).
+// not the host's launch overhead or a transfer the caller makes between runs (`after_each`, e.g.
+// a download checking that the run repeats, runs outside the events).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/error.hpp"
 #include "kernels/event.hpp"
 
 namespace parasol {
@@ -47,43 +46,14 @@ std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&
   return seconds;
 }
 
-// Without work between runs, the runs go back to back in batches: an event after each, one wait
-// a batch, so the device never idles on the host between runs and a sweep's wall time is its
-// timed time. Each batch is as long as the time still wanted asks at the mean so far.
 template <class Run>
 std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&& run) {
-  constexpr std::int64_t kMaxBatch = 256;
-  std::vector<double> seconds;
-  std::vector<Event> marks;
-  double total = 0;
-  while (repeats.more(static_cast<std::int64_t>(seconds.size()), total)) {
-    const auto done = static_cast<std::int64_t>(seconds.size());
-    std::int64_t batch = repeats.at_least - done;
-    if (done > 0 && total > 0 && repeats.min_seconds > total)
-      batch = std::max(batch, static_cast<std::int64_t>(std::ceil(
-                                  (repeats.min_seconds - total) / (total / static_cast<double>(done)))));
-    batch = std::clamp<std::int64_t>(batch, 1, std::min(kMaxBatch, repeats.at_most - done));
-    while (static_cast<std::int64_t>(marks.size()) < batch + 1) marks.emplace_back();
-    marks[0].record(stream);
-    for (std::int64_t r = 0; r < batch; ++r) {
-      run();
-      marks[static_cast<std::size_t>(r + 1)].record(stream);
-    }
-    marks[static_cast<std::size_t>(batch)].synchronize();
-    for (std::int64_t r = 0; r < batch; ++r) {
-      float ms = 0.0f;
-      PARASOL_CUDA(cudaEventElapsedTime(&ms, marks[static_cast<std::size_t>(r)].get(),
-                                        marks[static_cast<std::size_t>(r + 1)].get()));
-      seconds.push_back(1e-3 * static_cast<double>(ms));
-      total += seconds.back();
-    }
-  }
-  return seconds;
+  return timed_runs(stream, repeats, run, [] {});
 }
 
 template <class Run>
 std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run) {
-  return timed_runs(stream, Repeats{repeats}, run);
+  return timed_runs(stream, Repeats{repeats}, run, [] {});
 }
 
 // The median of timed repeats (the upper one of an even count); NaN for none.

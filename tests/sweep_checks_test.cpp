@@ -1,7 +1,7 @@
 // What a sweep checks each configuration against, made fast enough that a sweep spends its time
 // timing: comparisons on every core with the same bits whatever the thread count, the gold at
 // sampled outputs and rows with the whole gold's bits there, the recurrence's gold, scale and
-// chain in one pass, generated series drawn in chunks, the montecarlo gold's paths on every core,
+// chain together, generated series drawn in chunks, the montecarlo gold's paths on every core,
 // and the repeats' rule of a minimum time.
 #include <gtest/gtest.h>
 
@@ -204,7 +204,7 @@ TEST(SweepChecks, CoulombGoldOfSampledRowsIsTheWholeGoldsRows) {
   EXPECT_THROW(coulomb::solve_gold_with_scale_rows(p, atoms, {120}), Error);
 }
 
-TEST(SweepChecks, RecurrenceGoldScaleAndChainInOnePassAreTheThreeAlone) {
+TEST(SweepChecks, RecurrenceGoldScaleAndChainTogetherAreTheThreeAlone) {
   recurrence::Ar1 a;
   a.series = 3;
   a.length = 5000;

@@ -173,16 +173,17 @@ class TileOf {
 
 }  // namespace
 
+namespace {
+
+// tile_chain's walk along each segment: scale_i = |s_i| scale_{i-1} + |u_i| and weighted_i =
+// |s_i| weighted_{i-1} + tile(i) |u_i|, each from the initial value at the segment's first tile:
+// the chain to i is tile(i) scale_i - weighted_i. Stores scale_i in `scale` when given (it is
+// magnitude_scale's value there: the same recurrence on the same long doubles).
 template <class T>
-double tile_chain(const Series<T>& series, std::int64_t tile) {
-  check_series(series);
-  // Along a segment, scale_i = |s_i| scale_{i-1} + |u_i| and weighted_i = |s_i| weighted_{i-1} +
-  // tile(i) |u_i|, each from the initial value at the segment's first tile: the chain to i is
-  // tile(i) scale_i - weighted_i.
+double walk_chain(const Series<T>& series, std::int64_t tile, double* scale_out) {
   double chain = 0;
   for (std::int64_t k = 0; k < series.segments(); ++k) {
     const std::int64_t first = series.offsets[k], end = series.offsets[k + 1];
-    if (first == end) continue;
     long double scale = std::abs(static_cast<long double>(series.initial[k]));
     TileOf tile_of(first, tile);
     long double weighted = tile_of(first) * scale;
@@ -191,6 +192,7 @@ double tile_chain(const Series<T>& series, std::int64_t tile) {
       const long double u = std::abs(static_cast<long double>(series.u[i]));
       const long double at = tile_of(i);
       scale = s * scale + u;
+      if (scale_out != nullptr) scale_out[i] = static_cast<double>(scale);
       weighted = s * weighted + at * u;
       raise_chain(chain, at, scale, weighted);
     }
@@ -198,27 +200,20 @@ double tile_chain(const Series<T>& series, std::int64_t tile) {
   return chain;
 }
 
+}  // namespace
+
+template <class T>
+double tile_chain(const Series<T>& series, std::int64_t tile) {
+  check_series(series);
+  return walk_chain(series, tile, nullptr);
+}
+
 template <class T>
 GoldScaleChain gold_scale_chain(const Series<T>& series, std::int64_t tile) {
   GoldScaleChain r;
   r.gold = solve_gold(series);  // checks the series
-  // The scale and the chain share their recurrence (tile_chain's scale is magnitude_scale's).
   r.scale.resize(series.s.size());
-  for (std::int64_t k = 0; k < series.segments(); ++k) {
-    const std::int64_t first = series.offsets[k], end = series.offsets[k + 1];
-    long double scale = std::abs(static_cast<long double>(series.initial[k]));
-    TileOf tile_of(first, tile);
-    long double weighted = tile_of(first) * scale;
-    for (std::int64_t i = first; i < end; ++i) {
-      const long double s = std::abs(static_cast<long double>(series.s[i]));
-      const long double u = std::abs(static_cast<long double>(series.u[i]));
-      const long double at = tile_of(i);
-      scale = s * scale + u;
-      r.scale[i] = static_cast<double>(scale);
-      weighted = s * weighted + at * u;
-      raise_chain(r.chain, at, scale, weighted);
-    }
-  }
+  r.chain = walk_chain(series, tile, r.scale.data());
   return r;
 }
 

@@ -6,6 +6,10 @@
 #   bench/scaling_suite.sh OUTDIR 2          # two GPUs (nvidia-h200-x2)
 #   bench/scaling_suite.sh OUTDIR 2,4,8      # a node of eight
 #   SCALING_SIZE=tiny bench/scaling_suite.sh /tmp/s 2   # small CPU runs: the script itself
+#   SCALING_PARTS=solvers bench/scaling_suite.sh OUTDIR 2,4,8   # some parts only
+#
+# SCALING_PARTS lists the parts to run, from link (the link facts), laplace3d and solvers
+# (default: all three), so that a suite longer than one sitting on the machine runs in several.
 #
 # Environment: PARASOL (default build/release/apps/parasol), COMM_BENCH (default
 # build/release/bench/comm_bench), LAUNCHER (default "mpirun --allow-run-as-root -np {n}
@@ -22,6 +26,11 @@ comm_bench=${COMM_BENCH:-$here/build/release/bench/comm_bench}
 launcher=${LAUNCHER:-"mpirun --allow-run-as-root -np {n} -x NCCL_NVLS_ENABLE"}
 python=${PYTHON:-python3}
 largest=${ranks##*,}
+parts=",${SCALING_PARTS:-link,laplace3d,solvers},"
+for part in ${parts//,/ }; do
+  case $part in link | laplace3d | solvers) ;; *) echo "$0: SCALING_PARTS: no part \"$part\" (link, laplace3d, solvers)" >&2; exit 2 ;; esac
+done
+runs() { [[ $parts == *",$1,"* ]]; }
 scaling() {
   "$python" "$here/bench/scaling.py" --parasol "$parasol" --launcher "$launcher" --ranks "$ranks" "$@"
 }
@@ -55,19 +64,20 @@ else
 fi
 
 # Link facts (GPU runs only).
-if [ -z "$cpu" ]; then
+if [ -z "$cpu" ] && runs link; then
   { nvidia-smi topo -m; echo; ${launcher//\{n\}/$largest} "$comm_bench"; } > "$out/link.txt" 2>&1
   echo "link facts: $out/link.txt"
 fi
 
 # laplace3d: zreg-vec and temporal, strong at two sizes, weak at the larger per GPU.
-for v in "zreg-vec method.block=[32,4,1]" "temporal method.block=[64,8,1]"; do
+runs laplace3d && for v in "zreg-vec method.block=[32,4,1]" "temporal method.block=[64,8,1]"; do
   scaling --hidden "$inputs/laplace3d-512.toml method.variant=$v $small" >> "$out/laplace3d.txt" 2>&1
   scaling --hidden "$inputs/laplace3d-512.toml method.variant=$v $large $strong" >> "$out/laplace3d.txt" 2>&1
   scaling --hidden --weak "$inputs/laplace3d-512.toml method.variant=$v $large $weak" >> "$out/laplace3d.txt" 2>&1
   echo "laplace3d ${v%% *}: $out/laplace3d.txt"
 done
 
+if runs solvers; then
 # Random atoms for coulomb: a thin 2D box and a cube.
 "$python" - "$atoms" "${natoms[@]}" <<'PY'
 import sys
@@ -95,4 +105,5 @@ for c in "${cases[@]}"; do
   scaling "$c" >> "$out/solvers.txt" 2>&1
   echo "$(basename "${c%% *}"): $out/solvers.txt"
 done
-grep -h -v "^case" "$out/laplace3d.txt" "$out/solvers.txt"
+fi
+grep -h -v "^case" "$out/laplace3d.txt" "$out/solvers.txt" 2>/dev/null || true

@@ -42,4 +42,16 @@ for table, count in expected.items():
         ranks = int(row[40:47].split()[0])
         if ranks == 2 and row.split()[-2] != "same":
             sys.exit(f"a run across ranks differs from one rank: {row}")
+# SCALING_PARTS runs the parts listed and no others, and refuses a part it does not know.
+with tempfile.TemporaryDirectory() as out:
+    env = dict(os.environ, SCALING_SIZE="tiny", SCALING_PARTS="link", PARASOL=parasol,
+               LAUNCHER=launcher, PYTHON=sys.executable)
+    done = subprocess.run(["bash", script, out, "2"], capture_output=True, text=True, env=env)
+    if done.returncode != 0 or os.listdir(out):
+        sys.exit(f"SCALING_PARTS=link ran something on the CPU: {os.listdir(out)} "
+                 f"{done.stdout}{done.stderr}")
+    env["SCALING_PARTS"] = "laplace3d,solver"
+    done = subprocess.run(["bash", script, out, "2"], capture_output=True, text=True, env=env)
+    if done.returncode != 2 or 'no part "solver"' not in done.stderr or os.listdir(out):
+        sys.exit(f"a part misspelt was not refused: {done.returncode} {done.stderr}")
 print("ok")

@@ -9,7 +9,7 @@
 #   SCALING_PARTS=solvers bench/scaling_suite.sh OUTDIR 2,4,8   # some parts only
 #
 # SCALING_PARTS lists the parts to run, from link (the link facts), laplace3d and solvers
-# (default: all three), so that a suite longer than one sitting on the machine runs in several.
+# (default: all three), so that where a job's time is limited the suite runs as several jobs.
 #
 # Environment: PARASOL (default build/release/apps/parasol), COMM_BENCH (default
 # build/release/bench/comm_bench), LAUNCHER (default "mpirun --allow-run-as-root -np {n}

@@ -547,7 +547,10 @@ class TridiagStudy final : public Study {
     require_memory<T>(t_, p_, batch_.dims, true, true);
     gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
     scale_ = max_magnitude(gold_);
-    condition_ = tridiag::condition_bound(batch_);
+    // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
+    // give it), not a pass over the whole batch.
+    condition_ = p_.problem == Problem::heat ? tridiag::condition_bound(p_.heat)
+                                             : tridiag::condition_bound(batch_);
     configurations_ = configurations_for(s_, batch_.dims, static_cast<int>(sizeof(T)));
     stream_.emplace();
     bytes_ = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));

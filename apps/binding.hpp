@@ -115,9 +115,9 @@ class Run {
 };
 
 // Seconds of timed device time a sweep gives each configuration by default (sweep.min_time):
-// Google Benchmark's rule and default of timing until a minimum time, so a configuration of a millisecond
-// gets as steady a median as one of a second, and a sweep spends most of its wall time measuring
-// rather than preparing (docs/performance-study.md).
+// Google Benchmark's rule and default of timing until a minimum time, so a configuration of a
+// millisecond gets as steady a median as one of a second, and a sweep spends most of its wall
+// time measuring rather than preparing (docs/performance-study.md).
 inline constexpr double kSweepMinTime = 0.5;
 
 // The timed repeats of each configuration, from the sweep table: at least sweep.repeats
@@ -125,7 +125,7 @@ inline constexpr double kSweepMinTime = 0.5;
 // exactly sweep.repeats).
 Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats);
 
-// "at least 7 timed solves and 0.25 s each": what the repeats are, for a sweep's header line.
+// "at least 7 timed solves and 0.5 s each": what the repeats are, for a sweep's header line.
 std::string describe_repeats(const Repeats& repeats, const std::string& runs);
 
 // One axis value, one measurement per configuration of a sweep.

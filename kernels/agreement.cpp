@@ -7,7 +7,7 @@
 
 namespace parasol {
 
-namespace detail {
+namespace {
 
 inline constexpr std::size_t kCompareBlock = std::size_t{1} << 16;
 
@@ -29,23 +29,23 @@ PartialDifference difference_of_block(const A* result, const B* gold, std::size_
   return p;
 }
 
-}  // namespace detail
+}  // namespace
 
 template <class A, class B>
 FieldDifference compare(const std::vector<A>& result, const std::vector<B>& gold) {
   if (result.size() != gold.size()) return {NAN, NAN};
   const std::size_t n = result.size();
-  const auto blocks = static_cast<std::int64_t>((n + detail::kCompareBlock - 1) / detail::kCompareBlock);
-  std::vector<detail::PartialDifference> parts(static_cast<std::size_t>(blocks));
+  const auto blocks = static_cast<std::int64_t>((n + kCompareBlock - 1) / kCompareBlock);
+  std::vector<PartialDifference> parts(static_cast<std::size_t>(blocks));
 #pragma omp parallel for schedule(static)
   for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::size_t first = static_cast<std::size_t>(b) * detail::kCompareBlock;
-    parts[static_cast<std::size_t>(b)] = detail::difference_of_block(
-        result.data(), gold.data(), first, std::min(n, first + detail::kCompareBlock));
+    const std::size_t first = static_cast<std::size_t>(b) * kCompareBlock;
+    parts[static_cast<std::size_t>(b)] = difference_of_block(
+        result.data(), gold.data(), first, std::min(n, first + kCompareBlock));
   }
   FieldDifference d;
   double sum_sq = 0;
-  for (const detail::PartialDifference& p : parts) {
+  for (const PartialDifference& p : parts) {
     if (p.nan) return {NAN, NAN};
     d.max_abs = std::max(d.max_abs, p.max_abs);
     sum_sq += p.sum_sq;

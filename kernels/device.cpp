@@ -58,6 +58,10 @@ DeviceInfo current_device() {
   return info;
 }
 
+bool fits_in_free_memory(double bytes) {
+  return bytes < 0.9 * static_cast<double>(current_device().free_memory);
+}
+
 int multiprocessor_count() {
   int device = 0, count = 0;
   PARASOL_CUDA(cudaGetDevice(&device));

@@ -36,6 +36,11 @@ struct DeviceInfo {
 
 DeviceInfo current_device();
 
+// Whether `bytes` more fit in the current device's free memory, leaving a tenth of it for what a
+// solver allocates as it goes (workspaces, plans): for optional copies, such as a sweep's gold
+// kept on the device, which are left out where they do not fit.
+bool fits_in_free_memory(double bytes);
+
 // The current device's multiprocessor count (cheaper than current_device()).
 int multiprocessor_count();
 

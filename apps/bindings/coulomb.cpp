@@ -38,7 +38,8 @@ using coulomb::Variant;
 constexpr double kScatterSweepLimit = 2e9;
 
 struct SweepParams {
-  Repeats repeats{5, kSweepMinTime};  // timed runs per row, after the checked one; the median is reported
+  // Timed runs per row, after the checked one; the median is reported.
+  Repeats repeats{5, kSweepMinTime};
 };
 
 // The atoms file's format from its extension, or empty when the extension does not say.

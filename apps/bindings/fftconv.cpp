@@ -35,7 +35,8 @@ constexpr std::int64_t kCpuPiece = std::int64_t{1} << 20;
 
 struct SweepParams {
   std::vector<Variant> variants;  // default: auto, then every variant
-  Repeats repeats{10, kSweepMinTime};      // timed convolutions per variant, after a warm-up; the median
+  // Timed convolutions per variant, after a warm-up; the median is reported.
+  Repeats repeats{10, kSweepMinTime};
 };
 
 Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {

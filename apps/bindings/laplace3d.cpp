@@ -30,7 +30,7 @@ struct SweepParams {
   std::vector<Variant> variants;  // default: every variant
   std::vector<Shape> blocks;      // default: every shape compiled for each variant
   std::int64_t iterations = 20;   // sweeps per timed repeat
-  Repeats repeats{7, kSweepMinTime};       // timed repeats; the median is reported
+  Repeats repeats{7, kSweepMinTime};  // timed repeats; the median is reported
   std::int64_t check_iterations = 4;
 };
 
@@ -320,8 +320,7 @@ class Laplace3dStudy final : public Study {
     // no field comes back to the host; where the gold does not fit beside the grid, on the host.
     const double gold_bytes = static_cast<double>(gold_.size() * sizeof(T));
     if (context_ == nullptr || context_->size() == 1) {
-      if (static_cast<double>(laplace3d::device_bytes(p_)) + gold_bytes <
-          0.9 * static_cast<double>(current_device().free_memory)) {
+      if (fits_in_free_memory(static_cast<double>(laplace3d::device_bytes(p_)) + gold_bytes)) {
         gold_device_ = DeviceBuffer<T>(gold_.size());
         upload(gold_device_, gold_, *stream_);
       }

@@ -31,7 +31,8 @@ using recurrence::Problem;
 using recurrence::Series;
 
 struct SweepParams {
-  Repeats repeats{20, kSweepMinTime};  // timed solves per mode, after a warm-up; the median is reported
+  // Timed solves per mode, after a warm-up; the median is reported.
+  Repeats repeats{20, kSweepMinTime};
 };
 
 // A relative input.file is resolved against the parameter file's folder.
@@ -409,7 +410,7 @@ class RecurrenceStudy final : public Study {
     // The first result of each mode is kept on the device, where each timed solve's is compared
     // with it bit for bit; where it does not fit, each is downloaded and compared on the host.
     const double v_bytes = static_cast<double>(series_.size()) * sizeof(T);
-    if (v_bytes < 0.9 * static_cast<double>(current_device().free_memory))
+    if (fits_in_free_memory(v_bytes))
       kept_ = DeviceBuffer<T>(static_cast<std::size_t>(series_.size()));
     bytes_ = recurrence::bytes_per_solve(series_.size(), sizeof(T));
     // The copy moves as many bytes as one solve (it reads and writes bytes / 2).

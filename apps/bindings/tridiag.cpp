@@ -657,11 +657,10 @@ class TridiagStudy final : public Study {
       if (r.batch.dims().layout == layout) return r;
     const double batch_bytes = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
     const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
-    const auto room = [&] { return 0.9 * static_cast<double>(current_device().free_memory); };
-    if (!residents_.empty() && 2 * batch_bytes + gold_bytes > room()) residents_.clear();
+    if (!residents_.empty() && !fits_in_free_memory(2 * batch_bytes + gold_bytes)) residents_.clear();
     residents_.push_back({tridiag::DeviceBatch<T>(batch_, layout, *stream_), {}});
     Resident& r = residents_.back();
-    if (gold_bytes < room()) {
+    if (fits_in_free_memory(gold_bytes)) {
       r.gold = DeviceBuffer<double>(gold_.size());
       upload(r.gold, tridiag::relayout(gold_, batch_.dims, layout), *stream_);
       stream_->synchronize();  // the relaid copy dies here

@@ -52,8 +52,8 @@ template <class T>
 double tile_chain(const Series<T>& series, std::int64_t tile);
 
 // solve_gold(series), magnitude_scale(series) and tile_chain(series, tile) in two passes rather
-// than three and no copy of the series (the scale and the chain share a recurrence): the same
-// values as each of the three gives, in half their time. What a sweep checks against.
+// than three and no copy of the series (the scale and the chain share a recurrence), the two on
+// two threads: the same values as each of the three gives. What a sweep checks against.
 struct GoldScaleChain {
   std::vector<double> gold, scale;
   double chain = 0;

@@ -95,10 +95,9 @@ std::vector<double> solve_gold_part(const SeriesPart<T>& part, comm::Context& co
   long double last = 0;
   for (std::int64_t k = 0; k < series.segments(); ++k) {
     long double value = k == 0 && part.continued ? 0.0L : static_cast<long double>(series.initial[k]);
-    for (std::int64_t i = series.offsets[k]; i < series.offsets[k + 1]; ++i) {
-      value = gold_step(series.s[i], value, series.u[i]);
-      v[static_cast<std::size_t>(i)] = static_cast<double>(value);
-    }
+    const std::int64_t first = series.offsets[k];
+    value = gold_run(series.s.data() + first, series.u.data() + first,
+                     series.offsets[k + 1] - first, value, v.data() + first);
     if (series.offsets[k + 1] > series.offsets[k]) last = value;
   }
 

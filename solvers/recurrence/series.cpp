@@ -45,6 +45,16 @@ void check_offsets(const std::vector<std::int64_t>& offsets, std::size_t segment
 }
 
 template <class T>
+[[gnu::noinline]] long double gold_run(const T* s, const T* u, std::int64_t n, long double value,
+                                       double* v) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    value = gold_step(s[i], value, u[i]);
+    v[i] = static_cast<double>(value);
+  }
+  return value;
+}
+
+template <class T>
 std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress) {
   check_series(series);
   const auto started = std::chrono::steady_clock::now();
@@ -60,10 +70,9 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
     const std::int64_t end = series.offsets[k + 1];
     long double value = series.initial[k];
     for (std::int64_t i = series.offsets[k]; i < end;) {
-      for (const std::int64_t stop = std::min(end, next_report); i < stop; ++i) {
-        value = gold_step(series.s[i], value, series.u[i]);
-        v[i] = static_cast<double>(value);
-      }
+      const std::int64_t stop = std::min(end, next_report);
+      value = gold_run(series.s.data() + i, series.u.data() + i, stop - i, value, v.data() + i);
+      i = stop;
       if (i == next_report) {
         report(i);
         next_report += kReportEvery;
@@ -74,6 +83,10 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
   return v;
 }
 
+template long double gold_run<float>(const float*, const float*, std::int64_t, long double,
+                                    double*);
+template long double gold_run<double>(const double*, const double*, std::int64_t, long double,
+                                     double*);
 template void check_series<float>(const Series<float>&);
 template void check_series<double>(const Series<double>&);
 template std::vector<double> solve_gold<float>(const Series<float>&, const ProgressCallback&);

@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
 #include "kernels/reduce.cuh"
 
 namespace parasol {
@@ -48,7 +52,30 @@ struct BytesDiffer {
   __device__ unsigned long long operator()(std::int64_t i) const { return a[i] != b[i] ? 1 : 0; }
 };
 
+template <class T>
+__global__ void gather_kernel(const T* __restrict__ values, const std::int64_t* __restrict__ at,
+                              std::int64_t count, T* __restrict__ out) {
+  for (std::int64_t k : grid_stride(count)) out[k] = values[at[k]];
+}
+
 }  // namespace
+
+template <class T>
+std::vector<T> download_at(const T* values, const std::int64_t* at, std::int64_t count,
+                           cudaStream_t stream) {
+  if (count <= 0) return {};
+  DeviceBuffer<T> picked(static_cast<std::size_t>(count));
+  constexpr int kThreads = 256;
+  gather_kernel<<<grid_stride_blocks(count, kThreads), kThreads, 0, stream>>>(values, at, count,
+                                                                              picked.data());
+  PARASOL_CHECK_LAUNCH(stream);
+  return download(picked, stream);
+}
+
+template std::vector<float> download_at(const float*, const std::int64_t*, std::int64_t,
+                                        cudaStream_t);
+template std::vector<double> download_at(const double*, const std::int64_t*, std::int64_t,
+                                         cudaStream_t);
 
 template <class T, class G>
 FieldDifference device_compare(const T* result, const G* gold, std::int64_t n,

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "kernels/agreement.hpp"
 #include "kernels/reduce.hpp"
@@ -20,6 +21,13 @@ namespace parasol {
 template <class T, class G>
 FieldDifference device_compare(const T* result, const G* gold, std::int64_t n,
                                cudaStream_t stream);
+
+// values[at[k]] for the `count` device indices at[0..count), gathered on the device and brought
+// back (waits for the stream): a check of sampled outputs moves the samples, not the output.
+// Every index must lie within values.
+template <class T>
+std::vector<T> download_at(const T* values, const std::int64_t* at, std::int64_t count,
+                           cudaStream_t stream);
 
 // Whether `bytes` bytes at two device addresses hold the same bits; waits for the stream. It holds
 // its reduction's scratch, made at the first comparison (so one can be held before a device is

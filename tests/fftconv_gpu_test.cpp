@@ -134,6 +134,33 @@ TYPED_TEST(FftconvGpu, OverlapSaveMatchesTheGoldOnALongSignalAtEveryBlockLength)
   EXPECT_LE(a.value, a.tolerance) << "r2c: " << a.description;
 }
 
+// What a sweep checks: the sampled outputs brought back alone are the whole output's values at
+// those samples, and a sample outside the output is refused.
+TYPED_TEST(FftconvGpu, SampledDownloadIsTheWholeOutputAtTheSamples) {
+  PARASOL_REQUIRE_GPU();
+  Problem p;
+  p.batch = 3;
+  p.signal = {1, 10007};
+  p.filter = {1, 65};
+  p.mode = Mode::same;
+  const auto signal = random_values<TypeParam>(p.batch * p.signal.size(), 11);
+  const auto filter = random_values<TypeParam>(p.filter.size(), 12);
+  DeviceProblem<TypeParam> device(p, signal, filter);
+  const std::vector<std::int64_t> samples = sampled_outputs(p, kSweepCheckStride);
+  device.sample_outputs(samples);
+  device.poison_output();
+  device.convolve(Options{Variant::r2c, 0});
+  const std::vector<TypeParam> whole = device.download();
+  const std::vector<TypeParam> picked = device.download_samples();
+  ASSERT_EQ(picked.size(), samples.size());
+  for (std::size_t k = 0; k < samples.size(); ++k)
+    EXPECT_EQ(std::memcmp(&picked[k], &whole[static_cast<std::size_t>(samples[k])],
+                          sizeof(TypeParam)),
+              0)
+        << samples[k];
+  EXPECT_THROW(device.sample_outputs({static_cast<std::int64_t>(whole.size())}), Error);
+}
+
 // fused at each compiled transform length: signals that are not a whole number of blocks, shorter
 // than one block, with a filter longer than the signal, the longest filter it takes; batched with
 // one filter (blocks paired across signals, an odd count leaving the last transform alone) and

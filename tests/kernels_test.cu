@@ -221,6 +221,29 @@ TEST(DeviceCompare, SameBitsTellsOneFlippedBitAnywhere) {
   }
 }
 
+// A sampled check's gather: the values at any indices, in the indices' order, repeats and the
+// last element included.
+TEST(DeviceCompare, DownloadAtGathersTheIndexedValues) {
+  PARASOL_REQUIRE_GPU();
+  const std::size_t n = 100003;
+  std::vector<double> values(n);
+  std::mt19937_64 rng(test::kSeed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (double& v : values) v = uniform(rng);
+  const std::vector<std::int64_t> at = {static_cast<std::int64_t>(n - 1), 0, 17, 17, 5000, 99999};
+  DeviceBuffer<double> d_values(n);
+  DeviceBuffer<std::int64_t> d_at(at.size());
+  Stream stream;
+  upload(d_values, values, stream);
+  upload(d_at, at, stream);
+  const std::vector<double> picked =
+      download_at(d_values.data(), d_at.data(), static_cast<std::int64_t>(at.size()), stream);
+  ASSERT_EQ(picked.size(), at.size());
+  for (std::size_t k = 0; k < at.size(); ++k)
+    EXPECT_EQ(picked[k], values[static_cast<std::size_t>(at[k])]) << k;
+  EXPECT_TRUE(download_at(d_values.data(), d_at.data(), 0, stream).empty());
+}
+
 TEST(Philox, MatchesTheKnownAnswer) {
   // Random123's known-answer test for philox4x32-10: counter 0, key 0.
   const PhiloxCounter r = philox4x32_10({0, 0, 0, 0}, {0, 0});

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/buffer.hpp"
+#include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
@@ -893,6 +894,22 @@ void DeviceProblem<T>::poison_output() {
 template <class T>
 std::vector<T> DeviceProblem<T>::download() const {
   return parasol::download(output_, stream_.get());
+}
+
+template <class T>
+void DeviceProblem<T>::sample_outputs(const std::vector<std::int64_t>& outputs) {
+  for (const std::int64_t o : outputs)
+    if (o < 0 || static_cast<std::size_t>(o) >= output_.size())
+      throw Error("fftconv: output sample " + std::to_string(o) + " lies outside the " +
+                  std::to_string(output_.size()) + " outputs");
+  samples_ = DeviceBuffer<std::int64_t>(outputs.size());
+  upload(samples_, outputs, stream_.get());
+}
+
+template <class T>
+std::vector<T> DeviceProblem<T>::download_samples() const {
+  return download_at(output_.data(), samples_.data(), static_cast<std::int64_t>(samples_.size()),
+                     stream_.get());
 }
 
 template class Convolver<float>;

@@ -306,6 +306,11 @@ class DeviceProblem {
   void poison_output();
   // The output (waits for the stream).
   std::vector<T> download() const;
+  // The output samples a check reads (sampled_outputs), kept on the device; then those samples
+  // alone, gathered there and brought back in that order (waits for the stream). Error when one
+  // lies outside the output.
+  void sample_outputs(const std::vector<std::int64_t>& outputs);
+  std::vector<T> download_samples() const;
   const Problem& problem() const { return problem_; }
   cudaStream_t stream() const { return stream_.get(); }
   std::size_t cached_plans() const { return convolver_.cached_plans(); }
@@ -315,6 +320,7 @@ class DeviceProblem {
   Problem problem_;
   Stream stream_;
   DeviceBuffer<T> signal_, filter_, output_;
+  DeviceBuffer<std::int64_t> samples_;
   Convolver<T> convolver_;
 };
 

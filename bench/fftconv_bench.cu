@@ -109,7 +109,9 @@ Problem make_problem(std::int64_t batch, Extent signal, Extent filter, Mode mode
   return p;
 }
 
-const Problem& problem_named(const std::string& name, std::int64_t taps = 0) {
+// Named by a C string: a std::string made for the call would be a temporary, and GCC 13 warns
+// (-Wdangling-reference) of a reference returned from a call given one.
+const Problem& problem_named(const char* name, std::int64_t taps = 0) {
   static std::map<std::string, Problem> problems{
       {"1d", make_problem(1, {1, 1 << 24}, {1, 1025})},
       {"batch", make_problem(4096, {1, 4096}, {1, 63})},

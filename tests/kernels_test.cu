@@ -106,6 +106,33 @@ TEST(Launch, BlockLimitsAreChecked) {
   EXPECT_THROW(check_block_limits({0, 4, 1}, d, "method.block"), InputError);
 }
 
+__global__ void small_kernel(float* out) { out[threadIdx.x] = 1.0f; }
+
+// A cap on resident blocks by padding shared memory: met exactly where the kernel would hold
+// more, nothing where it holds no more already, and the padded launch runs.
+TEST(Launch, SharedMemoryPaddingCapsResidentBlocks) {
+  PARASOL_REQUIRE_GPU();
+  const auto* kernel = reinterpret_cast<const void*>(small_kernel);
+  constexpr int kThreads = 128;
+  const int free_blocks = max_active_blocks(kernel, kThreads);
+  ASSERT_GE(free_blocks, 4) << "a 128-thread kernel of few registers";
+  for (int cap = 2; cap < free_blocks; ++cap) {
+    const std::size_t padding = smem_to_cap_blocks(kernel, kThreads, cap);
+    if (padding == 0) continue;  // past the default 48 KiB a block on this device
+    EXPECT_EQ(max_active_blocks(kernel, kThreads, padding), cap) << cap;
+  }
+  const std::size_t four = smem_to_cap_blocks(kernel, kThreads, 4);
+  EXPECT_GT(four, 0u);
+  EXPECT_EQ(smem_to_cap_blocks(kernel, kThreads, free_blocks), 0u);
+  EXPECT_EQ(smem_to_cap_blocks(kernel, kThreads, free_blocks + 1), 0u);
+  EXPECT_EQ(smem_to_cap_blocks(kernel, kThreads, 0), 0u);
+  DeviceBuffer<float> out(kThreads);
+  Stream stream;
+  small_kernel<<<1, kThreads, four, stream.get()>>>(out.data());
+  PARASOL_CHECK_LAUNCH(stream.get());
+  EXPECT_EQ(download(out, stream.get())[kThreads - 1], 1.0f);
+}
+
 TEST(Streams, HighPriorityTakesTheDevicesGreatestPriority) {
   PARASOL_REQUIRE_GPU();
   int least = 0, greatest = 0;

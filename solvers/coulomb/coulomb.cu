@@ -35,6 +35,13 @@ __constant__ float4 c_atoms[kConstantAtoms];
 
 constexpr int kTileAtoms = 256;
 
+// Resident blocks a multiprocessor the constant-memory gathers are held to. The constant cache
+// serves one address a warp at a time, and more warps walking the atoms at once made them slower:
+// at 48 registers a thread, 5 blocks of 256 fit, and gather c1 on a 2048^2 slice with 4000 atoms
+// took 14.7 ms on an H100 against 11.8 ms held to 4 (c2 6.19 against 5.44; c4 and c8 hold 4 or
+// fewer already). docs/PERFORMANCE.md, "coulomb's constant-memory gathers held to four blocks".
+constexpr int kConstantBlocksPerSM = 4;
+
 // The points a launch covers: a part of the lattice (the whole, or a rank's share), nx x ny x nz
 // points held [nz][ny][nx] from its first. Positions come from the whole lattice's indices
 // (j_first + j, k_first + k), so a point's position, and every sum made from it, is the same
@@ -296,9 +303,15 @@ void launch_gather(const Params& p, const Grid& g, const float4* d_atoms, int co
       blocks.z = g.nz;
       // Slices write their own partial sums; only the sum of them adds into the potential.
       const bool sliced = slices.count > 1;
-      PARASOL_NOTE_LAUNCH(grid_for(blocks), dim3(B::x, B::y), 0,
+      const auto kernel = gather_kernel<B::x, B::y, C, R, kSource, kHybrid>;
+      const std::size_t padding =
+          kSource == AtomSource::constant
+              ? smem_to_cap_blocks(reinterpret_cast<const void*>(kernel), B::x * B::y,
+                                   kConstantBlocksPerSM)
+              : 0;
+      PARASOL_NOTE_LAUNCH(grid_for(blocks), dim3(B::x, B::y), padding,
                           gather_kernel<B::x, B::y, C, R, kSource, kHybrid>);
-      gather_kernel<B::x, B::y, C, R, kSource, kHybrid><<<grid_for(blocks), dim3(B::x, B::y), 0, stream>>>(
+      kernel<<<grid_for(blocks), dim3(B::x, B::y), padding, stream>>>(
           g, d_atoms, count, slices.atoms, blocks_x, blocks.y, accumulate && !sliced,
           sliced ? slices.partial : d_potential);
       PARASOL_CHECK_LAUNCH(stream);

@@ -46,14 +46,51 @@ std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&
   return seconds;
 }
 
+// Without a step between runs, the runs go in batches: each run between its own two events, the
+// host waiting once a batch rather than once a run, so that the device goes from one run to the
+// next without idling while the host reads a timer and enqueues the next (tens of microseconds,
+// against runs of a tenth of a millisecond for some configurations). How many a batch holds
+// comes from the mean so far: those `at_least` still asks for, else about those that reach
+// `min_seconds`, at most kTimedBatch; the total may pass min_seconds by less than one batch.
+inline constexpr std::int64_t kTimedBatch = 32;
+
 template <class Run>
 std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&& run) {
-  return timed_runs(stream, repeats, run, [] {});
+  std::vector<double> seconds;
+  std::vector<Event> starts(kTimedBatch), stops(kTimedBatch);
+  double total = 0;
+  std::int64_t done = 0;
+  while (repeats.more(done, total)) {
+    std::int64_t batch = 1;
+    if (done < repeats.at_least) {
+      batch = repeats.at_least - done;
+    } else if (done > 0 && total > 0) {
+      const double mean = total / static_cast<double>(done);
+      batch = static_cast<std::int64_t>(std::ceil((repeats.min_seconds - total) / mean));
+    }
+    batch = std::max<std::int64_t>(1, std::min({batch, kTimedBatch, repeats.at_most - done}));
+    if (done < repeats.at_least) batch = std::min(batch, repeats.at_least - done);
+    for (std::int64_t k = 0; k < batch; ++k) {
+      starts[static_cast<std::size_t>(k)].record(stream);
+      run();
+      stops[static_cast<std::size_t>(k)].record(stream);
+    }
+    stops[static_cast<std::size_t>(batch - 1)].synchronize();
+    for (std::int64_t k = 0; k < batch; ++k) {
+      float ms = 0.0f;
+      PARASOL_CUDA(cudaEventElapsedTime(&ms, starts[static_cast<std::size_t>(k)].get(),
+                                        stops[static_cast<std::size_t>(k)].get()));
+      seconds.push_back(1e-3 * static_cast<double>(ms));
+      total += seconds.back();
+    }
+    done += batch;
+  }
+  return seconds;
 }
 
 template <class Run>
 std::vector<double> timed_runs(cudaStream_t stream, std::int64_t repeats, Run&& run) {
-  return timed_runs(stream, Repeats{repeats}, run, [] {});
+  return timed_runs(stream, Repeats{repeats}, run);
 }
 
 // The median of timed repeats (the upper one of an even count); NaN for none.

@@ -19,6 +19,7 @@
 #include "kernels/reduce.cuh"
 #include "kernels/shape.hpp"
 #include "kernels/stream.hpp"
+#include "kernels/timed_runs.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -131,6 +132,49 @@ TEST(Launch, SharedMemoryPaddingCapsResidentBlocks) {
   small_kernel<<<1, kThreads, four, stream.get()>>>(out.data());
   PARASOL_CHECK_LAUNCH(stream.get());
   EXPECT_EQ(download(out, stream.get())[kThreads - 1], 1.0f);
+}
+
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// Timed runs in batches: the count, then until the minimum time, never past at_most; one time
+// per run, each the run's own (a spin of known length, not the batch's).
+TEST(TimedRuns, BatchesKeepTheCountsAndTimeEachRun) {
+  PARASOL_REQUIRE_GPU();
+  Stream stream;
+  int clock_khz = 0, device = 0;
+  PARASOL_CUDA(cudaGetDevice(&device));
+  PARASOL_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  const long long cycles = static_cast<long long>(clock_khz) * 0.05;  // about 50 us
+  std::int64_t calls = 0;
+  const auto run = [&] {
+    ++calls;
+    spin_kernel<<<1, 1, 0, stream.get()>>>(cycles);
+    PARASOL_CHECK_LAUNCH(stream.get());
+  };
+  run();  // warm-up
+  calls = 0;
+  std::vector<double> s = timed_runs(stream.get(), Repeats{3, 0}, run);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(s.size(), 3u);
+  calls = 0;
+  s = timed_runs(stream.get(), Repeats{2, 0.02, 100000}, run);
+  EXPECT_EQ(static_cast<std::int64_t>(s.size()), calls);
+  double total = 0;
+  for (double x : s) {
+    EXPECT_GT(x, 20e-6);
+    EXPECT_LT(x, 5e-3);
+    total += x;
+  }
+  EXPECT_GE(total, 0.02);
+  EXPECT_LT(total, 0.02 + static_cast<double>(kTimedBatch) * 5e-3);
+  calls = 0;
+  s = timed_runs(stream.get(), Repeats{1, 100.0, 40}, run);
+  EXPECT_EQ(calls, 40) << "never past at_most";
+  EXPECT_EQ(s.size(), 40u);
 }
 
 TEST(Streams, HighPriorityTakesTheDevicesGreatestPriority) {

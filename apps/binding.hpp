@@ -155,6 +155,10 @@ struct Measurement {
   // The kernels the configuration launched, with why they ran as they did: filled by the driver,
   // which holds a KernelLog while measure() runs.
   std::vector<KernelRecord> kernels;
+  // Wall seconds of the whole configuration (its check, warm-up, timed repeats and whatever the
+  // binding does around them): filled by the driver, so that a sweep's overhead can be read row
+  // by row. NaN where not measured.
+  double wall_s = std::numeric_limits<double>::quiet_NaN();
   // Seconds of wall time inside the timed repeats, when `seconds` are not those repeats' own
   // (laplace3d's are per sweep); 0: the sum of `seconds`. For the sweep's overhead.
   double timed_s = 0;

@@ -523,6 +523,7 @@ class SweepTable {
     }
     min_s_.push_back(low);
     max_s_.push_back(high);
+    wall_s_.push_back(m.wall_s);
     row.push_back(middle);
     row.push_back(100.0 * (high - low) / middle);
     row.push_back(units_ > 0 ? 1e-9 * units_ / middle : nan);
@@ -586,6 +587,7 @@ class SweepTable {
     table_.write(out, "/sweep");
     out.write_column("/sweep/min_s", min_s_);
     out.write_column("/sweep/max_s", max_s_);
+    out.write_column("/sweep/wall_s", wall_s_);
     // What each column is, so a reader (docs/plots, a notebook) takes any solver's sweep alike.
     const auto names = [](const std::vector<ResultsTable::Column>& columns) {
       std::string text;
@@ -693,7 +695,7 @@ class SweepTable {
   std::vector<std::pair<std::size_t, KernelRecord>> launched_;  // (row, kernel)
   std::map<std::size_t, std::vector<std::pair<std::string, double>>> measured_;
   double timed_s_ = 0;
-  std::vector<double> min_s_, max_s_;
+  std::vector<double> min_s_, max_s_, wall_s_;
   std::optional<std::size_t> fastest_, slowest_;
   double fastest_seconds_ = 0, slowest_seconds_ = 0;
   std::map<std::size_t, std::size_t> row_of_;
@@ -876,6 +878,7 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   for (int threads : thread_counts()) {
     set_cpu_threads(threads);
     Measurement m;
+    const auto began = std::chrono::steady_clock::now();
     for (int r = 0; r < kRepeats; ++r) {
       PhaseTimer timings;
       run->solve(timings, &out);
@@ -889,6 +892,7 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
     }
     units = run->work();
     m.agreement = run->check();
+    m.wall_s = seconds_since(began);
     rows.push_back({{std::string("cpu"), std::int64_t{threads}}, std::move(m)});
   }
   clock.configurations_end();
@@ -948,7 +952,9 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     Measurement m;
     KernelLog log;
+    const auto began = std::chrono::steady_clock::now();
     or_abort(context, [&] { m = study.measure(i); });
+    m.wall_s = seconds_since(began);
     m.kernels = log.take();
     if (!m.skipped.empty()) {
       say(m.skipped);
@@ -1038,7 +1044,9 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     // Each kernel's attributes are asked for once, at its first launch; later launches (the
     // timed repeats') only add to its count.
     KernelLog log;
+    const auto began = std::chrono::steady_clock::now();
     Measurement m = study->measure(i);
+    m.wall_s = seconds_since(began);
     m.kernels = log.take();
     if (!m.skipped.empty()) {
       say(m.skipped);

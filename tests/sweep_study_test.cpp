@@ -240,6 +240,17 @@ TEST(SweepOverhead, CpuSweepStoresItsOverhead) {
   double least = 0;
   for (double m : median) least += 3 * m;
   EXPECT_GT(timed, 0.5 * least);
+  // Each row's wall time holds its repeats, and the rows' together lie within the
+  // configurations' time.
+  const auto row_wall = h5.read_doubles("/sweep/wall_s");
+  const auto fastest = h5.read_doubles("/sweep/min_s");
+  ASSERT_EQ(row_wall.size(), median.size());
+  double rows_wall = 0;
+  for (std::size_t i = 0; i < row_wall.size(); ++i) {
+    EXPECT_GE(row_wall[i], 3 * fastest[i]) << i;
+    rows_wall += row_wall[i];
+  }
+  EXPECT_LE(rows_wall, configurations);
   EXPECT_FALSE(h5.exists("/sweep/kernels")) << "no kernels on the CPU";
 }
 
@@ -258,6 +269,7 @@ TEST(SweepMinTime, EachConfigurationIsTimedForAtLeastTheMinimumTime) {
   const std::size_t rows = h5.read_doubles("/sweep/median_s").size();
   ASSERT_EQ(rows, 2u);
   EXPECT_GE(number(h5, "/sweep", "timed_s"), 0.05 * static_cast<double>(rows));
+  for (double w : h5.read_doubles("/sweep/wall_s")) EXPECT_GE(w, 0.05) << "a row's wall holds its repeats";
   // Every timed solve of the reproducible scan was compared with its first, on the device, and
   // repeated its bits.
   const std::vector<std::string> mode = h5.read_strings("/sweep/mode");

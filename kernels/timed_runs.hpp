@@ -69,7 +69,6 @@ std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&
       batch = static_cast<std::int64_t>(std::ceil((repeats.min_seconds - total) / mean));
     }
     batch = std::max<std::int64_t>(1, std::min({batch, kTimedBatch, repeats.at_most - done}));
-    if (done < repeats.at_least) batch = std::min(batch, repeats.at_least - done);
     for (std::int64_t k = 0; k < batch; ++k) {
       starts[static_cast<std::size_t>(k)].record(stream);
       run();

@@ -54,8 +54,12 @@ std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&
 // `min_seconds`, at most kTimedBatch; the total may pass min_seconds by less than one batch.
 inline constexpr std::int64_t kTimedBatch = 32;
 
-template <class Run>
-std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&& run) {
+// `between()` is called after each run's stop event and before the next run's start: work it
+// enqueues on the stream (a comparison whose outcome stays on the device, say) runs between the
+// runs, outside their timing, without the host waiting for it.
+template <class Run, class Between>
+std::vector<double> timed_runs_between(cudaStream_t stream, const Repeats& repeats, Run&& run,
+                                       Between&& between) {
   std::vector<double> seconds;
   std::vector<Event> starts(kTimedBatch), stops(kTimedBatch);
   double total = 0;
@@ -73,6 +77,7 @@ std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&
       starts[static_cast<std::size_t>(k)].record(stream);
       run();
       stops[static_cast<std::size_t>(k)].record(stream);
+      between();
     }
     stops[static_cast<std::size_t>(batch - 1)].synchronize();
     for (std::int64_t k = 0; k < batch; ++k) {
@@ -85,6 +90,11 @@ std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&
     done += batch;
   }
   return seconds;
+}
+
+template <class Run>
+std::vector<double> timed_runs(cudaStream_t stream, const Repeats& repeats, Run&& run) {
+  return timed_runs_between(stream, repeats, run, [] {});
 }
 
 template <class Run>

@@ -20,6 +20,7 @@
 #include "kernels/shape.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/timed_runs.hpp"
+#include "kernels/transpose.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -177,6 +178,36 @@ TEST(TimedRuns, BatchesKeepTheCountsAndTimeEachRun) {
   EXPECT_EQ(s.size(), 40u);
 }
 
+// Work enqueued between runs runs once after each, outside the runs' timing: a spin ten times a
+// run's length between them leaves each run's time alone.
+TEST(TimedRuns, WorkBetweenRunsIsOutsideTheirTiming) {
+  PARASOL_REQUIRE_GPU();
+  Stream stream;
+  int clock_khz = 0, device = 0;
+  PARASOL_CUDA(cudaGetDevice(&device));
+  PARASOL_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  const long long cycles = static_cast<long long>(clock_khz) * 0.05;  // about 50 us
+  std::int64_t runs = 0, betweens = 0;
+  const auto spin = [&](long long length) {
+    spin_kernel<<<1, 1, 0, stream.get()>>>(length);
+    PARASOL_CHECK_LAUNCH(stream.get());
+  };
+  spin(cycles);  // warm-up
+  const std::vector<double> s = timed_runs_between(
+      stream.get(), Repeats{45, 0}, [&] {
+        ++runs;
+        spin(cycles);
+      },
+      [&] {
+        ++betweens;
+        spin(10 * cycles);
+      });
+  EXPECT_EQ(runs, 45);
+  EXPECT_EQ(betweens, 45);
+  ASSERT_EQ(s.size(), 45u);
+  EXPECT_LT(median(s), 5 * 50e-6) << "a run's time holds none of the work between";
+}
+
 TEST(Streams, HighPriorityTakesTheDevicesGreatestPriority) {
   PARASOL_REQUIRE_GPU();
   int least = 0, greatest = 0;
@@ -269,6 +300,45 @@ TEST(DeviceCompare, MatchesTheHostsComparisonAndKeepsNaN) {
   EXPECT_TRUE(std::isnan(bad.rms));
 }
 
+// Relative to a scale point by point, as the host takes it: the same largest ratio, a zero scale
+// needing an exact match, and a NaN anywhere reported.
+TEST(DeviceCompare, ScaledMatchesTheHostsMaxRelativeToScale) {
+  PARASOL_REQUIRE_GPU();
+  const std::size_t n = 300007;
+  std::mt19937_64 rng(test::kSeed);
+  std::uniform_real_distribution<double> uniform(-1, 1), positive(0.5, 2);
+  std::vector<double> gold(n), scale(n);
+  std::vector<float> result(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    gold[i] = uniform(rng);
+    scale[i] = positive(rng);
+    result[i] = static_cast<float>(gold[i]);
+  }
+  scale[17] = 0;
+  result[17] = static_cast<float>(gold[17] = 0.25);  // exact where the scale is 0
+  DeviceBuffer<double> d_gold(n), d_scale(n);
+  DeviceBuffer<float> d_result(n);
+  Stream stream;
+  upload(d_gold, gold, stream);
+  upload(d_scale, scale, stream);
+  const auto compared = [&] {
+    upload(d_result, result, stream);
+    return device_compare_scaled(d_result.data(), d_gold.data(), d_scale.data(),
+                                 static_cast<std::int64_t>(n), stream);
+  };
+  ScaledComparison c = compared();
+  EXPECT_EQ(c.max_relative, max_relative_to_scale(result, gold, scale));
+  EXPECT_GT(c.max_relative, 0.0);
+  EXPECT_EQ(c.difference.max_abs, compare(result, gold).max_abs);
+  result[17] = 0.5f;
+  EXPECT_TRUE(std::isinf(compared().max_relative)) << "a zero scale must match exactly";
+  result[17] = 0.25f;
+  result[n - 1] = NAN;
+  c = compared();
+  EXPECT_TRUE(std::isnan(c.max_relative));
+  EXPECT_TRUE(std::isnan(c.difference.max_abs));
+}
+
 TEST(DeviceCompare, SameBitsTellsOneFlippedBitAnywhere) {
   PARASOL_REQUIRE_GPU();
   const std::size_t n = 65537;
@@ -292,6 +362,33 @@ TEST(DeviceCompare, SameBitsTellsOneFlippedBitAnywhere) {
   }
 }
 
+// Comparisons counted on the device without waiting add up until taken, and a take starts the
+// count again; unaligned byte ranges are counted too.
+TEST(DeviceCompare, DifferencesAddUpOnTheDeviceUntilTaken) {
+  PARASOL_REQUIRE_GPU();
+  const std::size_t n = 100001 * 4;
+  std::vector<unsigned char> bytes(n);
+  std::mt19937_64 rng(test::kSeed);
+  for (unsigned char& b : bytes) b = static_cast<unsigned char>(rng());
+  std::vector<unsigned char> flipped = bytes;
+  flipped[0] ^= 1;
+  flipped[n / 2] ^= 2;
+  flipped[n - 1] ^= 4;
+  DeviceBuffer<unsigned char> a(n), b(n);
+  Stream stream;
+  upload(a, bytes, stream);
+  upload(b, flipped, stream);
+  BitComparer comparer;
+  EXPECT_EQ(comparer.take_differences(stream), 0u) << "nothing compared yet";
+  comparer.add_differences(a.data(), a.data(), n, stream);
+  EXPECT_EQ(comparer.take_differences(stream), 0u);
+  comparer.add_differences(a.data(), b.data(), n, stream);      // 3 words differ
+  comparer.add_differences(a.data(), b.data(), n / 2, stream);  // the first only
+  comparer.add_differences(a.data() + 1, b.data() + 1, n - 2, stream);  // bytes: the middle one
+  EXPECT_EQ(comparer.take_differences(stream), 5u);
+  EXPECT_EQ(comparer.take_differences(stream), 0u) << "a take starts again";
+}
+
 // A sampled check's gather: the values at any indices, in the indices' order, repeats and the
 // last element included.
 TEST(DeviceCompare, DownloadAtGathersTheIndexedValues) {
@@ -313,6 +410,38 @@ TEST(DeviceCompare, DownloadAtGathersTheIndexedValues) {
   for (std::size_t k = 0; k < at.size(); ++k)
     EXPECT_EQ(picked[k], values[static_cast<std::size_t>(at[k])]) << k;
   EXPECT_TRUE(download_at(d_values.data(), d_at.data(), 0, stream).empty());
+}
+
+// Every value lands at its transposed place, for extents that fill no tile evenly, a single row
+// or column, and more tiles than the grid has blocks; the output is poisoned first.
+TEST(Transpose, EveryValueLandsAtItsTransposedPlace) {
+  PARASOL_REQUIRE_GPU();
+  Stream stream;
+  for (const auto& [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {1, 1}, {1, 77}, {77, 1}, {33, 65}, {64, 32}, {1000, 3}, {3001, 517}}) {
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    const auto n = static_cast<std::size_t>(rows * cols);
+    std::vector<double> in(n);
+    for (std::size_t k = 0; k < n; ++k) in[k] = static_cast<double>(k) + 0.5;
+    DeviceBuffer<double> d_in(n), d_out(n);
+    upload(d_in, in, stream);
+    fill_bytes(d_out, 0xFF, stream);
+    transpose(d_in.data(), d_out.data(), rows, cols, stream);
+    const std::vector<double> out = download(d_out, stream);
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c)
+        ASSERT_EQ(out[static_cast<std::size_t>(c * rows + r)],
+                  in[static_cast<std::size_t>(r * cols + c)])
+            << r << ", " << c;
+  }
+  // float too, and back again gives the input.
+  std::vector<float> in(45 * 37);
+  for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<float>(k) * 0.25f;
+  DeviceBuffer<float> d_in(in.size()), d_t(in.size()), d_back(in.size());
+  upload(d_in, in, stream);
+  transpose(d_in.data(), d_t.data(), 45, 37, stream);
+  transpose(d_t.data(), d_back.data(), 37, 45, stream);
+  EXPECT_EQ(download(d_back, stream), in);
 }
 
 TEST(Philox, MatchesTheKnownAnswer) {

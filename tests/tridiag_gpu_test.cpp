@@ -503,6 +503,28 @@ TEST_P(TridiagVariant, DeviceBatchSolvesRepeatedlyAndDownloadsContiguous) {
   expect_near_gold(device.download(), batch, gold, "after five solves");
 }
 
+// Values reordered on the device hold the host relayout's bits, either way and for the gold in
+// double beside a float batch.
+TEST(TridiagDevice, UploadRelaidIsTheHostsRelayout) {
+  PARASOL_REQUIRE_GPU();
+  Stream stream;
+  for (const Layout from : {Layout::contiguous, Layout::interleaved})
+    for (const Layout to : {Layout::contiguous, Layout::interleaved}) {
+      SCOPED_TRACE(std::string(name(from)) + " to " + std::string(name(to)));
+      const Dims dims{37, 45, from};
+      const Batch<float> batch = random_batch<float>(dims, test::kSeed);
+      EXPECT_EQ(download(upload_relaid(batch.d, dims, to, stream), stream),
+                relayout(batch.d, dims, to));
+      const std::vector<double> gold(batch.b.begin(), batch.b.end());
+      EXPECT_EQ(download(upload_relaid(gold, dims, to, stream), stream),
+                relayout(gold, dims, to));
+    }
+  const std::vector<float> short_of_it(10);
+  EXPECT_THROW(upload_relaid(short_of_it, Dims{37, 45, Layout::contiguous}, Layout::interleaved,
+                             stream),
+               Error);
+}
+
 TEST_P(TridiagVariant, DeviceBatchReportsAFailureAndARefusedLaunch) {
   PARASOL_REQUIRE_GPU();
   const Variant v = GetParam();

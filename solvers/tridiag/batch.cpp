@@ -7,6 +7,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/transpose.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -34,6 +35,29 @@ Batch<T> relayout(const Batch<T>& batch, Layout to) {
           relayout(batch.d, batch.dims, to)};
 }
 
+template <class U>
+DeviceBuffer<U> upload_relaid(const std::vector<U>& values, const Dims& from, Layout to,
+                              cudaStream_t stream) {
+  const auto size = static_cast<std::size_t>(from.size());
+  if (values.size() != size)
+    throw Error("tridiag::upload_relaid: " + std::to_string(values.size()) +
+                " values for n x systems = " + std::to_string(size));
+  DeviceBuffer<U> out(size);
+  if (from.layout == to) {
+    upload(out, values, stream);
+  } else {
+    // contiguous is [system][row] and interleaved [row][system]: each is the other transposed.
+    DeviceBuffer<U> staged(size);
+    upload(staged, values, stream);
+    const bool rows_are_systems = from.layout == Layout::contiguous;
+    transpose(staged.data(), out.data(), rows_are_systems ? from.systems : from.n,
+              rows_are_systems ? from.n : from.systems, stream);
+  }
+  // `values` may be pageable and `staged` is freed here: the copy and the reorder must be done.
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  return out;
+}
+
 template <class T>
 DeviceBatch<T>::DeviceBatch(const Batch<T>& batch, Layout layout, cudaStream_t stream)
     : dims_{batch.dims.n, batch.dims.systems, layout}, stream_(stream) {
@@ -42,18 +66,11 @@ DeviceBatch<T>::DeviceBatch(const Batch<T>& batch, Layout layout, cudaStream_t s
       batch.d.size() != size)
     throw Error("tridiag::DeviceBatch: a, b, c and d must each hold n x systems = " +
                 std::to_string(size) + " elements");
-  const Batch<T> laid = relayout(batch, layout);
-  a_ = DeviceBuffer<T>(size);
-  b_ = DeviceBuffer<T>(size);
-  c_ = DeviceBuffer<T>(size);
-  d_ = DeviceBuffer<T>(size);
+  a_ = upload_relaid(batch.a, batch.dims, layout, stream_);
+  b_ = upload_relaid(batch.b, batch.dims, layout, stream_);
+  c_ = upload_relaid(batch.c, batch.dims, layout, stream_);
+  d_ = upload_relaid(batch.d, batch.dims, layout, stream_);
   x_ = DeviceBuffer<T>(size);
-  upload(a_, laid.a, stream_);
-  upload(b_, laid.b, stream_);
-  upload(c_, laid.c, stream_);
-  upload(d_, laid.d, stream_);
-  // `laid` is pageable and goes out of scope here: the copies must have read it.
-  PARASOL_CUDA(cudaStreamSynchronize(stream_));
 }
 
 template <class T>
@@ -92,7 +109,8 @@ const Launch& DeviceBatch<T>::launch() const {
 #define PARASOL_TRIDIAG_BATCH(T)                                                   \
   template std::vector<T> relayout<T>(const std::vector<T>&, const Dims&, Layout); \
   template Batch<T> relayout<T>(const Batch<T>&, Layout);                          \
-  template class DeviceBatch<T>;
+  template class DeviceBatch<T>;                                                   \
+  template DeviceBuffer<T> upload_relaid<T>(const std::vector<T>&, const Dims&, Layout, cudaStream_t);
 PARASOL_TRIDIAG_BATCH(float)
 PARASOL_TRIDIAG_BATCH(double)
 #undef PARASOL_TRIDIAG_BATCH

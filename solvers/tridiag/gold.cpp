@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "kernels/host_memory.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -107,7 +108,7 @@ std::vector<double> solve_gold(const Batch<T>& batch) {
       batch.d.size() != size)
     throw Error("tridiag::solve_gold: a, b, c and d must each hold n x systems = " +
                 std::to_string(size) + " elements");
-  std::vector<double> x(size);
+  std::vector<double> x = huge_vector<double>(size);
   // Systems are independent; the lowest failing one is reported, as the GPU solvers do.
   std::int64_t failed_system = dims.systems;
   Failure failure;

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/host_memory.hpp"
 #include "solvers/tridiag/heat.hpp"
 
 namespace parasol::tridiag {
@@ -22,7 +23,7 @@ double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x
 template <class T>
 std::vector<T> heat_initial(const Heat& heat) {
   const std::int64_t n = heat.points;
-  std::vector<T> u(static_cast<std::size_t>(n * heat.grids));
+  std::vector<T> u = huge_vector<T>(static_cast<std::size_t>(n * heat.grids));
   std::mt19937_64 rng(heat.seed);
   if (heat.initial == Initial::random)
     rng.discard(static_cast<unsigned long long>(heat.first_grid) * static_cast<unsigned long long>(n));
@@ -53,23 +54,28 @@ Batch<T> heat_matrix(const Heat& heat, Layout layout) {
   const auto size = static_cast<std::size_t>(m.dims.size());
   // The ignored ends (a of the first row, c of the last) hold -1 too: a solver that reads them
   // gets a wrong answer rather than a lucky zero.
-  m.a.assign(size, T(-1));
-  m.b.assign(size, static_cast<T>(2 + heat.lambda));
-  m.c.assign(size, T(-1));
+  m.a = huge_vector(size, T(-1));
+  m.b = huge_vector(size, static_cast<T>(2 + heat.lambda));
+  m.c = huge_vector(size, T(-1));
   return m;
 }
 
 template <class T>
 Batch<T> heat_step(const Heat& heat) {
   Batch<T> batch = heat_matrix<T>(heat, Layout::contiguous);
-  const std::vector<T> u = heat_initial<T>(heat);
-  batch.d.resize(u.size());
-  for (std::size_t k = 0; k < u.size(); ++k) {
-    const auto row = static_cast<std::int64_t>(k) % heat.points;
-    double value = heat.lambda * static_cast<double>(u[k]);
-    if (row == 0) value += heat.left;
-    if (row == heat.points - 1) value += heat.right;
-    batch.d[k] = static_cast<T>(value);
+  batch.d = heat_initial<T>(heat);
+  // d = lambda u, plus the boundary values at each grid's ends; the grids on every core.
+  const std::int64_t n = heat.points;
+  T* d = batch.d.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t g = 0; g < heat.grids; ++g) {
+    T* row = d + g * n;
+    for (std::int64_t j = 0; j < n; ++j) {
+      double value = heat.lambda * static_cast<double>(row[j]);
+      if (j == 0) value += heat.left;
+      if (j == n - 1) value += heat.right;
+      row[j] = static_cast<T>(value);
+    }
   }
   return batch;
 }

@@ -135,6 +135,13 @@ struct Result {
   Timings timings;
 };
 
+// `values`, laid out as `from`, uploaded and stored on the device in layout `to`: reordered there
+// (a transpose), so no relaid copy is made on the host. Waits for the stream. For T and for a
+// gold in double.
+template <class U>
+DeviceBuffer<U> upload_relaid(const std::vector<U>& values, const Dims& from, Layout to,
+                              cudaStream_t stream);
+
 // Upload, solve, check, download.
 template <class T>
 Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch);
@@ -146,7 +153,7 @@ template <class T>
 class DeviceBatch {
  public:
   // `batch` in any layout, stored on the device in `layout` (required_layout of the variants
-  // that will solve it), with room for x.
+  // that will solve it, reordered there by upload_relaid), with room for x.
   DeviceBatch(const Batch<T>& batch, Layout layout, cudaStream_t stream);
   // Fills x with NaN, so a row a solver never writes cannot pass for a result.
   void poison();

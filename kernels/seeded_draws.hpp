@@ -1,5 +1,6 @@
-// Host-side random draws for generated inputs: one std::mt19937_64 stream per (seed, stream), so
-// a generated series or signal is the same whichever others are drawn beside it.
+// Host-side random draws for generated inputs, one stream per (seed, stream), so a generated
+// series or signal is the same whichever others are drawn beside it: SeededDraws reads a
+// std::mt19937_64 in order; CounterDraws computes any word of its stream from the word's index.
 #pragma once
 
 #include <cmath>
@@ -55,6 +56,35 @@ class SeededDraws {
   std::mt19937_64 engine_;
   double spare_ = 0;
   bool has_spare_ = false;
+};
+
+// Counter-based draws: word i of the stream of (seed, stream) is a function of i alone, so any
+// stretch of the stream is made on its own, on any thread, without the words before it.
+// SeededDraws::open_unit_of and normal_pair turn the words into uniforms and normals.
+//
+// The definition, to reproduce a stream elsewhere (all arithmetic mod 2^64): with SplitMix64's
+// increment g = 0x9E3779B97F4A7C15 and its output function
+//   mix(z): z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+//           return z ^ (z >> 31);
+// the stream's key is mix(mix(seed + g) + (stream + 1) g) and its word i is mix(key + (i + 1) g).
+// That is, the words are SplitMix64's outputs from state `key`, and the key is output `stream`
+// (from 0) of SplitMix64 started at its first output from state `seed`.
+class CounterDraws {
+ public:
+  CounterDraws(std::uint64_t seed, std::uint64_t stream)
+      : key_(mix(mix(seed + kIncrement) + (stream + 1) * kIncrement)) {}
+
+  std::uint64_t word(std::uint64_t i) const { return mix(key_ + (i + 1) * kIncrement); }
+
+ private:
+  static constexpr std::uint64_t kIncrement = 0x9E3779B97F4A7C15;
+  static constexpr std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+    return z ^ (z >> 31);
+  }
+
+  std::uint64_t key_;
 };
 
 }  // namespace parasol

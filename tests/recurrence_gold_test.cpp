@@ -481,24 +481,30 @@ TEST(RecurrenceRanks, RunsCoverTheSeriesOnceWhateverTheCut) {
     for (const Cut cut : {Cut::elements, Cut::tiles}) expect_runs_cover(whole, size, cut);
 }
 
-TEST(RecurrenceRanks, AnAR1RunIsItsPartOfTheWholeSeries) {
+// Each run draws only its own elements: cut evenly by elements among 2, 5 and 7 ranks, runs start
+// at odd steps (a Box-Muller pair split between two runs) and inside series of odd length.
+template <class T>
+void expect_ar1_runs_are_their_parts(bool time_varying) {
   Ar1 a;
   a.series = 3;
-  a.length = 1500;
-  a.time_varying = true;
+  a.length = 1501;
+  a.time_varying = time_varying;
+  a.phi = 0.7;
   a.phi_min = 0.2;
   a.phi_max = 0.9;
   a.x0 = 1.5;
   a.seed = 11;
-  const Series<double> whole = ar1_series<double>(a);
-  const Series<double> segments = ar1_segments<double>(a);
+  const Series<T> whole = ar1_series<T>(a);
+  const Series<T> segments = ar1_segments<T>(a);
   EXPECT_EQ(segments.offsets, whole.offsets);
   EXPECT_EQ(segments.initial, whole.initial);
-  for (const int size : {1, 2, 5})
+  bool split_pair = false;
+  for (const int size : {1, 2, 5, 7})
     for (const Cut cut : {Cut::elements, Cut::tiles})
       for (int rank = 0; rank < size; ++rank) {
-        const SeriesPart<double> made = ar1_part<double>(a, rank, size, cut);
-        const SeriesPart<double> cut_out = part_of(whole, rank, size, cut);
+        const SeriesPart<T> made = ar1_part<T>(a, rank, size, cut);
+        const SeriesPart<T> cut_out = part_of(whole, rank, size, cut);
+        split_pair = split_pair || (made.size() > 0 && made.first % a.length % 2 == 1);
         EXPECT_EQ(made.first, cut_out.first);
         EXPECT_EQ(made.continued, cut_out.continued);
         EXPECT_EQ(made.first_segment, cut_out.first_segment);
@@ -507,6 +513,14 @@ TEST(RecurrenceRanks, AnAR1RunIsItsPartOfTheWholeSeries) {
         EXPECT_EQ(made.series.offsets, cut_out.series.offsets);
         EXPECT_EQ(made.series.initial, cut_out.series.initial);
       }
+  EXPECT_TRUE(split_pair);
+}
+
+TEST(RecurrenceRanks, AnAR1RunIsItsPartOfTheWholeSeries) {
+  for (const bool time_varying : {false, true}) {
+    expect_ar1_runs_are_their_parts<float>(time_varying);
+    expect_ar1_runs_are_their_parts<double>(time_varying);
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "kernels/agreement.hpp"
 #include "kernels/cpu_threads.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/coulomb/check.hpp"
@@ -108,6 +109,19 @@ TEST(SweepChecks, RepeatsRunAtLeastTheirCountThenUntilTheirMinimumTime) {
   EXPECT_TRUE(timed.more(3, 0.2));
   EXPECT_FALSE(timed.more(4, 0.25));
   EXPECT_FALSE(timed.more(50, 0.01)) << "never past at_most";
+}
+
+// Storage asked for in huge pages is an ordinary vector of the value asked for, large or small;
+// the advice is a hint only, so any range (null, tiny, unaligned) is taken without complaint.
+TEST(SweepChecks, HugeVectorsHoldTheirValues) {
+  const std::vector<float> big = huge_vector<float>(std::size_t{3} << 20, 1.5f);
+  ASSERT_EQ(big.size(), std::size_t{3} << 20);
+  for (float v : big) ASSERT_EQ(v, 1.5f);
+  EXPECT_EQ(huge_vector<double>(5), std::vector<double>(5, 0.0));
+  EXPECT_TRUE(huge_vector<int>(0).empty());
+  std::vector<char> small(100);
+  advise_huge_pages(small.data() + 1, 99);
+  advise_huge_pages(nullptr, std::size_t{1} << 30);
 }
 
 TEST(SweepChecks, ChunksCoverEveryItemOnceAndTellFinishedItemsInOrder) {
@@ -222,26 +236,178 @@ TEST(SweepChecks, RecurrenceGoldScaleAndChainTogetherAreTheThreeAlone) {
   }
 }
 
+// SplitMix64's output function, written out as published (Steele, Lea and Flood; Vigna's
+// splitmix64.c), and its increment.
+constexpr std::uint64_t kSplitMixIncrement = 0x9E3779B97F4A7C15;
+std::uint64_t splitmix_output(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+  return z ^ (z >> 31);
+}
+
+// Every step of every series is the one the definition in problems.hpp and seeded_draws.hpp
+// gives on its own, the series drawn on three threads in chunks that cut series and pairs.
 TEST(SweepChecks, Ar1SeriesDrawnInChunksAreTheDrawsOneByOne) {
+  // The published SplitMix64 stream from state 0 begins so.
+  EXPECT_EQ(splitmix_output(kSplitMixIncrement), 0xE220A8397B1DCDAFu);
+  EXPECT_EQ(splitmix_output(2 * kSplitMixIncrement), 0x6E789E6AA1B965F4u);
   recurrence::Ar1 a;
-  a.series = 2;
-  a.length = (std::int64_t{1} << 20) + 3;  // past a chunk, odd
+  a.series = 3;
+  a.length = (std::int64_t{1} << 15) + 3;  // past a chunk of 2^14 pairs, odd
   a.phi = 0.97;
+  a.phi_min = -0.5;
+  a.phi_max = 0.9;
   a.sigma = 0.5;
   a.seed = 7;
-  recurrence::Series<double> series;
-  {
-    Threads t(2);
-    series = recurrence::ar1_series<double>(a);
+  // Word i of the stream of (seed, stream).
+  const auto word = [&](std::uint64_t stream, std::uint64_t i) {
+    const std::uint64_t key = splitmix_output(splitmix_output(a.seed + kSplitMixIncrement) +
+                                              (stream + 1) * kSplitMixIncrement);
+    return splitmix_output(key + (i + 1) * kSplitMixIncrement);
+  };
+  for (const bool varying : {false, true}) {
+    a.time_varying = varying;
+    recurrence::Series<double> series;
+    {
+      Threads t(3);
+      series = recurrence::ar1_series<double>(a);
+    }
+    ASSERT_EQ(series.size(), a.series * a.length);
+    for (std::uint64_t k = 0; k < static_cast<std::uint64_t>(a.series); ++k)
+      for (std::uint64_t j = 0; j < static_cast<std::uint64_t>(a.length); ++j) {
+        const std::uint64_t q = j / 2;
+        const SeededDraws::Pair pair =
+            SeededDraws::normal_pair(word(2 * k, 2 * q), word(2 * k, 2 * q + 1));
+        const double drawn =
+            a.phi_min + (a.phi_max - a.phi_min) * SeededDraws::open_unit_of(word(2 * k + 1, j));
+        const auto at = static_cast<std::size_t>(k * static_cast<std::uint64_t>(a.length) + j);
+        ASSERT_EQ(series.u[at], a.sigma * (j % 2 == 0 ? pair.first : pair.second)) << k << " " << j;
+        ASSERT_EQ(series.s[at], varying ? drawn : a.phi) << k << " " << j;
+      }
   }
-  for (std::int64_t k = 0; k < a.series; ++k) {
-    SeededDraws draws(a.seed, static_cast<std::uint64_t>(k));
-    for (std::int64_t i = 0; i < a.length; ++i) {
-      const auto at = static_cast<std::size_t>(k * a.length + i);
-      ASSERT_EQ(series.u[at], a.sigma * draws.normal()) << k << " " << i;
-      ASSERT_EQ(series.s[at], a.phi);
+}
+
+// The gold, the magnitude scale and the tile chain as the plain loops along each segment, on
+// one thread: what the chunked runs must equal bit for bit.
+template <class T>
+recurrence::GoldScaleChain one_thread_loops(const recurrence::Series<T>& series,
+                                            std::int64_t tile) {
+  recurrence::GoldScaleChain r;
+  r.gold.resize(series.s.size());
+  r.scale.resize(series.s.size());
+  for (std::int64_t k = 0; k < series.segments(); ++k) {
+    long double value = series.initial[k];
+    long double scale = std::abs(static_cast<long double>(series.initial[k]));
+    long double weighted = static_cast<long double>(series.offsets[k] / tile) * scale;
+    for (std::int64_t i = series.offsets[k]; i < series.offsets[k + 1]; ++i) {
+      const long double s = series.s[i], u = series.u[i];
+      const long double at = static_cast<long double>(i / tile);
+      value = s * value + u;
+      scale = std::abs(s) * scale + std::abs(u);
+      weighted = std::abs(s) * weighted + at * std::abs(u);
+      r.gold[i] = static_cast<double>(value);
+      r.scale[i] = static_cast<double>(scale);
+      if (scale > 0)
+        r.chain = std::max(r.chain, static_cast<double>((at * scale - weighted) / scale));
     }
   }
+  return r;
+}
+
+// Segments of the given lengths, s from `s_of(i)` and u, initial values uniform in (-1, 1).
+template <class T, class S>
+recurrence::Series<T> segments_of(const std::vector<std::int64_t>& lengths, const S& s_of) {
+  recurrence::Series<T> series;
+  series.offsets = {0};
+  std::mt19937_64 rng(test::kSeed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (const std::int64_t length : lengths) {
+    series.offsets.push_back(series.offsets.back() + length);
+    series.initial.push_back(static_cast<T>(unit(rng)));
+  }
+  for (std::int64_t i = 0; i < series.offsets.back(); ++i) {
+    series.s.push_back(static_cast<T>(s_of(i, rng)));
+    series.u.push_back(static_cast<T>(unit(rng)));
+  }
+  return series;
+}
+
+// Runs that meet within a few elements, running sums (s = 1) that never meet, one amid runs that
+// do, growth (|s| > 1) and an AR(1) series of time-varying phi near 1, in segments of uneven
+// lengths (empty ones too), cut into chunks of a single element up to the whole, on one to four
+// threads: the one-thread loops' bits every time.
+template <class T>
+void expect_chunked_runs_are_the_loops() {
+  std::uniform_real_distribution<double> shrink(-0.9, 0.9);
+  const std::vector<std::int64_t> uneven{0, 1, 37, 0, 0, 3000, 2, 513, 0};
+  recurrence::Ar1 a;
+  a.series = 3;
+  a.length = 1001;
+  a.time_varying = true;
+  a.phi_min = 0.5;
+  a.phi_max = 1.0;
+  a.x0 = 2.0;
+  const std::vector<std::pair<std::string, recurrence::Series<T>>> cases{
+      {"|s| < 0.9", segments_of<T>(uneven, [&](std::int64_t, auto& rng) { return shrink(rng); })},
+      {"running sums", segments_of<T>({700, 0, 301}, [](std::int64_t, auto&) { return 1.0; })},
+      {"a running sum amid |s| < 0.9",  // the chain's largest inside chunks, after the meeting
+       segments_of<T>(
+           {2, 3000, 1},
+           [&](std::int64_t i, auto& rng) { return i >= 1200 && i < 1500 ? 1.0 : shrink(rng); })},
+      {"growth",
+       segments_of<T>({500, 401}, [](std::int64_t i, auto&) { return i % 3 == 0 ? -1.01 : 1.01; })},
+      {"time-varying AR(1)", recurrence::ar1_series<T>(a)}};
+  for (const auto& [what, series] : cases)
+    for (const std::int64_t tile : {std::int64_t{7}, std::int64_t{256}}) {
+      const recurrence::GoldScaleChain want = one_thread_loops(series, tile);
+      ASSERT_GT(want.chain, 0) << what;
+      for (const std::int64_t chunk :
+           {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{7}, std::int64_t{64},
+            std::int64_t{600}, std::int64_t{1000}, recurrence::kGoldChunk})
+        for (const int threads : {1, 2, 3, 4}) {
+          SCOPED_TRACE(what + ", tile " + std::to_string(tile) + ", chunk " +
+                       std::to_string(chunk) + ", " + std::to_string(threads) + " threads");
+          Threads t(threads);
+          EXPECT_EQ(recurrence::solve_gold(series, {}, chunk), want.gold);
+          EXPECT_EQ(recurrence::magnitude_scale(series, chunk), want.scale);
+          EXPECT_EQ(recurrence::tile_chain(series, tile, chunk), want.chain);
+          const recurrence::GoldScaleChain g = recurrence::gold_scale_chain(series, tile, chunk);
+          EXPECT_EQ(g.gold, want.gold);
+          EXPECT_EQ(g.scale, want.scale);
+          EXPECT_EQ(g.chain, want.chain);
+        }
+    }
+}
+
+TEST(SweepChecks, RecurrenceGoldScaleAndChainInChunksAreTheOneThreadLoops) {
+  expect_chunked_runs_are_the_loops<float>();
+  expect_chunked_runs_are_the_loops<double>();
+}
+
+// The gold on every core tells its progress as it goes, in increasing counts that end at the
+// total, and gives the one-thread gold's bits.
+TEST(SweepChecks, RecurrenceGoldOnEveryCoreTellsItsProgressInOrder) {
+  const std::int64_t n = (std::int64_t{1} << 24) + (std::int64_t{1} << 20) + 3;
+  recurrence::Series<float> series;
+  series.s.assign(static_cast<std::size_t>(n), 0.5f);
+  series.u.assign(static_cast<std::size_t>(n), 1.0f);
+  series.offsets = {0, n};
+  series.initial = {3.0f};
+  std::vector<recurrence::Progress> reports;
+  std::vector<double> v;
+  {
+    Threads t(3);
+    v = recurrence::solve_gold(series,
+                               [&](const recurrence::Progress& p) { reports.push_back(p); });
+  }
+  ASSERT_GE(reports.size(), 2u) << "one report past 2^24 elements, and the last";
+  for (std::size_t r = 0; r < reports.size(); ++r) {
+    EXPECT_EQ(reports[r].total, n);
+    EXPECT_GT(reports[r].elements, r > 0 ? reports[r - 1].elements : 0);
+  }
+  EXPECT_EQ(reports.back().elements, n);
+  Threads t(1);
+  EXPECT_EQ(v, recurrence::solve_gold(series));
 }
 
 TEST(SweepChecks, MontecarloGoldHasTheSameBitsOnAnyThreadCount) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/agreement.hpp"
+#include "kernels/compare.hpp"
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
@@ -36,15 +37,22 @@ inline constexpr const char* kMeasure = "max_relative_to_scale";
 
 // v against the gold, every element's difference relative to its magnitude scale, judged by
 // tolerance<T>(tile_chain(series, kTileElements<T>)).
+// The comparison made on the device (kernels/compare.hpp: the same measure), judged alike.
 template <class T>
-Agreement agreement(const std::vector<T>& v, const std::vector<double>& gold,
-                    const std::vector<double>& scale, double chain) {
-  Agreement a = field_agreement(compare(v, gold), kMeasure, "max relative to scale",
-                                max_relative_to_scale(v, gold, scale), tolerance<T>(chain));
+Agreement agreement(const ScaledComparison& c, double chain) {
+  Agreement a = field_agreement(c.difference, kMeasure, "max relative to scale", c.max_relative,
+                                tolerance<T>(chain));
   a.gold = "the long-double CPU gold";
   a.gold_precision = "long double";
   a.values.emplace_back("tile_chain", chain);
   return a;
+}
+
+template <class T>
+Agreement agreement(const std::vector<T>& v, const std::vector<double>& gold,
+                    const std::vector<double>& scale, double chain) {
+  return agreement<T>(ScaledComparison{compare(v, gold), max_relative_to_scale(v, gold, scale)},
+                      chain);
 }
 
 // The same, with the scale and the chain taken from the series.

@@ -26,8 +26,8 @@ using parasol::parse_precision;
 
 // x[t] = phi[t] x[t-1] + sigma eps[t], x[-1] = x0, eps standard normal: s = phi, u = sigma eps.
 // phi[t] is `phi` throughout, or (time_varying) drawn at every step uniformly in
-// (phi_min, phi_max). Series k draws from its own stream of (seed, k), so it is the same series
-// whatever `series` is.
+// (phi_min, phi_max). Series k draws from counter-based streams of (seed, k), so it is the same
+// series whatever `series` is, and any stretch of it is drawn on its own (problems.hpp).
 struct Ar1 {
   std::int64_t series = 1;
   std::int64_t length = 1 << 20;

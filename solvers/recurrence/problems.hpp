@@ -12,17 +12,19 @@
 
 namespace parasol::recurrence {
 
-// `a.series` AR(1) processes of `a.length` steps each, segment k being series k. The normals
-// come from std::mt19937_64 seeded with (a.seed, k) through std::seed_seq, by Box-Muller, and
-// the time-varying coefficients from the same stream; all three are fully specified by the
-// standard (std::normal_distribution is not), so a seed gives the same series with any standard
-// library.
+// `a.series` AR(1) processes of `a.length` steps each, segment k being series k, drawn on every
+// core. Step j of series k depends on (a.seed, k, j) alone, through counter-based draws
+// (kernels/seeded_draws.hpp, whose CounterDraws defines its words exactly): its normal is
+// SeededDraws::normal_pair (Box-Muller) of words 2q and 2q + 1 of CounterDraws(a.seed, 2k),
+// q = j / 2, the pair's first for even j and its second for odd j; a time-varying coefficient is
+// phi_min + (phi_max - phi_min) times open_unit_of word j of CounterDraws(a.seed, 2k + 1).
+// s = phi and u = sigma times the normal, rounded to T. A seed gives the same series on any
+// machine whose log, cos and sin round alike.
 template <class T>
 Series<T> ar1_series(const Ar1& a);
 
 // Rank `rank`'s run of ar1_series(a) cut among `size` ranks (ranks.hpp), the same values, made
-// without the rest: each series the run meets is drawn from its start, and only the run's
-// elements are kept.
+// without the rest: only the run's elements are drawn.
 template <class T>
 SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut);
 
@@ -39,9 +41,10 @@ Series<T> smoothing_series(const std::vector<double>& y, std::int64_t rows, doub
 // The gold solver run on |s|, |u| and |initial|: at every element, an upper bound on the
 // magnitude of every term summed into v there. Round-off in any order of evaluation is a
 // multiple of it, so it is what a difference from the gold is measured against (v itself can
-// cancel to 0).
+// cancel to 0). Run on every core in chunks of `chunk` elements (recurrence.hpp, kGoldChunk)
+// with the one-thread loop's values, as is tile_chain.
 template <class T>
-std::vector<double> magnitude_scale(const Series<T>& series);
+std::vector<double> magnitude_scale(const Series<T>& series, std::int64_t chunk = kGoldChunk);
 
 // How far back, weighted by magnitude, an element is reached through a chain of tiles of `tile`
 // elements (a scan's tile prefixes): the largest over elements i of
@@ -49,16 +52,17 @@ std::vector<double> magnitude_scale(const Series<T>& series);
 // initial value) times the s between j and i. About 0 when every element's terms come from its
 // own tile (|s| well below 1); about half the tiles before it for a running sum (s = 1).
 template <class T>
-double tile_chain(const Series<T>& series, std::int64_t tile);
+double tile_chain(const Series<T>& series, std::int64_t tile, std::int64_t chunk = kGoldChunk);
 
 // solve_gold(series), magnitude_scale(series) and tile_chain(series, tile) in two passes rather
-// than three and no copy of the series (the scale and the chain share a recurrence), the two on
-// two threads: the same values as each of the three gives. What a sweep checks against.
+// than three (the scale and the chain share a recurrence): the same values as each of the three
+// gives. What a sweep checks against.
 struct GoldScaleChain {
   std::vector<double> gold, scale;
   double chain = 0;
 };
 template <class T>
-GoldScaleChain gold_scale_chain(const Series<T>& series, std::int64_t tile);
+GoldScaleChain gold_scale_chain(const Series<T>& series, std::int64_t tile,
+                                std::int64_t chunk = kGoldChunk);
 
 }  // namespace parasol::recurrence

@@ -40,9 +40,21 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-// The CPU gold: the sequential loop, in long double.
+// The long recurrences the host runs on a series (the gold, and problems.hpp's magnitude scale
+// and tile chain) are cut into chunks of this many elements, run on the CPU solvers' threads
+// (kernels/cpu_threads.hpp) with the bits of the one-thread loop. A chunk that continues a
+// segment from the chunk before starts from the exact value that one ended on where it is known
+// already (always so on one thread); otherwise it runs from 0 at once and is then replayed from
+// that value until the two runs meet, after which the run from 0 is the run from the carry. A
+// replay costs the steps a start takes to be forgotten (some 4400 for |s| = 0.99); where it never
+// is (|s| = 1, or growth) the replay is the whole chunk, run after the others. Tests pass short
+// chunks.
+inline constexpr std::int64_t kGoldChunk = std::int64_t{1} << 20;
+
+// The CPU gold: the sequential loop, in long double, its bits on any thread count.
 template <class T>
-std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress = {});
+std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress = {},
+                               std::int64_t chunk = kGoldChunk);
 
 // One step of the gold, v[n] from v[n-1]. The gold and its parts across ranks (ranks.cpp) share
 // it, so they round alike.

@@ -1,11 +1,15 @@
 // The checks on a Series and the CPU gold solver: the recurrence as written, one element after
-// another, in long double.
+// another, in long double, cut into chunks run on every core with the same bits.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
+#include "kernels/host_memory.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -13,6 +17,17 @@ namespace {
 
 [[noreturn]] void bad_series(const std::string& expected) {
   throw InputError("", "input", expected);
+}
+
+// The same long double, sign of zero included (a NaN is never the same: the replay goes on).
+bool same_value(long double a, long double b) {
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+// The segment holding element i: the last k with offsets[k] <= i (empty ones skipped).
+std::int64_t segment_holding(const std::vector<std::int64_t>& offsets, std::int64_t i) {
+  const auto after = std::upper_bound(offsets.begin(), offsets.end(), i);
+  return static_cast<std::int64_t>(after - offsets.begin()) - 1;
 }
 
 }  // namespace
@@ -54,9 +69,52 @@ template <class T>
   return value;
 }
 
+namespace {
+
+// Elements [first, last) of the gold as its loop runs them, but for a segment continued from
+// before `first`, which is run from `carry`; v stored, the value at last - 1 returned.
 template <class T>
-std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress) {
+long double run_chunk(const Series<T>& series, std::int64_t first, std::int64_t last,
+                      long double carry, double* v) {
+  long double value = carry;
+  for (std::int64_t k = segment_holding(series.offsets, first); first < last; ++k) {
+    const std::int64_t start = series.offsets[k], stop = std::min(last, series.offsets[k + 1]);
+    if (stop <= first) continue;  // empty
+    if (start == first) value = series.initial[k];
+    const std::int64_t count = stop - first;
+    value = gold_run(series.s.data() + first, series.u.data() + first, count, value, v + first);
+    first = stop;
+  }
+  return value;
+}
+
+// Elements [0, n) replayed from `carry` beside their run from 0, v overwritten, until the two
+// meet (the element where they do included). Returns the last value replayed and whether they
+// met.
+struct Replayed {
+  long double value;
+  bool met;
+};
+template <class T>
+[[gnu::noinline]] Replayed replay(const T* s, const T* u, std::int64_t n, long double carry,
+                                  double* v) {
+  long double from_zero = 0, value = carry;
+  for (std::int64_t i = 0; i < n; ++i) {
+    from_zero = gold_step(s[i], from_zero, u[i]);
+    value = gold_step(s[i], value, u[i]);
+    v[i] = static_cast<double>(value);
+    if (same_value(from_zero, value)) return {value, true};
+  }
+  return {value, false};
+}
+
+}  // namespace
+
+template <class T>
+std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress,
+                               std::int64_t chunk) {
   check_series(series);
+  if (chunk < 1) throw Error("recurrence: the gold's chunks must hold an element at least");
   const auto started = std::chrono::steady_clock::now();
   const auto report = [&](std::int64_t done) {
     if (progress)
@@ -65,21 +123,47 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
   };
   constexpr std::int64_t kReportEvery = std::int64_t{1} << 24;  // about 0.1 s in long double
   std::int64_t next_report = kReportEvery;
-  std::vector<double> v(series.s.size());
-  for (std::int64_t k = 0; k < series.segments(); ++k) {
-    const std::int64_t end = series.offsets[k + 1];
-    long double value = series.initial[k];
-    for (std::int64_t i = series.offsets[k]; i < end;) {
-      const std::int64_t stop = std::min(end, next_report);
-      value = gold_run(series.s.data() + i, series.u.data() + i, stop - i, value, v.data() + i);
-      i = stop;
-      if (i == next_report) {
-        report(i);
-        next_report += kReportEvery;
-      }
-    }
+  const std::int64_t n = series.size();
+  std::vector<double> v = huge_vector<double>(static_cast<std::size_t>(n));
+  // Every chunk at once. A segment continued from the chunk before runs from the value that
+  // chunk ended on where that is settled already (the loop's own: always so on one thread), else
+  // from 0, to be replayed below.
+  const auto chunks = static_cast<std::size_t>((n + chunk - 1) / chunk);
+  std::vector<long double> ends(chunks);
+  std::vector<std::atomic<bool>> settled(chunks);
+  std::vector<char> from_zero(chunks);
+  for_chunks(
+      n, chunk,
+      [&](std::int64_t first, std::int64_t last) {
+        const auto c = static_cast<std::size_t>(first / chunk);
+        const std::int64_t k = segment_holding(series.offsets, first);
+        const bool continued = series.offsets[k] < first;
+        const bool carried = continued && settled[c - 1].load(std::memory_order_acquire);
+        from_zero[c] = continued && !carried;
+        ends[c] = run_chunk(series, first, last, carried ? ends[c - 1] : 0.0L, v.data());
+        // Its end is the loop's own unless a stretch run from 0 fills the chunk.
+        if (!from_zero[c] || series.offsets[k + 1] < last)
+          settled[c].store(true, std::memory_order_release);
+      },
+      [&](std::int64_t finished) {
+        if (finished < next_report || finished == n) return;
+        report(finished);
+        next_report = (finished / kReportEvery + 1) * kReportEvery;
+      });
+  // Then in order, each stretch run from 0 replayed from the exact value the chunk before ended
+  // on: where the replay meets the run from 0, the rest of the chunk is the loop's already, and
+  // so is its end; where it never does, the replay is the stretch, and ends a chunk it fills.
+  for (std::size_t c = 1; c < chunks; ++c) {
+    if (!from_zero[c]) continue;
+    const std::int64_t first = static_cast<std::int64_t>(c) * chunk;
+    const std::int64_t last = std::min(n, first + chunk);
+    const std::int64_t k = segment_holding(series.offsets, first);
+    const std::int64_t stretch = std::min(last, series.offsets[k + 1]) - first;
+    const Replayed r = replay(series.s.data() + first, series.u.data() + first, stretch,
+                              ends[c - 1], v.data() + first);
+    if (!r.met && first + stretch == last) ends[c] = r.value;
   }
-  report(series.size());
+  report(n);
   return v;
 }
 
@@ -89,7 +173,9 @@ template long double gold_run<double>(const double*, const double*, std::int64_t
                                      double*);
 template void check_series<float>(const Series<float>&);
 template void check_series<double>(const Series<double>&);
-template std::vector<double> solve_gold<float>(const Series<float>&, const ProgressCallback&);
-template std::vector<double> solve_gold<double>(const Series<double>&, const ProgressCallback&);
+template std::vector<double> solve_gold<float>(const Series<float>&, const ProgressCallback&,
+                                               std::int64_t);
+template std::vector<double> solve_gold<double>(const Series<double>&, const ProgressCallback&,
+                                                std::int64_t);
 
 }  // namespace parasol::recurrence

@@ -81,6 +81,15 @@ void bench_basket(benchmark::State& state, BasketVariant v, int d) {
   const double path_steps = static_cast<double>(p.paths) * static_cast<double>(p.steps);
   state.counters["Gpath-steps/s"] = benchmark::Counter(1e-9 * path_steps * n / seconds);
   state.counters["Gasset-steps/s"] = benchmark::Counter(1e-9 * path_steps * d * n / seconds);
+  if (v != BasketVariant::cublas) return;
+  // One more run with each correlation GEMM between events: their time inside the simulation,
+  // and the rate that gives, to set beside montecarlo/sgemm's of the same shapes alone.
+  simulator.time_correlation(true);
+  simulator.run();
+  const double gemm = simulator.correlation_seconds();
+  state.counters["gemm_ms_in_run"] = benchmark::Counter(1e3 * gemm);
+  state.counters["gemm_TFLOP/s_in_run"] =
+      benchmark::Counter(1e-12 * 2.0 * d * d * path_steps / gemm);
 }
 
 void bench_curand(benchmark::State& state, int d) {

@@ -14,6 +14,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/reduce.cuh"
@@ -100,39 +101,55 @@ __global__ void __launch_bounds__(kThreads)
 
 // z for steps [n0, n0 + steps_here) of samples [first, first + count): column (n - n0) * count + p
 // of a d-row column-major matrix. One thread per (path, draw); draws of a column are adjacent
-// threads, so a column's writes are contiguous.
+// threads, so a column's writes are contiguous. The thread's indices are taken apart in `Index`:
+// 32-bit where they fit (the host checks), since a 64-bit division costs several times the
+// Philox draw it locates.
+template <class Index>
 __global__ void __launch_bounds__(kThreads)
     normals_kernel(int d, int padded, std::int64_t steps, std::uint64_t seed, std::int64_t first,
                    std::int64_t count, std::int64_t n0, std::int64_t steps_here, float* z) {
   const std::int64_t k0 = n0 * padded, k1 = (n0 + steps_here < steps ? n0 + steps_here : steps) * padded;
   const std::int64_t j0 = k0 / 4, draws = (k1 + 3) / 4 - j0;
+  const auto index_draws = static_cast<Index>(draws);
+  const auto index_padded = static_cast<Index>(padded);
   for (std::int64_t t : grid_stride(count * draws)) {
-    const std::int64_t p = t / draws, j = j0 + t % draws;
-    const float4 v = basket_draw(seed, first + p, j);
+    const auto it = static_cast<Index>(t);
+    const Index p = it / index_draws, jj = it - p * index_draws;
+    const std::int64_t j = j0 + static_cast<std::int64_t>(jj);
+    const float4 v = basket_draw(seed, first + static_cast<std::int64_t>(p), j);
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
       const std::int64_t k = 4 * j + c;
       if (k < k0 || k >= k1) continue;
-      const std::int64_t n = k / padded;
-      const int i = static_cast<int>(k % padded);
-      if (i < d) z[i + d * ((n - n0) * count + p)] = component(v, c);
+      const auto ik = static_cast<Index>(k);
+      const Index n = ik / index_padded;
+      const auto i = static_cast<int>(ik - n * index_padded);
+      if (i < d)
+        z[i + d * ((static_cast<std::int64_t>(n) - n0) * count + static_cast<std::int64_t>(p))] =
+            component(v, c);
     }
   }
 }
 
-// x += drift + vol * y for each of `steps_here` columns blocks of y; keeps step 0's z for the
-// likelihood ratio when asked.
+// x += drift + vol * y for each of `steps_here` columns blocks of y; the asset of an element
+// taken apart in `Index`, as in normals_kernel.
+template <class Index>
 __global__ void __launch_bounds__(kThreads)
     advance_kernel(int d, std::int64_t count, std::int64_t steps_here, const float* drift,
                    const float* vol, const float* y, float* x) {
   const std::int64_t size = static_cast<std::int64_t>(d) * count;
+  const auto index_d = static_cast<Index>(d);
   for (std::int64_t e : grid_stride(size)) {
-    const int i = static_cast<int>(e % d);
+    const auto i = static_cast<int>(static_cast<Index>(e) % index_d);
+    const float step_drift = drift[i], step_vol = vol[i];
     float v = x[e];
-    for (std::int64_t t = 0; t < steps_here; ++t) v += fmaf(vol[i], y[e + t * size], drift[i]);
+    for (std::int64_t t = 0; t < steps_here; ++t) v += fmaf(step_vol, y[e + t * size], step_drift);
     x[e] = v;
   }
 }
+
+// Whether every index a kernel above takes apart fits 32 bits.
+bool fits_32_bits(std::int64_t largest) { return largest < (std::int64_t{1} << 32); }
 
 __global__ void __launch_bounds__(kThreads)
     outputs_kernel(BasketPayoff payoff, int d, std::int64_t steps, float strike, float discount,
@@ -242,6 +259,10 @@ struct BasketSimulator::State {
   DeviceBuffer<float> l, l_inv_t, drift, vol, sigma, spot, weight, log_spot;
   DeviceBuffer<float> z, y, x, score;
   std::vector<double> host_sums;
+  // time_correlation: an event pair around each GEMM of the run, kept from run to run.
+  bool time_correlation = false;
+  std::vector<std::pair<Event, Event>> gemm_events;
+  std::size_t gemms = 0;  // pairs recorded in the last run
 };
 
 BasketSimulator::BasketSimulator(const BasketParams& p, cudaStream_t stream)
@@ -309,10 +330,30 @@ void BasketSimulator::correlate(std::int64_t columns) {
   State& s = *s_;
   const int d = p_.assets();
   const float one = 1.0f, zero = 0.0f;
+  if (s.time_correlation) {
+    if (s.gemms == s.gemm_events.size()) s.gemm_events.emplace_back();
+    s.gemm_events[s.gemms].first.record(stream_);
+  }
   // y = L z: L is row-major lower, i.e. column-major L^T: op = transpose gives L.
   PARASOL_CUBLAS(cublasSgemm(s.blas->get(), CUBLAS_OP_T, CUBLAS_OP_N, d,
                              static_cast<int>(columns), d, &one, s.l.data(), d, s.z.data(), d,
                              &zero, s.y.data(), d));
+  if (s.time_correlation) s.gemm_events[s.gemms++].second.record(stream_);
+}
+
+void BasketSimulator::time_correlation(bool on) { s_->time_correlation = on; }
+
+double BasketSimulator::correlation_seconds() const {
+  const State& s = *s_;
+  double seconds = 0;
+  for (std::size_t k = 0; k < s.gemms; ++k) {
+    const auto& [start, stop] = s.gemm_events[k];
+    stop.synchronize();
+    float ms = 0.0f;
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    seconds += 1e-3 * static_cast<double>(ms);
+  }
+  return seconds;
 }
 
 void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
@@ -333,8 +374,12 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
   for (std::int64_t n0 = 0; n0 < p_.steps; n0 += s.step_block) {
     const std::int64_t here = std::min(s.step_block, p_.steps - n0);
     const std::int64_t draws = ((n0 + here) * padded + 3) / 4 - n0 * padded / 4;
-    normals_kernel<<<blocks_for(count * draws), kThreads, 0, stream_>>>(
-        d, padded, p_.steps, p_.seed, first, count, n0, here, s.z.data());
+    if (fits_32_bits(std::max(count * draws, (n0 + here) * padded + 4)))
+      normals_kernel<std::uint32_t><<<blocks_for(count * draws), kThreads, 0, stream_>>>(
+          d, padded, p_.steps, p_.seed, first, count, n0, here, s.z.data());
+    else
+      normals_kernel<std::int64_t><<<blocks_for(count * draws), kThreads, 0, stream_>>>(
+          d, padded, p_.steps, p_.seed, first, count, n0, here, s.z.data());
     PARASOL_CHECK_LAUNCH(stream_);
     if (n0 == 0 && digital) {
       // The likelihood ratio's score L^-T z0, from step 0's columns, before z is overwritten.
@@ -344,8 +389,12 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
                                  s.z.data(), d, &zero, s.score.data(), d));
     }
     correlate(here * count);
-    advance_kernel<<<blocks_for(d * count), kThreads, 0, stream_>>>(
-        d, count, here, s.drift.data(), s.vol.data(), s.y.data(), s.x.data());
+    if (fits_32_bits(d * count))
+      advance_kernel<std::uint32_t><<<blocks_for(d * count), kThreads, 0, stream_>>>(
+          d, count, here, s.drift.data(), s.vol.data(), s.y.data(), s.x.data());
+    else
+      advance_kernel<std::int64_t><<<blocks_for(d * count), kThreads, 0, stream_>>>(
+          d, count, here, s.drift.data(), s.vol.data(), s.y.data(), s.x.data());
     PARASOL_CHECK_LAUNCH(stream_);
   }
   const float discount = static_cast<float>(std::exp(-p_.rate * p_.maturity));
@@ -360,6 +409,7 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
 
 void BasketSimulator::run() {
   State& s = *s_;
+  s.gemms = 0;
   PARASOL_CUDA(cudaMemsetAsync(s.sums.data(), 0, s.sums.bytes(), stream_));
   for (std::int64_t first = 0; first < p_.paths; first += s.batch) {
     const std::int64_t count = std::min(s.batch, p_.paths - first);
@@ -389,8 +439,9 @@ std::vector<float> BasketSimulator::correlated_normals(std::int64_t count) {
   const int d = p_.assets();
   count = std::min(count, s.batch);
   if (s.variant == BasketVariant::cublas) {
-    normals_kernel<<<blocks_for(count * ((padded_assets(d) + 3) / 4 + 1)), kThreads, 0, stream_>>>(
-        d, padded_assets(d), p_.steps, p_.seed, 0, count, 0, 1, s.z.data());
+    normals_kernel<std::int64_t>
+        <<<blocks_for(count * ((padded_assets(d) + 3) / 4 + 1)), kThreads, 0, stream_>>>(
+            d, padded_assets(d), p_.steps, p_.seed, 0, count, 0, 1, s.z.data());
     PARASOL_CHECK_LAUNCH(stream_);
     correlate(count);
     std::vector<float> y(static_cast<std::size_t>(d * count));

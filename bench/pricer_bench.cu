@@ -82,14 +82,17 @@ void bench_basket(benchmark::State& state, BasketVariant v, int d) {
   state.counters["Gpath-steps/s"] = benchmark::Counter(1e-9 * path_steps * n / seconds);
   state.counters["Gasset-steps/s"] = benchmark::Counter(1e-9 * path_steps * d * n / seconds);
   if (v != BasketVariant::cublas) return;
-  // One more run with each correlation GEMM between events: their time inside the simulation,
-  // and the rate that gives, to set beside montecarlo/sgemm's of the same shapes alone.
-  simulator.time_correlation(true);
+  // One more run with each step block's phases between events: the correlation GEMM's time
+  // inside the simulation and the rate that gives, to set beside montecarlo/sgemm's of the same
+  // shapes alone, and the normals' and the advance's.
+  simulator.time_phases(true);
   simulator.run();
-  const double gemm = simulator.correlation_seconds();
-  state.counters["gemm_ms_in_run"] = benchmark::Counter(1e3 * gemm);
+  const BasketSimulator::PhaseSeconds t = simulator.phase_seconds();
+  state.counters["normals_ms_in_run"] = benchmark::Counter(1e3 * t.normals);
+  state.counters["gemm_ms_in_run"] = benchmark::Counter(1e3 * t.correlation);
+  state.counters["advance_ms_in_run"] = benchmark::Counter(1e3 * t.advance);
   state.counters["gemm_TFLOP/s_in_run"] =
-      benchmark::Counter(1e-12 * 2.0 * d * d * path_steps / gemm);
+      benchmark::Counter(1e-12 * 2.0 * d * d * path_steps / t.correlation);
 }
 
 void bench_curand(benchmark::State& state, int d) {

@@ -8,6 +8,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -259,10 +260,18 @@ struct BasketSimulator::State {
   DeviceBuffer<float> l, l_inv_t, drift, vol, sigma, spot, weight, log_spot;
   DeviceBuffer<float> z, y, x, score;
   std::vector<double> host_sums;
-  // time_correlation: an event pair around each GEMM of the run, kept from run to run.
-  bool time_correlation = false;
-  std::vector<std::pair<Event, Event>> gemm_events;
-  std::size_t gemms = 0;  // pairs recorded in the last run
+  // time_phases: an event before each step block's normals, GEMM and advance and one after, kept
+  // from run to run.
+  bool time_phases = false;
+  std::vector<std::array<Event, 4>> phase_events;
+  std::size_t blocks_timed = 0;  // step blocks recorded in the last run
+  // Records the block's event `k` (0: before its normals ... 3: after its advance).
+  void mark(int k, cudaStream_t stream) {
+    if (!time_phases) return;
+    if (blocks_timed == phase_events.size()) phase_events.emplace_back();
+    phase_events[blocks_timed][static_cast<std::size_t>(k)].record(stream);
+    if (k == 3) ++blocks_timed;
+  }
 };
 
 BasketSimulator::BasketSimulator(const BasketParams& p, cudaStream_t stream)
@@ -330,30 +339,30 @@ void BasketSimulator::correlate(std::int64_t columns) {
   State& s = *s_;
   const int d = p_.assets();
   const float one = 1.0f, zero = 0.0f;
-  if (s.time_correlation) {
-    if (s.gemms == s.gemm_events.size()) s.gemm_events.emplace_back();
-    s.gemm_events[s.gemms].first.record(stream_);
-  }
   // y = L z: L is row-major lower, i.e. column-major L^T: op = transpose gives L.
   PARASOL_CUBLAS(cublasSgemm(s.blas->get(), CUBLAS_OP_T, CUBLAS_OP_N, d,
                              static_cast<int>(columns), d, &one, s.l.data(), d, s.z.data(), d,
                              &zero, s.y.data(), d));
-  if (s.time_correlation) s.gemm_events[s.gemms++].second.record(stream_);
 }
 
-void BasketSimulator::time_correlation(bool on) { s_->time_correlation = on; }
+void BasketSimulator::time_phases(bool on) { s_->time_phases = on; }
 
-double BasketSimulator::correlation_seconds() const {
+BasketSimulator::PhaseSeconds BasketSimulator::phase_seconds() const {
   const State& s = *s_;
-  double seconds = 0;
-  for (std::size_t k = 0; k < s.gemms; ++k) {
-    const auto& [start, stop] = s.gemm_events[k];
-    stop.synchronize();
+  const auto between = [](const Event& a, const Event& b) {
+    b.synchronize();
     float ms = 0.0f;
-    PARASOL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    seconds += 1e-3 * static_cast<double>(ms);
+    PARASOL_CUDA(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    return 1e-3 * static_cast<double>(ms);
+  };
+  PhaseSeconds t;
+  for (std::size_t k = 0; k < s.blocks_timed; ++k) {
+    const std::array<Event, 4>& e = s.phase_events[k];
+    t.normals += between(e[0], e[1]);
+    t.correlation += between(e[1], e[2]);
+    t.advance += between(e[2], e[3]);
   }
-  return seconds;
+  return t;
 }
 
 void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
@@ -374,6 +383,7 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
   for (std::int64_t n0 = 0; n0 < p_.steps; n0 += s.step_block) {
     const std::int64_t here = std::min(s.step_block, p_.steps - n0);
     const std::int64_t draws = ((n0 + here) * padded + 3) / 4 - n0 * padded / 4;
+    s.mark(0, stream_);
     if (fits_32_bits(std::max(count * draws, (n0 + here) * padded + 4)))
       normals_kernel<std::uint32_t><<<blocks_for(count * draws), kThreads, 0, stream_>>>(
           d, padded, p_.steps, p_.seed, first, count, n0, here, s.z.data());
@@ -388,7 +398,9 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
                                  static_cast<int>(count), d, &one, s.l_inv_t.data(), d,
                                  s.z.data(), d, &zero, s.score.data(), d));
     }
+    s.mark(1, stream_);
     correlate(here * count);
+    s.mark(2, stream_);
     if (fits_32_bits(d * count))
       advance_kernel<std::uint32_t><<<blocks_for(d * count), kThreads, 0, stream_>>>(
           d, count, here, s.drift.data(), s.vol.data(), s.y.data(), s.x.data());
@@ -396,6 +408,7 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
       advance_kernel<std::int64_t><<<blocks_for(d * count), kThreads, 0, stream_>>>(
           d, count, here, s.drift.data(), s.vol.data(), s.y.data(), s.x.data());
     PARASOL_CHECK_LAUNCH(stream_);
+    s.mark(3, stream_);
   }
   const float discount = static_cast<float>(std::exp(-p_.rate * p_.maturity));
   const AssetConstants a{s.log_spot.data(), s.spot.data(), s.weight.data(), s.sigma.data(),
@@ -409,7 +422,7 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
 
 void BasketSimulator::run() {
   State& s = *s_;
-  s.gemms = 0;
+  s.blocks_timed = 0;
   PARASOL_CUDA(cudaMemsetAsync(s.sums.data(), 0, s.sums.bytes(), stream_));
   for (std::int64_t first = 0; first < p_.paths; first += s.batch) {
     const std::int64_t count = std::min(s.batch, p_.paths - first);

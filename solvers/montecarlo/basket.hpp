@@ -144,12 +144,15 @@ class BasketSimulator {
   std::vector<float> correlated_normals(std::int64_t count);
   BasketVariant variant() const;  // the one that runs
   const BasketParams& params() const { return p_; }
-  // basket-cublas: with `on`, each correlation GEMM of the runs that follow sits between two
-  // events, and correlation_seconds() is their device time in the last run (waits for the
-  // stream), so the GEMM's rate inside the simulation can be set beside cuBLAS's own. 0 for the
-  // register variant or when not timed.
-  void time_correlation(bool on);
-  double correlation_seconds() const;
+  // basket-cublas: with `on`, each step block's normals, correlation GEMM and advance in the runs
+  // that follow sit between events, and phase_seconds() is their device time in the last run
+  // (waits for the stream), so the GEMM's rate inside the simulation can be set beside cuBLAS's
+  // own. Zeros for the register variant or when not timed.
+  struct PhaseSeconds {
+    double normals = 0, correlation = 0, advance = 0;
+  };
+  void time_phases(bool on);
+  PhaseSeconds phase_seconds() const;
 
  private:
   void run_batch(std::int64_t first, std::int64_t count);

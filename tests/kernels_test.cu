@@ -141,15 +141,20 @@ __global__ void spin_kernel(long long cycles) {
   }
 }
 
+// The device's clock cycles in `seconds`, for spin_kernel.
+long long clock_cycles(double seconds) {
+  int clock_khz = 0, device = 0;
+  PARASOL_CUDA(cudaGetDevice(&device));
+  PARASOL_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  return static_cast<long long>(1e3 * clock_khz * seconds);
+}
+
 // Timed runs in batches: the count, then until the minimum time, never past at_most; one time
 // per run, each the run's own (a spin of known length, not the batch's).
 TEST(TimedRuns, BatchesKeepTheCountsAndTimeEachRun) {
   PARASOL_REQUIRE_GPU();
   Stream stream;
-  int clock_khz = 0, device = 0;
-  PARASOL_CUDA(cudaGetDevice(&device));
-  PARASOL_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  const long long cycles = static_cast<long long>(clock_khz) * 0.05;  // about 50 us
+  const long long cycles = clock_cycles(50e-6);
   std::int64_t calls = 0;
   const auto run = [&] {
     ++calls;
@@ -183,10 +188,7 @@ TEST(TimedRuns, BatchesKeepTheCountsAndTimeEachRun) {
 TEST(TimedRuns, WorkBetweenRunsIsOutsideTheirTiming) {
   PARASOL_REQUIRE_GPU();
   Stream stream;
-  int clock_khz = 0, device = 0;
-  PARASOL_CUDA(cudaGetDevice(&device));
-  PARASOL_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  const long long cycles = static_cast<long long>(clock_khz) * 0.05;  // about 50 us
+  const long long cycles = clock_cycles(50e-6);
   std::int64_t runs = 0, betweens = 0;
   const auto spin = [&](long long length) {
     spin_kernel<<<1, 1, 0, stream.get()>>>(length);

@@ -138,17 +138,6 @@ Series<T> smoothing_series(const std::vector<double>& y, std::int64_t rows, doub
 
 namespace {
 
-// The same long double, sign of zero included (a NaN is never the same: the replay goes on).
-bool same_value(long double a, long double b) {
-  return a == b && std::signbit(a) == std::signbit(b);
-}
-
-// The segment holding element i: the last k with offsets[k] <= i (empty ones skipped).
-std::int64_t segment_holding(const std::vector<std::int64_t>& offsets, std::int64_t i) {
-  const auto after = std::upper_bound(offsets.begin(), offsets.end(), i);
-  return static_cast<std::int64_t>(after - offsets.begin()) - 1;
-}
-
 // chain = max(chain, double((at scale - weighted) / scale)) for scale > 0, dividing only where
 // the ratio may beat the chain so far: a long-double division per element would take most of
 // the pass. The test before dividing lets through every ratio within 2^-40 below the chain (far
@@ -220,13 +209,13 @@ Walk walk_along(const Series<T>& series, std::int64_t tile, std::int64_t first, 
 // from Walk{}), block by block of `block` elements, until the two have met (scale and weighted
 // both) at the end of a block: scale_i stored, every chain raised. Returns the walk where the
 // replay stopped, the element it stopped before, and whether the two met.
-struct Replayed {
+struct WalkReplayed {
   Walk walk;
   std::int64_t stop;
   bool met;
 };
 template <class T>
-[[gnu::noinline]] Replayed replay_walk(const Series<T>& series, std::int64_t tile,
+[[gnu::noinline]] WalkReplayed replay_walk(const Series<T>& series, std::int64_t tile,
                                        std::int64_t first, std::int64_t last, std::int64_t block,
                                        Walk carry, double* scale_out, double& chain) {
   Walk zero, exact = carry;
@@ -317,7 +306,7 @@ double walk_chain(const Series<T>& series, std::int64_t tile, double* scale_out,
     const std::int64_t first = static_cast<std::int64_t>(c) * chunk;
     const std::int64_t last = std::min(n, first + chunk);
     const std::int64_t stop = std::min(last, offsets[segment_holding(offsets, first) + 1]);
-    const Replayed r = replay_walk(series, tile, first, stop, block, ends[c - 1], scale_out, chain);
+    const WalkReplayed r = replay_walk(series, tile, first, stop, block, ends[c - 1], scale_out, chain);
     for (std::int64_t b = r.stop; b < stop; b += block) chain = std::max(chain, block_chain(b));
     if (!r.met && stop == last) ends[c] = r.walk;
   }

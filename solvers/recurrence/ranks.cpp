@@ -17,11 +17,6 @@
 namespace parasol::recurrence {
 namespace {
 
-// The same long double, sign of zero included (a NaN is never the same: the replay goes on).
-bool same_value(long double a, long double b) {
-  return a == b && std::signbit(a) == std::signbit(b);
-}
-
 // The elements of local segment 0 when it continues from an earlier rank (0 otherwise).
 template <class T>
 std::int64_t continued_stretch(const SeriesPart<T>& part) {
@@ -68,11 +63,7 @@ SeriesPart<T> part_of(const Series<T>& segments, std::int64_t elements, const Sp
   const std::vector<std::int64_t>& offsets = whole.offsets;
   // The segment holding `begin`: the last k with offsets[k] <= begin (empty ones skipped); the
   // run's segments go on to the one holding its last element.
-  const auto holding = [&](std::int64_t i) {
-    return static_cast<std::int64_t>(std::upper_bound(offsets.begin(), offsets.end(), i) -
-                                     offsets.begin()) - 1;
-  };
-  const std::int64_t k0 = holding(begin), k1 = holding(end - 1);
+  const std::int64_t k0 = segment_holding(offsets, begin), k1 = segment_holding(offsets, end - 1);
   part.first_segment = k0;
   part.continued = offsets[k0] < begin;
   part.series.s = std::move(s);
@@ -115,15 +106,8 @@ std::vector<double> solve_gold_part(const SeriesPart<T>& part, comm::Context& co
   if (part.continued) {
     // Replay the continued stretch from the carry beside its run from 0: once the two meet, the
     // rest of the run from 0 is the run from the carry.
-    long double from_zero = 0, value = carry;
-    bool met = false;
-    for (std::int64_t i = 0; i < stretch && !met; ++i) {
-      from_zero = gold_step(series.s[i], from_zero, series.u[i]);
-      value = gold_step(series.s[i], value, series.u[i]);
-      v[static_cast<std::size_t>(i)] = static_cast<double>(value);
-      met = same_value(from_zero, value);
-    }
-    if (!met && stretch == n) last = value;
+    const Replayed r = replay_gold(series.s.data(), series.u.data(), stretch, carry, v.data());
+    if (!r.met && stretch == n) last = r.value;
   } else if (n == 0) {
     last = carry;
   }

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -63,12 +65,35 @@ inline long double gold_step(T s, long double before, T u) {
   return static_cast<long double>(s) * before + static_cast<long double>(u);
 }
 
+// The same long double, sign of zero included (a NaN is never the same): where a replay from an
+// exact carry has met its run from 0 (the gold's chunks, the walk of the scale and chain, the runs
+// across ranks), the rest of the run from 0 is the run from the carry.
+inline bool same_value(long double a, long double b) {
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+// The segment holding element i: the last k with offsets[k] <= i (empty segments skipped).
+inline std::int64_t segment_holding(const std::vector<std::int64_t>& offsets, std::int64_t i) {
+  const auto after = std::upper_bound(offsets.begin(), offsets.end(), i);
+  return static_cast<std::int64_t>(after - offsets.begin()) - 1;
+}
+
 // gold_step along elements [0, n) from `value`, each result stored rounded to double in v; returns
 // the last value. A function of its own (series.cpp), so that the long double stays in a register:
 // inlined into a loop that also reports progress, it was spilled to memory at every element, and
 // an 80-bit store reloaded at once is not forwarded, which made the gold twelve times slower.
 template <class T>
 long double gold_run(const T* s, const T* u, std::int64_t n, long double value, double* v);
+
+// gold_step along elements [0, n) from the exact `carry` beside the same run from 0, each value
+// from the carry stored in v, until the two meet (that element included): the last value stored,
+// and whether they met. Where they did, v beyond is already the run from 0's, now the carry's.
+struct Replayed {
+  long double value;
+  bool met;
+};
+template <class T>
+Replayed replay_gold(const T* s, const T* u, std::int64_t n, long double carry, double* v);
 
 // An affine map x -> s x + u: what the scan combines, (s1, u1) then (s2, u2) being
 // (s1 s2, s2 u1 + u2), and what crosses between ranks (ranks.hpp).

@@ -19,17 +19,6 @@ namespace {
   throw InputError("", "input", expected);
 }
 
-// The same long double, sign of zero included (a NaN is never the same: the replay goes on).
-bool same_value(long double a, long double b) {
-  return a == b && std::signbit(a) == std::signbit(b);
-}
-
-// The segment holding element i: the last k with offsets[k] <= i (empty ones skipped).
-std::int64_t segment_holding(const std::vector<std::int64_t>& offsets, std::int64_t i) {
-  const auto after = std::upper_bound(offsets.begin(), offsets.end(), i);
-  return static_cast<std::int64_t>(after - offsets.begin()) - 1;
-}
-
 }  // namespace
 
 template <class T>
@@ -88,16 +77,11 @@ long double run_chunk(const Series<T>& series, std::int64_t first, std::int64_t 
   return value;
 }
 
-// Elements [0, n) replayed from `carry` beside their run from 0, v overwritten, until the two
-// meet (the element where they do included). Returns the last value replayed and whether they
-// met.
-struct Replayed {
-  long double value;
-  bool met;
-};
+}  // namespace
+
 template <class T>
-[[gnu::noinline]] Replayed replay(const T* s, const T* u, std::int64_t n, long double carry,
-                                  double* v) {
+[[gnu::noinline]] Replayed replay_gold(const T* s, const T* u, std::int64_t n, long double carry,
+                                       double* v) {
   long double from_zero = 0, value = carry;
   for (std::int64_t i = 0; i < n; ++i) {
     from_zero = gold_step(s[i], from_zero, u[i]);
@@ -107,8 +91,6 @@ template <class T>
   }
   return {value, false};
 }
-
-}  // namespace
 
 template <class T>
 std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& progress,
@@ -159,7 +141,7 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
     const std::int64_t last = std::min(n, first + chunk);
     const std::int64_t k = segment_holding(series.offsets, first);
     const std::int64_t stretch = std::min(last, series.offsets[k + 1]) - first;
-    const Replayed r = replay(series.s.data() + first, series.u.data() + first, stretch,
+    const Replayed r = replay_gold(series.s.data() + first, series.u.data() + first, stretch,
                               ends[c - 1], v.data() + first);
     if (!r.met && first + stretch == last) ends[c] = r.value;
   }
@@ -170,6 +152,10 @@ std::vector<double> solve_gold(const Series<T>& series, const ProgressCallback& 
 template long double gold_run<float>(const float*, const float*, std::int64_t, long double,
                                     double*);
 template long double gold_run<double>(const double*, const double*, std::int64_t, long double,
+                                     double*);
+template Replayed replay_gold<float>(const float*, const float*, std::int64_t, long double,
+                                    double*);
+template Replayed replay_gold<double>(const double*, const double*, std::int64_t, long double,
                                      double*);
 template void check_series<float>(const Series<float>&);
 template void check_series<double>(const Series<double>&);

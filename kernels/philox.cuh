@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "kernels/fast_math.cuh"
+
 namespace parasol {
 
 struct PhiloxCounter {
@@ -54,9 +56,11 @@ __device__ inline float2 box_muller_fast(std::uint32_t a, std::uint32_t b) {
   constexpr float kTwoPow32InvTwoPi = 2.3283064e-10f * 6.2831855f;
   const float u = static_cast<float>(a) * kTwoPow32Inv + kTwoPow32Inv / 2;
   const float angle = static_cast<float>(b) * kTwoPow32InvTwoPi + kTwoPow32InvTwoPi / 2;
-  const float t = -2.0f * __logf(u);
+  // -2 ln u as __logf gives it: log2 u times ln 2, times -2 (exact, so folded into one product).
+  // u >= 2^-33 and the floor below are normal, so the flushing variants give the same bits.
+  const float t = lg2_ftz(u) * (-2.0f * 0.69314718f);
   // t * rsqrt(t) is sqrt(t); the floor keeps u == 1 (t == 0) at radius 0 rather than 0 * inf.
-  const float radius = t * rsqrtf(fmaxf(t, 1e-30f));
+  const float radius = t * rsqrt_ftz(fmaxf(t, 1e-30f));
   float s, c;
   __sincosf(angle, &s, &c);
   return make_float2(s * radius, c * radius);

@@ -7,6 +7,7 @@
 #include <curand_kernel.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -485,6 +486,49 @@ TEST(Philox, StreamsMatchCurand) {
       ASSERT_TRUE(a[n].x == b[n].x && a[n].y == b[n].y && a[n].z == b[n].z && a[n].w == b[n].w)
           << "seed " << seed << ", subsequence " << subsequence << ", draw " << n;
   }
+}
+
+// box_muller_fast written with the library's __logf and rsqrtf, which handle denormals: the
+// flushing instructions it uses must give the same bits for every word it can be given.
+__global__ void box_muller_pair_kernel(const std::uint32_t* words, int pairs, float2* fast,
+                                       float2* reference) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += gridDim.x * blockDim.x) {
+    const std::uint32_t a = words[2 * i], b = words[2 * i + 1];
+    fast[i] = box_muller_fast(a, b);
+    constexpr float kTwoPow32Inv = 2.3283064e-10f;
+    constexpr float kTwoPow32InvTwoPi = 2.3283064e-10f * 6.2831855f;
+    const float u = static_cast<float>(a) * kTwoPow32Inv + kTwoPow32Inv / 2;
+    const float angle = static_cast<float>(b) * kTwoPow32InvTwoPi + kTwoPow32InvTwoPi / 2;
+    const float t = -2.0f * __logf(u);
+    const float radius = t * rsqrtf(fmaxf(t, 1e-30f));
+    float sn, cs;
+    __sincosf(angle, &sn, &cs);
+    reference[i] = make_float2(sn * radius, cs * radius);
+  }
+}
+
+TEST(Philox, BoxMullerGivesTheLibraryFunctionsBits) {
+  PARASOL_REQUIRE_GPU();
+  std::vector<std::uint32_t> words = {0u, 0u, 0xFFFFFFFFu, 0xFFFFFFFFu, 1u, 0x80000000u,
+                                      0xFFFFFF7Fu, 0x7FFFFFFFu, 0xFFFFFF80u, 12345u};
+  std::mt19937 rng(7);
+  while (words.size() < 2 * 100000) words.push_back(static_cast<std::uint32_t>(rng()));
+  // Every word whose u lies in the last few steps below 1, where t is tiny or exactly 0.
+  for (std::uint32_t a = 0xFFFFF000u; a != 0; ++a) {
+    words.push_back(a);
+    words.push_back(a ^ 0x5A5A5A5Au);
+  }
+  const int pairs = static_cast<int>(words.size() / 2);
+  DeviceBuffer<std::uint32_t> d_words(words.size());
+  upload(d_words, words, nullptr);
+  DeviceBuffer<float2> fast(pairs), reference(pairs);
+  box_muller_pair_kernel<<<64, 256>>>(d_words.data(), pairs, fast.data(), reference.data());
+  PARASOL_CHECK_LAUNCH(nullptr);
+  const std::vector<float2> f = download(fast, nullptr), r = download(reference, nullptr);
+  for (int i = 0; i < pairs; ++i)
+    ASSERT_TRUE(std::memcmp(&f[i], &r[i], sizeof(float2)) == 0)
+        << "words " << words[2 * i] << ", " << words[2 * i + 1] << ": " << f[i].x << ", " << f[i].y
+        << " against " << r[i].x << ", " << r[i].y;
 }
 
 __global__ void normal_moments_kernel(int draws_per_thread, double* moments) {

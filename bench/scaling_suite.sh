@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The scale-out runs of docs/PERFORMANCE.md in one command: link facts, laplace3d strong and weak
-# scaling with and without overlap, and the other five solvers' strong scaling, for the rank
-# counts given. Each table goes to OUTDIR as it is made, so a run cut short keeps what it did.
+# scaling with and without overlap, and the other five solvers' strong and weak scaling, for the
+# rank counts given. Each table goes to OUTDIR as it is made, so a run cut short keeps what it did.
 #
 #   bench/scaling_suite.sh OUTDIR 2          # two GPUs (nvidia-h200-x2)
 #   bench/scaling_suite.sh OUTDIR 2,4,8      # a node of eight
 #   SCALING_SIZE=tiny bench/scaling_suite.sh /tmp/s 2   # small CPU runs: the script itself
 #   SCALING_PARTS=solvers bench/scaling_suite.sh OUTDIR 2,4,8   # some parts only
 #
-# SCALING_PARTS lists the parts to run, from link (the link facts), laplace3d and solvers
-# (default: all three), so that where a job's time is limited the suite runs as several jobs.
+# SCALING_PARTS lists the parts to run, from link (the link facts), laplace3d, solvers (strong)
+# and solvers-weak (default: all four), so that where a job's time is limited the suite runs as
+# several jobs. Weak scaling grows each solver's case with the ranks (the size of one rank's share
+# is the strong case's whole problem) and compares each result with one rank's at the same size.
 #
 # Environment: PARASOL (default build/release/apps/parasol), COMM_BENCH (default
 # build/release/bench/comm_bench), LAUNCHER (default "mpirun --allow-run-as-root -np {n}
@@ -26,9 +28,9 @@ comm_bench=${COMM_BENCH:-$here/build/release/bench/comm_bench}
 launcher=${LAUNCHER:-"mpirun --allow-run-as-root -np {n} -x NCCL_NVLS_ENABLE"}
 python=${PYTHON:-python3}
 largest=${ranks##*,}
-parts=",${SCALING_PARTS:-link,laplace3d,solvers},"
+parts=",${SCALING_PARTS:-link,laplace3d,solvers,solvers-weak},"
 for part in ${parts//,/ }; do
-  case $part in link | laplace3d | solvers) ;; *) echo "$0: SCALING_PARTS: no part \"$part\" (link, laplace3d, solvers)" >&2; exit 2 ;; esac
+  case $part in link | laplace3d | solvers | solvers-weak) ;; *) echo "$0: SCALING_PARTS: no part \"$part\" (link, laplace3d, solvers, solvers-weak)" >&2; exit 2 ;; esac
 done
 runs() { [[ $parts == *",$1,"* ]]; }
 scaling() {
@@ -48,6 +50,11 @@ if [ "${SCALING_SIZE:-full}" = tiny ]; then
   tri=("heat.points=64 heat.grids=64 heat.steps=2 $cpu" "heat.points=16 heat.grids=256 heat.steps=2 $cpu")
   fft=("signal.batch=16 signal.length=256 filter.length=15 filter.sigma=0 $cpu")
   rec="ar1.series=4 ar1.length=4096 $cpu"
+  weak_mc="paths.count={20000*n} paths.steps=10 $cpu"
+  weak_lat2="lattice.nx=32 lattice.ny={32*n}"; weak_lat3="lattice.nx=8 lattice.ny=8 lattice.nz={8*n}"
+  weak_tri="heat.points=64 heat.grids={64*n} heat.steps=2 $cpu"
+  weak_fft="signal.batch={16*n} signal.length=256 filter.length=15 filter.sigma=0 $cpu"
+  weak_rec="ar1.series={4*n} ar1.length=4096 $cpu"
 else
   cpu=""
   small="grid.nx=512 grid.ny=512 grid.nz=512"
@@ -61,6 +68,12 @@ else
   fft=("signal.batch=4096 signal.length=4096 filter.length=63 filter.sigma=0"
        "signal.batch=65536 signal.length=4096 filter.length=63 filter.sigma=0")
   rec="ar1.series=16 ar1.length=67108864 method.mode=reproducible"
+  weak_mc="paths.count={1600000000*n}"
+  weak_lat2="lattice.nx=4096 lattice.ny={4096*n} lattice.spacing=0.1"
+  weak_lat3="lattice.nx=256 lattice.ny=256 lattice.nz={256*n} lattice.spacing=0.5"
+  weak_tri="heat.points=16384 heat.grids={1024*n} heat.steps=20"
+  weak_fft="signal.batch={4096*n} signal.length=4096 filter.length=63 filter.sigma=0"
+  weak_rec="ar1.series={4*n} ar1.length=67108864 method.mode=reproducible"  # 2^28 a rank
 fi
 
 # Link facts (GPU runs only).
@@ -77,7 +90,7 @@ runs laplace3d && for v in "zreg-vec method.block=[32,4,1]" "temporal method.blo
   echo "laplace3d ${v%% *}: $out/laplace3d.txt"
 done
 
-if runs solvers; then
+if runs solvers || runs solvers-weak; then
 # Random atoms for coulomb: a thin 2D box and a cube.
 "$python" - "$atoms" "${natoms[@]}" <<'PY'
 import sys
@@ -94,7 +107,9 @@ for count, box in zip(counts, ((409.6, 409.6, 20.0), (128.0, 128.0, 128.0))):
         for (x, y, z), c in zip(xyz, q):
             f.write("C %.4f %.4f %.4f %.4f\n" % (x, y, z, c))
 PY
+fi
 
+if runs solvers; then
 cases=("$inputs/montecarlo-9.6m.toml $mc"
        "$inputs/coulomb-bench.toml lattice.origin=[0.0,0.0,0.0] $lat2 atoms.file=$atoms/atoms-${natoms[0]}.xyz $cpu"
        "$inputs/coulomb-bench.toml lattice.origin=[0.0,0.0,0.0] $lat3 atoms.file=$atoms/atoms-${natoms[1]}.xyz $cpu")
@@ -106,4 +121,17 @@ for c in "${cases[@]}"; do
   echo "$(basename "${c%% *}"): $out/solvers.txt"
 done
 fi
-grep -h -v "^case" "$out/laplace3d.txt" "$out/solvers.txt" 2>/dev/null || true
+
+if runs solvers-weak; then
+cases=("$inputs/montecarlo-9.6m.toml $weak_mc"
+       "$inputs/coulomb-bench.toml lattice.origin=[0.0,0.0,0.0] $weak_lat2 atoms.file=$atoms/atoms-${natoms[0]}.xyz $cpu"
+       "$inputs/coulomb-bench.toml lattice.origin=[0.0,0.0,0.0] $weak_lat3 atoms.file=$atoms/atoms-${natoms[1]}.xyz $cpu"
+       "$inputs/tridiag-study.toml $weak_tri"
+       "$inputs/fftconv-study.toml $weak_fft"
+       "$inputs/recurrence-256m.toml $weak_rec")
+for c in "${cases[@]}"; do
+  scaling --weak "$c" >> "$out/solvers-weak.txt" 2>&1
+  echo "$(basename "${c%% *}") weak: $out/solvers-weak.txt"
+done
+fi
+grep -h -v "^case" "$out/laplace3d.txt" "$out/solvers.txt" "$out/solvers-weak.txt" 2>/dev/null || true

@@ -772,8 +772,19 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
       const std::int64_t block = fused_block(p, Options{Variant::fused, 0}, bytes);
       EXPECT_NE(std::find(lengths.begin(), lengths.end(), block), lengths.end()) << block;
       EXPECT_GE(block, 2 * (p.filter.cols - 1)) << p.filter.cols << " taps";
-      for (const std::int64_t l : lengths)
-        EXPECT_EQ(fused_block(p, Options{Variant::fused, l}, bytes), l);
+      for (const std::int64_t l : lengths) {
+        if (l >= p.filter.cols) {
+          EXPECT_EQ(fused_block(p, Options{Variant::fused, l}, bytes), l);
+          continue;
+        }
+        try {
+          fused_block(p, Options{Variant::fused, l}, bytes);
+          ADD_FAILURE() << "accepted a length of " << l << " for " << p.filter.cols << " taps";
+        } catch (const InputError& e) {
+          EXPECT_EQ(e.key(), "block");
+          EXPECT_TRUE(contains(e.expected(), "at least the filter's")) << e.what();
+        }
+      }
     }
     // With auto a block length not compiled is overlap-save's: fused chooses its own.
     EXPECT_EQ(fused_block(long_1025, Options{Variant::automatic, 1000}, bytes),
@@ -795,12 +806,20 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
   }
   // overlap-save's choice for 1025 taps (8192) where it is compiled; auto takes fused past the
   // direct sums' crossover, and direct below it.
+  // A batch of short signals with a short filter: the shortest length, whose five blocks a signal
+  // cost least (5 x 1024 x 10 against 2 x 4096 x 12 or one 8192).
   const std::vector<std::int64_t> floats = fused_block_lengths(4);
   if (std::find(floats.begin(), floats.end(), 8192) != floats.end()) {
     EXPECT_EQ(fused_block(long_1025, Options{Variant::fused, 0}, 4), 8192);
   }
+  if (std::find(floats.begin(), floats.end(), 1024) != floats.end()) {
+    Problem short_signals = one_d(4096, 63, Mode::full);
+    short_signals.batch = 4096;
+    EXPECT_EQ(fused_block(short_signals, Options{Variant::fused, 0}, 4), 1024);
+  }
   EXPECT_EQ(choose_variant(long_1025, 4), Variant::fused);
-  EXPECT_EQ(choose_variant(one_d(1 << 24, 63, Mode::same), 4), Variant::direct);
+  EXPECT_EQ(choose_variant(one_d(1 << 24, 63, Mode::same), 4), Variant::fused);
+  EXPECT_EQ(choose_variant(one_d(1 << 24, 3, Mode::same), 4), Variant::direct);
   EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::same), 4), Variant::r2c);
 
   Params p;
@@ -843,7 +862,7 @@ TEST(FftconvChoice, ChosenOptionsAreWhatAutoRuns) {
     EXPECT_EQ(chosen_options(batch, named, bytes).variant, Variant::fused);
     EXPECT_EQ(chosen_options(batch, named, bytes).block, 1000);
     // Below the direct sums' crossover auto takes direct, which takes no block.
-    const Options direct = chosen_options(one_d(4096, 63, Mode::same), {Variant::automatic, 1000},
+    const Options direct = chosen_options(one_d(4096, 3, Mode::same), {Variant::automatic, 1000},
                                           bytes);
     EXPECT_EQ(direct.variant, Variant::direct);
     EXPECT_EQ(direct.block, 0);

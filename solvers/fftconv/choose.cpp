@@ -1,6 +1,7 @@
 // What `variant = "auto"` runs and how long overlap-save's transforms are: rules drawn from the
 // filter-length sweep in bench/fftconv_bench.cu (docs/PERFORMANCE.md has the measurements).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,8 +50,9 @@ std::vector<std::int64_t> fused_block_lengths(int element_bytes) {
   return element_bytes == 4 ? fused::block_lengths<float>() : fused::block_lengths<double>();
 }
 
-// The lengths are few (4096 and 8192 in float): the one overlap-save would choose when compiled,
-// else the next longer, else the longest. Every compiled length is at least 2 (kFusedMostTaps - 1).
+// The lengths are few (1024 to 8192 in float). Without a block asked for, the one whose
+// transforms cost least for the whole output: blocks x N log2 N, over the lengths of at least
+// twice the overlap (so at least half of each transform is output).
 std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) {
   if (!fused_compiled_in())
     throw InputError("", "variant",
@@ -77,13 +79,20 @@ std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) 
                          std::to_string(o.block));
   }
   const std::int64_t overlap = p.filter.cols - 1;
-  const std::int64_t want =
-      std::max(std::min(choose_block_length(p.filter.cols),
-                        power_of_two_at_least(output_extent(p).cols + overlap)),
-               2 * overlap);
-  for (const std::int64_t l : lengths)
-    if (l >= want) return l;
-  return lengths.back();
+  const std::int64_t outputs = std::max<std::int64_t>(output_extent(p).cols, 1);
+  std::int64_t best = lengths.back();
+  double least = -1;
+  for (const std::int64_t l : lengths) {
+    if (l < 2 * overlap || l < p.filter.cols) continue;
+    const std::int64_t blocks = (outputs + (l - overlap) - 1) / (l - overlap);
+    const double cost = static_cast<double>(blocks) * static_cast<double>(l) *
+                        std::log2(static_cast<double>(l));
+    if (least < 0 || cost < least) {
+      least = cost;
+      best = l;
+    }
+  }
+  return best;
 }
 
 Options chosen_options(const Problem& p, const Options& o, int element_bytes) {
@@ -124,18 +133,24 @@ std::int64_t batch_cut_unit(const Problem& p, const Options& chosen, int element
   return blocks % 2 == 1 ? 2 : 1;
 }
 
+// Taps up to which the direct sums stay ahead of fused.
+constexpr std::int64_t kDirectBeforeFused = 8;
+
 Variant choose_variant(const Problem& p, int element_bytes) {
   const std::int64_t taps = p.filter.size();
+  // fused reads the signal and writes the output once, with transforms short enough to stay in
+  // a thread block: on an H100 it beat the direct sums from 15 taps on (2^24 samples: 0.077 ms
+  // against 0.085 at 15 taps, 0.079 against 0.132 at 63) and tied them at 3. Wherever it is
+  // compiled in and takes the filter, it goes first past a handful of taps.
+  if (taps > kDirectBeforeFused && fused_compiled_in() && supports(Variant::fused, p) &&
+      p.filter.cols <= p.signal.cols)
+    return Variant::fused;
   // Direct sums cost a multiply-add per tap per output; the transforms cost a few passes over
   // memory whatever the taps. On the 2^24-sample sweep the two meet near 290 taps in 1D; a 2D
   // filter's rows each restart the sums, so there the rate per tap is lower. Doubles halve the
   // arithmetic rate but not the bandwidth.
   const std::int64_t crossover = (p.is_2d() ? 192 : 288) / (element_bytes == 4 ? 1 : 2);
   if (taps <= crossover) return Variant::direct;
-  // fused reads the signal and writes the output once where overlap-save's separate passes move
-  // them several times: wherever it is compiled in and takes the filter, it goes first.
-  if (fused_compiled_in() && supports(Variant::fused, p) && p.filter.cols <= p.signal.cols)
-    return Variant::fused;
   if (!p.is_2d() && p.filter.cols <= p.signal.cols &&
       p.signal.cols >= 2 * choose_block_length(p.filter.cols))
     return Variant::overlap_save;

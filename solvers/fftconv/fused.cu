@@ -51,18 +51,18 @@ struct Transforms {
 };
 
 // The lengths compiled: each is one forward and one inverse instantiation, a large one, so the
-// lists stay short. 8192 serves filters up to about a thousand taps in float; 4096 shorter
-// filters and short batched signals, with less of each transform spent on the overlap or on
-// zero padding.
+// lists stay short. 8192 serves filters up to about a thousand taps in float; 4096 longer ones;
+// 1024 and 2048 short filters on short signals (a batch of 4096-sample signals), where a long
+// transform would spend most of its points on zero padding.
 template <class T>
 struct Lengths;
 template <>
 struct Lengths<float> {
-  using List = std::integer_sequence<unsigned, 4096, 8192>;
+  using List = std::integer_sequence<unsigned, 1024, 2048, 4096, 8192>;
 };
 template <>
 struct Lengths<double> {
-  using List = std::integer_sequence<unsigned, 4096>;
+  using List = std::integer_sequence<unsigned, 1024, 2048, 4096>;
 };
 
 template <unsigned... N>

@@ -1,7 +1,6 @@
 // What `variant = "auto"` runs and how long overlap-save's transforms are: rules drawn from the
 // filter-length sweep in bench/fftconv_bench.cu (docs/PERFORMANCE.md has the measurements).
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,8 +50,17 @@ std::vector<std::int64_t> fused_block_lengths(int element_bytes) {
 }
 
 // The lengths are few (1024 to 8192 in float). Without a block asked for, the one whose
-// transforms cost least for the whole output: blocks x N log2 N, over the lengths of at least
-// twice the overlap (so at least half of each transform is output).
+// transforms cost least for a signal's output: blocks x N x the length's cost a point, over the
+// lengths of at least twice the overlap (so at least half of each transform is output).
+// The cost a transform point, relative to 1024's, as measured on an H100 (float, the benchmark's
+// 1d and batch cases at each length): flat to 2048, then rising as a block's transform needs
+// more threads and shared memory a block, so fewer blocks share a multiprocessor.
+namespace {
+double fused_cost_a_point(std::int64_t length) {
+  return length <= 2048 ? 1.0 : length <= 4096 ? 1.15 : 1.65;
+}
+}  // namespace
+
 std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) {
   if (!fused_compiled_in())
     throw InputError("", "variant",
@@ -86,7 +94,7 @@ std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) 
     if (l < 2 * overlap || l < p.filter.cols) continue;
     const std::int64_t blocks = (outputs + (l - overlap) - 1) / (l - overlap);
     const double cost = static_cast<double>(blocks) * static_cast<double>(l) *
-                        std::log2(static_cast<double>(l));
+                        fused_cost_a_point(l);
     if (least < 0 || cost < least) {
       least = cost;
       best = l;

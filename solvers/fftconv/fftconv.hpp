@@ -186,8 +186,8 @@ std::vector<std::int64_t> fused_block_lengths(int element_bytes);
 // The transform length a 1D problem runs fused with: o.block, which must be one of the compiled
 // lengths and at least the filter's taps (InputError, key "block"), or when 0 the compiled length
 // of at least twice the filter's overlap whose transforms cost least for a signal's outputs
-// (blocks x N log2 N; with o.variant auto, a block length that is not compiled is overlap-save's
-// and is passed over). InputError (key "variant")
+// (blocks x N x a measured cost a point for N; with o.variant auto, a block length that is not
+// compiled is overlap-save's and is passed over). InputError (key "variant")
 // when the variant is not compiled in or the problem is not one it supports.
 std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes);
 

@@ -218,14 +218,20 @@ TEST(SweepChecks, CoulombGoldOfSampledRowsIsTheWholeGoldsRows) {
   EXPECT_THROW(coulomb::solve_gold_with_scale_rows(p, atoms, {120}), Error);
 }
 
-TEST(SweepChecks, RecurrenceGoldScaleAndChainTogetherAreTheThreeAlone) {
+// Three AR(1) series of time-varying phi in [0.5, 1.0] (near 1: slow decay), starting at 2.
+recurrence::Ar1 varying_ar1(std::int64_t length) {
   recurrence::Ar1 a;
   a.series = 3;
-  a.length = 5000;
+  a.length = length;
   a.time_varying = true;
   a.phi_min = 0.5;
   a.phi_max = 1.0;
   a.x0 = 2.0;
+  return a;
+}
+
+TEST(SweepChecks, RecurrenceGoldScaleAndChainTogetherAreTheThreeAlone) {
+  recurrence::Ar1 a = varying_ar1(5000);
   for (const bool varying : {true, false}) {
     a.time_varying = varying;
     const recurrence::Series<float> series = recurrence::ar1_series<float>(a);
@@ -340,13 +346,7 @@ template <class T>
 void expect_chunked_runs_are_the_loops() {
   std::uniform_real_distribution<double> shrink(-0.9, 0.9);
   const std::vector<std::int64_t> uneven{0, 1, 37, 0, 0, 3000, 2, 513, 0};
-  recurrence::Ar1 a;
-  a.series = 3;
-  a.length = 1001;
-  a.time_varying = true;
-  a.phi_min = 0.5;
-  a.phi_max = 1.0;
-  a.x0 = 2.0;
+  const recurrence::Ar1 a = varying_ar1(1001);
   const std::vector<std::pair<std::string, recurrence::Series<T>>> cases{
       {"|s| < 0.9", segments_of<T>(uneven, [&](std::int64_t, auto& rng) { return shrink(rng); })},
       {"running sums", segments_of<T>({700, 0, 301}, [](std::int64_t, auto&) { return 1.0; })},

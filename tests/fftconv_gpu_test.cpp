@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <random>
 #include <string>
 #include <vector>
@@ -330,6 +331,36 @@ TEST(FftconvGpu, PlansAreMadeOnceAndRepeatsGiveTheSameOutput) {
     EXPECT_EQ(device.download(), first) << "repeat " << i;
   }
   EXPECT_EQ(device.cached_plans(), plans);
+}
+
+// The sweep's warm-up: every option run once on threads of their own while the caller goes on.
+// An option the problem cannot take (a 1D-only variant on an image) is passed over, not thrown;
+// the variants then run on the caller's own DeviceProblem and agree with the gold.
+TEST(FftconvGpu, WarmUpRunsEveryOptionAsideAndPassesOverWhatCannotRun) {
+  PARASOL_REQUIRE_GPU();
+  for (const Extent signal_extent : {Extent{37, 301}, Extent{1, 20011}}) {
+    Problem p;
+    p.signal = signal_extent;
+    p.filter = signal_extent.rows > 1 ? Extent{5, 9} : Extent{1, 99};
+    p.mode = Mode::same;
+    p.batch = 3;
+    std::vector<Options> options;
+    for (Variant v : kVariants) options.push_back(Options{v, 0});
+    options.push_back(Options{Variant::overlap_save, 5});  // shorter than the filter: refused
+    std::future<void> warming = warm_up_async<float>(p, options);
+    const auto signal = random_values<float>(p.batch * p.signal.size(), 11);
+    const auto filter = random_values<float>(p.filter.size(), 12);
+    const std::vector<double> gold = convolve_gold(p, signal, filter);
+    ASSERT_NO_THROW(warming.get());
+    DeviceProblem<float> device(p, signal, filter);
+    for (Variant v : kVariants) {
+      if (!supports(v, p) || (v == Variant::fused && !fused_compiled_in())) continue;
+      device.poison_output();
+      device.convolve(Options{v, 0});
+      const Agreement a = agreement(device.download(), gold, p);
+      EXPECT_LE(a.value, a.tolerance) << name(v) << ": " << a.description;
+    }
+  }
 }
 
 // The filter's spectrum is computed once per filter, variant and transform length, as the plans

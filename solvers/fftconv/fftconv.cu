@@ -9,6 +9,7 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -886,6 +887,47 @@ Variant DeviceProblem<T>::convolve(const Options& o) {
                              stream_);
 }
 
+// Each option on a thread of its own, with its own buffers, Convolver and stream: what is slow in
+// a first plan is compiling its kernels, which the driver keeps in CUDA's cache for every later
+// plan of that shape. Whether the threads' compilations overlap is the driver's affair.
+template <class T>
+std::future<void> warm_up_async(const Problem& p, std::vector<Options> options) {
+  const Problem problem = checked(p, static_cast<std::size_t>(p.batch * p.signal.size()),
+                                  static_cast<std::size_t>(p.filters * p.filter.size()));
+  const std::size_t signal = static_cast<std::size_t>(problem.batch * problem.signal.size());
+  const std::size_t filter = static_cast<std::size_t>(problem.filters * problem.filter.size());
+  const std::size_t output = static_cast<std::size_t>(problem.batch * output_extent(problem).size());
+  // Each run's operands and output, about as much again for its transforms, and the caller's
+  // own: where that does not fit, the variants make their plans in their own first convolution.
+  const double bytes = static_cast<double>(sizeof(T) * (signal + filter + output));
+  if (!fits_in_free_memory(bytes * (2.0 * static_cast<double>(options.size()) + 2.0)))
+    options.clear();
+  int device = 0;
+  PARASOL_CUDA(cudaGetDevice(&device));
+  const auto warm_one = [=](const Options& o) {
+    try {
+      PARASOL_CUDA(cudaSetDevice(device));
+      Stream stream;
+      DeviceBuffer<T> x(signal), h(filter), y(output);
+      fill_bytes(x, 0, stream);
+      fill_bytes(h, 0, stream);
+      Convolver<T> convolver;
+      convolver.convolve(problem, o, x.data(), h.data(), y.data(), stream);
+      stream.synchronize();
+    } catch (const CudaError& e) {
+      if (e.sticky()) throw;  // the context is lost: nothing later can run
+    } catch (const Error&) {
+      // A variant that cannot take the problem, or a plan or buffer the device has no memory
+      // for beside the others: the caller's own convolution meets it and reports it.
+    }
+  };
+  return std::async(std::launch::async, [warm_one, options = std::move(options)] {
+    std::vector<std::future<void>> warming;
+    for (const Options& o : options) warming.push_back(std::async(std::launch::async, warm_one, o));
+    for (std::future<void>& w : warming) w.get();
+  });
+}
+
 template <class T>
 void DeviceProblem<T>::poison_output() {
   fill_bytes(output_, 0xFF, stream_);
@@ -916,6 +958,8 @@ template class Convolver<float>;
 template class Convolver<double>;
 template class DeviceProblem<float>;
 template class DeviceProblem<double>;
+template std::future<void> warm_up_async<float>(const Problem&, std::vector<Options>);
+template std::future<void> warm_up_async<double>(const Problem&, std::vector<Options>);
 template Result<float> convolve_gpu(const Problem&, const Options&, const std::vector<float>&,
                                     const std::vector<float>&);
 template Result<double> convolve_gpu(const Problem&, const Options&, const std::vector<double>&,

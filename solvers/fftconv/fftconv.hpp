@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -290,6 +291,17 @@ void convolve_streamed(const Problem& p, const Options& o, const std::vector<T>&
                        const SignalReader<T>& read, const OutputWriter<T>& write,
                        std::int64_t piece = 0, std::int64_t first_output = 0,
                        std::int64_t outputs = -1);
+
+// Starts one convolution of `p` by each of `options`, each on a thread of its own with device
+// buffers of its own (zeros: only the kernels matter), and returns at once; the future's get()
+// waits for them. Where CUDA's cache is empty, cuFFT compiles kernels as a plan is made, hundreds
+// of ms a transform shape: these runs compile them while the caller does its host work (makes
+// the operands and the gold), so that its own first convolutions find them compiled. Nothing is
+// run where twice the runs' buffers and the caller's would not fit in free memory. An option the
+// problem cannot take, or one the device has no room or launch for, is left for the caller's own
+// convolution to report; get() rethrows only a failure that loses the context.
+template <class T>
+std::future<void> warm_up_async(const Problem& p, std::vector<Options> options);
 
 // A problem resident on the device, for the sweep and the tests: signal and filter uploaded
 // once, the output allocated, and one Convolver kept (its plans, scratch and the filter's spectra:

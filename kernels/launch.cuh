@@ -29,10 +29,26 @@ __device__ inline GridStride grid_stride(std::int64_t n) {
 
 // As grid_stride, but every thread of a block takes the same number of turns, so a body that
 // synchronises the block (shuffles, shared memory) is reached by all of its threads: the block's
-// last turn may give indices at or past n, which the body must test (i < n) before using.
-__device__ inline GridStride block_uniform_stride(std::int64_t n) {
+// last turn may give indices at or past n, which the body must test (i < n) before using. A turn
+// is taken while the block's first index (the thread's own less its place) is below n.
+struct BlockUniformStride {
+  std::int64_t begin_, end_, step_;
+  struct Iterator {
+    std::int64_t i, step;
+    __device__ std::int64_t operator*() const { return i; }
+    __device__ Iterator& operator++() {
+      i += step;
+      return *this;
+    }
+    __device__ bool operator!=(const Iterator& end) const { return i - threadIdx.x < end.i; }
+  };
+  __device__ Iterator begin() const { return {begin_, step_}; }
+  __device__ Iterator end() const { return {end_, step_}; }
+};
+
+__device__ inline BlockUniformStride block_uniform_stride(std::int64_t n) {
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  return {first, n + threadIdx.x, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
+  return {first, n, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
 }
 
 // Block indices in one grid dimension: the grid may hold fewer blocks than the extent needs

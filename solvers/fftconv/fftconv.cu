@@ -25,6 +25,7 @@
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/fused.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
+#include "solvers/fftconv/rows.cuh"
 
 namespace parasol::fftconv {
 namespace {
@@ -66,10 +67,15 @@ template <class T>
 using Complex = typename Fft<T>::Complex;
 
 // ---------------------------------------------------------------------------------------------
-// Kernels. Rows of all items (signals, filters, blocks) are walked by gridDim.y with a stride,
-// columns by x: no division per element, and any count fits the grid limits.
+// Kernels. Rows of all items (signals, filters, blocks) are walked as rows.cuh says.
 
-constexpr int kThreads = 256;
+using rows::kThreads;
+using rows::kUnroll;
+using rows::UnrolledColumns;
+using rows::rows_grid;
+using rows::unrolled_column;
+using rows::unrolled_columns;
+using rows::unrolled_rows_grid;
 
 template <class T>
 __device__ T real_of(T v) { return v; }
@@ -87,16 +93,25 @@ __device__ Out from_real(T v) {
 template <class T, class Out>
 __global__ void pad_kernel(const T* __restrict__ src, Extent in, Extent to, std::int64_t rows,
                            bool reverse, Out* __restrict__ dst) {
+  const UnrolledColumns c = unrolled_columns();
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const std::int64_t item = row / to.rows, y = row % to.rows;
     Out* out = dst + row * to.cols;
     const bool inside_row = y < in.rows;
     const std::int64_t sy = reverse ? in.rows - 1 - y : y;
     const T* source = src + (item * in.rows + sy) * in.cols;
-    for (const std::int64_t x : grid_stride(to.cols)) {
-      T v = T(0);
-      if (inside_row && x < in.cols) v = source[reverse ? in.cols - 1 - x : x];
-      out[x] = from_real<Out>(v);
+    for (std::int64_t x0 = c.start; x0 < to.cols; x0 += c.span) {
+      T v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        v[u] = inside_row && x < in.cols ? source[reverse ? in.cols - 1 - x : x] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        if (x < to.cols) out[x] = from_real<Out>(v[u]);
+      }
     }
   }
 }
@@ -166,12 +181,24 @@ __global__ void column_dft_kernel(const Complex<T>* __restrict__ g, std::int64_t
 template <class T, class In>
 __global__ void crop_kernel(const In* __restrict__ full, Extent from, Extent out, Extent offset,
                             std::int64_t rows, T* __restrict__ dst) {
+  const UnrolledColumns c = unrolled_columns();
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const std::int64_t item = row / out.rows, y = row % out.rows;
     const In* source = full + (item * from.rows + y + offset.rows) * from.cols + offset.cols;
     T* target = dst + row * out.cols;
-    for (const std::int64_t x : grid_stride(out.cols))
-      target[x] = real_of(source[x]);
+    for (std::int64_t x0 = c.start; x0 < out.cols; x0 += c.span) {
+      T v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        v[u] = x < out.cols ? real_of(source[x]) : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        if (x < out.cols) target[x] = v[u];
+      }
+    }
   }
 }
 
@@ -299,22 +326,13 @@ __global__ void __launch_bounds__(kDirectThreads)
 // ---------------------------------------------------------------------------------------------
 // Launch helpers.
 
-// About sixteen blocks per multiprocessor, each looping over rows: a block per short row would
-// spend more time being scheduled than copying (70 thousand blocks of one 1 KiB row each ran at
-// a fifth of the bandwidth on a 132-SM H100). The count is the device's, asked once.
-dim3 rows_grid(std::int64_t cols, std::int64_t rows, int threads = kThreads) {
-  static const std::int64_t kBlocks = std::int64_t{multiprocessor_count()} * 16;
-  const std::int64_t x = std::clamp<std::int64_t>(ceil_div(cols, threads), 1, kBlocks);
-  const std::int64_t y = std::clamp<std::int64_t>(kBlocks / x, 1, std::min(rows, kMaxGridY));
-  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
-}
-
 template <class T, class Out>
 void pad(const T* src, Extent in, Extent to, std::int64_t items, bool reverse, Out* dst,
          cudaStream_t stream) {
   const std::int64_t rows = items * to.rows;
-  PARASOL_NOTE_LAUNCH(rows_grid(to.cols, rows), kThreads, 0, pad_kernel<T, Out>);
-  pad_kernel<<<rows_grid(to.cols, rows), kThreads, 0, stream>>>(src, in, to, rows, reverse, dst);
+  const dim3 grid = unrolled_rows_grid(to.cols, rows);
+  PARASOL_NOTE_LAUNCH(grid, kThreads, 0, pad_kernel<T, Out>);
+  pad_kernel<<<grid, kThreads, 0, stream>>>(src, in, to, rows, reverse, dst);
   PARASOL_CHECK_LAUNCH(stream);
 }
 
@@ -332,9 +350,9 @@ template <class T, class In>
 void crop(const In* full, Extent from, Extent out, Extent offset, std::int64_t items, T* dst,
           cudaStream_t stream) {
   const std::int64_t rows = items * out.rows;
-  PARASOL_NOTE_LAUNCH(rows_grid(out.cols, rows), kThreads, 0, crop_kernel<T, In>);
-  crop_kernel<<<rows_grid(out.cols, rows), kThreads, 0, stream>>>(full, from, out, offset, rows,
-                                                                   dst);
+  const dim3 grid = unrolled_rows_grid(out.cols, rows);
+  PARASOL_NOTE_LAUNCH(grid, kThreads, 0, crop_kernel<T, In>);
+  crop_kernel<<<grid, kThreads, 0, stream>>>(full, from, out, offset, rows, dst);
   PARASOL_CHECK_LAUNCH(stream);
 }
 
@@ -896,7 +914,8 @@ std::future<void> warm_up_async(const Problem& p, std::vector<Options> options) 
                                   static_cast<std::size_t>(p.filters * p.filter.size()));
   const std::size_t signal = static_cast<std::size_t>(problem.batch * problem.signal.size());
   const std::size_t filter = static_cast<std::size_t>(problem.filters * problem.filter.size());
-  const std::size_t output = static_cast<std::size_t>(problem.batch * output_extent(problem).size());
+  const std::size_t output =
+      static_cast<std::size_t>(problem.batch * output_extent(problem).size());
   // Each run's operands and output, about as much again for its transforms, and the caller's
   // own: where that does not fit, the variants make their plans in their own first convolution.
   const double bytes = static_cast<double>(sizeof(T) * (signal + filter + output));

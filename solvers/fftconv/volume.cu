@@ -19,6 +19,7 @@
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
+#include "solvers/fftconv/rows.cuh"
 #include "solvers/fftconv/volume.hpp"
 
 namespace parasol::fftconv {
@@ -52,15 +53,13 @@ struct Real<double> {
 template <class T>
 using Complex = typename Real<T>::Complex;
 
-constexpr int kThreads = 256;
-
-// Rows of a volume (depth x rows of them) walked by gridDim.y with a stride, columns by x.
-dim3 rows_grid(std::int64_t cols, std::int64_t rows) {
-  static const std::int64_t kBlocks = std::int64_t{multiprocessor_count()} * 16;
-  const std::int64_t x = std::clamp<std::int64_t>(ceil_div(cols, kThreads), 1, kBlocks);
-  const std::int64_t y = std::clamp<std::int64_t>(kBlocks / x, 1, std::min(rows, kMaxGridY));
-  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
-}
+using rows::kThreads;
+using rows::kUnroll;
+using rows::rows_grid;
+using rows::unrolled_column;
+using rows::unrolled_columns;
+using rows::unrolled_rows_grid;
+using rows::UnrolledColumns;
 
 // dst[z][y][x] = src[z0 + z][y][x] (reversed in every axis when `reverse`) where that is inside
 // `in`, 0 elsewhere, for the `to` extent.
@@ -68,17 +67,25 @@ template <class T>
 __global__ void pad_volume_kernel(const T* __restrict__ src, Extent3 in, std::int64_t z0,
                                   Extent3 to, bool reverse, T* __restrict__ dst) {
   const std::int64_t rows = to.depth * to.rows;
+  const UnrolledColumns c = unrolled_columns();
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const std::int64_t z = row / to.rows + z0, y = row % to.rows;
     const bool inside = z >= 0 && z < in.depth && y < in.rows;
     const std::int64_t sz = reverse ? in.depth - 1 - z : z, sy = reverse ? in.rows - 1 - y : y;
+    const T* source = inside ? src + (sz * in.rows + sy) * in.cols : src;
     T* out = dst + row * to.cols;
-    for (std::int64_t x = blockIdx.x * blockDim.x + threadIdx.x; x < to.cols;
-         x += std::int64_t(gridDim.x) * blockDim.x) {
-      T v = T(0);
-      if (inside && x < in.cols)
-        v = src[(sz * in.rows + sy) * in.cols + (reverse ? in.cols - 1 - x : x)];
-      out[x] = v;
+    for (std::int64_t x0 = c.start; x0 < to.cols; x0 += c.span) {
+      T v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        v[u] = inside && x < in.cols ? source[reverse ? in.cols - 1 - x : x] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        if (x < to.cols) out[x] = v[u];
+      }
     }
   }
 }
@@ -98,13 +105,24 @@ template <class T>
 __global__ void crop_volume_kernel(const T* __restrict__ full, Extent3 l, Extent3 from,
                                    Extent3 out, T* __restrict__ dst) {
   const std::int64_t rows = out.depth * out.rows;
+  const UnrolledColumns c = unrolled_columns();
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const std::int64_t z = row / out.rows, y = row % out.rows;
     const T* source = full + ((z + from.depth) * l.rows + y + from.rows) * l.cols + from.cols;
     T* target = dst + row * out.cols;
-    for (std::int64_t x = blockIdx.x * blockDim.x + threadIdx.x; x < out.cols;
-         x += std::int64_t(gridDim.x) * blockDim.x)
-      target[x] = source[x];
+    for (std::int64_t x0 = c.start; x0 < out.cols; x0 += c.span) {
+      T v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        v[u] = x < out.cols ? source[x] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t x = unrolled_column(x0, u);
+        if (x < out.cols) target[x] = v[u];
+      }
+    }
   }
 }
 
@@ -199,7 +217,7 @@ struct VolumeConvolver<T>::Impl {
     Complex<T>* x_hat = reserve(spectrum, half);
     const cufftHandle forward = plans.get_3d(Real<T>::kR2C, l.depth, l.rows, l.cols, stream);
     const cufftHandle inverse = plans.get_3d(Real<T>::kC2R, l.depth, l.rows, l.cols, stream);
-    const dim3 pad_grid = rows_grid(l.cols, l.depth * l.rows);
+    const dim3 pad_grid = unrolled_rows_grid(l.cols, l.depth * l.rows);
     // The filter's spectrum at the chunk's lengths, once for every chunk, and once for every
     // call where it is kept.
     const SpectrumKey key{filter, p.filter, l, p.operation};
@@ -228,7 +246,8 @@ struct VolumeConvolver<T>::Impl {
       PARASOL_CHECK_LAUNCH(stream);
       Real<T>::c2r(inverse, x_hat, x);
       const Extent3 part{count, out.rows, out.cols};
-      crop_volume_kernel<<<rows_grid(out.cols, count * out.rows), kThreads, 0, stream>>>(
+      const dim3 crop_grid = unrolled_rows_grid(out.cols, count * out.rows);
+      crop_volume_kernel<<<crop_grid, kThreads, 0, stream>>>(
           x, l, Extent3{p.filter.depth - 1, at.rows, at.cols}, part,
           output + z0 * out.rows * out.cols);
       PARASOL_CHECK_LAUNCH(stream);

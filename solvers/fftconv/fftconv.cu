@@ -137,6 +137,62 @@ __global__ void multiply_kernel(Complex<T>* __restrict__ spectra,
   }
 }
 
+// r2c in 1D on transforms of half the length. A real row of even length N is read as the M = N/2
+// complex values z[n] = x[2n] + i x[2n+1], whose transform Z holds the real transform X:
+//   X[k] = E[k] + W^k O[k],  E[k] = (Z[k] + conj Z[M-k]) / 2,  O[k] = (Z[k] - conj Z[M-k]) / 2i,
+// with W = exp(-2 pi i / N) and Z[M] = Z[0], for k = 0..M. This kernel takes each pair k, M - k
+// of a row, makes X there, multiplies by the filter's half spectrum and `scale`, and turns the
+// products Y back into the M values
+//   Z'[k] = (Y[k] + conj Y[M-k]) + i (Y[k] - conj Y[M-k]) conj(W^k),
+// whose unnormalised inverse transform of length M is the output's pairs y[2n] + i y[2n+1] (with
+// scale = 1/N). One pass over the spectra, where cuFFT's real transforms add a pass after the
+// forward and one before the inverse around the multiply's own.
+template <class C>
+__device__ C conj_of(C a) {
+  return {a.x, -a.y};
+}
+
+template <class T>
+__global__ void multiply_half_length_kernel(Complex<T>* __restrict__ z,
+                                            const Complex<T>* __restrict__ filter_spectra,
+                                            std::int64_t m, std::int64_t items, bool one_filter,
+                                            T scale) {
+  using C = Complex<T>;
+  const T half = T(0.5);
+  for (std::int64_t item = blockIdx.y; item < items; item += gridDim.y) {
+    C* row = z + item * m;
+    const C* h = filter_spectra + (one_filter ? 0 : item) * (m + 1);
+    for (const std::int64_t k : grid_stride(m / 2 + 1)) {
+      const std::int64_t j = m - k;  // m at k = 0: Z[m] is Z[0], X[m] the Nyquist value
+      // k / m in double: exact enough past 2^24 too.
+      T sin_k, cos_k;
+      if constexpr (std::is_same_v<T, float>)
+        sincospif(static_cast<float>(double(k) / double(m)), &sin_k, &cos_k);
+      else sincospi(double(k) / double(m), &sin_k, &cos_k);
+      const C w{cos_k, -sin_k};        // W^k
+      const C w_j{-cos_k, -sin_k};     // W^(m-k) = -conj(W^k)
+      const C a = row[k], b = row[j == m ? 0 : j];
+      // X at k and at j from (Z[k], conj Z[j]) and (Z[j], conj Z[k]).
+      const auto x_of = [&](C p, C q_conj, C twiddle) {
+        const C e{half * (p.x + q_conj.x), half * (p.y + q_conj.y)};
+        const C o{half * (p.y - q_conj.y), -half * (p.x - q_conj.x)};  // (p - q) / 2i
+        const C t = multiply(twiddle, o);
+        return C{e.x + t.x, e.y + t.y};
+      };
+      const C xk = multiply(x_of(a, conj_of(b), w), h[k]);
+      const C xj = multiply(x_of(b, conj_of(a), w_j), h[j]);
+      const C yk{xk.x * scale, xk.y * scale}, yj{xj.x * scale, xj.y * scale};
+      // Z' at k and at j, the second with conj(W^j) = -W^k.
+      const auto z_of = [](C p, C q_conj, C conj_twiddle) {
+        const C d = multiply(C{p.x - q_conj.x, p.y - q_conj.y}, conj_twiddle);
+        return C{p.x + q_conj.x - d.y, p.y + q_conj.y + d.x};  // sum + i d
+      };
+      row[k] = z_of(yk, conj_of(yj), conj_of(w));
+      if (j != m && j != k) row[j] = z_of(yj, conj_of(yk), C{-w.x, -w.y});
+    }
+  }
+}
+
 // A 2D filter's spectrum from its rows' spectra: the filter has only k_rows non-zero rows, so
 // instead of transforming all l_rows padded rows down the columns, each column's DFT is summed
 // directly, H[u][v] = sum_y G[y][v] exp(-2 pi i u y / l_rows): k_rows complex multiply-adds per
@@ -464,6 +520,7 @@ struct Convolver<T>::Impl {
 
   void r2c(const Problem& p, const T* signal, const T* filter, T* output, cudaStream_t stream) {
     const Extent l = transform_extent(p);
+    if (l.rows == 1 && l.cols % 2 == 0) return r2c_half_length(p, signal, filter, output, stream);
     const Extent half{l.rows, l.cols / 2 + 1};
     T* s = reserve(real_a, p.batch * l.size());
     Complex<T>* s_hat = reserve(complex_a, p.batch * half.size());
@@ -473,6 +530,28 @@ struct Convolver<T>::Impl {
     multiply_spectra<T>(s_hat, h_hat, half.size(), p.batch, p.filters == 1, 1,
                         1.0 / double(l.size()), stream);
     Fft<T>::c2r(plans.get(Fft<T>::kC2R, l.rows, l.cols, p.batch, stream), s_hat, s);
+    crop(s, l, output_extent(p), output_offset(p), p.batch, output, stream);
+  }
+
+  // 1D r2c at an even transform length, on complex transforms of half the length
+  // (multiply_half_length_kernel): pad, forward, one pass for the spectra, inverse, crop.
+  void r2c_half_length(const Problem& p, const T* signal, const T* filter, T* output,
+                       cudaStream_t stream) {
+    const Extent l = transform_extent(p);
+    const std::int64_t m = l.cols / 2;
+    T* s = reserve(real_a, p.batch * l.cols);
+    // The padded rows read as m complex values each: cudaMalloc's alignment, and 2m reals a row.
+    auto* z = reinterpret_cast<Complex<T>*>(s);
+    pad(signal, p.signal, l, p.batch, false, s, stream);
+    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream);
+    const cufftHandle plan = plans.get(Fft<T>::kC2C, 1, m, p.batch, stream);
+    Fft<T>::c2c(plan, z, CUFFT_FORWARD);
+    const dim3 grid = rows_grid(m / 2 + 1, p.batch);
+    PARASOL_NOTE_LAUNCH(grid, kThreads, 0, multiply_half_length_kernel<T>);
+    multiply_half_length_kernel<T><<<grid, kThreads, 0, stream>>>(
+        z, h_hat, m, p.batch, p.filters == 1, static_cast<T>(1.0 / double(l.cols)));
+    PARASOL_CHECK_LAUNCH(stream);
+    Fft<T>::c2c(plan, z, CUFFT_INVERSE);
     crop(s, l, output_extent(p), output_offset(p), p.batch, output, stream);
   }
 

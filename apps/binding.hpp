@@ -219,6 +219,12 @@ struct AutoChoice {
   // The InputError for a stored choice this build cannot run (`e` says why; `axis` is the
   // choice's key at fault: "variant", "block"...), naming the file and the choice's line.
   InputError unusable(const InputError& e, const std::string& axis) const;
+  // The stored choice's `axis` read as a whole number from `least` to `most` (`fallback` when
+  // the choice has no such axis; without one the axis must be there). Otherwise the unusable()
+  // error for `axis`, saying what it should hold: "expected `what`, got "..."".
+  std::int64_t integer(const std::string& axis, std::int64_t least, std::int64_t most,
+                       const std::string& what,
+                       const std::optional<std::string>& fallback = std::nullopt) const;
 };
 
 // What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so

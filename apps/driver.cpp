@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -72,6 +73,18 @@ InputError AutoChoice::unusable(const InputError& e, const std::string& axis) co
   return InputError(file.string() + ":" + std::to_string(choice ? choice->line : 0),
                     "choice." + axis,
                     e.expected() + " in this build; run `parasol sweep --autotune` again");
+}
+
+std::int64_t AutoChoice::integer(const std::string& axis, std::int64_t least,
+                                 std::int64_t most, const std::string& what,
+                                 const std::optional<std::string>& fallback) const {
+  const std::string text = choice->axis(axis).value_or(fallback.value_or(""));
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || value < least || value > most)
+    throw unusable(InputError("expected " + what + ", got \"" + text + "\""), axis);
+  return value;
 }
 
 Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats) {

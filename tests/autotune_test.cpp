@@ -8,6 +8,7 @@
 #include <iterator>
 #include <optional>
 
+#include "apps/binding.hpp"
 #include "apps/io/autotune.hpp"
 #include "kernels/error.hpp"
 #include "kernels/shape.hpp"
@@ -331,6 +332,40 @@ TEST(Autotune, PathFromTheOptionTheEnvironmentOrTheCache) {
       EXPECT_EQ(e.key(), "--autotune-file");
     }
   }
+}
+
+// A stored choice's whole-number axis (threads, chunk, coarsening, block length) as the bindings
+// read it: in range it is the value; missing, malformed, out of range or past 64 bits it is an
+// input error naming the file's line and the axis, saying what was expected and what was found.
+TEST(Autotune, IntegerAxesOfAStoredChoiceAreReadOrRefusedByName) {
+  app::AutoChoice a;
+  a.file = "tuned.toml";
+  io::AutotuneChoice c;
+  c.line = 7;
+  c.variant = "thomas-pcr";
+  c.axes = {{"threads", "256"}, {"chunk", "8x"}, {"block", "-3"},
+            {"huge", "99999999999999999999"}};
+  a.choice = c;
+  EXPECT_EQ(a.integer("threads", 32, 1024, "threads per block"), 256);
+  EXPECT_EQ(a.integer("length", 0, 100, "a transform length", "0"), 0);  // the fallback
+  const auto refusal = [&](const std::string& axis, std::int64_t least, std::int64_t most) {
+    try {
+      a.integer(axis, least, most, "threads per block");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string bad = refusal("chunk", 1, 16);
+  EXPECT_TRUE(contains(bad, "tuned.toml:7: choice.chunk: expected threads per block, got \"8x\""))
+      << bad;
+  EXPECT_TRUE(contains(bad, "parasol sweep --autotune")) << bad;
+  EXPECT_TRUE(
+      contains(refusal("block", 0, 100), "choice.block: expected threads per block, got \"-3\""));
+  EXPECT_TRUE(contains(refusal("threads", 512, 1024), "got \"256\""));
+  EXPECT_TRUE(contains(refusal("huge", 0, INT64_MAX), "choice.huge"));
+  EXPECT_TRUE(
+      contains(refusal("missing", 0, 1), "choice.missing: expected threads per block, got \"\""));
 }
 
 }  // namespace

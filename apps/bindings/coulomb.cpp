@@ -9,7 +9,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <optional>
 
@@ -405,16 +404,14 @@ class CoulombRun final : public Run {
         if (!shape) throw InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\"");
         p_.block = *shape;
       }
-      axis = "coarsening";
-      const std::string coarsening = c.axis("coarsening").value_or("");
-      char* end = nullptr;
-      const long value = std::strtol(coarsening.c_str(), &end, 10);
-      if (coarsening.empty() || *end != '\0' || value < 1 || value > 64)
-        throw InputError("expected points per thread, got \"" + coarsening + "\"");
-      p_.coarsening = static_cast<int>(value);
-      p_.validate();
     } catch (const InputError& e) {
       throw auto_.unusable(e, axis);
+    }
+    p_.coarsening = static_cast<int>(auto_.integer("coarsening", 1, 64, "points per thread"));
+    try {
+      p_.validate();
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, "coarsening");
     }
   }
 

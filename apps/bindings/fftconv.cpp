@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <future>
 #include <optional>
 
@@ -279,20 +278,17 @@ class FftconvRun final : public Run {
     auto_ = look_up_choice(given, fftconv_key(q, sizeof(T)), fallback);
     if (!auto_.choice) return;
     const io::AutotuneChoice& c = *auto_.choice;
-    std::string axis = "variant";
     try {
       p_.variant = fftconv::parse_variant(c.variant);
       if (p_.variant == Variant::automatic) throw InputError("expected a variant other than auto");
-      axis = "block";
-      const std::string block = c.axis("block").value_or("0");
-      char* end = nullptr;
-      const long long value = std::strtoll(block.c_str(), &end, 10);
-      if (block.empty() || *end != '\0' || value < 0)
-        throw InputError("expected a transform length, got \"" + block + "\"");
-      p_.block = value;
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, "variant");
+    }
+    p_.block = auto_.integer("block", 0, INT64_MAX, "a transform length", "0");
+    try {
       p_.validate();
     } catch (const InputError& e) {
-      throw auto_.unusable(e, axis);
+      throw auto_.unusable(e, "block");
     }
   }
 

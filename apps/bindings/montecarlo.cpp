@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 
 #include "apps/across_ranks.hpp"
@@ -283,16 +282,14 @@ class MontecarloRun final : public Run {
       axis = "ordering";
       if (const std::optional<std::string> o = c.axis("ordering"); o && *o != "-")
         p_.ordering = montecarlo::parse_ordering(*o);
-      axis = "block";
-      const std::string block = c.axis("block").value_or("");
-      char* end = nullptr;
-      const long threads = std::strtol(block.c_str(), &end, 10);
-      if (block.empty() || *end != '\0' || threads < 1 || threads > 1024)
-        throw InputError("expected threads per block, got \"" + block + "\"");
-      p_.block = static_cast<int>(threads);
-      p_.validate();
     } catch (const InputError& e) {
       throw auto_.unusable(e, axis);
+    }
+    p_.block = static_cast<int>(auto_.integer("block", 1, 1024, "threads per block"));
+    try {
+      p_.validate();
+    } catch (const InputError& e) {
+      throw auto_.unusable(e, "block");
     }
   }
 

@@ -4,7 +4,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 
 #include "apps/across_ranks.hpp"
@@ -152,16 +151,6 @@ std::string extent(const Dims& dims) {
 io::AutotuneKey tridiag_key(const Params& p, std::int64_t n, std::int64_t systems) {
   return autotune_key("tridiag", "n=" + std::to_string(n) + ",systems=" + std::to_string(systems),
                       std::string(name(p.precision)));
-}
-
-// An axis of a stored choice read as an integer; InputError when it is not one.
-int choice_int(const AutoChoice& a, const std::string& axis) {
-  const std::string text = a.choice->axis(axis).value_or("");
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < INT_MIN || value > INT_MAX)
-    throw a.unusable(InputError("expected an integer, got \"" + text + "\""), axis);
-  return static_cast<int>(value);
 }
 
 template <class T>
@@ -395,8 +384,8 @@ class TridiagRun final : public Run {
     } catch (const InputError& e) {
       throw auto_.unusable(e, "variant");
     }
-    p_.threads = choice_int(auto_, "threads");
-    p_.chunk = choice_int(auto_, "chunk");
+    p_.threads = static_cast<int>(auto_.integer("threads", INT_MIN, INT_MAX, "an integer"));
+    p_.chunk = static_cast<int>(auto_.integer("chunk", INT_MIN, INT_MAX, "an integer"));
     try {
       (void)tridiag::resolve_launch({p_.variant, p_.threads, p_.chunk},
                                     {n, systems_, tridiag::required_layout(p_.variant)},

@@ -169,6 +169,10 @@ TEST(FftconvShapes, SupportsOverlapSaveIn1DOnly) {
   EXPECT_TRUE(supports(Variant::r2c, image));
   EXPECT_TRUE(supports(Variant::direct, image));
   EXPECT_TRUE(supports(Variant::automatic, image));
+  // fused takes images whose rows' circular length fits its longest row transform.
+  EXPECT_TRUE(supports(Variant::fused, image));
+  EXPECT_TRUE(supports(Variant::fused, two_d({8, 4096}, {5, 31}, Mode::valid)));
+  EXPECT_FALSE(supports(Variant::fused, two_d({8, 4096}, {5, 31}, Mode::same)));
   Problem batch = one_d(100, 7, Mode::same);
   batch.batch = 3;
   batch.filters = 3;
@@ -177,6 +181,17 @@ TEST(FftconvShapes, SupportsOverlapSaveIn1DOnly) {
 
 // ---------------------------------------------------------------------------------------------
 // FFT lengths.
+
+// The circular length per axis is the shortest that keeps the wrapped-around terms out of the
+// mode's window: the full length in `full`, less in `same` and `valid`.
+TEST(FftconvShapes, CircularExtentKeepsTheWrappedTermsOutOfTheWindow) {
+  EXPECT_EQ(circular_extent(two_d({4096, 4096}, {31, 31}, Mode::full)), (Extent{4126, 4126}));
+  EXPECT_EQ(circular_extent(two_d({4096, 4096}, {31, 31}, Mode::same)), (Extent{4111, 4111}));
+  EXPECT_EQ(circular_extent(two_d({4096, 4096}, {31, 31}, Mode::valid)), (Extent{4096, 4096}));
+  EXPECT_EQ(transform_extent(two_d({4096, 4096}, {31, 31}, Mode::same)), (Extent{4116, 4116}));
+  EXPECT_EQ(circular_extent(one_d(100, 7, Mode::same)), (Extent{1, 103}));
+  EXPECT_EQ(transform_extent(one_d(100, 7, Mode::full)), (Extent{1, 108}));
+}
 
 bool seven_smooth(std::int64_t n) {
   for (const std::int64_t p : {2, 3, 5, 7})
@@ -730,10 +745,12 @@ TEST(FftconvParams, BadValuesNameTheirKey) {
 // The fused variant: what it takes, the transform length it runs, and what a build without
 // cuFFTDx says.
 
-TEST(FftconvShapes, FusedTakes1DProblemsWithFiltersUpToItsMostTaps) {
+TEST(FftconvShapes, FusedTakes1DFiltersUpToItsMostTapsAndImagesUpToItsLongestRows) {
   EXPECT_TRUE(supports(Variant::fused, one_d(100, kFusedMostTaps, Mode::full)));
   EXPECT_FALSE(supports(Variant::fused, one_d(100, kFusedMostTaps + 1, Mode::full)));
-  EXPECT_FALSE(supports(Variant::fused, two_d({64, 64}, {5, 5}, Mode::same)));
+  EXPECT_TRUE(supports(Variant::fused, two_d({64, 64}, {5, 5}, Mode::same)));
+  EXPECT_TRUE(supports(Variant::fused, two_d({3, kFusedMostRowLength - 4}, {5, 5}, Mode::full)));
+  EXPECT_FALSE(supports(Variant::fused, two_d({3, kFusedMostRowLength - 3}, {5, 5}, Mode::full)));
   Problem batch = one_d(100, 7, Mode::valid);
   batch.batch = 4;
   batch.filters = 4;
@@ -796,12 +813,25 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
       EXPECT_EQ(e.key(), "block");
       EXPECT_TRUE(contains(e.expected(), "got 1000")) << e.what();
     }
+    // Images: the shortest compiled length that holds the rows' circular length, or the one
+    // asked for among those; a length that does not hold them, and rows too long, are refused.
+    const Problem image = two_d({64, 1000}, {5, 25}, Mode::full);
+    EXPECT_EQ(fused_block(image, Options{Variant::fused, 0}, bytes), 1024);
+    EXPECT_EQ(fused_block(image, Options{Variant::fused, 4096}, bytes), 4096);
+    EXPECT_EQ(fused_block(image, Options{Variant::automatic, 1000}, bytes), 1024);
     try {
-      fused_block(two_d({64, 64}, {5, 5}, Mode::same), Options{Variant::fused, 0}, bytes);
-      ADD_FAILURE() << "accepted an image";
+      fused_block(image, Options{Variant::fused, 1000}, bytes);
+      ADD_FAILURE() << "accepted a length not compiled in";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "block");
+      EXPECT_TRUE(contains(e.expected(), "at least their circular length, 1024")) << e.what();
+    }
+    try {
+      fused_block(two_d({64, 4096}, {5, 5}, Mode::full), Options{Variant::fused, 0}, bytes);
+      ADD_FAILURE() << "accepted an image whose rows need 4100 points";
     } catch (const InputError& e) {
       EXPECT_EQ(e.key(), "variant");
-      EXPECT_TRUE(contains(e.expected(), "1D problems")) << e.what();
+      EXPECT_TRUE(contains(e.expected(), "these need 4100")) << e.what();
     }
   }
   // overlap-save's choice for 1025 taps (8192) where it is compiled; auto takes fused past the
@@ -831,7 +861,13 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
   p.block = 0;
   p.signal.rows = 64;
   p.signal.length = 64;
-  expect_bad_params(p, "method.variant", "fused takes 1D problems");
+  if (fused_compiled_in()) {
+    EXPECT_NO_THROW(p.validate());
+    p.signal.length = 4096;
+    expect_bad_params(p, "method.variant", "fused takes images whose rows need");
+  } else {
+    expect_bad_params(p, "method.variant", "not compiled in");
+  }
 }
 
 // A batch cut among ranks runs what auto chose for the whole batch, made explicit: with a block

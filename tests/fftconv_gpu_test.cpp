@@ -470,9 +470,16 @@ TEST(FftconvGpu, BadProblemsAreInputErrors) {
   EXPECT_THROW(DeviceProblem<float>(empty, {}, {}), InputError);
   DeviceProblem<float> device(image, values, std::vector<float>(9, 1.0f));
   EXPECT_THROW(device.convolve(Options{Variant::overlap_save, 0}), InputError);
-  // fused: 1D only, filters of at most kFusedMostTaps, compiled lengths only; or, without
-  // cuFFTDx, one error that says it is not compiled in.
-  EXPECT_THROW(device.convolve(Options{Variant::fused, 0}), InputError);
+  // fused: 1D filters of at most kFusedMostTaps, images whose rows fit kFusedMostRowLength,
+  // compiled lengths only; or, without cuFFTDx, one error that says it is not compiled in.
+  if (!fused_compiled_in()) {
+    EXPECT_THROW(device.convolve(Options{Variant::fused, 0}), InputError);
+  }
+  Problem wide_image;
+  wide_image.signal = {2, kFusedMostRowLength};
+  wide_image.filter = {2, 2};
+  EXPECT_THROW(attempt(wide_image, Variant::fused), InputError);
+  EXPECT_THROW(device.convolve(Options{Variant::fused, 16}), InputError);
   Problem long_filter;
   long_filter.signal = {1, 100};
   long_filter.filter = {1, kFusedMostTaps + 1};
@@ -507,6 +514,45 @@ TEST(FftconvGpu, FusedRepeatsGiveTheSameBitsAndAutoPicksItForLongFilters) {
     device.poison_output();
     device.convolve(Options{Variant::fused, 0});
     EXPECT_EQ(device.download(), first) << "repeat " << i;
+  }
+}
+
+// fused on images: each image's rows are paired within it, so an image gives the bits it gives
+// alone whatever images are batched beside it (what a batch cut among ranks relies on); odd row
+// counts leave a row alone; every compiled row length that holds the rows agrees with the gold.
+TYPED_TEST(FftconvGpu, FusedImagesGiveEachImageItsOwnBitsAtEveryRowLength) {
+  PARASOL_REQUIRE_GPU();
+  if (!fused_compiled_in()) GTEST_SKIP() << "the fused variant is not compiled in";
+  Problem p;
+  p.batch = 3;
+  p.filters = 3;
+  p.signal = {67, 611};
+  p.filter = {7, 12};
+  p.mode = Mode::full;
+  const auto signal = random_values<TypeParam>(p.batch * p.signal.size(), 31);
+  const auto filter = random_values<TypeParam>(p.filters * p.filter.size(), 32);
+  const std::vector<double> gold = convolve_gold(p, signal, filter);
+  DeviceProblem<TypeParam> whole(p, signal, filter);
+  const std::int64_t out = output_extent(p).size();
+  for (const std::int64_t length : fused_block_lengths(sizeof(TypeParam))) {
+    if (length < circular_extent(p).cols) continue;
+    whole.poison_output();
+    EXPECT_EQ(whole.convolve(Options{Variant::fused, length}), Variant::fused);
+    const std::vector<TypeParam> batched = whole.download();
+    const Agreement a = agreement(batched, gold, p);
+    EXPECT_LE(a.value, a.tolerance) << length << ": " << a.description;
+    for (std::int64_t i = 0; i < p.batch; ++i) {
+      Problem one = p;
+      one.batch = one.filters = 1;
+      const auto at = [&](const std::vector<TypeParam>& v, std::int64_t size) {
+        return std::vector<TypeParam>(v.begin() + i * size, v.begin() + (i + 1) * size);
+      };
+      DeviceProblem<TypeParam> alone(one, at(signal, p.signal.size()),
+                                     at(filter, p.filter.size()));
+      alone.poison_output();
+      alone.convolve(Options{Variant::fused, length});
+      EXPECT_EQ(alone.download(), at(batched, out)) << "image " << i << " at " << length;
+    }
   }
 }
 

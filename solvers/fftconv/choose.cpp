@@ -59,6 +59,28 @@ namespace {
 double fused_cost_a_point(std::int64_t length) {
   return length <= 2048 ? 1.0 : length <= 4096 ? 1.15 : 1.65;
 }
+
+// 2D: the rows' transform length, the shortest compiled one that holds their circular length.
+std::int64_t fused_row_length(const Problem& p, const Options& o,
+                              const std::vector<std::int64_t>& lengths) {
+  const std::int64_t needed = circular_extent(p).cols;
+  if (!supports(Variant::fused, p))
+    throw InputError("", "variant",
+                     "fused takes images whose rows need a transform of at most " +
+                         std::to_string(kFusedMostRowLength) + " points; these need " +
+                         std::to_string(needed));
+  // With auto a block length is overlap-save's, which images do not run.
+  const std::int64_t asked = o.variant == Variant::automatic ? 0 : o.block;
+  std::string listed;
+  for (const std::int64_t l : lengths) {
+    if (l >= needed && (asked == 0 || asked == l)) return l;
+    if (l >= needed) listed += (listed.empty() ? "" : ", ") + std::to_string(l);
+  }
+  throw InputError("", "block",
+                   "fused runs these images' rows at transform lengths " + listed +
+                       " (at least their circular length, " + std::to_string(needed) +
+                       "), got " + std::to_string(asked));
+}
 }  // namespace
 
 std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) {
@@ -66,12 +88,13 @@ std::int64_t fused_block(const Problem& p, const Options& o, int element_bytes) 
     throw InputError("", "variant",
                      "the fused variant is not compiled in (it needs cuFFTDx: ./build.sh deps "
                      "unpacks it into .deps/mathdx/, then configure the build again)");
+  const std::vector<std::int64_t> lengths = fused_block_lengths(element_bytes);
+  if (p.is_2d()) return fused_row_length(p, o, lengths);
   if (!supports(Variant::fused, p))
     throw InputError("", "variant",
                      "fused takes 1D problems with filters of at most " +
                          std::to_string(kFusedMostTaps) + " taps; the filter has " +
                          std::to_string(p.filter.rows) + " x " + std::to_string(p.filter.cols));
-  const std::vector<std::int64_t> lengths = fused_block_lengths(element_bytes);
   // With auto the block length is overlap-save's: fused keeps it only where it is compiled.
   const bool compiled_block =
       std::find(lengths.begin(), lengths.end(), o.block) != lengths.end();

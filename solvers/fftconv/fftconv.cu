@@ -412,22 +412,6 @@ void crop(const In* full, Extent from, Extent out, Extent offset, std::int64_t i
   PARASOL_CHECK_LAUNCH(stream);
 }
 
-// The circular length per axis that reproduces the window exactly (see the top of the file),
-// rounded up to a fast transform length.
-std::int64_t transform_length(std::int64_t n, std::int64_t k, std::int64_t start,
-                              std::int64_t count) {
-  const std::int64_t full = n + k - 1;
-  return good_fft_length(std::max(full - start, start + count));
-}
-
-Extent transform_extent(const Problem& p) {
-  const Extent out = output_extent(p), at = output_offset(p);
-  Extent l;
-  l.cols = transform_length(p.signal.cols, p.filter.cols, at.cols, out.cols);
-  l.rows = p.is_2d() ? transform_length(p.signal.rows, p.filter.rows, at.rows, out.rows) : 1;
-  return l;
-}
-
 // Grows a scratch buffer to at least n values; never shrinks, so repeated calls reuse it.
 template <class V>
 V* reserve(DeviceBuffer<V>& buffer, std::int64_t n) {
@@ -468,7 +452,7 @@ template <class T>
 struct Convolver<T>::Impl {
   PlanCache plans;
   DeviceBuffer<T> real_a, real_b, filters, fused_spectra;
-  DeviceBuffer<Complex<T>> complex_a, complex_b, complex_c, r2c_spectra;
+  DeviceBuffer<Complex<T>> complex_a, complex_b, complex_c, r2c_spectra, image_spectra;
 
   // What a kept filter spectrum was computed from (keep_filter_spectra): the filters (where they
   // lie, how many, their extent, reversed or not) and the transform extent.
@@ -484,7 +468,7 @@ struct Convolver<T>::Impl {
   };
   bool keep_spectra = false;
   std::int64_t spectra_computed = 0;
-  std::optional<SpectrumKey> r2c_for, fused_for;
+  std::optional<SpectrumKey> r2c_for, fused_for, image_for;
 
   // Whether the spectrum in a kept buffer is the one `key` asks for; when not, the caller
   // computes it, and the buffer is marked as holding it (when spectra are kept) or nothing.
@@ -525,7 +509,7 @@ struct Convolver<T>::Impl {
     T* s = reserve(real_a, p.batch * l.size());
     Complex<T>* s_hat = reserve(complex_a, p.batch * half.size());
     pad(signal, p.signal, l, p.batch, false, s, stream);
-    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream);
+    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream, r2c_spectra, r2c_for);
     Fft<T>::r2c(plans.get(Fft<T>::kR2C, l.rows, l.cols, p.batch, stream), s, s_hat);
     multiply_spectra<T>(s_hat, h_hat, half.size(), p.batch, p.filters == 1, 1,
                         1.0 / double(l.size()), stream);
@@ -543,7 +527,7 @@ struct Convolver<T>::Impl {
     // The padded rows read as m complex values each: cudaMalloc's alignment, and 2m reals a row.
     auto* z = reinterpret_cast<Complex<T>*>(s);
     pad(signal, p.signal, l, p.batch, false, s, stream);
-    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream);
+    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream, r2c_spectra, r2c_for);
     const cufftHandle plan = plans.get(Fft<T>::kC2C, 1, m, p.batch, stream);
     Fft<T>::c2c(plan, z, CUFFT_FORWARD);
     const dim3 grid = rows_grid(m / 2 + 1, p.batch);
@@ -557,12 +541,14 @@ struct Convolver<T>::Impl {
 
   // The filters' half spectra at transform extent l. Short 2D filters: transform their few rows
   // and sum the column DFTs directly (column_dft_kernel); otherwise the whole padded filter.
+  // Kept in `spectra` (r2c's or fused's on images), as `kept` says.
   const Complex<T>* filter_spectra(const Problem& p, const T* filter, Extent l,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, DeviceBuffer<Complex<T>>& spectra,
+                                   std::optional<SpectrumKey>& kept) {
     const std::int64_t width = l.cols / 2 + 1;
     const bool reverse = p.operation == Operation::correlate;
-    Complex<T>* h_hat = reserve(r2c_spectra, p.filters * l.rows * width);
-    if (spectrum_kept(r2c_for, {filter, p.filters, p.filter, l, p.operation})) return h_hat;
+    Complex<T>* h_hat = reserve(spectra, p.filters * l.rows * width);
+    if (spectrum_kept(kept, {filter, p.filters, p.filter, l, p.operation})) return h_hat;
     if (l.rows == 1 || p.filter.rows > kDftMostFilterRows) {
       T* h = reserve(real_b, p.filters * l.size());
       pad(filter, p.filter, l, p.filters, reverse, h, stream);
@@ -691,6 +677,42 @@ struct Convolver<T>::Impl {
     fused::convolve_blocks(b, block, signal, spectra, output, stream);
   }
 
+  // The fused variant on images: the rows' forward transforms read the image unpadded (fused.hpp),
+  // the rows past it are zeroed, cuFFT transforms the columns in place, the multiply scales by
+  // the filters' half spectra at the same extent, cuFFT takes the columns back, and the rows'
+  // inverse transforms read only the window's rows and write only its columns.
+  void fused_images(const Problem& p, const Options& o, const T* signal, const T* filter,
+                    T* output, cudaStream_t stream) {
+    const std::int64_t length = fused_block(p, o, static_cast<int>(sizeof(T)));
+    const Extent l{transform_extent(p).rows, length};
+    const std::int64_t width = length / 2 + 1, plane = l.rows * width;
+    Complex<T>* s_hat = reserve(complex_a, p.batch * plane);
+    const Complex<T>* h_hat = filter_spectra(p, filter, l, stream, image_spectra, image_for);
+    if (l.rows > p.signal.rows)
+      PARASOL_CUDA(cudaMemset2DAsync(s_hat + p.signal.rows * width, plane * sizeof(Complex<T>), 0,
+                                     (l.rows - p.signal.rows) * width * sizeof(Complex<T>),
+                                     p.batch, stream));
+    fused::ImageRows rows;
+    rows.images = p.batch;
+    rows.rows = p.signal.rows;
+    rows.cols = p.signal.cols;
+    rows.spectrum_rows = l.rows;
+    fused::forward_rows(rows, length, signal, reinterpret_cast<T*>(s_hat), stream);
+    const cufftHandle columns = plans.get_columns(Fft<T>::kC2C, l.rows, width, stream);
+    for (std::int64_t i = 0; i < p.batch; ++i)
+      Fft<T>::c2c(columns, s_hat + i * plane, CUFFT_FORWARD);
+    multiply_spectra<T>(s_hat, h_hat, plane, p.batch, p.filters == 1, 1,
+                        1.0 / double(l.rows * length), stream);
+    for (std::int64_t i = 0; i < p.batch; ++i)
+      Fft<T>::c2c(columns, s_hat + i * plane, CUFFT_INVERSE);
+    const Extent out = output_extent(p), at = output_offset(p);
+    rows.rows = out.rows;
+    rows.cols = out.cols;
+    rows.first_row = at.rows;
+    rows.first_col = at.cols;
+    fused::inverse_rows(rows, length, reinterpret_cast<const T*>(s_hat), output, stream);
+  }
+
   // Outputs [o0, o0 + count) of one signal (convolve_range_gpu): x holds samples
   // [x_begin, x_end) of it.
   void range(const Problem& p, const Options& o, const T* x, std::int64_t x_begin,
@@ -775,7 +797,10 @@ Variant Convolver<T>::convolve(const Problem& p, const Options& o, const T* sign
     case Variant::r2c: impl_->r2c(p, signal, filter, output, stream); break;
     case Variant::overlap_save: impl_->overlap_save(p, o, signal, filter, output, stream); break;
     case Variant::direct: impl_->direct(p, signal, filter, output, stream); break;
-    case Variant::fused: impl_->fused_overlap_save(p, o, signal, filter, output, stream); break;
+    case Variant::fused:
+      if (p.is_2d()) impl_->fused_images(p, o, signal, filter, output, stream);
+      else impl_->fused_overlap_save(p, o, signal, filter, output, stream);
+      break;
     case Variant::automatic: break;  // resolved above
   }
   return v;

@@ -41,10 +41,14 @@ Operation parse_operation(std::string_view s);
 //   overlap-save: 1D only; the signal in blocks of a length chosen for speed against the
 //                 filter's spectrum computed once; streams signals larger than device memory;
 //   direct:       shared-memory tiled direct sums, for short filters;
-//   fused:        1D only; overlap-save with each block's forward transform, the multiply by the
-//                 filter's spectrum and the inverse in one kernel (cuFFTDx's block FFTs): the
-//                 signal read once and the output written once. Filters of at most
-//                 kFusedMostTaps taps; only where the build has cuFFTDx (fused_compiled_in);
+//   fused:        cuFFTDx's block FFTs, only where the build has them (fused_compiled_in). 1D:
+//                 overlap-save with each block's forward transform, the multiply by the
+//                 filter's spectrum and the inverse in one kernel: the signal read once and the
+//                 output written once; filters of at most kFusedMostTaps taps. 2D: the row
+//                 transforms with the zero padding done as the rows are loaded and the crop as
+//                 they are stored (no padded image, no padded result), at a compiled length of
+//                 at least the rows' circular length, up to kFusedMostRowLength; cuFFT's column
+//                 transforms and the multiply between them;
 //   auto:         direct or an FFT variant, by filter length and size (choose_variant).
 enum class Variant { automatic, c2c, r2c, overlap_save, direct, fused };
 inline constexpr std::array kVariants{Variant::c2c, Variant::r2c, Variant::overlap_save,
@@ -85,6 +89,13 @@ Extent output_offset(const Problem& p);
 // The smallest length >= n whose prime factors are all 2, 3, 5 or 7: cuFFT is fastest there
 // (a length with a large prime factor can be several times slower).
 std::int64_t good_fft_length(std::int64_t n);
+
+// The FFT variants convolve circularly: per axis, circular_extent is the shortest length whose
+// circular convolution equals the linear one on the mode's window (the wrapped-around terms land
+// outside it), shorter than the full length in `same` and `valid`; transform_extent rounds each
+// up by good_fft_length. Rows are 1 in 1D.
+Extent circular_extent(const Problem& p);
+Extent transform_extent(const Problem& p);
 
 // Reported as the CPU gold goes, every few tens of millions of multiply-adds: output samples
 // done of the total.
@@ -168,14 +179,16 @@ Options chosen_options(const Problem& p, const Options& o, int element_bytes);
 // pairs, and so the bits, of the whole batch's run.
 std::int64_t batch_cut_unit(const Problem& p, const Options& chosen, int element_bytes);
 
-// Whether a variant can take this problem (overlap-save and fused: 1D only; fused: filters of at
-// most kFusedMostTaps taps). Never throws. Whether fused is compiled in is another question
+// Whether a variant can take this problem (overlap-save: 1D only; fused: 1D filters of at most
+// kFusedMostTaps taps, 2D rows of a circular length up to kFusedMostRowLength). Never throws.
+// Whether fused is compiled in is another question
 // (fused_compiled_in): a build without it says so when fused is asked for.
 bool supports(Variant v, const Problem& p);
 
 // fused: its transforms are compiled for a few lengths only (the longest common to float and
 // double is 4096), and each block keeps at least half its transform for new outputs.
 inline constexpr std::int64_t kFusedMostTaps = 2049;
+inline constexpr std::int64_t kFusedMostRowLength = 4096;
 
 // Whether this build has the fused variant (cuFFTDx was found when it was configured).
 bool fused_compiled_in();
@@ -184,7 +197,9 @@ bool fused_compiled_in();
 // 8: double), ascending; empty when it is not compiled in.
 std::vector<std::int64_t> fused_block_lengths(int element_bytes);
 
-// The transform length a 1D problem runs fused with: o.block, which must be one of the compiled
+// The transform length a problem runs fused with. 2D: the rows', o.block or when 0 the shortest
+// compiled length of at least the rows' circular length (InputError, key "block", for another).
+// 1D: o.block, which must be one of the compiled
 // lengths and at least the filter's taps (InputError, key "block"), or when 0 the compiled length
 // of at least twice the filter's overlap whose transforms cost least for a signal's outputs
 // (blocks x N x a measured cost a point for N; with o.variant auto, a block length that is not

@@ -176,6 +176,103 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   }
 }
 
+// Images' rows (ImageRows): rows y0 and y0 + 1 of one image as the real and imaginary parts of
+// one transform Z. Their half spectra follow from Z at k and at length - k:
+//   A[k] = (Z[k] + conj Z[N-k]) / 2,  B[k] = (Z[k] - conj Z[N-k]) / 2i,
+// the second read from shared memory, where the block leaves Z after its transform.
+template <class T, unsigned N>
+struct RowTransforms : Transforms<T, N> {
+  static constexpr unsigned kWidth = N / 2 + 1;
+  static constexpr unsigned kShared =
+      std::max<unsigned>(Transforms<T, N>::kShared, N * sizeof(typename Transforms<T, N>::Complex));
+};
+
+template <class T, unsigned N>
+__global__ void __launch_bounds__(Transforms<T, N>::kThreads)
+    forward_rows_kernel(ImageRows r, const T* __restrict__ x,
+                        typename Transforms<T, N>::Complex* __restrict__ spectra) {
+  using F = RowTransforms<T, N>;
+  using C = typename F::Complex;
+  extern __shared__ __align__(16) unsigned char shared[];
+  C* z = reinterpret_cast<C*>(shared);
+  const std::int64_t pairs = (r.rows + 1) / 2, transforms = r.images * pairs;
+  for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+    const std::int64_t image = t / pairs, y0 = 2 * (t % pairs);
+    const bool second = y0 + 1 < r.rows;
+    const T* x0 = x + (image * r.rows + y0) * r.cols;
+    const T* x1 = x0 + r.cols;
+    C v[F::Forward::storage_size];
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const std::int64_t c = threadIdx.x + i * F::kStride;
+      const bool inside = c < r.cols;
+      v[i] = complex_of<C>(inside ? x0[c] : T(0), second && inside ? x1[c] : T(0));
+    }
+    typename F::Forward().execute(v, shared);
+    __syncthreads();  // z reuses the transform's shared memory
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) z[threadIdx.x + i * F::kStride] = v[i];
+    __syncthreads();
+    C* s0 = spectra + (image * r.spectrum_rows + y0) * std::int64_t(F::kWidth);
+    C* s1 = s0 + F::kWidth;
+    const T half = T(0.5);
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const unsigned k = threadIdx.x + i * F::kStride;
+      if (k >= F::kWidth) continue;
+      const C p = v[i], q = z[(N - k) % N];
+      s0[k] = complex_of<C>(half * (p.x + q.x), half * (p.y - q.y));
+      if (second) s1[k] = complex_of<C>(half * (p.y + q.y), -half * (p.x - q.x));
+    }
+    __syncthreads();  // the next transform reuses the shared memory
+  }
+}
+
+// The inverse: Z[k] = A[k] + i B[k] over all N points, A and B extended by their symmetry
+// (A[N-k] = conj A[k]), with the imaginary parts at 0 and N/2 dropped as a C2R transform does;
+// the real part of its inverse is row y0's output, the imaginary part row y0 + 1's.
+template <class T, unsigned N>
+__global__ void __launch_bounds__(Transforms<T, N>::kThreads)
+    inverse_rows_kernel(ImageRows r, const typename Transforms<T, N>::Complex* __restrict__ spectra,
+                        T* __restrict__ out) {
+  using F = RowTransforms<T, N>;
+  using C = typename F::Complex;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const std::int64_t pairs = (r.rows + 1) / 2, transforms = r.images * pairs;
+  for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+    const std::int64_t image = t / pairs, y0 = 2 * (t % pairs);
+    const bool second = y0 + 1 < r.rows;
+    const C* s0 = spectra + (image * r.spectrum_rows + r.first_row + y0) * std::int64_t(F::kWidth);
+    const C* s1 = s0 + F::kWidth;
+    C v[F::Inverse::storage_size];
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const unsigned k = threadIdx.x + i * F::kStride;
+      const bool stored = k < F::kWidth;
+      const unsigned j = stored ? k : N - k;
+      C a = s0[j];
+      C b = second ? s1[j] : complex_of<C>(T(0), T(0));
+      if (j == 0 || 2 * j == N) a.y = b.y = T(0);
+      if (!stored) {
+        a.y = -a.y;
+        b.y = -b.y;
+      }
+      v[i] = complex_of<C>(a.x - b.y, a.y + b.x);
+    }
+    typename F::Inverse().execute(v, shared);
+    T* o0 = out + (image * r.rows + y0) * r.cols;
+    T* o1 = o0 + r.cols;
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const std::int64_t c = std::int64_t(threadIdx.x + i * F::kStride) - r.first_col;
+      if (c < 0 || c >= r.cols) continue;
+      o0[c] = v[i].x;
+      if (second) o1[c] = v[i].y;
+    }
+    __syncthreads();  // the next transform reuses the shared memory
+  }
+}
+
 // Enough thread blocks for every transform, within the grid's limit; each loops past it.
 unsigned grid_of(std::int64_t transforms) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(transforms, 1, kMaxGridX));
@@ -232,6 +329,42 @@ void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* s
   });
 }
 
+template <class T>
+void forward_rows(const ImageRows& r, std::int64_t length, const T* x, T* spectra,
+                  cudaStream_t stream) {
+  const std::int64_t transforms = r.images * ((r.rows + 1) / 2);
+  if (transforms < 1) return;
+  dispatch_length<T>(length, [&](auto n) {
+    constexpr unsigned kN = decltype(n)::value;
+    using F = RowTransforms<T, kN>;
+    const auto kernel = forward_rows_kernel<T, kN>;
+    allow_shared(kernel, F::kShared);
+    PARASOL_NOTE_LAUNCH(grid_of(transforms), F::kThreads, F::kShared,
+                        forward_rows_kernel<T, kN>);
+    kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
+        r, x, reinterpret_cast<typename F::Complex*>(spectra));
+    PARASOL_CHECK_LAUNCH(stream);
+  });
+}
+
+template <class T>
+void inverse_rows(const ImageRows& r, std::int64_t length, const T* spectra, T* out,
+                  cudaStream_t stream) {
+  const std::int64_t transforms = r.images * ((r.rows + 1) / 2);
+  if (transforms < 1) return;
+  dispatch_length<T>(length, [&](auto n) {
+    constexpr unsigned kN = decltype(n)::value;
+    using F = RowTransforms<T, kN>;
+    const auto kernel = inverse_rows_kernel<T, kN>;
+    allow_shared(kernel, F::kShared);
+    PARASOL_NOTE_LAUNCH(grid_of(transforms), F::kThreads, F::kShared,
+                        inverse_rows_kernel<T, kN>);
+    kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
+        r, reinterpret_cast<const typename F::Complex*>(spectra), out);
+    PARASOL_CHECK_LAUNCH(stream);
+  });
+}
+
 #else  // without cuFFTDx
 
 namespace {
@@ -259,6 +392,16 @@ void convolve_blocks(const Blocks&, std::int64_t, const T*, const T*, T*, cudaSt
   not_compiled_in();
 }
 
+template <class T>
+void forward_rows(const ImageRows&, std::int64_t, const T*, T*, cudaStream_t) {
+  not_compiled_in();
+}
+
+template <class T>
+void inverse_rows(const ImageRows&, std::int64_t, const T*, T*, cudaStream_t) {
+  not_compiled_in();
+}
+
 #endif
 
 template std::vector<std::int64_t> block_lengths<float>();
@@ -271,5 +414,9 @@ template void convolve_blocks(const Blocks&, std::int64_t, const float*, const f
                               cudaStream_t);
 template void convolve_blocks(const Blocks&, std::int64_t, const double*, const double*, double*,
                               cudaStream_t);
+template void forward_rows(const ImageRows&, std::int64_t, const float*, float*, cudaStream_t);
+template void forward_rows(const ImageRows&, std::int64_t, const double*, double*, cudaStream_t);
+template void inverse_rows(const ImageRows&, std::int64_t, const float*, float*, cudaStream_t);
+template void inverse_rows(const ImageRows&, std::int64_t, const double*, double*, cudaStream_t);
 
 }  // namespace parasol::fftconv::fused

@@ -47,4 +47,29 @@ template <class T>
 void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* spectra, T* out,
                      cudaStream_t stream);
 
+// 2D (images): the row transforms, with the zero padding fused into the forward's load and the
+// crop into the inverse's store; the column transforms, the multiply and the scale between them
+// are fftconv.cu's. Two rows of one image share one complex transform of `length` points (one
+// as its real part, the other as its imaginary part), the last row of an odd count alone, so an
+// image's bits do not depend on the images beside it. Spectra are complex (pairs of T), rows of
+// length / 2 + 1 values, `spectrum_rows` rows an image.
+struct ImageRows {
+  std::int64_t images = 1;
+  std::int64_t rows = 0, cols = 0;  // forward: each image's extent; inverse: each output's
+  std::int64_t spectrum_rows = 0;
+  std::int64_t first_row = 0, first_col = 0;  // inverse: where each output starts in the result
+};
+
+// spectra[i][y] = the half spectrum of row y of image i (images x rows x cols values from x),
+// zero-padded to `length`, for y < rows; the other rows are left as they are.
+template <class T>
+void forward_rows(const ImageRows& r, std::int64_t length, const T* x, T* spectra,
+                  cudaStream_t stream);
+
+// out[i][y][c] = the unscaled inverse transform of half spectrum spectra[i][first_row + y] at
+// first_col + c, for the images x rows x cols outputs.
+template <class T>
+void inverse_rows(const ImageRows& r, std::int64_t length, const T* spectra, T* out,
+                  cudaStream_t stream);
+
 }  // namespace parasol::fftconv::fused

@@ -136,10 +136,28 @@ std::int64_t good_fft_length(std::int64_t n) {
   return best;
 }
 
+// The circular length per axis that reproduces the window exactly (see the top of fftconv.cu):
+// the wrapped-around terms of a shorter one would land inside it.
+Extent circular_extent(const Problem& p) {
+  const Extent out = output_extent(p), at = output_offset(p);
+  const auto length = [](std::int64_t n, std::int64_t k, std::int64_t start, std::int64_t count) {
+    return std::max(n + k - 1 - start, start + count);
+  };
+  return {p.is_2d() ? length(p.signal.rows, p.filter.rows, at.rows, out.rows) : 1,
+          length(p.signal.cols, p.filter.cols, at.cols, out.cols)};
+}
+
+Extent transform_extent(const Problem& p) {
+  const Extent l = circular_extent(p);
+  return {good_fft_length(l.rows), good_fft_length(l.cols)};
+}
+
 bool supports(Variant v, const Problem& p) {
   switch (v) {
     case Variant::overlap_save: return !p.is_2d();
-    case Variant::fused: return !p.is_2d() && p.filter.cols <= kFusedMostTaps;
+    case Variant::fused:
+      return p.is_2d() ? circular_extent(p).cols <= kFusedMostRowLength
+                       : p.filter.cols <= kFusedMostTaps;
     default: return true;
   }
 }

@@ -193,6 +193,63 @@ TEST(FftconvShapes, CircularExtentKeepsTheWrappedTermsOutOfTheWindow) {
   EXPECT_EQ(transform_extent(one_d(100, 7, Mode::full)), (Extent{1, 108}));
 }
 
+// Images at a shorter length than the circular one: the wrapped outputs are the window's within
+// k - 1 of its ends, each counted once; a power of two is taken where it is shorter than the
+// usual length and its wrapped outputs cost little.
+TEST(FftconvShapes, ImagesTakeAShorterPowerOfTwoAndRecomputeTheWrappedOutputs) {
+  const Problem same = two_d({4096, 4096}, {31, 31}, Mode::same);
+  EXPECT_EQ(r2c_image_extent(same), (Extent{4096, 4096}));
+  EXPECT_EQ(fused_image_extent(same, {1024, 2048, 4096, 8192}), (Extent{4096, 4096}));
+  const std::vector<Rect> rects = wrapped_outputs(same, {4096, 4096});
+  ASSERT_EQ(rects.size(), 4u);
+  EXPECT_EQ(rects[0], (Rect{0, 15, 0, 4096}));
+  EXPECT_EQ(rects[1], (Rect{4081, 15, 0, 4096}));
+  EXPECT_EQ(rects[2], (Rect{15, 4066, 0, 15}));
+  EXPECT_EQ(rects[3], (Rect{15, 4066, 4081, 15}));
+  EXPECT_TRUE(wrapped_outputs(same, transform_extent(same)).empty());
+  // full gains nothing from a power of two (8192 against 4200); valid needs none.
+  const Problem full = two_d({4096, 4096}, {31, 31}, Mode::full);
+  EXPECT_EQ(r2c_image_extent(full), transform_extent(full));
+  const Problem valid = two_d({4096, 4096}, {31, 31}, Mode::valid);
+  EXPECT_EQ(r2c_image_extent(valid), (Extent{4096, 4096}));
+  EXPECT_TRUE(wrapped_outputs(valid, {4096, 4096}).empty());
+  // A large filter's edges cost too much; so do a small image's against a long filter.
+  EXPECT_EQ(r2c_image_extent(two_d({4096, 4096}, {63, 63}, Mode::same)),
+            transform_extent(two_d({4096, 4096}, {63, 63}, Mode::same)));
+  EXPECT_EQ(r2c_image_extent(two_d({64, 64}, {31, 31}, Mode::same)),
+            transform_extent(two_d({64, 64}, {31, 31}, Mode::same)));
+  // 1D keeps its circular length.
+  EXPECT_EQ(r2c_image_extent(one_d(4096, 31, Mode::same)),
+            transform_extent(one_d(4096, 31, Mode::same)));
+  // Against the definition: output f (full index) takes wrapped terms where f < full - L or
+  // f >= L, on small awkward cases in every mode, each such output in exactly one rectangle.
+  for (const Mode mode : kModes)
+    for (const auto& [n, k] : {std::pair<Extent, Extent>{{13, 17}, {4, 6}},
+                               {{9, 30}, {9, 3}}, {{20, 11}, {7, 11}}}) {
+      const Problem p = two_d(n, k, mode);
+      const Extent out = output_extent(p), at = output_offset(p), c = circular_extent(p);
+      const Extent least{std::max({out.rows, n.rows, k.rows}), std::max({out.cols, n.cols, k.cols})};
+      for (std::int64_t lr = least.rows; lr <= c.rows; ++lr)
+        for (std::int64_t lc = least.cols; lc <= c.cols; ++lc) {
+          std::vector<int> covered(static_cast<std::size_t>(out.size()), 0);
+          for (const Rect& r : wrapped_outputs(p, {lr, lc}))
+            for (std::int64_t y = r.row; y < r.row + r.rows; ++y)
+              for (std::int64_t x = r.col; x < r.col + r.cols; ++x)
+                ++covered[static_cast<std::size_t>(y * out.cols + x)];
+          const auto wraps = [](std::int64_t f, std::int64_t length, std::int64_t l) {
+            return f < length - l || f >= l;
+          };
+          for (std::int64_t y = 0; y < out.rows; ++y)
+            for (std::int64_t x = 0; x < out.cols; ++x) {
+              const bool wrapped = wraps(y + at.rows, n.rows + k.rows - 1, lr) ||
+                                   wraps(x + at.cols, n.cols + k.cols - 1, lc);
+              EXPECT_EQ(covered[static_cast<std::size_t>(y * out.cols + x)], wrapped ? 1 : 0)
+                  << name(mode) << " at " << lr << " x " << lc << ", output " << y << ", " << x;
+            }
+        }
+    }
+}
+
 bool seven_smooth(std::int64_t n) {
   for (const std::int64_t p : {2, 3, 5, 7})
     while (n % p == 0) n /= p;
@@ -824,7 +881,7 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
       ADD_FAILURE() << "accepted a length not compiled in";
     } catch (const InputError& e) {
       EXPECT_EQ(e.key(), "block");
-      EXPECT_TRUE(contains(e.expected(), "at least their circular length, 1024")) << e.what();
+      EXPECT_TRUE(contains(e.expected(), "(at least 1024), got 1000")) << e.what();
     }
     try {
       fused_block(two_d({64, 4096}, {5, 5}, Mode::full), Options{Variant::fused, 0}, bytes);
@@ -851,7 +908,14 @@ TEST(FftconvChoice, FusedBlockIsACompiledLengthOrSaysWhyNot) {
   EXPECT_EQ(choose_variant(long_1025, 4), Variant::fused);
   EXPECT_EQ(choose_variant(one_d(1 << 24, 63, Mode::same), 4), Variant::fused);
   EXPECT_EQ(choose_variant(one_d(1 << 24, 3, Mode::same), 4), Variant::direct);
-  EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::same), 4), Variant::r2c);
+  // Images past the direct sums' crossover: fused where its rows are no longer than r2c's.
+  const Variant image_fft = fused_compiled_in() ? Variant::fused : Variant::r2c;
+  EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::same), 4), image_fft);
+  EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::valid), 4), image_fft);
+  EXPECT_EQ(choose_variant(two_d({4096, 4096}, {31, 31}, Mode::full), 4), Variant::r2c);
+  EXPECT_EQ(choose_variant(two_d({1000, 1000}, {31, 31}, Mode::same), 4), image_fft);
+  EXPECT_EQ(choose_variant(two_d({1000, 2100}, {31, 31}, Mode::same), 4), Variant::r2c);
+  EXPECT_EQ(choose_variant(two_d({4096, 4096}, {7, 7}, Mode::same), 4), Variant::direct);
 
   Params p;
   p.variant = Variant::fused;

@@ -556,5 +556,29 @@ TYPED_TEST(FftconvGpu, FusedImagesGiveEachImageItsOwnBitsAtEveryRowLength) {
   }
 }
 
+// Images at a power of two shorter than their circular length (image_extent): r2c and fused
+// recompute the outputs that take wrapped terms by direct sums. Sizes where that path is taken
+// (checked), one filter and a filter each, convolution and correlation, even and odd filters.
+TYPED_TEST(FftconvGpu, ImagesAtAShorterLengthRecomputeTheWrappedOutputs) {
+  PARASOL_REQUIRE_GPU();
+  const std::pair<Extent, Extent> sizes[] = {
+      {{256, 512}, {5, 7}}, {{255, 512}, {4, 6}}, {{512, 250}, {3, 9}}};
+  std::uint64_t seed = 700;
+  for (const auto& [signal, filter] : sizes)
+    for (const std::int64_t filters : {std::int64_t(1), std::int64_t(3)})
+      for (const Operation op : {Operation::convolve, Operation::correlate}) {
+        Problem p;
+        p.batch = 3;
+        p.filters = filters;
+        p.signal = signal;
+        p.filter = filter;
+        p.mode = Mode::same;
+        p.operation = op;
+        ASSERT_NE(r2c_image_extent(p), transform_extent(p));
+        ASSERT_FALSE(wrapped_outputs(p, r2c_image_extent(p)).empty());
+        expect_all_variants_match_gold<TypeParam>(p, seed++);
+      }
+}
+
 }  // namespace
 }  // namespace parasol::fftconv

@@ -60,26 +60,29 @@ double fused_cost_a_point(std::int64_t length) {
   return length <= 2048 ? 1.0 : length <= 4096 ? 1.15 : 1.65;
 }
 
-// 2D: the rows' transform length, the shortest compiled one that holds their circular length.
+// 2D: the rows' transform length (fused_image_extent's), or the one asked for where it holds
+// the rows' circular length or, with the wrapped outputs recomputed, their window.
 std::int64_t fused_row_length(const Problem& p, const Options& o,
                               const std::vector<std::int64_t>& lengths) {
-  const std::int64_t needed = circular_extent(p).cols;
   if (!supports(Variant::fused, p))
     throw InputError("", "variant",
                      "fused takes images whose rows need a transform of at most " +
                          std::to_string(kFusedMostRowLength) + " points; these need " +
-                         std::to_string(needed));
+                         std::to_string(circular_extent(p).cols));
   // With auto a block length is overlap-save's, which images do not run.
   const std::int64_t asked = o.variant == Variant::automatic ? 0 : o.block;
+  const std::int64_t chosen = fused_image_extent(p, lengths).cols;
+  if (asked == 0 || asked == chosen) return chosen;
   std::string listed;
   for (const std::int64_t l : lengths) {
-    if (l >= needed && (asked == 0 || asked == l)) return l;
-    if (l >= needed) listed += (listed.empty() ? "" : ", ") + std::to_string(l);
+    if (l < chosen) continue;
+    if (l == asked) return l;
+    listed += (listed.empty() ? "" : ", ") + std::to_string(l);
   }
   throw InputError("", "block",
                    "fused runs these images' rows at transform lengths " + listed +
-                       " (at least their circular length, " + std::to_string(needed) +
-                       "), got " + std::to_string(asked));
+                       " (at least " + std::to_string(chosen) + "), got " +
+                       std::to_string(asked));
 }
 }  // namespace
 
@@ -173,8 +176,8 @@ Variant choose_variant(const Problem& p, int element_bytes) {
   // a thread block: on an H100 it beat the direct sums from 15 taps on (2^24 samples: 0.077 ms
   // against 0.085 at 15 taps, 0.079 against 0.132 at 63) and tied them at 3. Wherever it is
   // compiled in and takes the filter, it goes first past a handful of taps.
-  if (taps > kDirectBeforeFused && fused_compiled_in() && supports(Variant::fused, p) &&
-      p.filter.cols <= p.signal.cols)
+  if (!p.is_2d() && taps > kDirectBeforeFused && fused_compiled_in() &&
+      supports(Variant::fused, p) && p.filter.cols <= p.signal.cols)
     return Variant::fused;
   // Direct sums cost a multiply-add per tap per output; the transforms cost a few passes over
   // memory whatever the taps. On the 2^24-sample sweep the two meet near 290 taps in 1D; a 2D
@@ -182,6 +185,11 @@ Variant choose_variant(const Problem& p, int element_bytes) {
   // arithmetic rate but not the bandwidth.
   const std::int64_t crossover = (p.is_2d() ? 192 : 288) / (element_bytes == 4 ? 1 : 2);
   if (taps <= crossover) return Variant::direct;
+  // Images: fused is r2c's transforms without the padded image and the padded result, so it goes
+  // first wherever its rows are no longer than r2c's (its lengths are powers of two).
+  if (p.is_2d() && fused_compiled_in() && supports(Variant::fused, p) &&
+      fused_image_extent(p, fused_block_lengths(element_bytes)).cols <= r2c_image_extent(p).cols)
+    return Variant::fused;
   if (!p.is_2d() && p.filter.cols <= p.signal.cols &&
       p.signal.cols >= 2 * choose_block_length(p.filter.cols))
     return Variant::overlap_save;

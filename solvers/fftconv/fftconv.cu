@@ -5,6 +5,8 @@
 // convolve. The FFT variants use circular convolution of length L per axis, which equals the
 // linear one on the window [s, s + m) as long as L >= max(full - s, s + m): the wrapped-around
 // terms then land outside the window. That is shorter than the full length in `same` and `valid`.
+// Images may go shorter still (image_extent): r2c and fused then recompute the few outputs near
+// the window's edges that take wrapped terms by direct sums (edge_kernel).
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -240,14 +242,16 @@ __global__ void crop_kernel(const In* __restrict__ full, Extent from, Extent out
   const UnrolledColumns c = unrolled_columns();
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const std::int64_t item = row / out.rows, y = row % out.rows;
-    const In* source = full + (item * from.rows + y + offset.rows) * from.cols + offset.cols;
+    // Past `from`, the circular image (an image's wrapped outputs, recomputed after).
+    const In* source = full + (item * from.rows + (y + offset.rows) % from.rows) * from.cols;
     T* target = dst + row * out.cols;
     for (std::int64_t x0 = c.start; x0 < out.cols; x0 += c.span) {
       T v[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const std::int64_t x = unrolled_column(x0, u);
-        v[u] = x < out.cols ? real_of(source[x]) : T(0);
+        const std::int64_t at = x + offset.cols;
+        v[u] = x < out.cols ? real_of(source[at < from.cols ? at : at - from.cols]) : T(0);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -379,6 +383,49 @@ __global__ void __launch_bounds__(kDirectThreads)
   }
 }
 
+// Direct sums on a rectangle of each image's window (the outputs a shorter transform wraps
+// terms into: wrapped_outputs). A block computes kEdgeTile x kEdgeTile outputs from the signal
+// samples they reach, staged in shared memory, and the filter, read by every thread alike.
+// Filters of at most kWrappedMostTaps a side.
+constexpr int kEdgeTile = 16;
+constexpr int kEdgeSpan = kEdgeTile + static_cast<int>(kWrappedMostTaps) - 1;
+
+template <class T>
+__global__ void __launch_bounds__(kEdgeTile* kEdgeTile)
+    edge_kernel(const T* __restrict__ x, Extent in, const T* __restrict__ h, Extent k,
+                bool one_filter, Extent out, Extent offset, Rect r, std::int64_t images,
+                T* __restrict__ y) {
+  __shared__ T xs[kEdgeSpan][kEdgeSpan];
+  const int tx = threadIdx.x % kEdgeTile, ty = threadIdx.x / kEdgeTile;
+  const std::int64_t oy0 = r.row + std::int64_t(blockIdx.y) * kEdgeTile;
+  const std::int64_t ox0 = r.col + std::int64_t(blockIdx.x) * kEdgeTile;
+  // Signal sample (sy0 + a, sx0 + b) feeds output (oy0 + a - (k.rows - 1) + dy, ...) at tap dy.
+  const std::int64_t sy0 = oy0 + offset.rows - (k.rows - 1);
+  const std::int64_t sx0 = ox0 + offset.cols - (k.cols - 1);
+  const int span_y = kEdgeTile + static_cast<int>(k.rows) - 1;
+  const int span_x = kEdgeTile + static_cast<int>(k.cols) - 1;
+  for (std::int64_t image = blockIdx.z; image < images; image += gridDim.z) {
+    const T* signal = x + image * in.rows * in.cols;
+    const T* filter = h + (one_filter ? 0 : image) * k.rows * k.cols;
+    __syncthreads();  // the previous image's tile is read
+    for (int q = threadIdx.x; q < span_y * span_x; q += kEdgeTile * kEdgeTile) {
+      const std::int64_t sy = sy0 + q / span_x, sx = sx0 + q % span_x;
+      xs[q / span_x][q % span_x] =
+          sy >= 0 && sy < in.rows && sx >= 0 && sx < in.cols ? signal[sy * in.cols + sx] : T(0);
+    }
+    __syncthreads();
+    const std::int64_t oy = oy0 + ty, ox = ox0 + tx;
+    if (oy >= r.row + r.rows || ox >= r.col + r.cols) continue;
+    T acc = T(0);
+    for (int dy = 0; dy < k.rows; ++dy)
+      for (int dx = 0; dx < k.cols; ++dx)
+        acc = fma(filter[dy * k.cols + dx],
+                  xs[ty + static_cast<int>(k.rows) - 1 - dy][tx + static_cast<int>(k.cols) - 1 - dx],
+                  acc);
+    y[(image * out.rows + oy) * out.cols + ox] = acc;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Launch helpers.
 
@@ -502,8 +549,26 @@ struct Convolver<T>::Impl {
     crop(s, l, output_extent(p), output_offset(p), p.batch, output, stream);
   }
 
+  // Images' outputs that a transform of extent l wrapped terms into, by direct sums.
+  void recompute_wrapped(const Problem& p, Extent l, const T* signal, const T* filter,
+                         T* output, cudaStream_t stream) {
+    const std::vector<Rect> rects = wrapped_outputs(p, l);
+    if (rects.empty()) return;
+    const T* h = oriented_filters(p, filter, stream);
+    for (const Rect& r : rects) {
+      const dim3 grid(static_cast<unsigned>(ceil_div(r.cols, kEdgeTile)),
+                      static_cast<unsigned>(std::min(ceil_div(r.rows, kEdgeTile), kMaxGridY)),
+                      static_cast<unsigned>(std::min<std::int64_t>(p.batch, kMaxGridZ)));
+      PARASOL_NOTE_LAUNCH(grid, kEdgeTile * kEdgeTile, 0, edge_kernel<T>);
+      edge_kernel<T><<<grid, kEdgeTile * kEdgeTile, 0, stream>>>(
+          signal, p.signal, h, p.filter, p.filters == 1, output_extent(p), output_offset(p), r,
+          p.batch, output);
+      PARASOL_CHECK_LAUNCH(stream);
+    }
+  }
+
   void r2c(const Problem& p, const T* signal, const T* filter, T* output, cudaStream_t stream) {
-    const Extent l = transform_extent(p);
+    const Extent l = p.is_2d() ? r2c_image_extent(p) : transform_extent(p);
     if (l.rows == 1 && l.cols % 2 == 0) return r2c_half_length(p, signal, filter, output, stream);
     const Extent half{l.rows, l.cols / 2 + 1};
     T* s = reserve(real_a, p.batch * l.size());
@@ -515,6 +580,7 @@ struct Convolver<T>::Impl {
                         1.0 / double(l.size()), stream);
     Fft<T>::c2r(plans.get(Fft<T>::kC2R, l.rows, l.cols, p.batch, stream), s_hat, s);
     crop(s, l, output_extent(p), output_offset(p), p.batch, output, stream);
+    recompute_wrapped(p, l, signal, filter, output, stream);
   }
 
   // 1D r2c at an even transform length, on complex transforms of half the length
@@ -680,11 +746,12 @@ struct Convolver<T>::Impl {
   // The fused variant on images: the rows' forward transforms read the image unpadded (fused.hpp),
   // the rows past it are zeroed, cuFFT transforms the columns in place, the multiply scales by
   // the filters' half spectra at the same extent, cuFFT takes the columns back, and the rows'
-  // inverse transforms read only the window's rows and write only its columns.
+  // inverse transforms read only the window's rows and write only its columns. At an extent
+  // shorter than the circular one (fused_image_extent), the wrapped outputs are recomputed.
   void fused_images(const Problem& p, const Options& o, const T* signal, const T* filter,
                     T* output, cudaStream_t stream) {
     const std::int64_t length = fused_block(p, o, static_cast<int>(sizeof(T)));
-    const Extent l{transform_extent(p).rows, length};
+    const Extent l{fused_image_extent(p, fused_block_lengths(static_cast<int>(sizeof(T)))).rows, length};
     const std::int64_t width = length / 2 + 1, plane = l.rows * width;
     Complex<T>* s_hat = reserve(complex_a, p.batch * plane);
     const Complex<T>* h_hat = filter_spectra(p, filter, l, stream, image_spectra, image_for);
@@ -711,6 +778,7 @@ struct Convolver<T>::Impl {
     rows.first_row = at.rows;
     rows.first_col = at.cols;
     fused::inverse_rows(rows, length, reinterpret_cast<const T*>(s_hat), output, stream);
+    recompute_wrapped(p, l, signal, filter, output, stream);
   }
 
   // Outputs [o0, o0 + count) of one signal (convolve_range_gpu): x holds samples

@@ -97,6 +97,43 @@ std::int64_t good_fft_length(std::int64_t n);
 Extent circular_extent(const Problem& p);
 Extent transform_extent(const Problem& p);
 
+// Images may take a shorter transform than the circular length. At a length L >= the window's
+// extent (and the signal's and the filter's) along an axis, only the window's outputs within
+// k - 1 of its ends can take wrapped-around terms (those at full-convolution index f with
+// f < full - L or f >= L); the image variants (r2c, fused) recompute those by direct sums.
+// image_extent picks, per axis, `shorter`'s length where it is below `usual`'s (a transform of
+// at least the circular length: good_fft_length's for r2c, a compiled length for fused) and the
+// wrapped outputs cost little: filters of at most kWrappedMostTaps a side, and at most
+// kWrappedMostWork multiply-adds an output of the window on average. 1D problems, or where that
+// does not hold, take `usual`. A cuFFT transform of a power of two runs about 1.7x faster a
+// point on an H100 than one of a 7-smooth length near it (4096^2: 0.30 ms forward and inverse,
+// 4116^2: 0.52 ms), which pays for the direct sums on a small filter's edges many times over.
+inline constexpr std::int64_t kWrappedMostTaps = 48;
+inline constexpr std::int64_t kWrappedMostWork = 16;
+Extent image_extent(const Problem& p, Extent usual, Extent shorter);
+// r2c's: transform_extent, or powers of two of at least the window, the signal and the filter.
+Extent r2c_image_extent(const Problem& p);
+// fused's on images: rows at the shortest of `lengths` (compiled, ascending) of at least the
+// circular length, or of at least the window, signal and filter; columns as r2c's. Rows that
+// no length holds: a length past kFusedMostRowLength.
+Extent fused_image_extent(const Problem& p, const std::vector<std::int64_t>& lengths);
+
+// A rectangle of an output window: rows [row, row + rows), columns [col, col + cols).
+struct Rect {
+  std::int64_t row = 0, rows = 0, col = 0, cols = 0;
+  std::int64_t size() const { return rows * cols; }
+  bool operator==(const Rect& o) const {
+    return row == o.row && rows == o.rows && col == o.col && cols == o.cols;
+  }
+};
+// The outputs of each image's window that a transform of extent l wraps terms into, as at most
+// four rectangles (two bands of rows across the window, two of columns down it; the corners
+// fall in both); none where l reaches the circular extent.
+std::vector<Rect> wrapped_outputs(const Problem& p, Extent l);
+
+// The smallest power of two >= n (n >= 1).
+std::int64_t next_power_of_two(std::int64_t n);
+
 // Reported as the CPU gold goes, every few tens of millions of multiply-adds: output samples
 // done of the total.
 struct Progress {

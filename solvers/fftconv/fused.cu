@@ -242,8 +242,11 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
     const std::int64_t image = t / pairs, y0 = 2 * (t % pairs);
     const bool second = y0 + 1 < r.rows;
-    const C* s0 = spectra + (image * r.spectrum_rows + r.first_row + y0) * std::int64_t(F::kWidth);
-    const C* s1 = s0 + F::kWidth;
+    // A row past the spectrum's is its circular image (a wrapped output, recomputed later).
+    const std::int64_t row0 = (r.first_row + y0) % r.spectrum_rows;
+    const std::int64_t row1 = (row0 + 1) % r.spectrum_rows;
+    const C* s0 = spectra + (image * r.spectrum_rows + row0) * std::int64_t(F::kWidth);
+    const C* s1 = spectra + (image * r.spectrum_rows + row1) * std::int64_t(F::kWidth);
     C v[F::Inverse::storage_size];
 #pragma unroll
     for (unsigned i = 0; i < F::kPerThread; ++i) {

@@ -67,7 +67,9 @@ void forward_rows(const ImageRows& r, std::int64_t length, const T* x, T* spectr
                   cudaStream_t stream);
 
 // out[i][y][c] = the unscaled inverse transform of half spectrum spectra[i][first_row + y] at
-// first_col + c, for the images x rows x cols outputs.
+// first_col + c, for the images x rows x cols outputs; rows past spectrum_rows wrap around, and
+// columns past the transform's length are left as they are (both are outputs that a shorter
+// transform wraps terms into, recomputed by the caller).
 template <class T>
 void inverse_rows(const ImageRows& r, std::int64_t length, const T* spectra, T* out,
                   cudaStream_t stream);

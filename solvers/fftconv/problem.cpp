@@ -152,11 +152,88 @@ Extent transform_extent(const Problem& p) {
   return {good_fft_length(l.rows), good_fft_length(l.cols)};
 }
 
+std::int64_t next_power_of_two(std::int64_t n) {
+  std::int64_t l = 1;
+  while (l < n) l *= 2;
+  return l;
+}
+
+namespace {
+// Per axis, the least length a transform may have: the window's, the signal's, the filter's.
+Extent least_extent(const Problem& p) {
+  const Extent out = output_extent(p);
+  return {std::max({out.rows, p.signal.rows, p.filter.rows}),
+          std::max({out.cols, p.signal.cols, p.filter.cols})};
+}
+
+// The window's outputs along one axis that length l wraps terms into: [0, low) and [high, m),
+// for a window of m outputs from full index s of a full convolution of `full`.
+std::pair<std::int64_t, std::int64_t> wrapped_band(std::int64_t full, std::int64_t s,
+                                                   std::int64_t m, std::int64_t l) {
+  const std::int64_t low = std::clamp<std::int64_t>(full - l - s, 0, m);
+  const std::int64_t high = std::clamp<std::int64_t>(l - s, low, m);
+  return {low, high};
+}
+}  // namespace
+
+std::vector<Rect> wrapped_outputs(const Problem& p, Extent l) {
+  const Extent out = output_extent(p), at = output_offset(p);
+  const auto [row_low, row_high] = wrapped_band(p.signal.rows + p.filter.rows - 1, at.rows,
+                                                out.rows, l.rows);
+  const auto [col_low, col_high] = wrapped_band(p.signal.cols + p.filter.cols - 1, at.cols,
+                                                out.cols, l.cols);
+  std::vector<Rect> rects;
+  const auto add = [&rects](Rect r) {
+    if (r.size() > 0) rects.push_back(r);
+  };
+  add({0, row_low, 0, out.cols});
+  add({row_high, out.rows - row_high, 0, out.cols});
+  // The columns' bands between the rows' bands: the corners once.
+  add({row_low, row_high - row_low, 0, col_low});
+  add({row_low, row_high - row_low, col_high, out.cols - col_high});
+  return rects;
+}
+
+Extent image_extent(const Problem& p, Extent usual, Extent shorter) {
+  if (!p.is_2d() || p.filter.rows > kWrappedMostTaps || p.filter.cols > kWrappedMostTaps)
+    return usual;
+  const Extent out = output_extent(p);
+  const Extent least = least_extent(p);
+  const auto pick = [](std::int64_t u, std::int64_t s, std::int64_t at_least) {
+    return s >= at_least && s < u ? s : u;
+  };
+  const Extent l{pick(usual.rows, shorter.rows, least.rows),
+                 pick(usual.cols, shorter.cols, least.cols)};
+  if (l == usual) return usual;
+  std::int64_t wrapped = 0;
+  for (const Rect& r : wrapped_outputs(p, l)) wrapped += r.size();
+  return wrapped * p.filter.size() <= kWrappedMostWork * out.size() ? l : usual;
+}
+
+Extent r2c_image_extent(const Problem& p) {
+  const Extent least = least_extent(p);
+  return image_extent(p, transform_extent(p),
+                      {next_power_of_two(least.rows), next_power_of_two(least.cols)});
+}
+
+Extent fused_image_extent(const Problem& p, const std::vector<std::int64_t>& lengths) {
+  const auto shortest = [&lengths](std::int64_t at_least) {
+    for (const std::int64_t l : lengths)
+      if (l >= at_least) return l;
+    return std::max(at_least, kFusedMostRowLength + 1);
+  };
+  const Extent c = circular_extent(p), least = least_extent(p);
+  return image_extent(p, {good_fft_length(c.rows), shortest(c.cols)},
+                      {next_power_of_two(least.rows), shortest(least.cols)});
+}
+
 bool supports(Variant v, const Problem& p) {
   switch (v) {
     case Variant::overlap_save: return !p.is_2d();
     case Variant::fused:
-      return p.is_2d() ? circular_extent(p).cols <= kFusedMostRowLength
+      // The compiled lengths are powers of two up to kFusedMostRowLength in both precisions:
+      // where any of them holds the rows, this one does.
+      return p.is_2d() ? fused_image_extent(p, {kFusedMostRowLength}).cols <= kFusedMostRowLength
                        : p.filter.cols <= kFusedMostTaps;
     default: return true;
   }

@@ -383,46 +383,97 @@ __global__ void __launch_bounds__(kDirectThreads)
   }
 }
 
-// Direct sums on a rectangle of each image's window (the outputs a shorter transform wraps
-// terms into: wrapped_outputs). A block computes kEdgeTile x kEdgeTile outputs from the signal
-// samples they reach, staged in shared memory, and the filter, read by every thread alike.
-// Filters of at most kWrappedMostTaps a side.
-constexpr int kEdgeTile = 16;
-constexpr int kEdgeSpan = kEdgeTile + static_cast<int>(kWrappedMostTaps) - 1;
+// Direct sums on the outputs of each image's window that a shorter transform wraps terms into
+// (wrapped_outputs' rectangles, all in one launch). A block of kEdgeThreads computes one tile
+// of a rectangle: 64 x 16 outputs (columns x rows) for a band of rows, 16 x 64 for a band of
+// columns, each thread kEdgeRun consecutive outputs of a row. The signal samples the tile reaches
+// and the filter (taps reversed, rows padded with zeros to a multiple of kEdgeRun) are staged in
+// shared memory; each thread slides a register window along its row, so a shared load of the
+// signal and one of a tap feed kEdgeRun multiply-adds each. Filters of at most kWrappedMostTaps
+// a side.
+constexpr int kEdgeThreads = 128;
+constexpr int kEdgeRun = 8;
+constexpr int kEdgeTaps = static_cast<int>(kWrappedMostTaps);
+static_assert(kEdgeTaps % kEdgeRun == 0, "filter rows pad to whole runs");
+constexpr int kEdgeShared = (64 + kEdgeTaps - 1) * (16 + kEdgeTaps);
+
+struct EdgeRects {
+  Rect rect[4];
+  std::int64_t first_tile[5] = {0, 0, 0, 0, 0};
+  int count = 0;
+};
+
+// Threads along a row of the tile: 8 (64 columns) for a band of rows, 2 (16) for one of columns.
+__host__ __device__ inline int edge_threads_x(const Rect& r) { return r.cols >= r.rows ? 8 : 2; }
 
 template <class T>
-__global__ void __launch_bounds__(kEdgeTile* kEdgeTile)
+__global__ void __launch_bounds__(kEdgeThreads)
     edge_kernel(const T* __restrict__ x, Extent in, const T* __restrict__ h, Extent k,
-                bool one_filter, Extent out, Extent offset, Rect r, std::int64_t images,
+                bool one_filter, Extent out, Extent offset, EdgeRects e, std::int64_t images,
                 T* __restrict__ y) {
-  __shared__ T xs[kEdgeSpan][kEdgeSpan];
-  const int tx = threadIdx.x % kEdgeTile, ty = threadIdx.x / kEdgeTile;
-  const std::int64_t oy0 = r.row + std::int64_t(blockIdx.y) * kEdgeTile;
-  const std::int64_t ox0 = r.col + std::int64_t(blockIdx.x) * kEdgeTile;
-  // Signal sample (sy0 + a, sx0 + b) feeds output (oy0 + a - (k.rows - 1) + dy, ...) at tap dy.
-  const std::int64_t sy0 = oy0 + offset.rows - (k.rows - 1);
-  const std::int64_t sx0 = ox0 + offset.cols - (k.cols - 1);
-  const int span_y = kEdgeTile + static_cast<int>(k.rows) - 1;
-  const int span_x = kEdgeTile + static_cast<int>(k.cols) - 1;
-  for (std::int64_t image = blockIdx.z; image < images; image += gridDim.z) {
+  __shared__ T xs[kEdgeShared];
+  __shared__ T hs[kEdgeTaps * kEdgeTaps];
+  int which = 0;
+  while (which + 1 < e.count && blockIdx.x >= e.first_tile[which + 1]) ++which;
+  const Rect r = e.rect[which];
+  const int threads_x = edge_threads_x(r);
+  const int tile_cols = threads_x * kEdgeRun, tile_rows = kEdgeThreads / threads_x;
+  const std::int64_t tiles_x = (r.cols + tile_cols - 1) / tile_cols;
+  const std::int64_t tile = blockIdx.x - e.first_tile[which];
+  const std::int64_t oy0 = r.row + (tile / tiles_x) * tile_rows;
+  const std::int64_t ox0 = r.col + (tile % tiles_x) * tile_cols;
+  const int kr = static_cast<int>(k.rows), kc = static_cast<int>(k.cols);
+  const int kcp = (kc + kEdgeRun - 1) / kEdgeRun * kEdgeRun;
+  const int span_y = tile_rows + kr - 1, span_x = tile_cols + kcp;
+  const int tx = threadIdx.x % threads_x, ty = threadIdx.x / threads_x;
+  // Shared (a, b) holds signal sample (sy0 + a, sx0 + b); output (oy0 + ty, ox0 + u) at tap
+  // (dy, dx) reads shared (ty + kr - 1 - dy, u + kc - 1 - dx).
+  const std::int64_t sy0 = oy0 + offset.rows - (kr - 1);
+  const std::int64_t sx0 = ox0 + offset.cols - (kc - 1);
+  for (std::int64_t image = blockIdx.y; image < images; image += gridDim.y) {
     const T* signal = x + image * in.rows * in.cols;
     const T* filter = h + (one_filter ? 0 : image) * k.rows * k.cols;
-    __syncthreads();  // the previous image's tile is read
-    for (int q = threadIdx.x; q < span_y * span_x; q += kEdgeTile * kEdgeTile) {
+    __syncthreads();  // the previous image's tiles are read
+    for (int q = threadIdx.x; q < kr * kcp; q += kEdgeThreads) {
+      const int dy = q / kcp, j = q % kcp;
+      hs[q] = j < kc ? filter[dy * kc + kc - 1 - j] : T(0);
+    }
+    for (int q = threadIdx.x; q < span_y * span_x; q += kEdgeThreads) {
       const std::int64_t sy = sy0 + q / span_x, sx = sx0 + q % span_x;
-      xs[q / span_x][q % span_x] =
-          sy >= 0 && sy < in.rows && sx >= 0 && sx < in.cols ? signal[sy * in.cols + sx] : T(0);
+      xs[q] = sy >= 0 && sy < in.rows && sx >= 0 && sx < in.cols ? signal[sy * in.cols + sx]
+                                                                  : T(0);
     }
     __syncthreads();
-    const std::int64_t oy = oy0 + ty, ox = ox0 + tx;
-    if (oy >= r.row + r.rows || ox >= r.col + r.cols) continue;
-    T acc = T(0);
-    for (int dy = 0; dy < k.rows; ++dy)
-      for (int dx = 0; dx < k.cols; ++dx)
-        acc = fma(filter[dy * k.cols + dx],
-                  xs[ty + static_cast<int>(k.rows) - 1 - dy][tx + static_cast<int>(k.cols) - 1 - dx],
-                  acc);
-    y[(image * out.rows + oy) * out.cols + ox] = acc;
+    T acc[kEdgeRun];
+#pragma unroll
+    for (int u = 0; u < kEdgeRun; ++u) acc[u] = T(0);
+    for (int dy = 0; dy < kr; ++dy) {
+      const T* row = xs + (ty + kr - 1 - dy) * span_x + tx * kEdgeRun;
+      const T* taps = hs + dy * kcp;
+      T w[2 * kEdgeRun];
+#pragma unroll
+      for (int j = 0; j < kEdgeRun; ++j) w[j] = row[j];
+      for (int j0 = 0; j0 < kcp; j0 += kEdgeRun) {
+#pragma unroll
+        for (int j = 0; j < kEdgeRun; ++j) w[kEdgeRun + j] = row[j0 + kEdgeRun + j];
+#pragma unroll
+        for (int j = 0; j < kEdgeRun; ++j) {
+          const T tap = taps[j0 + j];
+#pragma unroll
+          for (int u = 0; u < kEdgeRun; ++u) acc[u] = fma(tap, w[u + j], acc[u]);
+        }
+#pragma unroll
+        for (int j = 0; j < kEdgeRun; ++j) w[j] = w[kEdgeRun + j];
+      }
+    }
+    const std::int64_t oy = oy0 + ty;
+    if (oy >= r.row + r.rows) continue;
+    T* target = y + (image * out.rows + oy) * out.cols;
+#pragma unroll
+    for (int u = 0; u < kEdgeRun; ++u) {
+      const std::int64_t ox = ox0 + tx * kEdgeRun + u;
+      if (ox < r.col + r.cols) target[ox] = acc[u];
+    }
   }
 }
 
@@ -554,17 +605,23 @@ struct Convolver<T>::Impl {
                          T* output, cudaStream_t stream) {
     const std::vector<Rect> rects = wrapped_outputs(p, l);
     if (rects.empty()) return;
-    const T* h = oriented_filters(p, filter, stream);
+    EdgeRects e;
     for (const Rect& r : rects) {
-      const dim3 grid(static_cast<unsigned>(ceil_div(r.cols, kEdgeTile)),
-                      static_cast<unsigned>(std::min(ceil_div(r.rows, kEdgeTile), kMaxGridY)),
-                      static_cast<unsigned>(std::min<std::int64_t>(p.batch, kMaxGridZ)));
-      PARASOL_NOTE_LAUNCH(grid, kEdgeTile * kEdgeTile, 0, edge_kernel<T>);
-      edge_kernel<T><<<grid, kEdgeTile * kEdgeTile, 0, stream>>>(
-          signal, p.signal, h, p.filter, p.filters == 1, output_extent(p), output_offset(p), r,
-          p.batch, output);
-      PARASOL_CHECK_LAUNCH(stream);
+      const int threads_x = edge_threads_x(r);
+      const std::int64_t tiles = ceil_div(r.cols, threads_x * kEdgeRun) *
+                                 ceil_div(r.rows, kEdgeThreads / threads_x);
+      e.rect[e.count] = r;
+      e.first_tile[e.count + 1] = e.first_tile[e.count] + tiles;
+      ++e.count;
     }
+    const T* h = oriented_filters(p, filter, stream);
+    const dim3 grid(static_cast<unsigned>(e.first_tile[e.count]),
+                    static_cast<unsigned>(std::min<std::int64_t>(p.batch, kMaxGridY)));
+    PARASOL_NOTE_LAUNCH(grid, kEdgeThreads, 0, edge_kernel<T>);
+    edge_kernel<T><<<grid, kEdgeThreads, 0, stream>>>(signal, p.signal, h, p.filter,
+                                                      p.filters == 1, output_extent(p),
+                                                      output_offset(p), e, p.batch, output);
+    PARASOL_CHECK_LAUNCH(stream);
   }
 
   void r2c(const Problem& p, const T* signal, const T* filter, T* output, cudaStream_t stream) {

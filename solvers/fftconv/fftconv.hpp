@@ -108,7 +108,7 @@ Extent transform_extent(const Problem& p);
 // does not hold, take `usual`. A cuFFT transform of a power of two runs about 1.7x faster a
 // point on an H100 than one of a 7-smooth length near it (4096^2: 0.30 ms forward and inverse,
 // 4116^2: 0.52 ms), which pays for the direct sums on a small filter's edges many times over.
-inline constexpr std::int64_t kWrappedMostTaps = 48;
+inline constexpr std::int64_t kWrappedMostTaps = 32;
 inline constexpr std::int64_t kWrappedMostWork = 16;
 Extent image_extent(const Problem& p, Extent usual, Extent shorter);
 // r2c's: transform_extent, or powers of two of at least the window, the signal and the filter.

@@ -71,11 +71,10 @@ using Complex = typename Fft<T>::Complex;
 // ---------------------------------------------------------------------------------------------
 // Kernels. Rows of all items (signals, filters, blocks) are walked as rows.cuh says.
 
+using rows::copy_row;
 using rows::kThreads;
-using rows::kUnroll;
 using rows::UnrolledColumns;
 using rows::rows_grid;
-using rows::unrolled_column;
 using rows::unrolled_columns;
 using rows::unrolled_rows_grid;
 
@@ -102,19 +101,10 @@ __global__ void pad_kernel(const T* __restrict__ src, Extent in, Extent to, std:
     const bool inside_row = y < in.rows;
     const std::int64_t sy = reverse ? in.rows - 1 - y : y;
     const T* source = src + (item * in.rows + sy) * in.cols;
-    for (std::int64_t x0 = c.start; x0 < to.cols; x0 += c.span) {
-      T v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        v[u] = inside_row && x < in.cols ? source[reverse ? in.cols - 1 - x : x] : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        if (x < to.cols) out[x] = from_real<Out>(v[u]);
-      }
-    }
+    copy_row(out, to.cols, c, [&](std::int64_t x) {
+      return from_real<Out>(inside_row && x < in.cols ? source[reverse ? in.cols - 1 - x : x]
+                                                      : T(0));
+    });
   }
 }
 
@@ -244,21 +234,10 @@ __global__ void crop_kernel(const In* __restrict__ full, Extent from, Extent out
     const std::int64_t item = row / out.rows, y = row % out.rows;
     // Past `from`, the circular image (an image's wrapped outputs, recomputed after).
     const In* source = full + (item * from.rows + (y + offset.rows) % from.rows) * from.cols;
-    T* target = dst + row * out.cols;
-    for (std::int64_t x0 = c.start; x0 < out.cols; x0 += c.span) {
-      T v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        const std::int64_t at = x + offset.cols;
-        v[u] = x < out.cols ? real_of(source[at < from.cols ? at : at - from.cols]) : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        if (x < out.cols) target[x] = v[u];
-      }
-    }
+    copy_row(dst + row * out.cols, out.cols, c, [&](std::int64_t x) {
+      const std::int64_t at = x + offset.cols;
+      return real_of(source[at < from.cols ? at : at - from.cols]);
+    });
   }
 }
 

@@ -49,4 +49,24 @@ __device__ inline std::int64_t unrolled_column(std::int64_t x0, int u) {
   return x0 + std::int64_t(u) * blockDim.x;
 }
 
+// row[x] = load(x) for every column x < cols of this thread's turns (unrolled_columns), the
+// kUnroll loads of a turn issued before its stores: the one loop of every pad and crop kernel.
+template <class Out, class Load>
+__device__ inline void copy_row(Out* __restrict__ row, std::int64_t cols, UnrolledColumns c,
+                                Load&& load) {
+  for (std::int64_t x0 = c.start; x0 < cols; x0 += c.span) {
+    Out v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t x = unrolled_column(x0, u);
+      if (x < cols) v[u] = load(x);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t x = unrolled_column(x0, u);
+      if (x < cols) row[x] = v[u];
+    }
+  }
+}
+
 }  // namespace parasol::fftconv::rows

@@ -53,10 +53,9 @@ struct Real<double> {
 template <class T>
 using Complex = typename Real<T>::Complex;
 
+using rows::copy_row;
 using rows::kThreads;
-using rows::kUnroll;
 using rows::rows_grid;
-using rows::unrolled_column;
 using rows::unrolled_columns;
 using rows::unrolled_rows_grid;
 using rows::UnrolledColumns;
@@ -73,20 +72,9 @@ __global__ void pad_volume_kernel(const T* __restrict__ src, Extent3 in, std::in
     const bool inside = z >= 0 && z < in.depth && y < in.rows;
     const std::int64_t sz = reverse ? in.depth - 1 - z : z, sy = reverse ? in.rows - 1 - y : y;
     const T* source = inside ? src + (sz * in.rows + sy) * in.cols : src;
-    T* out = dst + row * to.cols;
-    for (std::int64_t x0 = c.start; x0 < to.cols; x0 += c.span) {
-      T v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        v[u] = inside && x < in.cols ? source[reverse ? in.cols - 1 - x : x] : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        if (x < to.cols) out[x] = v[u];
-      }
-    }
+    copy_row(dst + row * to.cols, to.cols, c, [&](std::int64_t x) {
+      return inside && x < in.cols ? source[reverse ? in.cols - 1 - x : x] : T(0);
+    });
   }
 }
 
@@ -109,20 +97,7 @@ __global__ void crop_volume_kernel(const T* __restrict__ full, Extent3 l, Extent
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const std::int64_t z = row / out.rows, y = row % out.rows;
     const T* source = full + ((z + from.depth) * l.rows + y + from.rows) * l.cols + from.cols;
-    T* target = dst + row * out.cols;
-    for (std::int64_t x0 = c.start; x0 < out.cols; x0 += c.span) {
-      T v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        v[u] = x < out.cols ? source[x] : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t x = unrolled_column(x0, u);
-        if (x < out.cols) target[x] = v[u];
-      }
-    }
+    copy_row(dst + row * out.cols, out.cols, c, [&](std::int64_t x) { return source[x]; });
   }
 }
 

@@ -791,23 +791,36 @@ struct Convolver<T>::Impl {
     const std::int64_t width = length / 2 + 1, plane = l.rows * width;
     Complex<T>* s_hat = reserve(complex_a, p.batch * plane);
     const Complex<T>* h_hat = filter_spectra(p, filter, l, stream, image_spectra, image_for);
-    if (l.rows > p.signal.rows)
-      PARASOL_CUDA(cudaMemset2DAsync(s_hat + p.signal.rows * width, plane * sizeof(Complex<T>), 0,
-                                     (l.rows - p.signal.rows) * width * sizeof(Complex<T>),
-                                     p.batch, stream));
     fused::ImageRows rows;
     rows.images = p.batch;
     rows.rows = p.signal.rows;
     rows.cols = p.signal.cols;
     rows.spectrum_rows = l.rows;
     fused::forward_rows(rows, length, signal, reinterpret_cast<T*>(s_hat), stream);
-    const cufftHandle columns = plans.get_columns(Fft<T>::kC2C, l.rows, width, stream);
-    for (std::int64_t i = 0; i < p.batch; ++i)
-      Fft<T>::c2c(columns, s_hat + i * plane, CUFFT_FORWARD);
-    multiply_spectra<T>(s_hat, h_hat, plane, p.batch, p.filters == 1, 1,
-                        1.0 / double(l.rows * length), stream);
-    for (std::int64_t i = 0; i < p.batch; ++i)
-      Fft<T>::c2c(columns, s_hat + i * plane, CUFFT_INVERSE);
+    const double scale = 1.0 / double(l.rows * length);
+    if (fused::columns_compiled(l.rows, static_cast<int>(sizeof(T)))) {
+      // Columns, multiply and inverse in one pass; the rows past the image read as zeros.
+      fused::ImageColumns columns;
+      columns.images = p.batch;
+      columns.width = width;
+      columns.filled = p.signal.rows;
+      columns.one_filter = p.filters == 1;
+      columns.scale = scale;
+      fused::convolve_columns(columns, l.rows, reinterpret_cast<T*>(s_hat),
+                              reinterpret_cast<const T*>(h_hat), stream);
+    } else {
+      if (l.rows > p.signal.rows)
+        PARASOL_CUDA(cudaMemset2DAsync(s_hat + p.signal.rows * width,
+                                       plane * sizeof(Complex<T>), 0,
+                                       (l.rows - p.signal.rows) * width * sizeof(Complex<T>),
+                                       p.batch, stream));
+      const cufftHandle columns = plans.get_columns(Fft<T>::kC2C, l.rows, width, stream);
+      for (std::int64_t i = 0; i < p.batch; ++i)
+        Fft<T>::c2c(columns, s_hat + i * plane, CUFFT_FORWARD);
+      multiply_spectra<T>(s_hat, h_hat, plane, p.batch, p.filters == 1, 1, scale, stream);
+      for (std::int64_t i = 0; i < p.batch; ++i)
+        Fft<T>::c2c(columns, s_hat + i * plane, CUFFT_INVERSE);
+    }
     const Extent out = output_extent(p), at = output_offset(p);
     rows.rows = out.rows;
     rows.cols = out.cols;

@@ -276,6 +276,97 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   }
 }
 
+// Columns (ImageColumns): kColumns neighbouring columns a block, 32 bytes of a row, one FFT of
+// the column transform's length each (threadIdx.y: which). The tile in shared memory holds them
+// column by column, kTilePitch apart (four values past the length, so that the staging writes of
+// a warp's rows and columns fall in distinct banks).
+template <class T, unsigned N>
+struct ColumnTransforms {
+  static constexpr unsigned kColumns = 32 / (2 * sizeof(T));
+  template <cufftdx::fft_direction D>
+  using Fft = decltype(cufftdx::Size<N>() + cufftdx::Precision<T>() +
+                       cufftdx::Type<cufftdx::fft_type::c2c>() + cufftdx::Direction<D>() +
+                       cufftdx::ElementsPerThread<16>() + cufftdx::FFTsPerBlock<kColumns>() +
+                       cufftdx::SM<PARASOL_CUFFTDX_SM>() + cufftdx::Block());
+  using Forward = Fft<cufftdx::fft_direction::forward>;
+  using Inverse = Fft<cufftdx::fft_direction::inverse>;
+  using Complex = typename Forward::value_type;
+  static constexpr unsigned kThreadsX = Forward::block_dim.x;
+  static constexpr unsigned kThreads = kThreadsX * kColumns;
+  static constexpr unsigned kPerThread = Forward::elements_per_thread;
+  static constexpr unsigned kStride = Forward::stride;
+  static constexpr unsigned kTilePitch = N + 4;
+  static constexpr unsigned kShared =
+      std::max<unsigned>(std::max(Forward::shared_memory_size, Inverse::shared_memory_size),
+                         kColumns * kTilePitch * sizeof(Complex));
+  static_assert(Forward::block_dim.y == kColumns, "one FFT a column of the block");
+};
+
+// Column lengths compiled: the row lengths' powers of two up to 4096 (8192 would need 256 KiB of
+// tile a block).
+template <class T>
+struct ColumnLengths {
+  using List = std::integer_sequence<unsigned, 1024, 2048, 4096>;
+};
+
+template <class T, unsigned N>
+__global__ void __launch_bounds__(ColumnTransforms<T, N>::kThreads)
+    image_columns_kernel(ImageColumns c, typename ColumnTransforms<T, N>::Complex* spectra,
+                         const typename ColumnTransforms<T, N>::Complex* __restrict__ filter) {
+  using F = ColumnTransforms<T, N>;
+  using C = typename F::Complex;
+  extern __shared__ __align__(16) unsigned char shared[];
+  C* tile = reinterpret_cast<C*>(shared);
+  const unsigned me = threadIdx.y * F::kThreadsX + threadIdx.x;
+  const std::int64_t groups = (c.width + F::kColumns - 1) / F::kColumns;
+  const C zero = complex_of<C>(T(0), T(0));
+  const T scale = static_cast<T>(c.scale);
+  // Global [row][col0 + j] <-> tile[j][row], j fastest across a warp: whole 32-byte runs.
+  const auto stage_in = [&](const C* from, std::int64_t col0, std::int64_t rows) {
+    for (unsigned q = me; q < N * F::kColumns; q += F::kThreads) {
+      const unsigned row = q / F::kColumns, j = q % F::kColumns;
+      const std::int64_t col = col0 + j;
+      tile[j * F::kTilePitch + row] =
+          std::int64_t(row) < rows && col < c.width ? from[row * c.width + col] : zero;
+    }
+  };
+  for (std::int64_t g = blockIdx.x; g < c.images * groups; g += gridDim.x) {
+    const std::int64_t image = g / groups, col0 = (g % groups) * F::kColumns;
+    C* s = spectra + image * std::int64_t(N) * c.width;
+    const C* h = filter + (c.one_filter ? 0 : image) * std::int64_t(N) * c.width;
+    stage_in(s, col0, c.filled);
+    __syncthreads();
+    C v[F::Forward::storage_size];
+    const C* column = tile + threadIdx.y * F::kTilePitch;
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) v[i] = column[threadIdx.x + i * F::kStride];
+    __syncthreads();  // the transform reuses the tile's memory
+    typename F::Forward().execute(v, shared);
+    __syncthreads();
+    stage_in(h, col0, N);
+    __syncthreads();
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) {
+      const C w = column[threadIdx.x + i * F::kStride];
+      v[i] = complex_of<C>((v[i].x * w.x - v[i].y * w.y) * scale,
+                           (v[i].x * w.y + v[i].y * w.x) * scale);
+    }
+    __syncthreads();
+    typename F::Inverse().execute(v, shared);
+    __syncthreads();
+    C* out_column = tile + threadIdx.y * F::kTilePitch;
+#pragma unroll
+    for (unsigned i = 0; i < F::kPerThread; ++i) out_column[threadIdx.x + i * F::kStride] = v[i];
+    __syncthreads();
+    for (unsigned q = me; q < N * F::kColumns; q += F::kThreads) {
+      const unsigned row = q / F::kColumns, j = q % F::kColumns;
+      const std::int64_t col = col0 + j;
+      if (col < c.width) s[row * c.width + col] = tile[j * F::kTilePitch + row];
+    }
+    __syncthreads();  // the next group's staging reuses the tile
+  }
+}
+
 // Enough thread blocks for every transform, within the grid's limit; each loops past it.
 unsigned grid_of(std::int64_t transforms) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(transforms, 1, kMaxGridX));
@@ -368,6 +459,31 @@ void inverse_rows(const ImageRows& r, std::int64_t length, const T* spectra, T* 
   });
 }
 
+bool columns_compiled(std::int64_t length, int) {
+  return length == 1024 || length == 2048 || length == 4096;
+}
+
+template <class T>
+void convolve_columns(const ImageColumns& c, std::int64_t length, T* spectra,
+                      const T* filter_spectra, cudaStream_t stream) {
+  const std::int64_t groups = (c.width + 32 / (2 * std::int64_t(sizeof(T))) - 1) /
+                              (32 / (2 * std::int64_t(sizeof(T))));
+  if (c.images < 1 || groups < 1) return;
+  dispatch_length<T>(length, typename ColumnLengths<T>::List{}, [&](auto n) {
+    constexpr unsigned kN = decltype(n)::value;
+    using F = ColumnTransforms<T, kN>;
+    const auto kernel = image_columns_kernel<T, kN>;
+    allow_shared(kernel, F::kShared);
+    const dim3 threads(F::kThreadsX, F::kColumns);
+    PARASOL_NOTE_LAUNCH(grid_of(c.images * groups), threads, F::kShared,
+                        image_columns_kernel<T, kN>);
+    kernel<<<grid_of(c.images * groups), threads, F::kShared, stream>>>(
+        c, reinterpret_cast<typename F::Complex*>(spectra),
+        reinterpret_cast<const typename F::Complex*>(filter_spectra));
+    PARASOL_CHECK_LAUNCH(stream);
+  });
+}
+
 #else  // without cuFFTDx
 
 namespace {
@@ -392,6 +508,13 @@ void filter_spectra(const T*, std::int64_t, std::int64_t, bool, std::int64_t, T*
 
 template <class T>
 void convolve_blocks(const Blocks&, std::int64_t, const T*, const T*, T*, cudaStream_t) {
+  not_compiled_in();
+}
+
+bool columns_compiled(std::int64_t, int) { return false; }
+
+template <class T>
+void convolve_columns(const ImageColumns&, std::int64_t, T*, const T*, cudaStream_t) {
   not_compiled_in();
 }
 
@@ -421,5 +544,9 @@ template void forward_rows(const ImageRows&, std::int64_t, const float*, float*,
 template void forward_rows(const ImageRows&, std::int64_t, const double*, double*, cudaStream_t);
 template void inverse_rows(const ImageRows&, std::int64_t, const float*, float*, cudaStream_t);
 template void inverse_rows(const ImageRows&, std::int64_t, const double*, double*, cudaStream_t);
+template void convolve_columns(const ImageColumns&, std::int64_t, float*, const float*,
+                               cudaStream_t);
+template void convolve_columns(const ImageColumns&, std::int64_t, double*, const double*,
+                               cudaStream_t);
 
 }  // namespace parasol::fftconv::fused

@@ -60,6 +60,22 @@ struct ImageRows {
   std::int64_t first_row = 0, first_col = 0;  // inverse: where each output starts in the result
 };
 
+// The column transforms of images' half spectra with the multiply between them, in one kernel:
+// for each image's `length` rows of `width` values (the first `filled` from forward_rows, the
+// rest read as zeros), each column's forward transform (cuFFTDx, a few neighbouring columns a
+// block, staged through shared memory so that every load and store is a whole sector), times the
+// filter's spectrum (filter_spectra: length x width values a filter) and `scale`, its inverse,
+// stored back over the rows. columns_compiled: whether `length` is compiled for it.
+struct ImageColumns {
+  std::int64_t images = 1, width = 0, filled = 0;
+  bool one_filter = true;
+  double scale = 1;
+};
+bool columns_compiled(std::int64_t length, int element_bytes);
+template <class T>
+void convolve_columns(const ImageColumns& c, std::int64_t length, T* spectra,
+                      const T* filter_spectra, cudaStream_t stream);
+
 // spectra[i][y] = the half spectrum of row y of image i (images x rows x cols values from x),
 // zero-padded to `length`, for y < rows; the other rows are left as they are.
 template <class T>

@@ -580,5 +580,42 @@ TYPED_TEST(FftconvGpu, ImagesAtAShorterLengthRecomputeTheWrappedOutputs) {
       }
 }
 
+// fused on images whose column transform is one its single column kernel compiles (1024, 2048
+// or 4096 rows: the columns' forward transforms, the multiply and the inverses in one pass),
+// in every mode, with a filter each and correlation, against the gold.
+TYPED_TEST(FftconvGpu, FusedImagesAtEveryCompiledColumnLength) {
+  PARASOL_REQUIRE_GPU();
+  if (!fused_compiled_in()) GTEST_SKIP() << "the fused variant is not compiled in";
+  struct Case {
+    Extent signal, filter;
+    Mode mode;
+    std::int64_t rows;  // the column transform's length the case must meet
+  };
+  const Case cases[] = {{{1000, 300}, {25, 5}, Mode::full, 1024},
+                        {{1024, 200}, {31, 3}, Mode::same, 1024},
+                        {{2048, 64}, {3, 3}, Mode::valid, 2048},
+                        {{4096, 16}, {3, 3}, Mode::valid, 4096}};
+  std::uint64_t seed = 800;
+  for (const Case& c : cases)
+    for (const Operation op : {Operation::convolve, Operation::correlate}) {
+      Problem p;
+      p.batch = 2;
+      p.filters = 2;
+      p.signal = c.signal;
+      p.filter = c.filter;
+      p.mode = c.mode;
+      p.operation = op;
+      ASSERT_EQ(fused_image_extent(p, fused_block_lengths(sizeof(TypeParam))).rows, c.rows);
+      const auto signal = random_values<TypeParam>(p.batch * p.signal.size(), seed++);
+      const auto filter = random_values<TypeParam>(p.filters * p.filter.size(), seed++);
+      DeviceProblem<TypeParam> device(p, signal, filter);
+      device.poison_output();
+      EXPECT_EQ(device.convolve(Options{Variant::fused, 0}), Variant::fused);
+      const Agreement a = agreement(device.download(), convolve_gold(p, signal, filter), p);
+      EXPECT_LE(a.value, a.tolerance) << name(c.mode) << " " << name(op) << " " << c.rows
+                                      << " rows: " << a.description;
+    }
+}
+
 }  // namespace
 }  // namespace parasol::fftconv

@@ -372,10 +372,16 @@ unsigned grid_of(std::int64_t transforms) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(transforms, 1, kMaxGridX));
 }
 
-template <class Kernel>
-void allow_shared(Kernel kernel, unsigned bytes) {
+// Every launch here: the kernel allowed its dynamic shared memory (past the 48 KiB default for
+// the long transforms), noted for the kernel log under `name`, launched and checked.
+template <class... Params, class... Args>
+void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 threads,
+            unsigned shared, cudaStream_t stream, Args... args) {
   PARASOL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(bytes)));
+                                    static_cast<int>(shared)));
+  if (kernel_log_active()) note_launch(name, kernel, grid, threads, shared);
+  kernel<<<grid, threads, shared, stream>>>(args...);
+  PARASOL_CHECK_LAUNCH(stream);
 }
 
 }  // namespace
@@ -394,13 +400,9 @@ void filter_spectra(const T* filter, std::int64_t taps, std::int64_t filters, bo
   dispatch_length<T>(block, [&](auto n) {
     constexpr unsigned kN = decltype(n)::value;
     using F = Transforms<T, kN>;
-    const auto kernel = filter_spectrum_kernel<T, kN>;
-    allow_shared(kernel, F::kShared);
-    PARASOL_NOTE_LAUNCH(grid_of(filters), F::kThreads, F::kShared,
-                        filter_spectrum_kernel<T, kN>);
-    kernel<<<grid_of(filters), F::kThreads, F::kShared, stream>>>(
-        filter, taps, filters, reverse, reinterpret_cast<typename F::Complex*>(spectra));
-    PARASOL_CHECK_LAUNCH(stream);
+    launch("filter_spectrum_kernel<T, kN>", filter_spectrum_kernel<T, kN>, grid_of(filters),
+           F::kThreads, F::kShared, stream, filter, taps, filters, reverse,
+           reinterpret_cast<typename F::Complex*>(spectra));
   });
 }
 
@@ -412,14 +414,10 @@ void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* s
   dispatch_length<T>(block, [&](auto n) {
     constexpr unsigned kN = decltype(n)::value;
     using F = Transforms<T, kN>;
-    const auto kernel = overlap_save_kernel<T, kN>;
-    allow_shared(kernel, F::kShared);
     const std::int64_t transforms = b.one_filter ? (items + 1) / 2 : items;
-    PARASOL_NOTE_LAUNCH(grid_of(transforms), F::kThreads, F::kShared,
-                        overlap_save_kernel<T, kN>);
-    kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
-        b, x, reinterpret_cast<const typename F::Complex*>(spectra), out);
-    PARASOL_CHECK_LAUNCH(stream);
+    launch("overlap_save_kernel<T, kN>", overlap_save_kernel<T, kN>, grid_of(transforms),
+           F::kThreads, F::kShared, stream, b, x,
+           reinterpret_cast<const typename F::Complex*>(spectra), out);
   });
 }
 
@@ -431,13 +429,9 @@ void forward_rows(const ImageRows& r, std::int64_t length, const T* x, T* spectr
   dispatch_length<T>(length, [&](auto n) {
     constexpr unsigned kN = decltype(n)::value;
     using F = RowTransforms<T, kN>;
-    const auto kernel = forward_rows_kernel<T, kN>;
-    allow_shared(kernel, F::kShared);
-    PARASOL_NOTE_LAUNCH(grid_of(transforms), F::kThreads, F::kShared,
-                        forward_rows_kernel<T, kN>);
-    kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
-        r, x, reinterpret_cast<typename F::Complex*>(spectra));
-    PARASOL_CHECK_LAUNCH(stream);
+    launch("forward_rows_kernel<T, kN>", forward_rows_kernel<T, kN>, grid_of(transforms),
+           F::kThreads, F::kShared, stream, r, x,
+           reinterpret_cast<typename F::Complex*>(spectra));
   });
 }
 
@@ -449,13 +443,9 @@ void inverse_rows(const ImageRows& r, std::int64_t length, const T* spectra, T* 
   dispatch_length<T>(length, [&](auto n) {
     constexpr unsigned kN = decltype(n)::value;
     using F = RowTransforms<T, kN>;
-    const auto kernel = inverse_rows_kernel<T, kN>;
-    allow_shared(kernel, F::kShared);
-    PARASOL_NOTE_LAUNCH(grid_of(transforms), F::kThreads, F::kShared,
-                        inverse_rows_kernel<T, kN>);
-    kernel<<<grid_of(transforms), F::kThreads, F::kShared, stream>>>(
-        r, reinterpret_cast<const typename F::Complex*>(spectra), out);
-    PARASOL_CHECK_LAUNCH(stream);
+    launch("inverse_rows_kernel<T, kN>", inverse_rows_kernel<T, kN>, grid_of(transforms),
+           F::kThreads, F::kShared, stream, r,
+           reinterpret_cast<const typename F::Complex*>(spectra), out);
   });
 }
 
@@ -472,15 +462,10 @@ void convolve_columns(const ImageColumns& c, std::int64_t length, T* spectra,
   dispatch_length<T>(length, typename ColumnLengths<T>::List{}, [&](auto n) {
     constexpr unsigned kN = decltype(n)::value;
     using F = ColumnTransforms<T, kN>;
-    const auto kernel = image_columns_kernel<T, kN>;
-    allow_shared(kernel, F::kShared);
-    const dim3 threads(F::kThreadsX, F::kColumns);
-    PARASOL_NOTE_LAUNCH(grid_of(c.images * groups), threads, F::kShared,
-                        image_columns_kernel<T, kN>);
-    kernel<<<grid_of(c.images * groups), threads, F::kShared, stream>>>(
-        c, reinterpret_cast<typename F::Complex*>(spectra),
-        reinterpret_cast<const typename F::Complex*>(filter_spectra));
-    PARASOL_CHECK_LAUNCH(stream);
+    launch("image_columns_kernel<T, kN>", image_columns_kernel<T, kN>,
+           grid_of(c.images * groups), dim3(F::kThreadsX, F::kColumns), F::kShared, stream, c,
+           reinterpret_cast<typename F::Complex*>(spectra),
+           reinterpret_cast<const typename F::Complex*>(filter_spectra));
   });
 }
 

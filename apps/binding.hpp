@@ -225,6 +225,25 @@ struct AutoChoice {
   std::int64_t integer(const std::string& axis, std::int64_t least, std::int64_t most,
                        const std::string& what,
                        const std::optional<std::string>& fallback = std::nullopt) const;
+  // The stored variant read by `parse`, or the unusable() error for "variant".
+  template <class Parse>
+  auto variant(Parse parse) const -> decltype(parse(std::string())) {
+    try {
+      return parse(choice->variant);
+    } catch (const InputError& e) {
+      throw unusable(e, "variant");
+    }
+  }
+  // Runs `validate` (the parameters with the stored choice in them); an InputError from it
+  // becomes the unusable() error for `axis`.
+  template <class Validate>
+  void validate(const std::string& axis, Validate validate) const {
+    try {
+      validate();
+    } catch (const InputError& e) {
+      throw unusable(e, axis);
+    }
+  }
 };
 
 // What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "apps/binding.hpp"
+#include "apps/solver_run.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/profile.hpp"
 #include "apps/progress.hpp"
@@ -85,6 +86,17 @@ std::int64_t AutoChoice::integer(const std::string& axis, std::int64_t least,
   if (text.empty() || *end != '\0' || errno == ERANGE || value < least || value > most)
     throw unusable(InputError("expected " + what + ", got \"" + text + "\""), axis);
   return value;
+}
+
+void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice) {
+  out.set_attribute("/method", "chosen_by", automatic ? choice.chosen_by() : "parameters");
+  if (automatic) out.set_attribute("/method", "autotune_file", choice.file.string());
+}
+
+void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition) {
+  if (ranks == 1) return;
+  out.set_attribute("/method", "ranks", std::int64_t{ranks});
+  out.set_attribute("/method", "decomposition", decomposition);
 }
 
 Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats) {

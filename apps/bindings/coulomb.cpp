@@ -12,12 +12,12 @@
 #include <exception>
 #include <optional>
 
-#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/io/dx.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/progress.hpp"
+#include "comm/over_ranks.hpp"
 #include "kernels/device.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/timed_runs.hpp"

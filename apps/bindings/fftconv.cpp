@@ -9,13 +9,13 @@
 #include <future>
 #include <optional>
 
-#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "apps/bindings/fftconv_volume.hpp"
 #include "apps/io/spill_file.hpp"
 #include "apps/io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
+#include "comm/over_ranks.hpp"
 #include "kernels/device.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/fftconv/check.hpp"

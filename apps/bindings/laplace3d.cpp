@@ -5,19 +5,14 @@
 #include <iostream>
 #include <optional>
 
-#include "apps/across_ranks.hpp"
-#include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/progress.hpp"
+#include "apps/solver_run.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/compare.hpp"
 #include "kernels/device.hpp"
-#include "kernels/stream.hpp"
-#include "kernels/timed_runs.hpp"
 #include "kernels/validate.hpp"
-#include "solvers/laplace3d/check.hpp"
-#include "solvers/laplace3d/laplace3d.hpp"
 #include "solvers/laplace3d/slab.hpp"
 
 namespace parasol::app {
@@ -114,18 +109,13 @@ void check_fits_device(const io::ParamTable& t, const Params& p, double points) 
 double element_bytes(const Params& p) { return p.precision == laplace3d::Precision::single ? 4 : 8; }
 
 template <class T>
-class Laplace3dRun final : public Run {
+class Laplace3dRun final : public SolverRun<Params> {
  public:
-  Laplace3dRun(io::ParamTable& t, Params p, bool automatic)
-      : t_(t), p_(std::move(p)), automatic_(automatic) {}
+  using SolverRun::SolverRun;
 
   void prepare(const RunSetup& setup) override {
-    gpu_ = setup.gpu();
-    context_ = &setup.context;
-    transport_ = setup.options.transport;
-    overlap_ = setup.options.overlap;
-    // The CPU gold solver has no variants, so "auto" is looked up only for a GPU run.
-    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file);
+    take(setup);
+    if (looks_up_choice()) choose_automatic();
     // This rank's slab, when the grid is cut among several: its planes and halos are what it
     // holds. The CPU gold exchanges one-plane halos whatever the variant.
     double points = static_cast<double>(p_.grid.points());
@@ -143,9 +133,8 @@ class Laplace3dRun final : public Run {
   }
 
   std::string describe() const override {
-    const std::string chosen = automatic_ && gpu_ ? auto_.described() : std::string();
     return extent(p_) + " " + std::string(name(p_.precision)) + ", " +
-           (gpu_ ? std::string(name(p_.variant)) + " " + to_string(p_.block) + chosen + " on " +
+           (gpu_ ? std::string(name(p_.variant)) + " " + to_string(p_.block) + chosen() + " on " +
                        current_device().name
                  : std::string("CPU gold solver")) +
            ", up to " + std::to_string(p_.max_iterations) + " iterations";
@@ -158,8 +147,7 @@ class Laplace3dRun final : public Run {
   void write_method(io::ResultFile& out) const override {
     out.set_attribute("/method", "variant", std::string(name(p_.variant)));
     out.set_attribute("/method", "block", std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
-    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
-    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
+    write_chosen_by(out);
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -194,9 +182,8 @@ class Laplace3dRun final : public Run {
     out.set_attribute("/diagnostics", "iterations", result_.iterations);
     out.set_attribute("/diagnostics", "last_change", result_.last_change);
     out.set_attribute("/diagnostics", "converged", result_.converged);
+    write_ranks(out, "slabs of z planes");
     if (ranks() > 1) {
-      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
-      out.set_attribute("/method", "decomposition", std::string("slabs of z planes"));
       out.set_attribute("/method", "transport", route_);
       out.set_attribute("/method", "overlap", gpu_ && overlap_);
     }
@@ -206,24 +193,8 @@ class Laplace3dRun final : public Run {
         short_number(rate) + " Gpoints/s");
   }
 
-  // The gold in double, for exactly as many iterations as the run made; across ranks each
-  // judges its own planes by the gold on the same slab, and the differences are combined.
   Agreement check() override {
-    Params gold_params = p_;
-    gold_params.max_iterations = result_.iterations;
-    gold_params.tolerance = 0;
-    const double scale = max_magnitude(laplace3d::initial_field<double>(p_));
-    if (ranks() == 1) {
-      const laplace3d::Result<double> gold = laplace3d::solve_gold<double>(gold_params);
-      return laplace3d::agreement(result_.u, gold.u, result_.iterations, scale);
-    }
-    const laplace3d::SlabResult<double> gold =
-        laplace3d::solve_gold_slab<double>(gold_params, *context_);
-    const FieldDifference d =
-        over_ranks(*context_, compare(result_.u, gold.u), result_.u.size(),
-                   static_cast<std::uint64_t>(p_.grid.points()));
-    return field_agreement(d, "max_abs_difference", "max abs diff", d.max_abs,
-                           laplace3d::tolerance<T>(result_.iterations, scale));
+    return laplace3d::check_run(p_, result_.u, result_.iterations, *context_);
   }
 
   double work() const override {
@@ -256,51 +227,31 @@ class Laplace3dRun final : public Run {
   // method.variant = "auto": the choice `parasol sweep --autotune` stored for this device, grid
   // and precision. Without one, the defaults and a note on stderr: a run need not wait for a
   // sweep, and the note says how to make one.
-  void choose_automatic(const std::filesystem::path& given) {
+  void choose_automatic() {
     const Params d;
     p_.variant = d.variant;
     p_.block = d.block;
-    auto_ = look_up_choice(given, laplace3d_key(p_),
+    auto_ = look_up_choice(autotune_file_, laplace3d_key(p_),
                            std::string(name(d.variant)) + " " + to_string(d.block));
     if (!auto_.choice) return;
-    const io::AutotuneChoice& c = *auto_.choice;
-    try {
-      p_.variant = laplace3d::parse_variant(c.variant);
-    } catch (const InputError& e) {
-      // Written by a build with other variants or shapes compiled in.
-      throw auto_.unusable(e, "variant");
-    }
-    const std::optional<Shape> block = shape_from_string(c.axis("block").value_or(""));
+    // Written by a build with other variants or shapes compiled in, a choice may not parse.
+    p_.variant = auto_.variant(laplace3d::parse_variant);
+    const std::optional<Shape> block = shape_from_string(auto_.choice->axis("block").value_or(""));
     if (!block)
       throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
     p_.block = *block;
-    try {
-      p_.validate();
-    } catch (const InputError& e) {
-      throw auto_.unusable(e, "block");
-    }
+    auto_.validate("block", [&] { p_.validate(); });
   }
 
-  int ranks() const { return context_->size(); }
-
-  io::ParamTable& t_;
-  Params p_;
-  bool automatic_;
-  bool gpu_ = false;
-  comm::Context* context_ = nullptr;
-  comm::Transport transport_ = comm::Transport::automatic;
-  bool overlap_ = true;
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
   std::string route_;                         // how halos travelled, across ranks
-  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
   laplace3d::Result<T> result_;
 };
 
 template <class T>
-class Laplace3dStudy final : public Study {
+class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
  public:
-  Laplace3dStudy(io::ParamTable& t, Params p, SweepParams s)
-      : t_(t), p_(std::move(p)), s_(std::move(s)) {}
+  using SolverStudy::SolverStudy;
 
   void prepare() override {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
@@ -425,44 +376,23 @@ class Laplace3dStudy final : public Study {
     const std::int64_t plane = p_.grid.nx * p_.grid.ny;
     const std::vector<T> gold(gold_.begin() + checked.part.slab.begin * plane,
                               gold_.begin() + checked.part.slab.end * plane);
-    const FieldDifference d = over_ranks(context, compare(checked.u, gold), checked.u.size(),
-                                         static_cast<std::uint64_t>(p_.grid.points()));
     Measurement m;
-    m.agreement = field_agreement(
-        d, "max_abs_difference", "max abs diff", d.max_abs,
-        laplace3d::tolerance<T>(s_.check_iterations, scale_));
+    m.agreement = laplace3d::slab_agreement(context, checked.part, checked.u, gold,
+                                            s_.check_iterations, scale_);
     p.max_iterations = s_.iterations;
-    const auto iterations = static_cast<double>(s_.iterations);
-    std::vector<double> plain, exchange;
-    const auto time = [&](bool overlap, std::vector<double>& seconds, std::vector<double>* moved) {
-      (void)laplace3d::solve_gpu_slab<T>(p, context, *comm_, overlap);  // warm-up
-      // Every rank gets the same slowest seconds, so all stop after the same run.
-      double total = 0;
-      for (std::int64_t r = 0; s_.repeats.more(r, total); ++r) {
-        const laplace3d::SlabResult<T> run =
-            laplace3d::solve_gpu_slab<T>(p, context, *comm_, overlap);
-        const double slowest = max_over_ranks(context, run.timings.compute);
-        total += slowest;
-        m.timed_s += slowest;
-        seconds.push_back(slowest / iterations);
-        if (moved) moved->push_back(max_over_ranks(context, run.exchange_seconds) / iterations);
-      }
-    };
-    time(true, m.seconds, nullptr);
-    time(false, plain, &exchange);
+    std::vector<double> exchange;
+    m.seconds = laplace3d::time_slab_sweeps<T>(p, context, *comm_, true, s_.repeats, m.timed_s);
+    const std::vector<double> plain = laplace3d::time_slab_sweeps<T>(
+        p, context, *comm_, false, s_.repeats, m.timed_s, &exchange);
     m.exchange_seconds = median(exchange);
     m.hidden_fraction = (median(plain) - median(m.seconds)) / m.exchange_seconds;
     return m;
   }
 
-  io::ParamTable& t_;
-  Params p_;
-  SweepParams s_;
   double bytes_ = 0, copy_ = 0, scale_ = 0;
   std::vector<T> initial_, gold_;
   DeviceBuffer<T> gold_device_;  // one rank, when it fits: the gold the checks compare with
   std::vector<std::pair<Variant, Shape>> configurations_;
-  std::optional<Stream> stream_;  // made once a device is known to be there
   comm::Context* context_ = nullptr;  // across ranks only
   comm::Transport transport_ = comm::Transport::automatic;
   std::optional<Stream> comm_stream_;      // declared before the communicator that uses it

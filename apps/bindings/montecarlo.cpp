@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <optional>
 
-#include "apps/across_ranks.hpp"
 #include "apps/bindings/montecarlo_basket.hpp"
 #include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
+#include "comm/over_ranks.hpp"
 #include "kernels/device.hpp"
 #include "kernels/stream.hpp"
 #include "kernels/timed_runs.hpp"

@@ -8,11 +8,11 @@
 #include <optional>
 #include <utility>
 
-#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/recurrence_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
+#include "comm/over_ranks.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/compare.hpp"
 #include "kernels/device.hpp"

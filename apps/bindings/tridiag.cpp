@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <optional>
 
-#include "apps/across_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/bindings/tridiag_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
+#include "comm/over_ranks.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/compare.hpp"
 #include "kernels/device.hpp"

@@ -95,9 +95,52 @@ SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
   return result;
 }
 
+template <class T>
+Agreement check_run(const Params& p, const std::vector<T>& u, std::int64_t iterations,
+                    comm::Context& context) {
+  Params gold_params = p;
+  gold_params.max_iterations = iterations;
+  gold_params.tolerance = 0;
+  const double scale = max_magnitude(initial_field<double>(p));
+  if (context.size() == 1)
+    return agreement(u, solve_gold<double>(gold_params).u, iterations, scale);
+  const SlabResult<double> gold = solve_gold_slab<double>(gold_params, context);
+  return slab_agreement(context, gold.part, u, gold.u, iterations, scale);
+}
+
+template <class T>
+std::vector<double> time_slab_sweeps(const Params& p, comm::Context& context,
+                                     comm::DeviceComm& comm, bool overlap, const Repeats& repeats,
+                                     double& timed_s, std::vector<double>* exchange) {
+  const auto sweeps = static_cast<double>(p.max_iterations);
+  (void)solve_gpu_slab<T>(p, context, comm, overlap);  // warm-up
+  std::vector<double> seconds;
+  double total = 0;
+  for (std::int64_t r = 0; repeats.more(r, total); ++r) {
+    const SlabResult<T> run = solve_gpu_slab<T>(p, context, comm, overlap);
+    const double slowest = comm::max_over_ranks(context, run.timings.compute);
+    total += slowest;
+    timed_s += slowest;
+    seconds.push_back(slowest / sweeps);
+    if (exchange) exchange->push_back(comm::max_over_ranks(context, run.exchange_seconds) / sweeps);
+  }
+  return seconds;
+}
+
 template SlabResult<float> solve_gold_slab<float>(const Params&, comm::Context&,
                                                   const ProgressCallback&);
 template SlabResult<double> solve_gold_slab<double>(const Params&, comm::Context&,
                                                     const ProgressCallback&);
+
+template Agreement check_run<float>(const Params&, const std::vector<float>&, std::int64_t,
+                                    comm::Context&);
+template Agreement check_run<double>(const Params&, const std::vector<double>&, std::int64_t,
+                                     comm::Context&);
+template std::vector<double> time_slab_sweeps<float>(const Params&, comm::Context&,
+                                                     comm::DeviceComm&, bool, const Repeats&,
+                                                     double&, std::vector<double>*);
+template std::vector<double> time_slab_sweeps<double>(const Params&, comm::Context&,
+                                                      comm::DeviceComm&, bool, const Repeats&,
+                                                      double&, std::vector<double>*);
 
 }  // namespace parasol::laplace3d

@@ -13,7 +13,10 @@
 #include "comm/context.hpp"
 #include "comm/device_comm.hpp"
 #include "comm/halo.hpp"
+#include "comm/over_ranks.hpp"
 #include "comm/transport.hpp"
+#include "kernels/timed_runs.hpp"
+#include "solvers/laplace3d/check.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
 
 namespace parasol::laplace3d {
@@ -100,5 +103,33 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Tran
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::DeviceComm& comm,
                              bool overlap, const ProgressCallback& progress = {});
+
+// The whole run's agreement from this rank's owned planes `u` after `sweeps` sweeps and the
+// gold's same planes: the differences combined over the ranks, judged as agreement<T>() judges
+// one field. Every rank calls it and gets the same answer.
+template <class T, class G>
+Agreement slab_agreement(comm::Context& context, const SlabPart& part, const std::vector<T>& u,
+                         const std::vector<G>& gold, std::int64_t sweeps, double scale) {
+  const FieldDifference d = comm::over_ranks(context, compare(u, gold), u.size(),
+                                             static_cast<std::uint64_t>(part.grid.points()));
+  return agreement<T>(d, sweeps, scale);
+}
+
+// A run judged against the gold in double, run for exactly as many sweeps as it made
+// (`iterations`): on one rank its whole field `u`; across ranks this rank's owned planes, each
+// rank running the gold on its own slab. The scale is max |initial field|.
+template <class T>
+Agreement check_run(const Params& p, const std::vector<T>& u, std::int64_t iterations,
+                    comm::Context& context);
+
+// One configuration of a sweep study across ranks (p.variant, p.block, p.max_iterations sweeps
+// a run), timed through `comm`: a warm-up, then runs until `repeats` is met, each giving the
+// slowest rank's compute seconds per sweep, so that every rank stops after the same run. With
+// `exchange`, each run's slowest exchange seconds per sweep too. Adds the seconds timed to
+// `timed_s`.
+template <class T>
+std::vector<double> time_slab_sweeps(const Params& p, comm::Context& context,
+                                     comm::DeviceComm& comm, bool overlap, const Repeats& repeats,
+                                     double& timed_s, std::vector<double>* exchange = nullptr);
 
 }  // namespace parasol::laplace3d

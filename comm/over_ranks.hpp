@@ -1,5 +1,5 @@
-// What a binding needs to judge and describe a run cut among ranks: measures taken on each
-// rank's part, made the whole run's. Every rank calls these, in the same order.
+// Measures taken on each rank's part of a run, made the whole run's, for the solvers and their
+// bindings to judge and time a run cut among ranks. Every rank calls these, in the same order.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
 
-namespace parasol::app {
+namespace parasol::comm {
 
 // The whole run's difference from the gold, from each rank's over `my_points` of `points`: the
 // largest, the root mean square, and NaN for both when any rank met a NaN (a max need not keep
@@ -23,4 +23,4 @@ double wait_for_ranks(comm::Context& context);
 // The largest of each rank's value, NaN when any rank's is NaN.
 double max_over_ranks(comm::Context& context, double mine);
 
-}  // namespace parasol::app
+}  // namespace parasol::comm

@@ -1,8 +1,8 @@
-#include "apps/across_ranks.hpp"
+#include "comm/over_ranks.hpp"
 
 #include <cmath>
 
-namespace parasol::app {
+namespace parasol::comm {
 
 double wait_for_ranks(comm::Context& context) {
   const double before = context.comm_seconds();
@@ -30,4 +30,4 @@ FieldDifference over_ranks(comm::Context& context, const FieldDifference& mine,
   return d;
 }
 
-}  // namespace parasol::app
+}  // namespace parasol::comm

@@ -1,0 +1,93 @@
+// What every solver's Run and Study hold and say alike, so that a binding writes only what is its
+// own: the parameter table and the parameters read from it, method.variant = "auto" and what the
+// autotune file held, the setup's backend and ranks, and how a run across ranks combines its
+// numbers and describes its cut.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "comm/over_ranks.hpp"
+#include "apps/binding.hpp"
+#include "kernels/stream.hpp"
+
+namespace parasol::app {
+
+// /method's chosen_by ("parameters" unless method.variant = "auto") and, with "auto", the file the
+// choice was looked up in.
+void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice);
+
+// Across ranks (`ranks` > 1): /method's ranks and decomposition ("slabs of z planes", ...).
+void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition);
+
+template <class Params>
+class SolverRun : public Run {
+ public:
+  SolverRun(io::ParamTable& t, Params p, bool automatic = false)
+      : t_(t), p_(std::move(p)), automatic_(automatic) {}
+
+ protected:
+  // Keeps what the run needs of `setup`: every prepare() starts here.
+  void take(const RunSetup& setup) {
+    gpu_ = setup.gpu();
+    check_ = setup.options.check;
+    context_ = &setup.context;
+    transport_ = setup.options.transport;
+    overlap_ = setup.options.overlap;
+    autotune_file_ = setup.options.autotune_file;
+    output_ = setup.output;
+  }
+
+  int ranks() const { return context_->size(); }
+  int rank() const { return context_->rank(); }
+
+  // A GPU run with method.variant = "auto" looks its choice up; the CPU gold has no variants.
+  bool looks_up_choice() const { return gpu_ && automatic_; }
+  // " (auto, from FILE)" in the summary of such a run; nothing otherwise.
+  std::string chosen() const { return looks_up_choice() ? auto_.described() : std::string(); }
+  void write_chosen_by(io::ResultFile& out) const { app::write_chosen_by(out, automatic_, auto_); }
+  void write_ranks(io::ResultFile& out, const std::string& decomposition) const {
+    app::write_ranks(out, ranks(), decomposition);
+  }
+
+  // Across ranks, after each rank's solve: the time this rank waited for the others ("wait"),
+  // then `combine` (the all-gathers and all-reduces that make the numbers the whole run's),
+  // timed as "exchange". Nothing on one rank.
+  template <class Combine>
+  void combine_over_ranks(PhaseTimer& timings, Combine&& combine) {
+    if (ranks() == 1) return;
+    timings.add("wait", wait_for_ranks(*context_));
+    const double before = context_->comm_seconds();
+    combine(*context_);
+    timings.add("exchange", context_->comm_seconds() - before);
+  }
+
+  io::ParamTable& t_;
+  Params p_;
+  bool automatic_;   // method.variant = "auto"
+  AutoChoice auto_;  // with "auto" on a GPU: what the autotune file held
+  bool gpu_ = false;
+  bool check_ = false;  // --check: the run is judged against the gold after it
+  comm::Context* context_ = nullptr;
+  comm::Transport transport_ = comm::Transport::automatic;
+  bool overlap_ = true;
+  std::filesystem::path autotune_file_;  // --autotune-file, empty for the default
+  std::filesystem::path output_;         // the result file's final path
+};
+
+template <class Params, class SweepParams>
+class SolverStudy : public Study {
+ public:
+  SolverStudy(io::ParamTable& t, Params p, SweepParams s)
+      : t_(t), p_(std::move(p)), s_(std::move(s)) {}
+
+ protected:
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
+};
+
+}  // namespace parasol::app

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/context.hpp"
 #include "kernels/error.hpp"
 #include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/params.hpp"
@@ -521,6 +522,32 @@ TEST(RecurrenceRanks, AnAR1RunIsItsPartOfTheWholeSeries) {
     expect_ar1_runs_are_their_parts<float>(time_varying);
     expect_ar1_runs_are_their_parts<double>(time_varying);
   }
+}
+
+// On one rank, a run judged across ranks is judged as the whole series is (check.hpp), and a NaN
+// in it fails.
+TEST(RecurrenceRanks, OneRankIsJudgedAsTheWholeSeries) {
+  Ar1 a;
+  a.series = 3;
+  a.length = 2000;
+  a.phi = 0.9;
+  a.seed = 5;
+  const Series<float> whole = ar1_series<float>(a);
+  const std::vector<double> gold = solve_gold(whole);
+  std::vector<float> v(gold.begin(), gold.end());
+  v[1234] *= 1.0f + 1e-4f;  // one value off by far more than float's rounding
+  comm::Context context;
+  const SeriesPart<float> part = part_of(whole, 0, 1, Cut::elements);
+  const Agreement mine = agreement_part(part, v, gold, context);
+  const Agreement alone = agreement(v, gold, whole);
+  EXPECT_FALSE(mine.passed());
+  EXPECT_FALSE(alone.passed());
+  EXPECT_EQ(mine.value, alone.value);
+  EXPECT_EQ(mine.tolerance, alone.tolerance);
+  EXPECT_EQ(mine.description, alone.description);
+  EXPECT_EQ(mine.values, alone.values);
+  v[1234] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(agreement_part(part, v, gold, context).value));
 }
 
 }  // namespace

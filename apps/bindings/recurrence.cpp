@@ -8,20 +8,14 @@
 #include <optional>
 #include <utility>
 
-#include "apps/binding.hpp"
 #include "apps/bindings/recurrence_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
-#include "comm/over_ranks.hpp"
-#include "kernels/buffer.hpp"
-#include "kernels/compare.hpp"
+#include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
-#include "kernels/stream.hpp"
-#include "kernels/timed_runs.hpp"
-#include "kernels/validate.hpp"
 #include "solvers/recurrence/check.hpp"
-#include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/ranks.hpp"
+#include "solvers/recurrence/study.hpp"
 
 namespace parasol::app {
 namespace {
@@ -177,34 +171,32 @@ void write_run(Output& out, const std::string& dataset, const std::vector<std::u
 }
 
 template <class T>
-class RecurrenceRun final : public Run {
+class RecurrenceRun final : public SolverRun<Params> {
  public:
-  RecurrenceRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+  using SolverRun::SolverRun;
 
   void prepare(const RunSetup& setup) override {
-    gpu_ = setup.gpu();
-    context_ = &setup.context;
+    take(setup);
     const recurrence::Cut cut = recurrence::cut_for(gpu_, p_.mode);
     if (ranks() > 1 && p_.problem == Problem::ar1) {
       // Each rank draws only the series its run meets, and keeps only its run; every rank holds
       // the offsets and initial values of the whole, for rank 0 to write.
       require_host<T>(t_, p_,
                       recurrence::span_of(p_.ar1.series * p_.ar1.length,
-                                          recurrence::kTileElements<T>, context_->rank(),
-                                          ranks(), cut)
+                                          recurrence::kTileElements<T>, rank(), ranks(), cut)
                           .count);
-      part_ = recurrence::ar1_part<T>(p_.ar1, context_->rank(), ranks(), cut);
+      part_ = recurrence::ar1_part<T>(p_.ar1, rank(), ranks(), cut);
       series_ = recurrence::ar1_segments<T>(p_.ar1);
     } else {
       // 1D s and u of a file: each rank reads its run of them alone.
-      if (ranks() > 1) part_ = file_run<T>(p_, context_->rank(), ranks(), cut, series_);
+      if (ranks() > 1) part_ = file_run<T>(p_, rank(), ranks(), cut, series_);
       if (part_) require_host<T>(t_, p_, part_->size());
       else series_ = prepared_series<T>(t_, p_);
     }
     if (ranks() > 1 && !part_) {
       // Rows of a file, or smoothing's y, are read whole by every rank, which keeps its run
       // (and the whole's offsets and initial values, for rank 0 to write).
-      part_ = recurrence::part_of(series_, context_->rank(), ranks(), cut);
+      part_ = recurrence::part_of(series_, rank(), ranks(), cut);
       series_.s = {};
       series_.u = {};
     }
@@ -268,11 +260,9 @@ class RecurrenceRun final : public Run {
     out.set_attribute("/series", "elements", elements);
     out.set_attribute("/series", "segments", series_.segments());
     if (p_.problem != Problem::ar1) out.set_attribute("/series", "input_file", p_.input.file);
+    const bool tiles = recurrence::cut_for(gpu_, p_.mode) == recurrence::Cut::tiles;
+    write_ranks(out, tiles ? "runs of whole scan tiles" : "runs of elements");
     if (ranks() > 1) {
-      const bool tiles = recurrence::cut_for(gpu_, p_.mode) == recurrence::Cut::tiles;
-      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
-      out.set_attribute("/method", "decomposition",
-                        std::string(tiles ? "runs of whole scan tiles" : "runs of elements"));
       out.set_attribute("/method", "carry", std::string(carry_words()));
       if (gpu_ && p_.mode == ScanMode::reproducible) {
         out.set_attribute("/timings", "tile_totals_s", steps_.first);
@@ -290,31 +280,11 @@ class RecurrenceRun final : public Run {
       if (gold_.empty()) gold_ = gold("gold element");
       return recurrence::agreement(v_, gold_, series_);
     }
-    // Each rank judges its run by the gold's values there (the one-rank gold's bits); the
-    // differences and the tile chain are combined across ranks. A CPU run's result is the gold
-    // already; a GPU run's gold is made by every rank, as it is collective (a run may be empty,
-    // so whether gold_ is empty cannot decide it).
+    // Each rank judges its run by the gold's values there (the one-rank gold's bits). A CPU
+    // run's result is the gold already; a GPU run's gold is made by every rank, as it is
+    // collective (a run may be empty, so whether gold_ is empty cannot decide it).
     if (gpu_) gold_ = recurrence::solve_gold_part(*part_, *context_);
-    const std::vector<double> scale = recurrence::magnitude_scale_part(*part_, *context_);
-    const double chain =
-        recurrence::tile_chain_part(*part_, recurrence::kTileElements<T>, *context_);
-    FieldDifference d = compare(v_, gold_);
-    double relative = max_relative_to_scale(v_, gold_, scale);
-    // A NaN on any rank fails the whole run (a max over NaN need not keep it).
-    const bool nan = context_->all_reduce(
-                         std::int64_t{std::isnan(d.max_abs) || std::isnan(relative)},
-                         comm::Op::max) > 0;
-    const double squares =
-        context_->all_reduce(d.rms * d.rms * static_cast<double>(v_.size()), comm::Op::sum);
-    d.max_abs = nan ? NAN : context_->all_reduce(d.max_abs, comm::Op::max);
-    relative = nan ? NAN : context_->all_reduce(relative, comm::Op::max);
-    d.rms = nan ? NAN : std::sqrt(squares / static_cast<double>(series_.offsets.back()));
-    Agreement a = field_agreement(d, recurrence::kMeasure, "max relative to scale", relative,
-                                  recurrence::tolerance<T>(chain));
-    a.gold = "the long-double CPU gold";
-    a.gold_precision = "long double";
-    a.values.emplace_back("tile_chain", chain);
-    return a;
+    return recurrence::agreement_part(*part_, v_, gold_, *context_);
   }
 
   void write(Output& out) override {
@@ -375,14 +345,8 @@ class RecurrenceRun final : public Run {
     });
   }
 
-  int ranks() const { return context_->size(); }
   // Across ranks on the GPU, reproducible: the slowest rank's tile totals and prefixed scan.
   std::pair<double, double> steps_{0, 0};
-
-  io::ParamTable& t_;
-  Params p_;
-  bool gpu_ = false;
-  comm::Context* context_ = nullptr;
   Series<T> series_;  // across ranks its offsets and initial values only: part_ holds the run
   std::optional<recurrence::SeriesPart<T>> part_;
   std::vector<T> v_;
@@ -393,33 +357,14 @@ class RecurrenceRun final : public Run {
 constexpr ScanMode kModes[] = {ScanMode::fast, ScanMode::reproducible};
 
 template <class T>
-class RecurrenceStudy final : public Study {
+class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
  public:
-  RecurrenceStudy(io::ParamTable& t, Params p, SweepParams s) : t_(t), p_(std::move(p)), s_(s) {}
+  using SolverStudy::SolverStudy;
 
   void prepare() override {
     series_ = prepared_series<T>(t_, p_);
     require_device(t_, p_, series_);
-    recurrence::GoldScaleChain g =
-        recurrence::gold_scale_chain(series_, recurrence::kTileElements<T>);
-    gold_ = std::move(g.gold);
-    scale_ = std::move(g.scale);
-    chain_ = g.chain;
-    stream_.emplace();
-    device_.emplace(series_, *stream_);
-    // The gold and the scale go beside the series, where each mode's first solve is checked
-    // without coming back; the first result of each mode is kept there too, where each timed
-    // solve's is compared with it bit for bit. Whatever does not fit is done on the host.
-    const double v_bytes = static_cast<double>(series_.size()) * sizeof(T);
-    const double gold_bytes = 2.0 * sizeof(double) * static_cast<double>(series_.size());
-    if (fits_in_free_memory(gold_bytes + v_bytes)) {
-      d_gold_ = DeviceBuffer<double>(gold_.size());
-      d_scale_ = DeviceBuffer<double>(scale_.size());
-      upload(d_gold_, gold_, *stream_);
-      upload(d_scale_, scale_, *stream_);
-    }
-    if (fits_in_free_memory(v_bytes))
-      kept_ = DeviceBuffer<T>(static_cast<std::size_t>(series_.size()));
+    study_.emplace(series_);
     bytes_ = recurrence::bytes_per_solve(series_.size(), sizeof(T));
     // The copy moves as many bytes as one solve (it reads and writes bytes / 2).
     copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
@@ -445,58 +390,14 @@ class RecurrenceStudy final : public Study {
     return cells;
   }
 
-  // The first solve (on v poisoned with NaN) is the warm-up and the check; every timed solve
-  // after it is compared bit for bit with the first, outside the timing: on the device, between
-  // the solves and without the host waiting, over one of kRepeatSlices slices of v, the next
-  // slice each time (every kRepeatSlices solves in a row cover the whole of v, and each
-  // comparison reads a sixteenth of what a solve does, not two thirds); else read back whole and
-  // compared on the host.
-  static constexpr std::int64_t kRepeatSlices = 16;
-
+  // Checked, timed, and every timed solve compared bit for bit with the first
+  // (recurrence::ModeStudy).
   Measurement measure(std::size_t i) override {
-    const ScanMode mode = kModes[i];
-    recurrence::DeviceSeries<T>& device = *device_;
-    const std::int64_t n = device.size();
-    device.poison();
-    device.solve(mode);
+    recurrence::ModeMeasurement r = study_->measure(kModes[i], s_.repeats);
     Measurement m;
-    std::vector<T> first;  // on the host, where the gold or the kept copy is not on the device
-    if (!d_gold_.empty()) {
-      m.agreement = recurrence::agreement<T>(
-          device_compare_scaled(device.v(), d_gold_.data(), d_scale_.data(), n, device.stream()),
-          chain_);
-    } else {
-      first = device.download();
-      m.agreement = recurrence::agreement(first, gold_, scale_, chain_);
-    }
-    if (kept_.empty() && first.empty()) first = device.download();
-    bool repeatable = true;
-    if (!kept_.empty()) {
-      copy_on_device(kept_, device.v(), static_cast<std::size_t>(n), device.stream());
-      const std::int64_t slice = (n + kRepeatSlices - 1) / kRepeatSlices;
-      std::int64_t solves = 0;
-      comparer_.take_differences(device.stream());  // a count from before starts at 0
-      m.seconds = timed_runs_between(
-          device.stream(), s_.repeats, [&] { device.solve(mode); },
-          [&] {
-            const std::int64_t from = (solves++ % kRepeatSlices) * slice;
-            const std::int64_t count = std::min(slice, n - from);
-            if (count > 0)
-              comparer_.add_differences(kept_.data() + from, device.v() + from,
-                                        static_cast<std::size_t>(count) * sizeof(T),
-                                        device.stream());
-          });
-      repeatable = comparer_.take_differences(device.stream()) == 0;
-    } else {
-      m.seconds = timed_runs(
-          device.stream(), s_.repeats, [&] { device.solve(mode); },
-          [&] {
-            const std::vector<T> again = device.download();
-            repeatable = repeatable &&
-                         std::memcmp(first.data(), again.data(), first.size() * sizeof(T)) == 0;
-          });
-    }
-    m.extras = {std::int64_t{repeatable ? 1 : 0}};
+    m.agreement = std::move(r.agreement);
+    m.seconds = std::move(r.seconds);
+    m.extras = {std::int64_t{r.repeatable ? 1 : 0}};
     return m;
   }
 
@@ -505,12 +406,13 @@ class RecurrenceStudy final : public Study {
   double ceiling_per_second() const override { return copy_; }
 
   void write_attributes(io::ResultFile& out) const override {
+    const double chain = study_->chain();
     out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", 1e-9 * copy_);
     out.set_attribute("/sweep", "bytes_per_element", bytes_ / static_cast<double>(series_.size()));
     out.set_attribute("/sweep", "elements", series_.size());
     out.set_attribute("/sweep", "segments", series_.segments());
-    out.set_attribute("/sweep", "tile_chain", chain_);
-    out.set_attribute("/sweep", "check_tolerance", recurrence::tolerance<T>(chain_));
+    out.set_attribute("/sweep", "tile_chain", chain);
+    out.set_attribute("/sweep", "check_tolerance", recurrence::tolerance<T>(chain));
   }
 
   // Nothing to tune (the modes differ in what they promise), but each mode can be profiled.
@@ -524,17 +426,9 @@ class RecurrenceStudy final : public Study {
   }
 
  private:
-  io::ParamTable& t_;
-  Params p_;
-  SweepParams s_;
   Series<T> series_;
-  std::vector<double> gold_, scale_;
-  double chain_ = 0, bytes_ = 0, copy_ = 0;
-  std::optional<Stream> stream_;  // made once a device is known to be there
-  std::optional<recurrence::DeviceSeries<T>> device_;
-  DeviceBuffer<double> d_gold_, d_scale_;  // the gold and the scale, when they fit beside it
-  DeviceBuffer<T> kept_;  // a mode's first v, when it fits beside the series
-  BitComparer comparer_;
+  double bytes_ = 0, copy_ = 0;
+  std::optional<recurrence::ModeStudy<T>> study_;  // made once a device is known to be there
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {

@@ -13,6 +13,7 @@
 #include "comm/halo.hpp"
 #include "kernels/error.hpp"
 #include "kernels/stream.hpp"
+#include "solvers/recurrence/check.hpp"
 
 namespace parasol::recurrence {
 namespace {
@@ -253,6 +254,24 @@ double tile_chain_part(const SeriesPart<T>& part, std::int64_t tile, comm::Conte
 
 template SeriesPart<float> part_of<float>(const Series<float>&, int, int, Cut);
 template SeriesPart<double> part_of<double>(const Series<double>&, int, int, Cut);
+template <class T>
+Agreement agreement_part(const SeriesPart<T>& part, const std::vector<T>& v,
+                         const std::vector<double>& gold, comm::Context& context) {
+  const std::vector<double> scale = magnitude_scale_part(part, context);
+  const double chain = tile_chain_part(part, kTileElements<T>, context);
+  FieldDifference d = compare(v, gold);
+  double relative = max_relative_to_scale(v, gold, scale);
+  // A max over NaN need not keep it, so whether any rank met one is asked apart.
+  const bool nan = context.all_reduce(std::int64_t{std::isnan(d.max_abs) || std::isnan(relative)},
+                                      comm::Op::max) > 0;
+  const double squares =
+      context.all_reduce(d.rms * d.rms * static_cast<double>(v.size()), comm::Op::sum);
+  d.max_abs = nan ? NAN : context.all_reduce(d.max_abs, comm::Op::max);
+  relative = nan ? NAN : context.all_reduce(relative, comm::Op::max);
+  d.rms = nan ? NAN : std::sqrt(squares / static_cast<double>(part.whole));
+  return agreement<T>(ScaledComparison{d, relative}, chain);
+}
+
 template SeriesPart<float> part_of<float>(const Series<float>&, std::int64_t, const Span&,
                                           std::vector<float>, std::vector<float>);
 template SeriesPart<double> part_of<double>(const Series<double>&, std::int64_t, const Span&,
@@ -271,5 +290,9 @@ template std::vector<double> magnitude_scale_part<double>(const SeriesPart<doubl
 template double tile_chain_part<float>(const SeriesPart<float>&, std::int64_t, comm::Context&);
 template double tile_chain_part<double>(const SeriesPart<double>&, std::int64_t,
                                         comm::Context&);
+template Agreement agreement_part<float>(const SeriesPart<float>&, const std::vector<float>&,
+                                         const std::vector<double>&, comm::Context&);
+template Agreement agreement_part<double>(const SeriesPart<double>&, const std::vector<double>&,
+                                          const std::vector<double>&, comm::Context&);
 
 }  // namespace parasol::recurrence

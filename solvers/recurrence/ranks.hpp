@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "comm/context.hpp"
+#include "kernels/agreement.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -86,5 +87,14 @@ template <class T>
 std::vector<double> magnitude_scale_part(const SeriesPart<T>& part, comm::Context& context);
 template <class T>
 double tile_chain_part(const SeriesPart<T>& part, std::int64_t tile, comm::Context& context);
+
+// A run across ranks judged against the gold (check.hpp's measure and tolerance): this rank's
+// `v` against `gold`, solve_gold_part's values for its run, each element relative to the whole
+// series' magnitude scale there, within the tolerance of the whole series' tile chain; the
+// differences combined over the ranks, and a NaN on any rank fails the whole run. Collective:
+// every rank gets the whole run's agreement.
+template <class T>
+Agreement agreement_part(const SeriesPart<T>& part, const std::vector<T>& v,
+                         const std::vector<double>& gold, comm::Context& context);
 
 }  // namespace parasol::recurrence

@@ -1,19 +1,16 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs.
 #include <algorithm>
-#include <cmath>
-#include <iostream>
 #include <optional>
 
 #include "apps/fits.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
-#include "kernels/buffer.hpp"
-#include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/laplace3d/slab.hpp"
+#include "solvers/laplace3d/study.hpp"
 
 namespace parasol::app {
 namespace {
@@ -255,27 +252,10 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
 
   void prepare() override {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
-    stream_.emplace();
     bytes_ = laplace3d::bytes_per_sweep(p_.grid, sizeof(T));
     // The copy moves as many bytes as one sweep, so cache effects are alike for both.
     copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
-    initial_ = laplace3d::initial_field<T>(p_);
-    scale_ = max_magnitude(initial_);
-    gold_ = initial_;
-    std::vector<T> scratch = initial_;
-    for (std::int64_t it = 0; it < s_.check_iterations; ++it) {
-      laplace3d::gold_sweep(p_.grid, gold_.data(), scratch.data());
-      gold_.swap(scratch);
-    }
-    // On one rank each configuration is checked on the device against the gold kept there, so
-    // no field comes back to the host; where the gold does not fit beside the grid, on the host.
-    const double gold_bytes = static_cast<double>(gold_.size() * sizeof(T));
-    if (context_ == nullptr || context_->size() == 1) {
-      if (fits_in_free_memory(static_cast<double>(laplace3d::device_bytes(p_)) + gold_bytes)) {
-        gold_device_ = DeviceBuffer<T>(gold_.size());
-        upload(gold_device_, gold_, *stream_);
-      }
-    }
+    study_.emplace(p_, s_.check_iterations, context_, transport_);
     for (Variant v : s_.variants)
       for (const Shape& b : laplace3d::compiled_shapes(v))
         if (s_.blocks.empty() || std::find(s_.blocks.begin(), s_.blocks.end(), b) != s_.blocks.end())
@@ -302,24 +282,14 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   Measurement measure(std::size_t i) override {
-    if (context_ != nullptr && context_->size() > 1) return measure_across_ranks(i);
     const auto& [v, block] = configurations_[i];
-    // The starting field is made on the device (the values initial_field() gives), not uploaded.
-    laplace3d::DeviceGrid<T> field(p_, 0, p_.grid.nz, *stream_);
-    field.sweep(v, block, s_.check_iterations);
+    laplace3d::ShapeMeasurement r = study_->measure(v, block, s_.iterations, s_.repeats);
     Measurement m;
-    m.agreement =
-        gold_device_.empty()
-            ? laplace3d::agreement(field.download(), gold_, s_.check_iterations, scale_)
-            : laplace3d::agreement<T>(device_compare(field.plane(0), gold_device_.data(),
-                                                     p_.grid.points(), *stream_),
-                                      s_.check_iterations, scale_);
-    field.sweep(v, block, 2);  // warm-up
-    for (double seconds :
-         timed_runs(*stream_, s_.repeats, [&] { field.sweep(v, block, s_.iterations); })) {
-      m.seconds.push_back(seconds / static_cast<double>(s_.iterations));
-      m.timed_s += seconds;
-    }
+    m.agreement = std::move(r.agreement);
+    m.seconds = std::move(r.seconds);
+    m.timed_s = r.timed_s;
+    m.exchange_seconds = r.exchange_seconds;
+    m.hidden_fraction = r.hidden_fraction;
     return m;
   }
 
@@ -331,7 +301,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
     out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
     out.set_attribute("/sweep", "bytes_per_point", 2.0 * sizeof(T));
     out.set_attribute("/sweep", "check_tolerance",
-                      laplace3d::tolerance<T>(s_.check_iterations, scale_));
+                      laplace3d::tolerance<T>(s_.check_iterations, study_->scale()));
   }
 
   bool can_autotune() const override { return true; }
@@ -355,48 +325,11 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  // Across ranks, as `parasol run` makes it: each rank checks its slab against the gold's planes,
-  // then times the sweeps with the exchange behind the interior and again without overlap, the
-  // slowest rank's compute seconds each time.
-  Measurement measure_across_ranks(std::size_t i) {
-    const auto& [v, block] = configurations_[i];
-    comm::Context& context = *context_;
-    Params p = p_;
-    p.variant = v;
-    p.block = block;
-    p.tolerance = 0;
-    p.max_iterations = s_.check_iterations;
-    if (!comm_) {  // made and connected once: NCCL's setup is a second or so
-      comm_stream_.emplace(Stream::high_priority());
-      comm_.emplace(context, transport_, comm_stream_->get());
-      comm_->connect(laplace3d::slab_part(p_.grid, context.rank(), context.size(), 1).slab.neighbours);
-    }
-    const laplace3d::SlabResult<T> checked =
-        laplace3d::solve_gpu_slab<T>(p, context, *comm_, true);
-    const std::int64_t plane = p_.grid.nx * p_.grid.ny;
-    const std::vector<T> gold(gold_.begin() + checked.part.slab.begin * plane,
-                              gold_.begin() + checked.part.slab.end * plane);
-    Measurement m;
-    m.agreement = laplace3d::slab_agreement(context, checked.part, checked.u, gold,
-                                            s_.check_iterations, scale_);
-    p.max_iterations = s_.iterations;
-    std::vector<double> exchange;
-    m.seconds = laplace3d::time_slab_sweeps<T>(p, context, *comm_, true, s_.repeats, m.timed_s);
-    const std::vector<double> plain = laplace3d::time_slab_sweeps<T>(
-        p, context, *comm_, false, s_.repeats, m.timed_s, &exchange);
-    m.exchange_seconds = median(exchange);
-    m.hidden_fraction = (median(plain) - median(m.seconds)) / m.exchange_seconds;
-    return m;
-  }
-
-  double bytes_ = 0, copy_ = 0, scale_ = 0;
-  std::vector<T> initial_, gold_;
-  DeviceBuffer<T> gold_device_;  // one rank, when it fits: the gold the checks compare with
+  double bytes_ = 0, copy_ = 0;
   std::vector<std::pair<Variant, Shape>> configurations_;
   comm::Context* context_ = nullptr;  // across ranks only
   comm::Transport transport_ = comm::Transport::automatic;
-  std::optional<Stream> comm_stream_;      // declared before the communicator that uses it
-  std::optional<comm::DeviceComm> comm_;
+  std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {

@@ -1,6 +1,5 @@
 // tridiag's binding: the heat equation marched in time or one batch of systems read from HDF5,
 // and the sweep of every variant x threads x chunk on one batch against the copy bandwidth.
-#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -10,8 +9,6 @@
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
-#include "kernels/buffer.hpp"
-#include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/tridiag/check.hpp"
@@ -161,21 +158,17 @@ std::vector<T> rounded(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
-// The key that sized the problem, for memory complaints.
-const char* size_key(const Params& p) {
-  return p.problem == Problem::heat ? "heat.grids" : "input.file";
-}
-
 // a, b, c, d and x on the device (the solver's own workspace is small beside them); on the host
-// six arrays of T and, with the gold, about seven of doubles.
+// six arrays of T and, with the gold, about seven of doubles. A complaint names the key that
+// sized the problem.
 template <class T>
 void require_memory(const io::ParamTable& t, const Params& p, const Dims& dims, bool gpu,
                     bool gold) {
+  const char* key = p.problem == Problem::heat ? "heat.grids" : "input.file";
   const double size = static_cast<double>(dims.size());
   if (gpu)
-    require_device_memory(t.source_of(size_key(p)), size_key(p), extent(dims) + " need",
-                          5.0 * sizeof(T) * size);
-  require_host_memory(t.source_of(size_key(p)), size_key(p), extent(dims) + " need",
+    require_device_memory(t.source_of(key), key, extent(dims) + " need", 5.0 * sizeof(T) * size);
+  require_host_memory(t.source_of(key), key, extent(dims) + " need",
                       (6.0 * sizeof(T) + (gold ? 7.0 * 8 : 0.0)) * size);
 }
 
@@ -391,7 +384,6 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
     batch_ = p_.problem == Problem::heat ? tridiag::heat_step<T>(p_.heat) : read_batch<T>(p_.input);
     require_memory<T>(t_, p_, batch_.dims, true, true);
     gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
-    scale_ = max_magnitude(gold_);
     // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
     // give it), not a pass over the whole batch.
     condition_ = p_.problem == Problem::heat ? tridiag::condition_bound(p_.heat)
@@ -399,6 +391,7 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
     configurations_ = tridiag::configurations_for(s_.variants, s_.threads, s_.chunks, batch_.dims,
                                                   static_cast<int>(sizeof(T)));
     stream_.emplace();
+    residents_.emplace(batch_, gold_, condition_, *stream_);
     bytes_ = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
     // The copy moves as many bytes as one solve (read + written), so cache effects are alike.
     copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
@@ -434,18 +427,12 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
     m.skipped = c.skipped;
     if (!c.skipped.empty()) return m;
     if (!c.note.empty()) say(c.note);
-    Resident& on_device = resident(tridiag::required_layout(c.launch.variant));
+    auto& on_device = residents_->in(tridiag::required_layout(c.launch.variant));
     tridiag::DeviceBatch<T>& device = on_device.batch;
     try {
       device.poison();
       device.solve(c.launch);
-      m.agreement = checked(device, [&] {
-        if (on_device.gold.empty())
-          return tridiag::agreement(device.download(), gold_, condition_, batch_.dims.n);
-        return tridiag::agreement<T>(device_compare(device.x(), on_device.gold.data(),
-                                                    batch_.dims.size(), device.stream()),
-                                     scale_, condition_, batch_.dims.n);
-      });
+      m.agreement = checked(device, [&] { return residents_->agreement(on_device); });
       device.solve(c.launch);  // warm-up
       m.seconds = timed_runs(device.stream(), s_.repeats, [&] { device.solve(c.launch); });
       m.agreement = checked(device, [&] { return m.agreement; });
@@ -489,29 +476,6 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  // The batch on the device in `layout`, with the gold in the same layout beside it, so that
-  // each configuration is checked on the device. Each layout's copy is made once and kept while
-  // the device has room for the next beside it (twice what the memory check asked, and the gold
-  // in double); otherwise the copies made before are freed first. Without room for the gold, the
-  // check downloads x.
-  struct Resident {
-    tridiag::DeviceBatch<T> batch;
-    DeviceBuffer<double> gold;
-  };
-  Resident& resident(tridiag::Layout layout) {
-    for (Resident& r : residents_)
-      if (r.batch.dims().layout == layout) return r;
-    const double batch_bytes = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
-    const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
-    if (!residents_.empty() && !fits_in_free_memory(2 * batch_bytes + gold_bytes)) residents_.clear();
-    residents_.push_back({tridiag::DeviceBatch<T>(batch_, layout, *stream_), {}});
-    Resident& r = residents_.back();
-    // The gold, and its copy before it is reordered, beside the batch.
-    if (fits_in_free_memory(2 * gold_bytes))
-      r.gold = tridiag::upload_relaid(gold_, batch_.dims, layout, *stream_);
-    return r;
-  }
-
   // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
   template <class Agree>
   Agreement checked(tridiag::DeviceBatch<T>& device, Agree&& agree) {
@@ -527,26 +491,30 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
 
   Batch<T> batch_;  // contiguous
   std::vector<double> gold_;
-  double condition_ = 0, bytes_ = 0, copy_ = 0, scale_ = 0;
+  double condition_ = 0, bytes_ = 0, copy_ = 0;
   std::vector<tridiag::Configuration> configurations_;
-  std::vector<Resident> residents_;  // one per layout met so far, while there is room
+  std::optional<tridiag::ResidentBatches<T>> residents_;  // made in prepare(), beside stream_
 };
+
+// The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
+// method.variant = "auto".
+std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
+                                        bool& automatic) {
+  return io::read_checked(
+      t, [&] { return read_params(t, params_path, automatic); },
+      [&] { return read_sweep_params(t); });
+}
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   bool automatic = false;
-  Params p = io::read_checked(
-                 t, [&] { return read_params(t, params_path, automatic); },
-                 [&] { return read_sweep_params(t); })
-                 .first;
+  Params p = read_all(t, params_path, automatic).first;
   const bool single = p.precision == tridiag::Precision::single;
   return in_precision<Run, TridiagRun>(single, t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   bool automatic = false;
-  auto [p, s] = io::read_checked(
-      t, [&] { return read_params(t, params_path, automatic); },
-      [&] { return read_sweep_params(t); });
+  auto [p, s] = read_all(t, params_path, automatic);
   const bool single = p.precision == tridiag::Precision::single;
   return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
 }

@@ -1,9 +1,12 @@
-// tridiag's sweep configurations.
+// tridiag's sweep configurations, and its batch kept on the device.
 #include "solvers/tridiag/sweep.hpp"
 
 #include <algorithm>
 
+#include "kernels/compare.hpp"
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
+#include "solvers/tridiag/check.hpp"
 
 namespace parasol::tridiag {
 
@@ -63,5 +66,39 @@ std::vector<Configuration> configurations_for(const std::vector<Variant>& varian
   }
   return out;
 }
+
+template <class T>
+ResidentBatches<T>::ResidentBatches(const Batch<T>& batch, const std::vector<double>& gold,
+                                    double condition, cudaStream_t stream)
+    : batch_(batch), gold_(gold), condition_(condition), scale_(max_magnitude(gold)),
+      stream_(stream) {}
+
+template <class T>
+typename ResidentBatches<T>::Resident& ResidentBatches<T>::in(Layout layout) {
+  for (Resident& r : residents_)
+    if (r.batch.dims().layout == layout) return r;
+  const double batch_bytes = bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
+  const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
+  if (!residents_.empty() && !fits_in_free_memory(2 * batch_bytes + gold_bytes)) residents_.clear();
+  residents_.push_back({DeviceBatch<T>(batch_, layout, stream_), {}});
+  Resident& r = residents_.back();
+  // The gold, and its copy before it is reordered, beside the batch.
+  if (fits_in_free_memory(2 * gold_bytes))
+    r.gold = upload_relaid(gold_, batch_.dims, layout, stream_);
+  return r;
+}
+
+template <class T>
+Agreement ResidentBatches<T>::agreement(const Resident& resident) const {
+  const DeviceBatch<T>& device = resident.batch;
+  if (resident.gold.empty())
+    return tridiag::agreement(device.download(), gold_, condition_, batch_.dims.n);
+  return tridiag::agreement<T>(
+      device_compare(device.x(), resident.gold.data(), batch_.dims.size(), device.stream()),
+      scale_, condition_, batch_.dims.n);
+}
+
+template class ResidentBatches<float>;
+template class ResidentBatches<double>;
 
 }  // namespace parasol::tridiag

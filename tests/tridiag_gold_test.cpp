@@ -1,9 +1,12 @@
 // The tridiag gold solver against exact answers: it judges every GPU variant, so it is judged
 // first. Systems with a known solution, both layouts, the smallest size, the failures it must
 // report, the heat march against the exact decay of a sine mode, and the parameter checks. Then
-// the one agreement with the gold (check.hpp) and the heat diagnostics a run reports.
+// the one agreement with the gold (check.hpp) and the heat diagnostics a run reports, the systems
+// cut among ranks and a run's numbers made the whole run's (run.hpp), and the launches a sweep
+// times (sweep.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -12,9 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "comm/context.hpp"
 #include "kernels/error.hpp"
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/run.hpp"
+#include "solvers/tridiag/sweep.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "tests/support.hpp"
 
@@ -682,6 +688,174 @@ TEST(TridiagParams, OnlyThomasUsesTheInterleavedLayout) {
   EXPECT_EQ(required_layout(Variant::pcr_shared), Layout::contiguous);
   EXPECT_EQ(required_layout(Variant::pcr_warp), Layout::contiguous);
   EXPECT_EQ(required_layout(Variant::thomas_pcr), Layout::contiguous);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Across ranks (run.hpp): each rank's share, and a run's diagnostics and check.
+
+// The one context a process may hold: one rank, as a run without a launcher has.
+comm::Context& one_rank() {
+  static comm::Context context;
+  return context;
+}
+
+TEST(TridiagAcrossRanks, SharesAreEvenWholeAndCoverEverySystem) {
+  // 10 among 3: the first 10 % 3 ranks one more.
+  const std::int64_t begins[] = {0, 4, 7}, ends[] = {4, 7, 10};
+  for (int r = 0; r < 3; ++r) {
+    const comm::Slab s = system_share(10, r, 3, "heat.grids", "grids");
+    EXPECT_EQ(s.begin, begins[r]) << r;
+    EXPECT_EQ(s.end, ends[r]) << r;
+  }
+  const comm::Slab one = system_share(1, 0, 1, "input.file", "systems");
+  EXPECT_EQ(one.count(), 1);
+  // A rank with nothing to solve is an error naming the key that sized the problem.
+  try {
+    system_share(2, 0, 3, "input.file", "systems");
+    ADD_FAILURE() << "2 systems among 3 ranks must be rejected";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "input.file");
+    EXPECT_EQ(e.expected(),
+              "2 systems cannot be cut among 3 ranks (each needs at least one); run fewer ranks "
+              "or more systems");
+  }
+}
+
+TEST(TridiagAcrossRanks, HeatSharesStartAsTheWholeProblemsGrids) {
+  Heat heat = small_heat(9, 4, 0.5, 1);
+  heat.grids = 7;
+  heat.initial = Initial::random;  // every grid draws its own start
+  const std::vector<double> whole = heat_initial<double>(heat);
+  std::int64_t next = 0;
+  for (int r = 0; r < 3; ++r) {
+    const Heat part = heat_share(heat, r, 3);
+    EXPECT_EQ(part.first_grid, next);
+    EXPECT_EQ(part.points, heat.points);
+    EXPECT_EQ(part.steps, heat.steps);
+    const std::vector<double> start = heat_initial<double>(part);
+    EXPECT_EQ(start, std::vector<double>(whole.begin() + next * heat.points,
+                                         whole.begin() + (next + part.grids) * heat.points))
+        << r;
+    next += part.grids;
+  }
+  EXPECT_EQ(next, heat.grids);
+  try {
+    heat_share(heat, 0, 8);
+    ADD_FAILURE() << "7 grids among 8 ranks must be rejected";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "heat.grids");
+    EXPECT_TRUE(contains(e.expected(), "7 grids cannot be cut among 8 ranks")) << e.expected();
+  }
+}
+
+TEST(TridiagAcrossRanks, DiagnosticsOfARunAndTheirCombination) {
+  const Diagnostics file = batch_diagnostics(std::vector<float>{0.5f, -3.0f, 2.0f});
+  EXPECT_EQ(file.high, 3.0);
+  EXPECT_EQ(file.low, 0.0);
+  EXPECT_FALSE(file.has_decay);
+
+  const Heat heat = small_heat(50, 10, 0.5, 2);
+  std::vector<double> u = march_heat_gold(heat);
+  u[7] *= 1.001;  // grid 0 off the exact decay
+  const Diagnostics d = heat_diagnostics(heat, u);
+  EXPECT_EQ(d.low, *std::min_element(u.begin(), u.end()));
+  EXPECT_EQ(d.high, *std::max_element(u.begin(), u.end()));
+  ASSERT_TRUE(d.has_decay);
+  EXPECT_EQ(d.decay.relative_error, sine_decay(heat, u)->relative_error);
+  EXPECT_GT(d.decay.relative_error, 0.0);
+
+  // The lowest low, the highest high, the decay farthest from exact, whichever rank has each.
+  Diagnostics a = d, b = d;
+  a.low = -2;
+  b.high = 9;
+  b.decay.relative_error = 0.25;
+  b.decay.measured = 0.5;
+  const Diagnostics both = combine({a, b});
+  EXPECT_EQ(both.low, -2.0);
+  EXPECT_EQ(both.high, 9.0);
+  EXPECT_EQ(both.decay.relative_error, 0.25);
+  EXPECT_EQ(both.decay.measured, 0.5);
+  EXPECT_EQ(combine({b, a}).decay.relative_error, 0.25);
+  // On one rank its own are the whole run's.
+  const Diagnostics alone = over_ranks(one_rank(), d);
+  EXPECT_EQ(alone.low, d.low);
+  EXPECT_EQ(alone.high, d.high);
+  EXPECT_EQ(alone.decay.measured, d.decay.measured);
+}
+
+TEST(TridiagAcrossRanks, OneRanksCheckIsTheAgreementOfItsWholeResult) {
+  const Heat heat = small_heat(40, 6, 0.5, 1);
+  const std::vector<double> gold = march_heat_gold(heat);
+  std::vector<float> u(gold.begin(), gold.end());
+  Agreement a = march_agreement(one_rank(), heat, u, gold);
+  EXPECT_TRUE(a.passed()) << a.description;
+  EXPECT_EQ(a.tolerance, tolerance<float>(condition_bound(heat), heat.points, heat.steps));
+  EXPECT_EQ(a.value, agreement(u, gold, condition_bound(heat), heat.points, heat.steps).value);
+  u[5] += 0.01f;
+  EXPECT_FALSE(march_agreement(one_rank(), heat, u, gold).passed());
+
+  const Batch<double> batch = random_batch<double>({30, 5, Layout::contiguous}, test::kSeed);
+  const std::vector<double> x = solve_gold(batch);
+  a = batch_agreement(one_rank(), batch, batch.dims.systems, x, x);
+  EXPECT_TRUE(a.passed());
+  EXPECT_EQ(a.tolerance, tolerance<double>(condition_bound(batch), batch.dims.n));
+  std::vector<double> off = x;
+  off[12] += 1e-6;
+  a = batch_agreement(one_rank(), batch, batch.dims.systems, off, x);
+  EXPECT_EQ(a.value, agreement(off, x, condition_bound(batch), batch.dims.n).value);
+  EXPECT_FALSE(a.passed());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sweep's launches (sweep.hpp).
+
+TEST(TridiagSweep, ListableChunksAreThoseCompiledForSomeVariant) {
+  for (int chunk : {0, 1, 2, 4, 8, 16}) EXPECT_TRUE(listable_chunk(chunk)) << chunk;
+  for (int chunk : {-1, 3, 32}) EXPECT_FALSE(listable_chunk(chunk)) << chunk;
+  EXPECT_EQ(chunks_for(Variant::thomas_pcr, {}), compiled_chunks(Variant::thomas_pcr));
+  EXPECT_EQ(chunks_for(Variant::thomas_pcr, {0, 1, 4}), (std::vector<int>{0, 4}));
+  EXPECT_EQ(chunks_for(Variant::thomas_scan, {2, 16}), (std::vector<int>{16}));
+  // A variant compiled with no chunk takes 0 whatever is listed.
+  EXPECT_EQ(chunks_for(Variant::pcr_shared, {4, 8}), (std::vector<int>{0}));
+  EXPECT_EQ(chunks_for(Variant::thomas, {}), (std::vector<int>{0}));
+}
+
+TEST(TridiagSweep, EachDistinctLaunchOnceWithWhyOthersAreLeftOut) {
+  const Dims dims{1000, 8, Layout::contiguous};
+  // Every compiled chunk of thomas-pcr at both thread counts resolves; pcr-warp takes at most
+  // 128 rows, so it has no row, only why.
+  std::vector<Configuration> c = configurations_for(
+      {Variant::pcr_warp, Variant::thomas_pcr, Variant::thomas}, {64, 128}, {}, dims, 4);
+  ASSERT_EQ(c.size(), 1u + 8u + 2u);
+  EXPECT_EQ(c[0].launch.variant, Variant::pcr_warp);
+  EXPECT_TRUE(contains(c[0].skipped, "pcr-warp skipped: 64 threads, chunk 1: pcr-warp solves"))
+      << c[0].skipped;
+  for (std::size_t i = 1; i < c.size(); ++i) {
+    EXPECT_TRUE(c[i].skipped.empty()) << i;
+    EXPECT_TRUE(c[i].note.empty()) << i;
+  }
+  EXPECT_EQ(c[1].launch.threads, 64);
+  EXPECT_EQ(c[1].launch.chunk, 2);
+  EXPECT_EQ(c[8].launch.threads, 128);
+  EXPECT_EQ(c[8].launch.chunk, 16);
+  EXPECT_EQ(c[9].launch.variant, Variant::thomas);
+
+  // Chunk 0 picks 4 for 1000 rows in 256 threads: the same launch as chunk 4, timed once.
+  c = configurations_for({Variant::thomas_pcr}, {256}, {0, 4}, dims, 4);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].launch.chunk, 4);
+
+  // A launch the variant refuses is said once, before its first row.
+  c = configurations_for({Variant::thomas_scan}, {256, 1024}, {16}, dims, 4);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].launch.threads, 256);
+  EXPECT_EQ(c[0].note,
+            "thomas-scan: 1 launch skipped (first: 1024 threads, chunk 16: thomas-scan with chunk "
+            "16 in float runs at most 256 threads per block, got 1024)");
+
+  c = configurations_for({Variant::thomas_pcr}, {256}, {1}, dims, 4);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].skipped, "thomas-pcr skipped: no chunk listed for it");
 }
 
 }  // namespace

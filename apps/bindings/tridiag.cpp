@@ -1,24 +1,19 @@
 // tridiag's binding: the heat equation marched in time or one batch of systems read from HDF5,
 // and the sweep of every variant x threads x chunk on one batch against the copy bandwidth.
-#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 
-#include "apps/binding.hpp"
 #include "apps/bindings/tridiag_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
-#include "comm/over_ranks.hpp"
-#include "kernels/buffer.hpp"
-#include "kernels/compare.hpp"
+#include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
-#include "kernels/stream.hpp"
-#include "kernels/timed_runs.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/tridiag/check.hpp"
-#include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/run.hpp"
+#include "solvers/tridiag/sweep.hpp"
 
 namespace parasol::app {
 namespace {
@@ -109,14 +104,6 @@ std::vector<int> get_ints(io::ParamTable& t, const std::string& key,
   return out;
 }
 
-bool compiled_chunk(int chunk) {
-  for (Variant v : tridiag::kVariants) {
-    const std::vector<int> chunks = tridiag::compiled_chunks(v);
-    if (std::find(chunks.begin(), chunks.end(), chunk) != chunks.end()) return true;
-  }
-  return chunk == 0;
-}
-
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
   s.variants = io::get_choices(t, "sweep.variants", io::names_of(tridiag::kVariants),
@@ -128,7 +115,7 @@ SweepParams read_sweep_params(io::ParamTable& t) {
                        "expected multiples of 32 from 32 to 1024, got " + std::to_string(threads));
   if (t.has("sweep.chunks")) s.chunks = get_ints(t, "sweep.chunks", {});
   for (int chunk : s.chunks)
-    if (!compiled_chunk(chunk))
+    if (!tridiag::listable_chunk(chunk))
       throw InputError(
           t.source_of("sweep.chunks"), "sweep.chunks",
           "chunk " + std::to_string(chunk) +
@@ -153,81 +140,72 @@ io::AutotuneKey tridiag_key(const Params& p, std::int64_t n, std::int64_t system
                       std::string(name(p.precision)));
 }
 
+// Reports a march's progress on `line`.
+tridiag::ProgressCallback shown_on(ProgressLine& line) {
+  return [&line](const tridiag::Progress& pr) { line.update(pr.steps, pr.total_steps, pr.seconds); };
+}
+
+// say() of a line printf makes from `format`.
+template <class... Args>
+void say_formatted(const char* format, Args... args) {
+  char line[256];
+  std::snprintf(line, sizeof line, format, args...);
+  say(line);
+}
+
 template <class T>
 std::vector<T> rounded(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
-// The key that sized the problem, for memory complaints.
-const char* size_key(const Params& p) {
-  return p.problem == Problem::heat ? "heat.grids" : "input.file";
-}
-
 // a, b, c, d and x on the device (the solver's own workspace is small beside them); on the host
-// six arrays of T and, with the gold, about seven of doubles.
+// six arrays of T and, with the gold, about seven of doubles. A complaint names the key that
+// sized the problem.
 template <class T>
 void require_memory(const io::ParamTable& t, const Params& p, const Dims& dims, bool gpu,
                     bool gold) {
+  const char* key = p.problem == Problem::heat ? "heat.grids" : "input.file";
   const double size = static_cast<double>(dims.size());
   if (gpu)
-    require_device_memory(t.source_of(size_key(p)), size_key(p), extent(dims) + " need",
-                          5.0 * sizeof(T) * size);
-  require_host_memory(t.source_of(size_key(p)), size_key(p), extent(dims) + " need",
+    require_device_memory(t.source_of(key), key, extent(dims) + " need", 5.0 * sizeof(T) * size);
+  require_host_memory(t.source_of(key), key, extent(dims) + " need",
                       (6.0 * sizeof(T) + (gold ? 7.0 * 8 : 0.0)) * size);
 }
 
 template <class T>
-class TridiagRun final : public Run {
+class TridiagRun final : public SolverRun<Params> {
  public:
-  TridiagRun(io::ParamTable& t, Params p, bool automatic)
-      : t_(t), p_(std::move(p)), automatic_(automatic) {}
+  using SolverRun::SolverRun;
 
   // Across ranks each takes a share of the systems (grids), whole: it reads only its own rows of
   // an input file, or marches its own grids.
   void prepare(const RunSetup& setup) override {
-    gpu_ = setup.gpu();
-    context_ = &setup.context;
-    const bool heat = p_.problem == Problem::heat;
-    part_ = p_.heat;
-    if (heat) {
-      if (p_.heat.grids < ranks())
-        throw InputError(t_.source_of("heat.grids"), "heat.grids",
-                         std::to_string(p_.heat.grids) + " grids cannot be cut among " +
-                             std::to_string(ranks()) +
-                             " ranks (each needs at least one); run fewer ranks or more grids");
-      const comm::Slab mine = comm::even_slab(p_.heat.grids, context_->rank(), ranks());
-      part_.grids = mine.count();
-      part_.first_grid = mine.begin;
-      first_ = mine.begin;
+    take(setup);
+    if (heat()) {
+      io::with_sources(t_, [&] { part_ = tridiag::heat_share(p_.heat, rank(), ranks()); });
+      first_ = part_.first_grid;
       systems_ = p_.heat.grids;
     } else {
-      BatchPart<T> part = read_batch_part<T>(p_.input, context_->rank(), ranks());
+      BatchPart<T> part = read_batch_part<T>(p_.input, rank(), ranks());
       batch_ = std::move(part.batch);
       first_ = part.first;
       systems_ = part.systems;
     }
-    const Dims dims = heat ? Dims{part_.points, part_.grids} : batch_.dims;
-    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file, dims.n);
+    const Dims dims = heat() ? Dims{part_.points, part_.grids} : batch_.dims;
+    if (looks_up_choice()) choose_automatic(dims.n);
     // The launch the kernels will run (the chunk picked when 0), or why it cannot.
-    io::with_sources(t_, [&] {
-      launch_ =
-          tridiag::resolve_launch({p_.variant, p_.threads, p_.chunk},
-                                  {dims.n, dims.systems, tridiag::required_layout(p_.variant)},
-                                  static_cast<int>(sizeof(T)));
-    });
-    require_memory<T>(t_, p_, dims, gpu_, !gpu_ || setup.options.check);
+    io::with_sources(t_, [&] { launch_ = resolve(dims.n, dims.systems); });
+    require_memory<T>(t_, p_, dims, gpu_, !gpu_ || check_);
   }
 
   std::string describe() const override {
     const tridiag::Heat& h = p_.heat;
     const std::string what =
-        p_.problem == Problem::heat
-            ? "heat on " + std::to_string(h.grids) + " grids x " + std::to_string(h.points) +
-                  " points, " + std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
-            : extent({batch_.dims.n, systems_}) + " from " + p_.input.file;
+        heat() ? "heat on " + std::to_string(h.grids) + " grids x " + std::to_string(h.points) +
+                     " points, " + std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
+               : extent({batch_.dims.n, systems_}) + " from " + p_.input.file;
     return what + ", " + std::string(name(p_.precision)) + "; " +
-           (gpu_ ? method_of(launch_) + (automatic_ ? auto_.described() : "") + " on " +
-                       current_device().name
+           (gpu_ ? method_of(launch_) + chosen() + " on " + current_device().name
                  : "CPU gold solver");
   }
 
@@ -237,26 +215,21 @@ class TridiagRun final : public Run {
     out.set_attribute("/method", "chunk", std::int64_t{launch_.chunk});
     out.set_attribute("/method", "layout",
                       std::string(name(tridiag::required_layout(launch_.variant))));
-    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
-    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
+    write_chosen_by(out);
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     tridiag::Timings t;
-    if (p_.problem == Problem::heat) {
-      const tridiag::Heat& h = p_.heat;
-      ProgressLine line("step", "unknowns", static_cast<double>(h.points * h.grids));
-      const tridiag::ProgressCallback report = [&](const tridiag::Progress& pr) {
-        line.update(pr.steps, pr.total_steps, pr.seconds);
-      };
+    if (heat()) {
+      ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
       if (gpu_) {
-        tridiag::HeatResult<T> r = tridiag::march_heat_gpu<T>(part_, launch_, report);
+        tridiag::HeatResult<T> r = tridiag::march_heat_gpu<T>(part_, launch_, shown_on(line));
         x_ = std::move(r.u);
         t = r.timings;
         solve_seconds_ = r.solve_seconds;
       } else {
         const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::march_heat_gold(part_, report);
+        gold_ = tridiag::march_heat_gold(part_, shown_on(line));
         t.compute = solve_seconds_ = seconds_since(start);
         x_ = rounded<T>(gold_);
       }
@@ -268,87 +241,62 @@ class TridiagRun final : public Run {
     timings.add("compute", t.compute);
     timings.add("device_to_host", t.device_to_host);
     compute_seconds_ = t.compute;
-    diagnose(timings);
+    // What the summary says of the whole result, and the slowest rank's seconds.
+    diagnostics_ = heat() ? tridiag::heat_diagnostics(part_, x_) : tridiag::batch_diagnostics(x_);
+    combine_over_ranks(timings, [&](comm::Context& context) {
+      diagnostics_ = tridiag::over_ranks(context, diagnostics_);
+      solve_seconds_ = context.all_reduce(solve_seconds_, comm::Op::max);
+      compute_seconds_ = context.all_reduce(compute_seconds_, comm::Op::max);
+    });
   }
 
   void report(io::ResultFile& out) override {
-    const double unknowns =
-        static_cast<double>(systems_ * (p_.problem == Problem::heat ? p_.heat.points
-                                                                    : batch_.dims.n)) *
-        (p_.problem == Problem::heat ? static_cast<double>(p_.heat.steps) : 1.0);
-    const double rate = solve_seconds_ > 0 ? unknowns / solve_seconds_ : 0.0;
+    const tridiag::Diagnostics& d = diagnostics_;
+    const double rate = solve_seconds_ > 0 ? work() / solve_seconds_ : 0.0;
     out.set_attribute("/timings", "solve_s", solve_seconds_);
     out.set_attribute("/timings", "unknowns_per_s", rate);
-    if (ranks() > 1) {
-      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
-      out.set_attribute("/method", "decomposition",
-                        std::string(p_.problem == Problem::heat ? "whole grids" : "whole systems"));
-    }
-    char line[256];
-    if (p_.problem == Problem::file) {
-      std::snprintf(line, sizeof line, "max|x| %.6g; %.3g s, %.3f G unknowns/s", diagnostics_.high,
-                    compute_seconds_, 1e-9 * rate);
-      say(line);
+    write_ranks(out, heat() ? "whole grids" : "whole systems");
+    if (!heat()) {
+      say_formatted("max|x| %.6g; %.3g s, %.3f G unknowns/s", d.high, compute_seconds_,
+                    1e-9 * rate);
       return;
     }
-    out.set_attribute("/diagnostics", "u_min", diagnostics_.low);
-    out.set_attribute("/diagnostics", "u_max", diagnostics_.high);
-    std::snprintf(line, sizeof line,
-                  "u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f G unknowns/s",
-                  diagnostics_.low, diagnostics_.high, compute_seconds_, solve_seconds_,
-                  1e-9 * rate);
-    say(line);
-    if (!diagnostics_.has_decay) return;
-    const tridiag::SineDecay* decay = &diagnostics_.decay;
-    out.set_attribute("/diagnostics", "sine_decay", decay->measured);
-    out.set_attribute("/diagnostics", "exact_sine_decay", decay->exact);
-    out.set_attribute("/diagnostics", "sine_decay_relative_error", decay->relative_error);
-    out.set_attribute("/diagnostics", "decay_per_step", decay->per_step);
-    std::snprintf(line, sizeof line,
-                  "sine mode %d decayed by %.6g over %lld steps; exact %.6g (relative error %.3g)",
-                  p_.heat.mode, decay->measured, static_cast<long long>(p_.heat.steps),
-                  decay->exact, decay->relative_error);
-    say(line);
+    out.set_attribute("/diagnostics", "u_min", d.low);
+    out.set_attribute("/diagnostics", "u_max", d.high);
+    say_formatted("u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f G unknowns/s", d.low, d.high,
+                  compute_seconds_, solve_seconds_, 1e-9 * rate);
+    if (!d.has_decay) return;
+    out.set_attribute("/diagnostics", "sine_decay", d.decay.measured);
+    out.set_attribute("/diagnostics", "exact_sine_decay", d.decay.exact);
+    out.set_attribute("/diagnostics", "sine_decay_relative_error", d.decay.relative_error);
+    out.set_attribute("/diagnostics", "decay_per_step", d.decay.per_step);
+    say_formatted("sine mode %d decayed by %.6g over %lld steps; exact %.6g (relative error %.3g)",
+                  p_.heat.mode, d.decay.measured, static_cast<long long>(p_.heat.steps),
+                  d.decay.exact, d.decay.relative_error);
   }
 
   // Unknowns solved: every system's rows, at every step of a march.
   double work() const override {
-    const bool heat = p_.problem == Problem::heat;
-    return static_cast<double>(systems_ * (heat ? p_.heat.points : batch_.dims.n)) *
-           (heat ? static_cast<double>(p_.heat.steps) : 1.0);
+    return heat() ? static_cast<double>(systems_ * p_.heat.points) *
+                        static_cast<double>(p_.heat.steps)
+                  : static_cast<double>(systems_ * batch_.dims.n);
   }
 
-  // The gold in double (a CPU run's own result); the errors of the march's steps at most add.
-  // Across ranks each judges its share against the gold of the same systems, and the
-  // differences, the scale and (for a file) the condition bound's terms are combined.
+  // The gold in double (a CPU run's own result); across ranks each judges its share against the
+  // gold of the same systems.
   Agreement check() override {
-    const bool heat = p_.problem == Problem::heat;
-    if (gold_.empty() && !heat) gold_ = tridiag::solve_gold(batch_);
+    if (gold_.empty() && !heat()) gold_ = tridiag::solve_gold(batch_);
     if (gold_.empty()) {
-      ProgressLine line("gold step", "unknowns",
-                        static_cast<double>(part_.points * part_.grids));
-      gold_ = tridiag::march_heat_gold(part_, [&](const tridiag::Progress& pr) {
-        line.update(pr.steps, pr.total_steps, pr.seconds);
-      });
+      ProgressLine line("gold step", "unknowns", static_cast<double>(part_.points * part_.grids));
+      gold_ = tridiag::march_heat_gold(part_, shown_on(line));
     }
-    const std::int64_t n = heat ? p_.heat.points : batch_.dims.n;
-    const FieldDifference d = over_ranks(*context_, compare(x_, gold_), x_.size(),
-                                         static_cast<std::uint64_t>(systems_ * n));
-    const double scale = max_over_ranks(*context_, max_magnitude(gold_));
-    if (heat)
-      return tridiag::agreement<T>(d, scale, tridiag::condition_bound(p_.heat), n, p_.heat.steps);
-    tridiag::ConditionTerms c = tridiag::condition_terms(batch_);
-    if (ranks() > 1) {
-      c.norm = context_->all_reduce(c.norm, comm::Op::max);
-      c.margin = context_->all_reduce(c.margin, comm::Op::min);
-    }
-    return tridiag::agreement<T>(d, scale, c.bound(), n);
+    if (heat()) return tridiag::march_agreement<T>(*context_, p_.heat, x_, gold_);
+    return tridiag::batch_agreement<T>(*context_, batch_, systems_, x_, gold_);
   }
 
   void write(Output& out) override {
-    const bool heat = p_.problem == Problem::heat;
-    const Dims dims = heat ? Dims{p_.heat.points, p_.heat.grids} : Dims{batch_.dims.n, systems_};
-    const char* field = heat ? "/fields/u" : "/fields/x";
+    const Dims dims = heat() ? Dims{p_.heat.points, p_.heat.grids} : Dims{batch_.dims.n, systems_};
+    const char* field = heat() ? "/fields/u" : "/fields/x";
     const std::vector<std::uint64_t> extent{std::uint64_t(dims.systems), std::uint64_t(dims.n)};
     if (ranks() == 1) {
       out.file->write_field(field, x_.data(), extent);
@@ -359,75 +307,38 @@ class TridiagRun final : public Run {
     }
     out.file->set_attribute(
         field, "layout",
-        std::string(heat ? "[grid][point], point fastest" : "[system][row], row fastest"));
-    if (heat) return;
+        std::string(heat() ? "[grid][point], point fastest" : "[system][row], row fastest"));
+    if (heat()) return;
     out.file->set_attribute("/input", "file", p_.input.file);
     out.file->set_attribute("/input", "systems", dims.systems);
     out.file->set_attribute("/input", "n", dims.n);
   }
 
  private:
-  int ranks() const { return context_->size(); }
+  bool heat() const { return p_.problem == Problem::heat; }
 
   // method.variant = "auto": the variant, threads and chunk stored for this problem, or the
   // defaults (and a note on stderr) when none is.
-  void choose_automatic(const std::filesystem::path& given, std::int64_t n) {
+  void choose_automatic(std::int64_t n) {
     const Params d;
     p_.variant = d.variant;
     p_.threads = d.threads;
     p_.chunk = d.chunk;
-    auto_ = look_up_choice(given, tridiag_key(p_, n, systems_),
+    auto_ = look_up_choice(autotune_file_, tridiag_key(p_, n, systems_),
                            method_of({d.variant, d.threads, d.chunk}));
     if (!auto_.choice) return;
-    try {
-      p_.variant = tridiag::parse_variant(auto_.choice->variant);
-    } catch (const InputError& e) {
-      throw auto_.unusable(e, "variant");
-    }
+    p_.variant = auto_.variant(tridiag::parse_variant);
     p_.threads = static_cast<int>(auto_.integer("threads", INT_MIN, INT_MAX, "an integer"));
     p_.chunk = static_cast<int>(auto_.integer("chunk", INT_MIN, INT_MAX, "an integer"));
-    try {
-      (void)tridiag::resolve_launch({p_.variant, p_.threads, p_.chunk},
-                                    {n, systems_, tridiag::required_layout(p_.variant)},
-                                    static_cast<int>(sizeof(T)));
-    } catch (const InputError& e) {
-      throw auto_.unusable(e, "chunk");
-    }
+    auto_.validate("chunk", [&] { (void)resolve(n, systems_); });
   }
 
-  // What the summary says of the whole result: the range of u (max|x| for a file), and the sine
-  // mode's decay in the grid farthest from the exact one. Across ranks, from every rank's share.
-  struct Diagnostics {
-    double low = 0, high = 0;
-    bool has_decay = false;
-    tridiag::SineDecay decay;
-  };
-
-  void diagnose(PhaseTimer& timings) {
-    Diagnostics& d = diagnostics_;
-    if (p_.problem == Problem::file) {
-      d.high = max_magnitude(x_);
-    } else {
-      const auto [low, high] = std::minmax_element(x_.begin(), x_.end());
-      d.low = static_cast<double>(*low);
-      d.high = static_cast<double>(*high);
-      const std::optional<tridiag::SineDecay> decay = tridiag::sine_decay(part_, x_);
-      d.has_decay = decay.has_value();
-      if (decay) d.decay = *decay;
-    }
-    if (ranks() == 1) return;
-    timings.add("wait", wait_for_ranks(*context_));
-    const double before = context_->comm_seconds();
-    const std::vector<Diagnostics> all = context_->all_gather(d);
-    d = all[0];
-    for (const Diagnostics& r : all) {
-      d.low = std::min(d.low, r.low);
-      d.high = std::max(d.high, r.high);
-      if (r.has_decay && r.decay.relative_error > d.decay.relative_error) d.decay = r.decay;
-    }
-    solve_seconds_ = context_->all_reduce(solve_seconds_, comm::Op::max);
-    compute_seconds_ = context_->all_reduce(compute_seconds_, comm::Op::max);
-    timings.add("exchange", context_->comm_seconds() - before);
+  // The launch the parameters make for `systems` systems of n rows (the chunk picked when 0), or
+  // the InputError naming the key at fault.
+  Launch resolve(std::int64_t n, std::int64_t systems) const {
+    return tridiag::resolve_launch({p_.variant, p_.threads, p_.chunk},
+                                   {n, systems, tridiag::required_layout(p_.variant)},
+                                   static_cast<int>(sizeof(T)));
   }
 
   // The file's batch on the GPU (in the layout the variant needs) or by the gold; a failure
@@ -453,16 +364,10 @@ class TridiagRun final : public Run {
     }
   }
 
-  io::ParamTable& t_;
-  Params p_;
-  bool automatic_;
-  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
-  bool gpu_ = false;
-  comm::Context* context_ = nullptr;
-  tridiag::Heat part_;       // the grids this rank marches: all of them on one rank
-  std::int64_t first_ = 0;   // this rank's first system (grid)
-  std::int64_t systems_ = 0; // in the whole problem
-  Diagnostics diagnostics_;
+  tridiag::Heat part_;        // the grids this rank marches: all of them on one rank
+  std::int64_t first_ = 0;    // this rank's first system (grid)
+  std::int64_t systems_ = 0;  // in the whole problem
+  tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks
   Launch launch_;
   Batch<T> batch_;  // the file's (this rank's rows of it), contiguous
   std::vector<T> x_;
@@ -470,78 +375,23 @@ class TridiagRun final : public Run {
   double compute_seconds_ = 0, solve_seconds_ = 0;
 };
 
-// One row of the sweep: a launch resolved for the batch, or why a variant has none.
-struct Configuration {
-  Launch launch;
-  std::string skipped;  // the variant can take none of the listed launches
-  std::string note;     // some listed launches skipped, said before its first row
-};
-
-// The chunks timed for a variant: those listed (or all compiled) that the variant takes.
-std::vector<int> chunks_for(Variant v, const std::vector<int>& listed) {
-  std::vector<int> compiled = tridiag::compiled_chunks(v);
-  if (compiled.empty()) compiled = {0};
-  if (listed.empty() || compiled == std::vector<int>{0}) return compiled;
-  std::vector<int> chosen;
-  for (int c : listed)
-    if (c == 0 || std::find(compiled.begin(), compiled.end(), c) != compiled.end())
-      chosen.push_back(c);
-  return chosen;
-}
-
-// Each distinct launch of each variant once (chunk 0 resolves to one of the listed chunks).
-std::vector<Configuration> configurations_for(const SweepParams& s, const Dims& dims, int element) {
-  std::vector<Configuration> out;
-  for (Variant v : s.variants) {
-    const Dims vdims{dims.n, dims.systems, tridiag::required_layout(v)};
-    std::vector<Launch> launches;
-    std::vector<std::string> skipped;
-    for (int threads : s.threads)
-      for (int chunk : chunks_for(v, s.chunks)) {
-        try {
-          const Launch l = tridiag::resolve_launch({v, threads, chunk}, vdims, element);
-          if (std::none_of(launches.begin(), launches.end(), [&](const Launch& o) {
-                return o.threads == l.threads && o.chunk == l.chunk;
-              }))
-            launches.push_back(l);
-        } catch (const InputError& e) {
-          skipped.push_back(std::to_string(threads) + " threads, chunk " + std::to_string(chunk) +
-                            ": " + e.expected());
-        }
-      }
-    if (launches.empty()) {
-      out.push_back({{v, 0, 0},
-                     std::string(name(v)) + " skipped: " +
-                         (skipped.empty() ? "no chunk listed for it" : skipped.front()),
-                     ""});
-      continue;
-    }
-    for (const Launch& l : launches) out.push_back({l, "", ""});
-    if (!skipped.empty())
-      out[out.size() - launches.size()].note =
-          std::string(name(v)) + ": " + std::to_string(skipped.size()) + " launch" +
-          (skipped.size() == 1 ? "" : "es") + " skipped (first: " + skipped.front() + ")";
-  }
-  return out;
-}
-
 template <class T>
-class TridiagStudy final : public Study {
+class TridiagStudy final : public SolverStudy<Params, SweepParams> {
  public:
-  TridiagStudy(io::ParamTable& t, Params p, SweepParams s)
-      : t_(t), p_(std::move(p)), s_(std::move(s)) {}
+  using SolverStudy::SolverStudy;
 
   void prepare() override {
     batch_ = p_.problem == Problem::heat ? tridiag::heat_step<T>(p_.heat) : read_batch<T>(p_.input);
     require_memory<T>(t_, p_, batch_.dims, true, true);
     gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
-    scale_ = max_magnitude(gold_);
     // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
     // give it), not a pass over the whole batch.
     condition_ = p_.problem == Problem::heat ? tridiag::condition_bound(p_.heat)
                                              : tridiag::condition_bound(batch_);
-    configurations_ = configurations_for(s_, batch_.dims, static_cast<int>(sizeof(T)));
+    configurations_ = tridiag::configurations_for(s_.variants, s_.threads, s_.chunks, batch_.dims,
+                                                  static_cast<int>(sizeof(T)));
     stream_.emplace();
+    residents_.emplace(batch_, gold_, condition_, *stream_);
     bytes_ = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
     // The copy moves as many bytes as one solve (read + written), so cache effects are alike.
     copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
@@ -563,7 +413,7 @@ class TridiagStudy final : public Study {
 
   std::vector<std::vector<Cell>> configurations() override {
     std::vector<std::vector<Cell>> cells;
-    for (const Configuration& c : configurations_)
+    for (const tridiag::Configuration& c : configurations_)
       cells.push_back({std::string(name(c.launch.variant)), std::int64_t{c.launch.threads},
                        std::int64_t{c.launch.chunk}});
     return cells;
@@ -572,23 +422,17 @@ class TridiagStudy final : public Study {
   // Checked first on an output poisoned with NaN, so an unwritten value cannot pass, then
   // `repeats` timed solves after a warm-up, and checked again for a failure in any of them.
   Measurement measure(std::size_t i) override {
-    const Configuration& c = configurations_[i];
+    const tridiag::Configuration& c = configurations_[i];
     Measurement m;
     m.skipped = c.skipped;
     if (!c.skipped.empty()) return m;
     if (!c.note.empty()) say(c.note);
-    Resident& on_device = resident(tridiag::required_layout(c.launch.variant));
+    auto& on_device = residents_->in(tridiag::required_layout(c.launch.variant));
     tridiag::DeviceBatch<T>& device = on_device.batch;
     try {
       device.poison();
       device.solve(c.launch);
-      m.agreement = checked(device, [&] {
-        if (on_device.gold.empty())
-          return tridiag::agreement(device.download(), gold_, condition_, batch_.dims.n);
-        return tridiag::agreement<T>(device_compare(device.x(), on_device.gold.data(),
-                                                    batch_.dims.size(), device.stream()),
-                                     scale_, condition_, batch_.dims.n);
-      });
+      m.agreement = checked(device, [&] { return residents_->agreement(on_device); });
       device.solve(c.launch);  // warm-up
       m.seconds = timed_runs(device.stream(), s_.repeats, [&] { device.solve(c.launch); });
       m.agreement = checked(device, [&] { return m.agreement; });
@@ -632,29 +476,6 @@ class TridiagStudy final : public Study {
   }
 
  private:
-  // The batch on the device in `layout`, with the gold in the same layout beside it, so that
-  // each configuration is checked on the device. Each layout's copy is made once and kept while
-  // the device has room for the next beside it (twice what the memory check asked, and the gold
-  // in double); otherwise the copies made before are freed first. Without room for the gold, the
-  // check downloads x.
-  struct Resident {
-    tridiag::DeviceBatch<T> batch;
-    DeviceBuffer<double> gold;
-  };
-  Resident& resident(tridiag::Layout layout) {
-    for (Resident& r : residents_)
-      if (r.batch.dims().layout == layout) return r;
-    const double batch_bytes = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
-    const double gold_bytes = static_cast<double>(gold_.size() * sizeof(double));
-    if (!residents_.empty() && !fits_in_free_memory(2 * batch_bytes + gold_bytes)) residents_.clear();
-    residents_.push_back({tridiag::DeviceBatch<T>(batch_, layout, *stream_), {}});
-    Resident& r = residents_.back();
-    // The gold, and its copy before it is reordered, beside the batch.
-    if (fits_in_free_memory(2 * gold_bytes))
-      r.gold = tridiag::upload_relaid(gold_, batch_.dims, layout, *stream_);
-    return r;
-  }
-
   // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
   template <class Agree>
   Agreement checked(tridiag::DeviceBatch<T>& device, Agree&& agree) {
@@ -668,32 +489,32 @@ class TridiagStudy final : public Study {
     return agree();
   }
 
-  io::ParamTable& t_;
-  Params p_;
-  SweepParams s_;
   Batch<T> batch_;  // contiguous
   std::vector<double> gold_;
-  double condition_ = 0, bytes_ = 0, copy_ = 0, scale_ = 0;
-  std::vector<Configuration> configurations_;
-  std::optional<Stream> stream_;  // made once a device is known to be there
-  std::vector<Resident> residents_;  // one per layout met so far, while there is room
+  double condition_ = 0, bytes_ = 0, copy_ = 0;
+  std::vector<tridiag::Configuration> configurations_;
+  std::optional<tridiag::ResidentBatches<T>> residents_;  // made in prepare(), beside stream_
 };
+
+// The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
+// method.variant = "auto".
+std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
+                                        bool& automatic) {
+  return io::read_checked(
+      t, [&] { return read_params(t, params_path, automatic); },
+      [&] { return read_sweep_params(t); });
+}
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   bool automatic = false;
-  Params p = io::read_checked(
-                 t, [&] { return read_params(t, params_path, automatic); },
-                 [&] { return read_sweep_params(t); })
-                 .first;
+  Params p = read_all(t, params_path, automatic).first;
   const bool single = p.precision == tridiag::Precision::single;
   return in_precision<Run, TridiagRun>(single, t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   bool automatic = false;
-  auto [p, s] = io::read_checked(
-      t, [&] { return read_params(t, params_path, automatic); },
-      [&] { return read_sweep_params(t); });
+  auto [p, s] = read_all(t, params_path, automatic);
   const bool single = p.precision == tridiag::Precision::single;
   return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
 }

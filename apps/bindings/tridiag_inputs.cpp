@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "apps/io/input_file.hpp"
-#include "comm/halo.hpp"
 #include "kernels/error.hpp"
+#include "solvers/tridiag/run.hpp"
 
 namespace parasol::app {
 
@@ -60,12 +60,13 @@ BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int rank
                            "; a, b, c and d must have the same shape [systems][n]");
   }
   part.systems = static_cast<std::int64_t>(shape[0]);
-  if (part.systems < ranks)
-    throw InputError(file, "input.file",
-                     std::to_string(part.systems) + " systems cannot be cut among " +
-                         std::to_string(ranks) +
-                         " ranks (each needs at least one); run fewer ranks or more systems");
-  const comm::Slab mine = comm::even_slab(part.systems, rank, ranks);
+  const comm::Slab mine = [&] {
+    try {
+      return tridiag::system_share(part.systems, rank, ranks, "input.file", "systems");
+    } catch (const InputError& e) {
+      throw e.with_source(file);
+    }
+  }();
   part.first = mine.begin;
   for (const auto& [dataset, key, values] : datasets)
     values = named(file, key, dataset, [&] {

@@ -269,7 +269,8 @@ class CoulombRun final : public SolverRun<Params> {
       const std::optional<Shape> shape = shape_from_string(block);
       if (!shape)
         throw auto_.unusable(
-            InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\""), "block");
+            InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\""),
+            "block");
       p_.block = *shape;
     }
     p_.coarsening = static_cast<int>(auto_.integer("coarsening", 1, 64, "points per thread"));

@@ -1,5 +1,6 @@
 // coulomb on the CPU: reading atoms (PQR, XYZ) and its errors, the OpenDX writer, the gold solver
-// against hand values, and the parameter checks.
+// against hand values, the parameter checks, the sweep's methods, and a run's steps across ranks
+// as one rank takes them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "kernels/error.hpp"
 #include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/ranks.hpp"
 #include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"
 
@@ -142,6 +144,21 @@ TEST_F(CoulombAtoms, MalformedXyzNamesTheLine) {
   expect_error("", AtomFormat::xyz, 0, "the file is empty");
   const InputError none = error_for("none.xyz", "0\nnothing\n", AtomFormat::xyz);
   EXPECT_TRUE(contains(none.expected(), "no atoms")) << none.what();
+}
+
+TEST(CoulombAtomsFile, FormatFromTheExtensionInAnyCase) {
+  EXPECT_EQ(coulomb::format_from_extension("data/m.pqr"), AtomFormat::pqr);
+  EXPECT_EQ(coulomb::format_from_extension("M.PQR"), AtomFormat::pqr);
+  EXPECT_EQ(coulomb::format_from_extension("water.Xyz"), AtomFormat::xyz);
+  EXPECT_EQ(coulomb::format_from_extension("m.pdb"), std::nullopt);
+  EXPECT_EQ(coulomb::format_from_extension("pqr"), std::nullopt) << "a name, not an extension";
+}
+
+TEST(CoulombAtomsFile, TotalChargeSumsInDouble) {
+  EXPECT_EQ(coulomb::total_charge({}), 0.0);
+  // 1e8 and -1e8 cancel exactly; 0.25 survives only if the sum is not rounded to float first.
+  const std::vector<Atom> atoms{{0, 0, 0, 1e8f}, {1, 0, 0, 0.25f}, {2, 0, 0, -1e8f}};
+  EXPECT_EQ(coulomb::total_charge(atoms), 0.25);
 }
 
 TEST(CoulombDx, WritesApbsLayoutWithZFastest) {
@@ -421,6 +438,114 @@ TEST(CoulombParams, NamesConvertBothWays) {
   } catch (const InputError& e) {
     EXPECT_TRUE(contains(e.expected(), "\"gather-shared\"")) << e.what();
   }
+}
+
+TEST(CoulombParams, ExtentAndMethodInWords) {
+  Params p = lattice_params(7, 5, 11);
+  EXPECT_EQ(coulomb::extent(p.lattice), "7x5x11");
+  p.variant = coulomb::Variant::gather_coarse;
+  p.block = {32, 8, 1};
+  p.coarsening = 4;
+  EXPECT_EQ(coulomb::describe_method(p), "gather-coarse 32x8x1, 4 points per thread");
+  p.variant = coulomb::Variant::gather;
+  EXPECT_EQ(coulomb::describe_method(p), "gather 32x8x1") << "gather does not coarsen";
+  EXPECT_EQ(coulomb::terms(p.lattice, 3), 7.0 * 5 * 11 * 3);
+}
+
+TEST(CoulombSweep, ScatterOnceThenEveryGatherBlockAndCoarsening) {
+  const Params p = lattice_params(8, 8, 1);
+  const std::vector<coulomb::Method> methods = coulomb::sweep_methods({64, 4, 1});
+  const std::size_t shapes = coulomb::compiled_shapes().size();
+  const std::size_t coarsening_variants = 3;  // gather-coarse, gather-shared, gather-hybrid
+  ASSERT_EQ(methods.size(), 1 + shapes * (1 + coarsening_variants * coulomb::kCoarsenings.size()));
+  EXPECT_EQ(methods[0].variant, coulomb::Variant::scatter);
+  EXPECT_EQ(methods[0].block, (Shape{64, 4, 1}));
+  EXPECT_EQ(methods[0].coarsening, 1);
+  for (std::size_t i = 1; i < methods.size(); ++i) {
+    const coulomb::Method& m = methods[i];
+    EXPECT_NE(m.variant, coulomb::Variant::scatter) << i;
+    if (!coulomb::coarsens(m.variant)) {
+      EXPECT_EQ(m.coarsening, 1) << i;
+    }
+    const Params q = coulomb::with_method(p, m);
+    EXPECT_EQ(q.variant, m.variant);
+    EXPECT_EQ(q.block, m.block);
+    EXPECT_EQ(q.coarsening, m.coarsening);
+    EXPECT_EQ(rejected_key(q), "") << name(m.variant) << " " << to_string(m.block);
+    for (std::size_t j = 1; j < i; ++j)
+      EXPECT_FALSE(methods[j].variant == m.variant && methods[j].block == m.block &&
+                   methods[j].coarsening == m.coarsening)
+          << "twice: " << i << " and " << j;
+  }
+  EXPECT_EQ(methods[1].variant, coulomb::Variant::gather) << "in the order of kVariants";
+}
+
+TEST(CoulombCheck, ARunIsJudgedByItsVariantOnTheGpuAndByRoundingOnTheCpu) {
+  Params p = lattice_params(4, 4, 4);
+  p.variant = coulomb::Variant::scatter;
+  EXPECT_EQ(coulomb::run_tolerance(p, 9001, true), coulomb::tolerance(p.variant, 9001));
+  EXPECT_EQ(coulomb::run_tolerance(p, 9001, false), coulomb::kRoundedGoldTolerance);
+}
+
+TEST(CoulombCpu, ARunIsTheGoldRoundedToFloat) {
+  const Params p = lattice_params(7, 5, 6);
+  const std::vector<Atom> atoms{{0.25f, 1.0f, 2.5f, -2.0f}, {1.0f, 0.0f, 3.0f, 1.7f}};
+  const coulomb::Part part = coulomb::rank_part(p.lattice, 1, 3);
+  const coulomb::Result r = coulomb::solve_cpu(p, atoms, part);
+  const std::vector<double> gold = coulomb::solve_gold(p, atoms, part);
+  EXPECT_EQ(r.potential, std::vector<float>(gold.begin(), gold.end()));
+  EXPECT_GE(r.timings.compute, 0.0);
+  EXPECT_EQ(r.timings.host_to_device, 0.0);
+  EXPECT_EQ(r.timings.device_to_host, 0.0);
+}
+
+// A run's steps across ranks, taken by a plain process: one rank, which keeps its own.
+class CoulombOneRank : public ::testing::Test {
+ protected:
+  comm::Context context_;
+  test::ScratchDir dir_;
+};
+
+TEST_F(CoulombOneRank, ReadsTheAtomsOrRethrowsWhyNot) {
+  Params p = lattice_params(4, 4, 4);
+  p.atoms_file = (dir_ / "m.pqr").string();
+  std::ofstream(p.atoms_file)
+      << "ATOM      1  N   GLY     1      21.421   3.562  16.781   0.294   1.821\n"
+         "ATOM      2  CA  GLY A   1     -22.848   3.896  16.606  -0.010   1.904\n";
+  std::vector<Atom> atoms;
+  EXPECT_EQ(coulomb::read_atoms_on_root(context_, p, atoms), 2);
+  ASSERT_EQ(atoms.size(), 2u);
+  expect_atom(atoms[1], -22.848f, 3.896f, 16.606f, -0.010f);
+  p.atoms_file = (dir_ / "missing.pqr").string();
+  EXPECT_THROW(coulomb::read_atoms_on_root(context_, p, atoms), InputError);
+}
+
+TEST_F(CoulombOneRank, DiagnosticsAreTheRangeAndTheComputeSeconds) {
+  coulomb::Result r;
+  r.potential = {0.5f, -3.0f, 2.0f};
+  r.timings.compute = 1.25;
+  const coulomb::Diagnostics d = coulomb::over_ranks(context_, coulomb::diagnostics(r));
+  EXPECT_EQ(d.low, -3.0);
+  EXPECT_EQ(d.high, 2.0);
+  EXPECT_EQ(d.compute_seconds, 1.25);
+  const coulomb::Diagnostics none = coulomb::diagnostics(coulomb::Result{});
+  EXPECT_TRUE(std::isnan(none.low) && std::isnan(none.high)) << "no points, no range";
+}
+
+TEST_F(CoulombOneRank, AgreementIsTheOneFieldsAndTheGatherTheWholePotential) {
+  const Params p = lattice_params(7, 5, 3);
+  const std::vector<Atom> atoms{{0.25f, 1.0f, 2.5f, -2.0f}, {1.0f, 0.0f, 3.0f, 1.7f}};
+  const coulomb::GoldWithScale gold = coulomb::solve_gold_with_scale(p, atoms);
+  std::vector<float> result(gold.potential.begin(), gold.potential.end());
+  result[4] += 1e-3f;
+  const double tolerance = coulomb::tolerance(coulomb::Variant::gather);
+  const Agreement mine = coulomb::agreement(context_, p.lattice, result, gold, tolerance);
+  const Agreement one = coulomb::agreement(result, gold.potential, gold.scale, tolerance);
+  EXPECT_EQ(mine.measure, "max_relative_to_scale");
+  EXPECT_EQ(mine.value, one.value);
+  EXPECT_EQ(mine.values, one.values);
+  EXPECT_EQ(mine.passed(), one.passed());
+  EXPECT_EQ(coulomb::gather_on_root(context_, p.lattice, result), result);
 }
 
 }  // namespace

@@ -1,29 +1,22 @@
 // coulomb's binding: its parameters and atoms, what a run prints and writes (the potential with
 // its XDMF sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
-// coarsenings on one upload of the atoms. A run may be cut among ranks (solvers/coulomb/part.hpp):
-// rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice and writes
-// it in its turn.
+// coarsenings on one upload of the atoms. A run may be cut among ranks (solvers/coulomb/part.hpp,
+// ranks.hpp): rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice
+// and writes it in its turn.
 #include <algorithm>
-#include <cctype>
-#include <chrono>
 #include <climits>
-#include <cmath>
 #include <cstdio>
-#include <exception>
 #include <optional>
 
-#include "apps/binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/io/dx.hpp"
 #include "apps/io/xdmf.hpp"
 #include "apps/progress.hpp"
-#include "comm/over_ranks.hpp"
+#include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
-#include "kernels/stream.hpp"
-#include "kernels/timed_runs.hpp"
 #include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
-#include "solvers/coulomb/shapes.hpp"
+#include "solvers/coulomb/ranks.hpp"
 
 namespace parasol::app {
 namespace {
@@ -41,14 +34,6 @@ struct SweepParams {
   Repeats repeats{5, kSweepMinTime};
 };
 
-// The atoms file's format from its extension, or empty when the extension does not say.
-std::string format_from_extension(const std::filesystem::path& file) {
-  std::string ext = file.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".pqr" ? "pqr" : ext == ".xyz" ? "xyz" : "";
-}
-
 // A relative atoms.file is resolved against the parameter file's folder (one given on the
 // command line, against the current folder).
 Params read_params(io::ParamTable& t, const std::filesystem::path& params_path, bool& automatic) {
@@ -65,13 +50,14 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path, 
   p.lattice.ny = t.get_int("lattice.ny");
   p.lattice.nz = t.get_int("lattice.nz");
   p.atoms_file = io::get_file(t, "atoms.file", params_path);
-  const std::string inferred = format_from_extension(p.atoms_file);
-  if (inferred.empty() && !t.has("atoms.format"))
+  const std::optional<coulomb::AtomFormat> inferred = coulomb::format_from_extension(p.atoms_file);
+  if (!inferred && !t.has("atoms.format"))
     throw InputError(t.source(), "atoms.format",
                      "missing; the extension of \"" +
                          std::filesystem::path(p.atoms_file).filename().string() +
                          "\" does not say, so expected \"pqr\" or \"xyz\"");
-  p.atom_format = io::get_choice(t, "atoms.format", inferred, coulomb::parse_atom_format);
+  p.atom_format = io::get_choice(t, "atoms.format", inferred ? std::string(name(*inferred)) : "",
+                                 coulomb::parse_atom_format);
   p.coulomb_constant = t.get_double("physics.coulomb_constant", d.coulomb_constant);
   p.min_distance = t.get_double("physics.min_distance", d.min_distance);
   automatic = get_variant_or_auto(t, "method.variant", p.variant, coulomb::parse_variant);
@@ -83,34 +69,27 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path, 
   return p;
 }
 
-SweepParams read_sweep_params(io::ParamTable& t) {
-  SweepParams s;
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  return s;
-}
-
-std::string extent(const Params& p) {
-  return std::to_string(p.lattice.nx) + "x" + std::to_string(p.lattice.ny) + "x" +
-         std::to_string(p.lattice.nz);
+// The whole parameter file: the parameters, then the [sweep] table.
+std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
+                                        bool& automatic) {
+  return io::read_checked(t, [&] { return read_params(t, params_path, automatic); }, [&] {
+    SweepParams s;
+    s.repeats = get_sweep_repeats(t, s.repeats.at_least);
+    return s;
+  });
 }
 
 // The problem class of a choice: the lattice and the atom count, exactly
 // ("lattice=256x256x256,atoms=23558").
 io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
-  return autotune_key("coulomb", "lattice=" + extent(p) + ",atoms=" + std::to_string(atoms),
+  return autotune_key("coulomb",
+                      "lattice=" + coulomb::extent(p.lattice) + ",atoms=" + std::to_string(atoms),
                       "float");
 }
 
-// "gather-coarse 32x8x1, 4 points per thread"
-std::string method_of(const Params& p) {
-  std::string method = std::string(name(p.variant)) + " " + to_string(p.block);
-  if (coulomb::coarsens(p.variant))
-    method += ", " + std::to_string(p.coarsening) + " points per thread";
-  return method;
-}
-
-double terms(const Params& p, const std::vector<Atom>& atoms) {
-  return static_cast<double>(p.lattice.points()) * static_cast<double>(atoms.size());
+// The block as a sweep's row and an autotune choice name it: "-" for scatter, which ignores it.
+std::string block_of(const coulomb::Method& m) {
+  return m.variant == Variant::scatter ? std::string("-") : to_string(m.block);
 }
 
 // What only the device can tell: block limits, and room for the potential, the atoms and the
@@ -124,12 +103,10 @@ void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t ato
   }
   const bool share = part.points() < p.lattice.points();
   require_device_memory(t.source(), "lattice",
-                        "a " + extent(p) + " lattice and " + std::to_string(atoms) + " atoms need" +
+                        "a " + coulomb::extent(p.lattice) + " lattice and " +
+                            std::to_string(atoms) + " atoms need" +
                             (share ? ", for this rank's part," : ""),
                         coulomb::device_bytes(p, static_cast<std::int64_t>(atoms), part));
-}
-void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms) {
-  check_fits_device(t, p, atoms, coulomb::whole(p.lattice));
 }
 
 // The float result; the gold in double on a CPU run; its potential and scale for a check: of
@@ -138,58 +115,38 @@ void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t ato
 void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check,
                      double points, double gathered = 0) {
   const double per_point = 4.0 + (cpu ? 8.0 : 0.0) + (check ? 16.0 : 0.0);
-  require_host_memory(t.source(), "lattice", "a " + extent(p) + " lattice needs",
+  require_host_memory(t.source(), "lattice", "a " + coulomb::extent(p.lattice) + " lattice needs",
                       per_point * points + 4.0 * gathered);
-}
-void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check) {
-  check_fits_host(t, p, cpu, check, static_cast<double>(p.lattice.points()));
 }
 
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const coulomb::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); };
 }
 
-// The gold and its scale at the points of `part`, with a live line: points done, atom
-// evaluations a second.
-coulomb::GoldWithScale gold_with_scale(const Params& p, const std::vector<Atom>& atoms,
-                                       const coulomb::Part& part) {
-  ProgressLine line("gold points", "atom-evals", static_cast<double>(atoms.size()));
-  return coulomb::solve_gold_with_scale(p, atoms, part, progress_on(line));
-}
-
-// Floats a message of the OpenDX gather carries at most: 1 GiB, under MPI's int count of bytes.
-constexpr std::size_t kGatherMessageFloats = std::size_t(1) << 28;
-
-class CoulombRun final : public Run {
+class CoulombRun final : public SolverRun<Params> {
  public:
-  CoulombRun(io::ParamTable& t, Params p, bool automatic)
-      : t_(t), p_(std::move(p)), automatic_(automatic) {}
+  using SolverRun::SolverRun;
 
   void prepare(const RunSetup& setup) override {
-    gpu_ = setup.gpu();
-    context_ = &setup.context;
+    take(setup);
     // This rank's part, when the lattice is cut among several: the same cut on every rank, so a
     // lattice with fewer planes (rows) than ranks is refused by all of them alike.
     part_ = coulomb::whole(p_.lattice);
     if (ranks() > 1)
-      io::with_sources(t_, [&] {
-        part_ = coulomb::rank_part(p_.lattice, context_->rank(), ranks());
-      });
-    read_atoms_on_root();
-    if (gpu_ && automatic_) choose_automatic(setup.options.autotune_file);
+      io::with_sources(t_, [&] { part_ = coulomb::rank_part(p_.lattice, rank(), ranks()); });
+    atom_count_ = coulomb::read_atoms_on_root(*context_, p_, atoms_);
+    if (looks_up_choice()) choose_automatic();
     if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
-    check_fits_host(t_, p_, !gpu_, setup.options.check, static_cast<double>(part_.points()),
+    check_fits_host(t_, p_, !gpu_, check_, static_cast<double>(part_.points()),
                     gathers ? static_cast<double>(p_.lattice.points()) : 0.0);
   }
 
   std::string describe() const override {
     std::string method = "CPU gold solver";
-    if (gpu_)
-      method = method_of(p_) + (automatic_ ? auto_.described() : "") + " on " +
-               current_device().name;
-    return extent(p_) + " lattice at spacing " + short_number(p_.lattice.spacing) + ", " +
-           std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " + method;
+    if (gpu_) method = coulomb::describe_method(p_) + chosen() + " on " + current_device().name;
+    return coulomb::extent(p_.lattice) + " lattice at spacing " + short_number(p_.lattice.spacing) +
+           ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " + method;
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -203,91 +160,60 @@ class CoulombRun final : public Run {
     out.set_attribute("/method", "block",
                       std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
     out.set_attribute("/method", "coarsening", std::int64_t{p_.coarsening});
-    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
-    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
+    write_chosen_by(out);
   }
 
   // Across ranks: the atoms' broadcast, the part's sums, then the potential's range and the
   // slowest rank's compute time (three numbers each), and for an OpenDX map every part sent to
   // rank 0. The communication is the "exchange" phase, the wait for the slowest rank "wait".
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    double exchanged = context_->comm_seconds();
+    const double before = context_->comm_seconds();
     if (ranks() > 1) context_->broadcast(atoms_);
-    exchanged = context_->comm_seconds() - exchanged;
-    if (gpu_) {
-      ProgressLine line("atoms", "atom-evals", static_cast<double>(part_.points()));
-      result_ = coulomb::solve_gpu(p_, atoms_, part_, progress_on(line));
-    } else {
-      ProgressLine line("points", "atom-evals", static_cast<double>(atoms_.size()));
-      const auto start = std::chrono::steady_clock::now();
-      const std::vector<double> gold = coulomb::solve_gold(p_, atoms_, part_, progress_on(line));
-      result_.timings.compute = seconds_since(start);
-      result_.potential.assign(gold.begin(), gold.end());
+    const double broadcast = context_->comm_seconds() - before;
+    {
+      // A line of atoms summed on the GPU, of points finished by the CPU gold.
+      ProgressLine line(gpu_ ? "atoms" : "points", "atom-evals",
+                        static_cast<double>(gpu_ ? part_.points() : atom_count_));
+      result_ = gpu_ ? coulomb::solve_gpu(p_, atoms_, part_, progress_on(line))
+                     : coulomb::solve_cpu(p_, atoms_, part_, progress_on(line));
     }
-    compute_seconds_ = result_.timings.compute;
-    if (!result_.potential.empty()) {
-      const auto [low, high] =
-          std::minmax_element(result_.potential.begin(), result_.potential.end());
-      low_ = *low;
-      high_ = *high;
-    }
-    if (ranks() > 1) {
-      timings.add("wait", wait_for_ranks(*context_));
-      const double before = context_->comm_seconds();
-      low_ = context_->all_reduce(low_, comm::Op::min);
-      high_ = context_->all_reduce(high_, comm::Op::max);
-      compute_seconds_ = context_->all_reduce(compute_seconds_, comm::Op::max);
-      if (p_.write_dx) gather_for_dx();
-      timings.add("exchange", exchanged + context_->comm_seconds() - before);
-    }
+    diagnostics_ = coulomb::diagnostics(result_);
+    combine_over_ranks(timings, [&](comm::Context& context) {
+      diagnostics_ = coulomb::over_ranks(context, diagnostics_);
+      if (p_.write_dx) gathered_ = coulomb::gather_on_root(context, p_.lattice, result_.potential);
+    });
+    if (ranks() > 1) timings.add("exchange", broadcast);  // the atoms' broadcast is exchange too
     timings.add("host_to_device", result_.timings.host_to_device);
     timings.add("compute", result_.timings.compute);
     timings.add("device_to_host", result_.timings.device_to_host);
   }
 
-  double work() const override { return terms(p_, atoms_); }
+  double work() const override { return coulomb::terms(p_.lattice, atoms_.size()); }
 
   void report(io::ResultFile& out) override {
-    double charge = 0;
-    for (const Atom& a : atoms_) charge += a.q;
-    const double rate = terms(p_, atoms_) / compute_seconds_;
+    const double charge = coulomb::total_charge(atoms_);
+    const double rate = work() / diagnostics_.compute_seconds;
     out.set_attribute("/timings", "atom_evaluations_per_s", rate);
     out.set_attribute("/atoms", "count", static_cast<std::int64_t>(atoms_.size()));
     out.set_attribute("/atoms", "total_charge", charge);
     out.set_attribute("/atoms", "file", p_.atoms_file);
-    if (ranks() > 1) {
-      out.set_attribute("/method", "ranks", std::int64_t{ranks()});
-      out.set_attribute("/method", "decomposition",
-                        std::string(coulomb::cuts_planes(p_.lattice) ? "slabs of z planes"
-                                                                     : "bands of y rows"));
-    }
+    write_ranks(out, coulomb::cuts_planes(p_.lattice) ? "slabs of z planes" : "bands of y rows");
     char line[192];
     std::snprintf(line, sizeof line,
                   "potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f G atom-evals/s",
-                  low_, high_, charge, compute_seconds_, 1e-9 * rate);
+                  diagnostics_.low, diagnostics_.high, charge, diagnostics_.compute_seconds,
+                  1e-9 * rate);
     say(line);
   }
 
-  // A CPU run's result is the gold itself, rounded to float. Across ranks each judges its own
-  // part by the gold on it, and the measures are combined.
+  // The gold and its scale at this rank's points, with a live line: points done, atom
+  // evaluations a second. A CPU run's result is the gold itself, rounded to float.
   Agreement check() override {
-    const coulomb::GoldWithScale gold = gold_with_scale(p_, atoms_, part_);
-    const double tolerance = gpu_ ? coulomb::tolerance(p_.variant, atoms_.size())
-                                  : coulomb::kRoundedGoldTolerance;
-    if (ranks() == 1)
-      return coulomb::agreement(result_.potential, gold.potential, gold.scale, tolerance);
-    FieldDifference d =
-        over_ranks(*context_, compare(result_.potential, gold.potential),
-                   result_.potential.size(), static_cast<std::uint64_t>(p_.lattice.points()));
-    double relative = max_over_ranks(
-        *context_, max_relative_to_scale(result_.potential, gold.potential, gold.scale));
-    // A NaN on any rank fails the whole run.
-    if (std::isnan(d.max_abs) || std::isnan(relative)) {
-      d = {NAN, NAN};
-      relative = NAN;
-    }
-    return field_agreement(d, "max_relative_to_scale", "max relative to scale", relative,
-                           tolerance);
+    ProgressLine line("gold points", "atom-evals", static_cast<double>(atoms_.size()));
+    const coulomb::GoldWithScale gold =
+        coulomb::solve_gold_with_scale(p_, atoms_, part_, progress_on(line));
+    return coulomb::agreement(*context_, p_.lattice, result_.potential, gold,
+                              coulomb::run_tolerance(p_, atoms_.size(), gpu_));
   }
 
   void write(Output& out) override {
@@ -297,7 +223,11 @@ class CoulombRun final : public Run {
     if (ranks() == 1) {
       out.file->write_field(kField, result_.potential.data(), dims);
     } else {
-      write_part(out, dims);
+      // This rank's block of the potential in the dataset rank 0 makes whole.
+      out.create<float>(kField, dims);
+      out.write_block(kField, {std::uint64_t(part_.k_first), std::uint64_t(part_.j_first), 0},
+                      {std::uint64_t(part_.nz), std::uint64_t(part_.ny), std::uint64_t(part_.nx)},
+                      result_.potential.data());
       if (out.file == nullptr) return;
     }
     out.file->set_attribute(kField, "origin",
@@ -325,130 +255,51 @@ class CoulombRun final : public Run {
  private:
   static constexpr const char* kField = "/fields/potential";
 
-  int ranks() const { return context_->size(); }
-
-  // Rank 0 reads the atoms (solve() broadcasts them); the others learn how many there are, or
-  // that rank 0 could not read them, in which case rank 0's error is the run's one line.
-  void read_atoms_on_root() {
-    std::int64_t count = -1;
-    std::exception_ptr failed;
-    if (context_->is_root()) {
-      try {
-        atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
-        count = static_cast<std::int64_t>(atoms_.size());
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    }
-    if (ranks() > 1) context_->broadcast(count);
-    if (failed) std::rethrow_exception(failed);
-    if (count < 0) throw Error("rank 0 could not read the atoms");
-    atom_count_ = count;
-  }
-
-  // The one OpenDX writer, rank 0, needs the whole map: every other rank sends its part, in
-  // rank order, into its place (each part is one run of the lattice's order). The only lattice
-  // data that goes between ranks, and only with output.dx.
-  void gather_for_dx() {
-    const auto send_in_parts = [&](float* data, std::size_t count, int peer, bool sending) {
-      for (std::size_t first = 0; first < count; first += kGatherMessageFloats) {
-        const std::size_t n = std::min(kGatherMessageFloats, count - first);
-        if (sending) context_->send(data + first, n, peer);
-        else context_->recv(data + first, n, peer);
-      }
-    };
-    if (!context_->is_root()) {
-      send_in_parts(result_.potential.data(), result_.potential.size(), 0, true);
-      return;
-    }
-    gathered_.resize(static_cast<std::size_t>(p_.lattice.points()));
-    std::copy(result_.potential.begin(), result_.potential.end(), gathered_.begin());
-    for (int r = 1; r < ranks(); ++r) {
-      const coulomb::Part part = coulomb::rank_part(p_.lattice, r, ranks());
-      send_in_parts(gathered_.data() + part.first_point(p_.lattice),
-                    static_cast<std::size_t>(part.points()), r, false);
-    }
-  }
-
-  // This rank's block of the potential in the dataset rank 0 makes whole.
-  void write_part(Output& out, const std::vector<std::uint64_t>& dims) const {
-    const std::vector<std::uint64_t> offset{std::uint64_t(part_.k_first),
-                                            std::uint64_t(part_.j_first), 0};
-    const std::vector<std::uint64_t> count{std::uint64_t(part_.nz), std::uint64_t(part_.ny),
-                                           std::uint64_t(part_.nx)};
-    if (out.file != nullptr) {
-      out.file->create_dataset<float>(kField, dims);
-      out.file->write_hyperslab(kField, offset, count, result_.potential.data());
-    } else {
-      out.part->write_hyperslab(kField, offset, count, result_.potential.data());
-    }
-  }
-
   // method.variant = "auto": the variant, block and coarsening stored for this problem, or the
   // defaults (and a note on stderr) when none is.
-  void choose_automatic(const std::filesystem::path& given) {
+  void choose_automatic() {
     const Params d;
-    p_.variant = d.variant;
-    p_.block = d.block;
-    p_.coarsening = d.coarsening;
-    auto_ = look_up_choice(given, coulomb_key(p_, atom_count_), method_of(p_));
+    p_ = coulomb::with_method(p_, {d.variant, d.block, d.coarsening});
+    auto_ = look_up_choice(autotune_file_, coulomb_key(p_, atom_count_),
+                           coulomb::describe_method(p_));
     if (!auto_.choice) return;
-    const io::AutotuneChoice& c = *auto_.choice;
-    std::string axis = "variant";
-    try {
-      p_.variant = coulomb::parse_variant(c.variant);
-      axis = "block";
-      const std::string block = c.axis("block").value_or("");
-      if (block != "-") {
-        const std::optional<Shape> shape = shape_from_string(block);
-        if (!shape) throw InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\"");
-        p_.block = *shape;
-      }
-    } catch (const InputError& e) {
-      throw auto_.unusable(e, axis);
+    p_.variant = auto_.variant(coulomb::parse_variant);
+    const std::string block = auto_.choice->axis("block").value_or("");
+    if (block != "-") {
+      const std::optional<Shape> shape = shape_from_string(block);
+      if (!shape)
+        throw auto_.unusable(
+            InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\""),
+            "block");
+      p_.block = *shape;
     }
     p_.coarsening = static_cast<int>(auto_.integer("coarsening", 1, 64, "points per thread"));
-    try {
-      p_.validate();
-    } catch (const InputError& e) {
-      throw auto_.unusable(e, "coarsening");
-    }
+    auto_.validate("coarsening", [&] { p_.validate(); });
   }
 
-  io::ParamTable& t_;
-  Params p_;
-  bool automatic_;
-  AutoChoice auto_;  // with method.variant = "auto": what the autotune file held
-  bool gpu_ = false;
-  comm::Context* context_ = nullptr;
   coulomb::Part part_;            // this rank's points: the whole lattice on one rank
   std::int64_t atom_count_ = 0;   // known on every rank once prepared; atoms_ on rank 0 alone
   std::vector<Atom> atoms_;       // on every rank once solve() broadcast them
   coulomb::Result result_;        // this rank's part
-  double low_ = NAN, high_ = NAN;  // the whole potential's range
-  double compute_seconds_ = 0;    // the slowest rank's
+  coulomb::Diagnostics diagnostics_;  // the whole run's, once solved
   std::vector<float> gathered_;   // rank 0's whole potential for the OpenDX map, across ranks
 };
 
-class CoulombStudy final : public Study {
+class CoulombStudy final : public SolverStudy<Params, SweepParams> {
  public:
-  CoulombStudy(io::ParamTable& t, Params p, SweepParams s) : t_(t), p_(std::move(p)), s_(s) {}
+  using SolverStudy::SolverStudy;
 
   void prepare() override {
     atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
-    // scatter ignores the block and the coarsening: one row.
-    configurations_.push_back({Variant::scatter, p_.block, 1});
-    for (Variant v : coulomb::kVariants)
-      for (const Shape& b : coulomb::compiled_shapes())
-        for (int c : coulomb::kCoarsenings)
-          if (v != Variant::scatter && (c == 1 || coulomb::coarsens(v)))
-            configurations_.push_back({v, b, c});
-    const Config* largest = &configurations_.front();
-    for (const Config& c : configurations_)
-      if (coulomb::device_bytes(with(c), atom_count()) > coulomb::device_bytes(with(*largest), atom_count()))
-        largest = &c;
-    check_fits_device(t_, with(*largest), atoms_.size());
-    check_fits_host(t_, p_, false, true);
+    methods_ = coulomb::sweep_methods(p_.block);
+    const auto bytes = [&](const coulomb::Method& m) {
+      return coulomb::device_bytes(coulomb::with_method(p_, m), atom_count());
+    };
+    const coulomb::Method& largest = *std::max_element(
+        methods_.begin(), methods_.end(), [&](auto& a, auto& b) { return bytes(a) < bytes(b); });
+    check_fits_device(t_, coulomb::with_method(p_, largest), atoms_.size(),
+                      coulomb::whole(p_.lattice));
+    check_fits_host(t_, p_, false, true, static_cast<double>(p_.lattice.points()));
     stream_.emplace();
     rsqrt_ = coulomb::measure_rsqrt_throughput();
     rows_ = coulomb::sampled_rows(p_.lattice, coulomb::kSweepCheckStride);
@@ -460,8 +311,9 @@ class CoulombStudy final : public Study {
   }
 
   std::string describe() const override {
-    return extent(p_) + " lattice, " + std::to_string(atoms_.size()) + " atoms on " +
-           current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) + " G/s";
+    return coulomb::extent(p_.lattice) + " lattice, " + std::to_string(atoms_.size()) +
+           " atoms on " + current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) +
+           " G/s";
   }
 
   SweepColumns columns() const override {
@@ -475,19 +327,17 @@ class CoulombStudy final : public Study {
 
   std::vector<std::vector<Cell>> configurations() override {
     std::vector<std::vector<Cell>> cells;
-    for (const Config& c : configurations_)
-      cells.push_back({std::string(name(c.variant)),
-                       c.variant == Variant::scatter ? std::string("-") : to_string(c.block),
-                       std::int64_t{c.coarsening}});
+    for (const coulomb::Method& m : methods_)
+      cells.push_back({std::string(name(m.variant)), block_of(m), std::int64_t{m.coarsening}});
     return cells;
   }
 
   // The first run, on a potential poisoned with NaN, is checked (and warms up); the rest timed.
   Measurement measure(std::size_t i) override {
-    const Config& c = configurations_[i];
+    const coulomb::Method& c = methods_[i];
     Measurement m;
-    if (c.variant == Variant::scatter && terms(p_, atoms_) > kScatterSweepLimit) {
-      m.skipped = "scatter skipped: " + short_number(terms(p_, atoms_)) + " atom evaluations (over " +
+    if (c.variant == Variant::scatter && terms() > kScatterSweepLimit) {
+      m.skipped = "scatter skipped: " + short_number(terms()) + " atom evaluations (over " +
                   short_number(kScatterSweepLimit) + ") would take too long with atomics";
       return m;
     }
@@ -500,8 +350,8 @@ class CoulombStudy final : public Study {
     return m;
   }
 
-  double units_per_run() const override { return terms(p_, atoms_); }
-  double roofline_per_run() const override { return terms(p_, atoms_); }  // one rsqrt a term
+  double units_per_run() const override { return terms(); }
+  double roofline_per_run() const override { return terms(); }  // one rsqrt a term
   double ceiling_per_second() const override { return rsqrt_; }
 
   void write_attributes(io::ResultFile& out) const override {
@@ -517,12 +367,11 @@ class CoulombStudy final : public Study {
 
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Config& k = configurations_[i];
+    const coulomb::Method& m = methods_[i];
     io::AutotuneChoice c;
     c.key = coulomb_key(p_, atom_count());
-    c.variant = name(k.variant);
-    c.axes = {{"block", k.variant == Variant::scatter ? std::string("-") : to_string(k.block)},
-              {"coarsening", std::to_string(k.coarsening)}};
+    c.variant = name(m.variant);
+    c.axes = {{"block", block_of(m)}, {"coarsening", std::to_string(m.coarsening)}};
     return c;
   }
 
@@ -531,43 +380,26 @@ class CoulombStudy final : public Study {
   }
 
  private:
-  struct Config {
-    Variant variant;
-    Shape block;
-    int coarsening;
-  };
-  Params with(const Config& c) const {
-    Params q = p_;
-    q.variant = c.variant;
-    q.block = c.block;
-    q.coarsening = c.coarsening;
-    return q;
-  }
   std::int64_t atom_count() const { return static_cast<std::int64_t>(atoms_.size()); }
+  double terms() const { return coulomb::terms(p_.lattice, atoms_.size()); }
 
-  io::ParamTable& t_;
-  Params p_;
-  SweepParams s_;
   std::vector<Atom> atoms_;
-  std::vector<Config> configurations_;
+  std::vector<coulomb::Method> methods_;
   double rsqrt_ = 0;
   std::vector<std::int64_t> rows_;  // the x rows each configuration is checked at
   coulomb::GoldWithScale gold_;     // the gold of those rows
-  std::optional<Stream> stream_;  // made once a device is known to be there
   std::optional<coulomb::DeviceProblem> problem_;  // the atoms, uploaded once
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   bool automatic = false;
-  Params p = io::read_checked(t, [&] { return read_params(t, params_path, automatic); },
-                              [&] { return read_sweep_params(t); }).first;
+  Params p = read_all(t, params_path, automatic).first;
   return std::make_unique<CoulombRun>(t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   bool automatic = false;
-  auto [p, s] = io::read_checked(t, [&] { return read_params(t, params_path, automatic); },
-                                 [&] { return read_sweep_params(t); });
+  auto [p, s] = read_all(t, params_path, automatic);
   return std::make_unique<CoulombStudy>(t, std::move(p), s);
 }
 

@@ -1,5 +1,7 @@
 // Reading atoms: PQR (APBS, PDB2PQR) and XYZ with a charge column. Every malformed line is an
 // InputError naming the file and line and quoting what is wrong; nothing is skipped silently.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -144,6 +146,21 @@ std::vector<Atom> read_atoms(const std::filesystem::path& file, AtomFormat forma
                      format == AtomFormat::pqr ? "no ATOM or HETATM records: no atoms"
                                                : "no atoms");
   return atoms;
+}
+
+std::optional<AtomFormat> format_from_extension(const std::filesystem::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".pqr") return AtomFormat::pqr;
+  if (ext == ".xyz") return AtomFormat::xyz;
+  return std::nullopt;
+}
+
+double total_charge(const std::vector<Atom>& atoms) {
+  double charge = 0;
+  for (const Atom& a : atoms) charge += a.q;
+  return charge;
 }
 
 }  // namespace parasol::coulomb

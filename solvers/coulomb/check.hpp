@@ -44,6 +44,12 @@ inline double tolerance(Variant v, std::size_t atoms) {
 // value is no larger than its scale. One ulp leaves room for the scale's own rounding.
 inline constexpr double kRoundedGoldTolerance = std::numeric_limits<float>::epsilon();
 
+// The bound a run of p with `atoms` atoms is checked by: its variant's on the GPU, that of the
+// gold rounded to float for a CPU run.
+inline double run_tolerance(const Params& p, std::size_t atoms, bool gpu) {
+  return gpu ? tolerance(p.variant, atoms) : kRoundedGoldTolerance;
+}
+
 // max |result - gold| / scale over the lattice against `tolerance`; max and rms |result - gold|
 // are stored beside it.
 inline Agreement agreement(const std::vector<float>& result, const std::vector<double>& gold,

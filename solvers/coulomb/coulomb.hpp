@@ -4,9 +4,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -24,6 +26,18 @@ struct Atom {
 // PQR: ATOM/HETATM records, whitespace-separated, the last five fields x y z charge radius.
 // XYZ: a count line, a comment line, then "element x y z charge" lines.
 std::vector<Atom> read_atoms(const std::filesystem::path& file, AtomFormat format);
+
+// The atoms file's format by its extension (".pqr", ".xyz", in any case); nullopt when the
+// extension does not say.
+std::optional<AtomFormat> format_from_extension(const std::filesystem::path& file);
+
+// The sum of the atoms' charges, in double.
+double total_charge(const std::vector<Atom>& atoms);
+
+// A run's work: one term, k q / r, for every atom at every lattice point.
+inline double terms(const Lattice& n, std::size_t atoms) {
+  return static_cast<double>(n.points()) * static_cast<double>(atoms);
+}
 
 struct Timings {
   double host_to_device = 0, compute = 0, device_to_host = 0;
@@ -49,6 +63,11 @@ std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms,
                                const ProgressCallback& progress = {});
 std::vector<double> solve_gold(const Params& p, const std::vector<Atom>& atoms, const Part& part,
                                const ProgressCallback& progress = {});
+
+// The CPU backend's run of `part`: the gold rounded to float, its compute seconds timed on the
+// host (the transfers take none).
+Result solve_cpu(const Params& p, const std::vector<Atom>& atoms, const Part& part,
+                 const ProgressCallback& progress = {});
 
 // sum_i |k q_i| / max(|r - r_i|, min_distance) at every point: the scale of each point's
 // summation, against which its float error is measured (the potential itself can cancel to 0).

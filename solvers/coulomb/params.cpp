@@ -43,8 +43,7 @@ void Params::validate() const {
   const bool small = n.nx < kMostPoints && n.ny < kMostPoints / n.nx &&
                      n.nz < kMostPoints / (n.nx * n.ny);
   require(small, "lattice",
-          "expected fewer than 2^40 lattice points, got " + std::to_string(n.nx) + "x" +
-              std::to_string(n.ny) + "x" + std::to_string(n.nz));
+          "expected fewer than 2^40 lattice points, got " + extent(n));
   require(std::isfinite(n.spacing) && n.spacing > 0, "lattice.spacing",
           "expected a positive number, got " + shown(n.spacing));
   require(std::all_of(n.origin.begin(), n.origin.end(), [](double x) { return std::isfinite(x); }),
@@ -85,5 +84,31 @@ void Params::validate() const {
 }
 
 std::vector<Shape> compiled_shapes() { return parasol::compiled_shapes(GatherShapes{}); }
+
+std::string extent(const Lattice& n) {
+  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
+}
+
+std::string describe_method(const Params& p) {
+  std::string method = std::string(name(p.variant)) + " " + to_string(p.block);
+  if (coarsens(p.variant)) method += ", " + std::to_string(p.coarsening) + " points per thread";
+  return method;
+}
+
+Params with_method(Params p, const Method& m) {
+  p.variant = m.variant;
+  p.block = m.block;
+  p.coarsening = m.coarsening;
+  return p;
+}
+
+std::vector<Method> sweep_methods(const Shape& block) {
+  std::vector<Method> methods{{Variant::scatter, block, 1}};
+  for (Variant v : kVariants)
+    for (const Shape& b : compiled_shapes())
+      for (int c : kCoarsenings)
+        if (v != Variant::scatter && (c == 1 || coarsens(v))) methods.push_back({v, b, c});
+  return methods;
+}
 
 }  // namespace parasol::coulomb

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernels/shape.hpp"
 
@@ -36,6 +37,9 @@ struct Lattice {
   std::int64_t points() const { return nx * ny * nz; }
 };
 
+// "256x256x256": the lattice's points along x, y and z.
+std::string extent(const Lattice& n);
+
 struct Params {
   Lattice lattice;
   std::string atoms_file;             // PQR or XYZ-with-charges; resolved against the params file
@@ -56,5 +60,24 @@ struct Params {
 };
 
 inline constexpr std::array kCoarsenings{1, 2, 4, 8};
+
+// What runs, in words: "gather-coarse 32x8x1, 4 points per thread" (the points per thread only
+// for a variant that coarsens).
+std::string describe_method(const Params& p);
+
+// A kernel and its launch: what a sweep varies and an autotune choice stores.
+struct Method {
+  Variant variant;
+  Shape block;
+  int coarsening;
+};
+
+// `p` with m's variant, block and coarsening.
+Params with_method(Params p, const Method& m);
+
+// Every method a sweep times: scatter once, at `block` and coarsening 1 (it ignores both), then
+// each gather variant at each compiled block shape and each coarsening it takes (1 alone for
+// gather), in the order of kVariants, compiled_shapes() and kCoarsenings.
+std::vector<Method> sweep_methods(const Shape& block);
 
 }  // namespace parasol::coulomb

@@ -237,7 +237,8 @@ class MontecarloStudy final : public SolverStudy<Params, MontecarloSweep> {
   }
 
   SweepColumns columns() const override {
-    return sweep_columns({{"variant", "variant", 11}, {"block", "block", 6}, {"ordering", "ordering", 9}});
+    return sweep_columns(
+        {{"variant", "variant", 11}, {"block", "block", 6}, {"ordering", "ordering", 9}});
   }
 
   std::vector<std::vector<Cell>> configurations() override {

@@ -16,7 +16,8 @@ double path_steps(const BasketParams& p) {
 }
 
 double sample_path_bytes(const Params& p) {
-  return 2.0 * sizeof(float) * static_cast<double>(p.sample_paths) * static_cast<double>(p.steps + 1);
+  return 2.0 * sizeof(float) * static_cast<double>(p.sample_paths) *
+         static_cast<double>(p.steps + 1);
 }
 
 double host_rng_bytes(const Params& p) {

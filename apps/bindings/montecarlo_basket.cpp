@@ -147,12 +147,7 @@ class BasketRun final : public SolverRun<BasketParams> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    if (gpu_) {
-      Stream stream;
-      result_ = montecarlo::solve_basket_gpu(p_, stream);
-    } else {
-      result_ = montecarlo::solve_basket_gold(p_);
-    }
+    result_ = gpu_ ? montecarlo::solve_basket_gpu(p_, Stream()) : montecarlo::solve_basket_gold(p_);
     timings.add("simulate", result_.timings.simulate);
     if (montecarlo::early_exercise(p_.payoff)) {
       timings.add("regress", result_.timings.regress);

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "kernels/error.hpp"
 #include "solvers/montecarlo/analytic.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/check.hpp"
+#include "solvers/montecarlo/run.hpp"
 #include "tests/montecarlo_basket_support.hpp"
 #include "tests/support.hpp"
 
@@ -370,6 +372,76 @@ TEST(BasketParams, ValidateNamesTheKey) {
   q.variant = BasketVariant::automatic;
   EXPECT_EQ(q.resolved_variant(), BasketVariant::cublas);
   EXPECT_EQ(random_basket(kRegistersUpTo, 1).resolved_variant(), BasketVariant::registers);
+}
+
+TEST(BasketRun, SweepsTheVariantsThatHoldItsAssets) {
+  EXPECT_EQ(sweep_variants(random_basket(kRegistersUpTo, 1)),
+            (std::vector<BasketVariant>{BasketVariant::registers, BasketVariant::cublas}));
+  EXPECT_EQ(sweep_variants(random_basket(kRegistersUpTo + 1, 1)),
+            std::vector<BasketVariant>{BasketVariant::cublas});
+}
+
+TEST(BasketRun, TheSweepGoldRunsOnAtMost2To14Paths) {
+  BasketParams p = random_basket(3, 1);
+  p.paths = 1000000;
+  const BasketParams g = basket_sweep_gold_params(p);
+  EXPECT_EQ(g.paths, kBasketSweepGoldPaths);
+  EXPECT_EQ(g.spots, p.spots);
+  EXPECT_EQ(g.seed, p.seed);
+  p.paths = 1000;
+  EXPECT_EQ(basket_sweep_gold_params(p).paths, 1000);
+}
+
+TEST(BasketRun, LongstaffSchwartzKeepsAFloatAPathAtEachExerciseDateAndTwoMore) {
+  BasketParams p;
+  p.paths = 1000;
+  p.steps = 50;
+  p.payoff = BasketPayoff::american_put;
+  EXPECT_EQ(lsm_device_bytes(p), 4.0 * 1000 * 52);
+  p.payoff = BasketPayoff::bermudan_put;
+  p.exercise_steps = {10, 50};
+  EXPECT_EQ(lsm_device_bytes(p), 4.0 * 1000 * 4);
+}
+
+TEST(BasketRun, JudgesByWhatIsKnownExactlyElseByTheGold) {
+  BasketParams p = random_basket(2, 3);
+  p.payoff = BasketPayoff::geometric_basket;
+  Estimate e;
+  e.price = geometric_basket_price(p) + 0.02;
+  e.standard_error = 0.01;
+  e.samples = 1000;
+  const std::optional<Agreement> closed = agreement_with_exact(p, e);
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->gold, "the geometric basket's closed form");
+  EXPECT_NEAR(closed->value, 2.0, 1e-9);
+  EXPECT_EQ(check_run(p, e, false).value, closed->value) << "exact on the CPU too";
+
+  BasketParams put;
+  put.spots = {36};
+  put.vols = {0.2};
+  put.rate = 0.06;
+  put.strike = 40;
+  put.steps = 10;
+  put.payoff = BasketPayoff::american_put;
+  const double tree = binomial_put(put, 40, false);
+  e.price = tree;
+  const std::optional<Agreement> by_tree = agreement_with_exact(put, e);
+  ASSERT_TRUE(by_tree);
+  EXPECT_EQ(by_tree->gold, "a binomial tree with the same exercise dates");
+  EXPECT_EQ(by_tree->value, 0.0);
+  EXPECT_EQ(by_tree->values[1].second, kLsmBiasAllowance * tree);
+  BasketParams two = random_basket(2, 3);
+  two.payoff = BasketPayoff::american_put;
+  EXPECT_FALSE(agreement_with_exact(two, e)) << "no tree for two assets";
+
+  p.payoff = BasketPayoff::arithmetic_basket_call;
+  p.paths = 2000;
+  p.greeks = false;
+  EXPECT_FALSE(agreement_with_exact(p, e));
+  EXPECT_EQ(check_run(p, e, false).value, 0.0) << "the CPU run is the gold itself";
+  const Estimate gold = solve_basket_gold(p).price;
+  EXPECT_EQ(check_run(p, gold, true).value, 0.0);
+  EXPECT_EQ(check_run(p, gold, true).values[0].second, gold.price);
 }
 
 }  // namespace

@@ -3,13 +3,16 @@
 // seeds are fixed, so a pass or a failure is the same on every run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "comm/context.hpp"
 #include "kernels/error.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
+#include "solvers/montecarlo/run.hpp"
 
 namespace parasol::montecarlo {
 namespace {
@@ -385,6 +388,104 @@ TEST(MontecarloParams, NamesConvertBothWays) {
               0u)
         << e.what();
   }
+}
+
+TEST(MontecarloRun, WorkAndMemoryCountPathStepsAndFloats) {
+  Params p;
+  p.paths = 1000;
+  p.steps = 30;
+  p.sample_paths = 5;
+  p.batch_paths = 400;
+  EXPECT_EQ(path_steps(p), 30000.0);
+  const double samples = 5.0 * 31 * 2 * sizeof(float);  // both assets at each of 31 times
+  EXPECT_EQ(sample_path_bytes(p), samples);
+  EXPECT_EQ(host_rng_bytes(p), 2.0 * sizeof(float) * 30 * 400 + samples);
+  p.batch_paths = 1 << 20;  // a batch is never more than the run's paths
+  EXPECT_EQ(host_rng_bytes(p), 2.0 * sizeof(float) * 30 * 1000 + samples);
+}
+
+TEST(MontecarloRun, OnlyHostRngOnTheGpuCutsWholeBatches) {
+  Params p;
+  p.variant = Variant::host_rng;
+  EXPECT_TRUE(cuts_whole_batches(p, true));
+  EXPECT_FALSE(cuts_whole_batches(p, false)) << "the gold draws each sample alone";
+  p.variant = Variant::device_rng;
+  EXPECT_FALSE(cuts_whole_batches(p, true));
+}
+
+TEST(MontecarloRun, TheRanksStoredRowsTileTheSamplePaths) {
+  Params p;
+  p.paths = 95;
+  p.batch_paths = 10;
+  p.sample_paths = 50;
+  EXPECT_EQ(stored_rows(p, {32, 32}).first, 32);
+  EXPECT_EQ(stored_rows(p, {32, 32}).count, 18) << "the rows end at sample_paths";
+  EXPECT_EQ(stored_rows(p, {64, 31}).first, 50);
+  EXPECT_EQ(stored_rows(p, {64, 31}).count, 0) << "a part past the stored paths has none";
+  for (bool whole_batches : {false, true}) {
+    std::int64_t next = 0;
+    for (int rank = 0; rank < 3; ++rank) {
+      const Samples rows = stored_rows(p, samples_of(p, rank, 3, whole_batches));
+      EXPECT_EQ(rows.first, next) << "rank " << rank;
+      next += rows.count;
+    }
+    EXPECT_EQ(next, p.sample_paths);
+  }
+}
+
+Params small_call() {
+  Params p = european(Payoff::european_call);
+  p.paths = 2000;
+  return p;
+}
+
+TEST(MontecarloRun, OnOneRankTheRunIsAlreadyWhole) {
+  comm::Context context;
+  const Params p = small_call();
+  const Result mine = solve_gold(p);
+  const Result whole = whole_run(context, p, mine);
+  EXPECT_EQ(whole.estimate.price, mine.estimate.price);
+  EXPECT_EQ(whole.estimate.standard_error, mine.estimate.standard_error);
+  EXPECT_EQ(whole.sums.count, mine.sums.count);
+  EXPECT_EQ(whole.timings.total, mine.timings.total);
+}
+
+TEST(MontecarloRun, ACpuRunIsItsOwnGoldAndAGpuRunIsJudgedByTheGoldOnItsSamples) {
+  comm::Context context;
+  const Params p = small_call();
+  const Estimate e = solve_gold(p).estimate;
+  Estimate off = e;
+  off.price += 10 * e.standard_error;  // 10 / sqrt(2) standard errors of the difference
+  const Agreement cpu = check_run(p, off, false, {}, context);
+  EXPECT_EQ(cpu.value, 0.0) << "the CPU run is the gold itself";
+  EXPECT_EQ(cpu.values[0].second, off.price);
+  const Agreement gpu = check_run(p, off, true, {}, context);
+  EXPECT_EQ(gpu.values[0].second, e.price) << "the gold's own estimate";
+  EXPECT_NEAR(gpu.value, 10 / std::sqrt(2.0), 1e-9);
+  EXPECT_FALSE(gpu.passed());
+  // A rank's part is judged by the gold on the same samples.
+  const Samples part{500, 700};
+  EXPECT_EQ(check_run(p, solve_gold(p, {}, part).estimate, true, part, context).value, 0.0);
+}
+
+TEST(MontecarloSweep, TimesEachVariantAtEachBlockAndHostRngAtBothOrderings) {
+  Params p;
+  p.paths = 12345;
+  p.seed = 9;
+  const std::vector<Params> configurations = sweep_configurations(p);
+  ASSERT_EQ(configurations.size(), 3 * kBlockSizes.size());
+  std::size_t device_rng = 0, legacy = 0, dynamic = 0;
+  for (const Params& q : configurations) {
+    EXPECT_EQ(q.paths, p.paths);
+    EXPECT_EQ(q.seed, p.seed);
+    EXPECT_NE(std::find(kBlockSizes.begin(), kBlockSizes.end(), q.block), kBlockSizes.end());
+    if (q.variant == Variant::device_rng) ++device_rng;
+    else if (q.ordering == Ordering::legacy) ++legacy;
+    else ++dynamic;
+  }
+  EXPECT_EQ(device_rng, kBlockSizes.size());
+  EXPECT_EQ(legacy, kBlockSizes.size());
+  EXPECT_EQ(dynamic, kBlockSizes.size());
 }
 
 }  // namespace

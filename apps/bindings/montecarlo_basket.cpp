@@ -8,10 +8,9 @@
 #include "apps/fits.hpp"
 #include "apps/io/input_file.hpp"
 #include "kernels/device.hpp"
-#include "kernels/stream.hpp"
 #include "kernels/timed_runs.hpp"
-#include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/check.hpp"
+#include "solvers/montecarlo/run.hpp"
 
 namespace parasol::app {
 namespace {
@@ -20,6 +19,7 @@ using montecarlo::BasketParams;
 using montecarlo::BasketPayoff;
 using montecarlo::BasketResult;
 using montecarlo::BasketVariant;
+using montecarlo::path_steps;
 
 enum class ModelKind { two_asset, basket };
 
@@ -105,55 +105,19 @@ BasketParams read_basket_params(io::ParamTable& t, const std::filesystem::path& 
   return p;
 }
 
-struct SweepParams {
-  Repeats repeats{5, kSweepMinTime};
-};
-
-SweepParams read_sweep_params(io::ParamTable& t) {
-  SweepParams s;
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  return s;
-}
-
-double path_steps(const BasketParams& p) {
-  return static_cast<double>(p.paths) * static_cast<double>(p.steps);
-}
-
 std::string describe_model(const BasketParams& p) {
   return std::to_string(p.paths) + " paths x " + std::to_string(p.steps) + " steps, " +
          std::to_string(p.assets()) + (p.assets() == 1 ? " asset, " : " assets, ") +
          std::string(name(p.payoff));
 }
 
-// The gold a run is checked against: the closed form for the geometric basket, the Bermudan tree
-// for a one-asset put (less the regression's bias allowance), otherwise the CPU gold's estimate.
-Agreement check_against_gold(const BasketParams& p, const BasketResult& r, bool gpu) {
-  using namespace montecarlo;
-  if (p.payoff == BasketPayoff::geometric_basket)
-    return agreement_with_exact(r.price, geometric_basket_price(p), 0.0,
-                                "the geometric basket's closed form");
-  if (early_exercise(p.payoff) && p.assets() == 1) {
-    // 40 tree steps a simulation step: the CRR tree's error is far below the allowance.
-    const double tree = binomial_put(p, 40, false);
-    return agreement_with_exact(r.price, tree, kLsmBiasAllowance * tree,
-                                "a binomial tree with the same exercise dates");
-  }
-  if (!gpu) return agreement(r.price, r.price);
-  return agreement(r.price, solve_basket_gold(p).price);
-}
-
-void write_estimate(io::ResultFile& out, const std::string& prefix, const montecarlo::Estimate& e) {
-  out.set_attribute("/estimate", prefix + "price", e.price);
-  out.set_attribute("/estimate", prefix + "standard_error", e.standard_error);
-}
-
-class BasketRun final : public Run {
+class BasketRun final : public SolverRun<BasketParams> {
  public:
-  BasketRun(io::ParamTable& t, BasketParams p) : t_(t), p_(std::move(p)) {}
+  using SolverRun::SolverRun;
 
   void prepare(const RunSetup& setup) override {
-    gpu_ = setup.gpu();
-    if (setup.context.size() > 1)
+    take(setup);
+    if (ranks() > 1)
       throw InputError(t_.source_of("model.kind"), "model.kind",
                        "a basket runs on one rank; start it without a launcher");
     if (gpu_ && montecarlo::early_exercise(p_.payoff) && p_.assets() > montecarlo::kRegistersUpTo)
@@ -166,18 +130,15 @@ class BasketRun final : public Run {
                             "the fitting paths at " +
                                 std::to_string(p_.exercise_schedule().size()) +
                                 " exercise dates need",
-                            4.0 * static_cast<double>(p_.paths) *
-                                static_cast<double>(p_.exercise_schedule().size() + 2),
-                            ": lower paths.count");
+                            montecarlo::lsm_device_bytes(p_), ": lower paths.count");
   }
 
   std::string describe() const override {
-    std::string method = "CPU gold solver";
-    if (gpu_)
-      method = montecarlo::early_exercise(p_.payoff)
-                   ? "Longstaff-Schwartz on " + current_device().name
-                   : std::string(name(p_.resolved_variant())) + " on " + current_device().name;
-    return describe_model(p_) + "; " + method;
+    if (!gpu_) return describe_model(p_) + "; CPU gold solver";
+    return describe_model(p_) + "; " +
+           (montecarlo::early_exercise(p_.payoff) ? std::string("Longstaff-Schwartz")
+                                                  : std::string(name(p_.resolved_variant()))) +
+           " on " + current_device().name;
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -186,12 +147,7 @@ class BasketRun final : public Run {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    if (gpu_) {
-      Stream stream;
-      result_ = montecarlo::solve_basket_gpu(p_, stream);
-    } else {
-      result_ = montecarlo::solve_basket_gold(p_);
-    }
+    result_ = gpu_ ? montecarlo::solve_basket_gpu(p_, Stream()) : montecarlo::solve_basket_gold(p_);
     timings.add("simulate", result_.timings.simulate);
     if (montecarlo::early_exercise(p_.payoff)) {
       timings.add("regress", result_.timings.regress);
@@ -200,21 +156,12 @@ class BasketRun final : public Run {
   }
 
   void report(io::ResultFile& out) override {
-    const montecarlo::Estimate& e = result_.price;
-    write_estimate(out, "", e);
-    out.set_attribute("/estimate", "ci95_low", e.ci_low());
-    out.set_attribute("/estimate", "ci95_high", e.ci_high());
-    out.set_attribute("/estimate", "samples", e.samples);
-    out.set_attribute("/timings", "total_s", result_.timings.total);
-    out.set_attribute("/timings", "path_steps_per_s", path_steps(p_) / result_.timings.total);
+    write_estimate(out, result_.price, result_.timings.total, path_steps(p_));
+    say_price(result_.price);
     char line[200];
-    std::snprintf(line, sizeof line,
-                  "price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",
-                  e.price, e.standard_error, e.ci_low(), e.ci_high(),
-                  static_cast<long long>(e.samples));
-    say(line);
     if (montecarlo::early_exercise(p_.payoff)) {
-      write_estimate(out, "in_sample_", result_.in_sample);
+      out.set_attribute("/estimate", "in_sample_price", result_.in_sample.price);
+      out.set_attribute("/estimate", "in_sample_standard_error", result_.in_sample.standard_error);
       out.set_attribute("/estimate", "method",
                         std::string("Longstaff-Schwartz: price out of sample (low-biased), "
                                     "in_sample_price on the fitting paths (high-biased)"));
@@ -245,30 +192,24 @@ class BasketRun final : public Run {
       }
       say(text);
     }
-    std::snprintf(line, sizeof line, "%.3f s, %.3f G path-steps/s", result_.timings.total,
-                  1e-9 * path_steps(p_) / result_.timings.total);
-    say(line);
+    say_rate(result_.timings.total, path_steps(p_));
   }
 
   double work() const override { return path_steps(p_); }
 
-  Agreement check() override { return check_against_gold(p_, result_, gpu_); }
+  Agreement check() override { return montecarlo::check_run(p_, result_.price, gpu_); }
 
   void write(Output&) override {}
 
  private:
-  io::ParamTable& t_;
-  BasketParams p_;
-  bool gpu_ = false;
   BasketResult result_;
 };
 
 // The European payoffs' sweep: each variant that can hold d assets, timed on the same paths and
-// checked against one gold (the closed form, or the CPU gold on at most 2^14 paths: d^2 work a
-// path-step on one core).
-class BasketStudy final : public Study {
+// checked against one gold (the closed form, or the CPU gold on fewer paths).
+class BasketStudy final : public SolverStudy<BasketParams, MontecarloSweep> {
  public:
-  BasketStudy(io::ParamTable& t, BasketParams p, SweepParams s) : t_(t), p_(std::move(p)), s_(s) {}
+  using SolverStudy::SolverStudy;
 
   void prepare() override {
     if (montecarlo::early_exercise(p_.payoff))
@@ -276,27 +217,16 @@ class BasketStudy final : public Study {
                        "the sweep times European payoffs; " + std::string(name(p_.payoff)) +
                            " runs with `parasol run`");
     stream_.emplace();
-    if (p_.payoff != BasketPayoff::geometric_basket) {
-      BasketParams g = p_;
-      g.paths = std::min<std::int64_t>(p_.paths, 1 << 14);
-      gold_ = montecarlo::solve_basket_gold(g).price;
-    }
-    for (BasketVariant v : montecarlo::kBasketVariants)
-      if (v != BasketVariant::registers || p_.assets() <= montecarlo::kRegistersUpTo)
-        variants_.push_back(v);
+    if (p_.payoff != BasketPayoff::geometric_basket)
+      gold_ = montecarlo::solve_basket_gold(montecarlo::basket_sweep_gold_params(p_)).price;
+    variants_ = montecarlo::sweep_variants(p_);
   }
 
   std::string describe() const override {
     return describe_model(p_) + " on " + current_device().name;
   }
 
-  SweepColumns columns() const override {
-    return {{{"variant", "variant", 17}},
-            {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
-            std::nullopt,
-            {"difference_in_standard_errors", "diff/error", 10, 2},
-            {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}}};
-  }
+  SweepColumns columns() const override { return sweep_columns({{"variant", "variant", 17}}); }
 
   std::vector<std::vector<Cell>> configurations() override {
     std::vector<std::vector<Cell>> cells;
@@ -311,11 +241,8 @@ class BasketStudy final : public Study {
     simulator.run();
     const BasketResult r = simulator.result();
     Measurement m;
-    m.agreement = p_.payoff == BasketPayoff::geometric_basket
-                      ? montecarlo::agreement_with_exact(r.price,
-                                                         montecarlo::geometric_basket_price(p_),
-                                                         0.0, "the geometric basket's closed form")
-                      : montecarlo::agreement(r.price, gold_);
+    const std::optional<Agreement> exact = montecarlo::agreement_with_exact(p_, r.price);
+    m.agreement = exact ? *exact : montecarlo::agreement(r.price, gold_);
     m.extras = {r.price.price, r.price.standard_error};
     m.seconds = timed_runs(*stream_, s_.repeats, [&] { simulator.run(); });
     return m;
@@ -334,21 +261,57 @@ class BasketStudy final : public Study {
   }
 
  private:
-  io::ParamTable& t_;
-  BasketParams p_;
-  SweepParams s_;
   montecarlo::Estimate gold_;
   std::vector<BasketVariant> variants_;
-  std::optional<Stream> stream_;
 };
 
-std::pair<BasketParams, SweepParams> read_all(io::ParamTable& t,
-                                              const std::filesystem::path& params_path) {
+std::pair<BasketParams, MontecarloSweep> read_all(io::ParamTable& t,
+                                                  const std::filesystem::path& params_path) {
   return io::read_checked(t, [&] { return read_basket_params(t, params_path); },
-                          [&] { return read_sweep_params(t); });
+                          [&] { return read_montecarlo_sweep(t); });
 }
 
 }  // namespace
+
+MontecarloSweep read_montecarlo_sweep(io::ParamTable& t) {
+  MontecarloSweep s;
+  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
+  return s;
+}
+
+SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes) {
+  return {std::move(axes),
+          {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
+          std::nullopt,
+          {"difference_in_standard_errors", "diff/error", 10, 2},
+          {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}}};
+}
+
+void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double seconds,
+                    double path_steps) {
+  out.set_attribute("/estimate", "price", e.price);
+  out.set_attribute("/estimate", "standard_error", e.standard_error);
+  out.set_attribute("/estimate", "ci95_low", e.ci_low());
+  out.set_attribute("/estimate", "ci95_high", e.ci_high());
+  out.set_attribute("/estimate", "samples", e.samples);
+  out.set_attribute("/timings", "total_s", seconds);
+  out.set_attribute("/timings", "path_steps_per_s", path_steps / seconds);
+}
+
+void say_price(const montecarlo::Estimate& e) {
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples", e.price,
+                e.standard_error, e.ci_low(), e.ci_high(), static_cast<long long>(e.samples));
+  say(line);
+}
+
+void say_rate(double seconds, double path_steps) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%.3f s, %.3f G path-steps/s", seconds,
+                1e-9 * (path_steps / seconds));
+  say(line);
+}
 
 bool is_basket_model(io::ParamTable& t) {
   return io::get_choice(t, "model.kind", "two-asset", parse_model_kind) == ModelKind::basket;

@@ -1,12 +1,15 @@
 // montecarlo's basket model ([model] kind = "basket") through the front end: its parameter
 // schema, what a run prints, checks and writes, and its sweep over the ways of correlating the
-// normals. montecarlo.cpp hands a file here when its model.kind says so.
+// normals. montecarlo.cpp hands a file here when its model.kind says so; what the two models
+// print, write and sweep alike is declared here too.
 #pragma once
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
-#include "apps/binding.hpp"
+#include "apps/solver_run.hpp"
+#include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::app {
 
@@ -16,5 +19,23 @@ bool is_basket_model(io::ParamTable& t);
 std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& params_path);
 std::unique_ptr<Study> make_basket_study(io::ParamTable& t,
                                          const std::filesystem::path& params_path);
+
+struct MontecarloSweep {
+  Repeats repeats{5, kSweepMinTime};  // timed estimates per row; the median is reported
+};
+MontecarloSweep read_montecarlo_sweep(io::ParamTable& t);
+
+// A sweep's columns: its `axes`, the rate in Gpath-steps/s, the check in standard errors, and
+// each row's price and standard error.
+SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes);
+
+// /estimate's price, standard error, 95% interval and samples, and /timings' total and rate, from
+// `seconds` of `path_steps`.
+void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double seconds,
+                    double path_steps);
+// The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".
+void say_price(const montecarlo::Estimate& e);
+// Its last line: "1.234 s, 0.567 G path-steps/s".
+void say_rate(double seconds, double path_steps);
 
 }  // namespace parasol::app

@@ -353,14 +353,23 @@ class FftconvRun final : public SolverRun<Params> {
     check_s_ += seconds_since(checking);
   }
 
-  // Overlap-save on the GPU from the host in pieces of method.piece: output samples
-  // [first, first + count) (-1: to the end) to `write`.
-  void stream_on_gpu(const fftconv::SignalReader<T>& read, const fftconv::OutputWriter<T>& write,
-                     std::int64_t first = 0, std::int64_t count = -1) {
-    rephrasing([&] {
-      fftconv::convolve_streamed<T>(whole_, {Variant::overlap_save, p_.block}, ops_.filter, read,
-                                    write, p_.piece, first, count);
-    });
+  // Output samples [first, first + count) of the one long signal to `sink` piece by piece:
+  // overlap-save on the GPU in pieces of method.piece, or on the CPU the gold's windows rounded
+  // to T (with `judge`, the rounding judged against the gold as it goes, as a whole run's is).
+  void convolve_pieces(const fftconv::SignalReader<T>& read, const fftconv::OutputWriter<T>& sink,
+                       std::int64_t first, std::int64_t count, bool judge) {
+    if (gpu_)
+      return rephrasing([&] {
+        fftconv::convolve_streamed<T>(whole_, {Variant::overlap_save, p_.block}, ops_.filter,
+                                      read, sink, p_.piece, first, count);
+      });
+    fftconv::gold_in_pieces<T>(whole_, ops_.filter, first, count, read,
+                               [&](std::int64_t offset, const std::vector<double>& gold) {
+                                 const std::vector<T> piece = fftconv::rounded<T>(gold);
+                                 if (judge) difference_.add(piece.data(), gold);
+                                 sink(offset, static_cast<std::int64_t>(piece.size()),
+                                      piece.data());
+                               });
   }
 
   // A rank's range of one long signal's output, into memory (or a spill file when streamed):
@@ -391,15 +400,7 @@ class FftconvRun final : public SolverRun<Params> {
       });
       return add_phases(timings, true);
     }
-    if (gpu_)
-      stream_on_gpu(reader(), keep, first, count);
-    else
-      fftconv::gold_in_pieces<T>(whole_, ops_.filter, first, count, reader(),
-                                 [&](std::int64_t offset, const std::vector<double>& gold) {
-                                   const std::vector<T> piece = fftconv::rounded<T>(gold);
-                                   keep(offset, static_cast<std::int64_t>(piece.size()),
-                                        piece.data());
-                                 });
+    convolve_pieces(reader(), keep, first, count, false);
     result_.timings.compute = seconds_since(started) - check_s_;
     result_.variant = Variant::overlap_save;
     timings.add("compute", result_.timings.compute);
@@ -426,18 +427,7 @@ class FftconvRun final : public SolverRun<Params> {
       write_s_ += seconds_since(writing);
       line.update(offset + count, length, seconds_since(started));
     };
-    if (gpu_)
-      stream_on_gpu(read, write);
-    else
-      // The CPU streams the gold rounded to T: the check measures that rounding, as a whole
-      // run's does.
-      fftconv::gold_in_pieces<T>(q, ops_.filter, 0, length, read,
-                                 [&](std::int64_t first, const std::vector<double>& gold) {
-                                   const std::vector<T> piece = fftconv::rounded<T>(gold);
-                                   if (check_) difference_.add(piece.data(), gold);
-                                   write(first, static_cast<std::int64_t>(piece.size()),
-                                         piece.data());
-                                 });
+    convolve_pieces(read, write, 0, length, check_);
     const auto finishing = Clock::now();
     output.finish();
     write_s_ += seconds_since(finishing);

@@ -15,6 +15,7 @@
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/params.hpp"
+#include "solvers/fftconv/share.hpp"
 #include "solvers/fftconv/signals.hpp"
 #include "tests/support.hpp"
 
@@ -601,6 +602,131 @@ TEST(FftconvCheck, GatheredInPiecesAsWhole) {
   ASSERT_EQ(a.values.size(), 2u);
   EXPECT_EQ(a.values[0].first, "max_abs_difference");
   EXPECT_EQ(a.values[1].first, "rms_difference");
+}
+
+// ---------------------------------------------------------------------------------------------
+// In parts: the gold by pieces, and a problem cut among ranks (share.hpp).
+
+TEST(FftconvShare, GoldInPiecesIsTheWholeGoldInOrder) {
+  const Problem p = one_d(1000, 7, Mode::same);
+  const std::vector<double> x = seeded<double>(1000, test::kSeed);
+  const std::vector<double> h = seeded<double>(7, test::kSeed + 1);
+  const std::vector<double> whole = convolve_gold(p, x, h);
+  const SignalReader<double> read = [&](std::int64_t offset, std::int64_t count, double* into) {
+    std::copy(x.begin() + offset, x.begin() + offset + count, into);
+  };
+  std::int64_t next = 100;
+  gold_in_pieces<double>(p, h, 100, 750, read,
+                         [&](std::int64_t offset, const std::vector<double>& gold) {
+                           EXPECT_EQ(offset, next) << "in order, none missed";
+                           EXPECT_LE(gold.size(), 64u);
+                           for (std::size_t i = 0; i < gold.size(); ++i)
+                             ASSERT_EQ(gold[i], whole[offset + i]) << "at " << offset + i;
+                           next = offset + static_cast<std::int64_t>(gold.size());
+                         },
+                         /*piece=*/64);
+  EXPECT_EQ(next, 850) << "the pieces end at the range's end";
+  int calls = 0;
+  gold_in_pieces<double>(p, h, 0, 1000, read,
+                         [&](std::int64_t, const std::vector<double>&) { ++calls; });
+  EXPECT_EQ(calls, 1) << "kGoldPiece holds this output whole";
+  gold_in_pieces<double>(p, h, 500, 0, read,
+                         [&](std::int64_t, const std::vector<double>&) { ++calls; });
+  EXPECT_EQ(calls, 1) << "an empty range asks for nothing";
+}
+
+TEST(FftconvShare, ABatchIsCutInWholeSignalsAsEvenlyAsCanBe) {
+  Problem q = one_d(300, 31, Mode::same);
+  q.batch = 7;
+  const Options asked{Variant::direct, 0};
+  const std::int64_t firsts[] = {0, 3, 5}, counts[] = {3, 2, 2};
+  for (int rank = 0; rank < 3; ++rank) {
+    const Share s = share_of(q, asked, 4, /*gpu=*/false, /*streamed=*/false, rank, 3);
+    EXPECT_EQ(s.cut, Cut::batch);
+    EXPECT_EQ(s.first, firsts[rank]) << "rank " << rank;
+    EXPECT_EQ(s.count, counts[rank]) << "rank " << rank;
+    EXPECT_EQ(s.method.variant, Variant::direct);
+    EXPECT_FALSE(s.in_memory);
+    const Problem part = s.part(q);
+    EXPECT_EQ(part.batch, s.count);
+    EXPECT_EQ(part.filters, 1) << "one filter for every signal stays one";
+  }
+  q.filters = 7;
+  EXPECT_EQ(share_of(q, asked, 4, false, false, 1, 3).part(q).filters, 2)
+      << "a filter each: the share's own";
+  // auto is made explicit, so that every share runs what one rank would on the whole batch.
+  const Share automatic = share_of(q, {Variant::automatic, 0}, 4, false, false, 0, 2);
+  EXPECT_EQ(automatic.method.variant, choose_variant(q, 4));
+}
+
+TEST(FftconvShare, ALongSignalIsCutInRangesOfWholeBlocks) {
+  // 5000 outputs in blocks of 1024 with 301 taps: 724 outputs a block, 7 blocks, 3 + 2 + 2.
+  const Problem q = one_d(5000, 301, Mode::same);
+  const Options asked{Variant::overlap_save, 1024};
+  std::int64_t end = 0;
+  const std::int64_t blocks[] = {3, 2, 2};
+  for (int rank = 0; rank < 3; ++rank) {
+    const Share s = share_of(q, asked, 4, false, false, rank, 3);
+    EXPECT_EQ(s.cut, Cut::range);
+    EXPECT_EQ(s.first, end) << "the ranges tile the output, rank " << rank;
+    EXPECT_EQ(s.first % 724, 0) << "each starts at a block's first output";
+    EXPECT_EQ(s.count, std::min<std::int64_t>(blocks[rank] * 724, 5000 - s.first));
+    EXPECT_EQ(s.method.variant, Variant::overlap_save);
+    EXPECT_EQ(s.method.block, 1024);
+    EXPECT_FALSE(s.in_memory) << "the CPU reads the signal piece by piece";
+    end = s.first + s.count;
+  }
+  EXPECT_EQ(end, 5000);
+  // On the GPU, not streamed, overlap-save computes its range from a window held in memory; a
+  // streamed run's range, or a variant that does not compute ranges, runs overlap-save from the
+  // host.
+  EXPECT_TRUE(share_of(q, asked, 4, /*gpu=*/true, false, 0, 3).in_memory);
+  EXPECT_FALSE(share_of(q, asked, 4, true, /*streamed=*/true, 0, 3).in_memory);
+  const Share direct = share_of(q, {Variant::direct, 1024}, 4, true, false, 0, 3);
+  EXPECT_FALSE(direct.in_memory);
+  EXPECT_EQ(direct.method.variant, Variant::overlap_save);
+  EXPECT_EQ(direct.method.block, 1024);
+}
+
+TEST(FftconvShare, WhatCannotBeCutSaysWhy) {
+  const auto expect_refused = [](const Problem& q, const Options& o, int ranks,
+                                 const std::string& key, const std::string& why) {
+    try {
+      share_of(q, o, 4, false, false, 0, ranks);
+      ADD_FAILURE() << "cut among " << ranks << " ranks: " << why;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), key) << e.what();
+      EXPECT_TRUE(contains(e.expected(), why)) << e.expected();
+    }
+  };
+  Problem batch = one_d(300, 31, Mode::same);
+  batch.batch = 2;
+  expect_refused(batch, {Variant::direct, 0}, 3, "ranks",
+                 "2 signals cannot be cut among 3 ranks; run fewer ranks");
+  expect_refused(two_d({40, 50}, {5, 7}, Mode::same), {Variant::direct, 0}, 2, "ranks",
+                 "one image runs on one rank; a batch of images is cut among ranks");
+  expect_refused(one_d(2000, 301, Mode::same), {Variant::overlap_save, 1024}, 4, "ranks",
+                 "2000 output samples make 3 overlap-save blocks of 724, too few to cut among 4 "
+                 "ranks");
+  expect_refused(one_d(5000, 301, Mode::same), {Variant::overlap_save, 100}, 2, "block",
+                 "at least the filter length (301), got 100");
+}
+
+TEST(FftconvShare, OnOneRankTheAgreementIsTheRanksOwn) {
+  const Problem p = one_d(100, 5, Mode::full);
+  std::vector<double> gold(104);
+  std::vector<float> output(104);
+  for (std::size_t i = 0; i < gold.size(); ++i) {
+    gold[i] = std::sin(0.1 * double(i));
+    output[i] = static_cast<float>(gold[i]) + (i == 17 ? 1e-3f : 0.0f);
+  }
+  GoldDifference mine;
+  mine.add(output.data(), gold);
+  comm::Context context;
+  const Agreement a = agreement_over_ranks<float>(context, mine, p);
+  EXPECT_EQ(a.value, mine.relative());
+  EXPECT_EQ(a.tolerance, tolerance<float>(p));
+  EXPECT_FALSE(a.passed()) << "1e-3 off is far past float's tolerance";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -89,6 +89,46 @@ std::string counted(std::int64_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
+// The operands as the summary names them: "<signals> of <extent> samples" and where they come
+// from or how they are made, then the filter: "<filters> of <extent> taps" from a file, or how
+// it is made.
+std::string described(const Params& p, const std::string& signals, const std::string& signal_extent,
+                      const std::string& filters, const std::string& filter_extent,
+                      std::int64_t filter_cols) {
+  char text[256];
+  std::string signal = signals + " of " + signal_extent + " samples";
+  if (!p.signal_generated()) {
+    signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
+  } else if (p.signal.kind == SignalKind::noise) {
+    std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
+    signal += text;
+  } else {
+    std::snprintf(text, sizeof text, " (chirp from %g to %g cycles/sample, noise %g)",
+                  p.signal.f0, p.signal.f1, p.signal.noise);
+    signal += text;
+  }
+  std::string filter;
+  if (p.filter.kind == FilterKind::file) {
+    filter = filters + " of " + filter_extent + " taps from " + p.filter.file + ":" +
+             io::dataset_display_path(p.filter.dataset);
+  } else if (p.filter.kind == FilterKind::box) {
+    filter = "a " + filter_extent + "-tap box";
+  } else {
+    std::snprintf(text, sizeof text, " (sigma %g)", fftconv::gaussian_sigma(p.filter, filter_cols));
+    filter = "a " + filter_extent + "-tap Gaussian" + text;
+  }
+  return std::string(name(p.operation)) + " (" + std::string(name(p.mode)) + ") of " + signal +
+         " with " + filter + ", " + std::string(name(p.precision));
+}
+
+// /input's attributes: where the signal and the filter came from.
+void write_sources(io::ResultFile& out, const Params& p) {
+  out.set_attribute("/input", "signal_source",
+                    p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
+  out.set_attribute("/input", "filter_source",
+                    p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+}
+
 }  // namespace
 
 void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_path, Params& p) {
@@ -301,32 +341,8 @@ void SignalSource<T>::read(std::int64_t offset, std::int64_t count, T* into) con
 }
 
 std::string describe(const Params& p, const Problem& q) {
-  char text[256];
-  std::string signal = counted(q.batch, q.is_2d() ? "image" : "signal") + " of " +
-                       extent_text(q.signal) + " samples";
-  if (!p.signal_generated()) {
-    signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
-  } else if (p.signal.kind == SignalKind::noise) {
-    std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
-    signal += text;
-  } else {
-    std::snprintf(text, sizeof text, " (chirp from %g to %g cycles/sample, noise %g)",
-                  p.signal.f0, p.signal.f1, p.signal.noise);
-    signal += text;
-  }
-  std::string filter;
-  if (p.filter.kind == FilterKind::file) {
-    filter = counted(q.filters, "filter") + " of " + extent_text(q.filter) + " taps from " +
-             p.filter.file + ":" + io::dataset_display_path(p.filter.dataset);
-  } else if (p.filter.kind == FilterKind::box) {
-    filter = "a " + extent_text(q.filter) + "-tap box";
-  } else {
-    std::snprintf(text, sizeof text, " (sigma %g)",
-                  fftconv::gaussian_sigma(p.filter, q.filter.cols));
-    filter = "a " + extent_text(q.filter) + "-tap Gaussian" + text;
-  }
-  return std::string(name(q.operation)) + " (" + std::string(name(q.mode)) + ") of " + signal +
-         " with " + filter + ", " + std::string(name(p.precision));
+  return described(p, counted(q.batch, q.is_2d() ? "image" : "signal"), extent_text(q.signal),
+                   counted(q.filters, "filter"), extent_text(q.filter), q.filter.cols);
 }
 
 template <class T>
@@ -355,10 +371,7 @@ void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
     out.set_attribute("/input/filter", "layout",
                       layout_of(q.filters > 1, q.is_2d(), "filter", "tap"));
   }
-  out.set_attribute("/input", "signal_source",
-                    p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
-  out.set_attribute("/input", "filter_source",
-                    p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+  write_sources(out, p);
 }
 
 template <class T>
@@ -383,10 +396,7 @@ void write_input_share(Output& out, const Params& p, const Problem& whole, const
     out.file->set_attribute("/input/filter", "layout",
                             layout_of(q.filters > 1, q.is_2d(), "filter", "tap"));
   }
-  out.file->set_attribute("/input", "signal_source",
-                          p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
-  out.file->set_attribute("/input", "filter_source",
-                          p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+  write_sources(*out.file, p);
 }
 
 namespace {
@@ -446,31 +456,8 @@ void require_volume_memory(const io::ParamTable& t, const Params& p, const Volum
 }
 
 std::string describe_volume(const Params& p, const VolumeProblem& q) {
-  char text[256];
-  std::string signal = "a volume of " + extent_text(q.signal) + " samples";
-  if (!p.signal_generated()) {
-    signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
-  } else if (p.signal.kind == SignalKind::noise) {
-    std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
-    signal += text;
-  } else {
-    std::snprintf(text, sizeof text, " (chirp from %g to %g cycles/sample, noise %g)",
-                  p.signal.f0, p.signal.f1, p.signal.noise);
-    signal += text;
-  }
-  std::string filter;
-  if (p.filter.kind == FilterKind::file) {
-    filter = "a filter of " + extent_text(q.filter) + " taps from " + p.filter.file + ":" +
-             io::dataset_display_path(p.filter.dataset);
-  } else if (p.filter.kind == FilterKind::box) {
-    filter = "a " + extent_text(q.filter) + "-tap box";
-  } else {
-    std::snprintf(text, sizeof text, " (sigma %g)",
-                  fftconv::gaussian_sigma(p.filter, q.filter.cols));
-    filter = "a " + extent_text(q.filter) + "-tap Gaussian" + text;
-  }
-  return std::string(name(q.operation)) + " (" + std::string(name(q.mode)) + ") of " + signal +
-         " with " + filter + ", " + std::string(name(p.precision));
+  return described(p, "a volume", extent_text(q.signal), "a filter", extent_text(q.filter),
+                   q.filter.cols);
 }
 
 template <class T>
@@ -482,10 +469,7 @@ void write_volume_inputs(io::ResultFile& out, const Params& p, const VolumeOpera
     out.write_field("/input/filter", ops.filter.data(), volume_dims(q.filter));
     out.set_attribute("/input/filter", "layout", std::string(kVolumeLayout));
   }
-  out.set_attribute("/input", "signal_source",
-                    p.signal_generated() ? std::string(name(p.signal.kind)) : p.signal.file);
-  out.set_attribute("/input", "filter_source",
-                    p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
+  write_sources(out, p);
 }
 
 std::vector<std::uint64_t> volume_dims(const fftconv::Extent3& e) {

@@ -6,6 +6,7 @@
 
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "apps/io/xdmf.hpp"
+#include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "kernels/phase_timer.hpp"
 #include "solvers/fftconv/check.hpp"
@@ -25,19 +26,19 @@ std::vector<std::int64_t> extent_attribute(const fftconv::Extent3& e) {
 }
 
 template <class T>
-class VolumeRun final : public Run {
+class VolumeRun final : public SolverRun<Params> {
  public:
-  VolumeRun(io::ParamTable& t, Params p) : t_(t), p_(std::move(p)) {}
+  using SolverRun::SolverRun;
 
   void prepare(const RunSetup& setup) override {
-    gpu_ = setup.gpu();
-    if (setup.context.size() > 1) {
+    take(setup);
+    if (ranks() > 1) {
       const std::string key = in::size_key(p_);
       throw InputError(t_.source_of(key), key,
                        "a volume runs on one rank; run it without a launcher");
     }
     const VolumeProblem q = in::volume_problem_of<T>(t_, p_);
-    in::require_volume_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || setup.options.check);
+    in::require_volume_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_volume<T>(p_, q);
   }
 
@@ -135,9 +136,6 @@ class VolumeRun final : public Run {
   }
 
  private:
-  io::ParamTable& t_;
-  Params p_;
-  bool gpu_ = false;
   in::VolumeOperands<T> ops_;
   std::vector<T> output_;
   std::vector<double> gold_;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -31,6 +32,15 @@ namespace parasol::app {
 // Prints one line of a run's summary ("  " + text) on standard output. Under several ranks only
 // rank 0 speaks.
 void say(const std::string& text);
+
+// What printf makes of `args` by `format`, however long.
+template <class... Args>
+std::string formatted(const char* format, Args... args) {
+  const int length = std::snprintf(nullptr, 0, format, args...);
+  std::string text(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
+  std::snprintf(text.data(), text.size() + 1, format, args...);
+  return text;
+}
 
 // A text file written beside the result and committed with it (XDMF, OpenDX).
 struct Sidecar {

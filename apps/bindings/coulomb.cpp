@@ -5,7 +5,6 @@
 // and writes it in its turn.
 #include <algorithm>
 #include <climits>
-#include <cstdio>
 #include <optional>
 
 #include "apps/fits.hpp"
@@ -198,12 +197,9 @@ class CoulombRun final : public SolverRun<Params> {
     out.set_attribute("/atoms", "total_charge", charge);
     out.set_attribute("/atoms", "file", p_.atoms_file);
     write_ranks(out, coulomb::cuts_planes(p_.lattice) ? "slabs of z planes" : "bands of y rows");
-    char line[192];
-    std::snprintf(line, sizeof line,
-                  "potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f G atom-evals/s",
+    say(formatted("potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f G atom-evals/s",
                   diagnostics_.low, diagnostics_.high, charge, diagnostics_.compute_seconds,
-                  1e-9 * rate);
-    say(line);
+                  1e-9 * rate));
   }
 
   // The gold and its scale at this rank's points, with a live line: points done, atom

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <future>
 #include <optional>
 
@@ -167,16 +166,13 @@ class FftconvRun final : public SolverRun<Params> {
     if (streamed) out.set_attribute("/timings", "total_s", total_s_);
     write_ranks(out, range() ? "ranges of overlap-save blocks" : "whole signals");
     const std::string who = gpu_ ? "ran " + std::string(name(variant())) : "gold";
-    char line[256];
     if (streamed)
-      std::snprintf(line, sizeof line,
-                    "%s, streamed: output from %.6g to %.6g; %.3g s (reading %.3g s, writing %.3g "
-                    "s), %.3g G samples/s",
-                    who.c_str(), low_, high_, total_s_, read_s_, write_s_, 1e-9 * rate);
+      say(formatted("%s, streamed: output from %.6g to %.6g; %.3g s (reading %.3g s, writing "
+                    "%.3g s), %.3g G samples/s",
+                    who.c_str(), low_, high_, total_s_, read_s_, write_s_, 1e-9 * rate));
     else
-      std::snprintf(line, sizeof line, "%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s",
-                    who.c_str(), low_, high_, seconds, 1e-9 * rate);
-    say(line);
+      say(formatted("%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s", who.c_str(), low_,
+                    high_, seconds, 1e-9 * rate));
   }
 
   double work() const override { return samples(whole_.batch, whole_.signal); }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "apps/fits.hpp"
 #include "apps/io/input_file.hpp"
@@ -95,17 +94,14 @@ std::string counted(std::int64_t n, const std::string& noun) {
 std::string described(const Params& p, const std::string& signals, const std::string& signal_extent,
                       const std::string& filters, const std::string& filter_extent,
                       std::int64_t filter_cols) {
-  char text[256];
   std::string signal = signals + " of " + signal_extent + " samples";
   if (!p.signal_generated()) {
     signal += " from " + p.signal.file + ":" + io::dataset_display_path(p.signal.dataset);
   } else if (p.signal.kind == SignalKind::noise) {
-    std::snprintf(text, sizeof text, " (noise, sigma %g)", p.signal.amplitude);
-    signal += text;
+    signal += formatted(" (noise, sigma %g)", p.signal.amplitude);
   } else {
-    std::snprintf(text, sizeof text, " (chirp from %g to %g cycles/sample, noise %g)",
-                  p.signal.f0, p.signal.f1, p.signal.noise);
-    signal += text;
+    signal += formatted(" (chirp from %g to %g cycles/sample, noise %g)", p.signal.f0,
+                        p.signal.f1, p.signal.noise);
   }
   std::string filter;
   if (p.filter.kind == FilterKind::file) {
@@ -114,8 +110,8 @@ std::string described(const Params& p, const std::string& signals, const std::st
   } else if (p.filter.kind == FilterKind::box) {
     filter = "a " + filter_extent + "-tap box";
   } else {
-    std::snprintf(text, sizeof text, " (sigma %g)", fftconv::gaussian_sigma(p.filter, filter_cols));
-    filter = "a " + filter_extent + "-tap Gaussian" + text;
+    filter = "a " + filter_extent + "-tap Gaussian" +
+             formatted(" (sigma %g)", fftconv::gaussian_sigma(p.filter, filter_cols));
   }
   return std::string(name(p.operation)) + " (" + std::string(name(p.mode)) + ") of " + signal +
          " with " + filter + ", " + std::string(name(p.precision));

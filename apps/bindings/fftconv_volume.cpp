@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "apps/io/xdmf.hpp"
@@ -91,10 +90,8 @@ class VolumeRun final : public SolverRun<Params> {
       if (ran_ == Variant::r2c)
         who += chunks_ == 1 ? " (whole volume)" : " (" + std::to_string(chunks_) + " chunks along z)";
     }
-    char line[256];
-    std::snprintf(line, sizeof line, "%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s",
-                  who.c_str(), low_, high_, compute_s_, 1e-9 * rate);
-    say(line);
+    say(formatted("%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s", who.c_str(), low_,
+                  high_, compute_s_, 1e-9 * rate));
   }
 
   double work() const override { return static_cast<double>(ops_.problem.signal.size()); }

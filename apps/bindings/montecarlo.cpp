@@ -3,7 +3,6 @@
 // host-rng's orderings, every row judged against one CPU gold estimate.
 #include <algorithm>
 #include <climits>
-#include <cstdio>
 #include <optional>
 
 #include "apps/bindings/montecarlo_basket.hpp"
@@ -230,10 +229,9 @@ class MontecarloStudy final : public SolverStudy<Params, MontecarloSweep> {
   }
 
   std::string describe() const override {
-    char gold[128];
-    std::snprintf(gold, sizeof gold, "; gold %.6f +- %.2g on %lld paths", gold_.price,
-                  gold_.standard_error, static_cast<long long>(gold_paths_));
-    return describe_model(p_) + " on " + current_device().name + gold;
+    return describe_model(p_) + " on " + current_device().name +
+           formatted("; gold %.6f +- %.2g on %lld paths", gold_.price, gold_.standard_error,
+                     static_cast<long long>(gold_paths_));
   }
 
   SweepColumns columns() const override {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "apps/fits.hpp"
@@ -158,16 +157,14 @@ class BasketRun final : public SolverRun<BasketParams> {
   void report(io::ResultFile& out) override {
     write_estimate(out, result_.price, result_.timings.total, path_steps(p_));
     say_price(result_.price);
-    char line[200];
     if (montecarlo::early_exercise(p_.payoff)) {
       out.set_attribute("/estimate", "in_sample_price", result_.in_sample.price);
       out.set_attribute("/estimate", "in_sample_standard_error", result_.in_sample.standard_error);
       out.set_attribute("/estimate", "method",
                         std::string("Longstaff-Schwartz: price out of sample (low-biased), "
                                     "in_sample_price on the fitting paths (high-biased)"));
-      std::snprintf(line, sizeof line, "in-sample %.6f +- %.2g (policy fitted on these paths)",
-                    result_.in_sample.price, result_.in_sample.standard_error);
-      say(line);
+      say(formatted("in-sample %.6f +- %.2g (policy fitted on these paths)",
+                    result_.in_sample.price, result_.in_sample.standard_error));
     }
     if (!result_.delta.empty()) {
       std::vector<double> delta, delta_error;
@@ -181,14 +178,11 @@ class BasketRun final : public SolverRun<BasketParams> {
                         std::string(p_.payoff == BasketPayoff::digital_basket_call
                                         ? "likelihood ratio"
                                         : "pathwise"));
-      std::snprintf(line, sizeof line, "delta[0] %.6f +- %.2g", delta[0], delta_error[0]);
-      std::string text = line;
+      std::string text = formatted("delta[0] %.6f +- %.2g", delta[0], delta_error[0]);
       if (result_.vega.samples > 0) {
         out.set_attribute("/greeks", "vega", result_.vega.price);
         out.set_attribute("/greeks", "vega_standard_error", result_.vega.standard_error);
-        std::snprintf(line, sizeof line, ", vega %.6f +- %.2g", result_.vega.price,
-                      result_.vega.standard_error);
-        text += line;
+        text += formatted(", vega %.6f +- %.2g", result_.vega.price, result_.vega.standard_error);
       }
       say(text);
     }
@@ -299,18 +293,13 @@ void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double s
 }
 
 void say_price(const montecarlo::Estimate& e) {
-  char line[160];
-  std::snprintf(line, sizeof line,
-                "price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples", e.price,
-                e.standard_error, e.ci_low(), e.ci_high(), static_cast<long long>(e.samples));
-  say(line);
+  say(formatted("price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",
+                e.price, e.standard_error, e.ci_low(), e.ci_high(),
+                static_cast<long long>(e.samples)));
 }
 
 void say_rate(double seconds, double path_steps) {
-  char line[160];
-  std::snprintf(line, sizeof line, "%.3f s, %.3f G path-steps/s", seconds,
-                1e-9 * (path_steps / seconds));
-  say(line);
+  say(formatted("%.3f s, %.3f G path-steps/s", seconds, 1e-9 * (path_steps / seconds)));
 }
 
 bool is_basket_model(io::ParamTable& t) {

@@ -3,7 +3,6 @@
 // reproducible one gives the same bits every time.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -104,24 +103,23 @@ Series<T> prepared_series(const io::ParamTable& t, const Params& p) {
 
 template <class T>
 std::string describe_series(const Params& p, const Series<T>& series) {
-  char text[256];
   const auto n = static_cast<long long>(series.offsets.back());
   const auto segments = static_cast<long long>(series.segments());
+  const std::string precision = " (" + std::string(name(p.precision)) + ")";
   if (p.problem == Problem::ar1 && p.ar1.time_varying)
-    std::snprintf(text, sizeof text,
-                  "AR(1), %lld series x %lld steps, phi uniform in (%g, %g), sigma %g", segments,
-                  n / segments, p.ar1.phi_min, p.ar1.phi_max, p.ar1.sigma);
-  else if (p.problem == Problem::ar1)
-    std::snprintf(text, sizeof text, "AR(1), %lld series x %lld steps, phi %g, sigma %g", segments,
-                  n / segments, p.ar1.phi, p.ar1.sigma);
-  else if (p.problem == Problem::smoothing)
-    std::snprintf(text, sizeof text,
-                  "exponential smoothing (alpha %g) of %lld series, %lld values in all, from %s",
-                  p.smoothing.alpha, segments, n, p.input.file.c_str());
-  else
-    std::snprintf(text, sizeof text, "%lld elements in %lld segments from %s", n, segments,
-                  p.input.file.c_str());
-  return std::string(text) + " (" + std::string(name(p.precision)) + ")";
+    return formatted("AR(1), %lld series x %lld steps, phi uniform in (%g, %g), sigma %g",
+                     segments, n / segments, p.ar1.phi_min, p.ar1.phi_max, p.ar1.sigma) +
+           precision;
+  if (p.problem == Problem::ar1)
+    return formatted("AR(1), %lld series x %lld steps, phi %g, sigma %g", segments, n / segments,
+                     p.ar1.phi, p.ar1.sigma) +
+           precision;
+  if (p.problem == Problem::smoothing)
+    return formatted("exponential smoothing (alpha %g) of %lld series, %lld values in all, from %s",
+                     p.smoothing.alpha, segments, n, p.input.file.c_str()) +
+           precision;
+  return formatted("%lld elements in %lld segments from %s", n, segments, p.input.file.c_str()) +
+         precision;
 }
 
 // Equal-length segments are stored as rows, [segments][length]; others as one run of elements
@@ -269,10 +267,8 @@ class RecurrenceRun final : public SolverRun<Params> {
         out.set_attribute("/timings", "prefixed_scan_s", steps_.second);
       }
     }
-    char line[256];
-    std::snprintf(line, sizeof line, "v from %.6g to %.6g; %.3g s, %.3f G elements/s", low_, high_,
-                  compute_, 1e-9 * rate);
-    say(line);
+    say(formatted("v from %.6g to %.6g; %.3g s, %.3f G elements/s", low_, high_, compute_,
+                  1e-9 * rate));
   }
 
   Agreement check() override {

@@ -2,7 +2,6 @@
 // and the sweep of every variant x threads x chunk on one batch against the copy bandwidth.
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "apps/bindings/tridiag_inputs.hpp"
@@ -46,15 +45,6 @@ void reject_other_problem(const io::ParamTable& t, const std::vector<const char*
                        "not read when problem.kind = \"" + std::string(name(p)) + "\"");
 }
 
-// A 32-bit integer key; validate() judges its range.
-int get_int32(io::ParamTable& t, const std::string& key, int fallback) {
-  const std::int64_t value = t.get_int(key, fallback);
-  if (value < INT_MIN || value > INT_MAX)
-    throw InputError(t.source_of(key), key,
-                     "expected a 32-bit integer, got " + std::to_string(value));
-  return static_cast<int>(value);
-}
-
 // A relative input.file is resolved against the parameter file's folder. `automatic`: the file
 // says method.variant = "auto".
 Params read_params(io::ParamTable& t, const std::filesystem::path& params_path,
@@ -73,7 +63,7 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path,
     p.heat.lambda = t.get_double("heat.lambda", d.heat.lambda);
     p.heat.initial = io::get_choice(t, "heat.initial", std::string(name(d.heat.initial)),
                                     tridiag::parse_initial);
-    p.heat.mode = get_int32(t, "heat.mode", d.heat.mode);
+    p.heat.mode = io::get_int32(t, "heat.mode", d.heat.mode);
     p.heat.left = t.get_double("heat.left", d.heat.left);
     p.heat.right = t.get_double("heat.right", d.heat.right);
     p.heat.seed = io::get_seed(t, "heat.seed", d.heat.seed);
@@ -86,34 +76,21 @@ Params read_params(io::ParamTable& t, const std::filesystem::path& params_path,
     p.input.d = t.get_string("input.d", d.input.d);
   }
   automatic = get_variant_or_auto(t, "method.variant", p.variant, tridiag::parse_variant);
-  p.threads = get_int32(t, "method.threads", d.threads);
-  p.chunk = get_int32(t, "method.chunk", d.chunk);
+  p.threads = io::get_int32(t, "method.threads", d.threads);
+  p.chunk = io::get_int32(t, "method.chunk", d.chunk);
   return p;
-}
-
-// A list of integers from a TOML array (read as numbers, so 256.5 is caught here).
-std::vector<int> get_ints(io::ParamTable& t, const std::string& key,
-                          const std::vector<int>& fallback) {
-  std::vector<int> out;
-  for (double v : t.get_doubles(key, std::vector<double>(fallback.begin(), fallback.end()))) {
-    if (!(v == std::floor(v) && v >= INT_MIN && v <= INT_MAX))
-      throw InputError(t.source_of(key), key, "expected a list of integers, got " + shown(v));
-    out.push_back(static_cast<int>(v));
-  }
-  if (out.empty()) throw InputError(t.source_of(key), key, "expected at least one value");
-  return out;
 }
 
 SweepParams read_sweep_params(io::ParamTable& t) {
   SweepParams s;
   s.variants = io::get_choices(t, "sweep.variants", io::names_of(tridiag::kVariants),
                                tridiag::parse_variant);
-  s.threads = get_ints(t, "sweep.threads", s.threads);
+  s.threads = io::get_ints(t, "sweep.threads", s.threads);
   for (int threads : s.threads)
     if (threads < 32 || threads > 1024 || threads % 32 != 0)
       throw InputError(t.source_of("sweep.threads"), "sweep.threads",
                        "expected multiples of 32 from 32 to 1024, got " + std::to_string(threads));
-  if (t.has("sweep.chunks")) s.chunks = get_ints(t, "sweep.chunks", {});
+  if (t.has("sweep.chunks")) s.chunks = io::get_ints(t, "sweep.chunks", {});
   for (int chunk : s.chunks)
     if (!tridiag::listable_chunk(chunk))
       throw InputError(
@@ -143,14 +120,6 @@ io::AutotuneKey tridiag_key(const Params& p, std::int64_t n, std::int64_t system
 // Reports a march's progress on `line`.
 tridiag::ProgressCallback shown_on(ProgressLine& line) {
   return [&line](const tridiag::Progress& pr) { line.update(pr.steps, pr.total_steps, pr.seconds); };
-}
-
-// say() of a line printf makes from `format`.
-template <class... Args>
-void say_formatted(const char* format, Args... args) {
-  char line[256];
-  std::snprintf(line, sizeof line, format, args...);
-  say(line);
 }
 
 template <class T>
@@ -257,22 +226,22 @@ class TridiagRun final : public SolverRun<Params> {
     out.set_attribute("/timings", "unknowns_per_s", rate);
     write_ranks(out, heat() ? "whole grids" : "whole systems");
     if (!heat()) {
-      say_formatted("max|x| %.6g; %.3g s, %.3f G unknowns/s", d.high, compute_seconds_,
-                    1e-9 * rate);
+      say(formatted("max|x| %.6g; %.3g s, %.3f G unknowns/s", d.high, compute_seconds_,
+                    1e-9 * rate));
       return;
     }
     out.set_attribute("/diagnostics", "u_min", d.low);
     out.set_attribute("/diagnostics", "u_max", d.high);
-    say_formatted("u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f G unknowns/s", d.low, d.high,
-                  compute_seconds_, solve_seconds_, 1e-9 * rate);
+    say(formatted("u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f G unknowns/s", d.low, d.high,
+                  compute_seconds_, solve_seconds_, 1e-9 * rate));
     if (!d.has_decay) return;
     out.set_attribute("/diagnostics", "sine_decay", d.decay.measured);
     out.set_attribute("/diagnostics", "exact_sine_decay", d.decay.exact);
     out.set_attribute("/diagnostics", "sine_decay_relative_error", d.decay.relative_error);
     out.set_attribute("/diagnostics", "decay_per_step", d.decay.per_step);
-    say_formatted("sine mode %d decayed by %.6g over %lld steps; exact %.6g (relative error %.3g)",
+    say(formatted("sine mode %d decayed by %.6g over %lld steps; exact %.6g (relative error %.3g)",
                   p_.heat.mode, d.decay.measured, static_cast<long long>(p_.heat.steps),
-                  d.decay.exact, d.decay.relative_error);
+                  d.decay.exact, d.decay.relative_error));
   }
 
   // Unknowns solved: every system's rows, at every step of a march.

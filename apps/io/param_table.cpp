@@ -4,11 +4,14 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "apps/io/one_line.hpp"
 #include "kernels/error.hpp"
+#include "kernels/validate.hpp"
 
 namespace parasol::io {
 
@@ -85,6 +88,27 @@ std::string join_shapes(const std::vector<Shape>& shapes) {
 }
 
 }  // namespace
+
+int get_int32(ParamTable& table, std::string_view key, int fallback) {
+  const std::int64_t value = table.get_int(key, fallback);
+  if (value < INT_MIN || value > INT_MAX)
+    throw InputError(table.source_of(key), std::string(key),
+                     "expected a 32-bit integer, got " + std::to_string(value));
+  return static_cast<int>(value);
+}
+
+std::vector<int> get_ints(ParamTable& table, std::string_view key, const std::vector<int>& fallback) {
+  std::vector<int> out;
+  for (double v : table.get_doubles(key, std::vector<double>(fallback.begin(), fallback.end()))) {
+    if (!(v == std::floor(v) && v >= INT_MIN && v <= INT_MAX))
+      throw InputError(table.source_of(key), std::string(key),
+                       "expected a list of integers, got " + parasol::shown(v));
+    out.push_back(static_cast<int>(v));
+  }
+  if (out.empty())
+    throw InputError(table.source_of(key), std::string(key), "expected at least one value");
+  return out;
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

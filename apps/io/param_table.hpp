@@ -158,6 +158,14 @@ inline std::uint64_t get_seed(ParamTable& table, std::string_view key, std::uint
   return static_cast<std::uint64_t>(seed);
 }
 
+// An integer key that must fit 32 bits (a thread count, a mode number); the solver's validate()
+// judges its range.
+int get_int32(ParamTable& table, std::string_view key, int fallback);
+
+// A list of 32-bit integers from a TOML array (read as numbers, so 256.5 is caught here); at least
+// one.
+std::vector<int> get_ints(ParamTable& table, std::string_view key, const std::vector<int>& fallback);
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

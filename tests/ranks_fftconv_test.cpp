@@ -20,6 +20,14 @@ std::string batch(std::int64_t signals, const std::string& precision, const std:
          "\nlength = 300\n[filter]\nlength = 31\n[output]\ninput = true\n";
 }
 
+// A batch of `batch` noise images, rows x length, with a taps x taps filter, in `same` mode.
+std::string images(int batch, int rows, int length, int taps) {
+  return "solver = \"fftconv\"\n[problem]\nmode = \"same\"\n[signal]\nkind = \"noise\"\n"
+         "batch = " + std::to_string(batch) + "\nrows = " + std::to_string(rows) +
+         "\nlength = " + std::to_string(length) + "\n[filter]\nrows = " + std::to_string(taps) +
+         "\nlength = " + std::to_string(taps) + "\n[output]\ninput = true\n";
+}
+
 // One long signal: 5000 samples with 301 taps in blocks of 1024 (724 outputs each).
 std::string long_signal(const std::string& precision, const std::string& mode,
                         const std::string& source = "[signal]\nlength = 5000\n") {
@@ -31,8 +39,8 @@ class FftconvRanks : public test::RanksTest {
  protected:
   // On the GPU, three ranks sharing it against one rank: the same bits, the same variant, and a
   // --check that passes.
-  void expect_three_gpu_ranks_run_as_one(const std::string& text) {
-    const std::string args = "--backend gpu --transport mpi";
+  void expect_three_gpu_ranks_run_as_one(const std::string& text, const std::string& more = "") {
+    const std::string args = "--backend gpu --transport mpi " + more;
     const auto one = run(0, text, "one.h5", args);
     ASSERT_EQ(one.status, 0) << one.output;
     const auto three = run(3, text, "three.h5", "--check " + args);
@@ -80,6 +88,7 @@ TEST_F(FftconvRanks, ABatchCutAmongRanksGivesTheOneRankBits) {
     expect_every_cut_alike(batch(7, precision, "same"));
   }
   expect_every_cut_alike(batch(4, "float", "full"));  // one signal a rank
+  expect_every_cut_alike(images(5, 30, 40, 5));      // images, cut by single images
 }
 
 TEST_F(FftconvRanks, ABatchFromAFileWithAFilterEachIsReadByRows) {
@@ -147,6 +156,22 @@ TEST_F(FftconvRanks, OnTheDeviceThreeRanksGiveTheOneRankBits) {
   const auto spilled = run(3, long_signal("float", "full"), "three.h5", "--check " + streamed);
   ASSERT_EQ(spilled.status, 0) << spilled.output;
   EXPECT_TRUE(same_bits(output("three.h5"), output("one.h5")));
+}
+
+// A batch of images cut among three ranks sharing the device, by single images: every image
+// gives the bits it gives in the one-rank run, with each variant that takes images. The small
+// images take cuFFT's column transforms in fused; the 1000 x 1000 ones, at a 1024-point extent
+// with their edges recomputed, fused's one-pass column kernel.
+TEST_F(FftconvRanks, OnTheDeviceABatchOfImagesGivesTheOneRankBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string variant : {"fused", "r2c", "c2c", "direct", "auto"}) {
+    SCOPED_TRACE(variant);
+    expect_three_gpu_ranks_run_as_one(images(7, 120, 200, 9), "method.variant=" + variant);
+  }
+  for (const std::string variant : {"fused", "auto"}) {
+    SCOPED_TRACE(variant + " at 1000 x 1000");
+    expect_three_gpu_ranks_run_as_one(images(4, 1000, 1000, 31), "method.variant=" + variant);
+  }
 }
 
 // One long signal with auto: each rank computes its range of the output in memory with what one

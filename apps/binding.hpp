@@ -54,7 +54,23 @@ struct Sidecar {
 struct Output {
   io::ResultFile* file = nullptr;        // rank 0; null on the other ranks
   io::ResultFile::Part* part = nullptr;  // ranks > 0; null on rank 0
+  bool whole = true;                     // a one-rank run: every field is this rank's alone
   std::vector<Sidecar> sidecars;
+
+  // A field this rank holds rows [first_row, first_row + rows) of (C order, `dims` whole): on a
+  // one-rank run the whole field, written as write_field writes any field (chunked and filtered
+  // when large); across ranks by write_rows. True where the field's attributes are written
+  // (rank 0).
+  template <class T>
+  bool write_share(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                   std::uint64_t first_row, std::uint64_t rows, const T* data) {
+    if (whole) {
+      file->write_field(dataset, data, dims);
+      return true;
+    }
+    write_rows(dataset, dims, first_row, rows, data);
+    return file != nullptr;
+  }
 
   // A field cut among the ranks along its first dimension: rank 0 makes it whole (`dims`), and
   // every rank writes its rows [first_row, first_row + rows) of it from `data` (C order).

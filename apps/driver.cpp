@@ -423,6 +423,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     // Writes that take more than a second draw a line.
     ProgressLine line("written bytes", "B", 1.0);
     Output out;
+    out.whole = context.size() == 1;
     if (file) {
       out.file = &*file;
       file->on_progress([&](std::uint64_t done, std::uint64_t total, double seconds) {
@@ -449,6 +450,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
         io::ResultFile::Part part(temporary);
         Output mine;
         mine.part = &part;
+        mine.whole = false;
         run->write(mine);
         part.close();
       });

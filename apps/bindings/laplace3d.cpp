@@ -202,13 +202,10 @@ class Laplace3dRun final : public SolverRun<Params> {
     const auto& n = p_.grid;
     const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
                                           std::uint64_t(n.nx)};
-    if (ranks() == 1) {
-      out.file->write_field("/fields/u", result_.u.data(), dims);
-    } else {
-      out.write_rows("/fields/u", dims, static_cast<std::uint64_t>(part_->slab.begin),
-                     static_cast<std::uint64_t>(part_->owned()), result_.u.data());
-      if (out.file == nullptr) return;
-    }
+    const bool cut = ranks() > 1;
+    if (!out.write_share("/fields/u", dims, cut ? std::uint64_t(part_->slab.begin) : 0,
+                         cut ? std::uint64_t(part_->owned()) : dims[0], result_.u.data()))
+      return;
     out.file->set_attribute("/fields/u", "spacing", p_.spacing);
     out.file->set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
     io::UniformGrid3 grid;

@@ -174,15 +174,12 @@ class MontecarloRun final : public SolverRun<Params> {
     const std::string dataset = "/fields/sample_paths";
     const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(p_.sample_paths),
                                           static_cast<std::uint64_t>(p_.steps) + 1, 2};
-    if (ranks() == 1) {
-      out.file->write_field(dataset, result_.sample.data(), dims);
-    } else {
-      const montecarlo::Samples rows = montecarlo::stored_rows(p_, part_);
-      out.write_rows(dataset, dims, static_cast<std::uint64_t>(rows.first),
-                     static_cast<std::uint64_t>(rows.count),
-                     result_.sample.data() + rows.first * 2 * (p_.steps + 1));
-      if (out.file == nullptr) return;
-    }
+    const montecarlo::Samples rows =
+        ranks() == 1 ? montecarlo::Samples{0, p_.sample_paths} : montecarlo::stored_rows(p_, part_);
+    if (!out.write_share(dataset, dims, static_cast<std::uint64_t>(rows.first),
+                         static_cast<std::uint64_t>(rows.count),
+                         result_.sample.data() + rows.first * 2 * (p_.steps + 1)))
+      return;
     out.file->set_attribute(dataset, "layout",
                            std::string("[path][time][asset], asset fastest; time n is t = n * dt"));
     out.file->set_attribute(dataset, "dt", p_.maturity / static_cast<double>(p_.steps));

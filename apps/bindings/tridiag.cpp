@@ -267,13 +267,9 @@ class TridiagRun final : public SolverRun<Params> {
     const Dims dims = heat() ? Dims{p_.heat.points, p_.heat.grids} : Dims{batch_.dims.n, systems_};
     const char* field = heat() ? "/fields/u" : "/fields/x";
     const std::vector<std::uint64_t> extent{std::uint64_t(dims.systems), std::uint64_t(dims.n)};
-    if (ranks() == 1) {
-      out.file->write_field(field, x_.data(), extent);
-    } else {
-      out.write_rows(field, extent, static_cast<std::uint64_t>(first_),
-                     x_.size() / static_cast<std::size_t>(dims.n), x_.data());
-      if (out.file == nullptr) return;
-    }
+    if (!out.write_share(field, extent, static_cast<std::uint64_t>(first_),
+                         x_.size() / static_cast<std::size_t>(dims.n), x_.data()))
+      return;
     out.file->set_attribute(
         field, "layout",
         std::string(heat() ? "[grid][point], point fastest" : "[system][row], row fastest"));

@@ -57,18 +57,53 @@ struct Output {
   bool whole = true;                     // a one-rank run: every field is this rank's alone
   std::vector<Sidecar> sidecars;
 
-  // A field this rank holds rows [first_row, first_row + rows) of (C order, `dims` whole): on a
-  // one-rank run the whole field, written as write_field writes any field (chunked and filtered
-  // when large); across ranks by write_rows. True where the field's attributes are written
-  // (rank 0).
+  // A field this rank holds a block of (`offset`, `count`; C order, `dims` whole): on a one-rank
+  // run the whole field, written as write_field writes any field (chunked and filtered when
+  // large); across ranks into the dataset rank 0 makes whole. True where the field's attributes
+  // are written (rank 0).
   template <class T>
-  bool write_share(const std::string& dataset, const std::vector<std::uint64_t>& dims,
-                   std::uint64_t first_row, std::uint64_t rows, const T* data) {
+  bool write_part(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                  const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& count,
+                  const T* data) {
     if (whole) {
       file->write_field(dataset, data, dims);
       return true;
     }
-    write_rows(dataset, dims, first_row, rows, data);
+    create<T>(dataset, dims);
+    if (count[0] > 0) write_block(dataset, offset, count, data);
+    return file != nullptr;
+  }
+
+  // The same for rows [first_row, first_row + rows) along the first dimension.
+  template <class T>
+  bool write_share(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                   std::uint64_t first_row, std::uint64_t rows, const T* data) {
+    std::vector<std::uint64_t> offset(dims.size(), 0), count = dims;
+    offset[0] = first_row;
+    count[0] = rows;
+    return write_part(dataset, dims, offset, count, data);
+  }
+
+  // The same for elements [first, first + values.size()) of a 1D or 2D field in C order: up to
+  // three blocks when the field is 2D (the rest of a row, whole rows, the start of a row).
+  template <class T>
+  bool write_run(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                 std::uint64_t first, const std::vector<T>& values) {
+    if (whole) return write_part(dataset, dims, {}, {}, values.data());
+    create<T>(dataset, dims);
+    const std::uint64_t n = values.size();
+    if (dims.size() == 1) {
+      if (n > 0) write_block(dataset, {first}, {n}, values.data());
+      return file != nullptr;
+    }
+    const std::uint64_t length = dims[1];
+    for (std::uint64_t i = 0; i < n;) {
+      const std::uint64_t at = first + i, row = at / length, column = at % length;
+      const std::uint64_t rows = column != 0 || n - i < length ? 1 : (n - i) / length;
+      const std::uint64_t count = rows == 1 ? std::min(length - column, n - i) : length;
+      write_block(dataset, {row, column}, {rows, count}, values.data() + i);
+      i += rows * count;
+    }
     return file != nullptr;
   }
 

@@ -216,16 +216,10 @@ class CoulombRun final : public SolverRun<Params> {
     const coulomb::Lattice& n = p_.lattice;
     const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
                                           std::uint64_t(n.nx)};
-    if (ranks() == 1) {
-      out.file->write_field(kField, result_.potential.data(), dims);
-    } else {
-      // This rank's block of the potential in the dataset rank 0 makes whole.
-      out.create<float>(kField, dims);
-      out.write_block(kField, {std::uint64_t(part_.k_first), std::uint64_t(part_.j_first), 0},
-                      {std::uint64_t(part_.nz), std::uint64_t(part_.ny), std::uint64_t(part_.nx)},
-                      result_.potential.data());
-      if (out.file == nullptr) return;
-    }
+    if (!out.write_part(kField, dims, {std::uint64_t(part_.k_first), std::uint64_t(part_.j_first), 0},
+                        {std::uint64_t(part_.nz), std::uint64_t(part_.ny), std::uint64_t(part_.nx)},
+                        result_.potential.data()))
+      return;
     out.file->set_attribute(kField, "origin",
                            std::vector<double>(n.origin.begin(), n.origin.end()));
     out.file->set_attribute(kField, "spacing", n.spacing);

@@ -135,39 +135,6 @@ std::vector<std::uint64_t> field_dims(const Series<T>& series) {
   return {static_cast<std::uint64_t>(series.offsets.back())};
 }
 
-// Elements [first, first + values.size()) of a field of `dims` (field_dims) cut among ranks:
-// rank 0 makes it whole and every rank writes its run, as up to three blocks of rows when the
-// field is [segment][t] (the rest of a row, whole rows, the start of a row).
-template <class T>
-void write_run(Output& out, const std::string& dataset, const std::vector<std::uint64_t>& dims,
-               std::uint64_t first, const std::vector<T>& values) {
-  if (out.file != nullptr) out.file->create_dataset<T>(dataset, dims);
-  const auto put = [&](const std::vector<std::uint64_t>& offset,
-                       const std::vector<std::uint64_t>& count, const T* data) {
-    if (out.file != nullptr) out.file->write_hyperslab(dataset, offset, count, data);
-    else out.part->write_hyperslab(dataset, offset, count, data);
-  };
-  const std::uint64_t n = values.size();
-  if (n == 0) return;
-  if (dims.size() == 1) {
-    put({first}, {n}, values.data());
-    return;
-  }
-  const std::uint64_t length = dims[1];
-  for (std::uint64_t i = 0; i < n;) {
-    const std::uint64_t at = first + i, row = at / length, column = at % length;
-    if (column != 0 || n - i < length) {
-      const std::uint64_t count = std::min(length - column, n - i);
-      put({row, column}, {1, count}, values.data() + i);
-      i += count;
-    } else {
-      const std::uint64_t rows = (n - i) / length;
-      put({row, 0}, {rows, length}, values.data() + i);
-      i += rows * length;
-    }
-  }
-}
-
 template <class T>
 class RecurrenceRun final : public SolverRun<Params> {
  public:
@@ -285,21 +252,15 @@ class RecurrenceRun final : public SolverRun<Params> {
 
   void write(Output& out) override {
     const std::vector<std::uint64_t> dims = field_dims(series_);
-    if (ranks() == 1) {
-      out.file->write_field("/fields/v", v_.data(), dims);
-      if (p_.write_input) {
-        out.file->write_field("/input/s", series_.s.data(), dims);
-        out.file->write_field("/input/u", series_.u.data(), dims);
-      }
-    } else {
-      const auto first = static_cast<std::uint64_t>(part_->first);
-      write_run(out, "/fields/v", dims, first, v_);
-      if (p_.write_input) {
-        write_run(out, "/input/s", dims, first, part_->series.s);
-        write_run(out, "/input/u", dims, first, part_->series.u);
-      }
-      if (out.file == nullptr) return;
+    // One rank holds the whole series; across ranks part_ holds this rank's run of it.
+    const Series<T>& mine = part_ ? part_->series : series_;
+    const std::uint64_t first = part_ ? static_cast<std::uint64_t>(part_->first) : 0;
+    out.write_run("/fields/v", dims, first, v_);
+    if (p_.write_input) {
+      out.write_run("/input/s", dims, first, mine.s);
+      out.write_run("/input/u", dims, first, mine.u);
     }
+    if (out.file == nullptr) return;
     out.file->set_attribute(
         "/fields/v", "layout",
         std::string(dims.size() == 2 ? "[segment][t], t fastest: row k is segment k"

@@ -5,9 +5,19 @@
 
 namespace parasol {
 
-// for (auto i : grid_stride(n)) visits every index in [0, n) once across the whole grid,
-// whatever the grid's size; 64-bit so arrays past 2^31 elements are safe.
-struct GridStride {
+// The indices of a grid-stride loop: each thread starts at its place in the grid and steps by the
+// grid's size; 64-bit so arrays past 2^31 elements are safe.
+//
+// grid_stride(n): for (auto i : grid_stride(n)) visits every index in [0, n) once across the
+// whole grid, whatever the grid's size.
+//
+// block_uniform_stride(n): the same indices, but every thread of a block takes the same number of
+// turns, so a body that synchronises the block (shuffles, shared memory) is reached by all of its
+// threads: the block's last turn may give indices at or past n, which the body must test (i < n)
+// before using. A turn is taken while the block's first index (the thread's own less its place)
+// is below n.
+template <bool BlockUniform>
+struct Stride {
   std::int64_t begin_, end_, step_;
   struct Iterator {
     std::int64_t i, step;
@@ -16,40 +26,21 @@ struct GridStride {
       i += step;
       return *this;
     }
-    __device__ bool operator!=(const Iterator& end) const { return i < end.i; }
-  };
-  __device__ Iterator begin() const { return {begin_, step_}; }
-  __device__ Iterator end() const { return {end_, step_}; }
-};
-
-__device__ inline GridStride grid_stride(std::int64_t n) {
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  return {first, n, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
-}
-
-// As grid_stride, but every thread of a block takes the same number of turns, so a body that
-// synchronises the block (shuffles, shared memory) is reached by all of its threads: the block's
-// last turn may give indices at or past n, which the body must test (i < n) before using. A turn
-// is taken while the block's first index (the thread's own less its place) is below n.
-struct BlockUniformStride {
-  std::int64_t begin_, end_, step_;
-  struct Iterator {
-    std::int64_t i, step;
-    __device__ std::int64_t operator*() const { return i; }
-    __device__ Iterator& operator++() {
-      i += step;
-      return *this;
+    __device__ bool operator!=(const Iterator& end) const {
+      return (BlockUniform ? i - threadIdx.x : i) < end.i;
     }
-    __device__ bool operator!=(const Iterator& end) const { return i - threadIdx.x < end.i; }
   };
   __device__ Iterator begin() const { return {begin_, step_}; }
   __device__ Iterator end() const { return {end_, step_}; }
 };
 
-__device__ inline BlockUniformStride block_uniform_stride(std::int64_t n) {
+template <bool BlockUniform>
+__device__ inline Stride<BlockUniform> stride_over(std::int64_t n) {
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   return {first, n, static_cast<std::int64_t>(gridDim.x) * blockDim.x};
 }
+__device__ inline Stride<false> grid_stride(std::int64_t n) { return stride_over<false>(n); }
+__device__ inline Stride<true> block_uniform_stride(std::int64_t n) { return stride_over<true>(n); }
 
 // Block indices in one grid dimension: the grid may hold fewer blocks than the extent needs
 // (y and z are capped at 65535), so each block takes every gridDim-th block index.

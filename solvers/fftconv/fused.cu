@@ -421,32 +421,36 @@ void convolve_blocks(const Blocks& b, std::int64_t block, const T* x, const T* s
   });
 }
 
+// The row transforms of every image, two rows to a transform: forward from real rows `in` into
+// spectra `out`, or inverse from spectra `in` into real rows `out`.
 template <class T>
-void forward_rows(const ImageRows& r, std::int64_t length, const T* x, T* spectra,
-                  cudaStream_t stream) {
+void transform_rows(bool forward, const ImageRows& r, std::int64_t length, const T* in, T* out,
+                    cudaStream_t stream) {
   const std::int64_t transforms = r.images * ((r.rows + 1) / 2);
   if (transforms < 1) return;
   dispatch_length<T>(length, [&](auto n) {
     constexpr unsigned kN = decltype(n)::value;
     using F = RowTransforms<T, kN>;
-    launch("forward_rows_kernel<T, kN>", forward_rows_kernel<T, kN>, grid_of(transforms),
-           F::kThreads, F::kShared, stream, r, x,
-           reinterpret_cast<typename F::Complex*>(spectra));
+    using Complex = typename F::Complex;
+    if (forward)
+      launch("forward_rows_kernel<T, kN>", forward_rows_kernel<T, kN>, grid_of(transforms),
+             F::kThreads, F::kShared, stream, r, in, reinterpret_cast<Complex*>(out));
+    else
+      launch("inverse_rows_kernel<T, kN>", inverse_rows_kernel<T, kN>, grid_of(transforms),
+             F::kThreads, F::kShared, stream, r, reinterpret_cast<const Complex*>(in), out);
   });
+}
+
+template <class T>
+void forward_rows(const ImageRows& r, std::int64_t length, const T* x, T* spectra,
+                  cudaStream_t stream) {
+  transform_rows(true, r, length, x, spectra, stream);
 }
 
 template <class T>
 void inverse_rows(const ImageRows& r, std::int64_t length, const T* spectra, T* out,
                   cudaStream_t stream) {
-  const std::int64_t transforms = r.images * ((r.rows + 1) / 2);
-  if (transforms < 1) return;
-  dispatch_length<T>(length, [&](auto n) {
-    constexpr unsigned kN = decltype(n)::value;
-    using F = RowTransforms<T, kN>;
-    launch("inverse_rows_kernel<T, kN>", inverse_rows_kernel<T, kN>, grid_of(transforms),
-           F::kThreads, F::kShared, stream, r,
-           reinterpret_cast<const typename F::Complex*>(spectra), out);
-  });
+  transform_rows(false, r, length, spectra, out, stream);
 }
 
 bool columns_compiled(std::int64_t length, int) {

@@ -60,6 +60,24 @@ struct BlockStride {
   __device__ Iterator end() const { return {count, step}; }
 };
 
+// Block indices along x, where the grid may also hold fewer blocks than `count` (its limit is
+// 2^31 - 1): each block takes every gridDim.x-th of [0, count), in 64 bits.
+struct BlockStrideX {
+  std::int64_t count;
+  struct Iterator {
+    std::int64_t b;
+    __device__ std::int64_t operator*() const { return b; }
+    __device__ Iterator& operator++() {
+      b += gridDim.x;
+      return *this;
+    }
+    __device__ bool operator!=(const Iterator& end) const { return b < end.b; }
+  };
+  __device__ Iterator begin() const { return {blockIdx.x}; }
+  __device__ Iterator end() const { return {count}; }
+};
+
+__device__ inline BlockStrideX block_stride_x(std::int64_t count) { return {count}; }
 __device__ inline BlockStride block_stride_y(std::int64_t blocks) {
   return {blockIdx.y, static_cast<unsigned>(blocks), gridDim.y};
 }

@@ -17,7 +17,7 @@ template <class T>
 __global__ void transpose_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
                                  std::int64_t cols, std::int64_t tile_cols, std::int64_t tiles) {
   __shared__ T tile[kTile][kTile + 1];
-  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+  for (const std::int64_t t : block_stride_x(tiles)) {
     const std::int64_t r0 = (t / tile_cols) * kTile, c0 = (t % tile_cols) * kTile;
     for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {
       const std::int64_t r = r0 + y, c = c0 + threadIdx.x;

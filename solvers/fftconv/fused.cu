@@ -17,6 +17,7 @@
 
 #include "kernels/device.hpp"
 #include "kernels/kernel_log.hpp"
+#include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #endif
 
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   using F = Transforms<T, N>;
   using C = typename F::Complex;
   extern __shared__ __align__(16) unsigned char shared[];
-  for (std::int64_t f = blockIdx.x; f < filters; f += gridDim.x) {
+  for (const std::int64_t f : block_stride_x(filters)) {
     const T* h = filter + f * taps;
     C v[F::Forward::storage_size];
 #pragma unroll
@@ -134,7 +135,7 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   const std::int64_t items = b.signals * b.blocks;
   const std::int64_t per = b.one_filter ? 2 : 1;
   const std::int64_t transforms = (items + per - 1) / per;
-  for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+  for (const std::int64_t t : block_stride_x(transforms)) {
     const std::int64_t g0 = t * per, g1 = g0 + 1;
     const bool second = per == 2 && g1 < items;
     const std::int64_t s0 = g0 / b.blocks, j0 = g0 % b.blocks;
@@ -196,7 +197,7 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   extern __shared__ __align__(16) unsigned char shared[];
   C* z = reinterpret_cast<C*>(shared);
   const std::int64_t pairs = (r.rows + 1) / 2, transforms = r.images * pairs;
-  for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+  for (const std::int64_t t : block_stride_x(transforms)) {
     const std::int64_t image = t / pairs, y0 = 2 * (t % pairs);
     const bool second = y0 + 1 < r.rows;
     const T* x0 = x + (image * r.rows + y0) * r.cols;
@@ -239,7 +240,7 @@ __global__ void __launch_bounds__(Transforms<T, N>::kThreads)
   using C = typename F::Complex;
   extern __shared__ __align__(16) unsigned char shared[];
   const std::int64_t pairs = (r.rows + 1) / 2, transforms = r.images * pairs;
-  for (std::int64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+  for (const std::int64_t t : block_stride_x(transforms)) {
     const std::int64_t image = t / pairs, y0 = 2 * (t % pairs);
     const bool second = y0 + 1 < r.rows;
     // A row past the spectrum's is its circular image (a wrapped output, recomputed later).
@@ -330,7 +331,7 @@ __global__ void __launch_bounds__(ColumnTransforms<T, N>::kThreads)
           std::int64_t(row) < rows && col < c.width ? from[row * c.width + col] : zero;
     }
   };
-  for (std::int64_t g = blockIdx.x; g < c.images * groups; g += gridDim.x) {
+  for (const std::int64_t g : block_stride_x(c.images * groups)) {
     const std::int64_t image = g / groups, col0 = (g % groups) * F::kColumns;
     C* s = spectra + image * std::int64_t(N) * c.width;
     const C* h = filter + (c.one_filter ? 0 : image) * std::int64_t(N) * c.width;

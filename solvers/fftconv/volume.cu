@@ -16,6 +16,7 @@
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
@@ -81,8 +82,7 @@ __global__ void pad_volume_kernel(const T* __restrict__ src, Extent3 in, std::in
 template <class C, class T>
 __global__ void multiply_volume_kernel(C* __restrict__ s, const C* __restrict__ h,
                                        std::int64_t n, T scale) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
+  for (const std::int64_t i : grid_stride(n)) {
     const C a = s[i], b = h[i];
     s[i] = {(a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale};
   }
@@ -119,8 +119,7 @@ __global__ void direct_volume_kernel(const T* __restrict__ x, Extent3 n,
     const std::int64_t fz = row / out.rows + at.depth, fi = row % out.rows + at.rows;
     const std::int64_t d0 = first_tap(fz, n.depth), d1 = tap_end(k.depth, fz);
     const std::int64_t m0 = first_tap(fi, n.rows), m1 = tap_end(k.rows, fi);
-    for (std::int64_t j = blockIdx.x * blockDim.x + threadIdx.x; j < out.cols;
-         j += std::int64_t(gridDim.x) * blockDim.x) {
+    for (const std::int64_t j : grid_stride(out.cols)) {
       const std::int64_t fj = j + at.cols;
       const std::int64_t c0 = first_tap(fj, n.cols), c1 = tap_end(k.cols, fj);
       T sum = T(0);

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(BX* BY)
     const std::int64_t z0 = z_begin + chunk * z_chunk;             // output planes [z0, z1)
     const std::int64_t z1 = z0 + z_chunk < z_end ? z0 + z_chunk : z_end;
     for (std::int64_t by : block_stride_y(tiles_y)) {
-      for (std::int64_t bx = blockIdx.x; bx < tiles_x; bx += gridDim.x) {
+      for (std::int64_t bx : block_stride_x(tiles_x)) {
         const std::int64_t gx = bx * OX - TT + tx;
         const bool interior_x = gx >= 1 && gx < n.nx - 1;
         const bool written_x = tx >= TT && tx < EX - TT && interior_x;

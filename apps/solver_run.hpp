@@ -11,6 +11,7 @@
 
 #include "comm/over_ranks.hpp"
 #include "apps/binding.hpp"
+#include "kernels/device.hpp"
 #include "kernels/stream.hpp"
 
 namespace parasol::app {
@@ -83,11 +84,31 @@ class SolverStudy : public Study {
   SolverStudy(io::ParamTable& t, Params p, SweepParams s)
       : t_(t), p_(std::move(p)), s_(std::move(s)) {}
 
+  // A memory-bound sweep's roofline (measure_copy_roofline): the bytes a run moves, against the
+  // copy. 0 for a sweep that measures none.
+  double roofline_per_run() const override { return bytes_; }
+  double ceiling_per_second() const override { return copy_; }
+
  protected:
+  // `bytes` one run must move (read + written), and a device-to-device copy of as many bytes
+  // measured now, so that cache effects are alike for both.
+  void measure_copy_roofline(double bytes) {
+    bytes_ = bytes;
+    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes / 2));
+  }
+  // "device-to-device copy 2861.5 GB/s", for the sweep's header line.
+  std::string copy_described() const {
+    return "device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
+  }
+  void write_copy_bandwidth(io::ResultFile& out) const {
+    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
+  }
+
   io::ParamTable& t_;
   Params p_;
   SweepParams s_;
   std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
+  double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
 };
 
 }  // namespace parasol::app

@@ -95,11 +95,7 @@ std::string block_of(const coulomb::Method& m) {
 // atom slices' partial sums (of the whole lattice, or of this rank's part).
 void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms,
                        const coulomb::Part& part) {
-  try {
-    check_block_limits(p.block, current_device(), "method.block");
-  } catch (const InputError& e) {
-    throw InputError(t.source_of("method.block"), "method.block", e.expected());
-  }
+  io::with_sources(t, [&] { check_block_limits(p.block, current_device(), "method.block"); });
   const bool share = part.points() < p.lattice.points();
   require_device_memory(t.source(), "lattice",
                         "a " + coulomb::extent(p.lattice) + " lattice and " +

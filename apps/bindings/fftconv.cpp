@@ -85,6 +85,16 @@ double samples(std::int64_t count, const Extent& e) {
   return static_cast<double>(count) * static_cast<double>(e.size());
 }
 
+// The problem as /output and /sweep record it: its mode, operation and shape.
+void write_problem(io::ResultFile& out, const std::string& group, const Problem& q) {
+  out.set_attribute(group, "mode", std::string(name(q.mode)));
+  out.set_attribute(group, "operation", std::string(name(q.operation)));
+  out.set_attribute(group, "batch", q.batch);
+  out.set_attribute(group, "filters", q.filters);
+  out.set_attribute(group, "signal_extent", in::rows_cols(q.signal));
+  out.set_attribute(group, "filter_extent", in::rows_cols(q.filter));
+}
+
 // The gold of a whole problem, with its progress on a terminal.
 template <class T>
 std::vector<double> gold_of(const in::Operands<T>& ops) {
@@ -140,7 +150,7 @@ class FftconvRun final : public SolverRun<Params> {
     } else {
       const auto started = Clock::now();
       gold_ = gold_of(ops_);
-      result_.output = fftconv::rounded<T>(gold_);
+      result_.output = rounded<T>(gold_);
       result_.timings.compute = seconds_since(started);
       add_phases(timings, false);
     }
@@ -260,15 +270,10 @@ class FftconvRun final : public SolverRun<Params> {
   // /output's attributes: what was computed, by what, and where it lies in the full convolution.
   void describe_output(io::ResultFile& out, bool streamed) const {
     const Problem& q = whole_;
-    out.set_attribute("/output", "mode", std::string(name(q.mode)));
-    out.set_attribute("/output", "operation", std::string(name(q.operation)));
+    write_problem(out, "/output", q);
     out.set_attribute("/output", "variant", gpu_ ? std::string(name(variant())) : "cpu-gold");
     out.set_attribute("/output", "layout",
                       in::layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
-    out.set_attribute("/output", "batch", q.batch);
-    out.set_attribute("/output", "filters", q.filters);
-    out.set_attribute("/output", "signal_extent", in::rows_cols(q.signal));
-    out.set_attribute("/output", "filter_extent", in::rows_cols(q.filter));
     out.set_attribute("/output", "offset", in::rows_cols(fftconv::output_offset(q)));
     if (streamed) out.set_attribute("/output", "streamed", true);
   }
@@ -361,7 +366,7 @@ class FftconvRun final : public SolverRun<Params> {
       });
     fftconv::gold_in_pieces<T>(whole_, ops_.filter, first, count, read,
                                [&](std::int64_t offset, const std::vector<double>& gold) {
-                                 const std::vector<T> piece = fftconv::rounded<T>(gold);
+                                 const std::vector<T> piece = rounded<T>(gold);
                                  if (judge) difference_.add(piece.data(), gold);
                                  sink(offset, static_cast<std::int64_t>(piece.size()),
                                       piece.data());
@@ -541,12 +546,7 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   void write_attributes(io::ResultFile& out) const override {
     const Problem& q = ops_.problem;
     out.set_attribute("/sweep", "auto_variant", std::string(name(chosen_)));
-    out.set_attribute("/sweep", "batch", q.batch);
-    out.set_attribute("/sweep", "filters", q.filters);
-    out.set_attribute("/sweep", "signal_extent", in::rows_cols(q.signal));
-    out.set_attribute("/sweep", "filter_extent", in::rows_cols(q.filter));
-    out.set_attribute("/sweep", "mode", std::string(name(q.mode)));
-    out.set_attribute("/sweep", "operation", std::string(name(q.operation)));
+    write_problem(out, "/sweep", q);
     out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
     out.set_attribute("/sweep", "checked_samples", static_cast<std::int64_t>(checked_.size()));
   }

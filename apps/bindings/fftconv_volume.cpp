@@ -69,7 +69,7 @@ class VolumeRun final : public SolverRun<Params> {
     } else {
       const auto started = Clock::now();
       gold_ = fftconv::convolve_gold(q, ops_.signal, ops_.filter);
-      output_ = fftconv::rounded<T>(gold_);
+      output_ = rounded<T>(gold_);
       compute_s_ = seconds_since(started);
       timings.add("compute", compute_s_);
     }

@@ -91,11 +91,7 @@ io::AutotuneKey laplace3d_key(const Params& p) {
 // What only the device can tell: block limits and free memory for `points` of the grid (all of
 // them, or a rank's slab with its halos).
 void check_fits_device(const io::ParamTable& t, const Params& p, double points) {
-  try {
-    check_block_limits(p.block, current_device(), "method.block");
-  } catch (const InputError& e) {
-    throw InputError(t.source_of("method.block"), "method.block", e.expected());
-  }
+  io::with_sources(t, [&] { check_block_limits(p.block, current_device(), "method.block"); });
   const double whole = static_cast<double>(p.grid.points());
   require_device_memory(t.source(), "grid",
                         "a " + extent(p) + " grid in " + std::string(name(p.precision)) +
@@ -249,9 +245,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
 
   void prepare() override {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
-    bytes_ = laplace3d::bytes_per_sweep(p_.grid, sizeof(T));
-    // The copy moves as many bytes as one sweep, so cache effects are alike for both.
-    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
+    measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
     for (Variant v : s_.variants)
       for (const Shape& b : laplace3d::compiled_shapes(v))
@@ -261,7 +255,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
 
   std::string describe() const override {
     return extent(p_) + " " + std::string(name(p_.precision)) + " on " + current_device().name +
-           "; device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
+           "; " + copy_described();
   }
 
   SweepColumns columns() const override {
@@ -291,11 +285,9 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   double units_per_run() const override { return static_cast<double>(p_.grid.points()); }
-  double roofline_per_run() const override { return bytes_; }
-  double ceiling_per_second() const override { return copy_; }
 
   void write_attributes(io::ResultFile& out) const override {
-    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
+    write_copy_bandwidth(out);
     out.set_attribute("/sweep", "bytes_per_point", 2.0 * sizeof(T));
     out.set_attribute("/sweep", "check_tolerance",
                       laplace3d::tolerance<T>(s_.check_iterations, study_->scale()));
@@ -322,7 +314,6 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  double bytes_ = 0, copy_ = 0;
   std::vector<std::pair<Variant, Shape>> configurations_;
   comm::Context* context_ = nullptr;  // across ranks only
   comm::Transport transport_ = comm::Transport::automatic;

@@ -61,11 +61,9 @@ std::string describe_model(const Params& p) {
 // What only the device can tell: its block limits, and room for host-rng's normals (2 x steps
 // floats per sample of a batch) and the stored sample paths.
 void check_fits_device(const io::ParamTable& t, const Params& p) {
-  try {
+  io::with_sources(t, [&] {
     check_block_limits(Shape{p.block, 1, 1}, current_device(), "method.block");
-  } catch (const InputError& e) {
-    throw InputError(t.source_of("method.block"), "method.block", e.expected());
-  }
+  });
   require_device_memory(t.source_of("output.sample_paths"), "output.sample_paths",
                         "the sample paths need", montecarlo::sample_path_bytes(p));
   if (p.variant != Variant::host_rng) return;

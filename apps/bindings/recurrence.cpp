@@ -322,15 +322,12 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
     series_ = prepared_series<T>(t_, p_);
     require_device(t_, p_, series_);
     study_.emplace(series_);
-    bytes_ = recurrence::bytes_per_solve(series_.size(), sizeof(T));
-    // The copy moves as many bytes as one solve (it reads and writes bytes / 2).
-    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
+    measure_copy_roofline(recurrence::bytes_per_solve(series_.size(), sizeof(T)));
   }
 
   std::string describe() const override {
-    return describe_series(p_, series_) + " on " + current_device().name +
-           "; device-to-device copy " + short_number(1e-9 * copy_) + " GB/s, " +
-           describe_repeats(s_.repeats, "solves");
+    return describe_series(p_, series_) + " on " + current_device().name + "; " +
+           copy_described() + ", " + describe_repeats(s_.repeats, "solves");
   }
 
   SweepColumns columns() const override {
@@ -359,12 +356,10 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   double units_per_run() const override { return static_cast<double>(series_.size()); }
-  double roofline_per_run() const override { return bytes_; }
-  double ceiling_per_second() const override { return copy_; }
 
   void write_attributes(io::ResultFile& out) const override {
     const double chain = study_->chain();
-    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", 1e-9 * copy_);
+    write_copy_bandwidth(out);
     out.set_attribute("/sweep", "bytes_per_element", bytes_ / static_cast<double>(series_.size()));
     out.set_attribute("/sweep", "elements", series_.size());
     out.set_attribute("/sweep", "segments", series_.segments());
@@ -384,7 +379,6 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
 
  private:
   Series<T> series_;
-  double bytes_ = 0, copy_ = 0;
   std::optional<recurrence::ModeStudy<T>> study_;  // made once a device is known to be there
 };
 

@@ -122,11 +122,6 @@ tridiag::ProgressCallback shown_on(ProgressLine& line) {
   return [&line](const tridiag::Progress& pr) { line.update(pr.steps, pr.total_steps, pr.seconds); };
 }
 
-template <class T>
-std::vector<T> rounded(const std::vector<double>& v) {
-  return std::vector<T>(v.begin(), v.end());
-}
-
 // a, b, c, d and x on the device (the solver's own workspace is small beside them); on the host
 // six arrays of T and, with the gold, about seven of doubles. A complaint names the key that
 // sized the problem.
@@ -357,15 +352,13 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
                                                   static_cast<int>(sizeof(T)));
     stream_.emplace();
     residents_.emplace(batch_, gold_, condition_, *stream_);
-    bytes_ = tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T)));
-    // The copy moves as many bytes as one solve (read + written), so cache effects are alike.
-    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes_ / 2));
+    measure_copy_roofline(tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
   }
 
   std::string describe() const override {
     return extent(batch_.dims) + ", " + std::string(name(p_.precision)) + " on " +
-           current_device().name + "; device-to-device copy " + short_number(copy_ * 1e-9) +
-           " GB/s, " + describe_repeats(s_.repeats, "solves");
+           current_device().name + "; " + copy_described() + ", " +
+           describe_repeats(s_.repeats, "solves");
   }
 
   SweepColumns columns() const override {
@@ -412,11 +405,9 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   double units_per_run() const override { return static_cast<double>(batch_.dims.size()); }
-  double roofline_per_run() const override { return bytes_; }
-  double ceiling_per_second() const override { return copy_; }
 
   void write_attributes(io::ResultFile& out) const override {
-    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
+    write_copy_bandwidth(out);
     out.set_attribute("/sweep", "bytes_per_solve", bytes_);
     out.set_attribute("/sweep", "n", batch_.dims.n);
     out.set_attribute("/sweep", "systems", batch_.dims.systems);
@@ -456,7 +447,7 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
 
   Batch<T> batch_;  // contiguous
   std::vector<double> gold_;
-  double condition_ = 0, bytes_ = 0, copy_ = 0;
+  double condition_ = 0;
   std::vector<tridiag::Configuration> configurations_;
   std::optional<tridiag::ResidentBatches<T>> residents_;  // made in prepare(), beside stream_
 };

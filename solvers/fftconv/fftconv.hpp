@@ -161,14 +161,6 @@ std::vector<double> convolve_gold_at(const Problem& p, const std::vector<T>& sig
 // sample within the filter's extent of an edge of each output, where the signal's ends are.
 std::vector<std::int64_t> sampled_outputs(const Problem& p, std::int64_t stride);
 
-// The gold's output as a CPU run gives it: each value rounded to T.
-template <class T>
-std::vector<T> rounded(const std::vector<double>& gold) {
-  std::vector<T> out(gold.size());
-  std::transform(gold.begin(), gold.end(), out.begin(), [](double v) { return static_cast<T>(v); });
-  return out;
-}
-
 // How a streamed run meets its data. A reader fills into[0, count) with signal samples
 // [offset, offset + count); a writer receives output samples [offset, offset + count) of the
 // mode's output, in order.

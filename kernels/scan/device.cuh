@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
@@ -52,6 +53,24 @@ using lookback::kTotal;
 using lookback::Pauses;
 using lookback::state_kind;
 using lookback::TileStates;
+
+template <class Policy, class = void>
+struct MinBlocks {
+  static constexpr int value = 0;
+};
+template <class Policy>
+struct MinBlocks<Policy, std::void_t<decltype(Policy::kMinBlocks)>> {
+  static constexpr int value = Policy::kMinBlocks;
+};
+
+// Blocks of the fast scan a multiprocessor must hold at once: a policy's kMinBlocks where it sets
+// one, else 0, which leaves the registers to the compiler as no minimum does. A look-back scan
+// runs at the rate of the tiles in flight, so a policy whose registers would cost it a block a
+// multiprocessor can ask for the block back.
+template <class Policy>
+constexpr int min_blocks() {
+  return MinBlocks<Policy>::value;
+}
 
 // Moves a warp's 32 x K elements between lane-after-lane order (coalesced in memory) and
 // K-consecutive-per-lane order through shared memory; a pad word every 32 keeps banks apart.
@@ -120,7 +139,7 @@ __device__ inline void store_items(const Policy& p, std::int64_t tile_first, std
 }
 
 template <int kThreads, int kItems, bool kExclusive, class Policy>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, min_blocks<Policy>())
     lookback_scan_kernel(Policy p, std::int64_t n, unsigned long long* counter,
                          TileStates<typename Policy::Value, state_kind<Policy>()> states,
                          Pauses pauses) {

@@ -21,6 +21,9 @@ template <class T>
 struct RecurrencePolicy {
   using Value = Affine<T>;
   static constexpr bool kNeverAllOnes = true;  // floating-point results
+  // The float fast scan held to 64 registers, four blocks a multiprocessor: at 71 it held three,
+  // and the recurrence of 2^28 elements took 5.5 % longer (docs/PERFORMANCE.md).
+  static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 0;
   const T* s;
   const T* u;
   const std::int64_t* offsets;

@@ -5,6 +5,7 @@
 // and the repeats' rule of a minimum time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>

@@ -1,7 +1,7 @@
 // What a solver tells the driver (apps/driver.cpp), and nothing more: how to read its parameters,
 // what a run of it prints, checks and writes, and the axes of its sweep. The driver owns the
 // routine every solver shares: result file, provenance, timing by phase, the check, the commit,
-// the sweep table, autotune. One binding per solver, in apps/bindings/<solver>.cpp, registered by
+// the sweep table, autotune. One binding per solver, in apps/bindings/<solver>_binding.cpp, registered by
 // parasol_add_solver() in CMake.
 #pragma once
 
@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "apps/io/autotune.hpp"
-#include "apps/io/param_table.hpp"
-#include "apps/io/result_file.hpp"
+#include "io/autotune.hpp"
+#include "io/param_table.hpp"
+#include "io/result_file.hpp"
 #include "apps/options.hpp"
 #include "apps/results_table.hpp"
 #include "comm/context.hpp"

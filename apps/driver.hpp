@@ -1,5 +1,5 @@
-// `parasol run` and `parasol sweep` for every solver: the routine they share lives in
-// driver.cpp; what differs between solvers is in their bindings (apps/binding.hpp).
+// `parasol run` (run.cpp) and `parasol sweep` (sweep.cpp) for every solver; what they share is in
+// driver.cpp and ranks.hpp, what differs between solvers in their bindings (apps/binding.hpp).
 #pragma once
 
 #include <string>

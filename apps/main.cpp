@@ -12,7 +12,7 @@
 #include "apps/commands.hpp"
 #include "apps/driver.hpp"
 #include "apps/progress.hpp"
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"

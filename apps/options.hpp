@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "apps/io/param_table.hpp"
-#include "apps/io/result_file.hpp"
+#include "io/param_table.hpp"
+#include "io/result_file.hpp"
 #include "comm/transport.hpp"
 
 namespace parasol::app {

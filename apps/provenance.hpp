@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "apps/io/param_table.hpp"
-#include "apps/io/result_file.hpp"
+#include "io/param_table.hpp"
+#include "io/result_file.hpp"
 #include "apps/options.hpp"
 
 namespace parasol::app {

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 
 namespace parasol::app {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "apps/binding.hpp"
 #include "apps/driver.hpp"
-#include "apps/io/result_reader.hpp"
+#include "io/result_reader.hpp"
 #include "comm/context.hpp"
 
 namespace parasol {

@@ -2,7 +2,7 @@
 #
 # One call registers a solver, from solvers/<name>/CMakeLists.txt:
 #   - its library parasol_<name>, built from SOURCES (relative to solvers/<name>/);
-#   - its binding apps/bindings/<name>.cpp, which defines `Binding <name>_binding()`, in the
+#   - its binding apps/bindings/<name>_binding.cpp, which defines `Binding <name>_binding()`, in the
 #     `parasol` front end (apps/CMakeLists.txt generates the registry from the list);
 #   - its benchmark <name>_bench, built from BENCH (relative to bench/), linked with
 #     BENCH_LIBRARIES besides the solver and Google Benchmark.
@@ -14,7 +14,7 @@ function(parasol_add_solver name)
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "parasol_add_solver(${name}): no SOURCES")
   endif()
-  set(binding "${PROJECT_SOURCE_DIR}/apps/bindings/${name}.cpp")
+  set(binding "${PROJECT_SOURCE_DIR}/apps/bindings/${name}_binding.cpp")
   if(NOT EXISTS "${binding}")
     message(FATAL_ERROR "parasol_add_solver(${name}): ${binding} is missing")
   endif()

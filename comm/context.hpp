@@ -19,11 +19,10 @@
 
 #include "comm/halo.hpp"
 #include "comm/launcher.hpp"
+#include "comm/ops.hpp"
 #include "comm/transport.hpp"
 
 namespace parasol::comm {
-
-enum class Op { sum, max, min };
 
 // What agree() tells every rank when some rank failed.
 struct RankFailure {
@@ -39,9 +38,6 @@ struct Scan {
   T before;
   T total;
 };
-
-// Message tags from 0 up to this are the caller's; halo exchanges use tags above.
-inline constexpr int kMaxUserTag = 32000;
 
 namespace detail {
 class World;

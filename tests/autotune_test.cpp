@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "apps/binding.hpp"
-#include "apps/io/autotune.hpp"
+#include "io/autotune.hpp"
 #include "kernels/error.hpp"
 #include "kernels/shape.hpp"
 #include "tests/support.hpp"

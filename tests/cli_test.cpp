@@ -6,8 +6,8 @@
 #include <fstream>
 #include <thread>
 
-#include "apps/io/autotune.hpp"
-#include "apps/io/result_file.hpp"
+#include "io/autotune.hpp"
+#include "io/result_file.hpp"
 #include "solvers/laplace3d/shapes.hpp"
 #include "tests/support.hpp"
 

@@ -1,5 +1,5 @@
 // --compression's forms, every filter's round trip, and what a reader without the plugin is told.
-#include "apps/io/compression.hpp"
+#include "io/compression.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "kernels/error.hpp"
 #include "tests/support.hpp"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "solvers/coulomb/params.hpp"
 #include "solvers/coulomb/shapes.hpp"
 #include "tests/support.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/dx.hpp"
+#include "io/dx.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "solvers/coulomb/check.hpp"

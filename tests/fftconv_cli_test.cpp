@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "tests/support.hpp"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
-#include "apps/io/result_reader.hpp"
+#include "io/result_file.hpp"
+#include "io/result_reader.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {

@@ -9,7 +9,7 @@
 #include <random>
 #include <sstream>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {

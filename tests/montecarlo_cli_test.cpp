@@ -6,7 +6,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {

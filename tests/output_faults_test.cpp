@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "kernels/error.hpp"
 #include "tests/support.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/param_table.hpp"
+#include "io/param_table.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::io {

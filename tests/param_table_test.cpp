@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "apps/io/param_table.hpp"
+#include "io/param_table.hpp"
 #include "kernels/error.hpp"
 #include "tests/support.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "kernels/error.hpp"
 
 int main(int argc, char** argv) {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apps/io/result_reader.hpp"
+#include "io/result_reader.hpp"
 #include "apps/profile.hpp"
 #include "kernels/error.hpp"
 #include "tests/support.hpp"

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "kernels/device.hpp"
 #include "tests/ranks_support.hpp"
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
-#include "apps/io/result_reader.hpp"
+#include "io/result_file.hpp"
+#include "io/result_reader.hpp"
 #include "tests/ranks_support.hpp"
 
 namespace parasol {

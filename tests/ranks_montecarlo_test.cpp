@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_reader.hpp"
+#include "io/result_reader.hpp"
 #include "tests/ranks_support.hpp"
 
 namespace parasol {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "tests/ranks_support.hpp"
 
 namespace parasol {

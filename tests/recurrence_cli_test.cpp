@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {

@@ -1,4 +1,4 @@
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

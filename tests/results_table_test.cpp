@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "apps/results_table.hpp"
 #include "kernels/error.hpp"
 #include "tests/support.hpp"

@@ -10,8 +10,8 @@
 #include <string>
 #include <variant>
 
-#include "apps/io/autotune.hpp"
-#include "apps/io/result_reader.hpp"
+#include "io/autotune.hpp"
+#include "io/result_reader.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <limits>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "tests/support.hpp"
 

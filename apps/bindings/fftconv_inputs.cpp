@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "apps/fits.hpp"
-#include "apps/io/input_file.hpp"
-#include "apps/io/streamed_dataset.hpp"
+#include "io/input_file.hpp"
+#include "io/streamed_dataset.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/fftconv/signals.hpp"
 

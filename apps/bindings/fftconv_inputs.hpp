@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "apps/binding.hpp"
-#include "apps/io/param_table.hpp"
-#include "apps/io/result_file.hpp"
+#include "io/param_table.hpp"
+#include "io/result_file.hpp"
 #include "kernels/error.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/params.hpp"

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/io/input_file.hpp"
+#include "io/input_file.hpp"
 #include "kernels/error.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/recurrence/problems.hpp"

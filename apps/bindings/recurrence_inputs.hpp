@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "apps/io/param_table.hpp"
+#include "io/param_table.hpp"
 #include "solvers/recurrence/params.hpp"
 #include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/io/input_file.hpp"
+#include "io/input_file.hpp"
 #include "kernels/error.hpp"
 #include "solvers/tridiag/run.hpp"
 

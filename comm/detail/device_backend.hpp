@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "comm/context.hpp"
+#include "comm/ops.hpp"
 #include "comm/detail/clock.hpp"
 #include "comm/detail/world.hpp"
 #include "comm/halo.hpp"

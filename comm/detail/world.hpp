@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "comm/context.hpp"
+#include "comm/ops.hpp"
 #include "comm/halo.hpp"
 #include "comm/launcher.hpp"
 

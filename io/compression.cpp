@@ -1,4 +1,4 @@
-#include "apps/io/compression.hpp"
+#include "io/compression.hpp"
 
 #include <H5PLpublic.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "apps/io/hdf5_calls.hpp"
+#include "io/hdf5_calls.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::io {

@@ -1,4 +1,4 @@
-#include "apps/io/autotune.hpp"
+#include "io/autotune.hpp"
 
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "apps/io/commit.hpp"
+#include "io/commit.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::io {

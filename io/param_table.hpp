@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/io/value.hpp"
+#include "io/value.hpp"
 #include "kernels/error.hpp"
 #include "kernels/shape.hpp"
 

@@ -10,8 +10,8 @@
 
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "apps/bindings/fftconv_volume.hpp"
-#include "apps/io/spill_file.hpp"
-#include "apps/io/streamed_dataset.hpp"
+#include "io/spill_file.hpp"
+#include "io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "apps/fits.hpp"
-#include "apps/io/xdmf.hpp"
+#include "io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"

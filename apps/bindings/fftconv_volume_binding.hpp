@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "apps/binding.hpp"
-#include "apps/io/param_table.hpp"
+#include "io/param_table.hpp"
 #include "solvers/fftconv/params.hpp"
 
 namespace parasol::app::fftconv_volume {

@@ -1,4 +1,4 @@
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "apps/io/hdf5_calls.hpp"
+#include "io/hdf5_calls.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::io {

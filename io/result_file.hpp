@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/commit.hpp"
-#include "apps/io/compression.hpp"
-#include "apps/io/result_reader.hpp"
-#include "apps/io/value.hpp"
+#include "io/commit.hpp"
+#include "io/compression.hpp"
+#include "io/result_reader.hpp"
+#include "io/value.hpp"
 
 namespace parasol::io {
 

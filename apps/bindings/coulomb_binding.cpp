@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "apps/fits.hpp"
-#include "apps/io/dx.hpp"
-#include "apps/io/xdmf.hpp"
+#include "io/dx.hpp"
+#include "io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"

@@ -1,4 +1,4 @@
-#include "apps/io/commit.hpp"
+#include "io/commit.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "apps/io/input_file.hpp"
+#include "io/input_file.hpp"
 
 #include "kernels/error.hpp"
 

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "apps/bindings/fftconv_inputs.hpp"
-#include "apps/io/xdmf.hpp"
+#include "io/xdmf.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "kernels/phase_timer.hpp"

@@ -1,4 +1,4 @@
-#include "apps/io/param_table.hpp"
+#include "io/param_table.hpp"
 
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apps/io/one_line.hpp"
+#include "io/one_line.hpp"
 #include "kernels/error.hpp"
 #include "kernels/validate.hpp"
 

@@ -1,4 +1,4 @@
-#include "apps/io/spill_file.hpp"
+#include "io/spill_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

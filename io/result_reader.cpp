@@ -1,12 +1,12 @@
-#include "apps/io/result_reader.hpp"
+#include "io/result_reader.hpp"
 
 #include <algorithm>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
-#include "apps/io/compression.hpp"
-#include "apps/io/hdf5_calls.hpp"
+#include "io/compression.hpp"
+#include "io/hdf5_calls.hpp"
 #include "kernels/error.hpp"
 
 // H5Treclaim replaced H5Dvlen_reclaim in 1.12.0; 1.10.8's header declares it too, but its

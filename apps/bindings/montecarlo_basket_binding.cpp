@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "apps/fits.hpp"
-#include "apps/io/input_file.hpp"
+#include "io/input_file.hpp"
 #include "kernels/device.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/montecarlo/check.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/result_file.hpp"
+#include "io/result_file.hpp"
 #include "kernels/error.hpp"
 #include "kernels/validate.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/io/value.hpp"
+#include "io/value.hpp"
 
 namespace parasol::io {
 

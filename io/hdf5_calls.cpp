@@ -1,9 +1,9 @@
-#include "apps/io/hdf5_calls.hpp"
+#include "io/hdf5_calls.hpp"
 
 #include <algorithm>
 
-#include "apps/io/compression.hpp"
-#include "apps/io/one_line.hpp"
+#include "io/compression.hpp"
+#include "io/one_line.hpp"
 #include "kernels/error.hpp"
 
 // H5Pset_file_locking arrived in 1.10.7 and 1.12.1.

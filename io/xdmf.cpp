@@ -1,4 +1,4 @@
-#include "apps/io/xdmf.hpp"
+#include "io/xdmf.hpp"
 
 #include <cstdlib>
 #include <sstream>

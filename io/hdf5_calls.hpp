@@ -1,5 +1,5 @@
 // Checked HDF5 calls for the writer and the reader: handles closed by RAII, failures turned into
-// one-line parasol::Error messages naming the file, the call and the object. Internal to apps/io.
+// one-line parasol::Error messages naming the file, the call and the object. Internal to io/.
 #pragma once
 
 #include <hdf5.h>

@@ -1,9 +1,9 @@
-#include "apps/io/dx.hpp"
+#include "io/dx.hpp"
 
 #include <cstdio>
 #include <sstream>
 
-#include "apps/io/commit.hpp"
+#include "io/commit.hpp"
 
 namespace parasol::io {
 

@@ -1,0 +1,308 @@
+// `parasol run`: parameters -> validate -> inputs and device checks -> result file -> provenance
+// -> solve -> report -> check -> write -> commit, each phase timed, on one rank or across ranks.
+#include "apps/driver.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "apps/binding.hpp"
+#include "apps/ranks.hpp"
+#include "apps/solver_run.hpp"
+#include "io/xdmf.hpp"
+#include "apps/profile.hpp"
+#include "apps/progress.hpp"
+#include "apps/provenance.hpp"
+#include "apps/results_table.hpp"
+#include "comm/context.hpp"
+#include "kernels/cpu_threads.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/timed_runs.hpp"
+#include "parasol/version.hpp"
+
+
+namespace parasol::app {
+namespace {
+
+void write_check(io::ResultFile& out, const Agreement& a) {
+  out.set_attribute("/check", "gold", std::string("CPU gold solver"));
+  out.set_attribute("/check", "gold_precision", a.gold_precision);
+  for (const auto& [name, value] : a.values) out.set_attribute("/check", name, value);
+  out.set_attribute("/check", a.measure, a.value);
+  out.set_attribute("/check", "tolerance", a.tolerance);
+  out.set_attribute("/check", "passed", a.passed());
+}
+
+// A CPU run given keys only the GPU solver reads says so in its summary (stdout: stderr keeps
+// to the one line of a failure): the run goes on.
+void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
+  std::string given;
+  for (std::string_view key : binding.gpu_only_keys)
+    if (params.has(key)) given += (given.empty() ? "" : ", ") + std::string(key);
+  if (!given.empty())
+    say("note: " + given + ": read by the GPU solver only; this CPU run does not use " +
+        (given.find(',') == std::string::npos ? "it" : "them"));
+}
+
+// "(above 1e-05: suspect the solver)", or nothing when it agrees.
+std::string verdict(const Agreement& a) {
+  if (!a.judged()) return " (no bound is known to judge it by)";
+  if (a.passed()) return "";
+  return " (above " + short_number(a.tolerance) + ": suspect the solver)";
+}
+
+// Each phase as /timings/<phase>_s, and the whole wall time.
+void write_timings(io::ResultFile& out, const PhaseTimer& timings, double wall) {
+  for (const auto& [phase, seconds] : timings.phases())
+    out.set_attribute("/timings", phase + "_s", seconds);
+  out.set_attribute("/timings", "wall_s", wall);
+}
+
+std::string phase_summary(const PhaseTimer& timings, double wall) {
+  char text[64];
+  std::snprintf(text, sizeof text, "wall %.3g s:", wall);
+  std::string line = text;
+  bool first = true;
+  for (const auto& [phase, seconds] : timings.phases()) {
+    std::snprintf(text, sizeof text, "%s %s %.3g", first ? "" : ",", phase.c_str(), seconds);
+    line += text;
+    first = false;
+  }
+  return line + " s";
+}
+
+
+// Each phase's seconds over the ranks: the slowest rank's as <phase>_s (what the run waited
+// for), the mean as <phase>_mean_s, and every rank's, in rank order, in `by_rank`. Collective.
+PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer& mean,
+                      std::vector<std::vector<double>>& by_rank) {
+  const std::size_t phases = mine.phases().size();
+  const auto ranks = static_cast<std::size_t>(context.size());
+  std::vector<double> all(phases * ranks, 0.0);
+  for (std::size_t i = 0; i < phases; ++i)
+    all[i * ranks + static_cast<std::size_t>(context.rank())] = mine.phases()[i].second;
+  context.all_reduce(all, comm::Op::sum);  // each slot has one rank's value: exact
+  PhaseTimer slowest;
+  by_rank.assign(phases, {});
+  for (std::size_t i = 0; i < phases; ++i) {
+    by_rank[i].assign(all.begin() + static_cast<std::ptrdiff_t>(i * ranks),
+                      all.begin() + static_cast<std::ptrdiff_t>((i + 1) * ranks));
+    double most = 0, sum = 0;
+    for (double s : by_rank[i]) {
+      most = std::max(most, s);
+      sum += s;
+    }
+    slowest.add(mine.phases()[i].first, most);
+    mean.add(mine.phases()[i].first, sum / context.size());
+  }
+  return slowest;
+}
+
+// The lines a run across ranks prints after its summary: each rank's solving seconds (every
+// phase but setup, wait, exchange, check and write), waiting for the others, and exchanging.
+void say_ranks(const PhaseTimer& slowest, const std::vector<std::vector<double>>& by_rank) {
+  if (by_rank.empty() || by_rank[0].size() < 2) return;
+  const std::size_t ranks = by_rank[0].size();
+  const std::vector<std::string> kinds{"solve", "wait", "exchange"};
+  std::vector<std::vector<double>> seconds(kinds.size(), std::vector<double>(ranks, 0.0));
+  std::vector<bool> seen(kinds.size(), false);
+  for (std::size_t i = 0; i < by_rank.size(); ++i) {
+    const std::string& phase = slowest.phases()[i].first;
+    if (phase == "setup" || phase == "check" || phase == "write") continue;
+    const std::size_t k = phase == "wait" ? 1 : phase == "exchange" ? 2 : 0;
+    seen[k] = true;
+    for (std::size_t r = 0; r < ranks; ++r) seconds[k][r] += by_rank[i][r];
+  }
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (!seen[k]) continue;
+    std::string line = "per rank, " + kinds[k] + " s:";
+    for (double s : seconds[k]) {
+      char cell[32];
+      std::snprintf(cell, sizeof cell, " %.3g", s);
+      line += cell;
+    }
+    say(line);
+  }
+}
+
+int run_across_ranks(comm::Context& context, const RunOptions& options,
+                     const std::vector<std::string>& overrides) {
+  const auto started = std::chrono::steady_clock::now();
+  PhaseTimer timings;
+  auto setup_phase = timings.time("setup");
+  std::optional<io::ParamTable> params;
+  const Binding* binding = nullptr;
+  std::unique_ptr<Run> run;
+  Backend backend = Backend::cpu;
+  together(context, [&] {
+    params.emplace(load_params(options.params_path, overrides));
+    binding = &find_binding(*params);
+    if (context.size() > 1 && !binding->across_ranks)
+      throw InputError("command line", "mpirun",
+                       std::string(binding->name) + " runs on one rank; this run has " +
+                           std::to_string(context.size()) + " (run it without a launcher)");
+  });
+  const std::filesystem::path output = output_path(options.output, options.params_path, "");
+  together(context, [&] {
+    run = binding->make_run(*params, options.params_path);
+    backend = agreed_backend(context, options.backend);
+  });
+  const RunSetup setup{options, backend, output, context};
+  together(context, [&] { run->prepare(setup); });
+
+  // Rank 0 writes the result file; the others write their parts in it in their turn. Across
+  // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
+  // rank at once (MPI_Abort), and nothing may be left behind then. Its path and its sidecars'
+  // are judged now, before any computing, as a one-rank run's are.
+  std::optional<io::ResultFile> file;
+  const auto make_file = [&] {
+    together(context, [&] {
+      if (!context.is_root()) return;
+      file.emplace(output, options.force, options.compression);
+      for (const std::filesystem::path& sidecar : run->sidecars(output))
+        file->declare_sidecar(sidecar);
+      write_parameters(*file, *params);
+      write_provenance(*file, binding->name, backend, options.command_line);
+      if (setup.gpu()) run->write_method(*file);
+    });
+    // Collective: every rank gives its host and device.
+    const std::vector<comm::RankDevice> devices =
+        context.size() > 1 ? context.devices() : std::vector<comm::RankDevice>{};
+    if (file) write_ranks(*file, context, backend, devices);
+  };
+  if (context.size() == 1) {
+    make_file();
+  } else {
+    together(context, [&] {
+      if (!context.is_root()) return;
+      io::check_output_path(output, options.force);
+      for (const std::filesystem::path& sidecar : run->sidecars(output))
+        io::check_output_path(sidecar, options.force);
+    });
+  }
+  setup_phase.stop();
+  if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
+  if (backend == Backend::cpu) note_gpu_only_keys(*binding, *params);
+
+  // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once
+  // its file is made.
+  {
+    // What the solver does not time itself (inputs made on the host, allocation, the device's
+    // first use) is setup: the phases add up to the wall time a user waits.
+    const auto solving = std::chrono::steady_clock::now();
+    double before = 0;
+    for (const auto& phase : timings.phases()) before += phase.second;
+    or_abort(context, [&] { run->solve(timings, file ? &*file : nullptr); });
+    double after = 0;
+    for (const auto& phase : timings.phases()) after += phase.second;
+    const double untimed = seconds_since(solving) - (after - before);
+    if (untimed > 0) timings.add("setup", untimed);
+  }
+  std::optional<Agreement> agreement;
+  if (options.check) {
+    const auto checking = timings.time("check");
+    or_abort(context, [&] { agreement = run->check(); });
+  }
+  if (context.size() > 1) make_file();
+  if (file) run->report(*file);
+  bool agreed = true;
+  if (agreement) {
+    if (file) write_check(*file, *agreement);
+    say("check against " + agreement->gold + ": " + agreement->description + verdict(*agreement));
+    agreed = agreement->passed();
+  }
+
+  std::string also;
+  {
+    const auto writing = timings.time("write");
+    // Writes that take more than a second draw a line.
+    ProgressLine line("written bytes", "B", 1.0);
+    Output out;
+    out.whole = context.size() == 1;
+    if (file) {
+      out.file = &*file;
+      file->on_progress([&](std::uint64_t done, std::uint64_t total, double seconds) {
+        line.update(static_cast<std::int64_t>(done), static_cast<std::int64_t>(total), seconds);
+      });
+      together(context, [&] {
+        run->write(out);
+        for (const Sidecar& s : out.sidecars) {
+          file->add_sidecar(s.path, s.contents);
+          also += (also.empty() ? " (and " : ", ") + s.path.string();
+        }
+        file->on_progress({});
+        if (context.size() > 1) file->suspend();
+      });
+    } else {
+      together(context, [] {});
+    }
+    // Then each other rank in turn, on rank 0's temporary file.
+    std::string temporary = file ? file->temporary_path().string() : std::string();
+    if (context.size() > 1) context.broadcast(temporary);
+    for (int turn = 1; turn < context.size(); ++turn)
+      together(context, [&] {
+        if (context.rank() != turn) return;
+        io::ResultFile::Part part(temporary);
+        Output mine;
+        mine.part = &part;
+        mine.whole = false;
+        run->write(mine);
+        part.close();
+      });
+  }
+  PhaseTimer mean;
+  std::vector<std::vector<double>> by_rank;
+  const PhaseTimer slowest =
+      context.size() > 1 ? over_ranks(context, timings, mean, by_rank) : timings;
+  int status = agreed ? 0 : 1;
+  together(context, [&] {
+    if (!file) return;
+    if (context.size() > 1) {
+      file->resume();
+      for (const auto& [phase, seconds] : mean.phases())
+        file->set_attribute("/timings", phase + "_mean_s", seconds);
+      for (std::size_t i = 0; i < by_rank.size(); ++i)
+        file->set_attribute("/timings", slowest.phases()[i].first + "_by_rank_s", by_rank[i]);
+    }
+    const double written = static_cast<double>(file->bytes_written());
+    write_timings(*file, slowest, seconds_since(started));
+    file->set_attribute("/timings", "bytes_written", written);
+    file->commit();
+    say("wrote " + output.string() + (also.empty() ? "" : also + ")"));
+    const double write_s = slowest.seconds("write");
+    char rate[96] = "";
+    if (write_s > 0 && written > 0)
+      std::snprintf(rate, sizeof rate, " (%.3g MB written at %.3g MB/s)", 1e-6 * written,
+                    1e-6 * written / write_s);
+    say(phase_summary(slowest, seconds_since(started)) + rate);
+    say_ranks(slowest, by_rank);
+    if (!agreed)
+      std::cerr << "parasol: --check: the result does not agree with the gold; it is kept in "
+                << output.string() << " for inspection\n";
+  });
+  return status;
+}
+
+}  // namespace
+
+int run_command(comm::Context& context, const RunOptions& options,
+                const std::vector<std::string>& overrides) {
+  try {
+    return run_across_ranks(context, options, overrides);
+  } catch (const Stop& stop) {
+    return stop.status;
+  }
+}
+
+}  // namespace parasol::app

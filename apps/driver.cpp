@@ -146,25 +146,24 @@ io::ParamTable load_params(const std::filesystem::path& file,
 namespace {
 
 // A value as a parameter file would say it, exactly (doubles to 17 digits).
-std::string value_text(const io::Value& v) {
-  struct Text {
-    std::string operator()(bool b) const { return b ? "true" : "false"; }
-    std::string operator()(std::int64_t i) const { return std::to_string(i); }
-    std::string operator()(double d) const {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.17g", d);
-      return text;
-    }
-    std::string operator()(const std::string& s) const { return "\"" + s + "\""; }
-    template <class T>
-    std::string operator()(const std::vector<T>& values) const {
-      std::string text = "[";
-      for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + (*this)(values[i]);
-      return text + "]";
-    }
-  };
-  return std::visit(Text{}, v);
-}
+struct ValueText {
+  std::string operator()(bool b) const { return b ? "true" : "false"; }
+  std::string operator()(std::int64_t i) const { return std::to_string(i); }
+  std::string operator()(double d) const {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", d);
+    return text;
+  }
+  std::string operator()(const std::string& s) const { return "\"" + s + "\""; }
+  template <class T>
+  std::string operator()(const std::vector<T>& values) const {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + (*this)(values[i]);
+    return text + "]";
+  }
+};
+
+std::string value_text(const io::Value& v) { return std::visit(ValueText{}, v); }
 
 std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
   for (std::size_t i = 0; i < size; ++i) {

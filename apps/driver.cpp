@@ -16,6 +16,8 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <system_error>
+#include <variant>
 
 #include "apps/binding.hpp"
 #include "apps/ranks.hpp"
@@ -139,6 +141,136 @@ io::ParamTable load_params(const std::filesystem::path& file,
   io::ParamTable params = io::ParamTable::load(file);
   for (const std::string& assignment : overrides) params.apply_override(assignment);
   return params;
+}
+
+namespace {
+
+// A value as a parameter file would say it, exactly (doubles to 17 digits).
+struct ValueText {
+  std::string operator()(bool b) const { return b ? "true" : "false"; }
+  std::string operator()(std::int64_t i) const { return std::to_string(i); }
+  std::string operator()(double d) const {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", d);
+    return text;
+  }
+  std::string operator()(const std::string& s) const { return "\"" + s + "\""; }
+  template <class T>
+  std::string operator()(const std::vector<T>& values) const {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + (*this)(values[i]);
+    return text + "]";
+  }
+};
+
+std::string value_text(const io::Value& v) { return std::visit(ValueText{}, v); }
+
+std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
+  for (std::size_t i = 0; i < size; ++i) {
+    hash ^= static_cast<unsigned char>(data[i]);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+// " (file of N bytes, hash H)" for an input file a key names, or " (no such file)". The name is
+// taken as io::get_file takes it; "file.h5:/dataset" names the file before the colon.
+std::string file_identity(const io::ParamTable& params, const std::string& key,
+                          const std::string& name, const std::filesystem::path& params_path) {
+  std::filesystem::path path = name;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && name.find(':') != std::string::npos)
+    path = name.substr(0, name.find(':'));
+  if (path.is_relative() && params.source_of(key) != "command line")
+    path = params_path.parent_path() / path;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return " (no such file)";
+  // The first and last 64 KiB: cheap for any size, and what differs between two versions of an
+  // input (a header, a count, the data's end) is almost always there.
+  constexpr std::uintmax_t kEnd = 64 * 1024;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(static_cast<std::size_t>(std::min(size, kEnd)), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  std::string tail;
+  if (size > kEnd) {
+    tail.assign(static_cast<std::size_t>(std::min(size - kEnd, kEnd)), '\0');
+    in.seekg(static_cast<std::streamoff>(size - tail.size()));
+    in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  }
+  const std::uint64_t hash = fnv1a(tail.data(), tail.size(), fnv1a(head.data(), head.size()));
+  char text[64];
+  std::snprintf(text, sizeof text, " (file of %ju bytes, hash %016llx)", size,
+                static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// key -> what this rank read for it, input files' identities included.
+std::map<std::string, std::string> problem_of(const io::ParamTable& params,
+                                              const std::filesystem::path& params_path) {
+  std::map<std::string, std::string> problem;
+  for (const auto& [key, value] : params.resolved()) {
+    std::string text = value_text(value);
+    const std::string last = key.substr(key.find_last_of('.') + 1);
+    const bool names_file = last.size() >= 4 && last.compare(last.size() - 4, 4, "file") == 0;
+    if (names_file && std::holds_alternative<std::string>(value) &&
+        !std::get<std::string>(value).empty())
+      text += file_identity(params, key, std::get<std::string>(value), params_path);
+    problem.emplace(key, std::move(text));
+  }
+  return problem;
+}
+
+std::string problem_text(const std::map<std::string, std::string>& problem) {
+  std::string text;
+  for (const auto& [key, value] : problem) text += key + " = " + value + "\n";
+  return text;
+}
+
+}  // namespace
+
+void require_same_problem(comm::Context& context, const io::ParamTable& params,
+                          const std::filesystem::path& params_path) {
+  if (context.size() == 1) return;
+  const std::map<std::string, std::string> mine = problem_of(params, params_path);
+  std::string text = problem_text(mine);
+  const std::vector<std::uint64_t> digests =
+      context.all_gather(fnv1a(text.data(), text.size()));
+  if (std::all_of(digests.begin(), digests.end(), [&](auto d) { return d == digests[0]; })) return;
+  // Rare: rank 0's problem goes to every rank, and each that differs names its first key.
+  context.broadcast(text);
+  if (digests[static_cast<std::size_t>(context.rank())] == digests[0]) return;
+  std::map<std::string, std::string> root;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto eq = line.find(" = ");
+    root.emplace(line.substr(0, eq), line.substr(eq + 3));
+  }
+  const std::string rank = "rank " + std::to_string(context.rank());
+  auto a = root.begin();
+  auto b = mine.begin();
+  std::string key, differs;
+  for (; a != root.end() || b != mine.end();) {
+    if (b == mine.end() || (a != root.end() && a->first < b->first)) {
+      key = a->first;
+      differs = "is " + a->second + " on rank 0 and not given on " + rank;
+      break;
+    }
+    if (a == root.end() || b->first < a->first) {
+      key = b->first;
+      differs = "is not given on rank 0 and is " + b->second + " on " + rank;
+      break;
+    }
+    if (a->second != b->second) {
+      key = a->first;
+      differs = "is " + a->second + " on rank 0 and " + b->second + " on " + rank;
+      break;
+    }
+    ++a;
+    ++b;
+  }
+  throw InputError("mpirun", key,
+                   differs + "; every rank must solve the same problem (same parameter file "
+                             "contents, overrides and input files)");
 }
 
 Backend agreed_backend(comm::Context& context, Backend asked) {

@@ -72,6 +72,15 @@ Backend agreed_backend(comm::Context& context, Backend asked);
 void write_ranks(io::ResultFile& file, comm::Context& context, Backend backend,
                  const std::vector<comm::RankDevice>& ranks);
 
+// Across ranks, before any work: every rank must have read the same problem. Each gives a digest
+// of its resolved parameters (every key read, with its value) and of the input files they name
+// (size and a hash of their first and last 64 KiB: node-local copies of one file agree, a
+// different file does not); on a mismatch every rank ends with InputError (exit 2) naming the
+// first differing key and the ranks ("grid.nx is 16 on rank 0 and 17 on rank 1"). Collective;
+// call it inside together(), once the parameters are read and validated.
+void require_same_problem(comm::Context& context, const io::ParamTable& params,
+                          const std::filesystem::path& params_path);
+
 // The parameter file with the command line's overrides applied.
 io::ParamTable load_params(const std::filesystem::path& file,
                            const std::vector<std::string>& overrides);

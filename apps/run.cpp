@@ -158,6 +158,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     run = binding->make_run(*params, options.params_path);
     backend = agreed_backend(context, options.backend);
   });
+  together(context, [&] { require_same_problem(context, *params, options.params_path); });
   const RunSetup setup{options, backend, output, context};
   together(context, [&] { run->prepare(setup); });
 

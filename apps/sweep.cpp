@@ -561,6 +561,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
         if (options.autotune) refuse("--autotune stores the choice for one device");
         if (options.profile) refuse("--profile runs one process under Nsight Compute");
       });
+      together(context, [&] { require_same_problem(context, *params, options.params_path); });
       return sweep_across_ranks(context, options, *params, *binding, *study, started);
     } catch (const Stop& stop) {
       return stop.status;

@@ -1,9 +1,11 @@
 #include "kernels/error.hpp"
+#include "kernels/making.hpp"
 
 #include <cublas_v2.h>
 #include <cufft.h>
 #include <curand.h>
 
+#include <cstdio>
 #include <sstream>
 
 namespace parasol {
@@ -125,6 +127,36 @@ void throw_cufft(int result, const char* call, const char* file, int line) {
 
 void throw_curand(int status, const char* call, const char* file, int line) {
   throw CurandError(where(call, file, line) + curand_name(status));
+}
+
+namespace {
+
+// "1.2 GB", "141 GB", "512 MB": three digits are enough to judge a failure by.
+std::string bytes_shown(std::size_t bytes) {
+  const double b = static_cast<double>(bytes);
+  char text[32];
+  if (b >= 1e9) std::snprintf(text, sizeof text, "%.3g GB", b * 1e-9);
+  else std::snprintf(text, sizeof text, "%.3g MB", b * 1e-6);
+  return text;
+}
+
+}  // namespace
+
+std::string making_context(const std::string& what, std::size_t free_bytes,
+                           std::size_t total_bytes) {
+  return " while making " + what + "; device memory free " + bytes_shown(free_bytes) + " of " +
+         bytes_shown(total_bytes);
+}
+
+std::string making_context(const std::string& what) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  const cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return " while making " + what + "; device memory unknown (cudaMemGetInfo: " +
+           cudaGetErrorName(err) + ")";
+  }
+  return making_context(what, free_bytes, total_bytes);
 }
 
 void check_launch(cudaStream_t stream, const char* file, int line) {

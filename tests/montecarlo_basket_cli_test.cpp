@@ -3,6 +3,7 @@
 // estimates, and bad correlation matrices give one line naming the key, status 2, no file.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 
 #include "io/result_file.hpp"
@@ -101,6 +102,58 @@ TEST_F(BasketCli, CorrelationFromAnHdf5Dataset) {
                      "model.correlation_file");
   expect_input_error(run_text(three_assets("correlation_file = \"c.h5:/missing\"")),
                      "model.correlation_file");
+}
+
+// basket-cublas on a GPU, the correlation written inline and the same matrix read from an HDF5
+// dataset: one problem, so the price and Greeks are the same bits (/method@reproducible says
+// so), and so is a second run of the same file.
+TEST_F(BasketCli, CublasGivesTheSameBitsWhicheverWayTheCorrelationIsGiven) {
+  PARASOL_REQUIRE_GPU();
+  const std::vector<double> c{1, 0.3, 0.1, 0.3, 1, 0.2, 0.1, 0.2, 1};
+  {
+    io::ResultFile in(dir_ / "c.h5", true);
+    in.write_field("/corr", c.data(), {3, 3});
+    in.commit();
+  }
+  const std::string gpu = "--backend gpu method.variant=basket-cublas paths.count=300007 -o ";
+  const auto run_gpu = [&](const std::string& correlation, const std::string& out) {
+    std::ofstream(dir_ / "p.toml") << three_assets(correlation, "[method]\ngreeks = true\n");
+    const auto r = test::run_shell(kExe + " run " + quoted(dir_ / "p.toml") + " " + gpu +
+                                   quoted(dir_ / out));
+    EXPECT_EQ(r.status, 0) << r.output;
+  };
+  run_gpu("correlation = [[1, 0.3, 0.1], [0.3, 1, 0.2], [0.1, 0.2, 1]]", "inline.h5");
+  run_gpu("correlation = [[1, 0.3, 0.1], [0.3, 1, 0.2], [0.1, 0.2, 1]]", "again.h5");
+  run_gpu("correlation_file = \"c.h5:/corr\"", "file.h5");
+  io::ResultReader a(dir_ / "inline.h5");
+  EXPECT_TRUE(std::get<bool>(a.attribute("/method", "reproducible")));
+  for (const char* other : {"again.h5", "file.h5"}) {
+    io::ResultReader b(dir_ / other);
+    for (const char* key : {"price", "standard_error"}) {
+      const double x = number(a, "/estimate", key), y = number(b, "/estimate", key);
+      EXPECT_EQ(std::memcmp(&x, &y, sizeof x), 0) << other << " " << key << ": " << x << " vs " << y;
+    }
+    for (const char* key : {"delta", "delta_standard_error"}) {
+      const auto x = std::get<std::vector<double>>(a.attribute("/greeks", key));
+      const auto y = std::get<std::vector<double>>(b.attribute("/greeks", key));
+      ASSERT_EQ(x.size(), y.size()) << other << " " << key;
+      EXPECT_EQ(std::memcmp(x.data(), y.data(), sizeof(double) * x.size()), 0) << other << " " << key;
+    }
+    const double x = number(a, "/greeks", "vega"), y = number(b, "/greeks", "vega");
+    EXPECT_EQ(std::memcmp(&x, &y, sizeof x), 0) << other << " vega: " << x << " vs " << y;
+  }
+}
+
+// A rate of -1000 a year is finite, so validate() lets it through, but exp(1000) is not: the
+// price comes out non-finite. The run ends with status 1 and one line naming the quantity, and
+// writes nothing (kernels/finite.hpp).
+TEST_F(BasketCli, ANonFinitePriceEndsTheRunNamingItAndWritesNothing) {
+  const std::string identity = "correlation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\nrate = -1000";
+  const auto r = run_text(three_assets(identity));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "parasol: montecarlo: the ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "where the problem is finite; nothing is written")) << r.output;
+  test::expect_only_inputs(dir_, {"p.toml"});
 }
 
 TEST_F(BasketCli, BadCorrelationMatricesExitTwoNamingTheKey) {

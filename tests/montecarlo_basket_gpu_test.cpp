@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "kernels/stream.hpp"
@@ -41,6 +42,56 @@ void expect_agree(const Estimate& gpu, const Estimate& gold, const std::string& 
   const Agreement a = agreement(gpu, gold);
   EXPECT_LE(a.value, a.tolerance) << what << ": gpu " << gpu.price << " +- " << gpu.standard_error
                                   << ", " << a.description;
+}
+
+// Every bit of an estimate: the same run on the same device must repeat exactly
+// (/method@reproducible), so any difference, however small, fails.
+void expect_same_bits(const Estimate& a, const Estimate& b, const std::string& what) {
+  EXPECT_EQ(std::memcmp(&a.price, &b.price, sizeof a.price), 0)
+      << what << ": " << std::hexfloat << a.price << " vs " << b.price;
+  EXPECT_EQ(std::memcmp(&a.standard_error, &b.standard_error, sizeof a.standard_error), 0)
+      << what << " standard error: " << std::hexfloat << a.standard_error << " vs "
+      << b.standard_error;
+}
+
+void expect_same_bits(const BasketResult& a, const BasketResult& b, const std::string& what) {
+  expect_same_bits(a.price, b.price, what + " price");
+  expect_same_bits(a.vega, b.vega, what + " vega");
+  expect_same_bits(a.in_sample, b.in_sample, what + " in-sample price");
+  ASSERT_EQ(a.delta.size(), b.delta.size()) << what;
+  for (std::size_t i = 0; i < a.delta.size(); ++i)
+    expect_same_bits(a.delta[i], b.delta[i], what + " delta " + std::to_string(i));
+}
+
+// Three runs of each variant, each with a simulator of its own (a fresh cuBLAS handle and
+// workspace), give the same bits: the reductions add per-block slots in a fixed order and the
+// GEMM runs without atomics. Several batches and, for cuBLAS, several step blocks make any
+// order that varies show. d = 20 is past the registers' 16; 8 runs both variants.
+TEST(BasketReproducible, EachVariantRepeatsToTheBit) {
+  PARASOL_REQUIRE_GPU();
+  for (int d : {8, 20}) {
+    BasketParams p = random_basket(d, test::kSeed + d);
+    p.payoff = BasketPayoff::arithmetic_basket_call;
+    p.paths = 300007;  // prime: the last batch is partial
+    p.batch_paths = 65536;
+    p.steps = 9;
+    for (BasketVariant v : kBasketVariants) {
+      if (v == BasketVariant::registers && d > kRegistersUpTo) continue;
+      const std::string what = std::string(name(v)) + " d" + std::to_string(d);
+      const BasketResult first = run_variant(p, v);
+      ASSERT_TRUE(std::isfinite(first.price.price)) << what;
+      for (int again = 0; again < 2; ++again) expect_same_bits(first, run_variant(p, v), what);
+    }
+  }
+  // Longstaff-Schwartz's regression sums and price, likewise.
+  BasketParams q = random_basket(3, test::kSeed + 3);
+  q.paths = 100003;
+  q.steps = 13;
+  q.payoff = BasketPayoff::bermudan_put;
+  q.exercise_steps = {2, 3, 7, 11, 13};
+  Stream stream;
+  const BasketResult first = solve_lsm_gpu(q, stream);
+  for (int again = 0; again < 2; ++again) expect_same_bits(first, solve_lsm_gpu(q, stream), "lsm");
 }
 
 using Case = std::tuple<BasketPayoff, int>;

@@ -16,6 +16,7 @@
 #include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/ranks.hpp"
+#include "kernels/finite.hpp"
 
 namespace parasol::app {
 namespace {
@@ -172,6 +173,7 @@ class CoulombRun final : public SolverRun<Params> {
       result_ = gpu_ ? coulomb::solve_gpu(p_, atoms_, part_, progress_on(line))
                      : coulomb::solve_cpu(p_, atoms_, part_, progress_on(line));
     }
+    require_finite("coulomb: the potential", result_.potential);
     diagnostics_ = coulomb::diagnostics(result_);
     combine_over_ranks(timings, [&](comm::Context& context) {
       diagnostics_ = coulomb::over_ranks(context, diagnostics_);

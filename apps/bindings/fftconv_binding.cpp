@@ -17,6 +17,7 @@
 #include "kernels/device.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/share.hpp"
+#include "kernels/finite.hpp"
 
 namespace parasol::app {
 namespace {
@@ -154,6 +155,7 @@ class FftconvRun final : public SolverRun<Params> {
       result_.timings.compute = seconds_since(started);
       add_phases(timings, false);
     }
+    require_finite("fftconv: the output", result_.output);
     if (!result_.output.empty()) {
       const auto [low, high] = std::minmax_element(result_.output.begin(), result_.output.end());
       low_ = static_cast<double>(*low);
@@ -383,6 +385,7 @@ class FftconvRun final : public SolverRun<Params> {
     low_ = INFINITY;
     high_ = -INFINITY;
     const auto keep = [&](std::int64_t offset, std::int64_t n, const T* values) {
+      require_finite("fftconv: the output", values, static_cast<std::size_t>(n));
       if (!spill_) {
         std::copy(values, values + n, result_.output.begin() + (offset - first));
         return;
@@ -422,6 +425,9 @@ class FftconvRun final : public SolverRun<Params> {
       read_s_ += seconds_since(reading);
     };
     const auto write = [&](std::int64_t offset, std::int64_t count, const T* values) {
+      // Streamed: each piece is judged before it is written; a bad one ends the run with the
+      // temporary file, so nothing is kept.
+      require_finite("fftconv: the output", values, static_cast<std::size_t>(count));
       if (check_ && gpu_) check_piece(offset, count, values);
       const auto writing = Clock::now();
       output.write(offset, count, values);

@@ -10,6 +10,7 @@
 #include "kernels/phase_timer.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/volume.hpp"
+#include "kernels/finite.hpp"
 
 namespace parasol::app::fftconv_volume {
 namespace {
@@ -73,6 +74,7 @@ class VolumeRun final : public SolverRun<Params> {
       compute_s_ = seconds_since(started);
       timings.add("compute", compute_s_);
     }
+    require_finite("fftconv: the output", output_);
     if (!output_.empty()) {
       const auto [low, high] = std::minmax_element(output_.begin(), output_.end());
       low_ = static_cast<double>(*low);

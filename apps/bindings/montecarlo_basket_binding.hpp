@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/solver_run.hpp"
+#include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::app {
@@ -31,6 +32,10 @@ SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes);
 
 // /estimate's price, standard error, 95% interval and samples, and /timings' total and rate, from
 // `seconds` of `path_steps`.
+// Every estimate of a basket run (price, in-sample price, Greeks and their standard errors) is
+// finite, or the run ends naming the first that is not (kernels/finite.hpp).
+void require_all_finite(const montecarlo::BasketResult& r);
+
 void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double seconds,
                     double path_steps);
 // The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".

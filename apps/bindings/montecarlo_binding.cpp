@@ -12,6 +12,7 @@
 #include "kernels/timed_runs.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/run.hpp"
+#include "kernels/finite.hpp"
 
 namespace parasol::app {
 namespace {
@@ -147,6 +148,8 @@ class MontecarloRun final : public SolverRun<Params> {
     combine_over_ranks(timings, [&](comm::Context& context) {
       result_ = montecarlo::whole_run(context, p_, std::move(result_));
     });
+    require_finite("montecarlo: the price", result_.estimate.price);
+    require_finite("montecarlo: the price's standard error", result_.estimate.standard_error);
   }
 
   void report(io::ResultFile& out) override {

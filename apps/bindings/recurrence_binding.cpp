@@ -15,6 +15,7 @@
 #include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/study.hpp"
+#include "kernels/finite.hpp"
 
 namespace parasol::app {
 namespace {
@@ -198,6 +199,7 @@ class RecurrenceRun final : public SolverRun<Params> {
     timings.add("compute", t.compute);
     timings.add("device_to_host", t.device_to_host);
     compute_ = t.compute;
+    require_finite("recurrence: the output v", v_);
     // The range of v over every rank, for rank 0's summary (report() waits on no one).
     low_ = INFINITY;
     high_ = -INFINITY;

@@ -13,6 +13,7 @@
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/run.hpp"
 #include "solvers/tridiag/sweep.hpp"
+#include "kernels/finite.hpp"
 
 namespace parasol::app {
 namespace {
@@ -205,6 +206,7 @@ class TridiagRun final : public SolverRun<Params> {
     timings.add("compute", t.compute);
     timings.add("device_to_host", t.device_to_host);
     compute_seconds_ = t.compute;
+    require_finite("tridiag: the solution", x_);
     // What the summary says of the whole result, and the slowest rank's seconds.
     diagnostics_ = heat() ? tridiag::heat_diagnostics(part_, x_) : tridiag::batch_diagnostics(x_);
     combine_over_ranks(timings, [&](comm::Context& context) {

@@ -1,5 +1,7 @@
 // cuFFT plans kept for reuse: making a plan costs far more than executing it (it allocates a
-// work area and may compile kernels), so a convolver makes each transform shape once.
+// work area and may compile kernels), so a convolver makes each transform shape once. A plan
+// that cannot be made is tried once more after the cache's other plans are released; then the
+// failure names the plan and the device memory free.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -8,9 +10,30 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 
+#include "kernels/making.hpp"
+
 namespace parasol::fftconv {
+
+// Makes something with `make`; when that fails with a cuFFT error (cuFFT reports device memory
+// it could not get as CUFFT_INTERNAL_ERROR, which a parallel ctest on one GPU meets), calls
+// `release` to give back what is held and tries once more. A second failure goes up.
+template <class Make, class Release>
+auto make_or_retry_once(Make&& make, Release&& release) -> decltype(make()) {
+  try {
+    return make();
+  } catch (const CufftError&) {
+    release();
+  }
+  return make();
+}
+
+// "a C2C plan of 4096 x 65536 float, batch 8" (rank, type, dims, precision, batch; `stride` > 0:
+// down columns `stride` apart).
+std::string describe_plan(cufftType type, int rank, const long long* dims, std::int64_t batch,
+                          std::int64_t stride = 0);
 
 class PlanCache {
  public:
@@ -31,6 +54,9 @@ class PlanCache {
   cufftHandle get_columns(cufftType type, std::int64_t length, std::int64_t columns,
                           cudaStream_t stream);
   std::size_t size() const { return plans_.size(); }
+  // Destroys every cached plan, giving back their work areas, and waits for the device. A
+  // handle from an earlier get() is invalid after it: callers look plans up where they use them.
+  void release();
 
  private:
   // type, depth (0: a 1D or 2D plan; -1: a column plan), rows, cols, batch.

@@ -189,8 +189,13 @@ struct VolumeConvolver<T>::Impl {
     const std::int64_t half = l.depth * l.rows * (l.cols / 2 + 1);
     T* x = reserve(real, l.size());
     Complex<T>* x_hat = reserve(spectrum, half);
-    const cufftHandle forward = plans.get_3d(Real<T>::kR2C, l.depth, l.rows, l.cols, stream);
-    const cufftHandle inverse = plans.get_3d(Real<T>::kC2R, l.depth, l.rows, l.cols, stream);
+    // Looked up where they run: making one may release the cache's other plans (PlanCache).
+    const auto forward = [&] {
+      return plans.get_3d(Real<T>::kR2C, l.depth, l.rows, l.cols, stream);
+    };
+    const auto inverse = [&] {
+      return plans.get_3d(Real<T>::kC2R, l.depth, l.rows, l.cols, stream);
+    };
     const dim3 pad_grid = unrolled_rows_grid(l.cols, l.depth * l.rows);
     // The filter's spectrum at the chunk's lengths, once for every chunk, and once for every
     // call where it is kept.
@@ -202,7 +207,7 @@ struct VolumeConvolver<T>::Impl {
       pad_volume_kernel<<<pad_grid, kThreads, 0, stream>>>(
           filter, p.filter, 0, l, p.operation == Operation::correlate, x);
       PARASOL_CHECK_LAUNCH(stream);
-      Real<T>::r2c(forward, x, h_hat);
+      Real<T>::r2c(forward(), x, h_hat);
       ++spectra_computed;
       if (keep_spectra) kept = key;
     }
@@ -214,11 +219,11 @@ struct VolumeConvolver<T>::Impl {
       pad_volume_kernel<<<pad_grid, kThreads, 0, stream>>>(
           signal, p.signal, at.depth + z0 - (p.filter.depth - 1), l, false, x);
       PARASOL_CHECK_LAUNCH(stream);
-      Real<T>::r2c(forward, x, x_hat);
+      Real<T>::r2c(forward(), x, x_hat);
       multiply_volume_kernel<Complex<T>, T>
           <<<multiply_blocks, kThreads, 0, stream>>>(x_hat, h_hat, half, scale);
       PARASOL_CHECK_LAUNCH(stream);
-      Real<T>::c2r(inverse, x_hat, x);
+      Real<T>::c2r(inverse(), x_hat, x);
       const Extent3 part{count, out.rows, out.cols};
       const dim3 crop_grid = unrolled_rows_grid(out.cols, count * out.rows);
       crop_volume_kernel<<<crop_grid, kThreads, 0, stream>>>(

@@ -4,7 +4,7 @@
 //     one cublasSgemm forms y = L z, and an element-wise kernel advances the log-prices.
 // Both draw normal (s, n, i) from the same Philox counter (basket_paths.cuh), so they simulate the
 // same paths and differ only by float rounding. Each path writes its payoff and Greeks to a
-// row-per-quantity buffer, reduced in double by add_moments.
+// row-per-quantity buffer, reduced in double by add_moments in the same order on every run.
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/making.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
@@ -26,10 +27,13 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// Sum and sum of squares of one row per blockIdx.y, in double, added atomically: the order of
-// the additions varies between runs, far below a standard error.
+// Sum and sum of squares of one row per blockIdx.y, in double, added into the block's own slots
+// (row 2q and 2q + 1 of kMomentSlots, column blockIdx.x). One launch never has two blocks on one
+// slot and launches are ordered on the stream, so no atomics are needed and every addition
+// happens in the same order on every run: a double atomicAdd's order varies with scheduling,
+// which changed a basket-cublas price in its last bit from one run to the next.
 __global__ void __launch_bounds__(kThreads)
-    moments_kernel(const float* values, std::int64_t count, double* sums) {
+    moments_kernel(const float* values, std::int64_t count, double* slots) {
   const float* row = values + blockIdx.y * count;
   double sum = 0, sum_sq = 0;
   for (std::int64_t i : grid_stride(count)) {
@@ -41,9 +45,19 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();  // block_reduce's shared slots are reused
   sum_sq = block_reduce<kThreads>(sum_sq, Sum{});
   if (threadIdx.x == 0) {
-    atomicAdd(&sums[2 * blockIdx.y], sum);
-    atomicAdd(&sums[2 * blockIdx.y + 1], sum_sq);
+    slots[(2 * blockIdx.y) * kMomentSlots + blockIdx.x] += sum;
+    slots[(2 * blockIdx.y + 1) * kMomentSlots + blockIdx.x] += sum_sq;
   }
+}
+
+// totals[r] = the sum of row r's kMomentSlots slots, one block a row, in block_reduce's fixed order.
+__global__ void __launch_bounds__(kThreads)
+    slot_totals_kernel(const double* slots, double* totals) {
+  const double* row = slots + static_cast<std::int64_t>(blockIdx.x) * kMomentSlots;
+  double sum = 0;
+  for (int i = static_cast<int>(threadIdx.x); i < kMomentSlots; i += kThreads) sum += row[i];
+  sum = block_reduce<kThreads>(sum, Sum{});
+  if (threadIdx.x == 0) totals[blockIdx.x] = sum;
 }
 
 template <int kD>
@@ -196,15 +210,41 @@ void with_register_width(int d, F&& f) {
   else f(std::integral_constant<int, 16>{});
 }
 
+// A cuBLAS handle set up so that the same GEMM on the same device gives the same bits on every
+// run (/method@reproducible): no atomics (split reductions would add in a varying order), full
+// fp32 products (CUBLAS_DEFAULT_MATH; no TF32, whose 10-bit mantissas would also need their
+// accuracy shown), and a workspace of a fixed size owned here, bound after the stream (setting
+// the stream resets it), so the algorithm cuBLAS picks does not follow the memory free at the
+// time. The GEMMs are plain cublasSgemm: the Ex/Lt forms choose by heuristics we would then
+// have to pin as well.
 class BlasHandle {
  public:
-  BlasHandle() { PARASOL_CUBLAS(cublasCreate(&handle_)); }
+  explicit BlasHandle(cudaStream_t stream)
+      : workspace_(while_making("cuBLAS's workspace of 32 MiB", [] {
+          return DeviceBuffer<unsigned char>(kWorkspaceBytes);
+        })) {
+    while_making("a cuBLAS handle", [&] {
+      PARASOL_CUBLAS(cublasCreate(&handle_));
+      try {
+        PARASOL_CUBLAS(cublasSetStream(handle_, stream));
+        PARASOL_CUBLAS(cublasSetWorkspace(handle_, workspace_.data(), workspace_.bytes()));
+        PARASOL_CUBLAS(cublasSetAtomicsMode(handle_, CUBLAS_ATOMICS_NOT_ALLOWED));
+        PARASOL_CUBLAS(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+      } catch (...) {
+        cublasDestroy(handle_);
+        throw;
+      }
+    });
+  }
   ~BlasHandle() { cublasDestroy(handle_); }
   BlasHandle(const BlasHandle&) = delete;
   BlasHandle& operator=(const BlasHandle&) = delete;
   cublasHandle_t get() const { return handle_; }
 
  private:
+  // cuBLAS's documented recommendation for Hopper (32 MiB; 4 MiB suffices before it).
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+  DeviceBuffer<unsigned char> workspace_;
   cublasHandle_t handle_ = nullptr;
 };
 
@@ -259,11 +299,16 @@ SmallModel small_model(const BasketParams& p) {
   return m;
 }
 
-void add_moments(const float* values, int quantities, std::int64_t count, double* sums,
+void add_moments(const float* values, int quantities, std::int64_t count, double* slots,
                  cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(std::min(blocks_for(count), 1024)),
+  const dim3 grid(static_cast<unsigned>(std::min(blocks_for(count), kMomentSlots)),
                   static_cast<unsigned>(quantities));
-  moments_kernel<<<grid, kThreads, 0, stream>>>(values, count, sums);
+  moments_kernel<<<grid, kThreads, 0, stream>>>(values, count, slots);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+void total_slots(const double* slots, int rows, double* totals, cudaStream_t stream) {
+  slot_totals_kernel<<<rows, kThreads, 0, stream>>>(slots, totals);
   PARASOL_CHECK_LAUNCH(stream);
 }
 
@@ -274,7 +319,8 @@ struct BasketSimulator::State {
   int quantities = 1;
   SmallModel small{};
   DeviceBuffer<float> values;  // quantities x batch
-  DeviceBuffer<double> sums;   // 2 x quantities
+  DeviceBuffer<double> slots;  // 2 x quantities rows of kMomentSlots (add_moments)
+  DeviceBuffer<double> sums;   // 2 x quantities: the slots' totals
   // cuBLAS path.
   std::unique_ptr<BlasHandle> blas;
   DeviceBuffer<float> l, l_inv_t, drift, vol, sigma, spot, weight, log_spot;
@@ -306,6 +352,7 @@ BasketSimulator::BasketSimulator(const BasketParams& p, cudaStream_t stream)
   s.quantities = european_quantities(p_);
   s.batch = std::min(p_.paths, p_.batch_paths);
   s.values = DeviceBuffer<float>(static_cast<std::size_t>(s.quantities * s.batch));
+  s.slots = DeviceBuffer<double>(static_cast<std::size_t>(2 * s.quantities * kMomentSlots));
   s.sums = DeviceBuffer<double>(static_cast<std::size_t>(2 * s.quantities));
   s.host_sums.assign(static_cast<std::size_t>(2 * s.quantities), 0.0);
   // Poisoned once: a path the kernels never wrote would turn the sums to NaN, not pass unseen.
@@ -345,10 +392,7 @@ BasketSimulator::BasketSimulator(const BasketParams& p, cudaStream_t stream)
   s.y = DeviceBuffer<float>(block_size);
   s.x = DeviceBuffer<float>(static_cast<std::size_t>(d * s.batch));
   if (digital) s.score = DeviceBuffer<float>(static_cast<std::size_t>(d * s.batch));
-  s.blas = std::make_unique<BlasHandle>();
-  PARASOL_CUBLAS(cublasSetStream(s.blas->get(), stream_));
-  // Full fp32 products: TF32 tensor cores (10-bit mantissas) would need their accuracy shown.
-  PARASOL_CUBLAS(cublasSetMathMode(s.blas->get(), CUBLAS_DEFAULT_MATH));
+  s.blas = std::make_unique<BlasHandle>(stream_);
 }
 
 BasketSimulator::~BasketSimulator() = default;
@@ -451,12 +495,13 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
 void BasketSimulator::run() {
   State& s = *s_;
   s.blocks_timed = 0;
-  PARASOL_CUDA(cudaMemsetAsync(s.sums.data(), 0, s.sums.bytes(), stream_));
+  PARASOL_CUDA(cudaMemsetAsync(s.slots.data(), 0, s.slots.bytes(), stream_));
   for (std::int64_t first = 0; first < p_.paths; first += s.batch) {
     const std::int64_t count = std::min(s.batch, p_.paths - first);
     run_batch(first, count);
-    add_moments(s.values.data(), s.quantities, count, s.sums.data(), stream_);
+    add_moments(s.values.data(), s.quantities, count, s.slots.data(), stream_);
   }
+  total_slots(s.slots.data(), 2 * s.quantities, s.sums.data(), stream_);
 }
 
 BasketResult BasketSimulator::result() const {

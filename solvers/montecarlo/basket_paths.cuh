@@ -209,9 +209,16 @@ __device__ inline void european_outputs(BasketPayoff payoff, int d, std::int64_t
 // The quantities a European path writes: the payoff, and with greeks its vega and d deltas.
 inline int european_quantities(const BasketParams& p) { return p.greeks ? 2 + p.assets() : 1; }
 
+// Per-block slots of add_moments: a reduction's partial sums land in slots of their own and are
+// added in a fixed order, so a price repeats to the bit (/method@reproducible).
+inline constexpr int kMomentSlots = 1024;
+
 // Sums and sums of squares, in double, of `quantities` rows of `count` floats (row q at
-// values + q * count), added into sums[2q], sums[2q + 1].
-void add_moments(const float* values, int quantities, std::int64_t count, double* sums,
+// values + q * count), added into `slots`: rows 2q and 2q + 1 of kMomentSlots doubles each,
+// zeroed by the caller before the first call. total_slots gives the sums.
+void add_moments(const float* values, int quantities, std::int64_t count, double* slots,
                  cudaStream_t stream);
+// totals[r] = the sum of row r of `slots` (kMomentSlots doubles a row), in a fixed order.
+void total_slots(const double* slots, int rows, double* totals, cudaStream_t stream);
 
 }  // namespace parasol::montecarlo

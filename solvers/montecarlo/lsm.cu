@@ -2,8 +2,8 @@
 //   simulate: one thread a path (the register path code, basket_paths.cuh) keeps B at every
 //     exercise date, [date][path];
 //   regress: backward over the dates, one kernel discounts each path's cash flow and sums the
-//     normal equations' products over the in-the-money paths in double (a block reduction, then
-//     one atomic add a block); the host solves them in double (regression_coefficients, shared
+//     normal equations' products over the in-the-money paths in double (a block reduction into
+//     the block's own slot, the slots then added in a fixed order: the same bits every run); the host solves them in double (regression_coefficients, shared
 //     with the gold) and a second kernel exercises where the payoff beats the fitted
 //     continuation value;
 //   price: the fitted policy on independent paths (Philox seed of path set 1), first exercise.
@@ -63,7 +63,7 @@ constexpr int kSums = kNb * (kNb + 1) / 2 + kNb + 1;
 template <int kNb>
 __global__ void __launch_bounds__(kThreads)
     normal_equations_kernel(const float* basket, std::int64_t count, float strike, float back,
-                            float* v, double* sums) {
+                            float* v, double* slots) {
   double local[kSums<kNb>] = {};
   for (std::int64_t p : grid_stride(count)) {
     const float vp = v[p] * back;
@@ -84,7 +84,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int q = 0; q < kSums<kNb>; ++q) {
     const double total = block_reduce<kThreads>(local[q], Sum{});
-    if (threadIdx.x == 0) atomicAdd(&sums[q], total);
+    // This block's own slot (one launch of at most kMomentSlots blocks): no atomics, so the
+    // regression and the price repeat to the bit (/method@reproducible).
+    if (threadIdx.x == 0) slots[q * kMomentSlots + blockIdx.x] = total;
     __syncthreads();  // block_reduce's shared slots are reused
   }
 }
@@ -195,6 +197,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
   DeviceBuffer<float> basket(static_cast<std::size_t>(e_count * count));
   DeviceBuffer<float> v(static_cast<std::size_t>(count));
   DeviceBuffer<double> sums(static_cast<std::size_t>(kSums<kMaxBasis>));
+  DeviceBuffer<double> slots(static_cast<std::size_t>(kSums<kMaxBasis> * kMomentSlots));
   PinnedBuffer<double> host_sums(sums.size());
   BasketResult r;
   r.policy.assign(static_cast<std::size_t>(e_count), {});
@@ -217,10 +220,12 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
       const auto back = static_cast<float>(
           std::exp(-p.rate * dt * static_cast<double>(dates[e + 1] - dates[e])));
       const float* b = basket.data() + e * count;
-      PARASOL_CUDA(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
-      normal_equations_kernel<kNb><<<std::min(blocks_for(count), 1024), kThreads, 0, stream>>>(
-          b, count, strike, back, v.data(), sums.data());
+      PARASOL_CUDA(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
+      normal_equations_kernel<kNb>
+          <<<std::min(blocks_for(count), kMomentSlots), kThreads, 0, stream>>>(
+              b, count, strike, back, v.data(), slots.data());
       PARASOL_CHECK_LAUNCH(stream);
+      total_slots(slots.data(), kSums<kNb>, sums.data(), stream);
       PARASOL_CUDA(cudaMemcpyAsync(host_sums.data(), sums.data(), sums.bytes(),
                                    cudaMemcpyDeviceToHost, stream));
       PARASOL_CUDA(cudaStreamSynchronize(stream));
@@ -239,8 +244,9 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
       PARASOL_CHECK_LAUNCH(stream);
     }
     // In-sample: the cash flows, discounted from the first date to 0.
-    PARASOL_CUDA(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
-    add_moments(v.data(), 1, count, sums.data(), stream);
+    PARASOL_CUDA(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
+    add_moments(v.data(), 1, count, slots.data(), stream);
+    total_slots(slots.data(), 2, sums.data(), stream);
     download(sums, host_sums.data(), 2, stream);
     const double to_now = std::exp(-p.rate * dt * static_cast<double>(dates[0]));
     r.in_sample = Moments{static_cast<double>(count), host_sums[0] * to_now,
@@ -255,8 +261,9 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
         m, device_seed(p.seed, 1), count, d_date_of_step.data(), e_count, d_policies.data(),
         static_cast<float>(p.rate * dt), v.data());
     PARASOL_CHECK_LAUNCH(stream);
-    PARASOL_CUDA(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
-    add_moments(v.data(), 1, count, sums.data(), stream);
+    PARASOL_CUDA(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
+    add_moments(v.data(), 1, count, slots.data(), stream);
+    total_slots(slots.data(), 2, sums.data(), stream);
     download(sums, host_sums.data(), 2, stream);
     r.price = Moments{static_cast<double>(count), host_sums[0], host_sums[1]}.estimate();
     r.timings.price = seconds_since(price_start);

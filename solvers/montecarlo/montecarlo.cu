@@ -18,6 +18,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
+#include "kernels/making.hpp"
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
@@ -247,20 +248,23 @@ class RandGenerator {
  public:
   // `offset`: normals to skip, where a part of the run starts in the whole run's stream.
   RandGenerator(const Params& p, cudaStream_t stream, unsigned long long offset) {
-    PARASOL_CURAND(curandCreateGenerator(&gen_, rng_type(p.generator)));
-    try {
-      PARASOL_CURAND(curandSetPseudoRandomGeneratorSeed(gen_, p.seed));
-      PARASOL_CURAND(curandSetGeneratorOffset(gen_, offset));
-      PARASOL_CURAND(curandSetGeneratorOrdering(
-          gen_, p.ordering == Ordering::dynamic ? CURAND_ORDERING_PSEUDO_DYNAMIC
-                                                : CURAND_ORDERING_PSEUDO_DEFAULT));
-      PARASOL_CURAND(curandSetStream(gen_, stream));
-      // Sets up the generator's state now, so the first batch's timing is generation alone.
-      PARASOL_CURAND(curandGenerateSeeds(gen_));
-    } catch (...) {
-      curandDestroyGenerator(gen_);
-      throw;
-    }
+    // Making it allocates its state: a failure says which generator and the memory free.
+    while_making("a cuRAND " + std::string(name(p.generator)) + " generator", [&] {
+      PARASOL_CURAND(curandCreateGenerator(&gen_, rng_type(p.generator)));
+      try {
+        PARASOL_CURAND(curandSetPseudoRandomGeneratorSeed(gen_, p.seed));
+        PARASOL_CURAND(curandSetGeneratorOffset(gen_, offset));
+        PARASOL_CURAND(curandSetGeneratorOrdering(
+            gen_, p.ordering == Ordering::dynamic ? CURAND_ORDERING_PSEUDO_DYNAMIC
+                                                  : CURAND_ORDERING_PSEUDO_DEFAULT));
+        PARASOL_CURAND(curandSetStream(gen_, stream));
+        // Sets up the generator's state now, so the first batch's timing is generation alone.
+        PARASOL_CURAND(curandGenerateSeeds(gen_));
+      } catch (...) {
+        curandDestroyGenerator(gen_);
+        throw;
+      }
+    });
   }
   RandGenerator(const RandGenerator&) = delete;
   RandGenerator& operator=(const RandGenerator&) = delete;

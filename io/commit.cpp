@@ -274,6 +274,12 @@ void check_output_path(const fs::path& path, bool force) {
   if (stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
     throw InputError(shown, "", std::string("is ") + kind_of(target.st_mode) +
                                     "; expected a regular file to write the result to");
+  // A name the folder cannot hold would fail only at the rename, after all the computing.
+  const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
+  const std::size_t name_bytes = path.filename().native().size();
+  if (name_max > 0 && name_bytes > static_cast<std::size_t>(name_max))
+    throw InputError(shown, "", "the name is " + std::to_string(name_bytes) + " bytes; at most " +
+                                    std::to_string(name_max) + " fit in a folder here");
   if (const std::optional<InputFile> input = input_at(path))
     throw InputError(shown, "",
                      "is " + (input->key.empty() ? std::string("the parameter file")

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 const std::string kExe = PARASOL_EXE;
 const fs::path kInputs = fs::path(PARASOL_SOURCE_DIR) / "inputs";
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+std::string shell_quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -60,9 +60,9 @@ TEST(IoInputs, TheParameterFileIsNeverTheOutputForceOrNot) {
   for (const char* output : {"mine.toml", "link.h5", "hard.h5"}) {
     for (const char* force : {"", " --force"}) {
       SCOPED_TRACE(std::string(output) + force);
-      const auto r = run_quiet("run " + quoted(dir / "mine.toml") +
+      const auto r = run_quiet("run " + shell_quoted(dir / "mine.toml") +
                                " --backend cpu iteration.max_iterations=2 -o " +
-                               quoted(dir / output) + force);
+                               shell_quoted(dir / output) + force);
       EXPECT_EQ(r.status, 2) << r.output;
       EXPECT_EQ(lines(r.output), 1u) << r.output;
       EXPECT_TRUE(contains(r.output, (dir / output).string() + ": is the parameter file")) << r.output;
@@ -76,8 +76,8 @@ TEST(IoInputs, AnInputFileIsNeverTheOutputNorASidecar) {
   const test::ScratchDir dir;
   const fs::path params = tridiag_copy(dir);
   const std::string before = read_text(dir / "tridiag-systems.h5");
-  const auto r = run_quiet("run " + quoted(params) + " --backend cpu --force -o " +
-                           quoted(dir / "tridiag-systems.h5"));
+  const auto r = run_quiet("run " + shell_quoted(params) + " --backend cpu --force -o " +
+                           shell_quoted(dir / "tridiag-systems.h5"));
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_EQ(lines(r.output), 1u) << r.output;
   EXPECT_TRUE(contains(r.output, "is the file input.file names")) << r.output;
@@ -85,9 +85,9 @@ TEST(IoInputs, AnInputFileIsNeverTheOutputNorASidecar) {
 
   // coulomb's potential sidecar (out.dx beside out.h5) over its own atoms file.
   fs::copy_file(kInputs / "fkbp-dmso.pqr", dir / "out.dx");
-  const auto s = run_quiet("run " + quoted(kInputs / "coulomb.toml") + " --backend cpu --force " +
-                           "atoms.file=" + quoted(dir / "out.dx") +
-                           " atoms.format=pqr output.dx=true -o " + quoted(dir / "out.h5"));
+  const auto s = run_quiet("run " + shell_quoted(kInputs / "coulomb.toml") + " --backend cpu --force " +
+                           "atoms.file=" + shell_quoted(dir / "out.dx") +
+                           " atoms.format=pqr output.dx=true -o " + shell_quoted(dir / "out.h5"));
   EXPECT_EQ(s.status, 2) << s.output;
   EXPECT_EQ(lines(s.output), 1u) << s.output;
   EXPECT_TRUE(contains(s.output, (dir / "out.dx").string() + ": is the file atoms.file names"))
@@ -99,8 +99,8 @@ TEST(IoInputs, AnInputFileIsNeverTheOutputNorASidecar) {
 TEST(IoInputs, AnEmptyOutputNameIsRefused) {
   const test::ScratchDir dir;
   for (const char* command : {"run", "sweep"}) {
-    const auto r = test::run_shell("cd " + quoted(dir.path()) + " && { timeout 60 " + kExe + " " +
-                                   command + " " + quoted(kInputs / "laplace3d.toml") +
+    const auto r = test::run_shell("cd " + shell_quoted(dir.path()) + " && { timeout 60 " + kExe + " " +
+                                   command + " " + shell_quoted(kInputs / "laplace3d.toml") +
                                    " --backend cpu -o '' 2>&1 >/dev/null; }");
     EXPECT_EQ(r.status, 2) << command << ": " << r.output;
     EXPECT_EQ(lines(r.output), 1u) << r.output;
@@ -121,8 +121,8 @@ TEST(IoInputs, InputsThatAreNotRegularFilesAreRefusedNamingTheKey) {
       {(dir / "loop").string(), "is a loop of symbolic links"}};
   for (const auto& [file, why] : cases) {
     SCOPED_TRACE(file);
-    const auto r = run_quiet("run " + quoted(params) + " --backend cpu input.file=" + quoted(file) +
-                             " -o " + quoted(dir / "out.h5"));
+    const auto r = run_quiet("run " + shell_quoted(params) + " --backend cpu input.file=" + shell_quoted(file) +
+                             " -o " + shell_quoted(dir / "out.h5"));
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_EQ(lines(r.output), 1u) << r.output;
     EXPECT_TRUE(contains(r.output, "command line: input.file: \"" + file + "\" " + why)) << r.output;
@@ -146,7 +146,7 @@ TEST(IoInputs, ParameterFilesThatAreNotFilesOrAreHugeAreRefusedUnread) {
       {dir / "huge.toml", "is larger than 16 MiB; expected a TOML parameter file"}};
   for (const auto& [params, why] : cases) {
     SCOPED_TRACE(params.string());
-    const auto r = run_quiet("run " + quoted(params) + " --backend cpu -o " + quoted(dir / "out.h5"));
+    const auto r = run_quiet("run " + shell_quoted(params) + " --backend cpu -o " + shell_quoted(dir / "out.h5"));
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_EQ(lines(r.output), 1u) << r.output;
     EXPECT_TRUE(contains(r.output, params.string() + ": " + why)) << r.output;
@@ -158,8 +158,8 @@ TEST(IoInputs, LongKeysAndNamesWithLineBreaksStayOnOneShortLine) {
   const test::ScratchDir dir;
   const std::string key(1 << 20, 'k');
   std::ofstream(dir / "long.toml") << read_text(kInputs / "laplace3d.toml") << "\n" << key << " = 1\n";
-  const auto r = run_quiet("run " + quoted(dir / "long.toml") + " --backend cpu -o " +
-                           quoted(dir / "out.h5"));
+  const auto r = run_quiet("run " + shell_quoted(dir / "long.toml") + " --backend cpu -o " +
+                           shell_quoted(dir / "out.h5"));
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(lines(r.output), 1u);
   EXPECT_LT(r.output.size(), 400u) << r.output.substr(0, 400);
@@ -169,7 +169,7 @@ TEST(IoInputs, LongKeysAndNamesWithLineBreaksStayOnOneShortLine) {
   // A parameter file whose name holds a line break: the name is escaped, the message one line.
   const fs::path odd = dir / "a\nb.toml";
   std::ofstream(odd) << read_text(kInputs / "laplace3d.toml") << "\nno_such_key = 1\n";
-  const auto o = run_quiet("run " + quoted(odd) + " --backend cpu -o " + quoted(dir / "out.h5"));
+  const auto o = run_quiet("run " + shell_quoted(odd) + " --backend cpu -o " + shell_quoted(dir / "out.h5"));
   EXPECT_EQ(o.status, 2) << o.output;
   EXPECT_EQ(lines(o.output), 1u) << o.output;
   EXPECT_TRUE(contains(o.output, "a\\nb.toml:")) << o.output;
@@ -178,14 +178,26 @@ TEST(IoInputs, LongKeysAndNamesWithLineBreaksStayOnOneShortLine) {
 
 TEST(IoInputs, AnyLegalOutputNameHasATemporaryBesideIt) {
   const test::ScratchDir dir;
-  for (const std::size_t length : {239u, 250u, 255u}) {
+  // laplace3d writes NAME.xmf beside NAME.h5: at 254 bytes that is 255, the most a name may be.
+  for (const std::size_t length : {239u, 250u, 254u}) {
     const std::string name = std::string(length - 3, 'r') + ".h5";
-    const auto r = run_quiet("run " + quoted(kInputs / "laplace3d.toml") +
-                             " --backend cpu iteration.max_iterations=2 -o " + quoted(dir / name));
+    const auto r = run_quiet("run " + shell_quoted(kInputs / "laplace3d.toml") +
+                             " --backend cpu iteration.max_iterations=2 -o " +
+                             shell_quoted(dir / name));
     EXPECT_EQ(r.status, 0) << length << ": " << r.output;
     EXPECT_TRUE(fs::is_regular_file(dir / name)) << length;
     fs::remove(dir / name);
+    fs::remove(dir / (std::string(length - 3, 'r') + ".xmf"));
   }
+  EXPECT_TRUE(dir.empty());
+  // One byte more and the sidecar's name is past NAME_MAX: refused before computing, naming it.
+  const std::string stem(252, 'r');
+  const auto r = run_quiet("run " + shell_quoted(kInputs / "laplace3d.toml") +
+                           " --backend cpu iteration.max_iterations=2 -o " +
+                           shell_quoted(dir / (stem + ".h5")));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(contains(r.output, stem + ".xmf: the name is 256 bytes; at most 255")) << r.output;
   EXPECT_TRUE(dir.empty());
 }
 
@@ -194,10 +206,10 @@ TEST(IoInputs, AnyLegalOutputNameHasATemporaryBesideIt) {
 // killing it with its temporary left behind.
 TEST(IoInputs, AFileSizeLimitIsAWriteFailureNamingTheFile) {
   const test::ScratchDir dir;
-  const auto r = test::run_shell("prlimit --fsize=262144 " + kExe + " run " +
-                                 quoted(kInputs / "laplace3d.toml") +
+  const auto r = test::run_shell("{ prlimit --fsize=262144 " + kExe + " run " +
+                                 shell_quoted(kInputs / "laplace3d.toml") +
                                  " --backend cpu iteration.max_iterations=2 -o " +
-                                 quoted(dir / "out.h5") + " 2>&1 >/dev/null");
+                                 shell_quoted(dir / "out.h5") + " 2>&1 >/dev/null; }");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_EQ(lines(r.output), 1u) << r.output;
   EXPECT_TRUE(contains(r.output, "parasol: " + (dir / "out.h5").string() + ": ")) << r.output;

@@ -63,7 +63,7 @@ TEST(ParamTable, MissingFileIsNamed) {
 TEST(ParamTable, FolderIsNamedAsOne) {
   const test::ScratchDir dir;
   const std::string m = input_error([&] { ParamTable::load(dir.path()); });
-  EXPECT_TRUE(contains(m, dir.path().string() + ": is a folder, expected a TOML file")) << m;
+  EXPECT_TRUE(contains(m, dir.path().string() + ": is a folder; expected a TOML parameter file")) << m;
 }
 
 // A table quoted back, a key with a line break, a multi-line string: every message one line.

@@ -6,9 +6,8 @@
 
 namespace parasol::app {
 
-// Host memory this process can still take: the kernel's MemAvailable, capped by the container's
-// memory limit (cgroup v2) where one is set. Not the installed memory: a machine half full
-// already cannot hold a problem sized for all of it.
+// Host memory this process can still take: io::available_host_bytes (MemAvailable, capped by a
+// cgroup v2 memory limit and by RLIMIT_AS).
 double available_host_bytes();
 
 // InputError (source, key) "<what> about 1.50 GiB of host memory; this machine has 0.80 GiB

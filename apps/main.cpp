@@ -2,6 +2,7 @@
 // variant and block shape against the copy bandwidth, `info` describes the device.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -43,6 +44,9 @@ int main(int argc, char** argv) {
   using namespace parasol;
   load_kernels_eagerly();  // before any CUDA call: module loads belong to setup, not to a solve
   io::remove_temporaries_on_signal();
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, reported and cleaned up like
+  // a full disk, instead of the signal killing the process with its temporaries left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   // First of all: a process a launcher started (mpirun, srun) joins its run's ranks here; a plain
   // run is one rank and never touches MPI. Rank 0 speaks for the run.
   std::unique_ptr<comm::Context> context;
@@ -169,9 +173,15 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : kInputErrorStatus;
   }
 
+  // `-o ''` would otherwise fall back to the default name without a word.
+  const auto refuse_empty_output = [](CLI::App* command, const std::filesystem::path& output) {
+    if (command->get_option("--output")->count() > 0 && output.empty())
+      throw InputError("command line", "-o", "expected a file name, got an empty one");
+  };
   try {
     set_cpu_threads(threads > 0 ? threads : available_cores());
     if (*run_cmd) {
+      refuse_empty_output(run_cmd, run.output);
       run.compression = io::parse_compression(run_compression);
       run.backend = backend == "gpu" ? app::Backend::gpu
                     : backend == "cpu" ? app::Backend::cpu
@@ -182,6 +192,7 @@ int main(int argc, char** argv) {
       return app::run_command(*context, run, overrides);
     }
     if (*sweep_cmd) {
+      refuse_empty_output(sweep_cmd, sweep.output);
       sweep.backend = sweep_backend == "cpu" ? app::Backend::cpu : app::Backend::gpu;
       sweep.transport = comm::parse_transport(sweep_transport);
       sweep.compression = io::parse_compression(sweep_compression);

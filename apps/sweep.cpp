@@ -585,6 +585,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   if (options.autotune) {
     autotune_file = io::autotune_path(options.autotune_file);
     (void)io::AutotuneFile::load(autotune_file);
+    io::require_storable(autotune_file);
   }
   std::string reason;
   if (!gpu_available(&reason))
@@ -639,11 +640,9 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
     choice->date = utc_now();
     choice->sweep_file = std::filesystem::absolute(path).string();
     choice->parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
-    // Read again rather than reuse the copy read at the start: another sweep may have stored a
-    // choice for another problem meanwhile.
-    io::AutotuneFile file = io::AutotuneFile::load(autotune_file);
-    file.put(*choice);
-    file.save();
+    // Read again, under the file's lock, rather than reuse the copy read at the start: another
+    // sweep may have stored a choice for another problem meanwhile.
+    io::AutotuneFile::store(autotune_file, *choice);
     say("autotune: " + choice->describe() + " stored for " +
         io::describe(choice->key) + " in " + autotune_file.string());
   }

@@ -1,10 +1,17 @@
 #include "io/autotune.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +21,7 @@
 
 #include "io/commit.hpp"
 #include "kernels/error.hpp"
+#include "kernels/printable.hpp"
 
 namespace parasol::io {
 namespace fs = std::filesystem;
@@ -202,6 +210,17 @@ std::string key_of(const std::string& name) {
   return bare ? name : quoted(name);
 }
 
+// Makes the folder that will hold `path`, when it is missing.
+void make_folder_of(const fs::path& path) {
+  const fs::path folder = path.parent_path();
+  std::error_code ec;
+  if (folder.empty() || fs::is_directory(folder, ec)) return;
+  fs::create_directories(folder, ec);
+  if (ec)
+    throw Error(printable(path.string()) + ": creating the folder " + printable(folder.string()) +
+                ": " + ec.message());
+}
+
 }  // namespace
 
 std::string describe(const AutotuneKey& key) {
@@ -308,14 +327,49 @@ void AutotuneFile::save() const {
     if (!c.sweep_file.empty()) text += "sweep_file = " + quoted(c.sweep_file) + "\n";
     if (!c.parasol_version.empty()) text += "parasol_version = " + quoted(c.parasol_version) + "\n";
   }
-  const fs::path folder = path_.parent_path();
-  std::error_code ec;
-  if (!folder.empty() && !fs::is_directory(folder, ec)) {
-    fs::create_directories(folder, ec);
-    if (ec)
-      throw Error(path_.string() + ": creating the folder " + folder.string() + ": " + ec.message());
-  }
+  make_folder_of(path_);
   write_file_atomically(path_, text);
+}
+
+void AutotuneFile::store(const fs::path& path, AutotuneChoice choice) {
+  make_folder_of(path);
+  const fs::path lock_path = path.string() + ".lock";
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    throw Error(printable(lock_path.string()) + ": opening the autotune file's lock failed: " +
+                std::strerror(errno));
+  // Closing the descriptor releases the lock, on every path out of here.
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      throw Error(printable(lock_path.string()) + ": locking the autotune file failed: " +
+                  std::strerror(errno));
+  AutotuneFile file = load(path);
+  file.put(std::move(choice));
+  file.save();
+}
+
+void require_storable(const fs::path& path) {
+  const std::string shown = path.string();
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) throw InputError(shown, "", "the autotune file is not a regular file");
+    if (access(path.c_str(), W_OK) != 0)
+      throw InputError(shown, "", "the autotune file is read-only; --autotune cannot store in it");
+  }
+  // The nearest folder on the way that exists: store() makes the rest.
+  fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  while (stat(folder.c_str(), &st) != 0 && errno == ENOENT && folder.has_relative_path())
+    folder = folder.parent_path().empty() ? fs::path(".") : folder.parent_path();
+  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(shown, "",
+                     printable(folder.string()) + " is not a folder; --autotune cannot store here");
+  if (access(folder.c_str(), W_OK) != 0)
+    throw InputError(shown, "", "folder " + printable(folder.string()) +
+                                    " is not writable; --autotune cannot store here");
 }
 
 fs::path autotune_path(const fs::path& given) {

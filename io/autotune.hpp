@@ -67,6 +67,10 @@ class AutotuneFile {
   void put(AutotuneChoice choice);
   // Writes every choice atomically, creating the file's folder if need be.
   void save() const;
+  // Puts `choice` in the file at `path`: read, put and saved under an exclusive lock (flock) on
+  // "<path>.lock" beside it, so sweeps storing at once each keep their choice; without the lock
+  // the later save drops what the earlier stored between its read and its write.
+  static void store(const std::filesystem::path& path, AutotuneChoice choice);
 
   const std::vector<AutotuneChoice>& choices() const { return choices_; }
   const std::filesystem::path& path() const { return path_; }
@@ -81,6 +85,11 @@ class AutotuneFile {
 // $PARASOL_AUTOTUNE_FILE, else $XDG_CACHE_HOME/parasol/autotune.toml, else
 // $HOME/.cache/parasol/autotune.toml. InputError when none of them can be had.
 std::filesystem::path autotune_path(const std::filesystem::path& given);
+
+// InputError naming the file when a choice could not be stored at `path`: the file read-only, a
+// folder on its way not a folder, or the folder that would hold it not writable. The sweep calls
+// it before timing anything, so an unwritable store does not cost a whole sweep.
+void require_storable(const std::filesystem::path& path);
 
 // The file's `format` key: a file of another format is refused rather than misread. Files of
 // the first format (laplace3d's alone: `grid` and `block` arrays) are still read.

@@ -7,15 +7,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <utility>
 
 #include "kernels/error.hpp"
+#include "kernels/printable.hpp"
 
 namespace parasol::io {
 namespace {
@@ -43,7 +47,7 @@ std::mutex temporary_slots_mutex;
 void register_temporary(const fs::path& path) {
   const std::string& text = path.native();
   if (text.size() >= kMaxPathBytes)
-    throw Error(text + ": path is too long for the table of temporary files");
+    throw Error(printable(text) + ": path is too long for the table of temporary files");
   const std::lock_guard<std::mutex> lock(temporary_slots_mutex);
   for (TemporarySlot& slot : temporary_slots) {
     if (slot.live.load(std::memory_order_relaxed)) continue;
@@ -51,7 +55,7 @@ void register_temporary(const fs::path& path) {
     slot.live.store(true, std::memory_order_release);  // the handler sees a complete path
     return;
   }
-  throw Error(text + ": more than " + std::to_string(kMaxTemporaries) +
+  throw Error(printable(text) + ": more than " + std::to_string(kMaxTemporaries) +
               " output files are open at once");
 }
 
@@ -78,23 +82,45 @@ void remove_temporaries_and_reraise(int signal_number) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Temporary names: ".out.h5.tmp-HOST-PID-N", hidden, beside the final file so that the rename
-// stays within one file system. Host and process id say whose it is: a later run on the same host
-// removes those whose process has ended (a SIGKILL, a power cut of a node), and leaves alone
-// those of live processes and of other hosts sharing the folder.
+// Temporary names: ".out.h5.tmp-HASH-PID-N", hidden, beside the final file so that the rename
+// stays within one file system. HASH (of the host name) and the process id say whose it is: a
+// later run on the same host removes those whose process has ended (a SIGKILL, a power cut of a
+// node), and leaves alone those of live processes and of other hosts sharing the folder. A hash,
+// not the host name itself, keeps the overhead to 30 bytes, so any legal output name has a legal
+// temporary name beside it.
 
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "host";
-  std::string host(name);
-  std::replace(host.begin(), host.end(), '/', '_');
-  return host;
+// FNV-1a, 32 bits, as 8 hex digits: stable across builds and hosts, unlike std::hash.
+std::string short_hash(std::string_view text) {
+  std::uint32_t h = 2166136261u;
+  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", h);
+  return hex;
 }
+
+std::string host_hash() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return short_hash("host");
+  return short_hash(name);
+}
+
+}  // namespace
 
 std::string temporary_prefix(const fs::path& file_name) {
-  static const std::string host = host_name();
-  return "." + file_name.string() + ".tmp-" + host + "-";
+  static const std::string host = host_hash();
+  // What follows NAME: ".tmp-" HASH "-" PID (at most 10 digits) "-" N (at most 10), and the dot
+  // before it.
+  constexpr std::size_t kTail = 1 + 5 + 8 + 1 + 10 + 1 + 10;
+  constexpr std::size_t kNameMax = 255;
+  std::string name = file_name.string();
+  if (name.size() + kTail > kNameMax) {
+    const std::string whole = short_hash(name);
+    name = name.substr(0, kNameMax - kTail - whole.size() - 1) + "~" + whole;
+  }
+  return "." + name + ".tmp-" + host + "-";
 }
+
+namespace {
 
 fs::path fresh_temporary(const fs::path& folder, const fs::path& file_name) {
   static std::atomic<unsigned> counter{0};
@@ -131,7 +157,7 @@ void remove_temporaries_of_ended_runs(const fs::path& folder, const fs::path& fi
     // ESRCH only: EPERM means a live process of another user.
     if (kill(pid, 0) == 0 || errno != ESRCH) continue;
     if (unlink(it->path().c_str()) == 0)
-      std::cerr << "parasol: removed " << name << " left by an earlier run that ended (process "
+      std::cerr << "parasol: removed " << printable(name) << " left by an earlier run that ended (process "
                 << pid << ")\n";
   }
 }
@@ -151,7 +177,7 @@ bool place_new(const fs::path& temporary, const fs::path& path) {
     return true;
   if (errno == EEXIST) return false;
   if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-    throw Error(path.string() + ": renaming " + temporary.string() + " into place failed: " +
+    throw Error(printable(path.string()) + ": renaming " + printable(temporary.string()) + " into place failed: " +
                 std::strerror(errno));
   // A file system without RENAME_NOREPLACE (older NFS, some FUSE ones): link() refuses an
   // existing name just as atomically.
@@ -161,22 +187,22 @@ bool place_new(const fs::path& temporary, const fs::path& path) {
   }
   if (errno == EEXIST) return false;
   if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP)
-    throw Error(path.string() + ": linking " + temporary.string() + " into place failed: " +
+    throw Error(printable(path.string()) + ": linking " + printable(temporary.string()) + " into place failed: " +
                 std::strerror(errno));
   // Nor hard links (vfat, some object stores): a check and a rename, which a race can slip between.
   struct stat st {};
   if (lstat(path.c_str(), &st) == 0) return false;
   if (rename(temporary.c_str(), path.c_str()) != 0)
-    throw Error(path.string() + ": renaming " + temporary.string() + " into place failed: " +
+    throw Error(printable(path.string()) + ": renaming " + printable(temporary.string()) + " into place failed: " +
                 std::strerror(errno));
   return true;
 }
 
 void write_whole(const fs::path& temporary, const fs::path& path, const std::string& contents) {
-  const std::string shown = path.string();
+  const std::string shown = printable(path.string());
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0)
-    throw Error(shown + ": creating " + temporary.string() + " failed: " + std::strerror(errno));
+    throw Error(shown + ": creating " + printable(temporary.string()) + " failed: " + std::strerror(errno));
   const char* next = contents.data();
   std::size_t left = contents.size();
   while (left > 0) {
@@ -185,17 +211,56 @@ void write_whole(const fs::path& temporary, const fs::path& path, const std::str
     if (written <= 0) {
       const int error = written < 0 ? errno : ENOSPC;
       close(fd);
-      throw Error(shown + ": writing " + temporary.string() + " failed: " + std::strerror(error));
+      throw Error(shown + ": writing " + printable(temporary.string()) + " failed: " + std::strerror(error));
     }
     next += written;
     left -= static_cast<std::size_t>(written);
   }
   // NFS reports a full disk only here, when the written pages go out.
   if (close(fd) != 0)
-    throw Error(shown + ": closing " + temporary.string() + " failed: " + std::strerror(errno));
+    throw Error(shown + ": closing " + printable(temporary.string()) + " failed: " + std::strerror(errno));
 }
 
 }  // namespace
+
+std::string not_a_regular_file(const fs::path& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return kNoSuchFile;
+    if (errno == ELOOP) return "is a loop of symbolic links";
+    return std::string("cannot be examined: ") + std::strerror(errno);
+  }
+  return S_ISREG(st.st_mode) ? "" : std::string("is ") + kind_of(st.st_mode);
+}
+
+namespace {
+
+struct InputFile {
+  std::string key;
+  fs::path path;
+};
+std::vector<InputFile> input_files;
+std::mutex input_files_mutex;
+
+// The recorded input that `output` is (after symlinks and hard links), if any.
+std::optional<InputFile> input_at(const fs::path& output) {
+  struct stat out {};
+  if (stat(output.c_str(), &out) != 0) return std::nullopt;
+  const std::lock_guard<std::mutex> lock(input_files_mutex);
+  for (const InputFile& input : input_files) {
+    struct stat in {};
+    if (stat(input.path.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return input;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void note_input_file(std::string key, const fs::path& path) {
+  const std::lock_guard<std::mutex> lock(input_files_mutex);
+  input_files.push_back({std::move(key), path});
+}
 
 void check_output_path(const fs::path& path, bool force) {
   const std::string shown = path.string();
@@ -204,13 +269,26 @@ void check_output_path(const fs::path& path, bool force) {
   const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
-    throw InputError(shown, "", "folder " + folder.string() + " does not exist");
+    throw InputError(shown, "", "folder " + printable(folder.string()) + " does not exist");
   struct stat target {};
   if (stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
     throw InputError(shown, "", std::string("is ") + kind_of(target.st_mode) +
                                     "; expected a regular file to write the result to");
+  // A name the folder cannot hold would fail only at the rename, after all the computing.
+  const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
+  const std::size_t name_bytes = path.filename().native().size();
+  if (name_max > 0 && name_bytes > static_cast<std::size_t>(name_max))
+    throw InputError(shown, "", "the name is " + std::to_string(name_bytes) + " bytes; at most " +
+                                    std::to_string(name_max) + " fit in a folder here");
+  if (const std::optional<InputFile> input = input_at(path))
+    throw InputError(shown, "",
+                     "is " + (input->key.empty() ? std::string("the parameter file")
+                                                 : "the file " + input->key + " names (" +
+                                                       printable(input->path.string()) + ")") +
+                         ", which this run reads; an output never replaces an input, --force or "
+                         "not");
   if (access(folder.c_str(), W_OK) != 0)
-    throw InputError(shown, "", "folder " + folder.string() + " is not writable");
+    throw InputError(shown, "", "folder " + printable(folder.string()) + " is not writable");
   struct stat link {};
   if (!force && lstat(path.c_str(), &link) == 0) throw InputError(shown, "", "exists (use --force)");
 }
@@ -233,8 +311,8 @@ bool OutputSet::contains(const fs::path& path) const {
 }
 
 fs::path OutputSet::add(const fs::path& path) {
-  if (finished_) throw Error(path.string() + ": added to an output set after its commit");
-  if (contains(path)) throw Error(path.string() + ": written twice by one run");
+  if (finished_) throw Error(printable(path.string()) + ": added to an output set after its commit");
+  if (contains(path)) throw Error(printable(path.string()) + ": written twice by one run");
   check_output_path(path, force_);
   const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   remove_temporaries_of_ended_runs(folder, path.filename());
@@ -258,7 +336,7 @@ void OutputSet::commit(const std::vector<fs::path>& stale) {
       const Entry& e = entries_[placed];
       if (force_) {
         if (rename(e.temporary.c_str(), e.path.c_str()) != 0)
-          throw Error(e.path.string() + ": renaming " + e.temporary.string() +
+          throw Error(printable(e.path.string()) + ": renaming " + printable(e.temporary.string()) +
                       " into place failed: " + std::strerror(errno));
       } else if (!place_new(e.temporary, e.path)) {
         throw InputError(e.path.string(), "", "exists (use --force)");
@@ -270,7 +348,7 @@ void OutputSet::commit(const std::vector<fs::path>& stale) {
         struct stat st {};
         if (lstat(old.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
         if (unlink(old.c_str()) != 0 && errno != ENOENT)
-          throw Error(old.string() + ": removing this stale sidecar of an earlier result failed: " +
+          throw Error(printable(old.string()) + ": removing this stale sidecar of an earlier result failed: " +
                       std::strerror(errno));
       }
     }

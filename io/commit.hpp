@@ -11,9 +11,21 @@
 namespace parasol::io {
 
 // InputError when `path` cannot be an output: empty, no file name, a folder, a device, FIFO or
-// socket (or a symlink to one), force or not; its folder missing or not writable; or, without
-// `force`, it exists. Runs before any computing, so a bad output costs nothing.
+// socket (or a symlink to one), one of the run's inputs (note_input_file), force or not; its
+// folder missing or not writable; or, without `force`, it exists. Runs before any computing, so a bad output costs nothing.
 void check_output_path(const std::filesystem::path& path, bool force);
+
+// Why `path` cannot be read as an input file, judged without opening it (a FIFO would block):
+// "" for a regular file (after symlinks); else "is a folder", "is a FIFO", "is a device", "is a
+// socket", "is a loop of symbolic links", kNoSuchFile, or the system's words.
+std::string not_a_regular_file(const std::filesystem::path& path);
+inline constexpr const char* kNoSuchFile = "does not exist";
+
+// Records that this process reads `path`, named by parameter `key` ("" for the parameter file
+// itself). check_output_path refuses, with --force or without, an output that is the same file
+// (same device and inode, after symlinks) as any file recorded: a result must never replace
+// what it was computed from.
+void note_input_file(std::string key, const std::filesystem::path& path);
 
 // Files written as one transaction: a result and its sidecars are checked up front, written to
 // temporaries, then all renamed into place; if any step fails, none of them remains.
@@ -58,6 +70,11 @@ class OutputSet {
 // A text file written whole under a temporary name and renamed into place, replacing what was
 // there (a regular file only). Prefer ResultFile::add_sidecar, which commits with the result.
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
+
+// The start of the hidden temporary names beside `file_name` that this host's runs use:
+// ".NAME.tmp-HASH-", HASH eight hex digits of the host name; a process id and a count follow.
+// NAME is cut (and a hash of it added) where the whole would pass NAME_MAX.
+std::string temporary_prefix(const std::filesystem::path& file_name);
 
 // Deletes every registered temporary file when the process gets SIGINT, SIGTERM or SIGHUP,
 // then dies of that signal as it would have. Installed once by the front end.

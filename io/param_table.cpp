@@ -3,14 +3,18 @@
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "io/commit.hpp"
 #include "io/one_line.hpp"
 #include "kernels/error.hpp"
+#include "kernels/printable.hpp"
 #include "kernels/validate.hpp"
 
 namespace parasol::io {
@@ -60,13 +64,36 @@ const char* type_words(toml::node_type type) {
   }
 }
 
-// A value quoted back in a message: one line (a table prints as several), at most 40 characters.
+// A value quoted back in a message: one line, cut to kQuotedMost characters. Arrays and tables
+// are written element by element only until that much is said, so a 20-million-element array in
+// a type error costs no more than a short one.
+void render(const toml::node& node, std::string& out) {
+  if (const toml::array* array = node.as_array()) {
+    out += '[';
+    for (std::size_t i = 0; i < array->size() && out.size() <= kQuotedMost; ++i) {
+      if (i > 0) out += ", ";
+      render(*array->get(i), out);
+    }
+    out += ']';
+  } else if (const toml::table* table = node.as_table()) {
+    bool first = true;
+    for (auto&& [k, value] : *table) {
+      if (out.size() > kQuotedMost) break;
+      out += (first ? "" : " ") + std::string(k.str()) + " = ";
+      first = false;
+      render(value, out);
+    }
+  } else {
+    std::ostringstream text;
+    node.visit([&](auto&& n) { text << n; });
+    out += text.str();
+  }
+}
+
 std::string shown(const toml::node& node) {
-  std::ostringstream out;
-  node.visit([&](auto&& n) { out << n; });
-  std::string text = one_line(out.str());
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
+  std::string text;
+  render(node, text);
+  return printable(text, kQuotedMost);
 }
 
 // Every leaf key in the file, dotted, with its line.
@@ -132,19 +159,32 @@ ParamTable& ParamTable::operator=(ParamTable&&) noexcept = default;
 ParamTable::~ParamTable() = default;
 
 ParamTable ParamTable::load(const std::filesystem::path& file) {
-  // A folder opens as a stream that reads nothing, which would parse as an empty file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw InputError(file.string(), "", "is a folder, expected a TOML file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    const bool exists = std::filesystem::exists(file);
+  // Judged before it is opened: a FIFO would block the open, and /dev/zero would be read until
+  // memory runs out.
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    const std::string why = not_a_regular_file(file);
     throw InputError(file.string(), "",
-                     exists ? "cannot read the parameter file" : "no such parameter file");
+                     why == kNoSuchFile ? "no such parameter file"
+                                        : why + "; expected a TOML parameter file");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), file.string());
+  // No parameter file comes near this size: a larger one is some other file, not parameters.
+  constexpr std::size_t kMostBytes = std::size_t{16} << 20;
+  const auto too_large = [&] {
+    return InputError(file.string(), "",
+                      "is larger than " + std::to_string(kMostBytes >> 20) +
+                          " MiB; expected a TOML parameter file");
+  };
+  if (static_cast<std::uintmax_t>(st.st_size) > kMostBytes) throw too_large();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string(), "", "cannot read the parameter file");
+  // Read to one byte past the limit, so a file that grew since stat() is caught too.
+  std::string text(kMostBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMostBytes) throw too_large();
+  note_input_file("", file);
+  return parse(text, file.string());
 }
 
 ParamTable ParamTable::parse(std::string_view text, std::string source) {
@@ -163,7 +203,7 @@ void ParamTable::apply_override(std::string_view assignment) {
   const std::string key(assignment.substr(0, eq));
   if (eq == std::string_view::npos || key.empty() || key.front() == '.' || key.back() == '.' ||
       key.find("..") != std::string::npos)
-    throw InputError("command line", one_line(assignment),
+    throw InputError("command line", std::string(assignment),
                      "expected an override of the form key=value, e.g. grid.nx=256");
   const std::string value_text(assignment.substr(eq + 1));
   toml::table parsed;
@@ -179,8 +219,9 @@ void ParamTable::apply_override(std::string_view assignment) {
     if (next == nullptr) next = &table->insert_or_assign(parts[p], toml::table{}).first->second;
     table = next->as_table();
     if (table == nullptr)
-      throw InputError("command line", one_line(key),
-                       "cannot set it: " + parts[p] + " is a value, not a table, in " + source_);
+      throw InputError("command line", key,
+                       "cannot set it: " + printable(parts[p], kQuotedMost) +
+                           " is a value, not a table, in " + printable(source_));
   }
   table->insert_or_assign(parts.back(), std::move(*parsed.get("value")));
   overridden_.insert(key);
@@ -367,6 +408,10 @@ void ParamTable::reject_unknown_keys() const {
     std::string closest;
     std::size_t best = 4;  // three edits or more away is no longer a likely misspelling
     for (const std::string& candidate : known_) {
+      // The lengths' difference bounds the distance from below: a 1 MB key costs no comparisons.
+      const std::size_t gap = key.size() > candidate.size() ? key.size() - candidate.size()
+                                                            : candidate.size() - key.size();
+      if (gap >= best) continue;
       const std::size_t d = edit_distance(key, candidate);
       if (d < best) {
         best = d;
@@ -377,17 +422,25 @@ void ParamTable::reject_unknown_keys() const {
         overridden_.count(key) != 0 ? "command line" : source_ + ":" + std::to_string(line);
     std::string expected = "unknown key";
     if (!closest.empty()) expected += "; did you mean " + closest + "?";
-    // A quoted TOML key may hold a line break.
-    throw InputError(where, one_line(key), expected);
+    // InputError escapes a quoted TOML key's line break and cuts a long one.
+    throw InputError(where, key, expected);
   }
 }
 
 std::string get_file(ParamTable& table, std::string_view key,
                      const std::filesystem::path& params_path, std::optional<std::string> fallback) {
-  const std::string file = table.get_string(key, std::move(fallback));
-  if (!file.empty() && std::filesystem::path(file).is_relative() &&
-      table.source_of(key) != "command line")
-    return (params_path.parent_path() / file).lexically_normal().string();
+  std::string file = table.get_string(key, std::move(fallback));
+  if (file.empty()) return file;
+  if (std::filesystem::path(file).is_relative() && table.source_of(key) != "command line")
+    file = (params_path.parent_path() / file).lexically_normal().string();
+  // A folder, FIFO or device is refused now, naming the key: a reader would block on a FIFO, or
+  // fail later in words that do not say which parameter named it. A missing file is left to the
+  // reader, which says what it expected to find.
+  const std::string why = not_a_regular_file(file);
+  if (!why.empty() && why != kNoSuchFile)
+    throw InputError(table.source_of(key), std::string(key),
+                     "\"" + printable(file) + "\" " + why + "; expected a regular file");
+  note_input_file(std::string(key), file);
   return file;
 }
 

@@ -7,6 +7,7 @@
 
 #include "io/compression.hpp"
 #include "io/hdf5_calls.hpp"
+#include "io/host_memory.hpp"
 #include "kernels/error.hpp"
 
 // H5Treclaim replaced H5Dvlen_reclaim in 1.12.0; 1.10.8's header declares it too, but its
@@ -129,6 +130,22 @@ void require_filters(hid_t dataset, const std::string& file, const std::string& 
   if (!missing.empty()) throw Error(file + ": " + path + ": compressed with " + missing);
 }
 
+// Before a dataset's values are allocated: a file of 2 KB may declare [1000000 x 1000000], and
+// the allocation would end the run in std::bad_alloc (or the OOM killer). Counted in double, so
+// no extent overflows the count.
+template <class T>
+void require_room(const std::vector<hsize_t>& extent, const std::string& file,
+                  const std::string& path) {
+  double elements = 1;
+  std::string text;
+  for (const hsize_t n : extent) {
+    elements *= static_cast<double>(n);
+    text += (text.empty() ? "" : " x ") + std::to_string(n);
+  }
+  require_host_memory(file, path, "holds [" + text + "] values, which need",
+                      elements * static_cast<double>(sizeof(T)));
+}
+
 template <class T>
 std::vector<T> read_numbers(hid_t file_id, const std::string& dataset_path, hid_t memory_type) {
   const std::string file = file_name(file_id);
@@ -136,6 +153,7 @@ std::vector<T> read_numbers(hid_t file_id, const std::string& dataset_path, hid_
   Handle dataset = checked(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose, file,
                            "H5Dopen2", path);
   Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, file, "H5Dget_space", path);
+  require_room<T>(extent_of(space.get(), file, path), file, path);
   std::vector<T> values(element_count(space.get(), file, path));
   // HDF5 converts from the stored type (float to double, narrower integers to int64).
   if (!values.empty()) {
@@ -335,6 +353,7 @@ Dataset<T> ResultReader::read_dataset(const std::string& dataset_path,
   const std::string path = normalized(dataset_path);
   Dataset<T> result;
   result.dims.assign(d.extent.begin(), d.extent.end());
+  require_room<T>(d.extent, file, path);
   result.values.resize(element_count(d.space.get(), file, path));
   // HDF5 converts from the stored type (integers to floating point, narrower to wider).
   if (!result.values.empty()) {
@@ -372,6 +391,7 @@ std::vector<T> ResultReader::read_rows(const std::string& dataset_path, std::uin
   std::vector<hsize_t> offset(d.extent.size(), 0), count = d.extent;
   offset[0] = first;
   count[0] = rows;
+  require_room<T>(count, file, path);
   std::uint64_t size = 1;
   for (hsize_t c : count) size *= c;
   std::vector<T> values(static_cast<std::size_t>(size));

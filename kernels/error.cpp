@@ -5,8 +5,11 @@
 #include <cufft.h>
 #include <curand.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+
+#include "kernels/printable.hpp"
 
 namespace parasol {
 namespace {
@@ -68,12 +71,41 @@ const char* curand_name(int status) {
 std::string join_source_key(const std::string& source, const std::string& key,
                             const std::string& expected) {
   std::string message;
-  if (!source.empty()) message += source + ": ";
-  if (!key.empty()) message += key + ": ";
+  if (!source.empty()) message += printable(source) + ": ";
+  if (!key.empty()) message += printable(key, kQuotedMost) + ": ";
   return message + expected;
 }
 
 }  // namespace
+
+std::string printable(std::string_view text, std::size_t most) {
+  std::string out;
+  out.reserve(std::min(text.size(), most == std::string_view::npos ? text.size() : most + 4));
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (out.size() >= most) {
+      // Back to the start of a UTF-8 character: a cut inside one would print as garbage.
+      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+      if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
+      return out + "\xe2\x80\xa6";
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
 
 InputError::InputError(std::string source, std::string key, std::string expected)
     : Error(join_source_key(source, key, expected)),

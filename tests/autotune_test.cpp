@@ -1,12 +1,18 @@
 // The autotune file: what `parasol sweep --autotune` stores and `method.variant = "auto"` reads.
 // Nothing here needs a device: keys are written out as a sweep would make them.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "apps/binding.hpp"
 #include "io/autotune.hpp"
@@ -366,6 +372,75 @@ TEST(Autotune, IntegerAxesOfAStoredChoiceAreReadOrRefusedByName) {
   EXPECT_TRUE(contains(refusal("huge", 0, INT64_MAX), "choice.huge"));
   EXPECT_TRUE(
       contains(refusal("missing", 0, 1), "choice.missing: expected threads per block, got \"\""));
+}
+
+// Sweeps storing at once: each process reads, puts and saves under the file's lock, so none
+// drops what another stored between its read and its write (without the lock about half were
+// lost in a run of this test).
+TEST(AutotuneFile, ProcessesStoringAtOnceKeepEveryChoice) {
+  const test::ScratchDir dir;
+  const std::filesystem::path path = dir / "cache" / "autotune.toml";
+  constexpr int kProcesses = 6, kEach = 15;
+  std::fflush(nullptr);
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      int status = 0;
+      try {
+        for (int i = 0; i < kEach; ++i)
+          AutotuneFile::store(path, choice_for(h100_key(1000 * (p + 1) + i), "zreg", Shape{32, 8, 1}));
+      } catch (...) {
+        status = 1;
+      }
+      _exit(status);
+    }
+    children.push_back(child);
+  }
+  for (const pid_t child : children) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const AutotuneFile file = AutotuneFile::load(path);
+  std::set<std::string> problems;
+  for (const AutotuneChoice& c : file.choices()) problems.insert(c.key.problem);
+  EXPECT_EQ(problems.size(), std::size_t{kProcesses * kEach});
+  for (int p = 0; p < kProcesses; ++p)
+    for (int i = 0; i < kEach; ++i)
+      EXPECT_TRUE(file.find(h100_key(1000 * (p + 1) + i))) << p << " " << i;
+}
+
+// Found before the sweep times anything, not when it stores at the end.
+TEST(AutotuneFile, AStoreThatCannotBeWrittenIsRefusedUpFront) {
+  const test::ScratchDir dir;
+  write_text(dir / "plain", "not a folder");
+  const auto refusal = [](const std::filesystem::path& path) {
+    try {
+      io::require_storable(path);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(refusal(dir / "new" / "deeper" / "autotune.toml"), "no error");
+  EXPECT_EQ(refusal(dir / "autotune.toml"), "no error");
+  const std::string under_file = refusal(dir / "plain" / "autotune.toml");
+  EXPECT_TRUE(contains(under_file, (dir / "plain" / "autotune.toml").string() + ": ")) << under_file;
+  EXPECT_TRUE(contains(under_file, "is not a folder")) << under_file;
+  EXPECT_TRUE(contains(refusal(dir.path()), "not a regular file"));
+  if (geteuid() == 0) {
+    std::cout << "running as root: read-only files and folders are writable here\n";
+    return;
+  }
+  write_text(dir / "ro.toml", "");
+  chmod((dir / "ro.toml").c_str(), 0444);
+  EXPECT_TRUE(contains(refusal(dir / "ro.toml"), "ro.toml: the autotune file is read-only"));
+  std::filesystem::create_directory(dir / "ro");
+  chmod((dir / "ro").c_str(), 0555);
+  EXPECT_TRUE(contains(refusal(dir / "ro" / "autotune.toml"), "is not writable"));
+  chmod((dir / "ro").c_str(), 0755);
 }
 
 }  // namespace

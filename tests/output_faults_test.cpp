@@ -357,12 +357,6 @@ TEST(Sidecars, UncommittedRunLeavesNoneOfThem) {
 // ---------------------------------------------------------------------------------------------
 // Temporaries of runs that were killed.
 
-std::string host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 // A process id that has just ended (a child that exited at once).
 pid_t ended_process() {
   const pid_t child = fork();
@@ -379,11 +373,11 @@ TEST(Temporaries, ThoseOfEndedRunsAreRemovedWithALineAndOthersKept) {
     pause();
     _exit(0);
   }
-  const std::string mine = ".out.h5.tmp-" + host() + "-";
+  const std::string mine = temporary_prefix("out.h5");
   const std::string dead_name = mine + std::to_string(ended) + "-0";
   const std::vector<std::string> kept{mine + std::to_string(live) + "-3",   // alive
                                       ".out.h5.tmp-elsewhere-" + std::to_string(ended) + "-0",
-                                      ".other.h5.tmp-" + host() + "-" + std::to_string(ended) + "-0",
+                                      temporary_prefix("other.h5") + std::to_string(ended) + "-0",
                                       mine + "notapid-1"};
   std::ofstream(dir / dead_name) << "partial";
   for (const std::string& name : kept) std::ofstream(dir / name) << "partial";

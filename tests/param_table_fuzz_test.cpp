@@ -147,5 +147,61 @@ TEST(ParamTableFuzz, MutatedExamplesReadOrFailInOneLine) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60);
 }
 
+// A command-line override made at random: keys of plain words, dots in odd places, tokens and
+// raw bytes; values of TOML tokens, bare words, half-made arrays and tables, and noise.
+std::string random_override(std::mt19937_64& gen) {
+  const auto pick = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(gen);
+  };
+  static const std::vector<std::string> kWords{"grid", "nx", "method", "variant", "sweep", "solver",
+                                               "block", "a", "", ".", "..", "=", "\xff", " "};
+  std::string key;
+  for (std::size_t parts = 1 + pick(4); parts-- > 0;)
+    key += (key.empty() || pick(4) == 0 ? "" : ".") +
+           (pick(5) == 0 ? kTokens[pick(kTokens.size())] : kWords[pick(kWords.size())]);
+  std::string value;
+  for (std::size_t pieces = pick(4); pieces-- > 0;)
+    value += pick(3) == 0 ? kWords[pick(kWords.size())] : kTokens[pick(kTokens.size())];
+  if (pick(6) == 0)
+    for (std::size_t n = pick(20); n-- > 0;) value += static_cast<char>(pick(256));
+  switch (pick(8)) {
+    case 0: return key;                      // no "=" at all
+    case 1: return "=" + value;              // no key
+    case 2: return key + "==" + value;       // "=" in the value
+    default: return key + "=" + value;
+  }
+}
+
+// Overrides as a user might mistype them on the command line, applied to real parameter files
+// and read as a solver would: each either takes or is an InputError of one line.
+TEST(ParamTableFuzz, RandomOverridesApplyOrFailInOneLine) {
+  const std::vector<std::string> examples = example_files();
+  const std::uint64_t seed = 20261124;
+  std::mt19937_64 gen(seed);
+  int taken = 0, refused = 0;
+  for (int i = 0; i < 20000; ++i) {
+    ParamTable t = ParamTable::parse(examples[gen() % examples.size()], "example.toml");
+    std::vector<std::string> overrides;
+    for (std::size_t n = 1 + gen() % 4; n-- > 0;) overrides.push_back(random_override(gen));
+    std::string shown;
+    for (const std::string& o : overrides) shown += "\n  " + o;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", case " + std::to_string(i) + ":" + shown);
+    try {
+      for (const std::string& o : overrides) t.apply_override(o);
+      ++taken;
+      read_typical_keys(t, gen);
+    } catch (const InputError& e) {
+      ++refused;
+      const std::string what = e.what();
+      ASSERT_EQ(what.find('\n'), std::string::npos) << what;
+      ASSERT_FALSE(what.empty());
+    } catch (const std::exception& e) {
+      FAIL() << "not an InputError: " << e.what();
+    }
+  }
+  EXPECT_GT(taken, 1000);
+  EXPECT_GT(refused, 1000);
+}
+
 }  // namespace
 }  // namespace parasol::io

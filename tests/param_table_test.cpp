@@ -63,7 +63,7 @@ TEST(ParamTable, MissingFileIsNamed) {
 TEST(ParamTable, FolderIsNamedAsOne) {
   const test::ScratchDir dir;
   const std::string m = input_error([&] { ParamTable::load(dir.path()); });
-  EXPECT_TRUE(contains(m, dir.path().string() + ": is a folder, expected a TOML file")) << m;
+  EXPECT_TRUE(contains(m, dir.path().string() + ": is a folder; expected a TOML parameter file")) << m;
 }
 
 // A table quoted back, a key with a line break, a multi-line string: every message one line.
@@ -96,7 +96,8 @@ b"""
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
   EXPECT_TRUE(contains(messages[0], "expected an integer, got a table (nx = 1 ny = 2")) << messages[0];
-  EXPECT_TRUE(contains(messages.back(), "odd key: unknown key")) << messages.back();
+  // A key's line break is shown escaped: the message stays one line and says what the key is.
+  EXPECT_TRUE(contains(messages.back(), "odd\\nkey: unknown key")) << messages.back();
 }
 
 TEST(ParamTable, SyntaxErrorGivesTheLine) {

@@ -23,8 +23,10 @@
 #include "apps/results_table.hpp"
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
+#include "kernels/declaration.hpp"
 #include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
+#include "kernels/sweep_keys.hpp"
 #include "kernels/timed_runs.hpp"
 
 namespace parasol::app {
@@ -174,12 +176,6 @@ class Run {
   // path-steps, ...), for the rate of a CPU sweep; 0 when not known.
   virtual double work() const { return 0; }
 };
-
-// Seconds of timed device time a sweep gives each configuration by default (sweep.min_time):
-// Google Benchmark's rule and default of timing until a minimum time, so a configuration of a
-// millisecond gets as steady a median as one of a second, and a sweep spends most of its wall
-// time measuring rather than preparing (docs/performance-study.md).
-inline constexpr double kSweepMinTime = 0.5;
 
 // The timed repeats of each configuration, from the sweep table: at least sweep.repeats
 // (`repeats` by default) and until they add up to sweep.min_time seconds (kSweepMinTime; 0 for
@@ -344,12 +340,27 @@ struct Binding {
   std::unique_ptr<Study> (*make_study)(io::ParamTable& params,
                                        const std::filesystem::path& params_path);
   // Keys only the GPU solver reads (method.variant, method.block, ...): a CPU run that is given
-  // one says it is not used.
-  std::vector<std::string_view> gpu_only_keys;
+  // one says it is not used. Derived from `keys` where the solver declares them.
+  std::vector<std::string_view> gpu_only_keys{};
   // Whether a run may be cut among several ranks (mpirun -np N): the Run then solves its part,
   // meets the others in the communication layer, and writes its part in its turn.
   bool across_ranks = false;
+  // Every key the solver's parameter file may hold, declared once beside the solver
+  // (kernels/declaration.hpp): `parasol keys`, `parasol run FILE --help` and docs/parameters.md
+  // list them. Null for a solver that has not declared its keys.
+  std::vector<KeyInfo> (*keys)() = nullptr;
+  // Parameter files under inputs/ that run it ("inputs/laplace3d.toml"): `parasol solvers` lists
+  // them, and a test checks each names this solver.
+  std::vector<std::string_view> examples{};
 };
+
+// The KeyInfo of a solver's run keys and [sweep] keys, for Binding::keys.
+template <class P, class S>
+std::vector<KeyInfo> declared(const Keys<P>& run, const Keys<S>& sweep) {
+  std::vector<KeyInfo> all = infos(run);
+  for (KeyInfo& k : infos(sweep, true)) all.push_back(std::move(k));
+  return all;
+}
 
 // A solver's Run or Study in the precision the parameters chose: Made<float> when `single`,
 // else Made<double>, built from `args`.

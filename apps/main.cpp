@@ -12,6 +12,7 @@
 #include "apps/binding.hpp"
 #include "apps/commands.hpp"
 #include "apps/driver.hpp"
+#include "apps/keys.hpp"
 #include "apps/progress.hpp"
 #include "io/result_file.hpp"
 #include "comm/context.hpp"
@@ -107,7 +108,8 @@ int main(int argc, char** argv) {
                       "(default: as for `sweep --autotune`)");
   run_cmd->footer(
       "The file's `solver` key picks the solver: " + solver_list() +
-      ". Every key, its type and default: docs/parameters.md. Exit status: 0 done, 2 bad input "
+      ". Every key, its type and default: `parasol run FILE --help`, `parasol keys SOLVER` or "
+      "docs/parameters.md. Exit status: 0 done, 2 bad input "
       "(one line naming file, key and what was expected; nothing written), 1 any other failure "
       "(or --check found the result off the gold: the result is kept).");
 
@@ -159,13 +161,41 @@ int main(int argc, char** argv) {
       "with the gold, 1 one did not (or no device), 2 bad input.");
 
   CLI::App* solvers_cmd = cli.add_subcommand(
-      "solvers", "List the solvers this build has, one name per line (the `solver` key's values).");
+      "solvers", "List the solvers this build has (the `solver` key's values), each with what it "
+                 "solves and its example parameter files.");
+  bool names_only = false;
+  solvers_cmd->add_flag("--names", names_only, "Only the names, one per line (for scripts)");
+
+  CLI::App* keys_cmd = cli.add_subcommand(
+      "keys", "List every key a solver's parameter file may hold: type, allowed values, unit, "
+              "default and meaning (`parasol run FILE --help` does the same for FILE's solver).");
+  std::string keys_solver;
+  keys_cmd->add_option("solver", keys_solver, "A solver's name (`parasol solvers` lists them)")
+      ->required();
+  bool markdown = false;
+  keys_cmd->add_flag("--markdown", markdown,
+                     "As the Markdown table docs/parameters.md holds (generated from this)");
 
   CLI::App* info_cmd = cli.add_subcommand(
       "info", "Describe the device and measure its device-to-device copy bandwidth now.");
 
   try {
     cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    // `parasol run FILE --help`: the run's options, then every key of FILE's solver.
+    std::ostringstream quiet;
+    const int status = context->is_root() ? cli.exit(e) : cli.exit(e, quiet, quiet);
+    if (*run_cmd && !run.params_path.empty() && context->is_root()) {
+      try {
+        io::ParamTable params = io::ParamTable::load(run.params_path);
+        std::cout << "\n";
+        app::print_keys(std::cout, app::find_binding(params));
+      } catch (const std::exception& error) {
+        std::cerr << "parasol: " << error.what() << "\n";
+        return kInputErrorStatus;
+      }
+    }
+    return status;
   } catch (const CLI::ParseError& e) {
     // Every rank parsed the same command line: rank 0 answers for all.
     std::ostringstream quiet;
@@ -200,7 +230,16 @@ int main(int argc, char** argv) {
       return app::sweep_command(*context, sweep, sweep_overrides);
     }
     if (*solvers_cmd) {
-      for (const app::Binding& b : app::bindings()) std::cout << b.name << "\n";
+      if (names_only)
+        for (const app::Binding& b : app::bindings()) std::cout << b.name << "\n";
+      else
+        app::print_solvers(std::cout);
+      return 0;
+    }
+    if (*keys_cmd) {
+      const app::Binding& binding = app::binding_named(keys_solver);
+      if (markdown) app::print_keys_markdown(std::cout, binding);
+      else app::print_keys(std::cout, binding);
       return 0;
     }
     if (*info_cmd) return app::info_command(std::cout);

@@ -47,12 +47,22 @@ void write_check(io::ResultFile& out, const Agreement& a) {
 // A CPU run given keys only the GPU solver reads says so in its summary (stdout: stderr keeps
 // to the one line of a failure): the run goes on.
 void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
+  std::vector<std::string> gpu_only(binding.gpu_only_keys.begin(), binding.gpu_only_keys.end());
+  if (binding.keys != nullptr)
+    for (const KeyInfo& k : binding.keys())
+      if (k.gpu_only && !k.sweep) gpu_only.push_back(k.key);
   std::string given;
-  for (std::string_view key : binding.gpu_only_keys)
-    if (params.has(key)) given += (given.empty() ? "" : ", ") + std::string(key);
+  for (const std::string& key : gpu_only)
+    if (params.has(key)) given += (given.empty() ? "" : ", ") + key;
   if (!given.empty())
     say("note: " + given + ": read by the GPU solver only; this CPU run does not use " +
         (given.find(',') == std::string::npos ? "it" : "them"));
+}
+
+// Keys the file sets that the run does not read, given the keys before them (a seed with a
+// constant interior): one line each, so a value the user meant is not dropped in silence.
+void note_unread_keys(const io::ParamTable& params) {
+  for (const std::string& note : params.notes()) say("note: " + note);
 }
 
 // "(above 1e-05: suspect the solver)", or nothing when it agrees.
@@ -195,6 +205,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   setup_phase.stop();
   if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
   if (backend == Backend::cpu) note_gpu_only_keys(*binding, *params);
+  note_unread_keys(*params);
 
   // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once
   // its file is made.

@@ -23,7 +23,7 @@ echo "== ctest exit $status"
 parasol="$build/apps/parasol"
 "$parasol" info
 : >"$out/bench.txt"
-for solver in $("$parasol" solvers); do
+for solver in $("$parasol" solvers --names); do
   program="$build/bench/${solver}_bench"
   if [ ! -x "$program" ]; then
     echo "== $solver: no benchmark built ($program)"

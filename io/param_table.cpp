@@ -13,6 +13,7 @@
 
 #include "io/commit.hpp"
 #include "io/one_line.hpp"
+#include "io/read_keys.hpp"
 #include "kernels/error.hpp"
 #include "kernels/printable.hpp"
 #include "kernels/validate.hpp"
@@ -396,6 +397,35 @@ std::vector<Shape> ParamTable::get_shapes(std::string_view key,
   PARASOL_PARAM_READ(to_shapes, "an array of block shapes", as_value);
 }
 #undef PARASOL_PARAM_READ
+
+void ParamTable::skip(std::string_view key, const std::string& why) {
+  known_.emplace(key);
+  if (has(key)) notes_.push_back(source_of(key) + ": " + std::string(key) + ": " + why);
+}
+
+KeyValue read_value(ParamTable& t, const KeyInfo& k, const std::optional<KeyValue>& fallback,
+                    const std::filesystem::path& params_path) {
+  // The default in the type the key reads, or nothing for a required key.
+  const auto given = [&](auto type_tag) {
+    using T = decltype(type_tag);
+    return fallback ? std::optional<T>(std::get<T>(*fallback)) : std::optional<T>();
+  };
+  const std::string_view key = k.key;
+  switch (k.type) {
+    case KeyType::integer: return t.get_int(key, given(std::int64_t{}));
+    case KeyType::number: return t.get_double(key, given(double{}));
+    case KeyType::boolean: return t.get_bool(key, given(bool{}));
+    case KeyType::string:
+    case KeyType::choice: return t.get_string(key, given(std::string{}));
+    case KeyType::file: return get_file(t, key, params_path, given(std::string{}));
+    case KeyType::strings:
+    case KeyType::choices: return t.get_strings(key, given(std::vector<std::string>{}));
+    case KeyType::numbers: return t.get_doubles(key, given(std::vector<double>{}));
+    case KeyType::shape: return t.get_shape(key, given(Shape{}));
+    case KeyType::shapes: return t.get_shapes(key, given(std::vector<Shape>{}));
+  }
+  throw Error("read_value: a key type no reader knows");
+}
 
 void ParamTable::reject_unknown_keys() const {
   std::vector<std::pair<std::string, int>> leaves;

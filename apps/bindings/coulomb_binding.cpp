@@ -394,9 +394,11 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding coulomb_binding() {
-  return {"coulomb", "electrostatic potential of point charges on a lattice by direct summation",
-          make_run, make_study, {"method.variant", "method.block", "method.coarsening"},
-          /*across_ranks=*/true};
+  Binding b{"coulomb", "electrostatic potential of point charges on a lattice by direct summation",
+            make_run, make_study, {"method.variant", "method.block", "method.coarsening"},
+            /*across_ranks=*/true};
+  b.examples = {"inputs/coulomb.toml", "inputs/coulomb-bench.toml"};
+  return b;
 }
 
 }  // namespace parasol::app

@@ -622,6 +622,9 @@ Binding fftconv_binding() {
             "scipy's modes",
             make_run, make_study, {"method.variant", "method.block", "method.piece"}};
   b.across_ranks = true;
+  b.examples = {"inputs/fftconv.toml", "inputs/fftconv-2d.toml", "inputs/fftconv-3d.toml",
+                "inputs/fftconv-3d-field.toml", "inputs/fftconv-streamed.toml",
+                "inputs/fftconv-study.toml"};
   return b;
 }
 

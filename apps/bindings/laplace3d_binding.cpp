@@ -9,6 +9,8 @@
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "kernels/validate.hpp"
+#include "io/read_keys.hpp"
+#include "solvers/laplace3d/keys.hpp"
 #include "solvers/laplace3d/slab.hpp"
 #include "solvers/laplace3d/study.hpp"
 #include "kernels/finite.hpp"
@@ -19,65 +21,7 @@ namespace {
 using laplace3d::Params;
 using laplace3d::Variant;
 
-struct SweepParams {
-  std::vector<Variant> variants;  // default: every variant
-  std::vector<Shape> blocks;      // default: every shape compiled for each variant
-  std::int64_t iterations = 20;   // sweeps per timed repeat
-  Repeats repeats{7, kSweepMinTime};  // timed repeats; the median is reported
-  std::int64_t check_iterations = 4;
-};
-
-// method.variant and method.block; true for "auto". The autotune choice brings its own block, so
-// with "auto" the file's block is read but not used: `parasol run FILE method.variant=auto` works
-// on a file written for one variant. Without method.block a variant runs its default block.
-bool read_method(io::ParamTable& t, Params& p) {
-  const Params d;
-  const std::string variant = t.get_string("method.variant", std::string(name(d.variant)));
-  const Shape block = t.get_shape("method.block", d.block);
-  if (variant == kAutoVariant) return true;
-  try {
-    p.variant = laplace3d::parse_variant(variant);
-  } catch (const InputError& e) {
-    throw InputError(t.source_of("method.variant"), "method.variant", e.expected() + ", or \"auto\"");
-  }
-  p.block = t.has("method.block") ? block : laplace3d::default_block(p.variant);
-  return false;
-}
-
-Params read_params(io::ParamTable& t, bool& automatic) {
-  const Params d;
-  Params p;
-  p.grid = {t.get_int("grid.nx"), t.get_int("grid.ny"), t.get_int("grid.nz")};
-  p.spacing = t.get_double("grid.spacing", d.spacing);
-  p.boundary = {t.get_double("boundary.x_min", d.boundary.x_min),
-                t.get_double("boundary.x_max", d.boundary.x_max),
-                t.get_double("boundary.y_min", d.boundary.y_min),
-                t.get_double("boundary.y_max", d.boundary.y_max),
-                t.get_double("boundary.z_min", d.boundary.z_min),
-                t.get_double("boundary.z_max", d.boundary.z_max)};
-  p.interior = io::get_choice(t, "initial.interior", std::string(name(d.interior)),
-                              laplace3d::parse_interior);
-  p.interior_value = t.get_double("initial.value", d.interior_value);
-  p.seed = io::get_seed(t, "initial.seed", d.seed);
-  p.max_iterations = t.get_int("iteration.max_iterations");
-  p.tolerance = t.get_double("iteration.tolerance", d.tolerance);
-  p.check_every = t.get_int("iteration.check_every", d.check_every);
-  automatic = read_method(t, p);
-  p.precision = io::get_choice(t, "method.precision", std::string(name(d.precision)),
-                               laplace3d::parse_precision);
-  return p;
-}
-
-SweepParams read_sweep_params(io::ParamTable& t) {
-  SweepParams s;
-  s.variants = io::get_choices(t, "sweep.variants", io::names_of(laplace3d::kVariants),
-                               laplace3d::parse_variant);
-  s.blocks = t.get_shapes("sweep.blocks", std::vector<Shape>{});
-  s.iterations = io::get_positive_int(t, "sweep.iterations", s.iterations);
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  s.check_iterations = io::get_positive_int(t, "sweep.check_iterations", s.check_iterations);
-  return s;
-}
+using laplace3d::SweepParams;
 
 std::string extent(const Params& p) {
   return std::to_string(p.grid.nx) + "x" + std::to_string(p.grid.ny) + "x" +
@@ -324,18 +268,33 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 
-std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path&) {
+// The parameters and the [sweep] table; true in `automatic` for method.variant = "auto". The
+// autotune choice brings its own block, so with "auto" the file's block is read but not used:
+// `parasol run FILE method.variant=auto` works on a file written for one variant.
+std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path,
+                                    bool& automatic) {
+  std::vector<std::string> autos;
+  return io::read_checked(
+      t,
+      [&] {
+        Params p = io::read_keys(t, laplace3d::keys(), path, &autos);
+        automatic = !autos.empty();
+        if (automatic) p.block = laplace3d::default_block(p.variant);
+        return p;
+      },
+      [&] { return io::read_keys(t, laplace3d::sweep_keys(), path); });
+}
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
   bool automatic = false;
-  Params p = io::read_checked(t, [&] { return read_params(t, automatic); },
-                              [&] { return read_sweep_params(t); }).first;
+  Params p = read(t, path, automatic).first;
   const bool single = p.precision == laplace3d::Precision::single;
   return in_precision<Run, Laplace3dRun>(single, t, std::move(p), automatic);
 }
 
-std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path&) {
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
   bool automatic = false;
-  auto [p, s] = io::read_checked(t, [&] { return read_params(t, automatic); },
-                                 [&] { return read_sweep_params(t); });
+  auto [p, s] = read(t, path, automatic);
   for (const Shape& b : s.blocks) {
     bool compiled = false;
     for (Variant v : s.variants) {
@@ -354,8 +313,10 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 
 Binding laplace3d_binding() {
   Binding b{"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", make_run,
-            make_study, {"method.variant", "method.block"}};
+            make_study};
+  b.keys = [] { return declared(laplace3d::keys(), laplace3d::sweep_keys()); };
   b.across_ranks = true;
+  b.examples = {"inputs/laplace3d.toml", "inputs/laplace3d-512.toml"};
   return b;
 }
 

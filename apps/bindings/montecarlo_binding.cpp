@@ -317,6 +317,8 @@ Binding montecarlo_binding() {
              "method.ordering"}};
   // Across ranks the course model cuts its samples; a basket run refuses more than one rank.
   b.across_ranks = true;
+  b.examples = {"inputs/montecarlo.toml", "inputs/montecarlo-9.6m.toml",
+                "inputs/montecarlo-basket.toml", "inputs/montecarlo-american.toml"};
   return b;
 }
 

@@ -409,6 +409,7 @@ Binding recurrence_binding() {
             make_study,
             {"method.mode"}};
   b.across_ranks = true;
+  b.examples = {"inputs/recurrence.toml", "inputs/recurrence-256m.toml"};
   return b;
 }
 

@@ -487,6 +487,7 @@ Binding tridiag_binding() {
       make_study,
       {"method.variant", "method.threads", "method.chunk"}};
   b.across_ranks = true;
+  b.examples = {"inputs/heat1d.toml", "inputs/tridiag-file.toml", "inputs/tridiag-study.toml"};
   return b;
 }
 

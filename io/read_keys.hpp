@@ -1,0 +1,58 @@
+// Reads a solver's declared keys (kernels/declaration.hpp) from a parameter file: each through the
+// ParamTable's checked door, with its default off a default-made Params, so that a key is read,
+// checked, documented and listed from one declaration.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/param_table.hpp"
+#include "kernels/declaration.hpp"
+
+namespace parasol::io {
+
+// One declared key's value from `table` (its default where the file has none; an InputError with
+// the key's source where it is required and missing, or of the wrong type). A file key's relative
+// name is taken from the parameter file's folder.
+KeyValue read_value(ParamTable& table, const KeyInfo& key, const std::optional<KeyValue>& fallback,
+                    const std::filesystem::path& params_path);
+
+// Every key of `keys`, in order, into a Params made with its defaults. A key given as "auto"
+// (where the declaration allows it) leaves its field at the default and is added to `automatic`.
+// A key not read under the keys before it (only_if) is made known, and noted when the file sets
+// it: ParamTable::notes() says it is not used.
+template <class P>
+P read_keys(ParamTable& table, const Keys<P>& keys, const std::filesystem::path& params_path,
+            std::vector<std::string>* automatic = nullptr) {
+  P p{};
+  for (const Key<P>& k : keys) {
+    const std::string& key = k.info.key;
+    if (k.read_if && !k.read_if(p)) {
+      table.skip(key, "not used: read only with " + k.info.read_when);
+      continue;
+    }
+    const KeyValue value = read_value(table, k.info, k.fallback(p), params_path);
+    if (k.info.automatic && std::get<std::string>(value) == "auto") {
+      if (automatic != nullptr) automatic->push_back(key);
+      continue;
+    }
+    try {
+      k.set(p, value);
+    } catch (const InputError& e) {
+      throw InputError(table.source_of(key), key,
+                       e.expected() + (k.info.automatic ? ", or \"auto\"" : ""));
+    }
+  }
+  return p;
+}
+
+// Whether `key` was given as "auto" (read_keys' `automatic`).
+inline bool is_automatic(const std::vector<std::string>& automatic, const std::string& key) {
+  for (const std::string& k : automatic)
+    if (k == key) return true;
+  return false;
+}
+
+}  // namespace parasol::io

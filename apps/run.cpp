@@ -213,6 +213,9 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     for (const auto& phase : timings.phases()) after += phase.second;
     const double untimed = seconds_since(solving) - (after - before);
     if (untimed > 0) timings.add("setup", untimed);
+    // A CPU run has no device: its summary and /timings show no transfer phases of zero.
+    if (backend == Backend::cpu)
+      for (const char* phase : {"host_to_device", "device_to_host"}) timings.drop(phase);
   }
   std::optional<Agreement> agreement;
   if (options.check) {

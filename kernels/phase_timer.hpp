@@ -56,6 +56,15 @@ class PhaseTimer {
     phases_.emplace_back(phase, seconds);
   }
 
+  // Forgets `phase` (a device phase on a run with no device, say); nothing if never timed.
+  void drop(const std::string& phase) {
+    for (auto it = phases_.begin(); it != phases_.end(); ++it)
+      if (it->first == phase) {
+        phases_.erase(it);
+        return;
+      }
+  }
+
   // 0 for a phase never timed.
   double seconds(const std::string& phase) const {
     for (const auto& [name, total] : phases_)

@@ -166,6 +166,9 @@ class Run {
   // Prints the lines that follow the run (diagnostics, rate) and stores /diagnostics and rates.
   // Rank 0's alone, across ranks: it must not wait on the others.
   virtual void report(io::ResultFile& out) = 0;
+  // Why an iterative run stopped short of its criterion ("NOT converged after 100 iterations
+  // ..."), for --require-convergence; nothing for a run that met it or has none (a direct solve).
+  virtual std::optional<std::string> unconverged() const { return std::nullopt; }
   // The result judged against the gold (solvers/<solver>/check.hpp). Across ranks every rank
   // calls it and each gets the whole run's agreement.
   virtual Agreement check() = 0;

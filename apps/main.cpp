@@ -75,6 +75,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--output", run.output, "Result file (default: <params name>.h5 here)");
   run_cmd->add_flag("--check", run.check,
                     "Also run the CPU gold solver in double; report and store the difference");
+  run_cmd->add_flag("--require-convergence", run.require_convergence,
+                    "An iterative solver (laplace3d) that stops at iteration.max_iterations "
+                    "before its tolerance is met exits with status 1; the result is still written "
+                    "(with /diagnostics@converged = 0) for inspection");
   run_cmd->add_option("--backend", backend, "gpu, cpu, or auto (gpu when a device is present)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
@@ -111,7 +115,8 @@ int main(int argc, char** argv) {
       ". Every key, its type and default: `parasol run FILE --help`, `parasol keys SOLVER` or "
       "docs/parameters.md. Exit status: 0 done, 2 bad input "
       "(one line naming file, key and what was expected; nothing written), 1 any other failure "
-      "(or --check found the result off the gold: the result is kept).");
+      "(or --check found the result off the gold, or --require-convergence found it not "
+      "converged: the result is kept).");
 
   app::SweepOptions sweep;
   CLI::App* sweep_cmd = cli.add_subcommand(

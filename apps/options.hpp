@@ -18,6 +18,8 @@ struct RunOptions {
   std::filesystem::path params_path;
   std::filesystem::path output;  // empty: <params stem>.h5 in the current folder
   bool check = false;            // also run the CPU gold solver and store the difference
+  // An iterative run that stops short of its tolerance exits 1 (the result is still written).
+  bool require_convergence = false;
   Backend backend = Backend::automatic;
   bool force = false;            // overwrite an existing output
   std::string command_line;      // as typed, for provenance

@@ -19,6 +19,7 @@
 #include "apps/binding.hpp"
 #include "apps/ranks.hpp"
 #include "apps/solver_run.hpp"
+#include "apps/units.hpp"
 #include "io/xdmf.hpp"
 #include "apps/profile.hpp"
 #include "apps/progress.hpp"
@@ -28,6 +29,7 @@
 #include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
+#include "kernels/nvtx.hpp"
 #include "kernels/timed_runs.hpp"
 #include "parasol/version.hpp"
 
@@ -215,11 +217,16 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     const auto solving = std::chrono::steady_clock::now();
     double before = 0;
     for (const auto& phase : timings.phases()) before += phase.second;
+    NvtxRange range("solve");  // the solver's own phases are timed inside it
     or_abort(context, [&] { run->solve(timings, file ? &*file : nullptr); });
+    range.end();
     double after = 0;
     for (const auto& phase : timings.phases()) after += phase.second;
     const double untimed = seconds_since(solving) - (after - before);
     if (untimed > 0) timings.add("setup", untimed);
+    // A CPU run has no device: its summary and /timings show no transfer phases of zero.
+    if (backend == Backend::cpu)
+      for (const char* phase : {"host_to_device", "device_to_host"}) timings.drop(phase);
   }
   std::optional<Agreement> agreement;
   if (options.check) {
@@ -234,6 +241,10 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     say("check against " + agreement->gold + ": " + agreement->description + verdict(*agreement));
     agreed = agreement->passed();
   }
+
+  // Every rank knows the run's stop (its diagnostics are global), so every rank gives status 1.
+  const std::optional<std::string> unconverged =
+      options.require_convergence ? run->unconverged() : std::nullopt;
 
   std::string also;
   {
@@ -277,7 +288,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   std::vector<std::vector<double>> by_rank;
   const PhaseTimer slowest =
       context.size() > 1 ? over_ranks(context, timings, mean, by_rank) : timings;
-  int status = agreed ? 0 : 1;
+  int status = agreed && !unconverged ? 0 : 1;
   together(context, [&] {
     if (!file) return;
     if (context.size() > 1) {
@@ -287,20 +298,29 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       for (std::size_t i = 0; i < by_rank.size(); ++i)
         file->set_attribute("/timings", slowest.phases()[i].first + "_by_rank_s", by_rank[i]);
     }
-    const double written = static_cast<double>(file->bytes_written());
     write_timings(*file, slowest, seconds_since(started));
+    // The committed file's size, every rank's part and every attribute in it: the file is closed
+    // once to measure it, and the measure stored in an attribute already the size of its value,
+    // so storing it changes nothing on disk.
+    file->set_attribute("/timings", "bytes_written", std::int64_t{0});
+    file->suspend();
+    const auto written = static_cast<std::int64_t>(std::filesystem::file_size(file->temporary_path()));
+    file->resume();
     file->set_attribute("/timings", "bytes_written", written);
     file->commit();
     say("wrote " + output.string() + (also.empty() ? "" : also + ")"));
     const double write_s = slowest.seconds("write");
-    char rate[96] = "";
+    std::string rate;
     if (write_s > 0 && written > 0)
-      std::snprintf(rate, sizeof rate, " (%.3g MB written at %.3g MB/s)", 1e-6 * written,
-                    1e-6 * written / write_s);
+      rate = " (" + bytes_text(static_cast<double>(written)) + " written at " +
+             byte_rate_text(static_cast<double>(written) / write_s) + ")";
     say(phase_summary(slowest, seconds_since(started)) + rate);
     say_ranks(slowest, by_rank);
     if (!agreed)
       std::cerr << "parasol: --check: the result does not agree with the gold; it is kept in "
+                << output.string() << " for inspection\n";
+    if (unconverged)
+      std::cerr << "parasol: --require-convergence: " << *unconverged << "; the result is kept in "
                 << output.string() << " for inspection\n";
   });
   return status;

@@ -1,12 +1,15 @@
 // Wall-clock seconds by phase of a run (setup, upload, compute, download, check, write): what a
 // user waits for, I/O included. Device work is timed on the device (EventTimer) and added here
-// under its own phase.
+// under its own phase. Each timed scope is also an NVTX range of the phase's name (kernels/nvtx.hpp:
+// only with -DPARASOL_NVTX=ON), so a profile's timeline shows the same phases as the summary.
 #pragma once
 
 #include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "kernels/nvtx.hpp"
 
 namespace parasol {
 
@@ -16,10 +19,11 @@ class PhaseTimer {
   class Scope {
    public:
     Scope(PhaseTimer& timer, std::string phase)
-        : timer_(&timer), phase_(std::move(phase)), start_(Clock::now()) {}
+        : timer_(&timer), phase_(std::move(phase)), range_(phase_.c_str()), start_(Clock::now()) {}
     Scope(Scope&& other) noexcept
         : timer_(std::exchange(other.timer_, nullptr)),
           phase_(std::move(other.phase_)),
+          range_(std::move(other.range_)),
           start_(other.start_) {}
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
@@ -29,6 +33,7 @@ class PhaseTimer {
     double stop() {
       if (timer_ == nullptr) return 0;
       const double s = std::chrono::duration<double>(Clock::now() - start_).count();
+      range_.end();
       std::exchange(timer_, nullptr)->add(phase_, s);
       return s;
     }
@@ -36,6 +41,7 @@ class PhaseTimer {
    private:
     PhaseTimer* timer_;
     std::string phase_;
+    NvtxRange range_;
     std::chrono::steady_clock::time_point start_;
   };
 
@@ -48,6 +54,15 @@ class PhaseTimer {
         return;
       }
     phases_.emplace_back(phase, seconds);
+  }
+
+  // Forgets `phase` (a device phase on a run with no device, say); nothing if never timed.
+  void drop(const std::string& phase) {
+    for (auto it = phases_.begin(); it != phases_.end(); ++it)
+      if (it->first == phase) {
+        phases_.erase(it);
+        return;
+      }
   }
 
   // 0 for a phase never timed.

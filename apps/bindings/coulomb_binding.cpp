@@ -195,7 +195,7 @@ class CoulombRun final : public SolverRun<Params> {
     out.set_attribute("/atoms", "total_charge", charge);
     out.set_attribute("/atoms", "file", p_.atoms_file);
     write_ranks(out, coulomb::cuts_planes(p_.lattice) ? "slabs of z planes" : "bands of y rows");
-    say(formatted("potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f G atom-evals/s",
+    say(formatted("potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f Gatom-evals/s",
                   diagnostics_.low, diagnostics_.high, charge, diagnostics_.compute_seconds,
                   1e-9 * rate));
   }
@@ -306,8 +306,8 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
 
   SweepColumns columns() const override {
     return {{{"variant", "variant", 14}, {"block", "block", 9}, {"coarsening", "coarse", 6}},
-            {"gatom_evals_per_s", "G atom-evals/s", 15, 2},
-            SweepColumns::Roofline{{"grsqrt_per_s", "G rsqrt/s", 10, 1},
+            {"gatom_evals_per_s", "Gatom-evals/s", 15, 2},
+            SweepColumns::Roofline{{"grsqrt_per_s", "Grsqrt/s", 10, 1},
                                    {"percent_of_rsqrt", "% rsqrt", 8, 1}},
             {"max_relative_to_scale", "max rel err", 11, 2, 'g'},
             {}};

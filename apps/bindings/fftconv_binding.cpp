@@ -177,13 +177,14 @@ class FftconvRun final : public SolverRun<Params> {
     out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
     if (streamed) out.set_attribute("/timings", "total_s", total_s_);
     write_ranks(out, range() ? "ranges of overlap-save blocks" : "whole signals");
-    const std::string who = gpu_ ? "ran " + std::string(name(variant())) : "gold";
+    // The describe() line names the CPU gold solver; a GPU run names the variant that ran.
+    const std::string who = gpu_ ? "ran " + std::string(name(variant())) + ": " : "";
     if (streamed)
-      say(formatted("%s, streamed: output from %.6g to %.6g; %.3g s (reading %.3g s, writing "
-                    "%.3g s), %.3g G samples/s",
+      say(formatted("%sstreamed: output from %.6g to %.6g; %.3g s (reading %.3g s, writing "
+                    "%.3g s), %.3g Gsamples/s",
                     who.c_str(), low_, high_, total_s_, read_s_, write_s_, 1e-9 * rate));
     else
-      say(formatted("%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s", who.c_str(), low_,
+      say(formatted("%soutput from %.6g to %.6g; %.3g s, %.3g Gsamples/s", who.c_str(), low_,
                     high_, seconds, 1e-9 * rate));
   }
 

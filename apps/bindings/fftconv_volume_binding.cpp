@@ -86,13 +86,15 @@ class VolumeRun final : public SolverRun<Params> {
     const double rate =
         compute_s_ > 0 ? static_cast<double>(ops_.problem.signal.size()) / compute_s_ : 0;
     out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
-    std::string who = "gold";
+    // The describe() line names the CPU gold solver; a GPU run names the variant that ran.
+    std::string who;
     if (gpu_) {
       who = "ran " + std::string(name(ran_));
       if (ran_ == Variant::r2c)
         who += chunks_ == 1 ? " (whole volume)" : " (" + std::to_string(chunks_) + " chunks along z)";
+      who += ": ";
     }
-    say(formatted("%s: output from %.6g to %.6g; %.3g s, %.3g G samples/s", who.c_str(), low_,
+    say(formatted("%soutput from %.6g to %.6g; %.3g s, %.3g Gsamples/s", who.c_str(), low_,
                   high_, compute_s_, 1e-9 * rate));
   }
 

@@ -7,6 +7,7 @@
 #include "io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
+#include "apps/stop_report.hpp"
 #include "kernels/device.hpp"
 #include "kernels/validate.hpp"
 #include "io/read_keys.hpp"
@@ -104,6 +105,7 @@ class Laplace3dRun final : public SolverRun<Params> {
       result_.iterations = r.iterations;
       result_.last_change = r.last_change;
       result_.converged = r.converged;
+      result_.checks = r.checks;
       result_.timings = r.timings;
       route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
       timings.add("exchange", r.exchange_seconds);
@@ -120,19 +122,18 @@ class Laplace3dRun final : public SolverRun<Params> {
     const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
                         static_cast<double>(result_.iterations) / result_.timings.compute;
     out.set_attribute("/timings", "gpoints_per_s", rate);
-    out.set_attribute("/diagnostics", "iterations", result_.iterations);
-    out.set_attribute("/diagnostics", "last_change", result_.last_change);
-    out.set_attribute("/diagnostics", "converged", result_.converged);
+    write_stop(out, stop());
     write_ranks(out, "slabs of z planes");
     if (ranks() > 1) {
       out.set_attribute("/method", "transport", route_);
       out.set_attribute("/method", "overlap", gpu_ && overlap_);
     }
-    say(std::to_string(result_.iterations) + " iterations" +
-        (result_.converged ? " (converged)" : "") + ", last max|du| " +
-        short_number(result_.last_change) + ", " + short_number(result_.timings.compute) + " s, " +
-        short_number(rate) + " Gpoints/s");
+    for (const std::string& line : stop_lines(stop())) say(line);
+    say("compute " + short_number(result_.timings.compute) + " s, " + short_number(rate) +
+        " Gpoints/s");
   }
+
+  std::optional<std::string> unconverged() const override { return unmet(stop()); }
 
   Agreement check() override {
     return laplace3d::check_run(p_, result_.u, result_.iterations, *context_);
@@ -179,6 +180,10 @@ class Laplace3dRun final : public SolverRun<Params> {
       throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
     p_.block = *block;
     auto_.validate("block", [&] { p_.validate(); });
+  }
+
+  StopReport stop() const {
+    return {result_.iterations, p_.tolerance, result_.converged, result_.checks};
   }
 
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks

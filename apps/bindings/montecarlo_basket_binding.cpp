@@ -317,7 +317,7 @@ void say_price(const montecarlo::Estimate& e) {
 }
 
 void say_rate(double seconds, double path_steps) {
-  say(formatted("%.3f s, %.3f G path-steps/s", seconds, 1e-9 * (path_steps / seconds)));
+  say(formatted("%.3f s, %.3f Gpath-steps/s", seconds, 1e-9 * (path_steps / seconds)));
 }
 
 bool is_basket_model(io::ParamTable& t) {

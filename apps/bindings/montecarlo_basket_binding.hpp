@@ -40,7 +40,7 @@ void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double s
                     double path_steps);
 // The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".
 void say_price(const montecarlo::Estimate& e);
-// Its last line: "1.234 s, 0.567 G path-steps/s".
+// Its last line: "1.234 s, 0.567 Gpath-steps/s".
 void say_rate(double seconds, double path_steps);
 
 }  // namespace parasol::app

@@ -236,7 +236,7 @@ class RecurrenceRun final : public SolverRun<Params> {
         out.set_attribute("/timings", "prefixed_scan_s", steps_.second);
       }
     }
-    say(formatted("v from %.6g to %.6g; %.3g s, %.3f G elements/s", low_, high_, compute_,
+    say(formatted("v from %.6g to %.6g; %.3g s, %.3f Gelements/s", low_, high_, compute_,
                   1e-9 * rate));
   }
 

@@ -223,13 +223,13 @@ class TridiagRun final : public SolverRun<Params> {
     out.set_attribute("/timings", "unknowns_per_s", rate);
     write_ranks(out, heat() ? "whole grids" : "whole systems");
     if (!heat()) {
-      say(formatted("max|x| %.6g; %.3g s, %.3f G unknowns/s", d.high, compute_seconds_,
+      say(formatted("max|x| %.6g; %.3g s, %.3f Gunknowns/s", d.high, compute_seconds_,
                     1e-9 * rate));
       return;
     }
     out.set_attribute("/diagnostics", "u_min", d.low);
     out.set_attribute("/diagnostics", "u_max", d.high);
-    say(formatted("u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f G unknowns/s", d.low, d.high,
+    say(formatted("u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f Gunknowns/s", d.low, d.high,
                   compute_seconds_, solve_seconds_, 1e-9 * rate));
     if (!d.has_decay) return;
     out.set_attribute("/diagnostics", "sine_decay", d.decay.measured);

@@ -67,6 +67,7 @@ Result<T> solve_gold(const Params& p, const ProgressCallback& progress) {
     const bool last = it == p.max_iterations;
     if ((checking && it % p.check_every == 0) || last) {
       result.last_change = max_abs_difference(u, u_next);
+      result.checks.record(it, result.last_change);
       result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
       if (progress) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;

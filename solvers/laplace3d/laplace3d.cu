@@ -9,6 +9,7 @@
 #include <chrono>
 #include <limits>
 
+#include "kernels/nvtx.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
@@ -441,6 +442,7 @@ DeviceGrid<T>::DeviceGrid(const Params& p, std::int64_t first_plane, std::int64_
 
 template <class T>
 void DeviceGrid<T>::sweep(Variant variant, const Shape& block, std::int64_t iterations) {
+  PARASOL_NVTX_RANGE("laplace3d sweep");
   const auto one_launch = [&](Variant v, const Shape& b) {
     std::swap(current_, previous_);
     launch_sweep(v, b, grid_, field(previous_), field(current_), stream_, multiprocessors_);
@@ -538,6 +540,7 @@ std::vector<T> DeviceGrid<T>::download_planes(std::int64_t first, std::int64_t c
 
 template <class T>
 Result<T> solve_gpu(const Params& p, const ProgressCallback& progress) {
+  PARASOL_NVTX_RANGE("laplace3d solve_gpu");
   Result<T> result;
   result.grid = p.grid;
   Stream stream;
@@ -561,6 +564,7 @@ Result<T> solve_gpu(const Params& p, const ProgressCallback& progress) {
     result.iterations += n;
     if (n == batch || result.iterations == p.max_iterations) {
       result.last_change = field.last_change();
+      result.checks.record(result.iterations, result.last_change);
       result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
       if (progress) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/buffer.hpp"
+#include "kernels/convergence.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/shape.hpp"
 #include "solvers/laplace3d/params.hpp"
@@ -32,6 +33,7 @@ struct Result {
   // max |u_new - u| over the grid in the last iteration run (NaN only if never measured).
   double last_change = std::numeric_limits<double>::quiet_NaN();
   bool converged = false;  // stopped because last_change fell below the tolerance
+  ConvergenceChecks checks;  // the last two checks, for the contraction and the error bound
   Timings timings;
 };
 

@@ -82,6 +82,7 @@ SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
       const double mine = first <= last ? max_change(part, u, u_next, first, last) : 0.0;
       const auto reducing = std::chrono::steady_clock::now();
       result.last_change = context.all_reduce(mine, comm::Op::max);
+      result.checks.record(it, result.last_change);
       exchange += seconds_since(reducing);
       result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
       if (progress) progress({it, p.max_iterations, result.last_change, seconds_since(start)});

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "comm/device_comm.hpp"
+#include "kernels/nvtx.hpp"
 #include "kernels/event.hpp"
 #include "kernels/phase_timer.hpp"
 #include "kernels/stream.hpp"
@@ -150,6 +151,7 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Tran
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::DeviceComm& comm,
                              bool overlap, const ProgressCallback& progress) {
+  PARASOL_NVTX_RANGE("laplace3d solve_gpu_slab");
   SlabResult<T> result;
   result.part = slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant));
   const SlabPart& part = result.part;
@@ -181,6 +183,7 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
       const double mine = first <= last ? grid.last_change(first, last) : 0.0;
       const auto reduce_start = std::chrono::steady_clock::now();
       result.last_change = context.all_reduce(mine, comm::Op::max);
+      result.checks.record(result.iterations, result.last_change);
       reducing += seconds_since(reduce_start);
       result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
       if (progress)

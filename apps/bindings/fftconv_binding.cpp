@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "apps/bindings/fftconv_inputs.hpp"
-#include "apps/bindings/fftconv_volume.hpp"
+#include "apps/bindings/fftconv_volume_binding.hpp"
 #include "io/spill_file.hpp"
 #include "io/streamed_dataset.hpp"
 #include "apps/progress.hpp"

@@ -1,4 +1,4 @@
-#include "apps/bindings/fftconv_volume.hpp"
+#include "apps/bindings/fftconv_volume_binding.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "apps/bindings/montecarlo_basket.hpp"
+#include "apps/bindings/montecarlo_basket_binding.hpp"
 
 #include <algorithm>
 #include <cmath>

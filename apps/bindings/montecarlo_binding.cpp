@@ -5,7 +5,7 @@
 #include <climits>
 #include <optional>
 
-#include "apps/bindings/montecarlo_basket.hpp"
+#include "apps/bindings/montecarlo_basket_binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"

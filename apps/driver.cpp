@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -141,21 +142,58 @@ io::ParamTable load_params(const std::filesystem::path& file,
   return params;
 }
 
+namespace {
+
+// What one rank says about its GPU, gathered so that the rank refusing a run can name the others.
+struct GpuPresence {
+  std::int32_t usable = 0;
+  std::array<char, 64> host{};
+  std::array<char, 192> reason{};  // why not, when not: "no usable CUDA device: ..."
+};
+
+template <std::size_t N>
+void copy_text(std::array<char, N>& to, const std::string& from) {
+  const std::size_t n = std::min(from.size(), N - 1);
+  std::copy_n(from.begin(), n, to.begin());
+  to[n] = '\0';
+}
+
+}  // namespace
+
 Backend agreed_backend(comm::Context& context, Backend asked) {
   if (context.size() == 1 || asked == Backend::cpu) return resolve_backend(asked);
+  GpuPresence mine;
   std::string reason;
-  const std::int64_t mine = gpu_available(&reason) ? 1 : 0;
-  const std::int64_t all = context.all_reduce(mine, comm::Op::min);
-  if (all == 1) {
+  mine.usable = gpu_available(&reason) ? 1 : 0;
+  copy_text(mine.host, context.host());
+  copy_text(mine.reason, reason);
+  const std::vector<GpuPresence> all = context.all_gather(mine);
+  std::string lacking, why;
+  int without = 0;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].usable == 1) continue;
+    lacking += (lacking.empty() ? "" : ", ") + std::to_string(r) + " (" + all[r].host.data() + ")";
+    if (why.empty()) why = all[r].reason.data();
+    ++without;
+  }
+  if (without == 0) {
     context.select_device();
     return Backend::gpu;
   }
-  if (asked == Backend::gpu)
-    throw Error("--backend gpu: " + (mine == 1 ? std::string("another rank has no usable CUDA device")
-                                               : reason));
+  const std::string ranks = (without == 1 ? "rank " : "ranks ") + lacking;
+  if (without < context.size()) {
+    // Some ranks have a GPU: a CPU run on every rank would be a silent slowdown of a hundred
+    // times, and a GPU run cannot be had. The user chooses.
+    const std::string message = ranks + " cannot use a GPU: " + why + "; the other ranks can";
+    if (asked == Backend::gpu) throw Error("--backend gpu: " + message);
+    throw InputError("--backend auto: " + message +
+                     ". Pass --backend cpu to run the CPU solver on every rank, or give every "
+                     "rank a GPU");
+  }
+  if (asked == Backend::gpu) throw Error("--backend gpu: " + why);
   if (context.is_root())
-    std::cerr << "parasol: not every rank has a usable CUDA device; running the CPU gold solver "
-                 "instead\n";
+    std::cerr << "parasol: no rank can use a GPU (" << why
+              << "); running the CPU gold solver on every rank\n";
   return Backend::cpu;
 }
 

@@ -65,7 +65,10 @@ void or_abort(comm::Context& context, Step&& step) {
   }
 }
 
-// The backend every rank will use: a GPU run only when every rank has a device.
+// The backend every rank will use: a GPU run only when every rank has a device; `auto` runs the
+// CPU solver only when no rank has one (one line says so). When some ranks have a device and
+// others not, `auto` is an InputError naming the ranks without (and their hosts) and `gpu` an
+// Error: neither silently runs a hundred times slower than asked. Collective.
 Backend agreed_backend(comm::Context& context, Backend asked);
 
 // /provenance of a run across ranks: how many, where, on what, and how data travelled.

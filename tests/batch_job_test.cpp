@@ -65,7 +65,7 @@ TEST_F(BatchJob, SigtermMidRunIsSaidInTheLogAndLeavesNothing) {
   EXPECT_TRUE(WIFSIGNALED(r.wait_status) && WTERMSIG(r.wait_status) == SIGTERM)
       << "wait status " << r.wait_status << "\n" << r.log;
   // The header was not lost in a buffer, progress came as whole lines, and the end is said.
-  EXPECT_TRUE(contains(r.log, "laplace3d: CPU gold solver")) << r.log;
+  EXPECT_TRUE(contains(r.log, "laplace3d: 160x160x160 float, CPU gold solver")) << r.log;
   EXPECT_GE(progress_lines(r.log), 1u) << r.log;
   EXPECT_FALSE(contains(r.log, "\r")) << "a redrawn line in a log:\n" << r.log;
   const auto lines = lines_of(r.log);

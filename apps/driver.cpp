@@ -144,11 +144,11 @@ io::ParamTable load_params(const std::filesystem::path& file,
 
 namespace {
 
-// What one rank says about its GPU, gathered so that the rank refusing a run can name the others.
+// A rank's GPU as all_gather carries it: plain bytes.
 struct GpuPresence {
   std::int32_t usable = 0;
   std::array<char, 64> host{};
-  std::array<char, 192> reason{};  // why not, when not: "no usable CUDA device: ..."
+  std::array<char, 192> reason{};
 };
 
 template <std::size_t N>
@@ -160,6 +160,31 @@ void copy_text(std::array<char, N>& to, const std::string& from) {
 
 }  // namespace
 
+Backend agree_on_backend(Backend asked, const std::vector<RankGpu>& ranks) {
+  if (asked == Backend::cpu) return Backend::cpu;
+  std::string lacking, why;
+  std::size_t without = 0;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (ranks[r].usable) continue;
+    lacking += (lacking.empty() ? "" : ", ") + std::to_string(r) + " (" + ranks[r].host + ")";
+    if (why.empty()) why = ranks[r].reason;
+    ++without;
+  }
+  if (without == 0) return Backend::gpu;
+  if (without < ranks.size()) {
+    // Some ranks have a GPU: a CPU run on every rank would be a silent slowdown of a hundred
+    // times, and a GPU run cannot be had. The user chooses.
+    const std::string message = (without == 1 ? "rank " : "ranks ") + lacking +
+                                " cannot use a GPU: " + why + "; the other ranks can";
+    if (asked == Backend::gpu) throw Error("--backend gpu: " + message);
+    throw InputError("--backend auto: " + message +
+                     ". Pass --backend cpu to run the CPU solver on every rank, or give every "
+                     "rank a GPU");
+  }
+  if (asked == Backend::gpu) throw Error("--backend gpu: " + why);
+  return Backend::cpu;
+}
+
 Backend agreed_backend(comm::Context& context, Backend asked) {
   if (context.size() == 1 || asked == Backend::cpu) return resolve_backend(asked);
   GpuPresence mine;
@@ -167,34 +192,17 @@ Backend agreed_backend(comm::Context& context, Backend asked) {
   mine.usable = gpu_available(&reason) ? 1 : 0;
   copy_text(mine.host, context.host());
   copy_text(mine.reason, reason);
-  const std::vector<GpuPresence> all = context.all_gather(mine);
-  std::string lacking, why;
-  int without = 0;
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    if (all[r].usable == 1) continue;
-    lacking += (lacking.empty() ? "" : ", ") + std::to_string(r) + " (" + all[r].host.data() + ")";
-    if (why.empty()) why = all[r].reason.data();
-    ++without;
-  }
-  if (without == 0) {
+  std::vector<RankGpu> ranks;
+  for (const GpuPresence& p : context.all_gather(mine))
+    ranks.push_back({p.usable == 1, p.host.data(), p.reason.data()});
+  const Backend agreed = agree_on_backend(asked, ranks);
+  if (agreed == Backend::gpu) {
     context.select_device();
-    return Backend::gpu;
-  }
-  const std::string ranks = (without == 1 ? "rank " : "ranks ") + lacking;
-  if (without < context.size()) {
-    // Some ranks have a GPU: a CPU run on every rank would be a silent slowdown of a hundred
-    // times, and a GPU run cannot be had. The user chooses.
-    const std::string message = ranks + " cannot use a GPU: " + why + "; the other ranks can";
-    if (asked == Backend::gpu) throw Error("--backend gpu: " + message);
-    throw InputError("--backend auto: " + message +
-                     ". Pass --backend cpu to run the CPU solver on every rank, or give every "
-                     "rank a GPU");
-  }
-  if (asked == Backend::gpu) throw Error("--backend gpu: " + why);
-  if (context.is_root())
-    std::cerr << "parasol: no rank can use a GPU (" << why
+  } else if (context.is_root()) {
+    std::cerr << "parasol: no rank can use a GPU (" << ranks.front().reason
               << "); running the CPU gold solver on every rank\n";
-  return Backend::cpu;
+  }
+  return agreed;
 }
 
 void write_ranks(io::ResultFile& file, comm::Context& context, Backend backend,

@@ -6,9 +6,14 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "apps/progress.hpp"
+#include "apps/ranks.hpp"
+#include "kernels/error.hpp"
 #include "io/result_file.hpp"
 #include "tests/support.hpp"
 
@@ -110,6 +115,63 @@ TEST_F(BatchJob, ProgressIntervalAndQuiet) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(progress_lines(r.output), 0u) << r.output;
   EXPECT_TRUE(contains(r.output, "  wrote ")) << r.output;
+}
+
+// A phase with no progress of its own (a long setup, a write of sidecars) is not silent in a log.
+TEST(Heartbeat, ALongPhaseSaysItIsStillRunningOffATerminal) {
+  if (isatty(STDERR_FILENO) != 0) GTEST_SKIP() << "stderr is a terminal: heartbeats are for logs";
+  app::configure_progress(0, false);  // heartbeats at their shortest interval, a second
+  testing::internal::CaptureStderr();
+  {
+    const app::Heartbeat beat("setup");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  }
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(said, "  setup: running for 1 s\n")) << said;
+  EXPECT_GE(std::count(said.begin(), said.end(), '\n'), 2) << said;
+  app::configure_progress(0, true);  // --quiet: none
+  testing::internal::CaptureStderr();
+  {
+    const app::Heartbeat beat("setup");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  app::configure_progress(app::kDefaultProgressInterval, false);
+}
+
+// Across ranks, --backend auto never falls back to the CPU on every rank because one lacks a
+// GPU (a silent slowdown of a hundred times): the run is refused, naming that rank.
+TEST(AgreedBackend, RanksWithoutAGpuAmongRanksWithOneAreNamed) {
+  using app::Backend;
+  const std::string none = "no CUDA device found";
+  const std::vector<app::RankGpu> mixed{{true, "node1", ""}, {false, "node2", none},
+                                        {true, "node3", ""}, {false, "node4", none}};
+  try {
+    app::agree_on_backend(Backend::automatic, mixed);
+    ADD_FAILURE() << "a mixed run went ahead";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--backend auto: ranks 1 (node2), 3 (node4) cannot use a GPU: no CUDA device found; "
+              "the other ranks can. Pass --backend cpu to run the CPU solver on every rank, or "
+              "give every rank a GPU");
+  }
+  try {
+    app::agree_on_backend(Backend::gpu, mixed);
+    ADD_FAILURE() << "a mixed run went ahead";
+  } catch (const InputError& e) {
+    ADD_FAILURE() << "--backend gpu without a device is a failure, not bad input: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--backend gpu: ranks 1 (node2), 3 (node4)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(app::agree_on_backend(Backend::cpu, mixed), Backend::cpu);
+  const std::vector<app::RankGpu> all{{true, "node1", ""}, {true, "node2", ""}};
+  EXPECT_EQ(app::agree_on_backend(Backend::automatic, all), Backend::gpu);
+  EXPECT_EQ(app::agree_on_backend(Backend::gpu, all), Backend::gpu);
+  const std::vector<app::RankGpu> nowhere{{false, "node1", none}, {false, "node2", none}};
+  EXPECT_EQ(app::agree_on_backend(Backend::automatic, nowhere), Backend::cpu);
+  EXPECT_THROW(app::agree_on_backend(Backend::gpu, nowhere), Error);
 }
 
 TEST_F(BatchJob, InfoWithoutADeviceSaysWhatWillRun) {

@@ -97,6 +97,8 @@ inline SignalledRun signal_when_logged(const std::vector<std::string>& args,
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const std::string log_path = log.string();
+  std::error_code ignored;
+  std::filesystem::remove(log, ignored);  // an earlier run's log is not this one's
   SignalledRun r;
   const pid_t child = fork();
   if (child < 0) return r;

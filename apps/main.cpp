@@ -40,7 +40,7 @@ std::string joined(int argc, char** argv) {
 }
 
 // A command-line error as one line: CLI11's message with its line breaks and runs of spaces
-// collapsed, and where to look. "parasol: --threads: Value 0 not in range [1 - 4096]; see parasol
+// collapsed, and where to look. "parasol: --threads: Value 0 not in range 1 to 4096; see parasol
 // run --help".
 std::string one_line(const CLI::Error& e, const std::string& command) {
   std::string text;

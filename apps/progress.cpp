@@ -36,9 +36,10 @@ std::int64_t now_ns() noexcept {
 // Set during static initialisation, before main: "after T s" counts from the process's start.
 const std::int64_t process_started_ns = now_ns();
 
-// When a progress line or heartbeat was last printed off a terminal: a heartbeat keeps quiet
-// while progress lines come often enough.
+// When a progress line or heartbeat was last printed off a terminal, and when a ProgressLine was
+// last updated: a heartbeat keeps quiet while a ProgressLine reports, which prints its own lines.
 std::atomic<std::int64_t> last_line_ns{0};
+std::atomic<std::int64_t> last_update_ns{0};
 // A terminal line drawn in place and not yet ended: the signal's line starts on a fresh one.
 std::atomic<bool> line_open{false};
 
@@ -147,6 +148,7 @@ void ProgressLine::update(std::int64_t done, std::int64_t total, double seconds,
     slots[slot_].total.store(total, std::memory_order_relaxed);
     current.store(slot_);
   }
+  last_update_ns.store(now_ns());
   if (quiet || !is_speaker() || done <= 0) return;
   if (terminal_ ? seconds < kQuietSeconds : seconds - printed_at_ < interval_s) return;
   const double steps = static_cast<double>(done);
@@ -185,7 +187,8 @@ struct Heartbeat::Beat {
     std::unique_lock<std::mutex> lock(mutex);
     while (!wake.wait_for(lock, period, [&] { return stop; })) {
       const std::int64_t now = now_ns();
-      if (static_cast<double>(now - last_line_ns.load()) * 1e-9 < every) continue;
+      const std::int64_t last = std::max(last_line_ns.load(), last_update_ns.load());
+      if (static_cast<double>(now - last) * 1e-9 < every) continue;
       std::fprintf(stderr, "  %s: running for %.0f s\n", phase.c_str(),
                    static_cast<double>(now - began_ns) * 1e-9);
       std::fflush(stderr);

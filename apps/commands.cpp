@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "parasol/version.hpp"
@@ -12,8 +13,14 @@ int info_command(std::ostream& out) {
   out << "parasol " << kVersion << " (" << kGitDescribe << ")\n";
   std::string reason;
   if (!gpu_available(&reason)) {
-    out << "device: none (" << reason << ")\n";
-    return 1;
+    // Not a failure: a machine without a GPU runs the CPU solvers, and this says how.
+    const int cores = available_cores();
+    out << "device: none (" << reason << ")\n"
+        << "CPU backend: " << cores << (cores == 1 ? " core" : " cores")
+        << " (the cores this process may use; --threads to change)\n"
+        << "`parasol run` runs the CPU gold solver here (--backend auto); `parasol sweep` times "
+           "the CPU solver at 1, 2, 4, ... threads\n";
+    return 0;
   }
   const DeviceInfo d = current_device();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -224,6 +225,19 @@ std::string problem_text(const std::map<std::string, std::string>& problem) {
   std::string text;
   for (const auto& [key, value] : problem) text += key + " = " + value + "\n";
   return text;
+
+// A rank's GPU as all_gather carries it: plain bytes.
+struct GpuPresence {
+  std::int32_t usable = 0;
+  std::array<char, 64> host{};
+  std::array<char, 192> reason{};
+};
+
+template <std::size_t N>
+void copy_text(std::array<char, N>& to, const std::string& from) {
+  const std::size_t n = std::min(from.size(), N - 1);
+  std::copy_n(from.begin(), n, to.begin());
+  to[n] = '\0';
 }
 
 }  // namespace
@@ -271,24 +285,50 @@ void require_same_problem(comm::Context& context, const io::ParamTable& params,
   throw InputError("mpirun", key,
                    differs + "; every rank must solve the same problem (same parameter file "
                              "contents, overrides and input files)");
+
+Backend agree_on_backend(Backend asked, const std::vector<RankGpu>& ranks) {
+  if (asked == Backend::cpu) return Backend::cpu;
+  std::string lacking, why;
+  std::size_t without = 0;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (ranks[r].usable) continue;
+    lacking += (lacking.empty() ? "" : ", ") + std::to_string(r) + " (" + ranks[r].host + ")";
+    if (why.empty()) why = ranks[r].reason;
+    ++without;
+  }
+  if (without == 0) return Backend::gpu;
+  if (without < ranks.size()) {
+    // Some ranks have a GPU: a CPU run on every rank would be a silent slowdown of a hundred
+    // times, and a GPU run cannot be had. The user chooses.
+    const std::string message = (without == 1 ? "rank " : "ranks ") + lacking +
+                                " cannot use a GPU: " + why + "; the other ranks can";
+    if (asked == Backend::gpu) throw Error("--backend gpu: " + message);
+    throw InputError("--backend auto: " + message +
+                     ". Pass --backend cpu to run the CPU solver on every rank, or give every "
+                     "rank a GPU");
+  }
+  if (asked == Backend::gpu) throw Error("--backend gpu: " + why);
+  return Backend::cpu;
 }
 
 Backend agreed_backend(comm::Context& context, Backend asked) {
   if (context.size() == 1 || asked == Backend::cpu) return resolve_backend(asked);
+  GpuPresence mine;
   std::string reason;
-  const std::int64_t mine = gpu_available(&reason) ? 1 : 0;
-  const std::int64_t all = context.all_reduce(mine, comm::Op::min);
-  if (all == 1) {
+  mine.usable = gpu_available(&reason) ? 1 : 0;
+  copy_text(mine.host, context.host());
+  copy_text(mine.reason, reason);
+  std::vector<RankGpu> ranks;
+  for (const GpuPresence& p : context.all_gather(mine))
+    ranks.push_back({p.usable == 1, p.host.data(), p.reason.data()});
+  const Backend agreed = agree_on_backend(asked, ranks);
+  if (agreed == Backend::gpu) {
     context.select_device();
-    return Backend::gpu;
+  } else if (context.is_root()) {
+    std::cerr << "parasol: no rank can use a GPU (" << ranks.front().reason
+              << "); running the CPU gold solver on every rank\n";
   }
-  if (asked == Backend::gpu)
-    throw Error("--backend gpu: " + (mine == 1 ? std::string("another rank has no usable CUDA device")
-                                               : reason));
-  if (context.is_root())
-    std::cerr << "parasol: not every rank has a usable CUDA device; running the CPU gold solver "
-                 "instead\n";
-  return Backend::cpu;
+  return agreed;
 }
 
 void write_ranks(io::ResultFile& file, comm::Context& context, Backend backend,

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -39,12 +41,30 @@ std::string joined(int argc, char** argv) {
   return text;
 }
 
+// A command-line error as one line: CLI11's message with its line breaks and runs of spaces
+// collapsed, and where to look. "parasol: --threads: Value 0 not in range 1 to 4096; see parasol
+// run --help".
+std::string one_line(const CLI::Error& e, const std::string& command) {
+  std::string text;
+  for (const char c : std::string(e.what())) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (!space) text += c;
+    else if (!text.empty() && text.back() != ' ') text += ' ';
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '.')) text.pop_back();
+  return "parasol: " + text + "; see " + command + " --help";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace parasol;
+  // Line-buffered even into a file (a batch job's log): each line is there the moment it is
+  // printed, and one killed mid-run loses nothing it had said. std::cout is synced with stdio.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
   load_kernels_eagerly();  // before any CUDA call: module loads belong to setup, not to a solve
-  io::remove_temporaries_on_signal();
+  io::remove_temporaries_on_signal(app::say_interrupted);
   // Past a file-size limit (ulimit -f) a write then fails with EFBIG, reported and cleaned up like
   // a full disk, instead of the signal killing the process with its temporaries left behind.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -107,6 +127,26 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 4096));
   };
   add_threads(run_cmd);
+  double progress = app::kDefaultProgressInterval;
+  bool quiet = false;
+  const auto add_progress = [&](CLI::App* command) {
+    command
+        ->add_option("--progress", progress,
+                     "Off a terminal (a batch job's log), a progress line every SECONDS (default " +
+                         std::to_string(static_cast<int>(app::kDefaultProgressInterval)) +
+                         "; 0: every update); on a terminal the line is redrawn in place")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+              char* end = nullptr;
+              const double seconds = std::strtod(text.c_str(), &end);
+              return *end == '\0' && seconds >= 0 && seconds <= 86400
+                         ? std::string()
+                         : "expected seconds from 0 to 86400, got " + text;
+            },
+            "SECONDS"));
+    command->add_flag("--quiet", quiet, "No progress lines: the header, summary and errors only");
+  };
+  add_progress(run_cmd);
   run_cmd->add_option("--autotune-file", run.autotune_file,
                       "Where laplace3d's method.variant = \"auto\" looks up its variant and block "
                       "(default: as for `sweep --autotune`)");
@@ -116,7 +156,9 @@ int main(int argc, char** argv) {
       "docs/parameters.md. Exit status: 0 done, 2 bad input "
       "(one line naming file, key and what was expected; nothing written), 1 any other failure "
       "(or --check found the result off the gold, or --require-convergence found it not "
-      "converged: the result is kept).");
+      "converged: the result is kept). On SIGTERM, SIGINT, SIGHUP or SIGUSR1 it says so on one "
+      "line, removes its unfinished files and dies of the signal (a shell's status 128 + its "
+      "number: 143 for SIGTERM).");
 
   app::SweepOptions sweep;
   CLI::App* sweep_cmd = cli.add_subcommand(
@@ -129,13 +171,14 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("-o,--output", sweep.output, "Result file (default: <params name>-sweep.h5)");
   sweep_cmd->add_flag("--force", sweep.force, "Overwrite an existing result file");
   add_threads(sweep_cmd);
-  std::string sweep_backend = "gpu";
+  add_progress(sweep_cmd);
+  std::string sweep_backend = "auto";
   sweep_cmd
       ->add_option("--backend", sweep_backend,
-                   "gpu: every variant x block shape on the device (default); cpu: the CPU solver "
-                   "at 1, 2, 4, ... threads up to --threads, each checked against the gold (a "
-                   "sweep file made without a GPU)")
-      ->check(CLI::IsMember({"gpu", "cpu"}));
+                   "gpu: every variant x block shape on the device; cpu: the CPU solver at 1, 2, "
+                   "4, ... threads up to --threads, each checked against the gold (a sweep file "
+                   "made without a GPU); auto (default): gpu when a device is present, else cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   std::string sweep_transport = "auto";
   sweep_cmd
       ->add_option("--transport", sweep_transport,
@@ -163,7 +206,7 @@ int main(int argc, char** argv) {
       "The autotune file holds one choice per device, solver, problem and precision: a sweep of "
       "the same replaces its choice and keeps the others. Plots of any solver's sweep: "
       "python3 docs/plots/plot_sweep.py SWEEP.h5 -o FOLDER. Exit status: 0 every configuration agreed "
-      "with the gold, 1 one did not (or no device), 2 bad input.");
+      "with the gold, 1 one did not (or --backend gpu without a device), 2 bad input.");
 
   CLI::App* solvers_cmd = cli.add_subcommand(
       "solvers", "List the solvers this build has (the `solver` key's values), each with what it "
@@ -202,10 +245,29 @@ int main(int argc, char** argv) {
     }
     return status;
   } catch (const CLI::ParseError& e) {
-    // Every rank parsed the same command line: rank 0 answers for all.
-    std::ostringstream quiet;
-    const int status = context->is_root() ? cli.exit(e) : cli.exit(e, quiet, quiet);
-    return status == 0 ? 0 : kInputErrorStatus;
+    // Every rank parsed the same command line: rank 0 answers for all. --help and --version
+    // print as CLI11 prints them; an error is one line, as every other input error is.
+    if (e.get_exit_code() == 0) {
+      std::ostringstream unheard;
+      return context->is_root() ? cli.exit(e) : cli.exit(e, unheard, unheard);
+    }
+    std::string command = "parasol";
+    for (const CLI::App* sub : cli.get_subcommands()) command += " " + sub->get_name();
+    std::string line = one_line(e, command);
+    // CLI11 blames a misspelt command or a flag before the command on the missing subcommand;
+    // the user is better served by the word it could not place.
+    const std::vector<std::string> unplaced = cli.remaining();
+    if (command == "parasol" && !unplaced.empty()) {
+      std::string commands;
+      const std::vector<CLI::App*> all = cli.get_subcommands([](CLI::App*) { return true; });
+      for (std::size_t i = 0; i < all.size(); ++i)
+        commands += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i]->get_name();
+      line = "parasol: " + unplaced.front() +
+             (unplaced.front()[0] == '-' ? ": unknown flag" : ": unknown command") +
+             "; expected " + commands + "; see parasol --help";
+    }
+    if (context->is_root()) std::cerr << line << "\n";
+    return kInputErrorStatus;
   }
 
   // `-o ''` would otherwise fall back to the default name without a word.
@@ -215,6 +277,7 @@ int main(int argc, char** argv) {
   };
   try {
     set_cpu_threads(threads > 0 ? threads : available_cores());
+    app::configure_progress(progress, quiet);
     if (*run_cmd) {
       refuse_empty_output(run_cmd, run.output);
       run.compression = io::parse_compression(run_compression);
@@ -228,7 +291,9 @@ int main(int argc, char** argv) {
     }
     if (*sweep_cmd) {
       refuse_empty_output(sweep_cmd, sweep.output);
-      sweep.backend = sweep_backend == "cpu" ? app::Backend::cpu : app::Backend::gpu;
+      sweep.backend = sweep_backend == "gpu"   ? app::Backend::gpu
+                      : sweep_backend == "cpu" ? app::Backend::cpu
+                                               : app::Backend::automatic;
       sweep.transport = comm::parse_transport(sweep_transport);
       sweep.compression = io::parse_compression(sweep_compression);
       sweep.command_line = joined(argc, argv);

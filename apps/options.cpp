@@ -28,6 +28,16 @@ Backend resolve_backend(Backend asked) {
   return Backend::cpu;
 }
 
+Backend resolve_sweep_backend(const SweepOptions& options) {
+  if (options.backend != Backend::automatic) return options.backend;
+  if (options.autotune || options.profile) return Backend::gpu;
+  std::string reason;
+  if (gpu_available(&reason)) return Backend::gpu;
+  std::cerr << "parasol: " << reason
+            << "; sweeping the CPU solver at 1, 2, 4, ... threads instead (--backend cpu)\n";
+  return Backend::cpu;
+}
+
 double host_memory_bytes() {
   return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
 }

@@ -40,8 +40,9 @@ struct SweepOptions {
   std::filesystem::path autotune_file;  // empty: io::autotune_path's default
   io::Compression compression;  // of large datasets: --compression, none by default
   bool profile = false;  // run the best and the worst configuration again under ncu
-  // gpu: every variant and shape on the device; cpu: the CPU solver at each thread count.
-  Backend backend = Backend::gpu;
+  // gpu: every variant and shape on the device; cpu: the CPU solver at each thread count;
+  // automatic: as for run (resolve_sweep_backend).
+  Backend backend = Backend::automatic;
   comm::Transport transport = comm::Transport::automatic;  // across ranks: how halos travel
 };
 
@@ -49,6 +50,9 @@ struct SweepOptions {
 // so on stderr); `gpu` without a device is an error.
 Backend resolve_backend(Backend asked);
 std::string_view name(Backend b);  // "gpu", "cpu", "auto"
+// A one-rank sweep's backend: `automatic` becomes gpu when a device is present, or when
+// --autotune or --profile ask for what only the device's sweep gives; else cpu, said on one line.
+Backend resolve_sweep_backend(const SweepOptions& options);
 
 // Physical memory of this machine, in bytes: what a CPU run, or the host side of a GPU run, can
 // hold at most.

@@ -65,8 +65,19 @@ void or_abort(comm::Context& context, Step&& step) {
   }
 }
 
-// The backend every rank will use: a GPU run only when every rank has a device.
+// The backend every rank will use: a GPU run only when every rank has a device; `auto` runs the
+// CPU solver only when no rank has one (rank 0 says so on one line). Collective.
 Backend agreed_backend(comm::Context& context, Backend asked);
+
+// Its rule, given each rank's GPU in rank order. When some ranks have a device and others not,
+// `auto` is an InputError naming the ranks without and their hosts, and `gpu` an Error: neither
+// silently runs a hundred times slower than asked. None has one: `gpu` is an Error, `auto` cpu.
+struct RankGpu {
+  bool usable = false;
+  std::string host;
+  std::string reason;  // why not, when not: gpu_available's
+};
+Backend agree_on_backend(Backend asked, const std::vector<RankGpu>& ranks);
 
 // /provenance of a run across ranks: how many, where, on what, and how data travelled.
 void write_ranks(io::ResultFile& file, comm::Context& context, Backend backend,

@@ -153,6 +153,8 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   const auto started = std::chrono::steady_clock::now();
   PhaseTimer timings;
   auto setup_phase = timings.time("setup");
+  std::optional<Heartbeat> setup_beat;  // a long setup says so in a batch job's log
+  setup_beat.emplace("setup");
   std::optional<io::ParamTable> params;
   const Binding* binding = nullptr;
   std::unique_ptr<Run> run;
@@ -205,6 +207,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     });
   }
   setup_phase.stop();
+  setup_beat.reset();
   if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
   if (backend == Backend::cpu) note_gpu_only_keys(*binding, *params);
   note_unread_keys(*params);
@@ -215,6 +218,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     // What the solver does not time itself (inputs made on the host, allocation, the device's
     // first use) is setup: the phases add up to the wall time a user waits.
     const auto solving = std::chrono::steady_clock::now();
+    const Heartbeat beat("solve");
     double before = 0;
     for (const auto& phase : timings.phases()) before += phase.second;
     NvtxRange range("solve");  // the solver's own phases are timed inside it
@@ -231,6 +235,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   std::optional<Agreement> agreement;
   if (options.check) {
     const auto checking = timings.time("check");
+    const Heartbeat beat("check");
     or_abort(context, [&] { agreement = run->check(); });
   }
   if (context.size() > 1) make_file();
@@ -249,6 +254,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   std::string also;
   {
     const auto writing = timings.time("write");
+    const Heartbeat beat("write");
     // Writes that take more than a second draw a line.
     ProgressLine line("written bytes", "B", 1.0);
     Output out;

@@ -539,8 +539,9 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
 
 }  // namespace
 
-int sweep_command(comm::Context& context, const SweepOptions& options,
+int sweep_command(comm::Context& context, const SweepOptions& asked,
                   const std::vector<std::string>& overrides) {
+  SweepOptions options = asked;
   const auto started = std::chrono::steady_clock::now();
   if (context.size() > 1) {
     try {
@@ -570,6 +571,7 @@ int sweep_command(comm::Context& context, const SweepOptions& options,
   io::ParamTable params = load_params(options.params_path, overrides);
   const Binding& binding = find_binding(params);
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
+  options.backend = resolve_sweep_backend(options);  // once the file is known good
   if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
     throw InputError(params.source_of("solver"), "solver", no_autotune(binding, options));
   if (options.backend == Backend::cpu)

@@ -32,6 +32,12 @@ namespace fs = std::filesystem;
 // without allocating or locking. The mutex orders threads registering at once; the handler never
 // takes it.
 
+// A batch system's ways of ending a job: scancel and timeouts (SIGTERM), Ctrl-C (SIGINT), a
+// closed session (SIGHUP), and SIGUSR1, which Slurm's --signal sends ahead of a time limit and
+// whose default action also ends the process.
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+static_assert(std::atomic<LastWords>::is_always_lock_free, "the signal handler reads it");
+
 constexpr std::size_t kMaxTemporaries = 32;  // generous: a run holds a result and its sidecars
 constexpr std::size_t kMaxPathBytes = 4096;  // PATH_MAX on Linux
 
@@ -69,9 +75,15 @@ void deregister_temporary(const fs::path& path) noexcept {
   }
 }
 
+// Whether any output set of this process was put in place: the last words a signal prints say it.
+std::atomic<bool> anything_committed{false};
+std::atomic<LastWords> last_words{nullptr};
+
 void remove_temporaries_and_reraise(int signal_number) {
   for (TemporarySlot& slot : temporary_slots)
     if (slot.live.load(std::memory_order_acquire)) unlink(slot.path);
+  // Said once the temporaries are gone, so "nothing written" is already true when it is read.
+  if (const LastWords say = last_words.load()) say(signal_number, anything_committed.load());
   // With the default action back, the re-raised signal (blocked until this handler returns)
   // ends the process the way the signal would have, so the parent sees the real cause.
   struct sigaction default_action {};
@@ -358,6 +370,7 @@ void OutputSet::commit(const std::vector<fs::path>& stale) {
     abandon();
     throw;
   }
+  anything_committed.store(true);
   for (const Entry& e : entries_) deregister_temporary(e.temporary);
   finished_ = true;
 }
@@ -378,8 +391,9 @@ void write_file_atomically(const fs::path& path, const std::string& contents) {
   set.commit();
 }
 
-void remove_temporaries_on_signal() {
-  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+void remove_temporaries_on_signal(LastWords say) {
+  last_words.store(say);
+  for (const int signal_number : kEndingSignals) {
     struct sigaction previous {};
     if (sigaction(signal_number, nullptr, &previous) != 0)
       throw Error(std::string("sigaction: ") + std::strerror(errno));
@@ -390,9 +404,7 @@ void remove_temporaries_on_signal() {
     action.sa_handler = remove_temporaries_and_reraise;
     sigemptyset(&action.sa_mask);
     // A second signal during the cleanup waits, so the cleanup is not run twice at once.
-    sigaddset(&action.sa_mask, SIGINT);
-    sigaddset(&action.sa_mask, SIGTERM);
-    sigaddset(&action.sa_mask, SIGHUP);
+    for (const int other : kEndingSignals) sigaddset(&action.sa_mask, other);
     if (sigaction(signal_number, &action, nullptr) != 0)
       throw Error(std::string("sigaction: ") + std::strerror(errno));
   }

@@ -76,8 +76,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 // NAME is cut (and a hash of it added) where the whole would pass NAME_MAX.
 std::string temporary_prefix(const std::filesystem::path& file_name);
 
-// Deletes every registered temporary file when the process gets SIGINT, SIGTERM or SIGHUP,
-// then dies of that signal as it would have. Installed once by the front end.
-void remove_temporaries_on_signal();
+// Called by the signal handler once the temporaries are removed, with the signal and whether
+// any output set of this process had been committed; it must be async-signal-safe.
+using LastWords = void (*)(int signal_number, bool committed) noexcept;
+
+// Deletes every registered temporary file when the process gets SIGINT, SIGTERM, SIGHUP or
+// SIGUSR1, calls `say` (when given), then dies of that signal as it would have: a parent sees
+// the signal (a shell: status 128 + its number, 143 for SIGTERM). Installed once by the front end.
+void remove_temporaries_on_signal(LastWords say = nullptr);
 
 }  // namespace parasol::io

@@ -518,7 +518,8 @@ TEST_F(Cli, InfoDescribesTheDeviceOrItsAbsence) {
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "device-to-device copy")) << r.output;
   } else {
-    EXPECT_EQ(r.status, 1) << r.output;
+    // No device is no failure: info says what the CPU backend will do (tests/batch_job_test.cpp).
+    EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "device: none")) << r.output;
   }
 }

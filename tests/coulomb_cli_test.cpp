@@ -158,8 +158,8 @@ TEST_F(CoulombCli, BadParametersNameTheirKey) {
 TEST_F(CoulombCli, SweepWithoutADeviceSaysSo) {
   std::string reason;
   if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 -o " +
-                                 quoted(dir_ / "s.h5"));
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) +
+                                 " sweep.min_time=0 --backend gpu -o " + quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
   EXPECT_TRUE(dir_.empty());

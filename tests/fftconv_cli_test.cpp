@@ -462,7 +462,8 @@ TEST_F(FftconvCli, WithoutADeviceGpuPathsFailWithOneLine) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "parasol: --backend gpu: ")) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " sweep.min_time=0 -o " + quoted(dir_ / "s.h5"));
+  r = test::run_shell(kExe + " sweep " + quoted(dir_ / "p.toml") + " sweep.min_time=0 --backend gpu -o " +
+                      quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;

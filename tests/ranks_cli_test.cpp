@@ -141,6 +141,42 @@ TEST_F(Ranks, AGpuRunWithoutADeviceIsOneLineAndNothingWritten) {
   test::expect_only_inputs(dir_, {"p.toml"});
 }
 
+// --backend auto across ranks runs the CPU solver only when no rank has a device, and says so.
+TEST_F(Ranks, AutoWithoutADeviceOnAnyRankRunsTheCpuOnEveryRankAndSaysSo) {
+  std::string reason;
+  if (gpu_available(&reason)) GTEST_SKIP() << "this machine has a device";
+  const auto r = run(2, params(9), "out.h5", "--backend auto");
+  ASSERT_EQ(r.status, 0) << r.output;
+  test::expect_one_line(r, "no rank can use a GPU (" + reason +
+                               "); running the CPU gold solver on every rank");
+  io::ResultReader h5(dir_ / "out.h5");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "cpu");
+}
+
+// One rank without a device (CUDA_VISIBLE_DEVICES empty for it, through the launcher's
+// multiple-program form) while the other has one: --backend auto refuses, naming that rank,
+// rather than run the CPU solver on every rank a hundred times slower.
+TEST_F(Ranks, AutoWithADeviceOnSomeRanksOnlyIsRefusedNamingTheRank) {
+  PARASOL_REQUIRE_GPU();
+#ifdef PARASOL_TEST_MPIEXEC
+  // PARASOL_TEST_MPIEXEC ends in the launcher's flag for a count of processes ("-n", "-np").
+  const std::string launch = PARASOL_TEST_MPIEXEC;
+  const std::string count_flag = launch.substr(launch.find_last_of(' ') + 1);
+  const std::string command = kExe + " run " + quoted(write_params(params(9))) + " -o " +
+                              quoted(dir_ / "out.h5") + " --backend auto";
+  for (const int lacking : {0, 1}) {
+    SCOPED_TRACE("rank " + std::to_string(lacking) + " without a device");
+    const std::string without = "env CUDA_VISIBLE_DEVICES= " + command;
+    const auto r = test::run_shell(launch + " 1 " + (lacking == 0 ? without : command) + " : " +
+                                   count_flag + " 1 " + (lacking == 0 ? command : without));
+    EXPECT_EQ(r.status, 2) << r.output;
+    test::expect_one_line(r, "--backend auto: rank " + std::to_string(lacking) + " (");
+    EXPECT_NE(r.output.find("Pass --backend cpu to run the CPU solver on every rank"), std::string::npos) << r.output;
+    test::expect_only_inputs(dir_, {"p.toml"});
+  }
+#endif
+}
+
 // parasol sweep across ranks: laplace3d on GPUs. What runs in one process says so in one line
 // from rank 0 and leaves nothing.
 TEST_F(Ranks, SweepAcrossRanksRefusesWhatRunsInOneProcess) {

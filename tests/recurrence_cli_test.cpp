@@ -307,7 +307,7 @@ TEST_F(RecurrenceCli, BadInputFilesNameTheFileAndDataset) {
 
 TEST_F(RecurrenceCli, SweepWithoutADeviceSaysSo) {
   if (gpu_available()) GTEST_SKIP() << "a device is present";
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 -o " +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 --backend gpu -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;

@@ -1,17 +1,24 @@
 // Shared test support: GPU presence, scratch folders, running the front end.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <random>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "kernels/device.hpp"
 
@@ -64,6 +71,60 @@ inline CommandResult run_shell(const std::string& command) {
   const int raw = pclose(pipe);
   if (WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
   return result;
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A run as a batch job makes one: `args` (the program first; no shell) with stdout and stderr
+// both going to `log`. Once the log holds `wait_for` (or after `patience`), the run gets
+// `signal_number`. Returns waitpid's status: WIFSIGNALED and WTERMSIG say how it ended.
+struct SignalledRun {
+  int wait_status = 0;
+  bool saw = false;  // the log held `wait_for` before the signal was sent
+  std::string log;   // all the run printed
+};
+inline SignalledRun signal_when_logged(const std::vector<std::string>& args,
+                                       const std::filesystem::path& log,
+                                       const std::string& wait_for, int signal_number,
+                                       std::chrono::seconds patience = std::chrono::seconds(60)) {
+  // Made before fork: the child only calls async-signal-safe functions.
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string log_path = log.string();
+  std::error_code ignored;
+  std::filesystem::remove(log, ignored);  // an earlier run's log is not this one's
+  SignalledRun r;
+  const pid_t child = fork();
+  if (child < 0) return r;
+  if (child == 0) {
+    const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(127);
+    close(fd);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (read_text(log).find(wait_for) != std::string::npos) {
+      r.saw = true;
+      break;
+    }
+    if (waitpid(child, &r.wait_status, WNOHANG) == child) {  // ended before it was due
+      r.log = read_text(log);
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(child, signal_number);
+  waitpid(child, &r.wait_status, 0);
+  r.log = read_text(log);
+  return r;
 }
 
 // Only the files named in `inputs` are in `dir`: a failed run left nothing behind.

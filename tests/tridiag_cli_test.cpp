@@ -278,7 +278,7 @@ TEST_F(TridiagCli, SingularSystemIsARunErrorAndLeavesNothing) {
 TEST_F(TridiagCli, SweepWithoutADeviceSaysSo) {
   std::string reason;
   if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";
-  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 heat.grids=4 -o " +
+  const auto r = test::run_shell(kExe + " sweep " + quoted(kExample) + " sweep.min_time=0 --backend gpu heat.grids=4 -o " +
                                  quoted(dir_ / "s.h5"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "needs a device")) << r.output;

@@ -225,6 +225,7 @@ std::string problem_text(const std::map<std::string, std::string>& problem) {
   std::string text;
   for (const auto& [key, value] : problem) text += key + " = " + value + "\n";
   return text;
+}
 
 // A rank's GPU as all_gather carries it: plain bytes.
 struct GpuPresence {
@@ -285,6 +286,7 @@ void require_same_problem(comm::Context& context, const io::ParamTable& params,
   throw InputError("mpirun", key,
                    differs + "; every rank must solve the same problem (same parameter file "
                              "contents, overrides and input files)");
+}
 
 Backend agree_on_backend(Backend asked, const std::vector<RankGpu>& ranks) {
   if (asked == Backend::cpu) return Backend::cpu;

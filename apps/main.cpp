@@ -231,8 +231,8 @@ int main(int argc, char** argv) {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     // `parasol run FILE --help`: the run's options, then every key of FILE's solver.
-    std::ostringstream quiet;
-    const int status = context->is_root() ? cli.exit(e) : cli.exit(e, quiet, quiet);
+    std::ostringstream unheard;
+    const int status = context->is_root() ? cli.exit(e) : cli.exit(e, unheard, unheard);
     if (*run_cmd && !run.params_path.empty() && context->is_root()) {
       try {
         io::ParamTable params = io::ParamTable::load(run.params_path);

@@ -178,6 +178,10 @@ class Run {
   // Units of work the run did, in the unit of its Study's rate column (points x iterations,
   // path-steps, ...), for the rate of a CPU sweep; 0 when not known.
   virtual double work() const { return 0; }
+  // What one parallel loop of this rank's CPU solver shares among threads, in items of about a
+  // nanosecond each (a grid point of one sweep, a path step), once prepare() has run; 0 when not
+  // known. --threads auto gives a small problem fewer threads (kernels/cpu_threads.hpp).
+  virtual std::int64_t parallel_items() const { return 0; }
 };
 
 // The timed repeats of each configuration, from the sweep table: at least sweep.repeats

@@ -117,14 +117,25 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--compression", run_compression,
                       "Filter of large datasets: " + std::string(io::kCompressionForms) +
                           "; default none (the disk's speed); costs in docs/compression.md");
-  int threads = 0;
+  std::string threads = "auto";
   const auto add_threads = [&](CLI::App* command) {
     command
         ->add_option("--threads", threads,
-                     "Threads of the CPU solvers (the CPU backend and the gold of --check); "
-                     "default: the cores this process may use (" +
-                         std::to_string(available_cores()) + " here)")
-        ->check(CLI::Range(1, 4096));
+                     "Threads of the CPU solvers (the CPU backend and the gold of --check): N, "
+                     "at most the cores this process may use (" +
+                         std::to_string(available_cores()) +
+                         " here), or auto (default): those cores shared among the ranks on this "
+                         "host, fewer for a small problem")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+              try {
+                parse_threads(text);
+                return std::string();
+              } catch (const InputError& e) {
+                return e.expected();
+              }
+            },
+            "auto|N"));
   };
   add_threads(run_cmd);
   double progress = app::kDefaultProgressInterval;
@@ -276,7 +287,8 @@ int main(int argc, char** argv) {
       throw InputError("command line", "-o", "expected a file name, got an empty one");
   };
   try {
-    set_cpu_threads(threads > 0 ? threads : available_cores());
+    const std::string clamped = apply_threads_option(parse_threads(threads), context->local_size());
+    if (!clamped.empty() && context->is_root()) std::cerr << "parasol: " << clamped << "\n";
     app::configure_progress(progress, quiet);
     if (*run_cmd) {
       refuse_empty_output(run_cmd, run.output);

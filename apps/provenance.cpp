@@ -5,6 +5,7 @@
 #include <array>
 #include <ctime>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "parasol/version.hpp"
 
@@ -38,6 +39,8 @@ void write_provenance(io::ResultFile& out, std::string_view solver, Backend back
   out.set_attribute(p, "date", utc_now());
   out.set_attribute(p, "host", host_name());
   out.set_attribute(p, "command_line", command_line);
+  // The CPU solvers' threads: the CPU backend's, and on a GPU the gold of --check's.
+  out.set_attribute(p, "threads", static_cast<std::int64_t>(cpu_threads()));
   if (backend == Backend::gpu) {
     const DeviceInfo device = current_device();
     out.set_attribute(p, "device_name", device.name);

@@ -1,4 +1,5 @@
-// Where a result came from: code version, device, CUDA versions, date, host, command line.
+// Where a result came from: code version, device, CUDA versions, date, host, command line, and
+// the CPU solvers' thread count.
 #pragma once
 
 #include <string>

@@ -122,7 +122,8 @@ PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer
 }
 
 // The lines a run across ranks prints after its summary: each rank's solving seconds (every
-// phase but setup, wait, exchange, check and write), waiting for the others, and exchanging.
+// phase but startup, setup, wait, exchange, check and write), waiting for the others, and
+// exchanging.
 void say_ranks(const PhaseTimer& slowest, const std::vector<std::vector<double>>& by_rank) {
   if (by_rank.empty() || by_rank[0].size() < 2) return;
   const std::size_t ranks = by_rank[0].size();
@@ -131,7 +132,7 @@ void say_ranks(const PhaseTimer& slowest, const std::vector<std::vector<double>>
   std::vector<bool> seen(kinds.size(), false);
   for (std::size_t i = 0; i < by_rank.size(); ++i) {
     const std::string& phase = slowest.phases()[i].first;
-    if (phase == "setup" || phase == "check" || phase == "write") continue;
+    if (phase == "startup" || phase == "setup" || phase == "check" || phase == "write") continue;
     const std::size_t k = phase == "wait" ? 1 : phase == "exchange" ? 2 : 0;
     seen[k] = true;
     for (std::size_t r = 0; r < ranks; ++r) seconds[k][r] += by_rank[i][r];
@@ -150,8 +151,10 @@ void say_ranks(const PhaseTimer& slowest, const std::vector<std::vector<double>>
 
 int run_across_ranks(comm::Context& context, const RunOptions& options,
                      const std::vector<std::string>& overrides) {
-  const auto started = std::chrono::steady_clock::now();
+  // The wall time a user waits for starts with the process: loading, static initialisers, MPI.
+  const auto started = process_start();
   PhaseTimer timings;
+  timings.add("startup", seconds_since(started));
   auto setup_phase = timings.time("setup");
   std::optional<Heartbeat> setup_beat;  // a long setup says so in a batch job's log
   setup_beat.emplace("setup");
@@ -175,6 +178,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   together(context, [&] { require_same_problem(context, *params, options.params_path); });
   const RunSetup setup{options, backend, output, context};
   together(context, [&] { run->prepare(setup); });
+  fit_cpu_threads(run->parallel_items());  // --threads auto: fewer for a small problem
 
   // Rank 0 writes the result file; the others write their parts in it in their turn. Across
   // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
@@ -209,7 +213,10 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   setup_phase.stop();
   setup_beat.reset();
   if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
-  if (backend == Backend::cpu) note_gpu_only_keys(*binding, *params);
+  if (backend == Backend::cpu) {
+    say(describe_cpu_threads());
+    note_gpu_only_keys(*binding, *params);
+  }
   note_unread_keys(*params);
 
   // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once

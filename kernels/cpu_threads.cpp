@@ -1,11 +1,15 @@
 #include "kernels/cpu_threads.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <string>
+
+#include "kernels/error.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -28,6 +32,24 @@ int quota_cores() {
   }
 }
 
+// What apply_threads_option() was given and found, for fit_cpu_threads() and the summary. Set
+// once, on main's thread, before any solver runs.
+struct Choice {
+  ThreadsOption option;
+  int cores = 1;
+  int local_ranks = 1;
+  std::int64_t items = 0;  // fit_cpu_threads()'s, 0 before it
+};
+Choice g_choice;
+
+std::string plural(int n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+bool starts_with(const char* text, const char* prefix) {
+  return std::strncmp(text, prefix, std::strlen(prefix)) == 0;
+}
+
 }  // namespace
 
 int available_cores() {
@@ -40,8 +62,72 @@ int available_cores() {
   return quota > 0 ? std::min(cores, quota) : cores;
 }
 
+int auto_threads(int cores, int local_ranks, std::int64_t items) {
+  int threads = std::max(1, cores / std::max(1, local_ranks));
+  if (items > 0)
+    threads = static_cast<int>(
+        std::min<std::int64_t>(threads, std::max<std::int64_t>(1, items / kMinItemsPerThread)));
+  return threads;
+}
+
+ThreadsOption parse_threads(std::string_view text) {
+  if (text == "auto") return {};
+  int count = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') {
+      count = 0;
+      break;
+    }
+    count = std::min(count * 10 + (c - '0'), 1'000'000);  // clamped to the cores later anyway
+  }
+  if (text.empty() || count < 1)
+    throw InputError("command line", "--threads",
+                     "expected auto or a whole number of threads >= 1, got \"" +
+                         std::string(text) + "\"");
+  return {false, count};
+}
+
+std::string apply_threads_option(const ThreadsOption& option, int local_ranks) {
+  g_choice = Choice{option, available_cores(), std::max(1, local_ranks), 0};
+  std::string note;
+  int threads = auto_threads(g_choice.cores, g_choice.local_ranks, 0);
+  if (!option.automatic) {
+    threads = std::min(option.count, g_choice.cores);
+    if (option.count > g_choice.cores)
+      note = "--threads " + std::to_string(option.count) + ": this process may use " +
+             plural(g_choice.cores, "core") + "; using " + std::to_string(threads);
+  }
+  set_cpu_threads(threads);
+  return note;
+}
+
+void fit_cpu_threads(std::int64_t items) {
+  if (!g_choice.option.automatic || items <= 0) return;
+  g_choice.items = items;
+  set_cpu_threads(auto_threads(g_choice.cores, g_choice.local_ranks, items));
+}
+
+std::string describe_cpu_threads() {
+  const int threads = cpu_threads();
+  std::string text = plural(threads, "CPU thread") + " (";
+  if (!g_choice.option.automatic) {
+    text += "--threads " + std::to_string(g_choice.option.count);
+    if (g_choice.option.count > g_choice.cores)
+      text += ", clamped to the " + plural(g_choice.cores, "core") + " this process may use";
+    return text + ")";
+  }
+  text += "auto: " + plural(g_choice.cores, "core") + ", " +
+          plural(g_choice.local_ranks, "rank") + " on this host";
+  if (g_choice.items > 0 &&
+      threads < auto_threads(g_choice.cores, g_choice.local_ranks, 0))
+    text += ", at least " + std::to_string(kMinItemsPerThread) + " items a thread";
+  return text + ")";
+}
+
 void set_cpu_threads(int n) {
 #ifdef _OPENMP
+  // A fixed team: the runtime may not shrink it behind the count stored in /provenance.
+  omp_set_dynamic(0);
   omp_set_num_threads(std::max(1, n));
 #else
   (void)n;
@@ -54,6 +140,36 @@ int cpu_threads() {
 #else
   return 1;
 #endif
+}
+
+bool wants_passive_openmp(int argc, const char* const* argv, const char* const* envp) {
+  for (const char* const* e = envp; e != nullptr && *e != nullptr; ++e)
+    if (starts_with(*e, "OMP_WAIT_POLICY=") || starts_with(*e, "GOMP_SPINCOUNT=")) return false;
+  bool solves = false;
+  for (int i = 0; i < argc; ++i) {
+    const char* word = argv[i];
+    if (std::strcmp(word, "run") == 0 || std::strcmp(word, "sweep") == 0) solves = true;
+    const bool one_thread = std::strcmp(word, "--threads=1") == 0 ||
+                            (std::strcmp(word, "--threads") == 0 && i + 1 < argc &&
+                             std::strcmp(argv[i + 1], "1") == 0);
+    if (one_thread) return false;
+  }
+  return solves;
+}
+
+void exec_with_passive_openmp(int argc, char** argv, char** envp) {
+  if (argc < 1 || !wants_passive_openmp(argc - 1, argv + 1, envp)) return;
+  // Nothing is initialised yet, the C library included: no allocation, fixed room.
+  static char passive[] = "OMP_WAIT_POLICY=passive";
+  static char* environment[4096];
+  std::size_t n = 0;
+  for (char** e = envp; *e != nullptr; ++e) {
+    if (n + 2 >= sizeof environment / sizeof environment[0]) return;
+    environment[n++] = *e;
+  }
+  environment[n++] = passive;
+  environment[n] = nullptr;
+  execve("/proc/self/exe", argv, environment);  // returns only when it failed: go on spinning
 }
 
 }  // namespace parasol

@@ -80,6 +80,12 @@ class PhaseTimer {
   std::vector<std::pair<std::string, double>> phases_;
 };
 
+// When this process started, on the steady clock: the kernel's record of its start (in clock
+// ticks, 10 ms at the usual 100 Hz, so it is read half a tick late), never later than this
+// library's first static initialiser. The wall time a user waits for begins there, before the
+// dynamic linker and every static initialiser. kernels/process_start.cpp.
+std::chrono::steady_clock::time_point process_start();
+
 // Seconds of wall time since `start`.
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

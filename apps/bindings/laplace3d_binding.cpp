@@ -143,6 +143,11 @@ class Laplace3dRun final : public SolverRun<Params> {
     return static_cast<double>(p_.grid.points()) * static_cast<double>(result_.iterations);
   }
 
+  // One sweep of this rank's planes is one parallel loop.
+  std::int64_t parallel_items() const override {
+    return part_ ? part_->local().points() : p_.grid.points();
+  }
+
   void write(Output& out) override {
     const auto& n = p_.grid;
     const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),

@@ -163,6 +163,11 @@ class MontecarloRun final : public SolverRun<Params> {
 
   double work() const override { return path_steps(p_); }
 
+  // The gold's paths, this rank's share of them, are one parallel loop.
+  std::int64_t parallel_items() const override {
+    return static_cast<std::int64_t>(path_steps(p_) / ranks());
+  }
+
   Agreement check() override {
     ProgressLine line("gold paths", "path-steps", static_cast<double>(p_.steps));
     return montecarlo::check_run(p_, result_.estimate, gpu_, part_, *context_, progress_on(line));

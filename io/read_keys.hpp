@@ -22,7 +22,8 @@ KeyValue read_value(ParamTable& table, const KeyInfo& key, const std::optional<K
 // Every key of `keys`, in order, into a Params made with its defaults. A key given as "auto"
 // (where the declaration allows it) leaves its field at the default and is added to `automatic`.
 // A key not read under the keys before it (only_if) is made known, and noted when the file sets
-// it: ParamTable::notes() says it is not used.
+// it: ParamTable::notes() says it is not used. An optional() key the file does not set is made
+// known and left at its field's value.
 template <class P>
 P read_keys(ParamTable& table, const Keys<P>& keys, const std::filesystem::path& params_path,
             std::vector<std::string>* automatic = nullptr) {
@@ -31,6 +32,10 @@ P read_keys(ParamTable& table, const Keys<P>& keys, const std::filesystem::path&
     const std::string& key = k.info.key;
     if (k.read_if && !k.read_if(p)) {
       table.skip(key, "not used: read only with " + k.info.read_when);
+      continue;
+    }
+    if (k.may_be_absent && !table.has(key)) {
+      table.skip(key, "");  // known all the same: a misspelling of it is pointed here
       continue;
     }
     const KeyValue value = read_value(table, k.info, k.fallback(p), params_path);

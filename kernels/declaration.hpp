@@ -75,6 +75,8 @@ struct Key {
   std::function<void(P&, const KeyValue&)> set;
   // Whether the key is read, given the Params read so far; null: always.
   std::function<bool(const P&)> read_if;
+  // Whether a file may leave the key out, its field then kept as it is (optional()).
+  bool may_be_absent = false;
 
   Key unit(std::string u) && { info.unit = std::move(u); return std::move(*this); }
   Key values(std::string v) && { info.values = std::move(v); return std::move(*this); }
@@ -83,6 +85,14 @@ struct Key {
   Key required() && {
     info.fallback.clear();
     fallback = [](const P&) { return std::optional<KeyValue>(); };
+    return std::move(*this);
+  }
+  // No default: a file that does not set the key leaves its field as it is, and the key out of
+  // the parameters stored with the result (ar1.phi_min, whose presence asks for a coefficient
+  // drawn at every step). `shown` says so to users ("none").
+  Key optional(std::string shown) && {
+    may_be_absent = true;
+    info.fallback = std::move(shown);
     return std::move(*this);
   }
   // The default shown to users when it is not one value ("[64, 4, 1]; block3d [32, 8, 2]").

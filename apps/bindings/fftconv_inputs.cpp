@@ -109,10 +109,6 @@ void write_sources(io::ResultFile& out, const Params& p) {
                     p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
 }
 
-}  // namespace
-
-namespace {
-
 // What made the declared key `k` unread: the key its condition names (signal.kind) at the value
 // the file gave it, or, when that key was not read either, what made that one unread.
 std::string unread_because(const io::ParamTable& t, const Params& p, const Key<Params>& k) {

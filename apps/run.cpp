@@ -61,11 +61,6 @@ void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
         (given.find(',') == std::string::npos ? "it" : "them"));
 }
 
-// Keys the file sets that the run does not read, given the keys before them (a seed with a
-// constant interior): one line each, so a value the user meant is not dropped in silence.
-void note_unread_keys(const io::ParamTable& params) {
-  for (const std::string& note : params.notes()) say("note: " + note);
-}
 
 // "(above 1e-05: suspect the solver)", or nothing when it agrees.
 std::string verdict(const Agreement& a) {
@@ -217,7 +212,6 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     say(describe_cpu_threads());
     note_gpu_only_keys(*binding, *params);
   }
-  note_unread_keys(*params);
 
   // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once
   // its file is made.

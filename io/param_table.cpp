@@ -398,10 +398,7 @@ std::vector<Shape> ParamTable::get_shapes(std::string_view key,
 }
 #undef PARASOL_PARAM_READ
 
-void ParamTable::skip(std::string_view key, const std::string& why) {
-  known_.emplace(key);
-  if (has(key)) notes_.push_back(source_of(key) + ": " + std::string(key) + ": " + why);
-}
+void ParamTable::skip(std::string_view key) { known_.emplace(key); }
 
 KeyValue read_value(ParamTable& t, const KeyInfo& k, const std::optional<KeyValue>& fallback,
                     const std::filesystem::path& params_path) {

@@ -109,32 +109,9 @@ void write_sources(io::ResultFile& out, const Params& p) {
                     p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
 }
 
-// What made the declared key `k` unread: the key its condition names (signal.kind) at the value
-// the file gave it, or, when that key was not read either, what made that one unread.
-std::string unread_because(const io::ParamTable& t, const Params& p, const Key<Params>& k) {
-  const std::string& when = k.info.read_when;
-  const std::string by = when.substr(0, when.find(" = "));
-  for (const Key<Params>& other : fftconv::keys())
-    if (other.info.key == by && other.read_if && !other.read_if(p))
-      return unread_because(t, p, other);
-  const auto used = t.resolved().find(by);
-  const std::string* value =
-      used == t.resolved().end() ? nullptr : std::get_if<std::string>(&used->second);
-  if (value == nullptr)
-    throw Error("fftconv: " + k.info.key + " is read with " + when + ", a key not read as a name");
-  return by + " = \"" + *value + "\"";
-}
-
 }  // namespace
 
 void settle_operand_keys(const io::ParamTable& t, Params& p) {
-  // Refused rather than noted: a file that names a signal file and says how to generate one, or
-  // a chirp's frequencies for noise, means an operand other than the one the run would make.
-  for (const Key<Params>& k : fftconv::keys())
-    if (k.read_if && !k.read_if(p) && t.has(k.info.key))
-      throw InputError(t.source_of(k.info.key), k.info.key,
-                       "not read when " + unread_because(t, p, k));
-
   // A volume problem reads every dataset as one volume: a layout left out is "volume", one
   // given otherwise is a contradiction.
   if (!p.is_volume()) return;

@@ -383,8 +383,7 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
 
 // The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
 // method.variant = "auto". A relative input.file is resolved against the parameter file's folder.
-// The other problem's keys are an error, not ignored: a key the declaration does not read with
-// this problem.kind, set anyway.
+// The other problem's keys are an error, not ignored (io::read_keys refuses them).
 std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
                                         bool& automatic) {
   return io::read_checked(
@@ -393,11 +392,6 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem
         std::vector<std::string> autos;
         Params p = io::read_keys(t, tridiag::keys(), params_path, &autos);
         automatic = !autos.empty();
-        for (const Key<Params>& k : tridiag::keys())
-          if (k.read_if && !k.read_if(p) && t.has(k.info.key))
-            throw InputError(t.source_of(k.info.key), k.info.key,
-                             "not read when problem.kind = \"" + std::string(name(p.problem)) +
-                                 "\"");
         return p;
       },
       [&] { return io::read_keys(t, tridiag::sweep_keys(), params_path); });

@@ -52,7 +52,10 @@ void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
   std::vector<std::string> gpu_only(binding.gpu_only_keys.begin(), binding.gpu_only_keys.end());
   if (binding.keys != nullptr)
     for (const KeyInfo& k : binding.keys())
-      if (k.gpu_only && !k.sweep) gpu_only.push_back(k.key);
+      // A key two models declare apart (montecarlo's method.variant) is named once.
+      if (k.gpu_only && !k.sweep &&
+          std::find(gpu_only.begin(), gpu_only.end(), k.key) == gpu_only.end())
+        gpu_only.push_back(k.key);
   std::string given;
   for (const std::string& key : gpu_only)
     if (params.has(key)) given += (given.empty() ? "" : ", ") + key;

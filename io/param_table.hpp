@@ -52,7 +52,8 @@ class ParamTable {
                                   std::optional<std::vector<double>> fallback = {});
   // A matrix as an array of rows, [[1, 0.5], [0.5, 1]]; rows may differ in length (the caller
   // judges the shape, naming the key). Stored in the resolved parameters row after row.
-  std::vector<std::vector<double>> get_double_rows(std::string_view key);
+  std::vector<std::vector<double>> get_double_rows(
+      std::string_view key, std::optional<std::vector<std::vector<double>>> fallback = {});
   Shape get_shape(std::string_view key, std::optional<Shape> fallback = {});  // [x, y, z]; [x, y]
   std::vector<Shape> get_shapes(std::string_view key, std::optional<std::vector<Shape>> fallback = {});
 

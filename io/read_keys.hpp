@@ -75,6 +75,16 @@ P read_keys(ParamTable& table, const Keys<P>& keys, const std::filesystem::path&
   return p;
 }
 
+// The keys of another reading of the same file (a sibling model's: montecarlo's basket beside its
+// course model) that this reading did not read: made known, and noted when the file sets them,
+// with the condition they are read under, as read_keys notes its own.
+template <class Q>
+void skip_unread(ParamTable& table, const Keys<Q>& others) {
+  for (const Key<Q>& k : others)
+    if (!k.info.read_when.empty() && table.resolved().count(k.info.key) == 0)
+      table.skip(k.info.key, "not used: read only with " + k.info.read_when);
+}
+
 // Whether `key` was given as "auto" (read_keys' `automatic`).
 inline bool is_automatic(const std::vector<std::string>& automatic, const std::string& key) {
   for (const std::string& k : automatic)

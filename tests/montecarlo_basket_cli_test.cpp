@@ -48,6 +48,27 @@ std::string three_assets(const std::string& correlation, const std::string& extr
          "[payoff]\nkind = \"arithmetic-basket-call\"\nstrike = 100\n" + extra;
 }
 
+// Each model's keys are declared only_if on model.kind: a key of the other model is not an
+// unknown key, nor read, but noted on one line of the summary.
+TEST_F(BasketCli, TheCourseModelsKeysAreNotedNotRead) {
+  const auto r = run_text(three_assets("correlation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]",
+                                       "[method]\nstep = \"exact\"\n"),
+                          "model.sigma=-1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "model.sigma: not used: read only with model.kind = \"two-asset\""))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "method.step: not used: read only with model.kind = \"two-asset\""))
+      << r.output;
+}
+
+// The correlation matrix's rows are judged against the assets as they are read.
+TEST_F(BasketCli, ACorrelationRowOfTheWrongLengthNamesTheKey) {
+  expect_input_error(run_text(three_assets("correlation = [[1, 0, 0], [0, 1], [0, 0, 1]]")),
+                     "p.toml:6: model.correlation: expected rows of 3 numbers (one per asset), "
+                     "got a row of 2");
+  expect_input_error(run_text(three_assets("")), "model.correlation: missing");
+}
+
 TEST_F(BasketCli, GeometricExampleAgreesWithItsClosedForm) {
   const auto r = run(kInputs / "montecarlo-basket.toml", "--check paths.count=40000");
   ASSERT_EQ(r.status, 0) << r.output;

@@ -140,6 +140,17 @@ TEST_F(MontecarloCli, MisspeltKeysAndNamesAreRejected) {
                      "method.ordering: ordering \"legacy\" is not one of \"default\", \"dynamic\"");
 }
 
+// A basket's key in a file of the course model is noted on one line, not read: a volatility
+// out of the basket's range is no error here.
+TEST_F(MontecarloCli, TheBasketsKeysAreNotedNotRead) {
+  const auto r = run_example("model.vols=[-1] method.greeks=false");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("model.vols: not used: read only with model.kind = \"basket\""),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("method.greeks: not used"), std::string::npos) << r.output;
+}
+
 TEST_F(MontecarloCli, ErrorsInAFileGiveTheLine) {
   const std::string head = "solver = \"montecarlo\"\n[paths]\ncount = 1000\nsteps = 10\n";
   expect_input_error(run_file(head + "[model]\nsigma = -0.1\n"),

@@ -76,13 +76,23 @@ P read_keys(ParamTable& table, const Keys<P>& keys, const std::filesystem::path&
 }
 
 // The keys of another reading of the same file (a sibling model's: montecarlo's basket beside its
-// course model) that this reading did not read: made known, and noted when the file sets them,
-// with the condition they are read under, as read_keys notes its own.
+// course model) that this reading did not read: made known, and refused where the file sets them,
+// naming the value that leaves them unread, as read_keys refuses its own.
 template <class Q>
-void skip_unread(ParamTable& table, const Keys<Q>& others) {
-  for (const Key<Q>& k : others)
-    if (!k.info.read_when.empty() && table.resolved().count(k.info.key) == 0)
-      table.skip(k.info.key, "not used: read only with " + k.info.read_when);
+void refuse_unread(ParamTable& table, const Keys<Q>& others) {
+  for (const Key<Q>& k : others) {
+    if (k.info.read_when.empty() || table.resolved().count(k.info.key) != 0) continue;
+    table.skip(k.info.key);
+    if (!table.has(k.info.key)) continue;
+    const std::string& when = k.info.read_when;
+    const std::string by = when.substr(0, when.find(" = "));
+    const auto used = table.resolved().find(by);
+    const std::string* value =
+        used == table.resolved().end() ? nullptr : std::get_if<std::string>(&used->second);
+    throw InputError(table.source_of(k.info.key), k.info.key,
+                     "not read when " + (value != nullptr ? by + " = \"" + *value + "\""
+                                                          : "it is read only with " + when));
+  }
 }
 
 // Whether `key` was given as "auto" (read_keys' `automatic`).

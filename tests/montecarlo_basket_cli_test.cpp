@@ -3,6 +3,8 @@
 // estimates, and bad correlation matrices give one line naming the key, status 2, no file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <fstream>
 
@@ -49,16 +51,14 @@ std::string three_assets(const std::string& correlation, const std::string& extr
 }
 
 // Each model's keys are declared only_if on model.kind: a key of the other model is not an
-// unknown key, nor read, but noted on one line of the summary.
-TEST_F(BasketCli, TheCourseModelsKeysAreNotedNotRead) {
+// unknown key, nor read, but refused, naming the model that leaves it unread.
+TEST_F(BasketCli, TheCourseModelsKeysAreRefusedNotRead) {
   const auto r = run_text(three_assets("correlation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]",
                                        "[method]\nstep = \"exact\"\n"),
                           "model.sigma=-1");
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "model.sigma: not used: read only with model.kind = \"two-asset\""))
-      << r.output;
-  EXPECT_TRUE(contains(r.output, "method.step: not used: read only with model.kind = \"two-asset\""))
-      << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "model.sigma: not read when model.kind = \"basket\"")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
 }
 
 // The correlation matrix's rows are judged against the assets as they are read.

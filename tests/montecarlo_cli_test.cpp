@@ -140,15 +140,14 @@ TEST_F(MontecarloCli, MisspeltKeysAndNamesAreRejected) {
                      "method.ordering: ordering \"legacy\" is not one of \"default\", \"dynamic\"");
 }
 
-// A basket's key in a file of the course model is noted on one line, not read: a volatility
-// out of the basket's range is no error here.
-TEST_F(MontecarloCli, TheBasketsKeysAreNotedNotRead) {
-  const auto r = run_example("model.vols=[-1] method.greeks=false");
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("model.vols: not used: read only with model.kind = \"basket\""),
+// A basket's key in a file of the course model is refused, naming the model that leaves it
+// unread, whatever its value.
+TEST_F(MontecarloCli, TheBasketsKeysAreRefusedNotRead) {
+  const auto r = run_example("model.vols=[-1]");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("command line: model.vols: not read when model.kind = \"two-asset\""),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("method.greeks: not used"), std::string::npos) << r.output;
 }
 
 TEST_F(MontecarloCli, ErrorsInAFileGiveTheLine) {

@@ -45,13 +45,13 @@ std::vector<double> read_correlation_file(const io::ParamTable& t, const std::st
   return data.values;
 }
 
-// The basket's keys; the course model's, which it does not read, noted where the file sets them.
+// The basket's keys; the course model's, which it does not read, refused where the file sets them.
 BasketParams read_basket_params(io::ParamTable& t, const std::filesystem::path& params) {
   if (t.has("model.correlation_file") && t.has("model.correlation"))
     throw InputError(t.source_of("model.correlation_file"), "model.correlation_file",
                      "give model.correlation or model.correlation_file, not both");
   BasketParams p = io::read_keys(t, montecarlo::basket_keys(), params);
-  io::skip_unread(t, montecarlo::keys());
+  io::refuse_unread(t, montecarlo::keys());
   if (!p.correlation_file.empty())
     p.correlation = read_correlation_file(t, p.correlation_file, p.assets());
   return p;

@@ -260,7 +260,7 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   std::vector<Params> configurations_;
 };
 
-// The two-asset model's parameters and sweep, the basket's keys noted where the file sets them;
+// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them;
 // `automatic`: the file says method.variant = "auto".
 std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
                                         bool& automatic) {
@@ -269,7 +269,7 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem
       t,
       [&] {
         Params p = io::read_keys(t, montecarlo::keys(), params_path, &autos);
-        io::skip_unread(t, montecarlo::basket_keys());
+        io::refuse_unread(t, montecarlo::basket_keys());
         automatic = !autos.empty();
         return p;
       },

@@ -220,7 +220,8 @@ Operands<T> load_operands(const Params& p, const Problem& q) {
                    : read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
   if (!p.signal_generated() && !p.streamed)
     ops.signal = read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
-  if (p.signal_generated()) ops.signal = fftconv::generate_signal<T>(p.signal);
+  // A streamed run (or a rank's range) draws the stretches it reads as it reads them.
+  if (p.signal_generated() && !p.streamed) ops.signal = fftconv::generate_signal<T>(p.signal);
   return ops;
 }
 
@@ -262,7 +263,7 @@ void SignalSource<T>::read(std::int64_t offset, std::int64_t count, T* into) con
                 std::to_string(offset) + ", " + std::to_string(offset + count) + ") of " +
                 std::to_string(n));
   if (!file_) {
-    std::copy(ops_.signal.begin() + offset, ops_.signal.begin() + offset + count, into);
+    fftconv::generate_samples(p_.signal, offset, count, into);
     return;
   }
   const std::vector<T> values = file_->read_slab<T>(
@@ -282,7 +283,7 @@ void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
   const std::int64_t run_samples = io::StreamedDataset<T>::kRunValues;
   const Problem& q = ops.problem;
   if (p.write_input) {
-    if (source == nullptr || p.signal_generated()) {
+    if (source == nullptr) {
       out.write_field("/input/signal", ops.signal.data(),
                       stored_dims(q.batch, q.signal, q.is_2d()));
     } else {

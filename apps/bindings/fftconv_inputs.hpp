@@ -89,8 +89,8 @@ class SignalSource {
 // 0.1) with a 255-tap Gaussian (sigma 42.5), float": the operands as the summary names them.
 std::string describe(const Params& p, const Problem& q);
 
-// /input/signal, /input/filter and /input's attributes. A signal streamed from a file is
-// copied across from `source` as the output was written, in runs of whole chunks.
+// /input/signal, /input/filter and /input's attributes. A streamed signal (from a file, or
+// generated) is copied across from `source` as the output was written, in runs of whole chunks.
 template <class T>
 void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
                   const SignalSource<T>* source);

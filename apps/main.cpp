@@ -286,6 +286,11 @@ int main(int argc, char** argv) {
     if (command->get_option("--output")->count() > 0 && output.empty())
       throw InputError("command line", "-o", "expected a file name, got an empty one");
   };
+  // However the command ends (a status returned, a failure said), a signal after it is the
+  // launcher ending the other ranks, not an interruption of the run.
+  struct OutcomeKnown {
+    ~OutcomeKnown() { app::mark_outcome_known(); }
+  } outcome_known;
   try {
     const std::string clamped = apply_threads_option(parse_threads(threads), context->local_size());
     if (!clamped.empty() && context->is_root()) std::cerr << "parasol: " << clamped << "\n";

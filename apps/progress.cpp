@@ -25,6 +25,7 @@ constexpr double kLeastHeartbeat = 1.0;
 double interval_s = kDefaultProgressInterval;
 bool quiet = false;
 std::atomic<bool> speaker{true};  // read by the signal handler
+std::atomic<bool> outcome_known{false};  // likewise
 
 // CLOCK_MONOTONIC is async-signal-safe; std::chrono makes no such promise.
 std::int64_t now_ns() noexcept {
@@ -215,8 +216,10 @@ Heartbeat::~Heartbeat() {
   delete beat_;
 }
 
+void mark_outcome_known() noexcept { outcome_known.store(true); }
+
 void say_interrupted(int signal_number, bool committed) noexcept {
-  if (!speaker.load()) return;
+  if (!speaker.load() || outcome_known.load()) return;
   SignalText t;
   if (line_open.load()) t.add("\n");
   t.add("parasol: interrupted by ");

@@ -62,4 +62,9 @@ bool is_speaker();
 // speaker prints it. Async-signal-safe.
 void say_interrupted(int signal_number, bool committed) noexcept;
 
+// The command has its outcome (its status, and any failure already said): a signal from here on
+// (a launcher ending the other ranks once one has returned) cleans up silently, so a failed run
+// across ranks stays one line.
+void mark_outcome_known() noexcept;
+
 }  // namespace parasol::app

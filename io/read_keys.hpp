@@ -26,7 +26,20 @@ template <class P>
 std::string unread_because(const ParamTable& table, const Keys<P>& keys, const P& p,
                            const Key<P>& k) {
   const std::string& when = k.info.read_when;
-  const std::string by = when.substr(0, when.find(" = "));
+  const std::size_t equals = when.find(" = ");
+  const std::string by = when.substr(0, equals);
+  // Only a condition that is one key's names ("kind = \"a\" or \"b\"") is said by that key's value.
+  bool names_only = equals != std::string::npos;
+  for (std::size_t at = equals + 3; names_only && at < when.size();) {
+    const std::size_t close = when[at] == '"' ? when.find('"', at + 1) : std::string::npos;
+    names_only = close != std::string::npos;
+    at = close + 1;
+    if (names_only && at < when.size()) {
+      names_only = when.compare(at, 4, " or ") == 0;
+      at += 4;
+    }
+  }
+  if (!names_only) return "it is read only with " + when;
   for (const Key<P>& other : keys)
     if (other.info.key == by && other.read_if && !other.read_if(p))
       return unread_because(table, keys, p, other);

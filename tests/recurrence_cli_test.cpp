@@ -164,10 +164,12 @@ TEST_F(RecurrenceCli, BadParametersNameTheirKey) {
                      "command line: ar1.sigma: expected a magnitude of at most");
   expect_input_error(run_file(ar1_file("[sweep]\nrepeats = 0\n")),
                      "sweep.repeats: expected a positive integer, got 0");
+  // The ar1 file switched to smoothing on the command line: its ar1 keys are refused first.
   expect_input_error(run_file(ar1_file(), "problem.kind=smoothing"),
-                     "p.toml: input.file: expected the name of an HDF5 file");
-  expect_input_error(run_file(ar1_file(), "problem.kind=smoothing input.file=in.h5 "
-                                          "smoothing.alpha=1.5"),
+                     "p.toml:5: ar1.series: not read when problem.kind = \"smoothing\"");
+  const std::string smoothing = "solver = \"recurrence\"\n[problem]\nkind = \"smoothing\"\n";
+  expect_input_error(run_file(smoothing), "p.toml: input.file: expected the name of an HDF5 file");
+  expect_input_error(run_file(smoothing, "input.file=in.h5 smoothing.alpha=1.5"),
                      "smoothing.alpha: expected a number in (0, 1], got 1.5");
 }
 

@@ -35,12 +35,13 @@ std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::pa
   return io::read_checked(
       t,
       [&] {
+        // Before the keys are read, which would refuse ar1.phi as unread: this says why.
+        if (t.has("ar1.phi") && (t.has("ar1.phi_min") || t.has("ar1.phi_max")))
+          throw InputError(t.source_of("ar1.phi"), "ar1.phi",
+                           "give either ar1.phi (one coefficient) or ar1.phi_min and ar1.phi_max "
+                           "(a coefficient drawn at every step), not both");
         Params p = io::read_keys(t, recurrence::keys(), path);
         if (p.ar1.time_varying) {
-          if (t.has("ar1.phi"))
-            throw InputError(t.source_of("ar1.phi"), "ar1.phi",
-                             "give either ar1.phi (one coefficient) or ar1.phi_min and ar1.phi_max "
-                             "(a coefficient drawn at every step), not both");
           // The end not given, read as required: the table's own message for a missing key.
           for (const char* end : {"ar1.phi_min", "ar1.phi_max"})
             if (!t.has(end)) (void)t.get_double(end);

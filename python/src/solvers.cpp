@@ -36,6 +36,18 @@ std::string shape_text(const HostArray& a) {
   return text + ")";
 }
 
+// What `read` returns; an InputError from it that names no source (a solver's own check: "mode
+// \"middle\" is not one of ...") names the Python function instead.
+template <class Read>
+auto named(const char* function, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    if (!e.source().empty()) throw;
+    throw e.with_source(function);
+  }
+}
+
 // A 1D [n] or 2D [rows, n] array with at least one element; InputError naming it otherwise.
 void require_1d_or_2d(const HostArray& a, const char* function, const char* argument) {
   if (a.ndim() != 1 && a.ndim() != 2)
@@ -85,7 +97,7 @@ nb::object recurrence_linear(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
   require_1d_or_2d(s, fn, "s");
   if (shape_of(u) != shape_of(s))
     throw InputError(fn, "u", "expected the shape of s " + shape_text(s) + ", got " + shape_text(u));
-  const ScanMode mode = parse_scan_mode(mode_name);
+  const ScanMode mode = named(fn, [&] { return parse_scan_mode(mode_name); });
   const bool gpu = use_gpu(backend);
   const std::int64_t series = s.ndim() == 2 ? static_cast<std::int64_t>(s.shape(0)) : 1;
   const auto length = static_cast<std::int64_t>(s.shape(s.ndim() - 1));
@@ -107,7 +119,9 @@ nb::object recurrence_linear(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
     std::vector<T> v;
     {
       nb::gil_scoped_release unlocked;
-      v = gpu ? recurrence::solve_gpu(in, mode).v : rounded<T>(recurrence::solve_gold(in));
+      v = named(fn, [&] {
+        return gpu ? recurrence::solve_gpu(in, mode).v : rounded<T>(recurrence::solve_gold(in));
+      });
     }
     return to_numpy(std::move(v), shape_of(s));
   });
@@ -134,9 +148,9 @@ nb::object fftconv_apply(fftconv::Operation operation, const char* fn, nb::handl
   };
   p.signal = extent(signal);
   p.filter = extent(filter);
-  p.mode = fftconv::parse_mode(mode_name);
+  p.mode = named(fn, [&] { return fftconv::parse_mode(mode_name); });
   p.operation = operation;
-  fftconv::check_problem(p);
+  named(fn, [&] { fftconv::check_problem(p); });
   const bool gpu = use_gpu(backend);
   const fftconv::Extent out = fftconv::output_extent(p);
   std::vector<std::size_t> shape{static_cast<std::size_t>(out.cols)};

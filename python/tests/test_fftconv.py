@@ -77,3 +77,12 @@ def test_gpu_matches_the_gold(rng, mode, n, k):
     # fp32 FFTs: round-off grows with the transform's log length and the operands' norms.
     bound = 1e-5 * np.linalg.norm(x) * np.linalg.norm(h) / np.sqrt(min(n, k))
     np.testing.assert_allclose(gpu, gold, rtol=0, atol=bound)
+
+
+def test_reversed_and_strided_views_are_read_as_numpy_indexes_them(rng):
+    x = rng.normal(size=101)
+    h = rng.normal(size=(2, 9))
+    y = parasol.fftconv.convolve(x[::-2], h[1, ::-1], backend="cpu")
+    expected = parasol.fftconv.convolve(np.ascontiguousarray(x[::-2]),
+                                        np.ascontiguousarray(h[1, ::-1]), backend="cpu")
+    np.testing.assert_array_equal(y, expected)

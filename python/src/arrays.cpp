@@ -1,5 +1,7 @@
 #include "arrays.hpp"
 
+#include <nanobind/stl/string.h>
+
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 
@@ -22,7 +24,7 @@ HostArray as_array(nb::handle object, const char* function, const char* argument
   HostArray a;
   if (!nb::try_cast(array, a) ||
       (a.dtype() != nb::dtype<float>() && a.dtype() != nb::dtype<double>())) {
-    const std::string given = nb::cast<std::string>(nb::str(array.attr("dtype")));
+    const std::string given = nb::cast<std::string>(array.attr("dtype").attr("name"));
     throw nb::type_error((std::string(function) + ": " + argument + " has dtype " + given +
                           "; expected float32 or float64 (convert it first, e.g. "
                           "numpy.asarray(" + argument + ", dtype=numpy.float64))")

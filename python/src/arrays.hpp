@@ -6,9 +6,10 @@
 #include <nanobind/ndarray.h>
 
 #include <cstddef>
-#include <cstring>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 #include <stdlib.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <memory>
 #include <string>

@@ -156,3 +156,16 @@ def test_run_gives_the_command_lines_bits(parasol_exe, tmp_path, params, overrid
         if "@" in key and not key.startswith(VARIES) and not isinstance(value, (bytes, str)):
             assert key in mine, key
             np.testing.assert_array_equal(mine[key], value, err_msg=key)
+
+
+def test_run_is_quiet_unless_asked(capfd):
+    parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu")
+    assert capfd.readouterr().out == ""
+    parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu", verbose=True)
+    assert "laplace3d: 12x10x9 float, CPU gold solver" in capfd.readouterr().out
+
+
+def test_run_with_check_stores_the_agreement():
+    r = parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu", check=True)
+    assert r["/check@passed"]
+    assert r["/check@tolerance"] > 0

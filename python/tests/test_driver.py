@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import parasol
-from conftest import ROOT
+from conftest import HAS_GPU, ROOT, requires_gpu
 
 LAPLACE = str(ROOT / "inputs" / "laplace3d.toml")
 SMALL_LAPLACE = {"grid.nx": 12, "grid.ny": 10, "grid.nz": 9, "iteration.max_iterations": 20,
@@ -169,3 +169,23 @@ def test_run_with_check_stores_the_agreement():
     r = parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu", check=True)
     assert r["/check@passed"]
     assert r["/check@tolerance"] > 0
+
+
+def test_auto_runs_the_cpu_gold_without_a_gpu():
+    if HAS_GPU:
+        pytest.skip("a GPU is here: auto runs it")
+    r = parasol.run(LAPLACE, SMALL_LAPLACE)
+    assert r["/provenance@backend"] == "cpu"
+    np.testing.assert_array_equal(r["/fields/u"],
+                                  parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu")["/fields/u"])
+
+
+@requires_gpu
+@pytest.mark.parametrize("params, overrides", [
+    ("laplace3d.toml", SMALL_LAPLACE),
+    ("heat1d.toml", {"heat.points": 33, "heat.grids": 5, "heat.steps": 4}),
+])
+def test_a_gpu_run_agrees_with_the_gold(params, overrides):
+    r = parasol.run(ROOT / "inputs" / params, overrides, backend="gpu", check=True)
+    assert r["/provenance@backend"] == "gpu"
+    assert r["/check@passed"]

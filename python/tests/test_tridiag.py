@@ -5,7 +5,7 @@ import pytest
 import scipy.linalg
 
 import parasol
-from conftest import requires_gpu
+from conftest import HAS_GPU, requires_gpu
 
 
 def dominant_systems(rng, systems, n, dtype):
@@ -90,3 +90,18 @@ def test_gpu_matches_the_gold(rng, dtype, tolerance):
     assert gpu.dtype == dtype
     np.testing.assert_allclose(gpu, parasol.tridiag.solve(a, b, c, d, backend="cpu"),
                                rtol=0, atol=tolerance)
+
+
+def test_auto_is_the_cpu_gold_without_a_gpu(rng):
+    if HAS_GPU:
+        pytest.skip("a GPU is here: auto runs it")
+    a, b, c, d = dominant_systems(rng, 3, 20, np.float32)
+    np.testing.assert_array_equal(parasol.tridiag.solve(a, b, c, d),
+                                  parasol.tridiag.solve(a, b, c, d, backend="cpu"))
+
+
+def test_gpu_without_a_device_is_a_runtime_error():
+    if HAS_GPU:
+        pytest.skip("a GPU is here")
+    with pytest.raises(RuntimeError, match='backend="gpu": no usable CUDA device'):
+        parasol.tridiag.solve(np.ones(3), np.ones(3), np.ones(3), np.ones(3), backend="gpu")

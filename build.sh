@@ -128,9 +128,15 @@ python_package() {
   "$venv/bin/python" -m pytest -q python/tests
 }
 
-build() {  # build PRESET
-  cmake --preset "$1" >/dev/null
-  cmake --build --preset "$1"
+build() {  # build PRESET [TARGET...]: every target, or only those named
+  local preset=$1
+  shift
+  cmake --preset "$preset" >/dev/null
+  if (($#)); then
+    cmake --build --preset "$preset" --target "$@"
+  else
+    cmake --build --preset "$preset"
+  fi
 }
 
 case "${1:-}" in
@@ -139,7 +145,8 @@ case "${1:-}" in
     ;;
   example)
     install_missing
-    build release
+    # The example needs the front end alone: tests and benchmarks wait for `./build.sh test`.
+    build release parasol
     mkdir -p results
     ./build/release/apps/parasol run inputs/laplace3d.toml -o results/laplace3d.h5 --force
     ;;

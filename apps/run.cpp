@@ -52,7 +52,10 @@ void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
   std::vector<std::string> gpu_only(binding.gpu_only_keys.begin(), binding.gpu_only_keys.end());
   if (binding.keys != nullptr)
     for (const KeyInfo& k : binding.keys())
-      if (k.gpu_only && !k.sweep) gpu_only.push_back(k.key);
+      // A key two models declare apart (montecarlo's method.variant) is named once.
+      if (k.gpu_only && !k.sweep &&
+          std::find(gpu_only.begin(), gpu_only.end(), k.key) == gpu_only.end())
+        gpu_only.push_back(k.key);
   std::string given;
   for (const std::string& key : gpu_only)
     if (params.has(key)) given += (given.empty() ? "" : ", ") + key;
@@ -61,11 +64,6 @@ void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
         (given.find(',') == std::string::npos ? "it" : "them"));
 }
 
-// Keys the file sets that the run does not read, given the keys before them (a seed with a
-// constant interior): one line each, so a value the user meant is not dropped in silence.
-void note_unread_keys(const io::ParamTable& params) {
-  for (const std::string& note : params.notes()) say("note: " + note);
-}
 
 // "(above 1e-05: suspect the solver)", or nothing when it agrees.
 std::string verdict(const Agreement& a) {
@@ -217,7 +215,6 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     say(describe_cpu_threads());
     note_gpu_only_keys(*binding, *params);
   }
-  note_unread_keys(*params);
 
   // Across ranks, solve() and check() meet the other ranks; report() is rank 0's alone, once
   // its file is made.

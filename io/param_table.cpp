@@ -385,8 +385,8 @@ std::vector<double> ParamTable::get_doubles(std::string_view key,
                                             std::optional<std::vector<double>> fallback) {
   PARASOL_PARAM_READ(to_doubles, "an array of numbers", as_value);
 }
-std::vector<std::vector<double>> ParamTable::get_double_rows(std::string_view key) {
-  const std::optional<std::vector<std::vector<double>>> fallback;
+std::vector<std::vector<double>> ParamTable::get_double_rows(
+    std::string_view key, std::optional<std::vector<std::vector<double>>> fallback) {
   PARASOL_PARAM_READ(to_double_rows, "an array of rows of numbers", as_value);
 }
 Shape ParamTable::get_shape(std::string_view key, std::optional<Shape> fallback) {
@@ -398,10 +398,7 @@ std::vector<Shape> ParamTable::get_shapes(std::string_view key,
 }
 #undef PARASOL_PARAM_READ
 
-void ParamTable::skip(std::string_view key, const std::string& why) {
-  known_.emplace(key);
-  if (has(key)) notes_.push_back(source_of(key) + ": " + std::string(key) + ": " + why);
-}
+void ParamTable::skip(std::string_view key) { known_.emplace(key); }
 
 KeyValue read_value(ParamTable& t, const KeyInfo& k, const std::optional<KeyValue>& fallback,
                     const std::filesystem::path& params_path) {
@@ -423,6 +420,7 @@ KeyValue read_value(ParamTable& t, const KeyInfo& k, const std::optional<KeyValu
     case KeyType::numbers: return t.get_doubles(key, given(std::vector<double>{}));
     case KeyType::shape: return t.get_shape(key, given(Shape{}));
     case KeyType::shapes: return t.get_shapes(key, given(std::vector<Shape>{}));
+    case KeyType::matrix: return t.get_double_rows(key, given(std::vector<std::vector<double>>{}));
   }
   throw Error("read_value: a key type no reader knows");
 }

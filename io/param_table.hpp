@@ -52,15 +52,14 @@ class ParamTable {
                                   std::optional<std::vector<double>> fallback = {});
   // A matrix as an array of rows, [[1, 0.5], [0.5, 1]]; rows may differ in length (the caller
   // judges the shape, naming the key). Stored in the resolved parameters row after row.
-  std::vector<std::vector<double>> get_double_rows(std::string_view key);
+  std::vector<std::vector<double>> get_double_rows(
+      std::string_view key, std::optional<std::vector<std::vector<double>>> fallback = {});
   Shape get_shape(std::string_view key, std::optional<Shape> fallback = {});  // [x, y, z]; [x, y]
   std::vector<Shape> get_shapes(std::string_view key, std::optional<std::vector<Shape>> fallback = {});
 
-  // Makes `key` known without reading it (a key the run does not use with the keys given before
-  // it); when the file or the command line sets it anyway, `why` is noted: "KEY: WHY".
-  void skip(std::string_view key, const std::string& why);
-  // The notes of skip(), for the run's summary.
-  const std::vector<std::string>& notes() const { return notes_; }
+  // Makes `key` known without reading it (a key the run does not read, given the keys before
+  // it): the unknown-key check then passes it over and points a misspelling of it here.
+  void skip(std::string_view key);
 
   // Throws InputError for the first key in the file (or an override) that no read asked for,
   // naming the closest known key when one is near.
@@ -79,7 +78,6 @@ class ParamTable {
   std::set<std::string, std::less<>> known_;
   std::set<std::string, std::less<>> overridden_;
   std::map<std::string, Value> resolved_;
-  std::vector<std::string> notes_;
 };
 
 // Runs `check` (a Params::validate(), say) and gives any InputError it throws the source of its

@@ -62,6 +62,23 @@ int available_cores() {
   return quota > 0 ? std::min(cores, quota) : cores;
 }
 
+int host_cores() {
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const int cores = online > 0 ? static_cast<int>(online) : 1;
+  const int quota = quota_cores();
+  return quota > 0 ? std::min(cores, quota) : cores;
+}
+
+std::string bound_below_share(int cores, int host, int local_ranks) {
+  const int share = std::max(1, host / std::max(1, local_ranks));
+  if (local_ranks < 1 || cores >= share) return {};
+  return "each rank may use " + std::to_string(cores) + " core" + (cores == 1 ? "" : "s") +
+         " of this host's " + std::to_string(host) + " (the launcher bound it), so its host work "
+         "runs on " + std::to_string(cores) + " thread" + (cores == 1 ? "" : "s") +
+         "; `mpirun --bind-to none` or `--map-by slot:PE=" + std::to_string(share) +
+         "` gives each of the " + std::to_string(local_ranks) + " ranks its share";
+}
+
 int auto_threads(int cores, int local_ranks, std::int64_t items) {
   int threads = std::max(1, cores / std::max(1, local_ranks));
   if (items > 0)

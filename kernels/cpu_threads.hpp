@@ -47,6 +47,12 @@ std::string apply_threads_option(const ThreadsOption& option, int local_ranks);
 // known, nothing changes). Nothing after --threads N.
 void fit_cpu_threads(std::int64_t items);
 
+// Under a launcher that bound this rank to fewer cores than its share of the host (Open MPI binds
+// each of one or two ranks to a single core by default), the line that says so and how to give
+// it its share; empty otherwise. `host_cores` is the machine's (or its quota's) count.
+std::string bound_below_share(int cores, int host_cores, int local_ranks);
+int host_cores();
+
 // "2 CPU threads (auto: 2 cores, 1 rank on this host)", for a CPU run's summary.
 std::string describe_cpu_threads();
 

@@ -11,11 +11,11 @@
     (handle, stream))                                                                         \
   F(cublasStatus_t, cublasSetMathMode, (cublasHandle_t handle, cublasMath_t mode),            \
     (handle, mode))                                                                           \
-  F(cublasStatus_t, cublasSetAtomicsMode, (cublasHandle_t handle, cublasAtomicsMode_t mode), \
+  F(cublasStatus_t, cublasSetAtomicsMode, (cublasHandle_t handle, cublasAtomicsMode_t mode),  \
     (handle, mode))                                                                           \
   F(cublasStatus_t, cublasSetWorkspace_v2,                                                    \
-    (cublasHandle_t handle, void* workspace, size_t workspaceSizeInBytes),                    \
-    (handle, workspace, workspaceSizeInBytes))                                                \
+    (cublasHandle_t handle, void* workspace, size_t workspace_bytes),                         \
+    (handle, workspace, workspace_bytes))                                                     \
   F(cublasStatus_t, cublasSgemm_v2,                                                           \
     (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, \
      int k, const float* alpha, const float* A, int lda, const float* B, int ldb,             \

@@ -24,7 +24,7 @@
 namespace parasol {
 
 // What a key holds, as a parameter file spells it.
-enum class KeyType { integer, number, boolean, string, choice, file, strings, choices, numbers, shape, shapes };
+enum class KeyType { integer, number, boolean, string, choice, file, strings, choices, numbers, shape, shapes, matrix };
 
 inline std::string_view name(KeyType t) {
   switch (t) {
@@ -39,6 +39,7 @@ inline std::string_view name(KeyType t) {
     case KeyType::numbers: return "array of numbers";
     case KeyType::shape: return "[x, y, z]";
     case KeyType::shapes: return "array of [x, y, z]";
+    case KeyType::matrix: return "array of rows of numbers";
   }
   return "?";
 }
@@ -60,7 +61,8 @@ struct KeyInfo {
 
 // A key's value as read from a file, before it lands in Params.
 using KeyValue = std::variant<bool, std::int64_t, double, std::string, std::vector<std::string>,
-                              std::vector<double>, Shape, std::vector<Shape>>;
+                              std::vector<double>, Shape, std::vector<Shape>,
+                              std::vector<std::vector<double>>>;
 
 // A key of Params `P`: its KeyInfo and how its value is read into P. Made by the builders below,
 // refined by the chained setters (`integer(...).unit("s").at_least(1)`).
@@ -75,6 +77,8 @@ struct Key {
   std::function<void(P&, const KeyValue&)> set;
   // Whether the key is read, given the Params read so far; null: always.
   std::function<bool(const P&)> read_if;
+  // Whether a file may leave the key out, its field then kept as it is (optional()).
+  bool may_be_absent = false;
 
   Key unit(std::string u) && { info.unit = std::move(u); return std::move(*this); }
   Key values(std::string v) && { info.values = std::move(v); return std::move(*this); }
@@ -83,6 +87,14 @@ struct Key {
   Key required() && {
     info.fallback.clear();
     fallback = [](const P&) { return std::optional<KeyValue>(); };
+    return std::move(*this);
+  }
+  // No default: a file that does not set the key leaves its field as it is, and the key out of
+  // the parameters stored with the result (ar1.phi_min, whose presence asks for a coefficient
+  // drawn at every step). `shown` says so to users ("none").
+  Key optional(std::string shown) && {
+    may_be_absent = true;
+    info.fallback = std::move(shown);
     return std::move(*this);
   }
   // The default shown to users when it is not one value ("[64, 4, 1]; block3d [32, 8, 2]").
@@ -154,6 +166,7 @@ inline std::string default_text(const KeyValue& v) {
             if (text.size() > 1) text += ", ";
             if constexpr (std::is_same_v<E, std::string>) text += in_quotes(e);
             else if constexpr (std::is_same_v<E, double>) text += toml_number(e);
+            else if constexpr (std::is_same_v<E, std::vector<double>>) text += default_text(e);
             else text += shape_text(e);
           }
           return text + "]";
@@ -227,6 +240,25 @@ template <class P, class Field>
 Key<P> file(std::string name, Field field, std::string help) {
   Key<P> k = key<P>(std::move(name), field, std::move(help));
   k.info.type = KeyType::file;
+  return k;
+}
+
+// A matrix written as an array of rows ([[1, 0.5], [0.5, 1]]), stored by `set(p, rows)`, which
+// judges its shape against the keys read before (throwing InputError, its key left empty).
+// `fallback(params so far)` is the default, or nullopt where the key is required; the default's
+// text is given by shown_default (required when none is).
+template <class P, class Set, class Fallback>
+Key<P> matrix(std::string name, Set set, Fallback fallback, std::string help) {
+  using Rows = std::vector<std::vector<double>>;
+  Key<P> k;
+  k.info.key = std::move(name);
+  k.info.type = KeyType::matrix;
+  k.info.help = std::move(help);
+  k.fallback = [fallback](const P& p) {
+    const std::optional<Rows> rows = fallback(p);
+    return rows ? std::optional<KeyValue>(KeyValue(*rows)) : std::optional<KeyValue>();
+  };
+  k.set = [set](P& p, const KeyValue& v) { set(p, std::get<Rows>(v)); };
   return k;
 }
 

@@ -42,6 +42,8 @@ class SeededDraws {
   static double open_unit_of(std::uint64_t word) {
     return (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53;
   }
+  // Uniform in [0, 1): k over 2^53, k the word's top 53 bits (tridiag's systems and starts).
+  static double unit_of(std::uint64_t word) { return static_cast<double>(word >> 11) * 0x1.0p-53; }
   struct Pair {
     double first, second;
   };

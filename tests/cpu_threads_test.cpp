@@ -37,6 +37,17 @@ TEST(AutoThreads, GivesEachThreadAtLeastItsShareOfWork) {
   EXPECT_EQ(auto_threads(2, 1, 64 * 64 * 64), 2);
 }
 
+TEST(AutoThreads, ARankBoundBelowItsShareIsToldHowToGetIt) {
+  // Open MPI's default for two ranks: each bound to one core of a 16-core host.
+  const std::string line = bound_below_share(1, 16, 2);
+  EXPECT_NE(line.find("each rank may use 1 core of this host's 16"), std::string::npos) << line;
+  EXPECT_NE(line.find("--map-by slot:PE=8"), std::string::npos) << line;
+  // Its share or more, or alone on the host: nothing to say.
+  EXPECT_TRUE(bound_below_share(8, 16, 2).empty());
+  EXPECT_TRUE(bound_below_share(2, 2, 2).empty());
+  EXPECT_TRUE(bound_below_share(16, 16, 1).empty());
+}
+
 TEST(ThreadsOption, TakesAutoOrACount) {
   EXPECT_TRUE(parse_threads("auto").automatic);
   const ThreadsOption four = parse_threads("4");

@@ -15,6 +15,7 @@
 #include "io/result_file.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/keys.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -373,6 +374,29 @@ TEST_F(FftconvCli, BadParametersNameTheirKey) {
                      "sweep.variants: variant \"fast\" is not one of");
   expect_input_error(run_file(chirp_file(), "signal.source=file signal.kind=chirp"),
                      "signal.kind: not read when");
+}
+
+// A key read only under another key's value (only_if in solvers/fftconv/keys.cpp), set where it
+// is not read, is refused naming the value that left it unread: the one its condition names, or
+// where that key was not read either, the one that left that unread.
+TEST_F(FftconvCli, UnreadKeysNameWhatLeftThemUnread) {
+  expect_input_error(run_file(chirp_file(), "filter.kind=file filter.file=in.h5 filter.rows=3"),
+                     "command line: filter.rows: not read when filter.kind = \"file\"");
+  expect_input_error(run_file(file_params(), "signal.f1=0.3"),
+                     "command line: signal.f1: not read when signal.source = \"file\"");
+  expect_input_error(run_file(chirp_file(), "signal.layout=image"),
+                     "command line: signal.layout: not read when signal.source = \"generated\"");
+}
+
+// The solver's checks name a key by its last word; the declaration says which key that is.
+TEST(FftconvKeys, SolverWordsAreTheDeclaredKeys) {
+  EXPECT_EQ(fftconv::file_key("block"), "method.block");
+  EXPECT_EQ(fftconv::file_key("variant"), "method.variant");
+  EXPECT_EQ(fftconv::file_key("mode"), "problem.mode");
+  EXPECT_EQ(fftconv::file_key("streamed"), "method.streamed");
+  // An operand, or a word two keys end in, is left as it is.
+  EXPECT_EQ(fftconv::file_key("signal"), "signal");
+  EXPECT_EQ(fftconv::file_key("length"), "length");
 }
 
 TEST_F(FftconvCli, BadInputFilesNameTheFileAndDataset) {

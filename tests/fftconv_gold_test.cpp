@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "kernels/seeded_draws.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/params.hpp"
@@ -754,6 +755,77 @@ TEST(FftconvSignals, NoiseIsTheSameWhateverTheBatch) {
   const std::vector<double> twin = generate_signal<double>(s);
   for (std::size_t i = 0; i < single.size(); ++i)
     ASSERT_EQ(single[i], static_cast<float>(twin[i])) << i;
+}
+
+// Every sample is the one the definition in signals.hpp gives on its own (counter-based words,
+// kernels/seeded_draws.hpp), made on three threads in chunks that cut signals and pairs.
+TEST(FftconvSignals, SamplesAreTheirDrawsOneByOne) {
+  Signal s;
+  s.batch = 3;
+  s.rows = 2;
+  s.length = (1 << 14) + 7;  // a signal of odd size, past a chunk
+  s.amplitude = 1.5;
+  s.f0 = 0.01;
+  s.f1 = 0.3;
+  s.seed = test::kSeed;
+  const std::int64_t size = s.rows * s.length;
+  for (const SignalKind kind : {SignalKind::noise, SignalKind::chirp}) {
+    s.kind = kind;
+    s.noise = kind == SignalKind::chirp ? 0.25 : 0.0;
+    std::vector<double> x;
+    {
+      test::Threads t(3);
+      x = generate_signal<double>(s);
+    }
+    s.noise = 0;
+    const std::vector<double> clean =
+        kind == SignalKind::chirp ? generate_signal<double>(s) : std::vector<double>(x.size());
+    const double scale = kind == SignalKind::chirp ? 0.25 : s.amplitude;
+    ASSERT_EQ(x.size(), static_cast<std::size_t>(s.batch * size));
+    for (std::int64_t b = 0; b < s.batch; ++b) {
+      const CounterDraws draws(s.seed, static_cast<std::uint64_t>(b));
+      for (std::int64_t i = 0; i < size; ++i) {
+        const auto q = static_cast<std::uint64_t>(i / 2);
+        const SeededDraws::Pair pair = SeededDraws::normal_pair(draws.word(2 * q),
+                                                                draws.word(2 * q + 1));
+        const auto at = static_cast<std::size_t>(b * size + i);
+        ASSERT_EQ(x[at], clean[at] + scale * (i % 2 == 0 ? pair.first : pair.second))
+            << name(kind) << " " << b << " " << i;
+      }
+    }
+  }
+}
+
+// A stretch drawn alone is the same samples of the whole, at any cut (pairs and signals split)
+// and with any thread count: what a rank's signals, a rank's range or a streamed piece takes.
+TEST(FftconvSignals, AStretchDrawnAloneIsThoseSamplesOfTheWhole) {
+  Signal s;
+  s.batch = 4;
+  s.length = 5001;
+  s.f0 = 0.02;
+  s.f1 = 0.2;
+  s.noise = 0.1;
+  s.seed = test::kSeed;
+  for (const SignalKind kind : {SignalKind::noise, SignalKind::chirp}) {
+    s.kind = kind;
+    const std::vector<float> whole = generate_signal<float>(s);
+    // Uneven cuts: odd starts, a single sample, a stretch across two signals, the last sample.
+    const std::int64_t cuts[] = {0, 1, 2, 7, 4999, 5002, 5003, 12345, 19999, 20000, 20004};
+    for (const int threads : {1, 2, 3}) {
+      test::Threads t(threads);
+      for (std::size_t c = 0; c + 1 < std::size(cuts); ++c) {
+        const std::int64_t first = cuts[c], count = cuts[c + 1] - first;
+        std::vector<float> alone(static_cast<std::size_t>(count));
+        generate_samples(s, first, count, alone.data());
+        EXPECT_TRUE(std::equal(alone.begin(), alone.end(), whole.begin() + first))
+            << name(kind) << ": samples [" << first << ", " << first + count << "), " << threads
+            << " threads";
+      }
+      const std::vector<float> middle = generate_signals<float>(s, 1, 2);
+      EXPECT_TRUE(std::equal(middle.begin(), middle.end(), whole.begin() + s.length))
+          << name(kind) << ": signals 1 and 2 alone, " << threads << " threads";
+    }
+  }
 }
 
 TEST(FftconvSignals, NoiseHasTheAmplitudeAsStandardDeviation) {

@@ -3,6 +3,8 @@
 // estimates, and bad correlation matrices give one line naming the key, status 2, no file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <fstream>
 
@@ -46,6 +48,25 @@ std::string three_assets(const std::string& correlation, const std::string& extr
   return "solver = \"montecarlo\"\n[model]\nkind = \"basket\"\nspots = [100, 90, 110]\n"
          "vols = [0.2, 0.3, 0.25]\n" + correlation + "\n[paths]\ncount = 2000\nsteps = 2\n"
          "[payoff]\nkind = \"arithmetic-basket-call\"\nstrike = 100\n" + extra;
+}
+
+// Each model's keys are declared only_if on model.kind: a key of the other model is not an
+// unknown key, nor read, but refused, naming the model that leaves it unread.
+TEST_F(BasketCli, TheCourseModelsKeysAreRefusedNotRead) {
+  const auto r = run_text(three_assets("correlation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]",
+                                       "[method]\nstep = \"exact\"\n"),
+                          "model.sigma=-1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "model.sigma: not read when model.kind = \"basket\"")) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+// The correlation matrix's rows are judged against the assets as they are read.
+TEST_F(BasketCli, ACorrelationRowOfTheWrongLengthNamesTheKey) {
+  expect_input_error(run_text(three_assets("correlation = [[1, 0, 0], [0, 1], [0, 0, 1]]")),
+                     "p.toml:6: model.correlation: expected rows of 3 numbers (one per asset), "
+                     "got a row of 2");
+  expect_input_error(run_text(three_assets("")), "model.correlation: missing");
 }
 
 TEST_F(BasketCli, GeometricExampleAgreesWithItsClosedForm) {

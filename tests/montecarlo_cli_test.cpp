@@ -140,6 +140,16 @@ TEST_F(MontecarloCli, MisspeltKeysAndNamesAreRejected) {
                      "method.ordering: ordering \"legacy\" is not one of \"default\", \"dynamic\"");
 }
 
+// A basket's key in a file of the course model is refused, naming the model that leaves it
+// unread, whatever its value.
+TEST_F(MontecarloCli, TheBasketsKeysAreRefusedNotRead) {
+  const auto r = run_example("model.vols=[-1]");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("command line: model.vols: not read when model.kind = \"two-asset\""),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(MontecarloCli, ErrorsInAFileGiveTheLine) {
   const std::string head = "solver = \"montecarlo\"\n[paths]\ncount = 1000\nsteps = 10\n";
   expect_input_error(run_file(head + "[model]\nsigma = -0.1\n"),

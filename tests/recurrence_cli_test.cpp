@@ -171,6 +171,27 @@ TEST_F(RecurrenceCli, BadParametersNameTheirKey) {
                      "smoothing.alpha: expected a number in (0, 1], got 1.5");
 }
 
+TEST_F(RecurrenceCli, AKeyTheKindDoesNotReadIsRefusedNotDropped) {
+  // smoothing.alpha is read only by smoothing: with ar1 it is refused, naming what leaves it
+  // unread, rather than accepted out of range and dropped in silence.
+  const auto r = run_file(ar1_file(), "smoothing.alpha=7");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "command line: smoothing.alpha: not read when problem.kind = "
+                                 "\"ar1\"\n"))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "r.h5"));
+  // The ar1 keys likewise with a file problem: the first one the file sets is named.
+  const std::vector<double> ones(10, 1.0);
+  write_input("in.h5", [&](io::ResultFile& f) {
+    f.write_field("/s", ones.data(), {10});
+    f.write_field("/u", ones.data(), {10});
+  });
+  const auto file = run_file(ar1_file("[input]\nfile = \"in.h5\"\n"), "problem.kind=file --force");
+  EXPECT_EQ(file.status, 2) << file.output;
+  EXPECT_TRUE(contains(file.output, "p.toml:5: ar1.series: not read when problem.kind = \"file\""))
+      << file.output;
+}
+
 TEST_F(RecurrenceCli, SmoothsEachRowOfADataset) {
   // Three rows of 100: a step from 0 to 2 at t = 1, a constant, and a ramp.
   std::vector<double> y(300);

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 
 namespace parasol::test {
@@ -149,5 +150,17 @@ inline void expect_input_error(const CommandResult& r, const std::string& part,
 
 // Seeded so a failure can be reproduced; the seed goes into the failure message via SCOPED_TRACE.
 inline constexpr std::uint64_t kSeed = 20261121;
+
+// The CPU solvers' thread count set for one scope, put back after it.
+class Threads {
+ public:
+  explicit Threads(int n) : before_(cpu_threads()) { set_cpu_threads(n); }
+  ~Threads() { set_cpu_threads(before_); }
+  Threads(const Threads&) = delete;
+  Threads& operator=(const Threads&) = delete;
+
+ private:
+  int before_;
+};
 
 }  // namespace parasol::test

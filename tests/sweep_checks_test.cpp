@@ -31,17 +31,7 @@
 namespace parasol {
 namespace {
 
-// The thread count set for one test, put back after it.
-class Threads {
- public:
-  explicit Threads(int n) : before_(cpu_threads()) { set_cpu_threads(n); }
-  ~Threads() { set_cpu_threads(before_); }
-  Threads(const Threads&) = delete;
-  Threads& operator=(const Threads&) = delete;
-
- private:
-  int before_;
-};
+using test::Threads;
 
 std::vector<double> uniform(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

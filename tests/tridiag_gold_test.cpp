@@ -17,6 +17,7 @@
 
 #include "comm/context.hpp"
 #include "kernels/error.hpp"
+#include "kernels/seeded_draws.hpp"
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/run.hpp"
@@ -131,6 +132,60 @@ TEST(TridiagGold, RandomBatchesAreDominantAndAlikeInBothLayouts) {
   EXPECT_LT(negative, 162);
   // Another seed, other systems.
   EXPECT_NE(random_batch<float>(contiguous, test::kSeed + 1).d, c.d);
+}
+
+// Every row is the one the definition in tridiag.hpp gives on its own (counter-based words,
+// kernels/seeded_draws.hpp), whatever the threads, and any systems drawn alone (first_system)
+// are those systems of the whole batch, in either layout.
+template <class T>
+void expect_random_rows_are_their_draws() {
+  const Dims dims{1001, 9, Layout::contiguous};  // rows past a chunk of 2^12, cut mid-system
+  Batch<T> whole;
+  {
+    test::Threads t(3);
+    whole = random_batch<T>(dims, test::kSeed);
+  }
+  const CounterDraws draws(test::kSeed, 0);
+  for (std::int64_t m = 0; m < dims.systems; ++m)
+    for (std::int64_t i = 0; i < dims.n; ++i) {
+      const std::uint64_t w = 5 * static_cast<std::uint64_t>(m * dims.n + i);
+      const T a = i == 0 ? T(0) : static_cast<T>(2 * SeededDraws::unit_of(draws.word(w)) - 1);
+      const T c = i == dims.n - 1 ? T(0)
+                                  : static_cast<T>(2 * SeededDraws::unit_of(draws.word(w + 1)) - 1);
+      const double magnitude = std::abs(static_cast<double>(a)) +
+                               std::abs(static_cast<double>(c)) + 1 +
+                               SeededDraws::unit_of(draws.word(w + 2));
+      const bool negative = (draws.word(w + 3) >> 63) != 0;
+      const auto k = static_cast<std::size_t>(dims.index(m, i));
+      ASSERT_EQ(whole.a[k], a) << m << " " << i;
+      ASSERT_EQ(whole.b[k], static_cast<T>(negative ? -magnitude : magnitude)) << m << " " << i;
+      ASSERT_EQ(whole.c[k], c) << m << " " << i;
+      ASSERT_EQ(whole.d[k], static_cast<T>(2 * SeededDraws::unit_of(draws.word(w + 4)) - 1))
+          << m << " " << i;
+    }
+  // Uneven shares of the systems, in the interleaved layout too.
+  const std::int64_t cuts[] = {0, 1, 4, 5, 9};
+  for (const Layout layout : {Layout::contiguous, Layout::interleaved}) {
+    const Batch<T> all = random_batch<T>({dims.n, dims.systems, layout}, test::kSeed);
+    for (std::size_t c = 0; c + 1 < std::size(cuts); ++c) {
+      const Dims part{dims.n, cuts[c + 1] - cuts[c], layout};
+      const Batch<T> alone = random_batch<T>(part, test::kSeed, cuts[c]);
+      for (std::int64_t m = 0; m < part.systems; ++m)
+        for (std::int64_t i = 0; i < dims.n; ++i) {
+          const auto k = static_cast<std::size_t>(part.index(m, i));
+          const auto at = static_cast<std::size_t>(all.dims.index(cuts[c] + m, i));
+          ASSERT_EQ(alone.a[k], all.a[at]) << cuts[c] << " " << m << " " << i;
+          ASSERT_EQ(alone.b[k], all.b[at]) << cuts[c] << " " << m << " " << i;
+          ASSERT_EQ(alone.c[k], all.c[at]) << cuts[c] << " " << m << " " << i;
+          ASSERT_EQ(alone.d[k], all.d[at]) << cuts[c] << " " << m << " " << i;
+        }
+    }
+  }
+}
+
+TEST(TridiagGold, RandomRowsAreTheirDrawsAndSystemsAreDrawnAlone) {
+  expect_random_rows_are_their_draws<float>();
+  expect_random_rows_are_their_draws<double>();
 }
 
 TEST(TridiagGold, BothLayoutsGiveTheSameSolution) {
@@ -745,6 +800,37 @@ TEST(TridiagAcrossRanks, HeatSharesStartAsTheWholeProblemsGrids) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.key(), "heat.grids");
     EXPECT_TRUE(contains(e.expected(), "7 grids cannot be cut among 8 ranks")) << e.expected();
+  }
+}
+
+// A random start's every point is the word the definition in heat.hpp gives it, whatever the
+// threads, and uneven shares of the grids drawn alone are those grids of the whole.
+TEST(TridiagAcrossRanks, RandomStartsAreTheirDrawsAndSharesAreDrawnAlone) {
+  Heat heat = small_heat(10007, 4, 0.5, 1);  // odd grids: chunks of 2^14 points cut them
+  heat.grids = 5;
+  heat.initial = Initial::random;
+  heat.seed = test::kSeed;
+  std::vector<float> whole;
+  {
+    test::Threads t(3);
+    whole = heat_initial<float>(heat);
+  }
+  ASSERT_EQ(whole.size(), static_cast<std::size_t>(heat.grids * heat.points));
+  const CounterDraws draws(heat.seed, 0);
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    ASSERT_EQ(whole[i], static_cast<float>(SeededDraws::unit_of(draws.word(i)))) << i;
+  const std::int64_t cuts[] = {0, 2, 3, 5};
+  for (const int threads : {1, 2}) {
+    test::Threads t(threads);
+    for (std::size_t c = 0; c + 1 < std::size(cuts); ++c) {
+      Heat part = heat;
+      part.first_grid = cuts[c];
+      part.grids = cuts[c + 1] - cuts[c];
+      EXPECT_EQ(heat_initial<float>(part),
+                std::vector<float>(whole.begin() + cuts[c] * heat.points,
+                                   whole.begin() + cuts[c + 1] * heat.points))
+          << "grids from " << cuts[c] << ", " << threads << " threads";
+    }
   }
 }
 

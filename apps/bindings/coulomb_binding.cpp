@@ -4,7 +4,6 @@
 // ranks.hpp): rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice
 // and writes it in its turn.
 #include <algorithm>
-#include <climits>
 #include <optional>
 
 #include "apps/fits.hpp"
@@ -13,8 +12,10 @@
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
+#include "io/read_keys.hpp"
 #include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/keys.hpp"
 #include "solvers/coulomb/ranks.hpp"
 #include "kernels/finite.hpp"
 
@@ -29,54 +30,22 @@ using coulomb::Variant;
 // minutes a row with atomics.
 constexpr double kScatterSweepLimit = 2e9;
 
-struct SweepParams {
-  // Timed runs per row, after the checked one; the median is reported.
-  Repeats repeats{5, kSweepMinTime};
-};
+using coulomb::SweepParams;
 
-// A relative atoms.file is resolved against the parameter file's folder (one given on the
-// command line, against the current folder).
-Params read_params(io::ParamTable& t, const std::filesystem::path& params_path, bool& automatic) {
-  const Params d;
-  Params p;
-  const std::vector<double> origin = t.get_doubles(
-      "lattice.origin", std::vector<double>(d.lattice.origin.begin(), d.lattice.origin.end()));
-  if (origin.size() != 3)
-    throw InputError(t.source_of("lattice.origin"), "lattice.origin",
-                     "expected three numbers [x, y, z], got " + std::to_string(origin.size()));
-  std::copy(origin.begin(), origin.end(), p.lattice.origin.begin());
-  p.lattice.spacing = t.get_double("lattice.spacing", d.lattice.spacing);
-  p.lattice.nx = t.get_int("lattice.nx");
-  p.lattice.ny = t.get_int("lattice.ny");
-  p.lattice.nz = t.get_int("lattice.nz");
-  p.atoms_file = io::get_file(t, "atoms.file", params_path);
-  const std::optional<coulomb::AtomFormat> inferred = coulomb::format_from_extension(p.atoms_file);
-  if (!inferred && !t.has("atoms.format"))
-    throw InputError(t.source(), "atoms.format",
-                     "missing; the extension of \"" +
-                         std::filesystem::path(p.atoms_file).filename().string() +
-                         "\" does not say, so expected \"pqr\" or \"xyz\"");
-  p.atom_format = io::get_choice(t, "atoms.format", inferred ? std::string(name(*inferred)) : "",
-                                 coulomb::parse_atom_format);
-  p.coulomb_constant = t.get_double("physics.coulomb_constant", d.coulomb_constant);
-  p.min_distance = t.get_double("physics.min_distance", d.min_distance);
-  automatic = get_variant_or_auto(t, "method.variant", p.variant, coulomb::parse_variant);
-  p.block = t.get_shape("method.block", d.block);
-  const std::int64_t coarsening = t.get_int("method.coarsening", d.coarsening);
-  // validate() names the allowed values; out of int range becomes a value it rejects.
-  p.coarsening = coarsening < 1 || coarsening > INT_MAX ? 0 : static_cast<int>(coarsening);
-  p.write_dx = t.get_bool("output.dx", d.write_dx);
-  return p;
-}
-
-// The whole parameter file: the parameters, then the [sweep] table.
+// The whole parameter file: the parameters, then the [sweep] table; true in `automatic` for
+// method.variant = "auto". A relative atoms.file is resolved against the parameter file's folder
+// (one given on the command line, against the current folder).
 std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
                                         bool& automatic) {
-  return io::read_checked(t, [&] { return read_params(t, params_path, automatic); }, [&] {
-    SweepParams s;
-    s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-    return s;
-  });
+  std::vector<std::string> autos;
+  return io::read_checked(
+      t,
+      [&] {
+        Params p = io::read_keys(t, coulomb::keys(), params_path, &autos);
+        automatic = !autos.empty();
+        return p;
+      },
+      [&] { return io::read_keys(t, coulomb::sweep_keys(), params_path); });
 }
 
 // The problem class of a choice: the lattice and the atom count, exactly
@@ -395,8 +364,9 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 
 Binding coulomb_binding() {
   Binding b{"coulomb", "electrostatic potential of point charges on a lattice by direct summation",
-            make_run, make_study, {"method.variant", "method.block", "method.coarsening"},
-            /*across_ranks=*/true};
+            make_run, make_study};
+  b.keys = [] { return declared(coulomb::keys(), coulomb::sweep_keys()); };
+  b.across_ranks = true;
   b.examples = {"inputs/coulomb.toml", "inputs/coulomb-bench.toml"};
   return b;
 }

@@ -10,12 +10,14 @@
 
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "apps/bindings/fftconv_volume_binding.hpp"
+#include "io/read_keys.hpp"
 #include "io/spill_file.hpp"
 #include "io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "solvers/fftconv/check.hpp"
+#include "solvers/fftconv/keys.hpp"
 #include "solvers/fftconv/share.hpp"
 #include "kernels/finite.hpp"
 
@@ -29,45 +31,17 @@ using fftconv::Variant;
 namespace in = fftconv_inputs;
 using Clock = std::chrono::steady_clock;
 
-struct SweepParams {
-  std::vector<Variant> variants;  // default: auto, then every variant
-  // Timed convolutions per variant, after a warm-up; the median is reported.
-  Repeats repeats{10, kSweepMinTime};
-};
-
-Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
-  const Params d;
-  Params p;
-  p.mode = io::get_choice(t, "problem.mode", std::string(name(d.mode)), fftconv::parse_mode);
-  p.operation = io::get_choice(t, "problem.operation", std::string(name(d.operation)),
-                               fftconv::parse_operation);
-  p.precision = io::get_choice(t, "problem.precision", std::string(name(d.precision)),
-                               fftconv::parse_precision);
-  in::read_operand_params(t, params_path, p);
-  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
-                             fftconv::parse_variant);
-  p.block = t.get_int("method.block", d.block);
-  p.streamed = t.get_bool("method.streamed", d.streamed);
-  p.piece = t.get_int("method.piece", d.piece);
-  p.write_input = t.get_bool("output.input", d.write_input);
-  return p;
-}
-
-SweepParams read_sweep_params(io::ParamTable& t) {
-  SweepParams s;
-  std::vector<std::string> all = io::names_of(fftconv::kVariants);
-  all.insert(all.begin(), std::string(name(Variant::automatic)));
-  s.variants = io::get_choices(t, "sweep.variants", all, fftconv::parse_variant);
-  if (s.variants.empty())
-    throw InputError(t.source_of("sweep.variants"), "sweep.variants",
-                     "expected at least one variant");
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  return s;
-}
+using fftconv::SweepParams;
 
 std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& path) {
-  return io::read_checked(t, [&] { return read_params(t, path); },
-                          [&] { return read_sweep_params(t); });
+  return io::read_checked(
+      t,
+      [&] {
+        Params p = io::read_keys(t, fftconv::keys(), path);
+        in::settle_operand_keys(t, p);
+        return p;
+      },
+      [&] { return io::read_keys(t, fftconv::sweep_keys(), path); });
 }
 
 // The problem class of a choice: the signal's and filter's extents, the batch, the filters, the
@@ -621,7 +595,8 @@ Binding fftconv_binding() {
   Binding b{"fftconv",
             "convolution and correlation of signals and images with filters through cuFFT, "
             "scipy's modes",
-            make_run, make_study, {"method.variant", "method.block", "method.piece"}};
+            make_run, make_study};
+  b.keys = [] { return declared(fftconv::keys(), fftconv::sweep_keys()); };
   b.across_ranks = true;
   b.examples = {"inputs/fftconv.toml", "inputs/fftconv-2d.toml", "inputs/fftconv-3d.toml",
                 "inputs/fftconv-3d-field.toml", "inputs/fftconv-streamed.toml",

@@ -7,6 +7,7 @@
 #include "io/input_file.hpp"
 #include "io/streamed_dataset.hpp"
 #include "kernels/validate.hpp"
+#include "solvers/fftconv/keys.hpp"
 #include "solvers/fftconv/signals.hpp"
 
 namespace parasol::app::fftconv_inputs {
@@ -15,23 +16,6 @@ namespace {
 using fftconv::FilterKind;
 using fftconv::Layout;
 using fftconv::SignalKind;
-
-// The keys only one source reads: given with the other they are an error, not ignored.
-const char* const kGeneratedSignalKeys[] = {
-    "signal.kind", "signal.batch",     "signal.depth", "signal.rows", "signal.length",
-    "signal.seed", "signal.amplitude", "signal.f0",    "signal.f1",   "signal.noise"};
-const char* const kChirpKeys[] = {"signal.f0", "signal.f1", "signal.noise"};
-const char* const kSignalFileKeys[] = {"signal.file", "signal.dataset", "signal.layout"};
-const char* const kGeneratedFilterKeys[] = {"filter.depth", "filter.rows", "filter.length",
-                                            "filter.sigma"};
-const char* const kFilterFileKeys[] = {"filter.file", "filter.dataset", "filter.layout"};
-
-template <std::size_t N>
-void reject_keys(const io::ParamTable& t, const char* const (&keys)[N], const std::string& why) {
-  for (const char* key : keys)
-    if (t.has(key)) throw InputError(t.source_of(key), key, "not read when " + why);
-}
-
 
 // How many operands a dataset holds, and the extent of each: [n] is one; [batch][n] a batch
 // or [rows][cols] one image, as `layout` says; [batch][rows][cols] a batch of images.
@@ -127,55 +111,7 @@ void write_sources(io::ResultFile& out, const Params& p) {
 
 }  // namespace
 
-void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_path, Params& p) {
-  const Params d;
-  p.signal.source = io::get_choice(t, "signal.source", std::string(name(d.signal.source)),
-                                   fftconv::parse_source);
-  if (p.signal_generated()) {
-    reject_keys(t, kSignalFileKeys, "signal.source = \"generated\"");
-    p.signal.kind = io::get_choice(t, "signal.kind", std::string(name(d.signal.kind)),
-                                   fftconv::parse_signal_kind);
-    p.signal.batch = t.get_int("signal.batch", d.signal.batch);
-    p.signal.depth = t.get_int("signal.depth", d.signal.depth);
-    p.signal.rows = t.get_int("signal.rows", d.signal.rows);
-    p.signal.length = t.get_int("signal.length", d.signal.length);
-    p.signal.amplitude = t.get_double("signal.amplitude", d.signal.amplitude);
-    if (p.signal.kind == SignalKind::chirp) {
-      p.signal.f0 = t.get_double("signal.f0", d.signal.f0);
-      p.signal.f1 = t.get_double("signal.f1", d.signal.f1);
-      p.signal.noise = t.get_double("signal.noise", d.signal.noise);
-    } else {
-      reject_keys(t, kChirpKeys, "signal.kind = \"noise\"");
-    }
-    p.signal.seed = io::get_seed(t, "signal.seed", d.signal.seed);
-  } else {
-    reject_keys(t, kGeneratedSignalKeys, "signal.source = \"file\"");
-    p.signal.file = io::get_file(t, "signal.file", params_path, "");
-    p.signal.dataset = t.get_string("signal.dataset", d.signal.dataset);
-    p.signal.layout = io::get_choice(t, "signal.layout", std::string(name(d.signal.layout)),
-                                     fftconv::parse_layout);
-  }
-
-  p.filter.kind = io::get_choice(t, "filter.kind", std::string(name(d.filter.kind)),
-                                 fftconv::parse_filter_kind);
-  if (p.filter_generated()) {
-    const std::string why = "filter.kind = \"" + std::string(name(p.filter.kind)) + "\"";
-    reject_keys(t, kFilterFileKeys, why);
-    p.filter.depth = t.get_int("filter.depth", d.filter.depth);
-    p.filter.rows = t.get_int("filter.rows", d.filter.rows);
-    p.filter.length = t.get_int("filter.length", d.filter.length);
-    if (p.filter.kind == FilterKind::gaussian)
-      p.filter.sigma = t.get_double("filter.sigma", d.filter.sigma);
-    else if (t.has("filter.sigma"))
-      throw InputError(t.source_of("filter.sigma"), "filter.sigma", "not read when " + why);
-  } else {
-    reject_keys(t, kGeneratedFilterKeys, "filter.kind = \"file\"");
-    p.filter.file = io::get_file(t, "filter.file", params_path, "");
-    p.filter.dataset = t.get_string("filter.dataset", d.filter.dataset);
-    p.filter.layout = io::get_choice(t, "filter.layout", std::string(name(d.filter.layout)),
-                                     fftconv::parse_layout);
-  }
-
+void settle_operand_keys(const io::ParamTable& t, Params& p) {
   // A volume problem reads every dataset as one volume: a layout left out is "volume", one
   // given otherwise is a contradiction.
   if (!p.is_volume()) return;
@@ -191,14 +127,12 @@ void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_
   as_volume(!p.filter_generated(), "filter.layout", p.filter.layout);
 }
 
-// check_problem's and the solver's keys ("signal", "filters", "block") are not the parameter
-// file's. An error that names its source already (a streamed read of the input file) is kept.
+// The solver's checks name an operand ("signal", "filters"), or a key by its last word ("block"):
+// said against the declared key, or for an operand read from a file, the file and dataset. An
+// error that names its source already (a streamed read of the input file) is kept.
 InputError rephrased(const io::ParamTable& t, const Params& p, const InputError& e) {
   if (!e.source().empty()) return e;
   const std::string& key = e.key();
-  if (key == "mode") return InputError(t.source_of("problem.mode"), "problem.mode", e.expected());
-  if (key == "block" || key == "variant" || key == "piece" || key == "streamed")
-    return InputError(t.source_of("method." + key), "method." + key, e.expected());
   if (key == "signal" || key == "filter" || key == "filters") {
     const bool signal = key == "signal";
     if (signal ? p.signal_generated() : p.filter_generated())
@@ -208,7 +142,8 @@ InputError rephrased(const io::ParamTable& t, const Params& p, const InputError&
     return InputError(file, io::dataset_display_path(dataset),
                       e.expected() + (signal ? " (signal.dataset)" : " (filter.dataset)"));
   }
-  return InputError(t.source_of(key), key, e.expected());
+  const std::string declared = fftconv::file_key(key);
+  return InputError(t.source_of(declared), declared, e.expected());
 }
 
 std::string size_key(const Params& p) { return p.signal_generated() ? "signal" : "signal.file"; }
@@ -285,7 +220,8 @@ Operands<T> load_operands(const Params& p, const Problem& q) {
                    : read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
   if (!p.signal_generated() && !p.streamed)
     ops.signal = read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
-  if (p.signal_generated()) ops.signal = fftconv::generate_signal<T>(p.signal);
+  // A streamed run (or a rank's range) draws the stretches it reads as it reads them.
+  if (p.signal_generated() && !p.streamed) ops.signal = fftconv::generate_signal<T>(p.signal);
   return ops;
 }
 
@@ -327,7 +263,7 @@ void SignalSource<T>::read(std::int64_t offset, std::int64_t count, T* into) con
                 std::to_string(offset) + ", " + std::to_string(offset + count) + ") of " +
                 std::to_string(n));
   if (!file_) {
-    std::copy(ops_.signal.begin() + offset, ops_.signal.begin() + offset + count, into);
+    fftconv::generate_samples(p_.signal, offset, count, into);
     return;
   }
   const std::vector<T> values = file_->read_slab<T>(
@@ -347,7 +283,7 @@ void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
   const std::int64_t run_samples = io::StreamedDataset<T>::kRunValues;
   const Problem& q = ops.problem;
   if (p.write_input) {
-    if (source == nullptr || p.signal_generated()) {
+    if (source == nullptr) {
       out.write_field("/input/signal", ops.signal.data(),
                       stored_dims(q.batch, q.signal, q.is_2d()));
     } else {

@@ -25,12 +25,14 @@ using fftconv::Params;
 using fftconv::Problem;
 using fftconv::VolumeProblem;
 
-// signal.* and filter.* into p: every key of the operands is read here, and a key the chosen
-// source does not read is an error, not ignored.
-void read_operand_params(io::ParamTable& t, const std::filesystem::path& params_path, Params& p);
+// The operands' keys once the declared keys (fftconv::keys()) are read into p: a key the chosen
+// source or kind does not read is an error, not ignored; and in a volume problem every dataset is
+// read as one volume.
+void settle_operand_keys(const io::ParamTable& t, Params& p);
 
 // A failed check of an operand or a method key, said against what set it: the parameter file's
-// key, or for an operand read from a file, the file and dataset.
+// key (the declared key the solver's word names), or for an operand read from a file, the file
+// and dataset.
 InputError rephrased(const io::ParamTable& t, const Params& p, const InputError& e);
 
 // The key a size complaint is reported against: what set the signal's size.
@@ -87,8 +89,8 @@ class SignalSource {
 // 0.1) with a 255-tap Gaussian (sigma 42.5), float": the operands as the summary names them.
 std::string describe(const Params& p, const Problem& q);
 
-// /input/signal, /input/filter and /input's attributes. A signal streamed from a file is
-// copied across from `source` as the output was written, in runs of whole chunks.
+// /input/signal, /input/filter and /input's attributes. A streamed signal (from a file, or
+// generated) is copied across from `source` as the output was written, in runs of whole chunks.
 template <class T>
 void write_inputs(io::ResultFile& out, const Params& p, const Operands<T>& ops,
                   const SignalSource<T>* source);

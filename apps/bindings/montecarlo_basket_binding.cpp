@@ -6,6 +6,7 @@
 
 #include "apps/fits.hpp"
 #include "io/input_file.hpp"
+#include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/montecarlo/check.hpp"
@@ -21,31 +22,12 @@ using montecarlo::BasketResult;
 using montecarlo::BasketVariant;
 using montecarlo::path_steps;
 
-enum class ModelKind { two_asset, basket };
+using montecarlo::SweepParams;
 
-ModelKind parse_model_kind(std::string_view s) {
-  if (s == "two-asset") return ModelKind::two_asset;
-  if (s == "basket") return ModelKind::basket;
-  throw InputError("", "model.kind",
-                   "expected \"two-asset\" (the course model) or \"basket\", got \"" +
-                       std::string(s) + "\"");
-}
-
-std::vector<std::int64_t> read_steps(io::ParamTable& t, const char* key) {
-  std::vector<std::int64_t> steps;
-  for (double x : t.get_doubles(key, std::vector<double>{})) {
-    if (x != std::floor(x) || std::abs(x) > 1e15)
-      throw InputError(t.source_of(key), key, "expected integers, got " + shown(x));
-    steps.push_back(static_cast<std::int64_t>(x));
-  }
-  return steps;
-}
-
-// "file.h5:/dataset": a d x d dataset of numbers, checked here so its errors name this key.
-std::vector<double> read_correlation_file(io::ParamTable& t, const std::filesystem::path& params,
-                                          int d) {
+// "file.h5:/dataset" (model.correlation_file, its file already resolved against the parameter
+// file's folder): a d x d dataset of numbers, checked here so its errors name this key.
+std::vector<double> read_correlation_file(const io::ParamTable& t, const std::string& text, int d) {
   const char* key = "model.correlation_file";
-  const std::string text = io::get_file(t, key, params);
   const std::size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon + 1 == text.size() || colon == 0)
     throw InputError(t.source_of(key), key,
@@ -63,45 +45,15 @@ std::vector<double> read_correlation_file(io::ParamTable& t, const std::filesyst
   return data.values;
 }
 
+// The basket's keys; the course model's, which it does not read, refused where the file sets them.
 BasketParams read_basket_params(io::ParamTable& t, const std::filesystem::path& params) {
-  const BasketParams d;
-  BasketParams p;
-  p.paths = t.get_int("paths.count");
-  p.steps = t.get_int("paths.steps");
-  p.maturity = t.get_double("model.maturity", d.maturity);
-  p.rate = t.get_double("model.rate", d.rate);
-  p.spots = t.get_doubles("model.spots");
-  const std::size_t n = p.spots.size();
-  p.vols = t.get_doubles("model.vols");
-  p.dividends = t.get_doubles("model.dividends", std::vector<double>(n, 0.0));
-  p.weights = t.get_doubles("model.weights", std::vector<double>(n, 1.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
-  const bool in_file = t.has("model.correlation_file");
-  if (in_file && t.has("model.correlation"))
+  if (t.has("model.correlation_file") && t.has("model.correlation"))
     throw InputError(t.source_of("model.correlation_file"), "model.correlation_file",
                      "give model.correlation or model.correlation_file, not both");
-  if (in_file) {
-    p.correlation = read_correlation_file(t, params, static_cast<int>(n));
-  } else if (t.has("model.correlation") || n != 1) {
-    p.correlation.clear();
-    for (const std::vector<double>& row : t.get_double_rows("model.correlation")) {
-      if (row.size() != n)
-        throw InputError(t.source_of("model.correlation"), "model.correlation",
-                         "expected rows of " + std::to_string(n) +
-                             " numbers (one per asset), got a row of " + std::to_string(row.size()));
-      p.correlation.insert(p.correlation.end(), row.begin(), row.end());
-    }
-  }
-  p.payoff = io::get_choice(t, "payoff.kind", std::string(name(d.payoff)),
-                            montecarlo::parse_basket_payoff);
-  p.strike = t.get_double("payoff.strike", d.strike);
-  p.exercise_steps = read_steps(t, "payoff.exercise_steps");
-  p.variant = io::get_choice(t, "method.variant", std::string(name(d.variant)),
-                             montecarlo::parse_basket_variant);
-  p.seed = io::get_seed(t, "method.seed", d.seed);
-  p.batch_paths = t.get_int("method.batch_paths", d.batch_paths);
-  p.greeks = t.get_bool("method.greeks", d.greeks);
-  p.basis_degree = static_cast<int>(std::clamp<std::int64_t>(
-      t.get_int("method.basis_degree", d.basis_degree), -1, 100));
+  BasketParams p = io::read_keys(t, montecarlo::basket_keys(), params);
+  io::refuse_unread(t, montecarlo::keys());
+  if (!p.correlation_file.empty())
+    p.correlation = read_correlation_file(t, p.correlation_file, p.assets());
   return p;
 }
 
@@ -203,7 +155,7 @@ class BasketRun final : public SolverRun<BasketParams> {
 
 // The European payoffs' sweep: each variant that can hold d assets, timed on the same paths and
 // checked against one gold (the closed form, or the CPU gold on fewer paths).
-class BasketStudy final : public SolverStudy<BasketParams, MontecarloSweep> {
+class BasketStudy final : public SolverStudy<BasketParams, SweepParams> {
  public:
   using SolverStudy::SolverStudy;
 
@@ -261,19 +213,13 @@ class BasketStudy final : public SolverStudy<BasketParams, MontecarloSweep> {
   std::vector<BasketVariant> variants_;
 };
 
-std::pair<BasketParams, MontecarloSweep> read_all(io::ParamTable& t,
-                                                  const std::filesystem::path& params_path) {
+std::pair<BasketParams, SweepParams> read_all(io::ParamTable& t,
+                                              const std::filesystem::path& params_path) {
   return io::read_checked(t, [&] { return read_basket_params(t, params_path); },
-                          [&] { return read_montecarlo_sweep(t); });
+                          [&] { return io::read_keys(t, montecarlo::sweep_keys(), params_path); });
 }
 
 }  // namespace
-
-MontecarloSweep read_montecarlo_sweep(io::ParamTable& t) {
-  MontecarloSweep s;
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  return s;
-}
 
 SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes) {
   return {std::move(axes),
@@ -321,7 +267,8 @@ void say_rate(double seconds, double path_steps) {
 }
 
 bool is_basket_model(io::ParamTable& t) {
-  return io::get_choice(t, "model.kind", "two-asset", parse_model_kind) == ModelKind::basket;
+  return io::get_choice(t, "model.kind", std::string(name(montecarlo::Params{}.kind)),
+                        montecarlo::parse_model_kind) == montecarlo::ModelKind::basket;
 }
 
 std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& params_path) {

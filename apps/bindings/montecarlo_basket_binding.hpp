@@ -10,6 +10,7 @@
 
 #include "apps/solver_run.hpp"
 #include "solvers/montecarlo/basket.hpp"
+#include "solvers/montecarlo/keys.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
 namespace parasol::app {
@@ -20,11 +21,6 @@ bool is_basket_model(io::ParamTable& t);
 std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& params_path);
 std::unique_ptr<Study> make_basket_study(io::ParamTable& t,
                                          const std::filesystem::path& params_path);
-
-struct MontecarloSweep {
-  Repeats repeats{5, kSweepMinTime};  // timed estimates per row; the median is reported
-};
-MontecarloSweep read_montecarlo_sweep(io::ParamTable& t);
 
 // A sweep's columns: its `axes`, the rate in Gpath-steps/s, the check in standard errors, and
 // each row's price and standard error.

@@ -2,7 +2,6 @@
 // standard error, sample paths on request), and its sweep over variants, block sizes and
 // host-rng's orderings, every row judged against one CPU gold estimate.
 #include <algorithm>
-#include <climits>
 #include <optional>
 
 #include "apps/bindings/montecarlo_basket_binding.hpp"
@@ -10,6 +9,7 @@
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"
 #include "kernels/timed_runs.hpp"
+#include "io/read_keys.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/run.hpp"
 #include "kernels/finite.hpp"
@@ -20,38 +20,7 @@ namespace {
 using montecarlo::Params;
 using montecarlo::Variant;
 using montecarlo::path_steps;
-
-// `automatic`: the file says method.variant = "auto".
-Params read_params(io::ParamTable& t, bool& automatic) {
-  const Params d;
-  Params p;
-  p.paths = t.get_int("paths.count");
-  p.steps = t.get_int("paths.steps");
-  p.maturity = t.get_double("model.maturity", d.maturity);
-  p.rate = t.get_double("model.rate", d.rate);
-  p.sigma = t.get_double("model.sigma", d.sigma);
-  p.rho = t.get_double("model.rho", d.rho);
-  p.spot = t.get_double("model.spot", d.spot);
-  p.payoff = io::get_choice(t, "payoff.kind", std::string(name(d.payoff)), montecarlo::parse_payoff);
-  p.strike = t.get_double("payoff.strike", d.strike);
-  automatic = get_variant_or_auto(t, "method.variant", p.variant, montecarlo::parse_variant);
-  p.step = io::get_choice(t, "method.step", std::string(name(d.step)), montecarlo::parse_step);
-  p.antithetic = t.get_bool("method.antithetic", d.antithetic);
-  p.seed = io::get_seed(t, "method.seed", d.seed);
-  const std::int64_t block = t.get_int("method.block", d.block);
-  // validate() names the compiled sizes; a size past int's range could only be cut to another.
-  if (block < INT_MIN || block > INT_MAX)
-    throw InputError(t.source_of("method.block"), "method.block",
-                     "threads per block " + std::to_string(block) + " is not compiled in");
-  p.block = static_cast<int>(block);
-  p.batch_paths = t.get_int("method.batch_paths", d.batch_paths);
-  p.generator = io::get_choice(t, "method.generator", std::string(name(d.generator)),
-                               montecarlo::parse_generator);
-  p.ordering = io::get_choice(t, "method.ordering", std::string(name(d.ordering)),
-                              montecarlo::parse_ordering);
-  p.sample_paths = t.get_int("output.sample_paths", d.sample_paths);
-  return p;
-}
+using montecarlo::SweepParams;
 
 std::string describe_model(const Params& p) {
   return std::to_string(p.paths) + " paths x " + std::to_string(p.steps) + " steps, " +
@@ -212,9 +181,9 @@ class MontecarloRun final : public SolverRun<Params> {
   montecarlo::Result result_;
 };
 
-class MontecarloStudy final : public SolverStudy<Params, MontecarloSweep> {
+class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
  public:
-  MontecarloStudy(io::ParamTable& t, Params p, MontecarloSweep s)
+  MontecarloStudy(io::ParamTable& t, Params p, SweepParams s)
       : SolverStudy(t, std::move(p), s) {
     p_.sample_paths = 0;  // storing paths is not what is timed
   }
@@ -291,23 +260,33 @@ class MontecarloStudy final : public SolverStudy<Params, MontecarloSweep> {
   std::vector<Params> configurations_;
 };
 
-// The two-asset model's parameters and sweep; `automatic`: the file says method.variant = "auto".
-std::pair<Params, MontecarloSweep> read_all(io::ParamTable& t, bool& automatic) {
-  return io::read_checked(t, [&] { return read_params(t, automatic); },
-                          [&] { return read_montecarlo_sweep(t); });
+// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them;
+// `automatic`: the file says method.variant = "auto".
+std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
+                                        bool& automatic) {
+  std::vector<std::string> autos;
+  return io::read_checked(
+      t,
+      [&] {
+        Params p = io::read_keys(t, montecarlo::keys(), params_path, &autos);
+        io::refuse_unread(t, montecarlo::basket_keys());
+        automatic = !autos.empty();
+        return p;
+      },
+      [&] { return io::read_keys(t, montecarlo::sweep_keys(), params_path); });
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_run(t, params_path);
   bool automatic = false;
-  Params p = read_all(t, automatic).first;
+  Params p = read_all(t, params_path, automatic).first;
   return std::make_unique<MontecarloRun>(t, std::move(p), automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_study(t, params_path);
   bool automatic = false;
-  auto [p, s] = read_all(t, automatic);
+  auto [p, s] = read_all(t, params_path, automatic);
   return std::make_unique<MontecarloStudy>(t, std::move(p), s);
 }
 
@@ -317,9 +296,20 @@ Binding montecarlo_binding() {
   Binding b{"montecarlo",
             "option prices by Monte Carlo path simulation: the course's two correlated assets, or "
             "baskets of d assets with Greeks and Longstaff-Schwartz early exercise",
-            make_run, make_study,
-            {"method.variant", "method.block", "method.batch_paths", "method.generator",
-             "method.ordering"}};
+            make_run, make_study};
+  // The course model's keys, then the basket's own (those both read alike listed once), then
+  // the [sweep] table's.
+  b.keys = [] {
+    std::vector<KeyInfo> all = infos(montecarlo::keys());
+    for (KeyInfo& k : infos(montecarlo::basket_keys())) {
+      const bool listed = std::any_of(all.begin(), all.end(), [&](const KeyInfo& o) {
+        return o.key == k.key && o.read_when == k.read_when;
+      });
+      if (!listed) all.push_back(std::move(k));
+    }
+    for (KeyInfo& k : infos(montecarlo::sweep_keys(), true)) all.push_back(std::move(k));
+    return all;
+  };
   // Across ranks the course model cuts its samples; a basket run refuses more than one rank.
   b.across_ranks = true;
   b.examples = {"inputs/montecarlo.toml", "inputs/montecarlo-9.6m.toml",

@@ -11,8 +11,10 @@
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
+#include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "solvers/recurrence/check.hpp"
+#include "solvers/recurrence/keys.hpp"
 #include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/study.hpp"
 #include "kernels/finite.hpp"
@@ -24,52 +26,28 @@ using recurrence::Params;
 using recurrence::Problem;
 using recurrence::Series;
 
-struct SweepParams {
-  // Timed solves per mode, after a warm-up; the median is reported.
-  Repeats repeats{20, kSweepMinTime};
-};
+using recurrence::SweepParams;
 
-// A relative input.file is resolved against the parameter file's folder.
-Params read_params(io::ParamTable& t, const std::filesystem::path& params_path) {
-  const Params d;
-  Params p;
-  p.problem =
-      io::get_choice(t, "problem.kind", std::string(name(d.problem)), recurrence::parse_problem);
-  p.precision = io::get_choice(t, "problem.precision", std::string(name(d.precision)),
-                               recurrence::parse_precision);
-  p.ar1.series = t.get_int("ar1.series", d.ar1.series);
-  p.ar1.length = t.get_int("ar1.length", d.ar1.length);
-  // A coefficient that varies in time is asked for by giving its range instead of one value.
-  p.ar1.time_varying = t.has("ar1.phi_min") || t.has("ar1.phi_max");
-  if (p.ar1.time_varying) {
-    if (t.has("ar1.phi"))
-      throw InputError(t.source_of("ar1.phi"), "ar1.phi",
-                       "give either ar1.phi (one coefficient) or ar1.phi_min and ar1.phi_max (a "
-                       "coefficient drawn at every step), not both");
-    p.ar1.phi_min = t.get_double("ar1.phi_min");
-    p.ar1.phi_max = t.get_double("ar1.phi_max");
-  } else {
-    p.ar1.phi = t.get_double("ar1.phi", d.ar1.phi);
-  }
-  p.ar1.sigma = t.get_double("ar1.sigma", d.ar1.sigma);
-  p.ar1.x0 = t.get_double("ar1.x0", d.ar1.x0);
-  p.ar1.seed = io::get_seed(t, "ar1.seed", d.ar1.seed);
-  p.smoothing.alpha = t.get_double("smoothing.alpha", d.smoothing.alpha);
-  p.input.file = io::get_file(t, "input.file", params_path, d.input.file);
-  p.input.y = t.get_string("input.y", d.input.y);
-  p.input.s = t.get_string("input.s", d.input.s);
-  p.input.u = t.get_string("input.u", d.input.u);
-  p.input.initial = t.get_string("input.initial", d.input.initial);
-  p.input.offsets = t.get_string("input.offsets", d.input.offsets);
-  p.mode = io::get_choice(t, "method.mode", std::string(name(d.mode)), parse_scan_mode);
-  p.write_input = t.get_bool("output.input", d.write_input);
-  return p;
-}
-
-SweepParams read_sweep_params(io::ParamTable& t) {
-  SweepParams s;
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  return s;
+// The parameters and the [sweep] table. Either end of ar1's coefficient range given asks for a
+// coefficient drawn at every step: the other end is then required, and ar1.phi refused beside
+// them. A relative input.file is resolved against the parameter file's folder.
+std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
+  return io::read_checked(
+      t,
+      [&] {
+        Params p = io::read_keys(t, recurrence::keys(), path);
+        if (p.ar1.time_varying) {
+          if (t.has("ar1.phi"))
+            throw InputError(t.source_of("ar1.phi"), "ar1.phi",
+                             "give either ar1.phi (one coefficient) or ar1.phi_min and ar1.phi_max "
+                             "(a coefficient drawn at every step), not both");
+          // The end not given, read as required: the table's own message for a missing key.
+          for (const char* end : {"ar1.phi_min", "ar1.phi_max"})
+            if (!t.has(end)) (void)t.get_double(end);
+        }
+        return p;
+      },
+      [&] { return io::read_keys(t, recurrence::sweep_keys(), path); });
 }
 
 // The key a size complaint names: what set the size.
@@ -385,17 +363,13 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  Params p =
-      io::read_checked(
-          t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); })
-          .first;
+  Params p = read(t, params_path).first;
   const bool single = p.precision == recurrence::Precision::single;
   return in_precision<Run, RecurrenceRun>(single, t, std::move(p));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto [p, s] = io::read_checked(
-      t, [&] { return read_params(t, params_path); }, [&] { return read_sweep_params(t); });
+  auto [p, s] = read(t, params_path);
   const bool single = p.precision == recurrence::Precision::single;
   return in_precision<Study, RecurrenceStudy>(single, t, std::move(p), s);
 }
@@ -406,8 +380,8 @@ Binding recurrence_binding() {
   Binding b{"recurrence",
             "first-order linear recurrences v[n] = s[n] v[n-1] + u[n] by a device-wide scan",
             make_run,
-            make_study,
-            {"method.mode"}};
+            make_study};
+  b.keys = [] { return declared(recurrence::keys(), recurrence::sweep_keys()); };
   b.across_ranks = true;
   b.examples = {"inputs/recurrence.toml", "inputs/recurrence-256m.toml"};
   return b;

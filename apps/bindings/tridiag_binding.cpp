@@ -8,9 +8,11 @@
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
+#include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "kernels/validate.hpp"
 #include "solvers/tridiag/check.hpp"
+#include "solvers/tridiag/keys.hpp"
 #include "solvers/tridiag/run.hpp"
 #include "solvers/tridiag/sweep.hpp"
 #include "kernels/finite.hpp"
@@ -25,82 +27,7 @@ using tridiag::Params;
 using tridiag::Problem;
 using tridiag::Variant;
 
-struct SweepParams {
-  std::vector<Variant> variants;  // default: every variant
-  std::vector<int> threads{64, 128, 256, 512, 1024};
-  std::vector<int> chunks;   // default: every chunk compiled for each variant
-  Repeats repeats{7, kSweepMinTime};  // timed solves per row, after a warm-up; the median
-};
-
-// The keys only one problem reads: given with the other problem they are an error, not ignored.
-const std::vector<const char*> kHeatKeys{"heat.points", "heat.grids",   "heat.steps",
-                                         "heat.lambda", "heat.initial", "heat.mode",
-                                         "heat.left",   "heat.right",   "heat.seed"};
-const std::vector<const char*> kFileKeys{"input.file", "input.a", "input.b", "input.c", "input.d"};
-
-void reject_other_problem(const io::ParamTable& t, const std::vector<const char*>& keys,
-                          Problem p) {
-  for (const char* key : keys)
-    if (t.has(key))
-      throw InputError(t.source_of(key), key,
-                       "not read when problem.kind = \"" + std::string(name(p)) + "\"");
-}
-
-// A relative input.file is resolved against the parameter file's folder. `automatic`: the file
-// says method.variant = "auto".
-Params read_params(io::ParamTable& t, const std::filesystem::path& params_path,
-                   bool& automatic) {
-  const Params d;
-  Params p;
-  p.problem =
-      io::get_choice(t, "problem.kind", std::string(name(d.problem)), tridiag::parse_problem);
-  p.precision = io::get_choice(t, "problem.precision", std::string(name(d.precision)),
-                               tridiag::parse_precision);
-  if (p.problem == Problem::heat) {
-    reject_other_problem(t, kFileKeys, p.problem);
-    p.heat.points = t.get_int("heat.points");
-    p.heat.grids = t.get_int("heat.grids");
-    p.heat.steps = t.get_int("heat.steps");
-    p.heat.lambda = t.get_double("heat.lambda", d.heat.lambda);
-    p.heat.initial = io::get_choice(t, "heat.initial", std::string(name(d.heat.initial)),
-                                    tridiag::parse_initial);
-    p.heat.mode = io::get_int32(t, "heat.mode", d.heat.mode);
-    p.heat.left = t.get_double("heat.left", d.heat.left);
-    p.heat.right = t.get_double("heat.right", d.heat.right);
-    p.heat.seed = io::get_seed(t, "heat.seed", d.heat.seed);
-  } else {
-    reject_other_problem(t, kHeatKeys, p.problem);
-    p.input.file = io::get_file(t, "input.file", params_path);
-    p.input.a = t.get_string("input.a", d.input.a);
-    p.input.b = t.get_string("input.b", d.input.b);
-    p.input.c = t.get_string("input.c", d.input.c);
-    p.input.d = t.get_string("input.d", d.input.d);
-  }
-  automatic = get_variant_or_auto(t, "method.variant", p.variant, tridiag::parse_variant);
-  p.threads = io::get_int32(t, "method.threads", d.threads);
-  p.chunk = io::get_int32(t, "method.chunk", d.chunk);
-  return p;
-}
-
-SweepParams read_sweep_params(io::ParamTable& t) {
-  SweepParams s;
-  s.variants = io::get_choices(t, "sweep.variants", io::names_of(tridiag::kVariants),
-                               tridiag::parse_variant);
-  s.threads = io::get_ints(t, "sweep.threads", s.threads);
-  for (int threads : s.threads)
-    if (threads < 32 || threads > 1024 || threads % 32 != 0)
-      throw InputError(t.source_of("sweep.threads"), "sweep.threads",
-                       "expected multiples of 32 from 32 to 1024, got " + std::to_string(threads));
-  if (t.has("sweep.chunks")) s.chunks = io::get_ints(t, "sweep.chunks", {});
-  for (int chunk : s.chunks)
-    if (!tridiag::listable_chunk(chunk))
-      throw InputError(
-          t.source_of("sweep.chunks"), "sweep.chunks",
-          "chunk " + std::to_string(chunk) +
-              " is compiled for no variant; expected 0 (picked from n), 1, 2, 4, 8 or 16");
-  s.repeats = get_sweep_repeats(t, s.repeats.at_least);
-  return s;
-}
+using tridiag::SweepParams;
 
 std::string method_of(const Launch& l) {
   std::string text = std::string(name(l.variant)) + ", " + std::to_string(l.threads) + " threads";
@@ -455,12 +382,19 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
 };
 
 // The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
-// method.variant = "auto".
+// method.variant = "auto". A relative input.file is resolved against the parameter file's folder.
+// The other problem's keys are an error, not ignored (io::read_keys refuses them).
 std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
                                         bool& automatic) {
   return io::read_checked(
-      t, [&] { return read_params(t, params_path, automatic); },
-      [&] { return read_sweep_params(t); });
+      t,
+      [&] {
+        std::vector<std::string> autos;
+        Params p = io::read_keys(t, tridiag::keys(), params_path, &autos);
+        automatic = !autos.empty();
+        return p;
+      },
+      [&] { return io::read_keys(t, tridiag::sweep_keys(), params_path); });
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
@@ -484,8 +418,8 @@ Binding tridiag_binding() {
       "tridiag",
       "batched tridiagonal systems: the 1D heat equation by backward Euler, or a batch from HDF5",
       make_run,
-      make_study,
-      {"method.variant", "method.threads", "method.chunk"}};
+      make_study};
+  b.keys = [] { return declared(tridiag::keys(), tridiag::sweep_keys()); };
   b.across_ranks = true;
   b.examples = {"inputs/heat1d.toml", "inputs/tridiag-file.toml", "inputs/tridiag-study.toml"};
   return b;

@@ -6,6 +6,7 @@
 #include "kernels/error.hpp"
 #include "kernels/name_table.hpp"
 #include "kernels/validate.hpp"
+#include "solvers/fftconv/keys.hpp"
 
 namespace parasol::fftconv {
 namespace {
@@ -136,7 +137,7 @@ void Params::validate() const {
       try {
         check_problem(generated_volume(*this));
       } catch (const InputError& e) {
-        throw InputError("", e.key() == "mode" ? "problem.mode" : e.key(), e.expected());
+        throw InputError("", file_key(e.key()), e.expected());
       }
     }
     return;
@@ -153,7 +154,7 @@ void Params::validate() const {
     try {
       check_problem(p);
     } catch (const InputError& e) {
-      throw InputError("", e.key() == "mode" ? "problem.mode" : e.key(), e.expected());
+      throw InputError("", file_key(e.key()), e.expected());
     }
     check_method(*this, p);
   }
@@ -176,7 +177,7 @@ void check_method(const Params& params, const Problem& p) {
       (void)fused_block(p, Options{params.variant, params.block},
                         params.precision == Precision::single ? 4 : 8);
     } catch (const InputError& e) {
-      throw InputError("", "method." + e.key(), e.expected());
+      throw InputError("", file_key(e.key()), e.expected());
     }
   }
   require(supports(params.variant, p), "method.variant",

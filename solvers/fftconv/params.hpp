@@ -49,8 +49,8 @@ Layout parse_layout(std::string_view s);
 
 // `batch` signals of rows x length samples (length fastest; rows 1 for 1D signals), or one volume
 // of depth x rows x length samples (depth > 1: batch must be 1). Signal b
-// draws its noise from std::mt19937_64 seeded with (seed, b) through std::seed_seq, normals by
-// Box-Muller, so it is the same signal whatever `batch` is and with any standard library.
+// draws its noise from the counter-based stream (seed, b), sample by sample (signals.hpp), so it is
+// the same signal whatever `batch` is, and any stretch of it is drawn alone.
 struct Signal {
   Source source = Source::generated;
   SignalKind kind = SignalKind::noise;

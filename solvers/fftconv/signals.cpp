@@ -1,16 +1,16 @@
 #include "solvers/fftconv/signals.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <random>
 
+#include "kernels/cpu_threads.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
 
 namespace parasol::fftconv {
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-using Draws = SeededDraws;
 
 // The chirp at sample t of a row of `length`. The phase is reduced to a fraction of a cycle
 // before the cosine: at t = 2^26 it is some 10^7 cycles, and cos of so large an argument would
@@ -36,24 +36,46 @@ std::vector<T> generate_signal(const Signal& s) {
 template <class T>
 std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count) {
   const std::int64_t size = s.depth * s.rows * s.length;
-  std::vector<T> values(static_cast<std::size_t>(count * size));
-  // Each signal draws from its own stream, so the signals are made on every core alike.
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t b = first; b < first + count; ++b) {
-    Draws draws(s.seed, static_cast<std::uint64_t>(b));
-    T* signal = values.data() + (b - first) * size;
-    for (std::int64_t i = 0; i < size; ++i) {
-      double value = 0;
-      if (s.kind == SignalKind::noise) {
-        value = s.amplitude * draws.normal();
-      } else {
-        value = chirp(s, i % s.length);
-        if (s.noise > 0) value += s.noise * draws.normal();
-      }
-      signal[i] = static_cast<T>(value);
-    }
-  }
+  std::vector<T> values = huge_vector<T>(static_cast<std::size_t>(count * size));
+  generate_samples(s, first * size, count * size, values.data());
   return values;
+}
+
+template <class T>
+void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T* into) {
+  const std::int64_t size = s.depth * s.rows * s.length;
+  const bool noisy = s.kind == SignalKind::noise || s.noise > 0;
+  const double scale = s.kind == SignalKind::noise ? s.amplitude : s.noise;
+  // A chunk's samples on one thread, a pair of normals at a time: the chunks are even in
+  // length, so a pair is split between two chunks only at a stretch's odd first sample.
+  constexpr std::int64_t kSamplesAtOnce = std::int64_t{1} << 14;
+  for_chunks(
+      count, kSamplesAtOnce,
+      [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t at = first + begin; at < first + end;) {
+          const std::int64_t b = at / size, stop = std::min(first + end, (b + 1) * size);
+          const CounterDraws draws(s.seed, static_cast<std::uint64_t>(b));
+          for (std::int64_t i = at - b * size; at < stop; ++i, ++at) {
+            double value = s.kind == SignalKind::chirp ? chirp(s, i % s.length) : 0.0;
+            if (noisy) {
+              const auto q = static_cast<std::uint64_t>(i / 2);
+              const SeededDraws::Pair pair = SeededDraws::normal_pair(draws.word(2 * q),
+                                                                      draws.word(2 * q + 1));
+              value += scale * (i % 2 == 0 ? pair.first : pair.second);
+              // The pair's second normal is the next sample's, when it is in the stretch.
+              if (i % 2 == 0 && at + 1 < stop) {
+                into[at - first] = static_cast<T>(value);
+                ++i;
+                ++at;
+                value = s.kind == SignalKind::chirp ? chirp(s, i % s.length) : 0.0;
+                value += scale * pair.second;
+              }
+            }
+            into[at - first] = static_cast<T>(value);
+          }
+        }
+      },
+      [](std::int64_t) {});
 }
 
 template <class T>
@@ -100,6 +122,8 @@ template std::vector<float> generate_signal<float>(const Signal&);
 template std::vector<double> generate_signal<double>(const Signal&);
 template std::vector<float> generate_signals<float>(const Signal&, std::int64_t, std::int64_t);
 template std::vector<double> generate_signals<double>(const Signal&, std::int64_t, std::int64_t);
+template void generate_samples<float>(const Signal&, std::int64_t, std::int64_t, float*);
+template void generate_samples<double>(const Signal&, std::int64_t, std::int64_t, double*);
 template std::vector<float> generate_filter<float>(const Filter&);
 template std::vector<double> generate_filter<double>(const Filter&);
 

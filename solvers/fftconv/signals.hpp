@@ -10,17 +10,26 @@
 namespace parasol::fftconv {
 
 // `s.batch` signals of s.depth x s.rows x s.length samples, one after another (length fastest;
-// a chirp sweeps along each row), computed
-// in double and rounded to T. Signal b's noise comes from std::mt19937_64 seeded with
-// (s.seed, b) through std::seed_seq, normals by Box-Muller (both of each pair, in order): both
-// are fully specified by the standard (std::normal_distribution is not), so a seed gives the
-// same signals with any standard library, and signal b is the same whatever the batch is.
+// a chirp sweeps along each row), computed in double and rounded to T, on every core. Sample i
+// of signal b (i counted over the signal's depth x rows x length) depends on (s.seed, b, i)
+// alone, through counter-based draws (kernels/seeded_draws.hpp, whose CounterDraws defines its
+// words exactly; docs/generated-inputs.md): its normal is SeededDraws::normal_pair (Box-Muller)
+// of words 2q and 2q + 1 of CounterDraws(s.seed, b), q = i / 2, the pair's first for even i and
+// its second for odd i. A noise sample is amplitude times that normal; a chirp sample is the
+// chirp at i mod length plus `noise` times it (none drawn when noise is 0). So any stretch of
+// any signal is made alone, and a seed gives the same samples whatever the batch, the ranks,
+// the threads or the cut, on any machine whose log, cos and sin round alike.
 template <class T>
 std::vector<T> generate_signal(const Signal& s);
 // Signals [first, first + count) of the batch alone (a rank's share), as generate_signal makes
 // them.
 template <class T>
 std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_t count);
+// Samples [first, first + count) of generate_signal(s), counted over the whole batch laid one
+// signal after another, into `into`: a stretch of a long signal (a rank's range, a streamed
+// piece) made without the samples before it.
+template <class T>
+void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T* into);
 
 // One filter of f.depth x f.rows x f.length taps (gaussian or box; 2D and 3D: the product of the
 // 1D filters along each axis), summing to 1 before rounding to T.

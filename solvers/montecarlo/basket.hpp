@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -57,6 +58,8 @@ struct BasketParams {
   double rate = 0.05;
   std::vector<double> spots{1.0}, vols{0.2}, dividends{0.0}, weights{1.0};
   std::vector<double> correlation{1.0};  // d x d, row-major
+  // "file.h5:/dataset" holding the correlation instead (the binding reads it); empty: none.
+  std::string correlation_file;
   BasketPayoff payoff = BasketPayoff::geometric_basket;
   double strike = 1.0;
   // bermudan-put: the steps (1..steps) at which exercise is allowed; the last must be `steps`.
@@ -68,6 +71,7 @@ struct BasketParams {
   // Paths per launch: 2^18 fill an H100 with the register kernel's blocks about twice over, and
   // bound basket-cublas's normals (d x batch x its steps per GEMM, at most 2^25 floats a block).
   std::int64_t batch_paths = 1 << 18;
+  ModelKind kind = ModelKind::basket;  // what these parameters are of (model.kind picked them)
 
   int assets() const { return static_cast<int>(spots.size()); }
   // Throws InputError naming the key: sizes, signs, and the correlation matrix (symmetric, unit

@@ -30,6 +30,15 @@ constexpr NameTable<Ordering, 2> kOrderingNames{
 
 }  // namespace
 
+std::string_view name(ModelKind m) { return m == ModelKind::basket ? "basket" : "two-asset"; }
+ModelKind parse_model_kind(std::string_view s) {
+  if (s == "two-asset") return ModelKind::two_asset;
+  if (s == "basket") return ModelKind::basket;
+  throw InputError("", "model.kind",
+                   "expected \"two-asset\" (the course model) or \"basket\", got \"" +
+                       std::string(s) + "\"");
+}
+
 std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
 Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
 std::string_view name(Step s) { return lookup_name(kStepNames, s); }

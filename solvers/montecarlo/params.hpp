@@ -9,6 +9,13 @@
 
 namespace parasol::montecarlo {
 
+// The models a file may price (model.kind): the course's two correlated assets (Params, below),
+// or a basket of d assets (BasketParams, basket.hpp).
+enum class ModelKind { two_asset, basket };
+inline constexpr std::array kModelKinds{ModelKind::two_asset, ModelKind::basket};
+std::string_view name(ModelKind m);  // "two-asset", "basket"
+ModelKind parse_model_kind(std::string_view s);
+
 // The GPU methods, by the names users type.
 enum class Variant { host_rng, device_rng };
 inline constexpr std::array kVariants{Variant::host_rng, Variant::device_rng};
@@ -56,6 +63,10 @@ struct Params {
   Ordering ordering = Ordering::dynamic;
 
   std::int64_t sample_paths = 0;  // paths whose every step is stored, for plotting
+
+  // The model these parameters are of: always the course's, which is what a file prices unless
+  // its model.kind says "basket" (then it is read into BasketParams).
+  ModelKind kind = ModelKind::two_asset;
 
   // Throws InputError naming the offending key (its source left for the caller).
   void validate() const;

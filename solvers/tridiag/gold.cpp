@@ -1,20 +1,17 @@
 // The CPU gold solver and the random test systems every variant is judged on.
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "kernels/host_memory.hpp"
+#include "kernels/seeded_draws.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
 namespace {
-
-// Uniform in [0, 1) from the top 53 bits of one draw: the same numbers with every standard
-// library (std::uniform_real_distribution's algorithm is left to the implementation).
-double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 void check_dims(const Dims& dims, const char* caller) {
   if (dims.n < 1 || dims.systems < 0 ||
@@ -65,7 +62,7 @@ Failure solve_system(const Batch<T>& batch, std::int64_t m, double* cp, double* 
 }  // namespace
 
 template <class T>
-Batch<T> random_batch(const Dims& dims, std::uint64_t seed) {
+Batch<T> random_batch(const Dims& dims, std::uint64_t seed, std::int64_t first_system) {
   check_dims(dims, "tridiag::random_batch");
   Batch<T> batch;
   batch.dims = dims;
@@ -74,28 +71,38 @@ Batch<T> random_batch(const Dims& dims, std::uint64_t seed) {
   batch.b.resize(size);
   batch.c.resize(size);
   batch.d.resize(size);
-  std::mt19937_64 rng(seed);
-  // System by system, row by row, five draws a row whatever the layout or the ends, so a seed
-  // gives the same systems in either layout.
-  for (std::int64_t m = 0; m < dims.systems; ++m)
-    for (std::int64_t i = 0; i < dims.n; ++i) {
-      double a = 2 * unit(rng) - 1;
-      double c = 2 * unit(rng) - 1;
-      const double u = unit(rng);
-      const bool negative = (rng() >> 63) != 0;
-      const double d = 2 * unit(rng) - 1;
-      if (i == 0) a = 0;
-      if (i == dims.n - 1) c = 0;
-      const T at = static_cast<T>(a), ct = static_cast<T>(c);
-      // Dominance measured on the stored (rounded) off-diagonals.
-      const double magnitude =
-          std::abs(static_cast<double>(at)) + std::abs(static_cast<double>(ct)) + 1 + u;
-      const auto k = static_cast<std::size_t>(dims.index(m, i));
-      batch.a[k] = at;
-      batch.b[k] = static_cast<T>(negative ? -magnitude : magnitude);
-      batch.c[k] = ct;
-      batch.d[k] = static_cast<T>(d);
-    }
+  // Five words a row, counted from the whole batch's first row (tridiag.hpp), whatever the
+  // layout or the ends: a seed gives the same systems in either layout, and any systems are
+  // drawn alone, on every core.
+  const CounterDraws draws(seed, 0);
+  constexpr std::int64_t kRowsAtOnce = std::int64_t{1} << 12;
+  for_chunks(
+      dims.systems * dims.n, kRowsAtOnce,
+      [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t row = first; row < last; ++row) {
+          const std::int64_t m = row / dims.n, i = row % dims.n;
+          const auto word = [&](std::uint64_t k) {
+            return draws.word(5 * static_cast<std::uint64_t>(first_system * dims.n + row) + k);
+          };
+          double a = 2 * SeededDraws::unit_of(word(0)) - 1;
+          double c = 2 * SeededDraws::unit_of(word(1)) - 1;
+          const double u = SeededDraws::unit_of(word(2));
+          const bool negative = (word(3) >> 63) != 0;
+          const double d = 2 * SeededDraws::unit_of(word(4)) - 1;
+          if (i == 0) a = 0;
+          if (i == dims.n - 1) c = 0;
+          const T at = static_cast<T>(a), ct = static_cast<T>(c);
+          // Dominance measured on the stored (rounded) off-diagonals.
+          const double magnitude =
+              std::abs(static_cast<double>(at)) + std::abs(static_cast<double>(ct)) + 1 + u;
+          const auto k = static_cast<std::size_t>(dims.index(m, i));
+          batch.a[k] = at;
+          batch.b[k] = static_cast<T>(negative ? -magnitude : magnitude);
+          batch.c[k] = ct;
+          batch.d[k] = static_cast<T>(d);
+        }
+      },
+      [](std::int64_t) {});
   return batch;
 }
 
@@ -135,7 +142,7 @@ std::vector<double> solve_gold(const Batch<T>& batch) {
 }
 
 #define PARASOL_TRIDIAG_GOLD(T)                                              \
-  template Batch<T> random_batch<T>(const Dims&, std::uint64_t);             \
+  template Batch<T> random_batch<T>(const Dims&, std::uint64_t, std::int64_t);            \
   template std::vector<double> solve_gold<T>(const Batch<T>&);
 PARASOL_TRIDIAG_GOLD(float)
 PARASOL_TRIDIAG_GOLD(double)

@@ -4,10 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <random>
 #include <vector>
 
+#include "kernels/cpu_threads.hpp"
 #include "kernels/host_memory.hpp"
+#include "kernels/seeded_draws.hpp"
 #include "solvers/tridiag/heat.hpp"
 
 namespace parasol::tridiag {
@@ -15,35 +16,42 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Uniform in [0, 1) from the top 53 bits of one draw: the same numbers with every standard library.
-double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
 }  // namespace
 
 template <class T>
 std::vector<T> heat_initial(const Heat& heat) {
   const std::int64_t n = heat.points;
   std::vector<T> u = huge_vector<T>(static_cast<std::size_t>(n * heat.grids));
-  std::mt19937_64 rng(heat.seed);
-  if (heat.initial == Initial::random)
-    rng.discard(static_cast<unsigned long long>(heat.first_grid) * static_cast<unsigned long long>(n));
-  for (std::int64_t g = 0; g < heat.grids; ++g)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double value = 0;
-      switch (heat.initial) {
-        case Initial::sine:
-          value = std::sin(kPi * heat.mode * static_cast<double>(j + 1) / static_cast<double>(n + 1));
-          break;
-        case Initial::random: value = unit(rng); break;
-        case Initial::step: {
-          // Point j sits at x = (j + 1) / (n + 1) on [0, 1]; 1 where 1/3 <= x <= 2/3.
-          const std::int64_t x3 = 3 * (j + 1);
-          value = x3 >= n + 1 && x3 <= 2 * (n + 1) ? 1.0 : 0.0;
-          break;
+  // A random start's point j of grid g is word (first_grid + g) n + j of its stream: a rank's
+  // grids are drawn alone, on every core, as the whole problem's are.
+  const CounterDraws draws(heat.seed, 0);
+  const std::int64_t first = heat.first_grid * n;
+  constexpr std::int64_t kPointsAtOnce = std::int64_t{1} << 14;
+  for_chunks(
+      n * heat.grids, kPointsAtOnce,
+      [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+          const std::int64_t j = i % n;
+          double value = 0;
+          switch (heat.initial) {
+            case Initial::sine:
+              value = std::sin(kPi * heat.mode * static_cast<double>(j + 1) /
+                               static_cast<double>(n + 1));
+              break;
+            case Initial::random:
+              value = SeededDraws::unit_of(draws.word(static_cast<std::uint64_t>(first + i)));
+              break;
+            case Initial::step: {
+              // Point j sits at x = (j + 1) / (n + 1) on [0, 1]; 1 where 1/3 <= x <= 2/3.
+              const std::int64_t x3 = 3 * (j + 1);
+              value = x3 >= n + 1 && x3 <= 2 * (n + 1) ? 1.0 : 0.0;
+              break;
+            }
+          }
+          u[static_cast<std::size_t>(i)] = static_cast<T>(value);
         }
-      }
-      u[static_cast<std::size_t>(g * n + j)] = static_cast<T>(value);
-    }
+      },
+      [](std::int64_t) {});
   return u;
 }
 

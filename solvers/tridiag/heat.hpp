@@ -12,7 +12,10 @@
 
 namespace parasol::tridiag {
 
-// The starting temperatures, [grid][point] (contiguous).
+// The starting temperatures, [grid][point] (contiguous), made on every core. A random start's
+// point j of grid g is SeededDraws::unit_of (uniform in [0, 1)) of word (first_grid + g) points
+// + j of CounterDraws(seed, 0) (kernels/seeded_draws.hpp; docs/generated-inputs.md): a rank's
+// grids are drawn alone, the same as the whole problem's.
 template <class T>
 std::vector<T> heat_initial(const Heat& heat);
 

@@ -54,9 +54,14 @@ template <class T>
 Batch<T> relayout(const Batch<T>& batch, Layout to);
 
 // Random, strictly diagonally dominant systems (|b| >= |a| + |c| + 1, signs mixed), the same for
-// a seed whatever the layout.
+// a seed whatever the layout, drawn on every core. Row i of system m takes words w = 5 r to
+// 5 r + 4, r = m n + i, of CounterDraws(seed, 0) (kernels/seeded_draws.hpp;
+// docs/generated-inputs.md): a = 2 unit_of(w) - 1, c = 2 unit_of(w + 1) - 1 (0 at the ends),
+// b = +-(|a| + |c| + 1 + unit_of(w + 2)) with |a| and |c| as stored in T, negative where word
+// w + 3's top bit is set, and d = 2 unit_of(w + 4) - 1. With `first_system`, systems
+// [first_system, first_system + dims.systems) of such a batch, drawn alone.
 template <class T>
-Batch<T> random_batch(const Dims& dims, std::uint64_t seed);
+Batch<T> random_batch(const Dims& dims, std::uint64_t seed, std::int64_t first_system = 0);
 
 // The CPU gold solver: the Thomas algorithm in double, in dims.layout. Throws NumericalError on a
 // zero pivot or a non-finite value.

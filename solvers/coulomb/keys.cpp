@@ -1,0 +1,125 @@
+#include "solvers/coulomb/keys.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "solvers/coulomb/coulomb.hpp"
+#include "solvers/coulomb/shapes.hpp"
+
+namespace parasol::coulomb {
+namespace {
+
+// lattice.origin: three numbers into the lattice's std::array, the count checked as it is read.
+Key<Params> origin_key() {
+  Key<Params> k;
+  k.info.key = "lattice.origin";
+  k.info.type = KeyType::numbers;
+  k.info.values = "[x, y, z]";
+  k.info.help = "position of lattice point (0, 0, 0), in the atoms' length unit (Å for PQR)";
+  const std::array<double, 3> o = Params{}.lattice.origin;
+  const KeyValue fallback = std::vector<double>(o.begin(), o.end());
+  k.info.fallback = detail::default_text(fallback);
+  k.fallback = [fallback](const Params&) { return std::optional<KeyValue>(fallback); };
+  k.set = [](Params& p, const KeyValue& v) {
+    const auto& xyz = std::get<std::vector<double>>(v);
+    if (xyz.size() != 3)
+      throw InputError("", "", "expected three numbers [x, y, z], got " + std::to_string(xyz.size()));
+    std::copy(xyz.begin(), xyz.end(), p.lattice.origin.begin());
+  };
+  return k;
+}
+
+}  // namespace
+
+const Keys<Params>& keys() {
+  using P = Params;
+  static const Keys<P> all = [] {
+    Keys<P> k;
+    k.push_back(origin_key());
+    k.push_back(key<P>("lattice.spacing", [](P& p) -> auto& { return p.lattice.spacing; },
+                       "lattice spacing, equal in x, y, z")
+                    .values("> 0"));
+    for (const auto& [axis, get] :
+         {std::pair{"lattice.nx", +[](P& p) -> std::int64_t& { return p.lattice.nx; }},
+          std::pair{"lattice.ny", +[](P& p) -> std::int64_t& { return p.lattice.ny; }},
+          std::pair{"lattice.nz", +[](P& p) -> std::int64_t& { return p.lattice.nz; }}})
+      k.push_back(key<P>(axis, get,
+                         "points in this direction; `nz = 1` is a 2D slice at z = `origin[2]`; "
+                         "fewer than 2⁴⁰ points in all")
+                      .required()
+                      .values("≥ 1")
+                      .unit("points"));
+    k.push_back(file<P>("atoms.file", [](P& p) -> auto& { return p.atoms_file; },
+                        "the atoms: a PQR or XYZ file (below); a relative path is taken from the "
+                        "parameter file's folder (given on the command line, from the current "
+                        "folder)")
+                    .required());
+    // The format defaults to the file's extension; where that does not say, the key is required,
+    // and its absence is reported as such (an empty default stands for "not given").
+    Key<P> format = choice<P>("atoms.format", [](P& p) -> auto& { return p.atom_format; },
+                              std::array{AtomFormat::pqr, AtomFormat::xyz}, parse_atom_format,
+                              "required when the file's extension is neither `.pqr` nor `.xyz`")
+                        .default_from([](const P& p) {
+                          const std::optional<AtomFormat> f = format_from_extension(p.atoms_file);
+                          return f ? std::string(name(*f)) : std::string();
+                        })
+                        .shown_default("from the extension");
+    format.set = [](P& p, const KeyValue& v) {
+      const std::string& text = std::get<std::string>(v);
+      if (text.empty() && !format_from_extension(p.atoms_file))
+        throw InputError("", "",
+                         "missing; the extension of \"" +
+                             std::filesystem::path(p.atoms_file).filename().string() +
+                             "\" does not say, so expected \"pqr\" or \"xyz\"");
+      p.atom_format = parse_atom_format(text);
+    };
+    k.push_back(std::move(format));
+    k.push_back(key<P>("physics.coulomb_constant", [](P& p) -> auto& { return p.coulomb_constant; },
+                       "k; 332.0637 gives kcal/(mol e) for charges in e and lengths in Å"));
+    k.push_back(key<P>("physics.min_distance", [](P& p) -> auto& { return p.min_distance; },
+                       "the near-atom cut-off, in the atoms' length unit")
+                    .values("> 0"));
+    k.push_back(choice<P>("method.variant", [](P& p) -> auto& { return p.variant; }, kVariants,
+                          parse_variant,
+                          "GPU kernel; `\"auto\"`: the variant, block and coarsening `parasol "
+                          "sweep --autotune` chose for this lattice, atom count and device")
+                    .gpu_only()
+                    .or_auto());
+    std::string shapes;
+    for (const Shape& s : compiled_shapes()) shapes += (shapes.empty() ? "" : ", ") + to_string(s);
+    k.push_back(key<P>("method.block", [](P& p) -> auto& { return p.block; },
+                       "thread-block shape over the lattice's x and y: " + shapes +
+                           " (the compiled shapes; 16x16x1 lets coarsening 8 cover a lattice "
+                           "128 wide)")
+                    .values("with z = 1")
+                    .gpu_only());
+    std::string coarsenings;
+    for (std::size_t i = 0; i < kCoarsenings.size(); ++i)
+      coarsenings += (i == 0 ? "" : i + 1 == kCoarsenings.size() ? " or " : ", ") +
+                     std::to_string(kCoarsenings[i]);
+    k.push_back(key<P>("method.coarsening", [](P& p) -> auto& { return p.coarsening; },
+                       "lattice points per thread along x (gather-coarse, gather-shared, "
+                       "gather-hybrid)")
+                    .values(coarsenings)
+                    .gpu_only());
+    k.push_back(key<P>("output.dx", [](P& p) -> auto& { return p.write_dx; },
+                       "also write an OpenDX map beside the result (`OUT.h5` → `OUT.dx`), for "
+                       "PyMOL, VMD, Chimera and APBS's tools"));
+    return k;
+  }();
+  return all;
+}
+
+const Keys<SweepParams>& sweep_keys() {
+  using S = SweepParams;
+  static const Keys<S> all = [] {
+    Keys<S> k;
+    add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
+                       "`parasol sweep`: timed runs per row (after one warm-up)");
+    return k;
+  }();
+  return all;
+}
+
+}  // namespace parasol::coulomb

@@ -1,0 +1,23 @@
+// montecarlo's keys, declared once (kernels/declaration.hpp): the course's two-asset model's
+// (keys(), into Params) and the basket model's (basket_keys(), into BasketParams), one file read
+// by the one its model.kind picks. A key of one model that the other does not read is declared
+// `only_if` on model.kind, so a file that sets it for the other model is told it is not used.
+#pragma once
+
+#include "kernels/declaration.hpp"
+#include "kernels/sweep_keys.hpp"
+#include "solvers/montecarlo/basket.hpp"
+#include "solvers/montecarlo/params.hpp"
+
+namespace parasol::montecarlo {
+
+// What `parasol sweep` times, for either model: the [sweep] table.
+struct SweepParams {
+  Repeats repeats{5, kSweepMinTime};  // timed estimates per row; the median is reported
+};
+
+const Keys<Params>& keys();
+const Keys<BasketParams>& basket_keys();
+const Keys<SweepParams>& sweep_keys();
+
+}  // namespace parasol::montecarlo

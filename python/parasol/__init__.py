@@ -64,13 +64,17 @@ def run(params, overrides=None, *, backend="auto", check=False, threads=None, ve
         "method.variant": "zmarch"}), checked like the file.
     backend: "auto" (the GPU when there is one, else the CPU gold solver), "gpu" or "cpu".
     check: also run the gold in double and store the difference (/check@...).
-    threads: threads of the CPU solvers (default: the cores this process may use).
+    threads: threads of the CPU solvers (default: as --threads auto, the cores this process
+        may use, fewer for a small problem).
     verbose: print the command line's summary and progress.
 
     The run goes to a temporary folder, is read back and removed: the dict maps each dataset's
     path ("/fields/u") to a NumPy array (strings: a list) and each attribute
     ("/diagnostics@iterations"; the root's "/@solver") to a number, a string or an array.
     """
+    if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
+        raise ValueError("run: threads: expected a positive integer or None (auto), got %r"
+                         % (threads,))
     overrides = dict(overrides or {})
     assignments = ["%s=%s" % (key, _toml_value(key, value)) for key, value in overrides.items()]
     call = "parasol.run(%r, %r, backend=%r%s)" % (

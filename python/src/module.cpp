@@ -10,8 +10,8 @@ void bind_solvers(nb::module_& m);
 NB_MODULE(_parasol, m) {
   using namespace parasol::python;
   m.doc() = "Parasol's solvers and driver, NumPy arrays in and out (the `parasol` package).";
-  // As the command line: the CPU solvers use the cores this process may use.
-  parasol::set_cpu_threads(parasol::available_cores());
+  // As the command line's --threads auto: the CPU solvers use the cores this process may use.
+  parasol::apply_threads_option(parasol::ThreadsOption{}, 1);
   register_errors();
   bind_run(m);
   bind_solvers(m);

@@ -216,18 +216,22 @@ nb::dict to_python(ReadResult&& result) {
   return out;
 }
 
-// Restores what a run changed of the process's settings: who speaks, progress, CPU threads.
+// A run's settings of the process, restored after it: who speaks, progress, and the CPU threads
+// by the command line's --threads rule (0: auto, fitted to the problem by the driver).
 class QuietRun {
  public:
   QuietRun(bool verbose, int threads) {
     app::set_speaker(verbose);
     app::configure_progress(app::kDefaultProgressInterval, !verbose);
-    set_cpu_threads(threads > 0 ? threads : available_cores());
+    ThreadsOption option;
+    option.automatic = threads == 0;
+    option.count = threads;
+    apply_threads_option(option, 1);
   }
   ~QuietRun() {
     app::set_speaker(true);
     app::configure_progress(app::kDefaultProgressInterval, false);
-    set_cpu_threads(available_cores());
+    apply_threads_option(ThreadsOption{}, 1);
   }
   QuietRun(const QuietRun&) = delete;
   QuietRun& operator=(const QuietRun&) = delete;

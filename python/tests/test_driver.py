@@ -189,3 +189,11 @@ def test_a_gpu_run_agrees_with_the_gold(params, overrides):
     r = parasol.run(ROOT / "inputs" / params, overrides, backend="gpu", check=True)
     assert r["/provenance@backend"] == "gpu"
     assert r["/check@passed"]
+
+
+def test_threads_give_the_same_bits():
+    one = parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu", threads=1)
+    two = parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu", threads=2)
+    np.testing.assert_array_equal(one["/fields/u"], two["/fields/u"])
+    with pytest.raises(ValueError, match="threads: expected a positive integer"):
+        parasol.run(LAPLACE, SMALL_LAPLACE, backend="cpu", threads=0)

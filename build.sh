@@ -2,6 +2,7 @@
 # Parasol's one entry point for a fresh Debian machine with the CUDA toolkit:
 #   ./build.sh example   install what is missing, build, run the default example
 #   ./build.sh test      install what is missing, build, run the whole test suite (CI runs this)
+#   ./build.sh python    install what is missing, pip install the Python package, run its tests
 #   ./build.sh deps      only install what is missing
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,11 +12,12 @@ cd "$(dirname "$0")"
 # python3-h5py and python3-matplotlib run docs/plots/plot_sweep.py in its test; Open MPI starts
 # runs of several ranks (comm/) and its mpiexec runs the comm tests with 1 to 4 ranks. The HDF5
 # filter plugins are what --compression lz4, zstd (Blosc) and zfp write with and their tests read
-# back; python3-hdf5plugin lets h5py read such files (docs/compression.md).
+# back; python3-hdf5plugin lets h5py read such files (docs/compression.md). The Python package
+# (python/) builds against python3-dev in a python3-venv, and its tests use NumPy, SciPy and pytest.
 packages=(cmake ninja-build g++ libhdf5-dev libcli11-dev libtomlplusplus-dev libgtest-dev
           libbenchmark-dev apbs python3-h5py python3-matplotlib libopenmpi-dev openmpi-bin
           hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial
-          python3-hdf5plugin)
+          python3-hdf5plugin python3-dev python3-venv python3-numpy python3-scipy python3-pytest)
 
 # NCCL carries device buffers between GPUs (comm/). Debian has no package of it: where neither
 # the system nor the CUDA toolkit has nccl.h, NVIDIA's wheel from PyPI gives its header and
@@ -112,6 +114,20 @@ install_missing() {
   fetch_mathdx
 }
 
+# The Python package, as a user installs it (`pip install .`), into a virtual environment of
+# Debian's python3 that sees Debian's NumPy, SciPy, h5py and pytest; pip brings the build's own
+# tools (nanobind, scikit-build-core). Its build folder (build/python) is kept, so a second run
+# recompiles only what changed. The tests compare run() with the ci preset's `parasol` where it
+# is built (after `test`'s build it is), and skip that comparison otherwise.
+venv=build/venv
+
+python_package() {
+  [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check nanobind scikit-build-core
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-build-isolation .
+  "$venv/bin/python" -m pytest -q python/tests
+}
+
 build() {  # build PRESET [TARGET...]: every target, or only those named
   local preset=$1
   shift
@@ -138,9 +154,14 @@ case "${1:-}" in
     install_missing
     build ci
     ctest --preset ci -j "$(nproc)"
+    python_package
+    ;;
+  python)
+    install_missing
+    python_package
     ;;
   *)
-    echo "usage: ./build.sh example | test | deps" >&2
+    echo "usage: ./build.sh example | test | python | deps" >&2
     exit 2
     ;;
 esac

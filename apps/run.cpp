@@ -93,8 +93,11 @@ std::string phase_summary(const PhaseTimer& timings, double wall) {
 }
 
 
-// Each phase's seconds over the ranks: the slowest rank's as <phase>_s (what the run waited
-// for), the mean as <phase>_mean_s, and every rank's, in rank order, in `by_rank`. Collective.
+// Each phase's seconds over the ranks: the slowest rank's as <phase>_s (the rank whose phases add
+// up to most: what the run waited for), the mean as <phase>_mean_s, and every rank's, in rank
+// order, in `by_rank`. Collective. Each phase's own maximum would not do: ranks that meet at every
+// exchange share their seconds between compute and exchange unevenly, and the maxima of both
+// add up to more than anyone waited.
 PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer& mean,
                       std::vector<std::vector<double>>& by_rank) {
   const std::size_t phases = mine.phases().size();
@@ -103,19 +106,23 @@ PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer
   for (std::size_t i = 0; i < phases; ++i)
     all[i * ranks + static_cast<std::size_t>(context.rank())] = mine.phases()[i].second;
   context.all_reduce(all, comm::Op::sum);  // each slot has one rank's value: exact
-  PhaseTimer slowest;
+  std::vector<double> totals(ranks, 0.0);
   by_rank.assign(phases, {});
   for (std::size_t i = 0; i < phases; ++i) {
     by_rank[i].assign(all.begin() + static_cast<std::ptrdiff_t>(i * ranks),
                       all.begin() + static_cast<std::ptrdiff_t>((i + 1) * ranks));
-    double most = 0, sum = 0;
-    for (double s : by_rank[i]) {
-      most = std::max(most, s);
-      sum += s;
+    double sum = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      totals[r] += by_rank[i][r];
+      sum += by_rank[i][r];
     }
-    slowest.add(mine.phases()[i].first, most);
     mean.add(mine.phases()[i].first, sum / context.size());
   }
+  const auto slowest_rank =
+      static_cast<std::size_t>(std::max_element(totals.begin(), totals.end()) - totals.begin());
+  PhaseTimer slowest;
+  for (std::size_t i = 0; i < phases; ++i)
+    slowest.add(mine.phases()[i].first, by_rank[i][slowest_rank]);
   return slowest;
 }
 

@@ -108,13 +108,17 @@ class Laplace3dRun final : public SolverRun<Params> {
       result_.checks = r.checks;
       result_.timings = r.timings;
       route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
-      timings.add("exchange", r.exchange_seconds);
+      exchange_ = r.exchange_seconds;
+      timings.add("exchange", exchange_);
     }
     // validate() keeps boundary values within FLT_MAX / 6 (require_representable), and a Jacobi
     // update averages its neighbours, so no test can make this fail; it guards the kernels.
     require_finite("laplace3d: the field u", result_.u);
     timings.add("host_to_device", result_.timings.host_to_device);
-    timings.add("compute", result_.timings.compute);
+    // The slab solve's loop holds its halo exchanges and convergence maxima: timed apart as
+    // "exchange", they are not counted again in "compute", so the phases add up to the wall.
+    // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
+    timings.add("compute", std::max(0.0, result_.timings.compute - exchange_));
     timings.add("device_to_host", result_.timings.device_to_host);
   }
 
@@ -193,6 +197,7 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
   std::string route_;                         // how halos travelled, across ranks
+  double exchange_ = 0;                       // across ranks: seconds of the solve in exchanges
   laplace3d::Result<T> result_;
 };
 

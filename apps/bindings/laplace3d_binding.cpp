@@ -162,6 +162,8 @@ class Laplace3dRun final : public SolverRun<Params> {
       return;
     out.file->set_attribute("/fields/u", "spacing", p_.spacing);
     out.file->set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
+    // u is the boundary values' average: whatever unit they are in, it is in too.
+    out.file->set_attribute("/fields/u", "units", std::string("as the boundary values"));
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.spacing = {p_.spacing, p_.spacing, p_.spacing};

@@ -331,6 +331,17 @@ bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& var
 // The key of a choice for `solver` on the current device.
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
 
+// The key of a CPU sweep's choice (its thread count) for `solver` on this processor, with the
+// cores this process may use, for the problem `params` describe (a digest of the keys read and
+// the input files, the sweep's and output's keys left out).
+io::AutotuneKey cpu_autotune_key(std::string_view solver, const io::ParamTable& params,
+                                 const std::filesystem::path& params_path);
+
+// Under --threads auto, a CPU run of the problem uses the thread count a CPU sweep stored for it
+// in the autotune file (`given`, else the default place), when there is one.
+void use_stored_cpu_threads(const std::filesystem::path& given, std::string_view solver,
+                            const io::ParamTable& params, const std::filesystem::path& params_path);
+
 // Looks `key` up in the autotune file (`given`, else the default place: io::autotune_path). With
 // no choice stored, says so in one line on stderr, naming the key, the file and `fallback`
 // (what runs instead: "zreg 64x4x1").

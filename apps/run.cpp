@@ -184,6 +184,10 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   const RunSetup setup{options, backend, output, context};
   together(context, [&] { run->prepare(setup); });
   fit_cpu_threads(run->parallel_items());  // --threads auto: fewer for a small problem
+  if (backend == Backend::cpu)
+    together(context, [&] {
+      use_stored_cpu_threads(options.autotune_file, binding->name, *params, options.params_path);
+    });
 
   // Rank 0 writes the result file; the others write their parts in it in their turn. Across
   // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every

@@ -47,6 +47,17 @@ std::string apply_threads_option(const ThreadsOption& option, int local_ranks);
 // known, nothing changes). Nothing after --threads N.
 void fit_cpu_threads(std::int64_t items);
 
+// Under --threads auto, `threads`: the thread count `parasol sweep --backend cpu --autotune`
+// measured fastest for this problem, stored in `from` (for the summary); no more than
+// auto_threads() gives the host's ranks without a problem size. Nothing after --threads N.
+void use_stored_cpu_threads(int threads, const std::string& from);
+
+// Whether --threads said auto (the default).
+bool cpu_threads_automatic();
+
+// The processor's model name ("AMD EPYC 7B13"), from /proc/cpuinfo; "CPU" where it does not say.
+std::string cpu_model_name();
+
 // "2 CPU threads (auto: 2 cores, 1 rank on this host)", for a CPU run's summary.
 std::string describe_cpu_threads();
 

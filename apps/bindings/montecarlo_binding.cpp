@@ -87,6 +87,12 @@ class MontecarloRun final : public SolverRun<Params> {
     require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
                         "the sample paths need",
                         (gpu_ && check_ ? 2 : 1) * montecarlo::sample_path_bytes(p_));
+    // The gold's sums, one a chunk of this rank's samples: run on the CPU, or as --check's gold.
+    if (!gpu_ || check_)
+      require_host_memory(t_.source_of("paths.count"), "paths.count",
+                          "the CPU solver's sums over " + std::to_string(part_.count) +
+                              " samples need",
+                          montecarlo::gold_host_bytes(part_.count));
   }
 
   std::string describe() const override {

@@ -143,6 +143,13 @@ struct RunSetup {
   bool gpu() const { return backend == Backend::gpu; }
 };
 
+// Whether a run's bits are promised to repeat (the same inputs, backend, device model and rank
+// count), and the reason in a few words: /provenance@reproducible and @reproducible_because.
+struct Reproducibility {
+  bool reproducible = false;
+  std::string because;
+};
+
 // One run of a solver: made by the binding from the parameter file, then driven in this order.
 class Run {
  public:
@@ -182,6 +189,9 @@ class Run {
   // nanosecond each (a grid point of one sweep, a path step), once prepare() has run; 0 when not
   // known. --threads auto gives a small problem fewer threads (kernels/cpu_threads.hpp).
   virtual std::int64_t parallel_items() const { return 0; }
+  // What this run promises of its bits, given its variant, backend, transport and rank count,
+  // once prepare() has run (docs/hdf5-layout.md lists each solver's).
+  virtual Reproducibility reproducibility() const = 0;
 };
 
 // The timed repeats of each configuration, from the sweep table: at least sweep.repeats

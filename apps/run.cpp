@@ -202,6 +202,9 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
         file->declare_sidecar(sidecar);
       write_parameters(*file, *params);
       write_provenance(*file, binding->name, backend, options.command_line);
+      const Reproducibility r = run->reproducibility();
+      file->set_attribute("/provenance", "reproducible", r.reproducible);
+      file->set_attribute("/provenance", "reproducible_because", r.because);
       if (setup.gpu()) run->write_method(*file);
     });
     // Collective: every rank gives its host and device.

@@ -156,6 +156,13 @@ class CoulombRun final : public SolverRun<Params> {
 
   double work() const override { return coulomb::terms(p_.lattice, atoms_.size()); }
 
+  Reproducibility reproducibility() const override {
+    // scatter adds each atom's term into every point with atomics, in the order blocks run.
+    if (gpu_ && p_.variant == coulomb::Variant::scatter)
+      return {false, "scatter adds the atoms' terms with atomics, in the order blocks run"};
+    return {true, "each point sums the atoms in their file's order, whatever the cut"};
+  }
+
   void report(io::ResultFile& out) override {
     const double charge = coulomb::total_charge(atoms_);
     const double rate = work() / diagnostics_.compute_seconds;

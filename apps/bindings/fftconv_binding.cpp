@@ -163,6 +163,7 @@ class FftconvRun final : public SolverRun<Params> {
   }
 
   double work() const override { return samples(whole_.batch, whole_.signal); }
+  Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
 
   // Across ranks each judges its share against the gold of the same samples, and the
   // differences are merged in rank order.

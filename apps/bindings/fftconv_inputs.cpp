@@ -483,4 +483,10 @@ template void write_inputs<float>(io::ResultFile&, const Params&, const Operands
 template void write_inputs<double>(io::ResultFile&, const Params&, const Operands<double>&,
                                    const SignalSource<double>*);
 
+Reproducibility reproducibility(bool gpu) {
+  if (!gpu) return {true, "the CPU gold sums each output in a fixed order"};
+  return {true, "cuFFT's plans and the fused kernels run in a fixed order, without atomics, on "
+                "one device model and CUDA version; ranks split whole signals"};
+}
+
 }  // namespace parasol::app::fftconv_inputs

@@ -99,6 +99,7 @@ class VolumeRun final : public SolverRun<Params> {
   }
 
   double work() const override { return static_cast<double>(ops_.problem.signal.size()); }
+  Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
 
   Agreement check() override {
     if (gold_.empty()) gold_ = fftconv::convolve_gold(ops_.problem, ops_.signal, ops_.filter);

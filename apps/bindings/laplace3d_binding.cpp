@@ -139,6 +139,11 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   std::optional<std::string> unconverged() const override { return unmet(stop()); }
 
+  Reproducibility reproducibility() const override {
+    return {true, "each point's update is the same arithmetic in a fixed order on every backend, "
+                  "shape and rank count; the convergence maxima are order-free"};
+  }
+
   Agreement check() override {
     return laplace3d::check_run(p_, result_.u, result_.iterations, *context_);
   }

@@ -137,6 +137,7 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
   double work() const override { return path_steps(p_); }
+  Reproducibility reproducibility() const override { return montecarlo_reproducibility(); }
 
   // The gold's paths, this rank's share of them, are one parallel loop.
   std::int64_t parallel_items() const override {

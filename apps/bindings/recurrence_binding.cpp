@@ -195,6 +195,15 @@ class RecurrenceRun final : public SolverRun<Params> {
 
   double work() const override { return static_cast<double>(series_.offsets.back()); }
 
+  Reproducibility reproducibility() const override {
+    if (!gpu_)
+      return {true, "the CPU gold runs the recurrence in order, the carry passed rank to rank"};
+    if (p_.mode == ScanMode::reproducible)
+      return {true, "the reproducible scan composes tiles in a fixed tree, across ranks too"};
+    return {false, ranks() > 1 ? "the fast scan across ranks agrees within tolerance, not in bits"
+                               : "the fast scan's look-back composes tiles in the order they finish"};
+  }
+
   void report(io::ResultFile& out) override {
     const std::int64_t elements = series_.offsets.back();
     const double rate = static_cast<double>(elements) / compute_;

@@ -471,7 +471,7 @@ TEST_F(FftconvCli, ProblemsLargerThanTheHostAreRefusedUpFront) {
   expect_input_error(run_file(chirp_file(), "signal.length=549755813888"),
                      "signal: the signal, filter and output need about ");
   expect_input_error(run_file(chirp_file(), "signal.length=549755813888 method.streamed=true"),
-                     "signal: the signal needs about ");
+                     "signal: the signal and filter need about ");
   // A file's dataset is judged by its extent before its values are read.
   write_input([&](io::ResultFile& f) {
     f.create_dataset<float>("/x", std::uint64_t{1} << 39);

@@ -77,6 +77,9 @@ void write_timings(io::ResultFile& out, const PhaseTimer& timings, double wall) 
   for (const auto& [phase, seconds] : timings.phases())
     out.set_attribute("/timings", phase + "_s", seconds);
   out.set_attribute("/timings", "wall_s", wall);
+  out.set_attribute("/timings", "units",
+                    std::string("s (each <phase>_s); a rate <things>_per_s in things per second; "
+                                "bytes_written in B"));
 }
 
 std::string phase_summary(const PhaseTimer& timings, double wall) {

@@ -154,4 +154,8 @@ inline std::vector<std::int64_t> rows_cols(const Extent& e) { return {e.rows, e.
 // model and CUDA version, with no atomics; ranks split whole signals.
 Reproducibility reproducibility(bool gpu);
 
+// /output@units: a sum of products of the two.
+inline constexpr const char* kOutputUnits =
+    "the signal's times the filter's (a generated filter sums to 1: the signal's)";
+
 }  // namespace parasol::app::fftconv_inputs

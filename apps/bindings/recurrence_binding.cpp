@@ -255,6 +255,8 @@ class RecurrenceRun final : public SolverRun<Params> {
         std::string(dims.size() == 2 ? "[segment][t], t fastest: row k is segment k"
                                      : "[element]: segment k is elements offsets[k] to "
                                        "offsets[k + 1] - 1 (/input/offsets)"));
+    // v = s v + u with s a pure number: v is in u's unit.
+    out.file->set_attribute("/fields/v", "units", std::string("as u"));
     out.file->write_column("/input/offsets", series_.offsets);
     out.file->write_field("/input/initial", series_.initial.data(),
                          {static_cast<std::uint64_t>(series_.segments())});

@@ -202,6 +202,9 @@ class TridiagRun final : public SolverRun<Params> {
     out.file->set_attribute(
         field, "layout",
         std::string(heat() ? "[grid][point], point fastest" : "[system][row], row fastest"));
+    out.file->set_attribute(field, "units",
+                            std::string(heat() ? "as the initial temperatures"
+                                               : "as d divided by the coefficients' unit"));
     if (heat()) return;
     out.file->set_attribute("/input", "file", p_.input.file);
     out.file->set_attribute("/input", "systems", dims.systems);

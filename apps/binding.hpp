@@ -143,6 +143,13 @@ struct RunSetup {
   bool gpu() const { return backend == Backend::gpu; }
 };
 
+// Whether a run's bits are promised to repeat (the same inputs, backend, device model and rank
+// count), and the reason in a few words: /provenance@reproducible and @reproducible_because.
+struct Reproducibility {
+  bool reproducible = false;
+  std::string because;
+};
+
 // One run of a solver: made by the binding from the parameter file, then driven in this order.
 class Run {
  public:
@@ -182,6 +189,9 @@ class Run {
   // nanosecond each (a grid point of one sweep, a path step), once prepare() has run; 0 when not
   // known. --threads auto gives a small problem fewer threads (kernels/cpu_threads.hpp).
   virtual std::int64_t parallel_items() const { return 0; }
+  // What this run promises of its bits, given its variant, backend, transport and rank count,
+  // once prepare() has run (docs/hdf5-layout.md lists each solver's).
+  virtual Reproducibility reproducibility() const = 0;
 };
 
 // The timed repeats of each configuration, from the sweep table: at least sweep.repeats
@@ -330,6 +340,17 @@ bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& var
 
 // The key of a choice for `solver` on the current device.
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
+
+// The key of a CPU sweep's choice (its thread count) for `solver` on this processor, with the
+// cores this process may use, for the problem `params` describe (a digest of the keys read and
+// the input files, the sweep's and output's keys left out).
+io::AutotuneKey cpu_autotune_key(std::string_view solver, const io::ParamTable& params,
+                                 const std::filesystem::path& params_path);
+
+// Under --threads auto, a CPU run of the problem uses the thread count a CPU sweep stored for it
+// in the autotune file (`given`, else the default place), when there is one.
+void use_stored_cpu_threads(const std::filesystem::path& given, std::string_view solver,
+                            const io::ParamTable& params, const std::filesystem::path& params_path);
 
 // Looks `key` up in the autotune file (`given`, else the default place: io::autotune_path). With
 // no choice stored, says so in one line on stderr, naming the key, the file and `fallback`

@@ -288,6 +288,46 @@ void require_same_problem(comm::Context& context, const io::ParamTable& params,
                              "contents, overrides and input files)");
 }
 
+io::AutotuneKey cpu_autotune_key(std::string_view solver, const io::ParamTable& params,
+                                 const std::filesystem::path& params_path) {
+  // The problem is every key the run reads, input files' identities included, but the sweep's
+  // own keys and where the output goes: a sweep and a run of one file give the same digest.
+  std::map<std::string, std::string> problem = problem_of(params, params_path);
+  for (auto it = problem.begin(); it != problem.end();)
+    it = it->first.rfind("sweep.", 0) == 0 || it->first.rfind("output.", 0) == 0
+             ? problem.erase(it)
+             : std::next(it);
+  const std::string text = problem_text(problem);
+  char digest[40];
+  std::snprintf(digest, sizeof digest, "parameters %016llx",
+                static_cast<unsigned long long>(fnv1a(text.data(), text.size())));
+  return {cpu_model_name(), "CPU, " + std::to_string(available_cores()) + " cores",
+          std::string(solver), digest, "as the parameters say"};
+}
+
+void use_stored_cpu_threads(const std::filesystem::path& given, std::string_view solver,
+                            const io::ParamTable& params, const std::filesystem::path& params_path) {
+  if (!cpu_threads_automatic()) return;
+  std::filesystem::path file;
+  try {
+    file = io::autotune_path(given);
+  } catch (const InputError&) {
+    return;  // no place for a store (no $HOME): nothing was stored
+  }
+  std::error_code ignored;
+  if (!std::filesystem::exists(file, ignored)) return;
+  const std::optional<io::AutotuneChoice> choice =
+      io::AutotuneFile::load(file).find(cpu_autotune_key(solver, params, params_path));
+  if (!choice) return;
+  const std::string text = choice->axis("threads").value_or("");
+  char* end = nullptr;
+  const long threads = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || threads < 1 || threads > 100000)
+    throw InputError(file.string() + ":" + std::to_string(choice->line), "threads",
+                     "expected a whole number of threads >= 1, got \"" + text + "\"");
+  parasol::use_stored_cpu_threads(static_cast<int>(threads), file.string());
+}
+
 Backend agree_on_backend(Backend asked, const std::vector<RankGpu>& ranks) {
   if (asked == Backend::cpu) return Backend::cpu;
   std::string lacking, why;

@@ -203,7 +203,8 @@ int main(int argc, char** argv) {
   CLI::Option* autotune = sweep_cmd->add_flag(
       "--autotune", sweep.autotune,
       "Also store the fastest configuration that agreed with the gold, for this problem, precision "
-      "and device, in the autotune file; `parasol run` uses it for method.variant = \"auto\"");
+      "and device, in the autotune file; `parasol run` uses it for method.variant = \"auto\" "
+      "(with --backend cpu: the fastest thread count, which run's --threads auto uses)");
   sweep_cmd->add_option("--autotune-file", sweep.autotune_file,
                         "Autotune file (default: $PARASOL_AUTOTUNE_FILE, else "
                         "$XDG_CACHE_HOME/parasol/autotune.toml, else "

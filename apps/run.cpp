@@ -77,6 +77,9 @@ void write_timings(io::ResultFile& out, const PhaseTimer& timings, double wall) 
   for (const auto& [phase, seconds] : timings.phases())
     out.set_attribute("/timings", phase + "_s", seconds);
   out.set_attribute("/timings", "wall_s", wall);
+  out.set_attribute("/timings", "units",
+                    std::string("s (each <phase>_s); a rate <things>_per_s in things per second; "
+                                "bytes_written in B"));
 }
 
 std::string phase_summary(const PhaseTimer& timings, double wall) {
@@ -93,8 +96,11 @@ std::string phase_summary(const PhaseTimer& timings, double wall) {
 }
 
 
-// Each phase's seconds over the ranks: the slowest rank's as <phase>_s (what the run waited
-// for), the mean as <phase>_mean_s, and every rank's, in rank order, in `by_rank`. Collective.
+// Each phase's seconds over the ranks: the slowest rank's as <phase>_s (the rank whose phases add
+// up to most: what the run waited for), the mean as <phase>_mean_s, and every rank's, in rank
+// order, in `by_rank`. Collective. Each phase's own maximum would not do: ranks that meet at every
+// exchange share their seconds between compute and exchange unevenly, and the maxima of both
+// add up to more than anyone waited.
 PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer& mean,
                       std::vector<std::vector<double>>& by_rank) {
   const std::size_t phases = mine.phases().size();
@@ -103,19 +109,23 @@ PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer
   for (std::size_t i = 0; i < phases; ++i)
     all[i * ranks + static_cast<std::size_t>(context.rank())] = mine.phases()[i].second;
   context.all_reduce(all, comm::Op::sum);  // each slot has one rank's value: exact
-  PhaseTimer slowest;
+  std::vector<double> totals(ranks, 0.0);
   by_rank.assign(phases, {});
   for (std::size_t i = 0; i < phases; ++i) {
     by_rank[i].assign(all.begin() + static_cast<std::ptrdiff_t>(i * ranks),
                       all.begin() + static_cast<std::ptrdiff_t>((i + 1) * ranks));
-    double most = 0, sum = 0;
-    for (double s : by_rank[i]) {
-      most = std::max(most, s);
-      sum += s;
+    double sum = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      totals[r] += by_rank[i][r];
+      sum += by_rank[i][r];
     }
-    slowest.add(mine.phases()[i].first, most);
     mean.add(mine.phases()[i].first, sum / context.size());
   }
+  const auto slowest_rank =
+      static_cast<std::size_t>(std::max_element(totals.begin(), totals.end()) - totals.begin());
+  PhaseTimer slowest;
+  for (std::size_t i = 0; i < phases; ++i)
+    slowest.add(mine.phases()[i].first, by_rank[i][slowest_rank]);
   return slowest;
 }
 
@@ -177,6 +187,10 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   const RunSetup setup{options, backend, output, context};
   together(context, [&] { run->prepare(setup); });
   fit_cpu_threads(run->parallel_items());  // --threads auto: fewer for a small problem
+  if (backend == Backend::cpu)
+    together(context, [&] {
+      use_stored_cpu_threads(options.autotune_file, binding->name, *params, options.params_path);
+    });
 
   // Rank 0 writes the result file; the others write their parts in it in their turn. Across
   // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
@@ -191,6 +205,9 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
         file->declare_sidecar(sidecar);
       write_parameters(*file, *params);
       write_provenance(*file, binding->name, backend, options.command_line);
+      const Reproducibility r = run->reproducibility();
+      file->set_attribute("/provenance", "reproducible", r.reproducible);
+      file->set_attribute("/provenance", "reproducible_because", r.because);
       if (setup.gpu()) run->write_method(*file);
     });
     // Collective: every rank gives its host and device.

@@ -416,6 +416,13 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   RunOptions run_options;
   run_options.params_path = options.params_path;
   const RunSetup setup{run_options, Backend::cpu, {}, context};
+  // The autotune file is read now, so one that cannot be used fails before any timing.
+  std::filesystem::path autotune_file;
+  if (options.autotune) {
+    autotune_file = io::autotune_path(options.autotune_file);
+    (void)io::AutotuneFile::load(autotune_file);
+    io::require_storable(autotune_file);
+  }
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
   io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, params);
@@ -437,7 +444,8 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   // host (a long series, a batch of grids) are not made again for each repeat.
   SweepClock clock{started};
   clock.configurations_begin();
-  for (int threads : thread_counts()) {
+  const std::vector<int> counts = thread_counts();
+  for (int threads : counts) {
     set_cpu_threads(threads);
     Measurement m;
     const auto began = std::chrono::steady_clock::now();
@@ -466,12 +474,29 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   write_overhead(out, table.timed_s(), clock);
   out.commit();
   say("wrote " + path.string());
+  if (!autotune_file.empty()) {
+    if (!table.fastest()) {
+      std::cerr << "parasol: --autotune: no thread count agreed with the gold; nothing stored in "
+                << autotune_file.string() << "\n";
+      return 1;
+    }
+    io::AutotuneChoice choice;
+    choice.key = cpu_autotune_key(binding.name, params, options.params_path);
+    choice.variant = "cpu";
+    choice.axes = {{"threads", std::to_string(counts[*table.fastest()])}};
+    choice.timed = static_cast<std::int64_t>(rows.size());
+    choice.measured = table.measured(*table.fastest());
+    choice.date = utc_now();
+    choice.sweep_file = std::filesystem::absolute(path).string();
+    choice.parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
+    io::AutotuneFile::store(autotune_file, choice);
+    say("autotune: " + choice.describe() + " stored for " + io::describe(choice.key) + " in " +
+        autotune_file.string() + "; parasol run --threads auto uses it");
+  }
   return table.all_passed() ? 0 : 1;
 }
 
-std::string no_autotune(const Binding& binding, const SweepOptions& options) {
-  if (options.backend == Backend::cpu)
-    return "--autotune stores the fastest GPU configuration; a --backend cpu sweep has none";
+std::string no_autotune(const Binding& binding) {
   return "--autotune stores the fastest of a solver's variants and axes; the " +
          std::string(binding.name) + " sweep has nothing to choose between";
 }
@@ -572,8 +597,9 @@ int sweep_command(comm::Context& context, const SweepOptions& asked,
   const Binding& binding = find_binding(params);
   const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
   options.backend = resolve_sweep_backend(options);  // once the file is known good
-  if (options.autotune && (!study->can_autotune() || options.backend == Backend::cpu))
-    throw InputError(params.source_of("solver"), "solver", no_autotune(binding, options));
+  // A CPU sweep's --autotune stores the fastest thread count, which every solver has.
+  if (options.autotune && options.backend != Backend::cpu && !study->can_autotune())
+    throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
   if (options.backend == Backend::cpu)
     return cpu_sweep(context, options, params, binding, *study, started);
   std::filesystem::path ncu;

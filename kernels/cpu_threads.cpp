@@ -39,6 +39,7 @@ struct Choice {
   int cores = 1;
   int local_ranks = 1;
   std::int64_t items = 0;  // fit_cpu_threads()'s, 0 before it
+  std::string stored_from;  // use_stored_cpu_threads()'s file, empty when none was used
 };
 Choice g_choice;
 
@@ -105,7 +106,7 @@ ThreadsOption parse_threads(std::string_view text) {
 }
 
 std::string apply_threads_option(const ThreadsOption& option, int local_ranks) {
-  g_choice = Choice{option, available_cores(), std::max(1, local_ranks), 0};
+  g_choice = Choice{option, available_cores(), std::max(1, local_ranks), 0, {}};
   std::string note;
   int threads = auto_threads(g_choice.cores, g_choice.local_ranks, 0);
   if (!option.automatic) {
@@ -124,6 +125,26 @@ void fit_cpu_threads(std::int64_t items) {
   set_cpu_threads(auto_threads(g_choice.cores, g_choice.local_ranks, items));
 }
 
+void use_stored_cpu_threads(int threads, const std::string& from) {
+  if (!g_choice.option.automatic || threads < 1) return;
+  g_choice.stored_from = from;
+  set_cpu_threads(std::min(threads, auto_threads(g_choice.cores, g_choice.local_ranks, 0)));
+}
+
+bool cpu_threads_automatic() { return g_choice.option.automatic; }
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+    if (first != std::string::npos) return line.substr(first);
+  }
+  return "CPU";
+}
+
 std::string describe_cpu_threads() {
   const int threads = cpu_threads();
   std::string text = plural(threads, "CPU thread") + " (";
@@ -133,6 +154,9 @@ std::string describe_cpu_threads() {
       text += ", clamped to the " + plural(g_choice.cores, "core") + " this process may use";
     return text + ")";
   }
+  if (!g_choice.stored_from.empty())
+    return text + "auto: the fastest of parasol sweep --backend cpu --autotune, from " +
+           g_choice.stored_from + ")";
   text += "auto: " + plural(g_choice.cores, "core") + ", " +
           plural(g_choice.local_ranks, "rank") + " on this host";
   if (g_choice.items > 0 &&

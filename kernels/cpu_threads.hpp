@@ -53,6 +53,17 @@ void fit_cpu_threads(std::int64_t items);
 std::string bound_below_share(int cores, int host_cores, int local_ranks);
 int host_cores();
 
+// Under --threads auto, `threads`: the thread count `parasol sweep --backend cpu --autotune`
+// measured fastest for this problem, stored in `from` (for the summary); no more than
+// auto_threads() gives the host's ranks without a problem size. Nothing after --threads N.
+void use_stored_cpu_threads(int threads, const std::string& from);
+
+// Whether --threads said auto (the default).
+bool cpu_threads_automatic();
+
+// The processor's model name ("AMD EPYC 7B13"), from /proc/cpuinfo; "CPU" where it does not say.
+std::string cpu_model_name();
+
 // "2 CPU threads (auto: 2 cores, 1 rank on this host)", for a CPU run's summary.
 std::string describe_cpu_threads();
 

@@ -405,15 +405,42 @@ TEST_F(Cli, SweepAutotuneNeedsAChoiceToMake) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "autotune.toml"));
 }
 
-TEST_F(Cli, SweepAutotuneRefusesTheCpuBackend) {
+TEST_F(Cli, CpuSweepAutotuneStoresTheThreadsThatRunAutoUses) {
   const auto params = write(dir_, "p.toml", small_params());
-  const auto r = test::run_shell(kExe + " sweep " + quoted(params) + " sweep.min_time=0 --backend cpu --autotune" +
-                                 " --autotune-file " + quoted(dir_ / "autotune.toml") + " -o " +
-                                 quoted(dir_ / "s.h5"));
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "a --backend cpu sweep has none")) << r.output;
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "autotune.toml"));
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "s.h5"));
+  const std::string store = " --autotune-file " + quoted(dir_ / "autotune.toml");
+  const auto r = test::run_shell(kExe + " sweep " + quoted(params) +
+                                 " sweep.min_time=0 --backend cpu --threads 2 --autotune" + store +
+                                 " -o " + quoted(dir_ / "s.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "autotune: cpu, threads ")) << r.output;
+  const auto file = io::AutotuneFile::load(dir_ / "autotune.toml");
+  ASSERT_EQ(file.choices().size(), 1u);
+  const io::AutotuneChoice& choice = file.choices()[0];
+  EXPECT_EQ(choice.key.solver, "laplace3d");
+  EXPECT_EQ(choice.variant, "cpu");
+  const int stored = std::stoi(choice.axis("threads").value_or("0"));
+  EXPECT_TRUE(stored == 1 || stored == 2) << stored;  // the sweep's thread counts
+
+  // --threads auto: the stored count, said in the summary and in /provenance@threads.
+  const auto run = test::run_shell(kExe + " run " + quoted(params) + " --backend cpu" + store +
+                                   " -o " + quoted(dir_ / "r.h5"));
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(contains(run.output, "auto: the fastest of parasol sweep --backend cpu --autotune"))
+      << run.output;
+  {
+    io::ResultReader h5(dir_ / "r.h5");
+    EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/provenance", "threads")), stored);
+  }
+  // Another problem has no stored choice: the auto rule, as before.
+  const auto other = test::run_shell(kExe + " run " + quoted(params) + " grid.nx=7 --backend cpu" +
+                                     store + " -o " + quoted(dir_ / "o.h5"));
+  ASSERT_EQ(other.status, 0) << other.output;
+  EXPECT_FALSE(contains(other.output, "--autotune")) << other.output;
+  // --threads N wins over the store.
+  const auto given = test::run_shell(kExe + " run " + quoted(params) + " --backend cpu --threads 1" +
+                                     store + " -o " + quoted(dir_ / "g.h5"));
+  ASSERT_EQ(given.status, 0) << given.output;
+  EXPECT_TRUE(contains(given.output, "--threads 1")) << given.output;
 }
 
 TEST_F(Cli, SweepAutotuneStoresWhatRunAutoUses) {

@@ -155,6 +155,47 @@ TEST_F(CoulombCli, BadParametersNameTheirKey) {
                      "atoms.format: missing; the extension of \"m.dat\" does not say");
 }
 
+TEST_F(CoulombCli, PotentialInKtPerEIsTheSumOverRTAndSaysItsUnit) {
+  write_atoms(kAtom + "HETATM    2  O   DMS     2      2.000   2.500   3.000  -0.500   1.500\n");
+  const std::string physics = "[physics]\ncoulomb_constant = 332.0637\n[output]\ndx = true\n";
+  const auto plain = run_file(small_file(physics));
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  EXPECT_TRUE(contains(plain.output, "kcal/(mol·e)")) << plain.output;
+  std::vector<float> kcal;
+  {
+    io::ResultReader h5(dir_ / "c.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/fields/potential", "units")), "kcal/(mol·e)");
+    kcal = h5.read_floats("/fields/potential");
+  }
+  EXPECT_TRUE(contains(test::read_text(dir_ / "c.dx"), "#   POTENTIAL (kcal/(mol·e))\n"));
+
+  const auto kt = run_file(small_file(physics + "[units]\npotential = \"kT/e\"\ntemperature = 300\n"),
+                           "--force");
+  ASSERT_EQ(kt.status, 0) << kt.output;
+  EXPECT_TRUE(contains(kt.output, "kT/e")) << kt.output;
+  io::ResultReader h5(dir_ / "c.h5");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/fields/potential", "units")), "kT/e");
+  const std::vector<float> v = h5.read_floats("/fields/potential");
+  ASSERT_EQ(v.size(), kcal.size());
+  const double rt = 1.987204259e-3 * 300;  // kcal/mol at 300 K
+  for (std::size_t i = 0; i < v.size(); ++i)
+    EXPECT_NEAR(v[i], kcal[i] / rt, 1e-6 * std::abs(kcal[i] / rt)) << i;  // one float rounding
+  // APBS's own header line, which its tools pass over as a comment.
+  const std::string dx = test::read_text(dir_ / "c.dx");
+  EXPECT_TRUE(contains(dx, "#   POTENTIAL (kT/e)\n")) << dx.substr(0, 300);
+  EXPECT_TRUE(contains(dx, "# temperature 300")) << dx.substr(0, 300);
+}
+
+TEST_F(CoulombCli, TemperatureIsNotReadForKcalPerMolE) {
+  write_atoms(kAtom);
+  expect_input_error(run_file(small_file("[units]\ntemperature = 300\n")),
+                     "units.temperature: not read when units.potential = \"kcal/(mol·e)\"");
+  expect_input_error(
+      run_file(small_file("[units]\npotential = \"kT/e\"\ntemperature = -1\n")),
+      "units.temperature");
+  expect_input_error(run_file(small_file("[units]\npotential = \"V\"\n")), "kT/e");
+}
+
 TEST_F(CoulombCli, SweepWithoutADeviceSaysSo) {
   std::string reason;
   if (gpu_available(&reason)) GTEST_SKIP() << "a device is present";

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -87,6 +88,17 @@ class FftconvCli : public ::testing::Test {
   void expect_nothing_left() { test::expect_only_inputs(dir_, {"p.toml", "in.h5"}); }
   test::ScratchDir dir_;
 };
+
+TEST_F(FftconvCli, AFilterPastTheHostsMemoryIsRefusedAtOnce) {
+  // 2^31 - 1 taps: 8.6 GB of float, made from 17 GB of double taps.
+  const auto start = std::chrono::steady_clock::now();
+  expect_input_error(run_file(chirp_file(), "filter.length=2147483647"),
+                     "command line: filter.length: the filter and its making need about ");
+  expect_input_error(run_file(chirp_file(), "filter.length=2147483647 method.streamed=true"),
+                     "command line: filter.length: the filter and its making need about ");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0)
+      << "refused before the filter is made";
+}
 
 TEST_F(FftconvCli, ExampleRunsWithAutoBackendAndStoresTheOutputBesideItsInputs) {
   // No --backend: auto, the CPU gold solver on a machine without a device.
@@ -459,7 +471,7 @@ TEST_F(FftconvCli, ProblemsLargerThanTheHostAreRefusedUpFront) {
   expect_input_error(run_file(chirp_file(), "signal.length=549755813888"),
                      "signal: the signal, filter and output need about ");
   expect_input_error(run_file(chirp_file(), "signal.length=549755813888 method.streamed=true"),
-                     "signal: the signal needs about ");
+                     "signal: the signal and filter need about ");
   // A file's dataset is judged by its extent before its values are read.
   write_input([&](io::ResultFile& f) {
     f.create_dataset<float>("/x", std::uint64_t{1} << 39);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 
@@ -126,6 +127,16 @@ TEST_F(MontecarloCli, BadValuesNameTheirKey) {
   expect_input_error(run_example("output.sample_paths=20001"),
                      "output.sample_paths: expected an integer");
   expect_input_error(run_example("method.seed=-1"), "method.seed: expected an integer >= 0");
+}
+
+TEST_F(MontecarloCli, APathCountPastTheCpuSolversMemoryIsRefusedAtOnce) {
+  // The CPU solver keeps a sum for each 16384 samples: 1e15 paths would need about 3 TB of them.
+  const auto start = std::chrono::steady_clock::now();
+  expect_input_error(run_example("paths.count=1000000000000000"),
+                     "command line: paths.count: the CPU solver's sums over 1000000000000000 "
+                     "samples need about ");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0)
+      << "refused before any path is simulated";
 }
 
 TEST_F(MontecarloCli, MisspeltKeysAndNamesAreRejected) {

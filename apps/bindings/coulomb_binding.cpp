@@ -156,6 +156,13 @@ class CoulombRun final : public SolverRun<Params> {
 
   double work() const override { return coulomb::terms(p_.lattice, atoms_.size()); }
 
+  Reproducibility reproducibility() const override {
+    // scatter adds each atom's term into every point with atomics, in the order blocks run.
+    if (gpu_ && p_.variant == coulomb::Variant::scatter)
+      return {false, "scatter adds the atoms' terms with atomics, in the order blocks run"};
+    return {true, "each point sums the atoms in their file's order, whatever the cut"};
+  }
+
   void report(io::ResultFile& out) override {
     const double charge = coulomb::total_charge(atoms_);
     const double rate = work() / diagnostics_.compute_seconds;
@@ -164,9 +171,10 @@ class CoulombRun final : public SolverRun<Params> {
     out.set_attribute("/atoms", "total_charge", charge);
     out.set_attribute("/atoms", "file", p_.atoms_file);
     write_ranks(out, coulomb::cuts_planes(p_.lattice) ? "slabs of z planes" : "bands of y rows");
-    say(formatted("potential from %.6g to %.6g; total charge %.4g; %.3f s, %.3f Gatom-evals/s",
-                  diagnostics_.low, diagnostics_.high, charge, diagnostics_.compute_seconds,
-                  1e-9 * rate));
+    const double scale = p_.potential_scale();
+    say(formatted("potential from %.6g to %.6g %s; total charge %.4g e; %.3f s, %.3f Gatom-evals/s",
+                  scale * diagnostics_.low, scale * diagnostics_.high, unit().c_str(), charge,
+                  diagnostics_.compute_seconds, 1e-9 * rate));
   }
 
   // The gold and its scale at this rank's points, with a live line: points done, atom
@@ -180,6 +188,13 @@ class CoulombRun final : public SolverRun<Params> {
   }
 
   void write(Output& out) override {
+    // The check and the report are done with the sum as computed: the chosen unit is applied
+    // to what is written.
+    const auto scale = static_cast<float>(p_.potential_scale());
+    if (scale != 1.0f) {
+      for (float& v : result_.potential) v *= scale;
+      for (float& v : gathered_) v *= scale;
+    }
     const coulomb::Lattice& n = p_.lattice;
     const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
                                           std::uint64_t(n.nx)};
@@ -191,6 +206,7 @@ class CoulombRun final : public SolverRun<Params> {
                            std::vector<double>(n.origin.begin(), n.origin.end()));
     out.file->set_attribute(kField, "spacing", n.spacing);
     out.file->set_attribute(kField, "layout", std::string("[nz][ny][nx], x fastest"));
+    out.file->set_attribute(kField, "units", unit());
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.origin = n.origin;
@@ -204,13 +220,20 @@ class CoulombRun final : public SolverRun<Params> {
     out.sidecars.push_back(
         {std::filesystem::path(path).replace_extension(".dx"),
          io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, values,
-                     "Coulomb potential by direct summation (parasol coulomb)\n" +
+                     // APBS's maps say their unit in a line "POTENTIAL (kT/e)".
+                     "Data from parasol coulomb\n  POTENTIAL (" + unit() + ")\n" +
+                         "Coulomb potential by direct summation\n" +
                          std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file +
-                         "\ncoulomb_constant " + std::to_string(p_.coulomb_constant))});
+                         "\ncoulomb_constant " + std::to_string(p_.coulomb_constant) +
+                         (p_.potential_unit == coulomb::PotentialUnit::kt_per_e
+                              ? "\ntemperature " + std::to_string(p_.temperature) + " K"
+                              : std::string()))});
   }
 
  private:
   static constexpr const char* kField = "/fields/potential";
+
+  std::string unit() const { return std::string(name(p_.potential_unit)); }
 
   // method.variant = "auto": the variant, block and coarsening stored for this problem, or the
   // defaults (and a note on stderr) when none is.

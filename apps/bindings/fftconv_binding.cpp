@@ -163,6 +163,7 @@ class FftconvRun final : public SolverRun<Params> {
   }
 
   double work() const override { return samples(whole_.batch, whole_.signal); }
+  Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
 
   // Across ranks each judges its share against the gold of the same samples, and the
   // differences are merged in rank order.
@@ -253,6 +254,7 @@ class FftconvRun final : public SolverRun<Params> {
                       in::layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
     out.set_attribute("/output", "offset", in::rows_cols(fftconv::output_offset(q)));
     if (streamed) out.set_attribute("/output", "streamed", true);
+    out.set_attribute("/output", "units", std::string(in::kOutputUnits));
   }
 
   // method.variant = "auto": the variant (and overlap-save's block) stored for this problem, or

@@ -148,17 +148,40 @@ InputError rephrased(const io::ParamTable& t, const Params& p, const InputError&
 
 std::string size_key(const Params& p) { return p.signal_generated() ? "signal" : "signal.file"; }
 
+// A generated filter is made from its taps along each axis in double (generate_filter), held
+// beside it while it is made: checked alone first, so a filter too long is named as such.
+void require_filter_memory(const io::ParamTable& t, const Params& p, double filter_bytes) {
+  if (!p.filter_generated()) return;
+  const fftconv::Filter& f = p.filter;
+  const double making = 8.0 * (static_cast<double>(f.length) + static_cast<double>(f.rows) +
+                               static_cast<double>(f.depth));
+  const std::string key = f.depth > 1 ? "filter.depth" : f.rows > 1 ? "filter.rows" : "filter.length";
+  require_host_memory(t.source_of("filter.length"), key, "the filter and its making need",
+                      filter_bytes + making);
+}
+
 void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, double element,
                     bool gpu, bool gold) {
   const auto samples = [](std::int64_t count, const Extent& e) {
     return static_cast<double>(count) * static_cast<double>(e.size());
   };
+  const double filter_bytes = element * samples(q.filters, q.filter);
+  require_filter_memory(t, p, filter_bytes);
   const std::string key = size_key(p);
   const double operands = element * (samples(q.batch, q.signal) + samples(q.filters, q.filter));
   const double out = samples(q.batch, fftconv::output_extent(q));
   if (p.streamed) {
+    // The filter whole, and the gold's window of the signal (the filter's length more than a
+    // chunk's outputs).
+    const double window = gold ? element * static_cast<double>(q.filter.cols) : 0.0;
     if (p.signal_generated())
-      require_host_memory(t.source_of(key), key, "the signal needs", operands);
+      require_host_memory(t.source_of(key), key, "the signal and filter need",
+                          operands + window);
+    else {
+      const std::string filter_key = p.filter_generated() ? "filter.length" : "filter.file";
+      require_host_memory(t.source_of(filter_key), filter_key,
+                          "the filter and the gold's window need", filter_bytes + window);
+    }
     return;
   }
   require_host_memory(t.source_of(key), key, "the signal, filter and output need",
@@ -375,6 +398,7 @@ VolumeOperands<T> load_volume(const Params& p, const VolumeProblem& q) {
 
 void require_volume_memory(const io::ParamTable& t, const Params& p, const VolumeProblem& q,
                            double element, bool gpu, bool gold) {
+  require_filter_memory(t, p, element * static_cast<double>(q.filter.size()));
   const std::string key = size_key(p);
   const double operands = element * static_cast<double>(q.signal.size() + q.filter.size());
   const double out = static_cast<double>(fftconv::output_extent(q).size());
@@ -459,5 +483,11 @@ template void write_inputs<float>(io::ResultFile&, const Params&, const Operands
                                   const SignalSource<float>*);
 template void write_inputs<double>(io::ResultFile&, const Params&, const Operands<double>&,
                                    const SignalSource<double>*);
+
+Reproducibility reproducibility(bool gpu) {
+  if (!gpu) return {true, "the CPU gold sums each output in a fixed order"};
+  return {true, "cuFFT's plans and the fused kernels run in a fixed order, without atomics, on "
+                "one device model and CUDA version; ranks split whole signals"};
+}
 
 }  // namespace parasol::app::fftconv_inputs

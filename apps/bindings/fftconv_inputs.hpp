@@ -149,4 +149,13 @@ inline constexpr const char* kVolumeLayout = "[z][row][col], col fastest";
 // An extent as an attribute: [rows, cols].
 inline std::vector<std::int64_t> rows_cols(const Extent& e) { return {e.rows, e.cols}; }
 
+// What a convolution promises of its bits: the CPU gold sums in a fixed order; on the GPU cuFFT's
+// plans and the fused kernels run the same kernels in the same order for one problem, device
+// model and CUDA version, with no atomics; ranks split whole signals.
+Reproducibility reproducibility(bool gpu);
+
+// /output@units: a sum of products of the two.
+inline constexpr const char* kOutputUnits =
+    "the signal's times the filter's (a generated filter sums to 1: the signal's)";
+
 }  // namespace parasol::app::fftconv_inputs

@@ -99,6 +99,7 @@ class VolumeRun final : public SolverRun<Params> {
   }
 
   double work() const override { return static_cast<double>(ops_.problem.signal.size()); }
+  Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
 
   Agreement check() override {
     if (gold_.empty()) gold_ = fftconv::convolve_gold(ops_.problem, ops_.signal, ops_.filter);
@@ -114,6 +115,7 @@ class VolumeRun final : public SolverRun<Params> {
     file.set_attribute("/output", "operation", std::string(name(q.operation)));
     file.set_attribute("/output", "variant", gpu_ ? std::string(name(ran_)) : "cpu-gold");
     file.set_attribute("/output", "layout", std::string(in::kVolumeLayout));
+    file.set_attribute("/output", "units", std::string(in::kOutputUnits));
     file.set_attribute("/output", "signal_extent", extent_attribute(q.signal));
     file.set_attribute("/output", "filter_extent", extent_attribute(q.filter));
     file.set_attribute("/output", "offset", extent_attribute(fftconv::output_offset(q)));

@@ -108,13 +108,17 @@ class Laplace3dRun final : public SolverRun<Params> {
       result_.checks = r.checks;
       result_.timings = r.timings;
       route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
-      timings.add("exchange", r.exchange_seconds);
+      exchange_ = r.exchange_seconds;
+      timings.add("exchange", exchange_);
     }
     // validate() keeps boundary values within FLT_MAX / 6 (require_representable), and a Jacobi
     // update averages its neighbours, so no test can make this fail; it guards the kernels.
     require_finite("laplace3d: the field u", result_.u);
     timings.add("host_to_device", result_.timings.host_to_device);
-    timings.add("compute", result_.timings.compute);
+    // The slab solve's loop holds its halo exchanges and convergence maxima: timed apart as
+    // "exchange", they are not counted again in "compute", so the phases add up to the wall.
+    // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
+    timings.add("compute", std::max(0.0, result_.timings.compute - exchange_));
     timings.add("device_to_host", result_.timings.device_to_host);
   }
 
@@ -134,6 +138,11 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   std::optional<std::string> unconverged() const override { return unmet(stop()); }
+
+  Reproducibility reproducibility() const override {
+    return {true, "each point's update is the same arithmetic in a fixed order on every backend, "
+                  "shape and rank count; the convergence maxima are order-free"};
+  }
 
   Agreement check() override {
     return laplace3d::check_run(p_, result_.u, result_.iterations, *context_);
@@ -158,6 +167,8 @@ class Laplace3dRun final : public SolverRun<Params> {
       return;
     out.file->set_attribute("/fields/u", "spacing", p_.spacing);
     out.file->set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
+    // u is the boundary values' average: whatever unit they are in, it is in too.
+    out.file->set_attribute("/fields/u", "units", std::string("as the boundary values"));
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.spacing = {p_.spacing, p_.spacing, p_.spacing};
@@ -193,6 +204,7 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
   std::string route_;                         // how halos travelled, across ranks
+  double exchange_ = 0;                       // across ranks: seconds of the solve in exchanges
   laplace3d::Result<T> result_;
 };
 

@@ -144,6 +144,7 @@ class BasketRun final : public SolverRun<BasketParams> {
   }
 
   double work() const override { return path_steps(p_); }
+  Reproducibility reproducibility() const override { return montecarlo_reproducibility(); }
 
   Agreement check() override { return montecarlo::check_run(p_, result_.price, gpu_); }
 
@@ -241,12 +242,17 @@ void require_all_finite(const montecarlo::BasketResult& r) {
     estimate("delta[" + std::to_string(i) + "]", r.delta[i]);
 }
 
+Reproducibility montecarlo_reproducibility() {
+  // The single-asset solvers add integer quanta (in any order, across ranks too), the basket
+  // reductions add per-block slots in a fixed order, and basket-cublas's GEMM runs without
+  // atomics on a fixed workspace (solvers/montecarlo/basket.cu).
+  return {true, "counter-based draws of the seed; sums of integer quanta or of per-block slots "
+                "in a fixed order, whatever the threads or ranks"};
+}
+
 void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double seconds,
                     double path_steps) {
-  // Every montecarlo run repeats to the bit on the same device and inputs: the single-asset
-  // solvers add integer quanta, the basket reductions add per-block slots in a fixed order, and
-  // basket-cublas's GEMM runs without atomics on a fixed workspace (solvers/montecarlo/basket.cu).
-  out.set_attribute("/method", "reproducible", true);
+  out.set_attribute("/method", "reproducible", montecarlo_reproducibility().reproducible);
   out.set_attribute("/estimate", "price", e.price);
   out.set_attribute("/estimate", "standard_error", e.standard_error);
   out.set_attribute("/estimate", "ci95_low", e.ci_low());

@@ -32,6 +32,10 @@ SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes);
 // finite, or the run ends naming the first that is not (kernels/finite.hpp).
 void require_all_finite(const montecarlo::BasketResult& r);
 
+// What every montecarlo run promises of its bits (both models, any variant, backend or rank
+// count): /provenance@reproducible and /method@reproducible both say it.
+Reproducibility montecarlo_reproducibility();
+
 void write_estimate(io::ResultFile& out, const montecarlo::Estimate& e, double seconds,
                     double path_steps);
 // The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".

@@ -87,6 +87,12 @@ class MontecarloRun final : public SolverRun<Params> {
     require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
                         "the sample paths need",
                         (gpu_ && check_ ? 2 : 1) * montecarlo::sample_path_bytes(p_));
+    // The gold's sums, one a chunk of this rank's samples: run on the CPU, or as --check's gold.
+    if (!gpu_ || check_)
+      require_host_memory(t_.source_of("paths.count"), "paths.count",
+                          "the CPU solver's sums over " + std::to_string(part_.count) +
+                              " samples need",
+                          montecarlo::gold_host_bytes(part_.count));
   }
 
   std::string describe() const override {
@@ -131,6 +137,7 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
   double work() const override { return path_steps(p_); }
+  Reproducibility reproducibility() const override { return montecarlo_reproducibility(); }
 
   // The gold's paths, this rank's share of them, are one parallel loop.
   std::int64_t parallel_items() const override {

@@ -196,6 +196,15 @@ class RecurrenceRun final : public SolverRun<Params> {
 
   double work() const override { return static_cast<double>(series_.offsets.back()); }
 
+  Reproducibility reproducibility() const override {
+    if (!gpu_)
+      return {true, "the CPU gold runs the recurrence in order, the carry passed rank to rank"};
+    if (p_.mode == ScanMode::reproducible)
+      return {true, "the reproducible scan composes tiles in a fixed tree, across ranks too"};
+    return {false, ranks() > 1 ? "the fast scan across ranks agrees within tolerance, not in bits"
+                               : "the fast scan's look-back composes tiles in the order they finish"};
+  }
+
   void report(io::ResultFile& out) override {
     const std::int64_t elements = series_.offsets.back();
     const double rate = static_cast<double>(elements) / compute_;
@@ -247,6 +256,8 @@ class RecurrenceRun final : public SolverRun<Params> {
         std::string(dims.size() == 2 ? "[segment][t], t fastest: row k is segment k"
                                      : "[element]: segment k is elements offsets[k] to "
                                        "offsets[k + 1] - 1 (/input/offsets)"));
+    // v = s v + u with s a pure number: v is in u's unit.
+    out.file->set_attribute("/fields/v", "units", std::string("as u"));
     out.file->write_column("/input/offsets", series_.offsets);
     out.file->write_field("/input/initial", series_.initial.data(),
                          {static_cast<std::uint64_t>(series_.segments())});

@@ -177,6 +177,11 @@ class TridiagRun final : public SolverRun<Params> {
 
   // The gold in double (a CPU run's own result); across ranks each judges its share against the
   // gold of the same systems.
+  Reproducibility reproducibility() const override {
+    return {true, "each system is solved alone in a fixed order of operations; ranks split the "
+                  "systems, not a system"};
+  }
+
   Agreement check() override {
     if (gold_.empty() && !heat()) gold_ = tridiag::solve_gold(batch_);
     if (gold_.empty()) {
@@ -197,6 +202,9 @@ class TridiagRun final : public SolverRun<Params> {
     out.file->set_attribute(
         field, "layout",
         std::string(heat() ? "[grid][point], point fastest" : "[system][row], row fastest"));
+    out.file->set_attribute(field, "units",
+                            std::string(heat() ? "as the initial temperatures"
+                                               : "as d divided by the coefficients' unit"));
     if (heat()) return;
     out.file->set_attribute("/input", "file", p_.input.file);
     out.file->set_attribute("/input", "systems", dims.systems);

@@ -80,6 +80,17 @@ const Keys<Params>& keys() {
     k.push_back(key<P>("physics.min_distance", [](P& p) -> auto& { return p.min_distance; },
                        "the near-atom cut-off, in the atoms' length unit")
                     .values("> 0"));
+    k.push_back(choice<P>("units.potential", [](P& p) -> auto& { return p.potential_unit; },
+                          kPotentialUnits, parse_potential_unit,
+                          "the potential's unit in the result, the summary and the OpenDX map: "
+                          "the sum as computed (kcal/(mol·e) with `physics.coulomb_constant = "
+                          "332.0637`), or that divided by R·T, as APBS writes its maps"));
+    k.push_back(key<P>("units.temperature", [](P& p) -> auto& { return p.temperature; },
+                       "T of kT/e")
+                    .values("> 0")
+                    .unit("K")
+                    .only_if([](const P& p) { return p.potential_unit == PotentialUnit::kt_per_e; },
+                             "units.potential = \"kT/e\""));
     k.push_back(choice<P>("method.variant", [](P& p) -> auto& { return p.variant; }, kVariants,
                           parse_variant,
                           "GPU kernel; `\"auto\"`: the variant, block and coarsening `parasol "

@@ -21,12 +21,19 @@ constexpr NameTable<Variant, 5> kVariantNames{{{Variant::scatter, "scatter"},
                                                {Variant::gather_hybrid, "gather-hybrid"}}};
 constexpr NameTable<AtomFormat, 2> kAtomFormatNames{
     {{AtomFormat::pqr, "pqr"}, {AtomFormat::xyz, "xyz"}}};
+constexpr NameTable<PotentialUnit, 2> kPotentialUnitNames{
+    {{PotentialUnit::kcal_per_mol_e, "kcal/(mol·e)"}, {PotentialUnit::kt_per_e, "kT/e"}}};
 
 
 }  // namespace
 
 std::string_view name(Variant v) { return lookup_name(kVariantNames, v); }
 Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s, "variant"); }
+std::string_view name(PotentialUnit u) { return lookup_name(kPotentialUnitNames, u); }
+PotentialUnit parse_potential_unit(std::string_view s) {
+  return lookup_value(kPotentialUnitNames, s, "unit");
+}
+
 std::string_view name(AtomFormat f) { return lookup_name(kAtomFormatNames, f); }
 AtomFormat parse_atom_format(std::string_view s) {
   return lookup_value(kAtomFormatNames, s, "atom format");
@@ -55,6 +62,9 @@ void Params::validate() const {
           "expected a finite number, got " + shown(coulomb_constant));
   require(std::isfinite(min_distance) && min_distance > 0, "physics.min_distance",
           "expected a positive distance, got " + shown(min_distance));
+  require(!(potential_unit == PotentialUnit::kt_per_e) ||
+              (std::isfinite(temperature) && temperature > 0),
+          "units.temperature", "expected a positive temperature in K, got " + shown(temperature));
   // Positions and terms are float: the lattice's far corner, and k q / r at the nearest
   // distance a term is taken at, must stay in float's range.
   const double far = std::max({std::abs(n.origin[0]) + static_cast<double>(n.nx) * n.spacing,

@@ -29,6 +29,17 @@ enum class AtomFormat { pqr, xyz };
 std::string_view name(AtomFormat f);  // "pqr", "xyz"
 AtomFormat parse_atom_format(std::string_view s);
 
+// The unit the potential is stored and reported in. The sum is in kcal/(mol·e) when
+// physics.coulomb_constant is 332.0637 (charges in e, lengths in Å); kT/e divides it by R·T, as
+// APBS's maps are written.
+enum class PotentialUnit { kcal_per_mol_e, kt_per_e };
+inline constexpr std::array kPotentialUnits{PotentialUnit::kcal_per_mol_e, PotentialUnit::kt_per_e};
+std::string_view name(PotentialUnit u);  // "kcal/(mol·e)", "kT/e"
+PotentialUnit parse_potential_unit(std::string_view s);
+
+// The gas constant in kcal/(mol·K) (CODATA 2018's R = 8.314462618 J/(mol·K) over 4184 J/kcal).
+inline constexpr double kGasConstantKcal = 1.987204259e-3;
+
 // A regular lattice: point (i, j, k) is at origin + spacing * (i, j, k). A 2D slice is nz = 1.
 struct Lattice {
   std::array<double, 3> origin{0, 0, 0};
@@ -48,6 +59,13 @@ struct Params {
   // to an atom takes that atom's term at min_distance (the near-atom rule, the same everywhere).
   double coulomb_constant = 1.0;      // k; 332.0637 gives kcal/(mol e) for charges in e and Å
   double min_distance = 0.1;          // same length unit as the coordinates (Å for PQR)
+  PotentialUnit potential_unit = PotentialUnit::kcal_per_mol_e;
+  double temperature = 298.15;        // K: kT/e's T
+
+  // What the sum is multiplied by to give the potential in `potential_unit`.
+  double potential_scale() const {
+    return potential_unit == PotentialUnit::kt_per_e ? 1.0 / (kGasConstantKcal * temperature) : 1.0;
+  }
 
   Variant variant = Variant::gather_shared;  // fastest with coarsening 4 (docs/PERFORMANCE.md)
   Shape block{32, 8, 1};              // threads; x and y of the lattice

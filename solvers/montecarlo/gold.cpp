@@ -154,4 +154,9 @@ Result solve_gold(const Params& p, const ProgressCallback& progress, Samples par
   return result;
 }
 
+double gold_host_bytes(std::int64_t samples) {
+  return std::ceil(static_cast<double>(samples) / static_cast<double>(kChunkSamples)) *
+         static_cast<double>(sizeof(PayoffSums));
+}
+
 }  // namespace parasol::montecarlo

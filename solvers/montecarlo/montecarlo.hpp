@@ -74,6 +74,10 @@ using ProgressCallback = std::function<void(const Progress&)>;
 // check.hpp.
 Result solve_gold(const Params& p, const ProgressCallback& progress = {}, Samples part = {});
 
+// The host memory solve_gold takes for `samples` samples beyond its result: one PayoffSums per
+// chunk of samples a thread simulates at a time. In double, so no sample count overflows it.
+double gold_host_bytes(std::int64_t samples);
+
 // The GPU solver: p.variant, through a Simulator made for this run. Payoffs are summed on the
 // device; only per-block partial sums come back, and memory is bounded by p.batch_paths
 // whatever the path count.

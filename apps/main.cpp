@@ -295,11 +295,6 @@ int main(int argc, char** argv) {
   try {
     const std::string clamped = apply_threads_option(parse_threads(threads), context->local_size());
     if (!clamped.empty() && context->is_root()) std::cerr << "parasol: " << clamped << "\n";
-    if (context->size() > 1 && context->is_root()) {
-      const std::string bound =
-          bound_below_share(available_cores(), host_cores(), context->local_size());
-      if (!bound.empty()) std::cerr << "parasol: note: " << bound << "\n";
-    }
     app::configure_progress(progress, quiet);
     if (*run_cmd) {
       refuse_empty_output(run_cmd, run.output);

@@ -228,6 +228,13 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   setup_phase.stop();
   setup_beat.reset();
   if (is_speaker()) std::cout << binding->name << ": " << run->describe() << "\n";
+  // A launcher that bound the ranks below their share of the host's cores leaves their host work
+  // (inputs, the gold, the write) on fewer threads: said with the summary, as a note.
+  if (context.size() > 1) {
+    const std::string bound =
+        bound_below_share(available_cores(), host_cores(), context.local_size());
+    if (!bound.empty()) say("note: " + bound);
+  }
   if (backend == Backend::cpu) {
     say(describe_cpu_threads());
     note_gpu_only_keys(*binding, *params);

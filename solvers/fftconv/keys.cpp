@@ -95,10 +95,9 @@ const Keys<Params>& keys() {
                     .values("≥ 0")
                     .only_if(chirp, kChirp));
     k.push_back(key<P>("signal.seed", [](P& p) -> auto& { return p.signal.seed; },
-                       "signal b draws its noise from `std::mt19937_64` seeded with (seed, b) "
-                       "through `std::seed_seq`, normals by Box–Muller: a signal does not depend "
-                       "on the batch, and a seed gives the same signals with any standard "
-                       "library")
+                       "seed of the noise: each sample is a counter-based draw indexed by its "
+                       "signal and place (docs/generated-inputs.md), so a signal does not depend "
+                       "on the batch, the ranks or the threads, and any stretch is drawn alone")
                     .values("≥ 0")
                     .only_if(generated_signal, kGenerated));
     k.push_back(shown_required(

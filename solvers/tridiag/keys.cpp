@@ -93,7 +93,8 @@ const Keys<Params>& keys() {
           std::pair{"heat.right", +[](P& p) -> double& { return p.heat.right; }}})
       k.push_back(key<P>(end, get, "the fixed end values u[−1] and u[points]").only_if(is_heat, heat));
     k.push_back(key<P>("heat.seed", [](P& p) -> auto& { return p.heat.seed; },
-                       "with `random` (`std::mt19937_64`)")
+                       "with `random`: counter-based draws indexed by grid and point "
+                       "(docs/generated-inputs.md)")
                     .values("≥ 0")
                     .only_if(is_heat, heat));
     k.push_back(file<P>("input.file", [](P& p) -> auto& { return p.input.file; },

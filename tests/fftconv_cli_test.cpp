@@ -413,7 +413,7 @@ TEST(FftconvKeys, SolverWordsAreTheDeclaredKeys) {
 
 TEST_F(FftconvCli, BadInputFilesNameTheFileAndDataset) {
   const std::string in = (dir_ / "in.h5").string();
-  expect_input_error(run_file(file_params()), in + ": no such file");
+  expect_input_error(run_file(file_params()), in + ": signal.file: no such file");
 
   std::vector<double> values(64, 0.5);
   write_input([&](io::ResultFile& f) {

@@ -462,7 +462,7 @@ TEST_F(FftconvCli, BadInputFilesNameTheFileAndDataset) {
   expect_nothing_left();
 
   std::ofstream(dir_ / "in.h5") << "not HDF5\n";
-  expect_input_error(run_file(file_params()), in + ": cannot be read as HDF5");
+  expect_input_error(run_file(file_params()), in + ": signal.file: cannot be read as HDF5");
 }
 
 TEST_F(FftconvCli, ProblemsLargerThanTheHostAreRefusedUpFront) {

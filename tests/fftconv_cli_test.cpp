@@ -413,7 +413,7 @@ TEST(FftconvKeys, SolverWordsAreTheDeclaredKeys) {
 
 TEST_F(FftconvCli, BadInputFilesNameTheFileAndDataset) {
   const std::string in = (dir_ / "in.h5").string();
-  expect_input_error(run_file(file_params()), in + ": no such file");
+  expect_input_error(run_file(file_params()), in + ": signal.file: no such file");
 
   std::vector<double> values(64, 0.5);
   write_input([&](io::ResultFile& f) {
@@ -462,7 +462,7 @@ TEST_F(FftconvCli, BadInputFilesNameTheFileAndDataset) {
   expect_nothing_left();
 
   std::ofstream(dir_ / "in.h5") << "not HDF5\n";
-  expect_input_error(run_file(file_params()), in + ": cannot be read as HDF5");
+  expect_input_error(run_file(file_params()), in + ": signal.file: cannot be read as HDF5");
 }
 
 TEST_F(FftconvCli, ProblemsLargerThanTheHostAreRefusedUpFront) {

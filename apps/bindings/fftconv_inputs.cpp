@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "apps/fits.hpp"
 #include "io/input_file.hpp"
@@ -31,12 +32,32 @@ Stack stack_of(const std::vector<std::uint64_t>& dims, Layout layout) {
   return layout == Layout::batch ? Stack{d(0), {1, d(1)}} : Stack{1, {d(0), d(1)}};
 }
 
+// An operand's file, opened. One that is missing is named by its key (`signal.file` for
+// `signal.dataset`'s file); one that is another run's result by the docs' convention,
+// results/<name>.h5 beside inputs/<name>.toml, also says the command that makes it.
+std::unique_ptr<io::ResultReader> open_operand(const std::string& file,
+                                               const std::string& dataset_key) {
+  const std::string key = dataset_key.substr(0, dataset_key.find('.')) + ".file";
+  const std::filesystem::path path = std::filesystem::path(file).lexically_normal();
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) return io::open_input_file(file, key);
+  std::string expected = "no such file";
+  const std::filesystem::path results = path.parent_path();
+  const std::filesystem::path input =
+      results.parent_path() / "inputs" / (path.stem().string() + ".toml");
+  if (results.filename() == "results" && path.extension() == ".h5" &&
+      std::filesystem::is_regular_file(input, ec))
+    expected += "; make it first, from " + results.parent_path().string() + ": parasol run inputs/" +
+                input.filename().string() + " -o results/" + path.filename().string();
+  throw InputError(file, key, expected);
+}
+
 // A dataset's extent, refused when it holds nothing. A streamed signal is one 1D signal.
 template <class T>
 std::vector<std::uint64_t> dims_of(const std::string& file, const std::string& dataset,
                                    const char* key, const std::vector<int>& ranks,
                                    const char* least) {
-  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
+  const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
   const std::vector<std::uint64_t> dims =
       io::naming_key(key, [&] { return in->dataset_dims<T>(dataset, ranks); });
   if (std::find(dims.begin(), dims.end(), 0) != dims.end())
@@ -47,7 +68,7 @@ std::vector<std::uint64_t> dims_of(const std::string& file, const std::string& d
 
 template <class T>
 std::vector<T> read_values(const std::string& file, const std::string& dataset, const char* key) {
-  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
+  const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
   std::vector<T> values =
       io::naming_key(key, [&] { return in->read_dataset<T>(dataset, {1, 2, 3}).values; });
   io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), 0, file, dataset);
@@ -58,7 +79,7 @@ std::vector<T> read_values(const std::string& file, const std::string& dataset, 
 template <class T>
 std::vector<T> read_share(const std::string& file, const std::string& dataset, const char* key,
                           std::int64_t first, std::int64_t count, std::int64_t size) {
-  const std::unique_ptr<io::ResultReader> in = io::open_input_file(file);
+  const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
   std::vector<T> values = io::naming_key(key, [&] {
     return in->read_rows<T>(dataset, static_cast<std::uint64_t>(first),
                             static_cast<std::uint64_t>(count), {2, 3});
@@ -273,7 +294,7 @@ template <class T>
 SignalSource<T>::SignalSource(const Params& p, const Operands<T>& ops)
     : p_(p),
       ops_(ops),
-      file_(p.signal_generated() ? nullptr : io::open_input_file(p.signal.file)) {}
+      file_(p.signal_generated() ? nullptr : open_operand(p.signal.file, "signal.dataset")) {}
 
 template <class T>
 SignalSource<T>::~SignalSource() = default;

@@ -11,6 +11,12 @@
     v = parasol.recurrence.linear(s, u, v0)           # v[t] = s[t] v[t-1] + u[t]
     y = parasol.fftconv.convolve(x, h, mode="same")   # scipy.signal.fftconvolve's shapes
 
+    conv = parasol.fftconv.Convolver((4096,), h, mode="same", dtype="float32")
+    y = conv.run(x_cuda, out=y_cuda)                  # device arrays in and out, no copies
+
+fftconv also takes CUDA device arrays (PyTorch, CuPy, JAX: DLPack or __cuda_array_interface__)
+and returns a device array, on the producer's stream (parasol.fftconv says more).
+
 Each runs on the GPU when one is usable and on the CPU gold solver otherwise (backend="auto",
 as the command line's --backend); backend="gpu" or "cpu" asks for one. A bad parameter, key or
 argument is a ValueError with the command line's message; an array of another dtype than
@@ -20,7 +26,8 @@ float32 or float64 a TypeError; any other failure a RuntimeError.
 import math
 import os
 
-from ._parasol import fftconv, info, keys, recurrence, solvers, tridiag
+from ._parasol import info, keys, recurrence, solvers, tridiag
+from . import fftconv
 from ._parasol import _run
 
 __all__ = ["info", "solvers", "keys", "run", "tridiag", "recurrence", "fftconv"]

@@ -5,6 +5,7 @@
 namespace parasol::python {
 void bind_run(nb::module_& m);
 void bind_solvers(nb::module_& m);
+void bind_device(nb::module_& m);  // after bind_solvers: it adds to parasol.fftconv
 }  // namespace parasol::python
 
 NB_MODULE(_parasol, m) {
@@ -15,4 +16,5 @@ NB_MODULE(_parasol, m) {
   register_errors();
   bind_run(m);
   bind_solvers(m);
+  bind_device(m);
 }

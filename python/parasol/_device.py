@@ -1,0 +1,81 @@
+"""Device arrays from any producer, without copies: which arrays are on a CUDA device, which
+stream a call runs on, and how each array is handed to the extension for that stream.
+
+The stream: the caller's `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or any
+object with __cuda_stream__); else the producer's current stream (PyTorch's
+torch.cuda.current_stream, CuPy's get_current_stream), else __cuda_array_interface__'s `stream`
+field, else CUDA's legacy default stream. Each DLPack array is then exported with
+__dlpack__(stream=that), so its producer orders its own pending work before the call's; the call
+enqueues its work on that stream and returns without waiting: its output is ready there.
+"""
+
+_DL_CUDA = 2  # DLPack's kDLCUDA
+_LEGACY_DEFAULT = 1  # DLPack's and CUDA's handle of the legacy default stream (cudaStreamLegacy)
+
+
+def device_of(obj):
+    """The CUDA device id of a device array, or None for anything else (host arrays, lists)."""
+    dlpack_device = getattr(type(obj), "__dlpack_device__", None)
+    if dlpack_device is not None:
+        kind, ident = dlpack_device(obj)
+        return int(ident) if kind == _DL_CUDA else None
+    if hasattr(obj, "__cuda_array_interface__"):
+        return -1  # the extension asks the pointer which device holds it
+    return None
+
+
+def _framework(obj):
+    return type(obj).__module__.split(".")[0]
+
+
+def stream_handle(stream):
+    """A stream given as an int, a torch.cuda.Stream, a cupy Stream or a __cuda_stream__ object."""
+    if isinstance(stream, bool):
+        raise TypeError("stream: expected a CUDA stream or its handle, got %r" % (stream,))
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        return int(stream.__cuda_stream__()[1])
+    for attribute in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    raise TypeError("stream: expected a CUDA stream (torch.cuda.Stream, cupy.cuda.Stream, an "
+                    "object with __cuda_stream__) or its handle as an int, got %s"
+                    % type(stream).__name__)
+
+
+def producer_stream(obj):
+    """The stream the producer of device array `obj` is working on now."""
+    framework = _framework(obj)
+    if framework == "torch":
+        import torch
+        return torch.cuda.current_stream(obj.device).cuda_stream
+    if framework == "cupy":
+        import cupy
+        return cupy.cuda.get_current_stream().ptr
+    if not hasattr(type(obj), "__dlpack__") and hasattr(obj, "__cuda_array_interface__"):
+        return obj.__cuda_array_interface__.get("stream") or _LEGACY_DEFAULT
+    return _LEGACY_DEFAULT
+
+
+def call_stream(arrays, stream):
+    """The stream a call on `arrays` (device arrays; the first decides) runs on, never 0:
+    DLPack reserves 0, and CUDA's 0 is the legacy default stream, handle 1, in this process."""
+    handle = stream_handle(stream) if stream is not None else producer_stream(arrays[0])
+    return handle or _LEGACY_DEFAULT
+
+
+def export(obj, stream):
+    """`obj` as the extension reads it: a DLPack capsule made for `stream`, or the object itself
+    where it has __cuda_array_interface__ alone."""
+    if hasattr(type(obj), "__dlpack__"):
+        return obj.__dlpack__(stream=stream)
+    return obj
+
+
+def refuse_on_cpu(function, **arrays):
+    """The ValueError of backend="cpu" given device arrays: the CPU gold reads host memory."""
+    names = ", ".join("%s (cuda:%s)" % (name, device) for name, device in arrays.items())
+    raise ValueError(
+        '%s: backend="cpu" cannot take device arrays: %s; use backend="auto" or "gpu", or '
+        "copy them to the host first (x.cpu() / cupy.asnumpy(x))" % (function, names))

@@ -1,0 +1,458 @@
+// Device arrays in and out, without copies: parasol.fftconv's device path and its stateful
+// Convolver (python/parasol/fftconv.py). The Python side chooses the stream (the producer's, or
+// the one the caller names) and exports each array for it: a DLPack capsule made by
+// __dlpack__(stream=...), or an object with __cuda_array_interface__. Here those become device
+// pointers, the solver's Convolver runs on them on that stream, and the output is a device array
+// that owns its DeviceBuffer and exports itself through DLPack. Nothing is copied and nothing
+// waits: the output is ready on the stream the call ran on.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arrays.hpp"
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/fftconv/fftconv.hpp"
+
+namespace parasol::python {
+namespace {
+
+using CudaArray = nb::ndarray<nb::device::cuda>;
+
+// One array on a device, as the solver reads it: C order, its values where they are.
+struct DeviceOperand {
+  void* data = nullptr;
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::f32;
+  int device = 0;
+  CudaArray keep;  // holds a DLPack producer's tensor while the call uses it
+};
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    text += std::to_string(shape[k]) + (shape.size() == 1 || k + 1 < shape.size() ? "," : "");
+  return text + ")";
+}
+
+[[noreturn]] void type_error(const std::string& text) { throw nb::type_error(text.c_str()); }
+
+// The solver reads and writes rows one after another: a view with other strides would need a
+// copy, which this path promises not to make. Extents of one take any stride.
+void require_c_order(const std::vector<std::int64_t>& shape,
+                     const std::vector<std::int64_t>& strides, const char* fn, const char* arg) {
+  std::int64_t expected = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] != 1 && strides[k] != expected) {
+      std::string given;
+      for (std::int64_t s : strides) given += (given.empty() ? "" : ", ") + std::to_string(s);
+      type_error(std::string(fn) + ": " + arg + " is not C-contiguous (shape " +
+                 shape_text(shape) + ", strides in elements (" + given +
+                 ")); device arrays are used in place, without copies: pass a contiguous one "
+                 "(torch: x.contiguous(), CuPy: cupy.ascontiguousarray(x))");
+    }
+    expected *= shape[k];
+  }
+}
+
+DType device_dtype(const std::string& given, bool f32, bool f64, const char* fn, const char* arg) {
+  if (f32) return DType::f32;
+  if (f64) return DType::f64;
+  type_error(std::string(fn) + ": " + arg + " has dtype " + given +
+             "; expected float32 or float64 (convert it first, e.g. x.to(torch.float32))");
+}
+
+// `exported`: a DLPack capsule, or an object with __cuda_array_interface__ (version 2 or 3).
+DeviceOperand device_operand(nb::handle exported, const char* fn, const char* arg) {
+  DeviceOperand o;
+  std::vector<std::int64_t> strides;
+  std::string dtype_text;
+  bool f32 = false, f64 = false;
+  if (nb::hasattr(exported, "__cuda_array_interface__")) {
+    const nb::dict cai = nb::cast<nb::dict>(exported.attr("__cuda_array_interface__"));
+    const nb::tuple data = nb::cast<nb::tuple>(cai["data"]);
+    o.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
+    for (nb::handle n : nb::cast<nb::tuple>(cai["shape"])) o.shape.push_back(nb::cast<std::int64_t>(n));
+    dtype_text = nb::cast<std::string>(cai["typestr"]);
+    f32 = dtype_text == "<f4";
+    f64 = dtype_text == "<f8";
+    const std::int64_t item = f64 ? 8 : 4;
+    if (cai.contains("strides") && !cai["strides"].is_none()) {
+      for (nb::handle s : nb::cast<nb::tuple>(cai["strides"]))
+        strides.push_back(nb::cast<std::int64_t>(s) / item);
+    } else {
+      strides.assign(o.shape.size(), 0);
+      std::int64_t step = 1;
+      for (std::size_t k = o.shape.size(); k-- > 0;) strides[k] = step, step *= o.shape[k];
+    }
+    cudaPointerAttributes where{};
+    if (o.data != nullptr) PARASOL_CUDA(cudaPointerGetAttributes(&where, o.data));
+    if (o.data != nullptr && where.type != cudaMemoryTypeDevice &&
+        where.type != cudaMemoryTypeManaged)
+      type_error(std::string(fn) + ": " + arg +
+                 "'s __cuda_array_interface__ points to memory that is not on a device");
+    o.device = where.device;
+  } else {
+    if (!nb::try_cast(exported, o.keep, /*convert=*/false))
+      type_error(std::string(fn) + ": " + arg + " is not a CUDA device array (DLPack)");
+    for (std::size_t k = 0; k < o.keep.ndim(); ++k) {
+      o.shape.push_back(static_cast<std::int64_t>(o.keep.shape(k)));
+      strides.push_back(o.keep.stride(k));
+    }
+    o.data = o.keep.data();
+    o.device = o.keep.device_id();
+    f32 = o.keep.dtype() == nb::dtype<float>();
+    f64 = o.keep.dtype() == nb::dtype<double>();
+    const nb::dlpack::dtype t = o.keep.dtype();
+    dtype_text = (t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float) ? "float"
+                  : t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Int)  ? "int"
+                  : t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt) ? "uint"
+                                                                                      : "code" +
+                                                                        std::to_string(t.code)) +
+                 std::to_string(t.bits);
+  }
+  o.dtype = device_dtype(dtype_text, f32, f64, fn, arg);
+  require_c_order(o.shape, strides, fn, arg);
+  return o;
+}
+
+// Makes `device` current for the call and restores the caller's after it.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    PARASOL_CUDA(cudaGetDevice(&previous_));
+    if (device != previous_) PARASOL_CUDA(cudaSetDevice(device));
+  }
+  ~DeviceGuard() { (void)cudaSetDevice(previous_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+const char* dtype_text(DType d) { return d == DType::f32 ? "float32" : "float64"; }
+
+// The problem of a signal and a filter of these shapes: 1D [n] with [k]; an image [rows, n]
+// with [krows, k]; and, where `rows_batch`, independent rows [batch, n] with one filter [k].
+fftconv::Problem problem_for(const std::vector<std::int64_t>& signal,
+                             const std::vector<std::int64_t>& filter, const std::string& mode,
+                             fftconv::Operation operation, bool rows_batch, const char* fn) {
+  for (const auto& [name, shape] : {std::pair{"signal", &signal}, {"filter", &filter}}) {
+    if (shape->size() != 1 && shape->size() != 2)
+      throw InputError(fn, name, "expected a 1D [n] or 2D [rows, n] array, got shape " +
+                                     shape_text(*shape));
+    for (std::int64_t e : *shape)
+      if (e == 0)
+        throw InputError(fn, name, "expected at least one element, got shape " + shape_text(*shape));
+  }
+  const bool batched = rows_batch && signal.size() == 2 && filter.size() == 1;
+  if (filter.size() != signal.size() && !batched)
+    throw InputError(fn, "filter",
+                     "expected as many dimensions as signal (" + std::to_string(signal.size()) +
+                         ")" + (rows_batch ? ", or 1D with a 2D signal of rows" : "") +
+                         ", got shape " + shape_text(filter));
+  fftconv::Problem p;
+  const auto extent = [](const std::vector<std::int64_t>& s) {
+    return fftconv::Extent{s.size() == 2 ? s[0] : 1, s.back()};
+  };
+  if (batched) {
+    p.batch = signal[0];
+    p.signal = {1, signal[1]};
+  } else {
+    p.signal = extent(signal);
+  }
+  p.filter = extent(filter);
+  p.operation = operation;
+  try {
+    p.mode = fftconv::parse_mode(mode);
+    fftconv::check_problem(p);
+  } catch (const InputError& e) {
+    if (!e.source().empty()) throw;
+    throw e.with_source(fn);
+  }
+  return p;
+}
+
+std::vector<std::int64_t> output_shape_of(const fftconv::Problem& p, std::size_t signal_ndim) {
+  const fftconv::Extent out = fftconv::output_extent(p);
+  if (signal_ndim == 1) return {out.cols};
+  return {p.batch > 1 || !p.is_2d() ? p.batch : out.rows, out.cols};
+}
+
+// A new device array of `shape` owning its memory (a DeviceBuffer), for DLPack consumers.
+template <class T>
+std::pair<nb::object, T*> new_device_array(const std::vector<std::int64_t>& shape, int device) {
+  std::int64_t size = 1;
+  for (std::int64_t e : shape) size *= e;
+  auto* owned = new DeviceBuffer<T>(static_cast<std::size_t>(size));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<DeviceBuffer<T>*>(p); });
+  const std::vector<std::size_t> extents(shape.begin(), shape.end());
+  T* data = owned->data();
+  return {nb::cast(nb::ndarray<nb::device::cuda, T>(data, extents.size(), extents.data(), owner,
+                                                       nullptr, nb::dtype<T>(),
+                                                       nb::device::cuda::value, device)),
+          data};
+}
+
+void require_output(const DeviceOperand& out, const std::vector<std::int64_t>& shape, DType dtype,
+                    int device, const char* fn) {
+  if (out.shape != shape)
+    throw InputError(fn, "out", "expected shape " + shape_text(shape) + ", got " +
+                                    shape_text(out.shape));
+  if (out.dtype != dtype)
+    type_error(std::string(fn) + ": out has dtype " + dtype_text(out.dtype) + "; expected " +
+               dtype_text(dtype) + ", the signal's");
+  if (out.device != device)
+    throw InputError(fn, "out", "expected device " + std::to_string(device) + ", the signal's, got " +
+                                    std::to_string(out.device));
+}
+
+// ---- one call: parasol.fftconv.convolve / correlate on device arrays ---------------------------
+
+nb::object convolve_device(nb::handle signal_in, nb::handle filter_in, const std::string& mode,
+                           const std::string& operation_name, std::uintptr_t stream_handle,
+                           nb::handle out_in) {
+  const fftconv::Operation operation = fftconv::parse_operation(operation_name);
+  const std::string function = "fftconv." + operation_name;
+  const char* fn = function.c_str();
+  const DeviceOperand signal = device_operand(signal_in, fn, "signal");
+  const DeviceOperand filter = device_operand(filter_in, fn, "filter");
+  if (filter.dtype != signal.dtype)
+    type_error(function + ": filter has dtype " + dtype_text(filter.dtype) + " but signal has " +
+               dtype_text(signal.dtype) + "; expected one dtype, float32 or float64, for both");
+  if (filter.device != signal.device)
+    throw InputError(fn, "filter", "expected device " + std::to_string(signal.device) +
+                                       ", the signal's, got " + std::to_string(filter.device));
+  const fftconv::Problem p = problem_for(signal.shape, filter.shape, mode, operation, false, fn);
+  const std::vector<std::int64_t> shape = output_shape_of(p, signal.shape.size());
+  const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+  DeviceGuard on(signal.device);
+  const auto run = [&](auto zero) -> nb::object {
+    using T = decltype(zero);
+    nb::object result = nb::none();
+    T* y = nullptr;
+    if (out_in.is_none()) {
+      auto made = new_device_array<T>(shape, signal.device);
+      result = std::move(made.first);
+      y = made.second;
+    } else {
+      const DeviceOperand out = device_operand(out_in, fn, "out");
+      require_output(out, shape, signal.dtype, signal.device, fn);
+      y = static_cast<T*>(out.data);
+    }
+    // A Convolver per call: its plans are made here and freed after. The stateful
+    // parasol.fftconv.Convolver keeps them.
+    fftconv::Convolver<T> convolver;
+    {
+      nb::gil_scoped_release unlocked;
+      convolver.convolve(p, fftconv::Options{}, static_cast<const T*>(signal.data),
+                         static_cast<const T*>(filter.data), y, stream);
+    }
+    return result;
+  };
+  return signal.dtype == DType::f32 ? run(float{}) : run(double{});
+}
+
+// ---- the stateful form: plans and the filter's spectrum made once, run many times -------------
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual void run(const void* signal, void* output, cudaStream_t stream) = 0;
+  virtual nb::object new_output(const std::vector<std::int64_t>& shape, int device, void** data) = 0;
+};
+
+template <class T>
+class EngineOf final : public Engine {
+ public:
+  // filter: `filter_values` from the host, or `d_filter` on the device (copied: the Convolver
+  // keeps the filter's spectrum, so it must own the values behind the pointer).
+  EngineOf(const fftconv::Problem& p, const std::vector<T>& filter_values, const void* d_filter,
+           cudaStream_t stream)
+      : problem_(p), filter_(static_cast<std::size_t>(p.filters * p.filter.size())) {
+    if (d_filter != nullptr) {
+      PARASOL_CUDA(cudaMemcpyAsync(filter_.data(), d_filter, filter_.bytes(),
+                                   cudaMemcpyDeviceToDevice, stream));
+    } else {
+      PARASOL_CUDA(cudaMemcpyAsync(filter_.data(), filter_values.data(), filter_.bytes(),
+                                   cudaMemcpyHostToDevice, stream));
+    }
+    convolver_.keep_filter_spectra();
+    // One convolution of zeros makes the cuFFT plans and the filter's spectrum now, so every
+    // run() after enqueues the variant's kernels alone.
+    DeviceBuffer<T> x(static_cast<std::size_t>(p.batch * p.signal.size()));
+    DeviceBuffer<T> y(static_cast<std::size_t>(p.batch * fftconv::output_extent(p).size()));
+    PARASOL_CUDA(cudaMemsetAsync(x.data(), 0, x.bytes(), stream));
+    convolver_.convolve(problem_, options_, x.data(), filter_.data(), y.data(), stream);
+    PARASOL_CUDA(cudaStreamSynchronize(stream));
+  }
+  void run(const void* signal, void* output, cudaStream_t stream) override {
+    convolver_.convolve(problem_, options_, static_cast<const T*>(signal), filter_.data(),
+                        static_cast<T*>(output), stream);
+  }
+  nb::object new_output(const std::vector<std::int64_t>& shape, int device, void** data) override {
+    auto [array, y] = new_device_array<T>(shape, device);
+    *data = y;
+    return array;
+  }
+
+ private:
+  fftconv::Problem problem_;
+  fftconv::Options options_;
+  DeviceBuffer<T> filter_;
+  fftconv::Convolver<T> convolver_;
+};
+
+class DeviceConvolver {
+ public:
+  // filter: a host array (numpy.asarray of it) or a device array exported for `stream`;
+  // device: the filter's when it is on one, else `device` (-1: the current one).
+  DeviceConvolver(std::vector<std::int64_t> shape, nb::handle filter, bool filter_on_device,
+                  const std::string& mode, const std::string& operation, const std::string& dtype,
+                  int device, std::uintptr_t stream_handle)
+      : signal_shape_(std::move(shape)),
+        dtype_(dtype == "float32" ? DType::f32 : DType::f64) {
+    constexpr const char* fn = "fftconv.Convolver";
+    if (dtype != "float32" && dtype != "float64")
+      type_error(std::string(fn) + ": dtype " + dtype + "; expected float32 or float64");
+    const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+    DeviceOperand d_filter;
+    HostArray h_filter;
+    std::vector<std::int64_t> filter_shape;
+    if (filter_on_device) {
+      d_filter = device_operand(filter, fn, "filter");
+      if (d_filter.dtype != dtype_)
+        type_error(std::string(fn) + ": filter has dtype " + dtype_text(d_filter.dtype) +
+                   "; expected " + dtype_text(dtype_) + ", the dtype asked for");
+      filter_shape = d_filter.shape;
+      device_ = d_filter.device;
+    } else {
+      h_filter = as_array(filter, fn, "filter");
+      for (std::size_t k = 0; k < h_filter.ndim(); ++k)
+        filter_shape.push_back(static_cast<std::int64_t>(h_filter.shape(k)));
+      if (device < 0) PARASOL_CUDA(cudaGetDevice(&device));
+      device_ = device;
+    }
+    problem_ = problem_for(signal_shape_, filter_shape, mode, fftconv::parse_operation(operation),
+                           true, fn);
+    output_shape_ = output_shape_of(problem_, signal_shape_.size());
+    DeviceGuard on(device_);
+    const auto make = [&](auto zero) -> std::unique_ptr<Engine> {
+      using T = decltype(zero);
+      std::vector<T> values_on_host;
+      if (!filter_on_device) {
+        if (dtype_of(h_filter) == DType::f32) {
+          const std::vector<float> v = values<float>(h_filter);
+          values_on_host.assign(v.begin(), v.end());
+        } else {
+          const std::vector<double> v = values<double>(h_filter);
+          values_on_host.assign(v.begin(), v.end());
+        }
+      }
+      nb::gil_scoped_release unlocked;
+      return std::make_unique<EngineOf<T>>(problem_, values_on_host,
+                                           filter_on_device ? d_filter.data : nullptr, stream);
+    };
+    engine_ = dtype_ == DType::f32 ? make(float{}) : make(double{});
+  }
+
+  // signal and out (None: a new array) exported for `stream`; returns the new array, or None.
+  nb::object run(nb::handle signal_in, nb::handle out_in, std::uintptr_t stream_handle) {
+    constexpr const char* fn = "fftconv.Convolver.run";
+    const DeviceOperand signal = device_operand(signal_in, fn, "signal");
+    if (signal.shape != signal_shape_)
+      throw InputError(fn, "signal", "expected shape " + shape_text(signal_shape_) +
+                                         ", the Convolver's, got " + shape_text(signal.shape));
+    if (signal.dtype != dtype_)
+      type_error(std::string(fn) + ": signal has dtype " + dtype_text(signal.dtype) +
+                 "; expected " + dtype_text(dtype_) + ", the Convolver's");
+    if (signal.device != device_)
+      throw InputError(fn, "signal", "expected device " + std::to_string(device_) +
+                                         ", the Convolver's, got " + std::to_string(signal.device));
+    DeviceGuard on(device_);
+    nb::object result = nb::none();
+    void* y = nullptr;
+    if (out_in.is_none()) {
+      result = engine_->new_output(output_shape_, device_, &y);
+    } else {
+      const DeviceOperand out = device_operand(out_in, fn, "out");
+      require_output(out, output_shape_, dtype_, device_, fn);
+      y = out.data;
+    }
+    engine_->run(signal.data, y, reinterpret_cast<cudaStream_t>(stream_handle));
+    return result;
+  }
+
+  const std::vector<std::int64_t>& shape() const { return signal_shape_; }
+  const std::vector<std::int64_t>& output_shape() const { return output_shape_; }
+  std::string dtype() const { return dtype_text(dtype_); }
+  int device() const { return device_; }
+
+ private:
+  std::vector<std::int64_t> signal_shape_, output_shape_;
+  DType dtype_;
+  int device_ = 0;
+  fftconv::Problem problem_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// The C++ API's own time for what Convolver.run does, for python/bench/call_overhead.py: one
+// float32 signal of n samples, a filter of `taps`, `calls` convolutions enqueued back to back
+// on one stream after one untimed (plans, spectrum); returns their seconds, by CUDA events.
+double time_cpp_convolver(std::int64_t n, std::int64_t taps, const std::string& mode,
+                          std::int64_t calls) {
+  fftconv::Problem p;
+  p.signal = {1, n};
+  p.filter = {1, taps};
+  p.mode = fftconv::parse_mode(mode);
+  fftconv::check_problem(p);
+  nb::gil_scoped_release unlocked;
+  Stream stream;
+  DeviceBuffer<float> x(static_cast<std::size_t>(n)), h(static_cast<std::size_t>(taps)),
+      y(static_cast<std::size_t>(fftconv::output_extent(p).size()));
+  PARASOL_CUDA(cudaMemsetAsync(x.data(), 0, x.bytes(), stream.get()));
+  PARASOL_CUDA(cudaMemsetAsync(h.data(), 0, h.bytes(), stream.get()));
+  fftconv::Convolver<float> convolver;
+  convolver.keep_filter_spectra();
+  const fftconv::Options o;
+  convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
+  EventTimer timer(stream.get());
+  timer.start();
+  for (std::int64_t i = 0; i < calls; ++i)
+    convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
+  timer.stop();
+  return timer.seconds();
+}
+
+}  // namespace
+
+void bind_device(nb::module_& m) {
+  nb::module_ fftconv = nb::borrow<nb::module_>(m.attr("fftconv"));
+  fftconv.def("_convolve_device", &convolve_device, nb::arg("signal"), nb::arg("filter"),
+              nb::arg("mode"), nb::arg("operation"), nb::arg("stream"), nb::arg("out").none(),
+              "fftconv.convolve/correlate on exported device arrays (parasol.fftconv calls it).");
+  fftconv.def("_time_cpp_convolver", &time_cpp_convolver, nb::arg("n"), nb::arg("taps"),
+              nb::arg("mode"), nb::arg("calls"),
+              "Seconds of `calls` float32 convolutions by the C++ Convolver, back to back.");
+  nb::class_<DeviceConvolver>(fftconv, "_Convolver")
+      .def(nb::init<std::vector<std::int64_t>, nb::handle, bool, const std::string&,
+                    const std::string&, const std::string&, int, std::uintptr_t>(),
+           nb::arg("shape"), nb::arg("filter"), nb::arg("filter_on_device"), nb::arg("mode"),
+           nb::arg("operation"), nb::arg("dtype"), nb::arg("device"), nb::arg("stream"))
+      .def("run", &DeviceConvolver::run, nb::arg("signal"), nb::arg("out").none(),
+           nb::arg("stream"))
+      .def_prop_ro("shape", &DeviceConvolver::shape)
+      .def_prop_ro("output_shape", &DeviceConvolver::output_shape)
+      .def_prop_ro("dtype", &DeviceConvolver::dtype)
+      .def_prop_ro("device", &DeviceConvolver::device);
+}
+
+}  // namespace parasol::python

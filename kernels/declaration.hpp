@@ -303,6 +303,18 @@ Key<P> choices(std::string key_name, Field field, const Values& values, Parse pa
   return k;
 }
 
+// The keys `declare(k)` appends, made on first use and kept: a solver's keys() and sweep_keys()
+// are `return declared_once<Params>([](Keys<Params>& k) { k.push_back(...); ... });`.
+template <class P, class Declare>
+const Keys<P>& declared_once(Declare declare) {
+  static const Keys<P> all = [&] {
+    Keys<P> k;
+    declare(k);
+    return k;
+  }();
+  return all;
+}
+
 // The KeyInfo of every key in `keys`, marked as sweep keys when `sweep`.
 template <class P>
 std::vector<KeyInfo> infos(const Keys<P>& keys, bool sweep = false) {

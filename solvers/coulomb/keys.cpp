@@ -34,8 +34,7 @@ Key<Params> origin_key() {
 
 const Keys<Params>& keys() {
   using P = Params;
-  static const Keys<P> all = [] {
-    Keys<P> k;
+  return declared_once<P>([](Keys<P>& k) {
     k.push_back(origin_key());
     k.push_back(key<P>("lattice.spacing", [](P& p) -> auto& { return p.lattice.spacing; },
                        "lattice spacing, equal in x, y, z")
@@ -117,20 +116,15 @@ const Keys<Params>& keys() {
     k.push_back(key<P>("output.dx", [](P& p) -> auto& { return p.write_dx; },
                        "also write an OpenDX map beside the result (`OUT.h5` → `OUT.dx`), for "
                        "PyMOL, VMD, Chimera and APBS's tools"));
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<SweepParams>& sweep_keys() {
   using S = SweepParams;
-  static const Keys<S> all = [] {
-    Keys<S> k;
+  return declared_once<S>([](Keys<S>& k) {
     add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
                        "`parasol sweep`: timed runs per row (after one warm-up)");
-    return k;
-  }();
-  return all;
+  });
 }
 
 }  // namespace parasol::coulomb

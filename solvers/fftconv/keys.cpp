@@ -36,8 +36,7 @@ constexpr std::array kAllVariants{Variant::automatic, Variant::c2c, Variant::r2c
 
 const Keys<Params>& keys() {
   using P = Params;
-  static const Keys<P> all = [] {
-    Keys<P> k;
+  return declared_once<P>([](Keys<P>& k) {
     k.push_back(choice<P>("problem.mode", [](P& p) -> auto& { return p.mode; }, kModes,
                           parse_mode, "the output's extent (above; scipy's default is full)"));
     k.push_back(choice<P>("problem.operation", [](P& p) -> auto& { return p.operation; },
@@ -184,15 +183,12 @@ const Keys<Params>& keys() {
                     .gpu_only());
     k.push_back(key<P>("output.input", [](P& p) -> auto& { return p.write_input; },
                        "also store the signal and filter under `/input`"));
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<SweepParams>& sweep_keys() {
   using S = SweepParams;
-  static const Keys<S> all = [] {
-    Keys<S> k;
+  return declared_once<S>([](Keys<S>& k) {
     Key<S> variants = choices<S>(
         "sweep.variants", [](S& s) -> auto& { return s.variants; }, kAllVariants, parse_variant,
         "variants `parasol sweep` times (those that cannot take the problem are skipped with a "
@@ -207,9 +203,7 @@ const Keys<SweepParams>& sweep_keys() {
     k.push_back(std::move(variants));
     add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
                        "timed convolutions per variant (after a warm-up)");
-    return k;
-  }();
-  return all;
+  });
 }
 
 std::string file_key(std::string_view solver_key) {

@@ -6,8 +6,7 @@ namespace parasol::laplace3d {
 
 const Keys<Params>& keys() {
   using P = Params;
-  static const Keys<P> all = [] {
-    Keys<P> k;
+  return declared_once<P>([](Keys<P>& k) {
     for (const auto& [axis, get] :
          {std::pair{"grid.nx", +[](P& p) -> std::int64_t& { return p.grid.nx; }},
           std::pair{"grid.ny", +[](P& p) -> std::int64_t& { return p.grid.ny; }},
@@ -73,15 +72,12 @@ const Keys<Params>& keys() {
     k.push_back(choice<P>("method.precision", [](P& p) -> auto& { return p.precision; },
                           std::array{Precision::single, Precision::double_}, parse_precision,
                           "arithmetic and storage precision"));
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<SweepParams>& sweep_keys() {
   using S = SweepParams;
-  static const Keys<S> all = [] {
-    Keys<S> k;
+  return declared_once<S>([](Keys<S>& k) {
     k.push_back(choices<S>("sweep.variants", [](S& s) -> auto& { return s.variants; }, kVariants,
                            parse_variant, "variants `parasol sweep` times"));
     k.push_back(key<S>("sweep.blocks", [](S& s) -> auto& { return s.blocks; },
@@ -95,9 +91,7 @@ const Keys<SweepParams>& sweep_keys() {
     k.push_back(key<S>("sweep.check_iterations", [](S& s) -> auto& { return s.check_iterations; },
                        "sweeps compared with the gold before timing")
                     .at_least(1));
-    return k;
-  }();
-  return all;
+  });
 }
 
 }  // namespace parasol::laplace3d

@@ -45,9 +45,8 @@ Key<BasketParams> exercise_steps_key() {
 
 const Keys<Params>& keys() {
   using P = Params;
-  static const Keys<P> all = [] {
+  return declared_once<P>([](Keys<P>& k) {
     const auto two_asset = [](const P& p) { return p.kind == ModelKind::two_asset; };
-    Keys<P> k;
     k.push_back(choice<P>("model.kind", [](P& p) -> auto& { return p.kind; }, kModelKinds,
                           parse_model_kind,
                           "which model: the course's two assets (the keys read with "
@@ -142,16 +141,13 @@ const Keys<Params>& keys() {
                        "first path of each of the first `sample_paths` samples")
                     .values("0 … min(samples, 10000)")
                     .only_if(two_asset, kTwoAsset));
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<BasketParams>& basket_keys() {
   using B = BasketParams;
-  static const Keys<B> all = [] {
+  return declared_once<B>([](Keys<B>& k) {
     const auto basket = [](const B& p) { return p.kind == ModelKind::basket; };
-    Keys<B> k;
     k.push_back(key<B>("paths.count", [](B& p) -> auto& { return p.paths; }, "paths simulated")
                     .required()
                     .values("≥ 2")
@@ -253,20 +249,15 @@ const Keys<BasketParams>& basket_keys() {
                        "Longstaff–Schwartz: the regression's basis is 1, B/K, …, (B/K)^degree")
                     .values("1 … 4")
                     .only_if(basket, kBasket));
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<SweepParams>& sweep_keys() {
   using S = SweepParams;
-  static const Keys<S> all = [] {
-    Keys<S> k;
+  return declared_once<S>([](Keys<S>& k) {
     add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
                        "`parasol sweep`: timed runs per row (after one warm-up)");
-    return k;
-  }();
-  return all;
+  });
 }
 
 }  // namespace parasol::montecarlo

@@ -15,9 +15,8 @@ bool is_file(const Params& p) { return p.problem == Problem::file; }
 
 const Keys<Params>& keys() {
   using P = Params;
-  static const Keys<P> all = [] {
+  return declared_once<P>([](Keys<P>& k) {
     const std::string ar1_kind = "problem.kind = \"ar1\"";
-    Keys<P> k;
     k.push_back(choice<P>("problem.kind", [](P& p) -> auto& { return p.problem; }, kProblems,
                           parse_problem, "what is solved (above)"));
     k.push_back(choice<P>("problem.precision", [](P& p) -> auto& { return p.precision; },
@@ -112,20 +111,15 @@ const Keys<Params>& keys() {
     k.push_back(key<P>("output.input", [](P& p) -> auto& { return p.write_input; },
                        "also store s and u under `/input` (offsets and initial values are "
                        "stored always)"));
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<SweepParams>& sweep_keys() {
   using S = SweepParams;
-  static const Keys<S> all = [] {
-    Keys<S> k;
+  return declared_once<S>([](Keys<S>& k) {
     add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
                        "`parasol sweep`: timed solves per mode (after a warm-up)");
-    return k;
-  }();
-  return all;
+  });
 }
 
 }  // namespace parasol::recurrence

@@ -48,10 +48,9 @@ Key<S> int_list(std::string key_name, Field field, std::string help, Check check
 
 const Keys<Params>& keys() {
   using P = Params;
-  static const Keys<P> all = [] {
+  return declared_once<P>([](Keys<P>& k) {
     const std::string heat = "problem.kind = \"heat\"";
     const std::string file_kind = "problem.kind = \"file\"";
-    Keys<P> k;
     k.push_back(choice<P>("problem.kind", [](P& p) -> auto& { return p.problem; },
                           std::array{Problem::heat, Problem::file}, parse_problem,
                           "what is solved (above); the other problem's keys are then an error, "
@@ -122,15 +121,12 @@ const Keys<Params>& keys() {
                        "thomas-pcr 2, 4, 8 or 16; thomas-scan 4, 8 or 16; 0 picks one from n "
                        "(thomas-scan: 16). pcr-shared and thomas take none (0)")
                     .gpu_only());
-    return k;
-  }();
-  return all;
+  });
 }
 
 const Keys<SweepParams>& sweep_keys() {
   using S = SweepParams;
-  static const Keys<S> all = [] {
-    Keys<S> k;
+  return declared_once<S>([](Keys<S>& k) {
     k.push_back(choices<S>("sweep.variants", [](S& s) -> auto& { return s.variants; }, kVariants,
                            parse_variant, "variants `parasol sweep` times"));
     k.push_back(int_list<S>("sweep.threads", [](S& s) -> auto& { return s.threads; },
@@ -156,9 +152,7 @@ const Keys<SweepParams>& sweep_keys() {
                     .optional("every chunk compiled for each variant"));
     add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
                        "timed solves per row (after one warm-up)");
-    return k;
-  }();
-  return all;
+  });
 }
 
 }  // namespace parasol::tridiag

@@ -505,6 +505,32 @@ std::string no_autotune(const Binding& binding) {
 
 namespace {
 
+// Each configuration measured in turn into `table` (one the study skips is said and left out),
+// with the kernels it launched and its wall time, between `clock`'s marks. Across ranks every
+// rank measures together, and a failure while they meet ends them all (or_abort); on one rank
+// the failure goes up as any other.
+void measure_every(comm::Context& context, Study& study,
+                   const std::vector<std::vector<Cell>>& configurations, SweepTable& table,
+                   SweepClock& clock) {
+  clock.configurations_begin();
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    // Each kernel's attributes are asked for once, at its first launch; later launches (the
+    // timed repeats') only add to its count.
+    Measurement m;
+    KernelLog log;
+    const auto began = std::chrono::steady_clock::now();
+    or_abort(context, [&] { m = study.measure(i); });
+    m.wall_s = seconds_since(began);
+    m.kernels = log.take();
+    if (!m.skipped.empty()) {
+      say(m.skipped);
+      continue;
+    }
+    table.add(configurations[i], m, i);
+  }
+  clock.configurations_end();
+}
+
 // A sweep across ranks (laplace3d on GPUs): every rank measures every configuration together,
 // rank 0 prints and writes. A failure before the timing ends every rank with one line from rank
 // 0; one during it (the ranks are meeting) ends the whole run, and nothing is left behind.
@@ -535,21 +561,7 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
                    study.ceiling_per_second(), true, context.size());
   const std::vector<std::vector<Cell>> configurations = study.configurations();
   SweepClock clock{started};
-  clock.configurations_begin();
-  for (std::size_t i = 0; i < configurations.size(); ++i) {
-    Measurement m;
-    KernelLog log;
-    const auto began = std::chrono::steady_clock::now();
-    or_abort(context, [&] { m = study.measure(i); });
-    m.wall_s = seconds_since(began);
-    m.kernels = log.take();
-    if (!m.skipped.empty()) {
-      say(m.skipped);
-      continue;
-    }
-    table.add(configurations[i], m, i);
-  }
-  clock.configurations_end();
+  measure_every(context, study, configurations, table, clock);
   together(context, [&] {
     if (table.empty()) throw study.nothing_to_time();
     if (!out) return;
@@ -631,22 +643,7 @@ int sweep_command(comm::Context& context, const SweepOptions& asked,
                    study->ceiling_per_second(), true);
   const std::vector<std::vector<Cell>> configurations = study->configurations();
   SweepClock clock{started};
-  clock.configurations_begin();
-  for (std::size_t i = 0; i < configurations.size(); ++i) {
-    // Each kernel's attributes are asked for once, at its first launch; later launches (the
-    // timed repeats') only add to its count.
-    KernelLog log;
-    const auto began = std::chrono::steady_clock::now();
-    Measurement m = study->measure(i);
-    m.wall_s = seconds_since(began);
-    m.kernels = log.take();
-    if (!m.skipped.empty()) {
-      say(m.skipped);
-      continue;
-    }
-    table.add(configurations[i], m, i);
-  }
-  clock.configurations_end();
+  measure_every(context, *study, configurations, table, clock);
   if (table.empty()) throw study->nothing_to_time();
   table.print_and_write(out);
   study->write_attributes(out);

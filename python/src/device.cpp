@@ -196,9 +196,12 @@ std::pair<nb::object, T*> new_device_array(const std::vector<std::int64_t>& shap
   nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<DeviceBuffer<T>*>(p); });
   const std::vector<std::size_t> extents(shape.begin(), shape.end());
   T* data = owned->data();
-  return {nb::cast(nb::ndarray<nb::device::cuda, T>(data, extents.size(), extents.data(), owner,
-                                                       nullptr, nb::dtype<T>(),
-                                                       nb::device::cuda::value, device)),
+  // array_api: an object with __dlpack__ and __dlpack_device__, which torch.from_dlpack,
+  // cupy.from_dlpack and numpy take (a bare capsule could be consumed once and says nothing of
+  // its device).
+  return {nb::cast(nb::ndarray<nb::array_api, nb::device::cuda, T>(
+              data, extents.size(), extents.data(), owner, nullptr, nb::dtype<T>(),
+              nb::device::cuda::value, device)),
           data};
 }
 

@@ -12,6 +12,7 @@ the checks, and the Python frames. Needs a CUDA device and PyTorch.
 
 import argparse
 import statistics
+import time
 
 import numpy as np
 import torch
@@ -66,6 +67,29 @@ def main():
     print("  Python Convolver.run, back to back: %8.2f us/call" % (python_loop_s * 1e6))
     print("  Python Convolver.run, one alone:    %8.2f us/call (median)" % (python_s * 1e6))
     print("  overhead per call (back to back):   %8.2f us" % ((python_loop_s - cpp_s) * 1e6))
+
+    # Where a call's host time goes: each step of Convolver.run alone, host clock, median of
+    # batches of `calls`.
+    from parasol import _device
+    s = _device.call_stream([x], None)
+    ex, eo = _device.export(x, s), _device.export(out, s)
+    steps = {
+        "device_of (signal)": lambda: _device.device_of(x),
+        "call_stream": lambda: _device.call_stream([x], None),
+        "export (signal)": lambda: _device.export(x, s),
+        "native run (exported)": lambda: conv._native.run(ex, eo, s),
+        "Convolver.run (whole)": lambda: conv.run(x, out=out),
+    }
+    print("  host time per step (us):")
+    for name, step in steps.items():
+        batches = []
+        for _ in range(7):
+            t0 = time.perf_counter()
+            for _ in range(args.calls):
+                step()
+            batches.append((time.perf_counter() - t0) / args.calls)
+            torch.cuda.synchronize()
+        print("    %-24s %8.2f" % (name, statistics.median(batches) * 1e6))
 
 
 if __name__ == "__main__":

@@ -69,13 +69,25 @@ DType device_dtype(const std::string& given, bool f32, bool f64, const char* fn,
              "; expected float32 or float64 (convert it first, e.g. x.to(torch.float32))");
 }
 
-// `exported`: a DLPack capsule, or an object with __cuda_array_interface__ (version 2 or 3).
+// `exported`: a DLPack capsule, an object with __cuda_array_interface__ (version 2 or 3), or the
+// view tuple below.
 DeviceOperand device_operand(nb::handle exported, const char* fn, const char* arg) {
   DeviceOperand o;
   std::vector<std::int64_t> strides;
   std::string dtype_text;
   bool f32 = false, f64 = false;
-  if (nb::hasattr(exported, "__cuda_array_interface__")) {
+  if (nb::isinstance<nb::tuple>(exported)) {
+    // (pointer, shape, strides in elements, typestr, device): a tensor read from its own
+    // attributes by parasol._device.export for a call on its producer's current stream.
+    const nb::tuple view = nb::borrow<nb::tuple>(exported);
+    o.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(view[0]));
+    for (nb::handle n : nb::borrow<nb::tuple>(view[1])) o.shape.push_back(nb::cast<std::int64_t>(n));
+    for (nb::handle n : nb::borrow<nb::tuple>(view[2])) strides.push_back(nb::cast<std::int64_t>(n));
+    dtype_text = nb::cast<std::string>(view[3]);
+    f32 = dtype_text == "<f4";
+    f64 = dtype_text == "<f8";
+    o.device = nb::cast<int>(view[4]);
+  } else if (nb::hasattr(exported, "__cuda_array_interface__")) {
     const nb::dict cai = nb::cast<nb::dict>(exported.attr("__cuda_array_interface__"));
     const nb::tuple data = nb::cast<nb::tuple>(cai["data"]);
     o.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));

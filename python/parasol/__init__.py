@@ -10,12 +10,21 @@
     x = parasol.tridiag.solve(a, b, c, d)             # batched tridiagonal systems
     v = parasol.recurrence.linear(s, u, v0)           # v[t] = s[t] v[t-1] + u[t]
     y = parasol.fftconv.convolve(x, h, mode="same")   # scipy.signal.fftconvolve's shapes
+    s = parasol.laplace3d.solve((nz, ny, nx), boundary={"x_min": 1.0}, tolerance=1e-4,
+                                max_iterations=10000)  # s.u, s.iterations, s.converged
+    p = parasol.montecarlo.price(spots=[100.0], vols=[0.2], strike=100.0, paths=100000,
+                                 steps=1)              # p.price, p.standard_error, p.delta
+    v = parasol.coulomb.potential(atoms, {"origin": (0, 0, 0), "spacing": 0.5,
+                                          "shape": (nz, ny, nx)})
 
     conv = parasol.fftconv.Convolver((4096,), h, mode="same", dtype="float32")
     y = conv.run(x_cuda, out=y_cuda)                  # device arrays in and out, no copies
 
-fftconv also takes CUDA device arrays (PyTorch, CuPy, JAX: DLPack or __cuda_array_interface__)
-and returns a device array, on the producer's stream (parasol.fftconv says more).
+fftconv, tridiag and recurrence also take CUDA device arrays (PyTorch, CuPy, JAX: DLPack or
+__cuda_array_interface__) and return a device array, on the producer's stream (parasol.fftconv
+says more). laplace3d, montecarlo and coulomb are runs of the command line's driver: their
+keywords are the solvers' declared keys (parasol.keys(solver)), read and checked as a parameter
+file's, and each result is the one `parasol run` writes for the same keys.
 
 Each runs on the GPU when one is usable and on the CPU gold solver otherwise (backend="auto",
 as the command line's --backend); backend="gpu" or "cpu" asks for one. A bad parameter, key or
@@ -23,44 +32,14 @@ argument is a ValueError with the command line's message; an array of another dt
 float32 or float64 a TypeError; any other failure a RuntimeError.
 """
 
-import math
 import os
 
-from ._parasol import info, keys, recurrence, solvers, tridiag
-from . import fftconv
-from ._parasol import _run
+from ._parasol import info, keys, solvers, _run
+from ._params import thread_count, toml_value
+from . import coulomb, fftconv, laplace3d, montecarlo, recurrence, tridiag
 
-__all__ = ["info", "solvers", "keys", "run", "tridiag", "recurrence", "fftconv"]
-
-
-def _toml_string(text):
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + "".join(c if c.isprintable() else "\\u%04x" % ord(c) for c in escaped) + '"'
-
-
-def _toml_value(key, value):
-    """An override's value as TOML, as `parasol run FILE key=value` reads it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, (str, os.PathLike)):
-        return _toml_string(os.fspath(value))
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(key, v) for v in value) + "]"
-    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a NumPy scalar
-        return _toml_value(key, value.item())
-    if hasattr(value, "tolist"):  # a NumPy array: a TOML array
-        return _toml_value(key, value.tolist())
-    raise TypeError(
-        "run: override %s has type %s; expected a bool, int, float, str or a list of them"
-        % (key, type(value).__name__))
+__all__ = ["info", "solvers", "keys", "run", "tridiag", "recurrence", "fftconv", "laplace3d",
+           "montecarlo", "coulomb"]
 
 
 def run(params, overrides=None, *, backend="auto", check=False, threads=None, verbose=False):
@@ -79,12 +58,9 @@ def run(params, overrides=None, *, backend="auto", check=False, threads=None, ve
     path ("/fields/u") to a NumPy array (strings: a list) and each attribute
     ("/diagnostics@iterations"; the root's "/@solver") to a number, a string or an array.
     """
-    if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
-        raise ValueError("run: threads: expected a positive integer or None (auto), got %r"
-                         % (threads,))
     overrides = dict(overrides or {})
-    assignments = ["%s=%s" % (key, _toml_value(key, value)) for key, value in overrides.items()]
+    assignments = ["%s=%s" % (key, toml_value(key, value)) for key, value in overrides.items()]
     call = "parasol.run(%r, %r, backend=%r%s)" % (
         os.fspath(params), overrides, backend, ", check=True" if check else "")
-    return _run(os.fspath(params), assignments, backend, bool(check), int(threads or 0),
+    return _run(os.fspath(params), assignments, backend, bool(check), thread_count("run", threads),
                 bool(verbose), call)

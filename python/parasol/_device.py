@@ -91,3 +91,33 @@ def refuse_on_cpu(function, **arrays):
     raise ValueError(
         '%s: backend="cpu" cannot take device arrays: %s; use backend="auto" or "gpu", or '
         "copy them to the host first (x.cpu() / cupy.asnumpy(x))" % (function, names))
+
+
+def device_call(function, arrays, backend, stream, out):
+    """How a solver function runs on `arrays` ([(name, array)], the first decides the stream):
+    None when none is on a device (the host path; `out` is refused there), else the stream and
+    each array exported for it, `out` last (None when not given). Refuses a mix of host and
+    device arrays, backend="cpu" with device arrays, and a host `out`."""
+    on_device = {name: d for name, d in ((name, device_of(a)) for name, a in arrays)
+                 if d is not None}
+    if not on_device:
+        if out is not None:
+            raise TypeError("%s: out is for device arrays; host arrays give a new NumPy array"
+                            % function)
+        return None
+    if backend == "cpu":
+        refuse_on_cpu(function, **on_device)
+    if backend not in ("auto", "gpu"):
+        raise ValueError('%s: backend: expected "auto", "gpu" or "cpu", got %r'
+                         % (function, backend))
+    host = [name for name, _ in arrays if name not in on_device]
+    if host:
+        raise TypeError("%s: %s is a host array but %s is on a device; expected all of %s on "
+                        "one device (or all on the host)"
+                        % (function, host[0], next(iter(on_device)),
+                           ", ".join(name for name, _ in arrays)))
+    if out is not None and device_of(out) is None:
+        raise TypeError("%s: out is a host array; expected a device array" % function)
+    s = call_stream([arrays[0][1]], stream)
+    exported = [export(a, s) for _, a in arrays]
+    return s, exported + [None if out is None else export(out, s)]

@@ -15,30 +15,12 @@ __all__ = ["convolve", "correlate", "Convolver"]
 
 def _apply(operation, signal, filter, mode, backend, stream, out):
     function = "fftconv." + operation
-    devices = {name: _device.device_of(a) for name, a in (("signal", signal), ("filter", filter))}
-    on_device = {name: d for name, d in devices.items() if d is not None}
-    if not on_device:
-        if out is not None:
-            raise TypeError("%s: out is for device arrays; host arrays give a new NumPy array"
-                            % function)
+    call = _device.device_call(function, [("signal", signal), ("filter", filter)], backend,
+                               stream, out)
+    if call is None:
         return getattr(_native, operation)(signal, filter, mode, backend=backend)
-    if backend == "cpu":
-        _device.refuse_on_cpu(function, **on_device)
-    if backend not in ("auto", "gpu"):
-        raise ValueError('%s: backend: expected "auto", "gpu" or "cpu", got %r'
-                         % (function, backend))
-    if len(on_device) < 2:
-        host = "filter" if "signal" in on_device else "signal"
-        raise TypeError("%s: %s is a host array but %s is on a device; expected both on one "
-                        "device (or both on the host)" % (function, host, next(iter(on_device))))
-    s = _device.call_stream([signal], stream)
-    exported_out = None
-    if out is not None:
-        if _device.device_of(out) is None:
-            raise TypeError("%s: out is a host array; expected a device array" % function)
-        exported_out = _device.export(out, s)
-    y = _native._convolve_device(_device.export(signal, s), _device.export(filter, s), mode,
-                                 operation, s, exported_out)
+    s, (signal_x, filter_x, out_x) = call
+    y = _native._convolve_device(signal_x, filter_x, mode, operation, s, out_x)
     return out if out is not None else y
 
 

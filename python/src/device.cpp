@@ -19,7 +19,10 @@
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
 #include "kernels/stream.hpp"
+#include "kernels/scan.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/recurrence/recurrence.hpp"
+#include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::python {
 namespace {
@@ -276,6 +279,157 @@ nb::object convolve_device(nb::handle signal_in, nb::handle filter_in, const std
   return signal.dtype == DType::f32 ? run(float{}) : run(double{});
 }
 
+// ---- tridiag.solve and recurrence.linear on device arrays -------------------------------------
+
+// Operands of one call: one dtype, one device, the shape of the first; InputError or TypeError
+// naming the first that differs.
+void require_alike(const std::vector<std::pair<const char*, const DeviceOperand*>>& operands,
+                   const char* fn) {
+  const auto& [first_name, first] = operands.front();
+  if (first->shape.size() != 1 && first->shape.size() != 2)
+    throw InputError(fn, first_name, "expected a 1D [n] or 2D [rows, n] array, got shape " +
+                                         shape_text(first->shape));
+  for (std::int64_t e : first->shape)
+    if (e == 0)
+      throw InputError(fn, first_name,
+                       "expected at least one element, got shape " + shape_text(first->shape));
+  for (const auto& [name, o] : operands) {
+    if (o->dtype != first->dtype)
+      type_error(std::string(fn) + ": " + name + " has dtype " + dtype_text(o->dtype) + " but " +
+                 first_name + " has " + dtype_text(first->dtype) +
+                 "; expected one dtype, float32 or float64, for all");
+    if (o->device != first->device)
+      throw InputError(fn, name, "expected device " + std::to_string(first->device) + ", " +
+                                     first_name + "'s, got " + std::to_string(o->device));
+    if (o->shape != first->shape)
+      throw InputError(fn, name, "expected the shape of " + std::string(first_name) + " " +
+                                     shape_text(first->shape) + ", got " + shape_text(o->shape));
+  }
+}
+
+// The output: `out` checked against the call's shape, dtype and device, or a new device array.
+template <class T>
+std::pair<nb::object, T*> output_for(nb::handle out_in, const DeviceOperand& like, const char* fn) {
+  if (out_in.is_none()) return new_device_array<T>(like.shape, like.device);
+  const DeviceOperand out = device_operand(out_in, fn, "out");
+  require_output(out, like.shape, like.dtype, like.device, fn);
+  return {nb::none(), static_cast<T*>(out.data)};
+}
+
+// x = A^-1 d on the device, in place of nothing: the coefficients are read where they are and x
+// written into `out` or a new array (x may be d itself: the solver allows it). The solver's
+// workspace and its record of failures are made per call and freed after, and cudaFree waits
+// for the device; check() waits for the stream anyway, to report a zero pivot by its system.
+nb::object tridiag_device(nb::handle a_in, nb::handle b_in, nb::handle c_in, nb::handle d_in,
+                          std::uintptr_t stream_handle, nb::handle out_in) {
+  constexpr const char* fn = "tridiag.solve";
+  const DeviceOperand d = device_operand(d_in, fn, "d");
+  const DeviceOperand a = device_operand(a_in, fn, "a"), b = device_operand(b_in, fn, "b"),
+                      c = device_operand(c_in, fn, "c");
+  require_alike({{"d", &d}, {"a", &a}, {"b", &b}, {"c", &c}}, fn);
+  tridiag::Dims dims;
+  dims.n = d.shape.back();
+  dims.systems = d.shape.size() == 2 ? d.shape[0] : 1;
+  const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+  DeviceGuard on(d.device);
+  const auto run = [&](auto zero) -> nb::object {
+    using T = decltype(zero);
+    auto [result, x] = output_for<T>(out_in, d, fn);
+    tridiag::Solver<T> solver(tridiag::Launch{}, dims);
+    {
+      nb::gil_scoped_release unlocked;
+      solver.solve(static_cast<const T*>(a.data), static_cast<const T*>(b.data),
+                   static_cast<const T*>(c.data), static_cast<const T*>(d.data), x, stream);
+      solver.check(stream);
+    }
+    return result;
+  };
+  return d.dtype == DType::f32 ? run(float{}) : run(double{});
+}
+
+// v[t] = s[t] v[t-1] + u[t] on the device: s and u read where they are, v written into `out` or
+// a new array (v may be u itself). The series' offsets and their starting values are a few
+// numbers a series, uploaded here unless v0 is a device array of one value per series already;
+// they and the scan's workspace are freed after the call, and cudaFree waits for the device.
+nb::object recurrence_device(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
+                             bool v0_on_device, const std::string& mode_name,
+                             std::uintptr_t stream_handle, nb::handle out_in) {
+  constexpr const char* fn = "recurrence.linear";
+  const DeviceOperand s = device_operand(s_in, fn, "s");
+  const DeviceOperand u = device_operand(u_in, fn, "u");
+  require_alike({{"s", &s}, {"u", &u}}, fn);
+  ScanMode mode;
+  try {
+    mode = parse_scan_mode(mode_name);
+  } catch (const InputError& e) {
+    if (!e.source().empty()) throw;
+    throw e.with_source(fn);
+  }
+  const std::int64_t series = s.shape.size() == 2 ? s.shape[0] : 1;
+  const std::int64_t length = s.shape.back();
+  DeviceOperand d_v0;
+  HostArray h_v0;
+  if (v0_on_device) {
+    d_v0 = device_operand(v0_in, fn, "v0");
+    if (d_v0.shape != std::vector<std::int64_t>{series})
+      throw InputError(fn, "v0", "expected a number or one per series (" +
+                                     std::to_string(series) + "), got shape " +
+                                     shape_text(d_v0.shape));
+    if (d_v0.dtype != s.dtype)
+      type_error(std::string(fn) + ": v0 has dtype " + dtype_text(d_v0.dtype) + " but s has " +
+                 dtype_text(s.dtype) + "; expected one dtype, float32 or float64, for all");
+    if (d_v0.device != s.device)
+      throw InputError(fn, "v0", "expected device " + std::to_string(s.device) +
+                                     ", s's, got " + std::to_string(d_v0.device));
+  } else {
+    h_v0 = as_array(v0_in, fn, "v0");
+    if (h_v0.ndim() > 1 ||
+        (h_v0.ndim() == 1 && static_cast<std::int64_t>(h_v0.shape(0)) != series))
+      throw InputError(fn, "v0", "expected a number or one per series (" +
+                                     std::to_string(series) + "), got " +
+                                     std::to_string(h_v0.size()) + " values");
+  }
+  const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+  DeviceGuard on(s.device);
+  const auto run = [&](auto zero) -> nb::object {
+    using T = decltype(zero);
+    auto [result, v] = output_for<T>(out_in, s, fn);
+    std::vector<std::int64_t> offsets;
+    for (std::int64_t k = 0; k <= series; ++k) offsets.push_back(k * length);
+    DeviceBuffer<std::int64_t> d_offsets(offsets.size());
+    DeviceBuffer<T> initial(v0_on_device ? 0 : static_cast<std::size_t>(series));
+    std::vector<T> initial_values;
+    if (!v0_on_device) {
+      std::vector<T> given;
+      if (dtype_of(h_v0) == DType::f32) {
+        const std::vector<float> v = values<float>(h_v0);
+        given.assign(v.begin(), v.end());
+      } else {
+        const std::vector<double> v = values<double>(h_v0);
+        given.assign(v.begin(), v.end());
+      }
+      initial_values = given.size() == 1 ? std::vector<T>(static_cast<std::size_t>(series), given[0])
+                                         : given;
+    }
+    recurrence::Solver<T> solver(mode);
+    {
+      nb::gil_scoped_release unlocked;
+      PARASOL_CUDA(cudaMemcpyAsync(d_offsets.data(), offsets.data(), d_offsets.bytes(),
+                                   cudaMemcpyHostToDevice, stream));
+      if (!v0_on_device)
+        PARASOL_CUDA(cudaMemcpyAsync(initial.data(), initial_values.data(), initial.bytes(),
+                                     cudaMemcpyHostToDevice, stream));
+      solver.solve(static_cast<const T*>(s.data), static_cast<const T*>(u.data), d_offsets.data(),
+                   v0_on_device ? static_cast<const T*>(d_v0.data) : initial.data(), length * series,
+                   series, v, stream);
+      // The host's offsets and starting values are read by the copies above before they go.
+      PARASOL_CUDA(cudaStreamSynchronize(stream));
+    }
+    return result;
+  };
+  return s.dtype == DType::f32 ? run(float{}) : run(double{});
+}
+
 // ---- the stateful form: plans and the filter's spectrum made once, run many times -------------
 
 class Engine {
@@ -454,6 +608,14 @@ void bind_device(nb::module_& m) {
   fftconv.def("_convolve_device", &convolve_device, nb::arg("signal"), nb::arg("filter"),
               nb::arg("mode"), nb::arg("operation"), nb::arg("stream"), nb::arg("out").none(),
               "fftconv.convolve/correlate on exported device arrays (parasol.fftconv calls it).");
+  nb::borrow<nb::module_>(m.attr("tridiag"))
+      .def("_solve_device", &tridiag_device, nb::arg("a"), nb::arg("b"), nb::arg("c"),
+           nb::arg("d"), nb::arg("stream"), nb::arg("out").none(),
+           "tridiag.solve on exported device arrays (parasol.tridiag calls it).");
+  nb::borrow<nb::module_>(m.attr("recurrence"))
+      .def("_linear_device", &recurrence_device, nb::arg("s"), nb::arg("u"), nb::arg("v0"),
+           nb::arg("v0_on_device"), nb::arg("mode"), nb::arg("stream"), nb::arg("out").none(),
+           "recurrence.linear on exported device arrays (parasol.recurrence calls it).");
   fftconv.def("_time_cpp_convolver", &time_cpp_convolver, nb::arg("n"), nb::arg("taps"),
               nb::arg("mode"), nb::arg("calls"),
               "Seconds of `calls` float32 convolutions by the C++ Convolver, back to back.");

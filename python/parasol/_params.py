@@ -23,7 +23,8 @@ def _toml_string(text):
 
 def thread_count(function, threads):
     """threads= as the CPU solvers take it: 0 for auto (None), else a positive integer."""
-    if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
+    if threads is not None and (isinstance(threads, bool) or int(threads) != threads
+                                or threads < 1):
         raise ValueError("%s: threads: expected a positive integer or None (auto), got %r"
                          % (function, threads))
     return int(threads or 0)

@@ -21,7 +21,8 @@ std::string dtype_name(const HostArray& a) {
 HostArray as_array(nb::handle object, const char* function, const char* argument) {
   // Held for the process's life and never released: a static nb::object would drop its
   // reference in a destructor after the interpreter has finalized, without the GIL, and abort.
-  static const nb::handle asarray = nb::module_::import_("numpy").attr("asarray").release();
+  static const nb::handle asarray =
+      nb::object(nb::module_::import_("numpy").attr("asarray")).release();
   const nb::object array = asarray(object);
   HostArray a;
   if (!nb::try_cast(array, a) ||

@@ -408,8 +408,8 @@ nb::object recurrence_device(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
         const std::vector<double> v = values<double>(h_v0);
         given.assign(v.begin(), v.end());
       }
-      initial_values = given.size() == 1 ? std::vector<T>(static_cast<std::size_t>(series), given[0])
-                                         : given;
+      initial_values =
+          given.size() == 1 ? std::vector<T>(static_cast<std::size_t>(series), given[0]) : given;
     }
     recurrence::Solver<T> solver(mode);
     {
@@ -419,9 +419,9 @@ nb::object recurrence_device(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
       if (!v0_on_device)
         PARASOL_CUDA(cudaMemcpyAsync(initial.data(), initial_values.data(), initial.bytes(),
                                      cudaMemcpyHostToDevice, stream));
+      const T* d_initial = v0_on_device ? static_cast<const T*>(d_v0.data) : initial.data();
       solver.solve(static_cast<const T*>(s.data), static_cast<const T*>(u.data), d_offsets.data(),
-                   v0_on_device ? static_cast<const T*>(d_v0.data) : initial.data(), length * series,
-                   series, v, stream);
+                   d_initial, length * series, series, v, stream);
       // The host's offsets and starting values are read by the copies above before they go.
       PARASOL_CUDA(cudaStreamSynchronize(stream));
     }

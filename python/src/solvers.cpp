@@ -104,7 +104,8 @@ nb::object recurrence_linear(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
   // v0: one value for every series, or one per series; in the dtype of s (a number is a number).
   // Held for the process's life and never released: a static nb::object would drop its
   // reference in a destructor after the interpreter has finalized, without the GIL, and abort.
-  static const nb::handle asarray = nb::module_::import_("numpy").attr("asarray").release();
+  static const nb::handle asarray =
+      nb::object(nb::module_::import_("numpy").attr("asarray")).release();
   const HostArray v0 = as_array(asarray(v0_in, s_in.attr("dtype")), fn, "v0");
   if (v0.ndim() > 1 || (v0.ndim() == 1 && static_cast<std::int64_t>(v0.shape(0)) != series))
     throw InputError(fn, "v0", "expected a number or one per series (" + std::to_string(series) +

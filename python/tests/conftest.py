@@ -1,9 +1,12 @@
 """What the Python tests share: the repository's folder, the built `parasol` executable to
-compare with, and whether a GPU is here (GPU tests skip without one, saying so)."""
+compare with and its results read back, whether a GPU is here (GPU tests skip without one,
+saying so), and PyTorch's CUDA tensors for the device tests."""
 
 import os
 import pathlib
+import subprocess
 
+import h5py
 import numpy as np
 import pytest
 
@@ -29,3 +32,38 @@ def parasol_exe():
 def rng():
     # Seeded, and the seed in the name: a failure is reproduced by running the test again.
     return np.random.default_rng(20240611)
+
+
+@pytest.fixture
+def torch():
+    torch = pytest.importorskip("torch", reason="the device tests use PyTorch's CUDA tensors")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for PyTorch: the device tests need one")
+    return torch
+
+
+def command_line_result(exe, params, overrides, out, backend="cpu"):
+    """The command line's result of a run, read whole with h5py: {"/path": dataset values,
+    "/path@attribute": value}, as parasol.run returns it."""
+    args = [str(exe), "run", str(params), "-o", str(out), "--backend", backend, "--quiet"]
+    args += ["%s=%s" % (k, v) for k, v in overrides.items()]
+    subprocess.run(args, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    found = {}
+    with h5py.File(out, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                found["/" + name] = obj[()]
+            for attr, value in obj.attrs.items():
+                found["/" + name + "@" + attr] = value
+        f.visititems(visit)
+        for attr, value in f.attrs.items():
+            found["/@" + attr] = value
+    return found
+
+
+def write_params(path, solver, settings):
+    """A parameter file of `solver` with {key: value}, as TOML: what the command line reads."""
+    from parasol._params import toml_value
+    path.write_text('solver = "%s"\n' % solver + "".join(
+        "%s = %s\n" % (key, toml_value(key, value)) for key, value in settings.items()))
+    return path

@@ -1,14 +1,11 @@
 """parasol.info, solvers, keys and run: the command line's answers, as Python values; run()'s
 result against the command line's for the same parameters, bit for bit."""
 
-import subprocess
-
-import h5py
 import numpy as np
 import pytest
 
 import parasol
-from conftest import HAS_GPU, ROOT, requires_gpu
+from conftest import HAS_GPU, ROOT, command_line_result, requires_gpu
 
 LAPLACE = str(ROOT / "inputs" / "laplace3d.toml")
 SMALL_LAPLACE = {"grid.nx": 12, "grid.ny": 10, "grid.nz": 9, "iteration.max_iterations": 20,
@@ -109,24 +106,6 @@ def test_gpu_without_a_device_is_a_runtime_error():
         pytest.skip("a GPU is here")
     with pytest.raises(RuntimeError, match='backend="gpu"'):
         parasol.run(LAPLACE, SMALL_LAPLACE, backend="gpu")
-
-
-def command_line_result(exe, params, overrides, out):
-    """The command line's result of the same run, read whole with h5py."""
-    args = [str(exe), "run", str(params), "-o", str(out), "--backend", "cpu", "--quiet"]
-    args += ["%s=%s" % (k, v) for k, v in overrides.items()]
-    subprocess.run(args, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    found = {}
-    with h5py.File(out, "r") as f:
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                found["/" + name] = obj[()]
-            for attr, value in obj.attrs.items():
-                found["/" + name + "@" + attr] = value
-        f.visititems(visit)
-        for attr, value in f.attrs.items():
-            found["/@" + attr] = value
-    return found
 
 
 # Attributes that differ between any two runs: when, how long, and how it was called.

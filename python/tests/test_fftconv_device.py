@@ -11,14 +11,6 @@ import parasol
 MODES = ["full", "same", "valid"]
 
 
-@pytest.fixture
-def torch():
-    torch = pytest.importorskip("torch", reason="the device tests use PyTorch's CUDA tensors")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device for PyTorch: the device tests need one")
-    return torch
-
-
 def fp32_bound(x, h):
     # fp32 FFTs: round-off grows with the transform's log length and the operands' norms, as
     # test_fftconv's GPU test bounds it.

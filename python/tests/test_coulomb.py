@@ -112,3 +112,18 @@ def test_gpu_agrees_with_the_direct_sum(rng):
     reference, scale = numpy_potential(atoms, (0.0, 0.0, 0.0), 0.4, lattice["shape"], K, 0.3)
     # float32 sums over 300 atoms on the GPU: a few ulps per term of the scale.
     assert np.all(np.abs(v - reference) <= 1e-5 * scale)
+
+
+@requires_gpu
+def test_gpu_is_the_command_lines_gpu_result_bit_for_bit(parasol_exe, tmp_path):
+    pqr = parasol_exe.parents[3] / "inputs" / "fkbp-dmso.pqr"
+    keys = {"lattice.origin": [0.0, 0.0, 0.0], "lattice.spacing": 1.5, "lattice.nx": 33,
+            "lattice.ny": 24, "lattice.nz": 5, "atoms.file": str(pqr),
+            "physics.coulomb_constant": K}
+    cli = command_line_result(parasol_exe, write_params(tmp_path / "c.toml", "coulomb", keys),
+                              {}, tmp_path / "c.h5", backend="gpu")
+    v = parasol.coulomb.potential(pqr, {"origin": (0.0, 0.0, 0.0), "spacing": 1.5,
+                                        "shape": (5, 24, 33)},
+                                  coulomb_constant=K, backend="gpu")
+    # gather-shared sums each point's atoms in the file's order: the same bits every run.
+    np.testing.assert_array_equal(v.view(np.uint8), cli["/fields/potential"].view(np.uint8))

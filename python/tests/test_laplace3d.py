@@ -114,3 +114,15 @@ def test_gpu_agrees_with_the_gold():
                                 backend="gpu", check=True)
     assert s.result["/provenance@backend"] == "gpu"
     assert s.result["/check@passed"]
+
+
+@requires_gpu
+def test_gpu_is_the_command_lines_gpu_result_bit_for_bit(parasol_exe, tmp_path):
+    keys = {"grid.nx": 40, "grid.ny": 33, "grid.nz": 17, "boundary.x_min": 1.0,
+            "iteration.max_iterations": 25, "method.variant": "zreg"}
+    cli = command_line_result(parasol_exe, write_params(tmp_path / "l.toml", "laplace3d", keys),
+                              {}, tmp_path / "l.h5", backend="gpu")
+    s = parasol.laplace3d.solve((17, 33, 40), boundary={"x_min": 1.0}, max_iterations=25,
+                                variant="zreg", backend="gpu")
+    # The same kernel on the same device: the same bits.
+    np.testing.assert_array_equal(s.u.view(np.uint8), cli["/fields/u"].view(np.uint8))

@@ -123,6 +123,7 @@ class Keywords:
         An error the keys' reading reports about a key an argument set ("command line:
         grid.nx: expected ...") is raised naming the argument: "laplace3d.solve: shape
         (grid.nx): expected ..."."""
+        threads = thread_count(self.function, threads)
         with tempfile.TemporaryDirectory(prefix="parasol-") as folder:
             params = os.path.join(folder, self.solver + ".toml")
             with open(params, "w", encoding="utf-8") as f:
@@ -135,11 +136,10 @@ class Keywords:
                 settings[key] = (argument, path)
             assignments = ["%s=%s" % (key, toml_value(key, value))
                            for key, (_, value) in settings.items()]
-            call = "parasol.%s(%s)" % (self.function, ", ".join(
-                "%s=%r" % (argument, value) for argument, value in settings.values()))
+            # The result's /provenance@command_line: the call, by the keys it set.
+            call = "parasol.%s(%s)" % (self.function, ", ".join(assignments))
             try:
-                return _run(params, assignments, backend, bool(check),
-                            thread_count(self.function, threads), False, call)
+                return _run(params, assignments, backend, bool(check), threads, False, call)
             except ValueError as e:
                 raise ValueError(self._named(str(e), params, settings)) from None
 

@@ -99,13 +99,15 @@ def test_refusals_of_the_arguments_of_its_own():
         parasol.laplace3d.solve((5, 5, 5), boundary={"left": 1.0}, max_iterations=3)
     with pytest.raises(TypeError, match=r"laplace3d\.solve: boundary: expected a dict"):
         parasol.laplace3d.solve((5, 5, 5), boundary=1.0, max_iterations=3)
-    with pytest.raises(ValueError, match=r"laplace3d\.solve: threads: expected a positive"):
+    with pytest.raises(ValueError, match=r"^laplace3d\.solve: threads: expected a positive"):
         parasol.laplace3d.solve((5, 5, 5), max_iterations=3, threads=0)
 
 
-def test_check_stores_the_agreement():
+def test_check_stores_the_agreement_and_provenance_the_call():
     s = parasol.laplace3d.solve((6, 7, 8), max_iterations=10, backend="cpu", check=True)
     assert s.result["/check@passed"]
+    assert s.result["/provenance@command_line"].startswith(
+        "parasol.laplace3d.solve(grid.nz=6, grid.ny=7, grid.nx=8")
 
 
 @requires_gpu

@@ -430,6 +430,192 @@ nb::object recurrence_device(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
   return s.dtype == DType::f32 ? run(float{}) : run(double{});
 }
 
+// ---- their stateful forms: the workspace made once, each solve enqueued without waiting ------
+
+DType dtype_named(const std::string& dtype, const char* fn) {
+  if (dtype == "float32") return DType::f32;
+  if (dtype == "float64") return DType::f64;
+  type_error(std::string(fn) + ": dtype " + dtype + "; expected float32 or float64");
+}
+
+// A 1D [n] or 2D [rows, n] shape with at least one element, for a solver made for it.
+void require_solver_shape(const std::vector<std::int64_t>& shape, const char* fn) {
+  bool empty = false;
+  for (std::int64_t e : shape) empty = empty || e <= 0;
+  if ((shape.size() != 1 && shape.size() != 2) || empty)
+    throw InputError(fn, "shape", "expected (n,) or (rows, n) with n, rows >= 1, got " +
+                                      shape_text(shape));
+}
+
+// An operand of a run of a solver made for `shape`, `dtype` and `device`.
+void require_made_for(const DeviceOperand& o, const std::vector<std::int64_t>& shape, DType dtype,
+                      int device, const char* fn, const char* arg, const char* what) {
+  if (o.shape != shape)
+    throw InputError(fn, arg, "expected shape " + shape_text(shape) + ", the " + what +
+                                  "'s, got " + shape_text(o.shape));
+  if (o.dtype != dtype)
+    type_error(std::string(fn) + ": " + arg + " has dtype " + dtype_text(o.dtype) + "; expected " +
+               dtype_text(dtype) + ", the " + what + "'s");
+  if (o.device != device)
+    throw InputError(fn, arg, "expected device " + std::to_string(device) + ", the " + what +
+                                  "'s, got " + std::to_string(o.device));
+}
+
+int device_or_current(int device) {
+  if (device < 0) PARASOL_CUDA(cudaGetDevice(&device));
+  return device;
+}
+
+// parasol.tridiag.Solver: tridiag::Solver's workspace and failure record made once for a shape;
+// solve() enqueues on the caller's stream and returns, check() waits and raises on a zero pivot.
+class TridiagSolver {
+ public:
+  TridiagSolver(std::vector<std::int64_t> shape, const std::string& dtype, int device)
+      : shape_(std::move(shape)), dtype_(dtype_named(dtype, "tridiag.Solver")) {
+    require_solver_shape(shape_, "tridiag.Solver");
+    device_ = device_or_current(device);
+    tridiag::Dims dims;
+    dims.n = shape_.back();
+    dims.systems = shape_.size() == 2 ? shape_[0] : 1;
+    DeviceGuard on(device_);
+    if (dtype_ == DType::f32) f32_ = std::make_unique<tridiag::Solver<float>>(tridiag::Launch{}, dims);
+    else f64_ = std::make_unique<tridiag::Solver<double>>(tridiag::Launch{}, dims);
+  }
+
+  nb::object solve(nb::handle a_in, nb::handle b_in, nb::handle c_in, nb::handle d_in,
+                   nb::handle out_in, std::uintptr_t stream_handle) {
+    constexpr const char* fn = "tridiag.Solver.solve";
+    const DeviceOperand d = device_operand(d_in, fn, "d"), a = device_operand(a_in, fn, "a"),
+                        b = device_operand(b_in, fn, "b"), c = device_operand(c_in, fn, "c");
+    for (const auto& [name, o] : {std::pair{"d", &d}, {"a", &a}, {"b", &b}, {"c", &c}})
+      require_made_for(*o, shape_, dtype_, device_, fn, name, "Solver");
+    const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+    DeviceGuard on(device_);
+    const auto run = [&](auto& solver, auto zero) -> nb::object {
+      using T = decltype(zero);
+      auto [result, x] = output_for<T>(out_in, d, fn);
+      solver.solve(static_cast<const T*>(a.data), static_cast<const T*>(b.data),
+                   static_cast<const T*>(c.data), static_cast<const T*>(d.data), x, stream);
+      return result;
+    };
+    return f32_ ? run(*f32_, float{}) : run(*f64_, double{});
+  }
+
+  void check(std::uintptr_t stream_handle) {
+    const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+    DeviceGuard on(device_);
+    nb::gil_scoped_release unlocked;
+    if (f32_) f32_->check(stream);
+    else f64_->check(stream);
+  }
+
+  const std::vector<std::int64_t>& shape() const { return shape_; }
+  std::string dtype() const { return dtype_text(dtype_); }
+  int device() const { return device_; }
+
+ private:
+  std::vector<std::int64_t> shape_;
+  DType dtype_;
+  int device_ = 0;
+  std::unique_ptr<tridiag::Solver<float>> f32_;
+  std::unique_ptr<tridiag::Solver<double>> f64_;
+};
+
+// parasol.recurrence.Solver: the series' offsets uploaded once, the scan's workspace and a buffer
+// of starting values kept; run() enqueues the starting values' upload and the scan on the
+// caller's stream and returns. Its buffers serve one run at a time: runs on one stream follow
+// each other; runs on different streams must be ordered by the caller.
+class RecurrenceSolver {
+ public:
+  RecurrenceSolver(std::vector<std::int64_t> shape, const std::string& dtype,
+                   const std::string& mode, int device)
+      : shape_(std::move(shape)), dtype_(dtype_named(dtype, "recurrence.Solver")) {
+    constexpr const char* fn = "recurrence.Solver";
+    require_solver_shape(shape_, fn);
+    try {
+      mode_ = parse_scan_mode(mode);
+    } catch (const InputError& e) {
+      if (!e.source().empty()) throw;
+      throw e.with_source(fn);
+    }
+    device_ = device_or_current(device);
+    series_ = shape_.size() == 2 ? shape_[0] : 1;
+    std::vector<std::int64_t> offsets;
+    for (std::int64_t k = 0; k <= series_; ++k) offsets.push_back(k * shape_.back());
+    DeviceGuard on(device_);
+    offsets_ = DeviceBuffer<std::int64_t>(offsets.size());
+    PARASOL_CUDA(cudaMemcpy(offsets_.data(), offsets.data(), offsets_.bytes(),
+                            cudaMemcpyHostToDevice));
+    const std::size_t element = dtype_ == DType::f32 ? sizeof(float) : sizeof(double);
+    initial_ = DeviceBuffer<unsigned char>(static_cast<std::size_t>(series_) * element);
+    if (dtype_ == DType::f32) f32_ = std::make_unique<recurrence::Solver<float>>(mode_);
+    else f64_ = std::make_unique<recurrence::Solver<double>>(mode_);
+  }
+
+  nb::object run(nb::handle s_in, nb::handle u_in, nb::handle v0_in, bool v0_on_device,
+                 nb::handle out_in, std::uintptr_t stream_handle) {
+    constexpr const char* fn = "recurrence.Solver.run";
+    const DeviceOperand s = device_operand(s_in, fn, "s"), u = device_operand(u_in, fn, "u");
+    require_made_for(s, shape_, dtype_, device_, fn, "s", "Solver");
+    require_made_for(u, shape_, dtype_, device_, fn, "u", "Solver");
+    DeviceOperand d_v0;
+    HostArray h_v0;
+    if (v0_on_device) {
+      d_v0 = device_operand(v0_in, fn, "v0");
+      require_made_for(d_v0, {series_}, dtype_, device_, fn, "v0", "series count and Solver");
+    } else {
+      h_v0 = as_array(v0_in, fn, "v0");
+      if (h_v0.ndim() > 1 || (h_v0.ndim() == 1 && static_cast<std::int64_t>(h_v0.shape(0)) != series_))
+        throw InputError(fn, "v0", "expected a number or one per series (" +
+                                       std::to_string(series_) + "), got " +
+                                       std::to_string(h_v0.size()) + " values");
+    }
+    const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
+    DeviceGuard on(device_);
+    const auto run = [&](auto& solver, auto zero) -> nb::object {
+      using T = decltype(zero);
+      auto [result, v] = output_for<T>(out_in, s, fn);
+      const T* d_initial = reinterpret_cast<const T*>(initial_.data());
+      if (v0_on_device) {
+        d_initial = static_cast<const T*>(d_v0.data);
+      } else {
+        std::vector<T> given;
+        if (dtype_of(h_v0) == DType::f32) {
+          const std::vector<float> values_given = values<float>(h_v0);
+          given.assign(values_given.begin(), values_given.end());
+        } else {
+          const std::vector<double> values_given = values<double>(h_v0);
+          given.assign(values_given.begin(), values_given.end());
+        }
+        if (given.size() == 1) given.assign(static_cast<std::size_t>(series_), given[0]);
+        // From pageable memory: staged before the call returns, so `given` may go.
+        PARASOL_CUDA(cudaMemcpyAsync(initial_.data(), given.data(), given.size() * sizeof(T),
+                                     cudaMemcpyHostToDevice, stream));
+      }
+      solver.solve(static_cast<const T*>(s.data), static_cast<const T*>(u.data), offsets_.data(),
+                   d_initial, series_ * shape_.back(), series_, v, stream);
+      return result;
+    };
+    return f32_ ? run(*f32_, float{}) : run(*f64_, double{});
+  }
+
+  const std::vector<std::int64_t>& shape() const { return shape_; }
+  std::string dtype() const { return dtype_text(dtype_); }
+  std::string mode() const { return std::string(name(mode_)); }
+  int device() const { return device_; }
+
+ private:
+  std::vector<std::int64_t> shape_;
+  DType dtype_;
+  ScanMode mode_ = ScanMode::fast;
+  int device_ = 0;
+  std::int64_t series_ = 1;
+  DeviceBuffer<std::int64_t> offsets_;
+  DeviceBuffer<unsigned char> initial_;
+  std::unique_ptr<recurrence::Solver<float>> f32_;
+  std::unique_ptr<recurrence::Solver<double>> f64_;
+};
+
 // ---- the stateful form: plans and the filter's spectrum made once, run many times -------------
 
 class Engine {
@@ -616,6 +802,24 @@ void bind_device(nb::module_& m) {
       .def("_linear_device", &recurrence_device, nb::arg("s"), nb::arg("u"), nb::arg("v0"),
            nb::arg("v0_on_device"), nb::arg("mode"), nb::arg("stream"), nb::arg("out").none(),
            "recurrence.linear on exported device arrays (parasol.recurrence calls it).");
+  nb::class_<TridiagSolver>(nb::borrow<nb::module_>(m.attr("tridiag")), "_Solver")
+      .def(nb::init<std::vector<std::int64_t>, const std::string&, int>(), nb::arg("shape"),
+           nb::arg("dtype"), nb::arg("device"))
+      .def("solve", &TridiagSolver::solve, nb::arg("a"), nb::arg("b"), nb::arg("c"),
+           nb::arg("d"), nb::arg("out").none(), nb::arg("stream"))
+      .def("check", &TridiagSolver::check, nb::arg("stream"))
+      .def_prop_ro("shape", &TridiagSolver::shape)
+      .def_prop_ro("dtype", &TridiagSolver::dtype)
+      .def_prop_ro("device", &TridiagSolver::device);
+  nb::class_<RecurrenceSolver>(nb::borrow<nb::module_>(m.attr("recurrence")), "_Solver")
+      .def(nb::init<std::vector<std::int64_t>, const std::string&, const std::string&, int>(),
+           nb::arg("shape"), nb::arg("dtype"), nb::arg("mode"), nb::arg("device"))
+      .def("run", &RecurrenceSolver::run, nb::arg("s"), nb::arg("u"), nb::arg("v0"),
+           nb::arg("v0_on_device"), nb::arg("out").none(), nb::arg("stream"))
+      .def_prop_ro("shape", &RecurrenceSolver::shape)
+      .def_prop_ro("dtype", &RecurrenceSolver::dtype)
+      .def_prop_ro("mode", &RecurrenceSolver::mode)
+      .def_prop_ro("device", &RecurrenceSolver::device);
   fftconv.def("_time_cpp_convolver", &time_cpp_convolver, nb::arg("n"), nb::arg("taps"),
               nb::arg("mode"), nb::arg("calls"),
               "Seconds of `calls` float32 convolutions by the C++ Convolver, back to back.");

@@ -138,3 +138,73 @@ def test_recurrence_refusals():
         parasol.recurrence.linear(np.ones(3), np.ones(3), FakeDeviceArray((1,)))
     with pytest.raises(TypeError, match=r"recurrence\.linear: out is a host array"):
         parasol.recurrence.linear(s, s, out=np.ones((3, 10)))
+
+
+# ---- the stateful forms ----------------------------------------------------------------------
+
+def test_tridiag_solver_runs_many_times_into_out_without_waiting(rng, torch):
+    a, b, c, d = dominant_systems(rng, 9, 130, np.float32)
+    solver = parasol.tridiag.Solver(d.shape, dtype="float32")
+    assert solver.shape == (9, 130) and solver.dtype == "float32"
+    a_d, b_d, c_d, d_d = (torch.from_numpy(v).cuda() for v in (a, b, c, d))
+    out = torch.full(d.shape, float("nan"), device="cuda")
+    for _ in range(3):  # the workspace is reused; every solve gives the same answer
+        x = solver.solve(a_d, b_d, c_d, d_d, out=out)
+    solver.check()
+    assert x is out
+    np.testing.assert_allclose(out.cpu().numpy(), banded_reference(a, b, c, d), rtol=0,
+                               atol=1e-5)
+
+
+def test_tridiag_solver_check_names_the_failed_system(torch):
+    solver = parasol.tridiag.Solver((4, 16))
+    ones = torch.ones((4, 16), dtype=torch.float64, device="cuda")
+    b = ones.clone()
+    b[2, 5] = 0.0  # a zero pivot in system 2, where elimination meets it (a = c = 0)
+    solver.solve(torch.zeros_like(ones), b, torch.zeros_like(ones), ones)
+    with pytest.raises(RuntimeError, match="system 2"):
+        solver.check()
+
+
+def test_recurrence_solver_runs_with_host_and_device_v0(rng, torch):
+    s = rng.uniform(-0.9, 0.9, (4, 2000))
+    u = rng.normal(size=(4, 2000))
+    solver = parasol.recurrence.Solver(s.shape, mode="reproducible")
+    s_d, u_d = torch.from_numpy(s).cuda(), torch.from_numpy(u).cuda()
+    v = solver.run(s_d, u_d, [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(host(v, torch), loop(s, u, [1.0, 2.0, 3.0, 4.0]), rtol=0,
+                               atol=1e-12)
+    v0 = torch.tensor([-1.0, 0.0, 1.0, 0.5], dtype=torch.float64, device="cuda")
+    pointer = u_d.data_ptr()
+    w = solver.run(s_d, u_d, v0, out=u_d)
+    assert w is u_d and u_d.data_ptr() == pointer
+    np.testing.assert_allclose(u_d.cpu().numpy(), loop(s, u, v0.cpu().numpy()), rtol=0,
+                               atol=1e-12)
+
+
+def test_solver_refusals_before_the_device():
+    with pytest.raises(ValueError, match=r"tridiag\.Solver: shape: expected \(n,\) or "
+                                         r"\(rows, n\)"):
+        parasol.tridiag.Solver((2, 3, 4))
+    with pytest.raises(TypeError, match=r"tridiag\.Solver: dtype int32; expected float32"):
+        parasol.tridiag.Solver((8,), dtype="int32")
+    with pytest.raises(ValueError, match=r"recurrence\.Solver: scan mode \"exact\""):
+        parasol.recurrence.Solver((8,), mode="exact")
+    with pytest.raises(ValueError, match=r"recurrence\.Solver: shape"):
+        parasol.recurrence.Solver((0, 8))
+
+
+def test_a_solver_takes_device_arrays_only():
+    class Unbuilt(parasol.tridiag.Solver):
+        def __init__(self):  # no device here to make it on: the check comes first anyway
+            pass
+
+    with pytest.raises(TypeError, match=r"tridiag\.Solver\.solve: the arrays are host arrays"):
+        Unbuilt().solve(*[np.ones(4)] * 4)
+
+    class UnbuiltRecurrence(parasol.recurrence.Solver):
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match=r"recurrence\.Solver\.run: s and u are host arrays"):
+        UnbuiltRecurrence().run(np.ones(4), np.ones(4))

@@ -24,8 +24,8 @@ def solve(a, b, c, d, *, backend="auto", stream=None, out=None):
     Device arrays (C-contiguous, all on one device) are solved there on `stream` (default: the
     producer's current stream), into a new device array or into `out` (a device array of d's
     shape and dtype, written in place: d itself will do) and returned. The call waits for the
-    solve, to report a zero pivot by its system (Solver does not). backend="cpu" refuses
-    device arrays.
+    solve, to report a zero pivot by its system (a Solver waits only in its check()).
+    backend="cpu" refuses device arrays.
     """
     arrays = [("d", d), ("a", a), ("b", b), ("c", c)]
     call = _device.device_call("tridiag.solve", arrays, backend, stream, out)

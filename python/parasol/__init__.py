@@ -19,6 +19,8 @@
 
     conv = parasol.fftconv.Convolver((4096,), h, mode="same", dtype="float32")
     y = conv.run(x_cuda, out=y_cuda)                  # device arrays in and out, no copies
+    solver = parasol.tridiag.Solver((systems, n), dtype="float32")
+    solver.solve(a_cuda, b_cuda, c_cuda, d_cuda, out=d_cuda); solver.check()
 
 fftconv, tridiag and recurrence also take CUDA device arrays (PyTorch, CuPy, JAX: DLPack or
 __cuda_array_interface__) and return a device array, on the producer's stream (parasol.fftconv

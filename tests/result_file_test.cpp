@@ -536,6 +536,37 @@ TEST_F(ResultFileTest, ReadSlabReadsARangeWithReadDatasetsChecks) {
   expect_input_error([&] { reader.dataset_dims<float>("/names"); }, "dataset of numbers");
 }
 
+// A run of elements of rows laid end to end: the end of one row, whole rows and the start of
+// another come back in C order from chunked and contiguous datasets alike.
+TEST_F(ResultFileTest, ReadRunReadsElementsAcrossRowsInOrder) {
+  const std::vector<std::uint64_t> dims{300, 301};  // 90300 elements: chunked
+  const auto u = random_field<double>(product(dims), 23);
+  {
+    ResultFile file(out(), false);
+    file.write_field("/rows", u.data(), dims);
+    file.write_field("/small", u.data(), {4, 7});
+    file.write_field("/flat", u.data(), {40});
+    file.write_field("/cube", u.data(), {2, 2, 2});
+    file.commit();
+  }
+  const ResultReader reader(out());
+  const auto run_of = [&](std::size_t first, std::size_t count) {
+    return std::vector<double>(u.begin() + static_cast<std::ptrdiff_t>(first),
+                               u.begin() + static_cast<std::ptrdiff_t>(first + count));
+  };
+  for (const auto& [first, count] :
+       {std::pair<std::size_t, std::size_t>{5, 17}, {0, 28}, {7, 7}, {6, 2}, {27, 1}, {3, 0}}) {
+    SCOPED_TRACE(std::to_string(first) + " + " + std::to_string(count));
+    EXPECT_TRUE(same_bits(reader.read_run<double>("/small", first, count), run_of(first, count)));
+  }
+  EXPECT_TRUE(same_bits(reader.read_run<double>("/rows", 1000, 60000), run_of(1000, 60000)));
+  EXPECT_TRUE(same_bits(reader.read_run<double>("/flat", 13, 20), run_of(13, 20)));
+  const std::vector<float> narrowed = reader.read_run<float>("/small", 26, 2);
+  EXPECT_EQ(narrowed, (std::vector<float>{static_cast<float>(u[26]), static_cast<float>(u[27])}));
+  EXPECT_THROW(reader.read_run<double>("/small", 20, 9), InputError) << "28 elements";
+  EXPECT_THROW(reader.read_run<double>("/cube", 0, 1), InputError) << "1D or 2D only";
+}
+
 // What a user's input file may hold where a solver expects numbers: each an InputError on one
 // line naming the file, the dataset and what was expected, never HDF5's words.
 TEST_F(ResultFileTest, UserDatasetsThatAreNotNumbersAreNamedInTheUsersWords) {

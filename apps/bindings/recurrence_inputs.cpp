@@ -128,16 +128,26 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
                      "has shape " + io::shape_text(u_dims) + " but " +
                          io::dataset_display_path(p.input.s) + " has " + io::shape_text(s_dims) +
                          "; expected the same (input.u)");
-  if (s_dims.size() != 1) return std::nullopt;
-  if (s_dims[0] == 0)
+  // Rows (one segment each) with offsets given, and empty datasets, are refused by
+  // series_from_file, which says why.
+  const bool rows = s_dims.size() == 2;
+  if (rows && !p.input.offsets.empty()) return std::nullopt;
+  if (s_dims[0] == 0 || (rows && s_dims[1] == 0)) {
+    if (rows) return std::nullopt;
     throw InputError(p.input.file, io::dataset_display_path(p.input.s),
                      "has shape " + io::shape_text(s_dims) + "; expected at least one value");
-  const auto n = static_cast<std::int64_t>(s_dims[0]);
+  }
+  const auto n = static_cast<std::int64_t>(rows ? s_dims[0] * s_dims[1] : s_dims[0]);
   segments = Series<T>{};
-  segments.offsets =
-      p.input.offsets.empty()
-          ? std::vector<std::int64_t>{0, n}
-          : read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  if (rows) {
+    for (std::uint64_t k = 0; k <= s_dims[0]; ++k)
+      segments.offsets.push_back(static_cast<std::int64_t>(k * s_dims[1]));
+  } else {
+    segments.offsets =
+        p.input.offsets.empty()
+            ? std::vector<std::int64_t>{0, n}
+            : read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  }
   const std::size_t count = segments.offsets.empty() ? 0 : segments.offsets.size() - 1;
   segments.initial = initial_values<T>(*in, p, count);
   try {
@@ -150,8 +160,9 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
   const auto slab = [&](const char* key, const std::string& dataset) {
     if (span.count == 0) return std::vector<T>{};
     std::vector<T> values = io::naming_key(key, [&] {
-      return in->read_slab<T>(dataset, static_cast<std::uint64_t>(span.first),
-                              static_cast<std::uint64_t>(span.count));
+      // One read of just this run's elements, whether the rows are cut inside or not.
+      return in->read_run<T>(dataset, static_cast<std::uint64_t>(span.first),
+                             static_cast<std::uint64_t>(span.count));
     });
     io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), span.first,
                        p.input.file, dataset);

@@ -136,6 +136,25 @@ TEST_F(RecurrenceRanks, RowsFromAFileCutInsideRowsGiveTheOneRankBits) {
                                {2, 3, 4});
 }
 
+// Smoothing of rows of y (and of one series, 1D): each rank reads its run of y and the rows'
+// first values, and the result is the one-rank run's.
+TEST_F(RecurrenceRanks, SmoothingFromAFileGivesTheOneRankBits) {
+  std::vector<double> y(39);
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::sin(0.4 * static_cast<double>(i)) + 2.0;
+  for (const bool rows : {true, false}) {
+    SCOPED_TRACE(rows ? "3 rows of 13" : "one series of 39");
+    {
+      io::ResultFile file(dir_ / "in.h5", true);
+      if (rows) file.write_field("/y", y.data(), {3, 13});
+      else file.write_field("/y", y.data(), {39});
+      file.commit();
+    }
+    expect_one_rank_bits<float>(header("smoothing", "float", "reproducible") +
+                                    "[input]\nfile = \"in.h5\"\n[smoothing]\nalpha = 0.3\n",
+                                {2, 3, 4});
+  }
+}
+
 TEST_F(RecurrenceRanks, ABadInputIsOneLineFromRankZeroAndNothingWritten) {
   const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
                                  quoted(write_params(ar1(2, 0, "float"))) + " -o " +

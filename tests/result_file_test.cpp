@@ -563,6 +563,13 @@ TEST_F(ResultFileTest, ReadRunReadsElementsAcrossRowsInOrder) {
   EXPECT_TRUE(same_bits(reader.read_run<double>("/flat", 13, 20), run_of(13, 20)));
   const std::vector<float> narrowed = reader.read_run<float>("/small", 26, 2);
   EXPECT_EQ(narrowed, (std::vector<float>{static_cast<float>(u[26]), static_cast<float>(u[27])}));
+  // A column, and a block in the middle, by read_block.
+  std::vector<double> column;
+  for (std::size_t row = 0; row < 4; ++row) column.push_back(u[row * 7]);
+  EXPECT_TRUE(same_bits(reader.read_block<double>("/small", {0, 0}, {4, 1}), column));
+  EXPECT_TRUE(same_bits(reader.read_block<double>("/small", {1, 2}, {1, 3}), run_of(9, 3)));
+  EXPECT_THROW(reader.read_block<double>("/small", {3, 0}, {2, 1}), InputError) << "4 rows";
+  EXPECT_THROW(reader.read_block<double>("/small", {0}, {1}), Error) << "rank 1 of 2";
   EXPECT_THROW(reader.read_run<double>("/small", 20, 9), InputError) << "28 elements";
   EXPECT_THROW(reader.read_run<double>("/cube", 0, 1), InputError) << "1D or 2D only";
 }

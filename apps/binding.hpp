@@ -429,7 +429,7 @@ struct Binding {
   // one says it is not used. Derived from `keys` where the solver declares them.
   std::vector<std::string_view> gpu_only_keys{};
   // Whether a run may be cut among several ranks (mpirun -np N): the Run then solves its part,
-  // meets the others in the communication layer, and writes its part in its turn.
+  // meets the others in the communication layer, and writes its part with theirs (Output).
   bool across_ranks = false;
   // Every key the solver's parameter file may hold, declared once beside the solver
   // (kernels/declaration.hpp): `parasol keys`, `parasol run FILE --help` and docs/parameters.md

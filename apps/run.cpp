@@ -192,7 +192,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       use_stored_cpu_threads(options.autotune_file, binding->name, *params, options.params_path);
     });
 
-  // Rank 0 writes the result file; the others write their parts in it in their turn. Across
+  // Rank 0 makes the result file; every rank writes its part in it (write_fields). Across
   // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
   // rank at once (MPI_Abort), and nothing may be left behind then. Its path and its sidecars'
   // are judged now, before any computing, as a one-rank run's are.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/autotune.hpp"
+#include "io/direct_write.hpp"
 #include "io/param_table.hpp"
 #include "io/result_file.hpp"
 #include "apps/options.hpp"
@@ -50,19 +51,30 @@ struct Sidecar {
   std::string contents;
 };
 
-// Where a run writes. On rank 0 (every one-rank run) the result file itself; on the other ranks
-// of a run across ranks, which write in turn after it, their turn at it: a Part that takes
-// blocks of datasets rank 0 made. Sidecars are rank 0's.
+class Run;
+
+// Where a run writes, in one of three ways:
+// - One rank (`whole`): the result file itself; every field is this rank's alone.
+// - Across ranks, fields unfiltered (`direct`, the default): every rank writes its own block of
+//   each field at once, straight into the file (io/direct_write.hpp). Rank 0's write() runs
+//   first, on `file`: it makes each field cut among the ranks a contiguous dataset and keeps its
+//   own blocks; then rank 0 writes those while the other ranks' write() runs, each with the
+//   table of where rank 0's datasets lie.
+// - Across ranks, fields filtered (--compression): rank 0 writes first, then each other rank in
+//   its turn on a Part that takes blocks of the datasets rank 0 made.
+// Sidecars are rank 0's.
 struct Output {
   io::ResultFile* file = nullptr;        // rank 0; null on the other ranks
-  io::ResultFile::Part* part = nullptr;  // ranks > 0; null on rank 0
+  io::ResultFile::Part* part = nullptr;  // ranks > 0 taking turns; null otherwise
+  io::DirectWriter* direct = nullptr;    // every rank, when they write at once; null otherwise
   bool whole = true;                     // a one-rank run: every field is this rank's alone
   std::vector<Sidecar> sidecars;
 
   // A field this rank holds a block of (`offset`, `count`; C order, `dims` whole): on a one-rank
   // run the whole field, written as write_field writes any field (chunked and filtered when
   // large); across ranks into the dataset rank 0 makes whole. True where the field's attributes
-  // are written (rank 0).
+  // are written (rank 0). Across ranks `data` must stay as it is until the run's write is over
+  // (rank 0 writes its blocks after its write() returns): a Run's own members do.
   template <class T>
   bool write_part(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                   const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& count,
@@ -72,7 +84,7 @@ struct Output {
       return true;
     }
     create<T>(dataset, dims);
-    if (count[0] > 0) write_block(dataset, offset, count, data);
+    if (count[0] > 0) put(dataset, offset, count, data, true);
     return file != nullptr;
   }
 
@@ -95,7 +107,7 @@ struct Output {
     create<T>(dataset, dims);
     const std::uint64_t n = values.size();
     if (dims.size() == 1) {
-      if (n > 0) write_block(dataset, {first}, {n}, values.data());
+      if (n > 0) put(dataset, {first}, {n}, values.data(), true);
       return file != nullptr;
     }
     const std::uint64_t length = dims[1];
@@ -103,14 +115,15 @@ struct Output {
       const std::uint64_t at = first + i, row = at / length, column = at % length;
       const std::uint64_t rows = column != 0 || n - i < length ? 1 : (n - i) / length;
       const std::uint64_t count = rows == 1 ? std::min(length - column, n - i) : length;
-      write_block(dataset, {row, column}, {rows, count}, values.data() + i);
+      put(dataset, {row, column}, {rows, count}, values.data() + i, true);
       i += rows * count;
     }
     return file != nullptr;
   }
 
   // A field cut among the ranks along its first dimension: rank 0 makes it whole (`dims`), and
-  // every rank writes its rows [first_row, first_row + rows) of it from `data` (C order).
+  // every rank writes its rows [first_row, first_row + rows) of it from `data` (C order), which
+  // must stay as write_part's does.
   template <class T>
   void write_rows(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                   std::uint64_t first_row, std::uint64_t rows, const T* data) {
@@ -118,21 +131,66 @@ struct Output {
     std::vector<std::uint64_t> offset(dims.size(), 0), count = dims;
     offset[0] = first_row;
     count[0] = rows;
-    if (rows > 0) write_block(dataset, offset, count, data);
+    if (rows > 0) put(dataset, offset, count, data, true);
   }
 
-  // The same in steps: rank 0 makes the dataset (`dims`), then each rank writes its blocks.
+  // The same in steps: rank 0 makes the dataset (`dims`), then each rank writes its blocks,
+  // each written before write_block returns (so `data` may be reused at once). Every rank must
+  // make the same datasets.
   template <class T>
   void create(const std::string& dataset, const std::vector<std::uint64_t>& dims) {
-    if (file != nullptr) file->create_dataset<T>(dataset, dims);
+    if (direct == nullptr) {
+      if (file != nullptr) file->create_dataset<T>(dataset, dims);
+      return;
+    }
+    if (laid_out(dataset, dims, sizeof(T)) == nullptr)
+      datasets_.push_back(file->create_contiguous<T>(dataset, dims));
   }
   template <class T>
   void write_block(const std::string& dataset, const std::vector<std::uint64_t>& offset,
                    const std::vector<std::uint64_t>& count, const T* data) {
-    if (file != nullptr) file->write_hyperslab(dataset, offset, count, data);
+    put(dataset, offset, count, data, false);
+  }
+
+ private:
+  friend std::string write_fields(comm::Context& context, Run& run, io::ResultFile* file);
+
+  // Writing at once: where `dataset` lies, after checking that it was made with these `dims`
+  // and elements; null on rank 0 for one not made yet. Error on another rank for one rank 0
+  // did not make: every rank's write() must make the same datasets.
+  const io::DirectDataset* laid_out(const std::string& dataset,
+                                    const std::vector<std::uint64_t>& dims,
+                                    std::size_t element_bytes) const;
+  // Writing at once: a block written now, or on rank 0 kept until the others write (`later`).
+  void put_direct(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                  const std::vector<std::uint64_t>& count, const void* data,
+                  std::size_t element_bytes, bool later);
+  // Rank 0's kept blocks, written; then this rank's writes reach the disk (DirectWriter::finish).
+  void finish_direct();
+
+  template <class T>
+  void put(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+           const std::vector<std::uint64_t>& count, const T* data, bool later) {
+    if (direct != nullptr) put_direct(dataset, offset, count, data, sizeof(T), later);
+    else if (file != nullptr) file->write_hyperslab(dataset, offset, count, data);
     else part->write_hyperslab(dataset, offset, count, data);
   }
+
+  struct Kept {
+    std::size_t dataset;  // in datasets_
+    std::vector<std::uint64_t> offset, count;
+    const void* data;
+  };
+  std::vector<io::DirectDataset> datasets_;  // rank 0 makes them; the others are sent them
+  std::vector<Kept> kept_;                   // rank 0's blocks, until every rank writes
 };
+
+// Writes the run's fields and sidecars (Run::write) on every rank into rank 0's `file` (null on
+// the other ranks), in whichever way of Output's the file's compression allows, and returns the
+// sidecars' names for the summary (" (and a.xmf, a.dx"), "" for none). Collective; a failure
+// on any rank is every rank's (together(): one line from rank 0), and leaves the file
+// uncommitted. Across ranks rank 0's file is left suspended.
+std::string write_fields(comm::Context& context, Run& run, io::ResultFile* file);
 
 // What the driver knows about the run when it hands it to the binding.
 struct RunSetup {
@@ -179,8 +237,8 @@ class Run {
   // The result judged against the gold (solvers/<solver>/check.hpp). Across ranks every rank
   // calls it and each gets the whole run's agreement.
   virtual Agreement check() = 0;
-  // The fields, and the sidecars that go with them. Across ranks, rank 0 first, then each other
-  // rank in its turn (Output::part).
+  // The fields, and the sidecars that go with them. Across ranks, rank 0 first, then the others
+  // (Output says how).
   virtual void write(Output& out) = 0;
   // Units of work the run did, in the unit of its Study's rate column (points x iterations,
   // path-steps, ...), for the rate of a CPU sweep; 0 when not known.
@@ -371,7 +429,7 @@ struct Binding {
   // one says it is not used. Derived from `keys` where the solver declares them.
   std::vector<std::string_view> gpu_only_keys{};
   // Whether a run may be cut among several ranks (mpirun -np N): the Run then solves its part,
-  // meets the others in the communication layer, and writes its part in its turn.
+  // meets the others in the communication layer, and writes its part with theirs (Output).
   bool across_ranks = false;
   // Every key the solver's parameter file may hold, declared once beside the solver
   // (kernels/declaration.hpp): `parasol keys`, `parasol run FILE --help` and docs/parameters.md

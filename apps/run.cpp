@@ -192,7 +192,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       use_stored_cpu_threads(options.autotune_file, binding->name, *params, options.params_path);
     });
 
-  // Rank 0 writes the result file; the others write their parts in it in their turn. Across
+  // Rank 0 makes the result file; every rank writes its part in it (write_fields). Across
   // ranks the file is made only once the solve is over: a rank that fails mid-solve ends every
   // rank at once (MPI_Abort), and nothing may be left behind then. Its path and its sidecars'
   // are judged now, before any computing, as a one-rank run's are.
@@ -285,38 +285,12 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     const Heartbeat beat("write");
     // Writes that take more than a second draw a line.
     ProgressLine line("written bytes", "B", 1.0);
-    Output out;
-    out.whole = context.size() == 1;
-    if (file) {
-      out.file = &*file;
+    if (file)
       file->on_progress([&](std::uint64_t done, std::uint64_t total, double seconds) {
         line.update(static_cast<std::int64_t>(done), static_cast<std::int64_t>(total), seconds);
       });
-      together(context, [&] {
-        run->write(out);
-        for (const Sidecar& s : out.sidecars) {
-          file->add_sidecar(s.path, s.contents);
-          also += (also.empty() ? " (and " : ", ") + s.path.string();
-        }
-        file->on_progress({});
-        if (context.size() > 1) file->suspend();
-      });
-    } else {
-      together(context, [] {});
-    }
-    // Then each other rank in turn, on rank 0's temporary file.
-    std::string temporary = file ? file->temporary_path().string() : std::string();
-    if (context.size() > 1) context.broadcast(temporary);
-    for (int turn = 1; turn < context.size(); ++turn)
-      together(context, [&] {
-        if (context.rank() != turn) return;
-        io::ResultFile::Part part(temporary);
-        Output mine;
-        mine.part = &part;
-        mine.whole = false;
-        run->write(mine);
-        part.close();
-      });
+    also = write_fields(context, *run, file ? &*file : nullptr);
+    if (file) file->on_progress({});
   }
   PhaseTimer mean;
   std::vector<std::vector<double>> by_rank;

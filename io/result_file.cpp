@@ -483,6 +483,35 @@ void ResultFile::create_dataset(const std::string& dataset_path,
 }
 
 template <class T>
+DirectDataset ResultFile::create_contiguous(const std::string& dataset_path,
+                                            const std::vector<std::uint64_t>& dims) {
+  const hid_t file_id = open_for_writing("written to");
+  const std::string file = path_.string();
+  check_field_dims(file, dataset_path, dims);
+  const std::string path = dataset_name(file, dataset_path);
+  const std::vector<hsize_t> extent(dims.begin(), dims.end());
+  element_product(file, path, extent);  // refuses an extent past 64 bits
+  const AddTime timer(write_seconds_);
+  Handle space = checked(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr),
+                         H5Sclose, file, "H5Screate_simple", path);
+  Handle dcpl =
+      checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate", "dataset creation");
+  check(H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS), file, "H5Pset_layout", path);
+  // Allocated now, so the offset exists before anyone writes; never filled, so HDF5 writes
+  // nothing there that could race the direct writers (or cost a pass over the disk).
+  check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), file, "H5Pset_alloc_time", path);
+  check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), file, "H5Pset_fill_time", path);
+  check_parents_are_groups(file_id, file, path);
+  Handle lcpl = link_properties(file);
+  Handle dataset = checked(H5Dcreate2(file_id, path.c_str(), file_type_of<T>(), space.get(),
+                                      lcpl.get(), dcpl.get(), H5P_DEFAULT),
+                           H5Dclose, file, "H5Dcreate2", path);
+  const haddr_t address = H5Dget_offset(dataset.get());
+  if (address == HADDR_UNDEF) fail(file, "H5Dget_offset", path);
+  return DirectDataset{path, static_cast<std::uint64_t>(address), dims, sizeof(T)};
+}
+
+template <class T>
 void ResultFile::write_slab(const std::string& dataset_path, std::uint64_t offset, const T* data,
                             std::uint64_t count) {
   const hid_t file_id = open_for_writing("written to");
@@ -525,6 +554,10 @@ template void ResultFile::create_dataset<float>(const std::string&,
                                                 const std::vector<std::uint64_t>&);
 template void ResultFile::create_dataset<double>(const std::string&,
                                                  const std::vector<std::uint64_t>&);
+template DirectDataset ResultFile::create_contiguous<float>(const std::string&,
+                                                           const std::vector<std::uint64_t>&);
+template DirectDataset ResultFile::create_contiguous<double>(const std::string&,
+                                                            const std::vector<std::uint64_t>&);
 template void ResultFile::write_slab<float>(const std::string&, std::uint64_t, const float*,
                                             std::uint64_t);
 template void ResultFile::write_slab<double>(const std::string&, std::uint64_t, const double*,

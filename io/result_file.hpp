@@ -13,6 +13,7 @@
 
 #include "io/commit.hpp"
 #include "io/compression.hpp"
+#include "io/direct_write.hpp"
 #include "io/result_reader.hpp"
 #include "io/value.hpp"
 
@@ -81,6 +82,14 @@ class ResultFile {
   template <class T>
   void write_hyperslab(const std::string& dataset_path, const std::vector<std::uint64_t>& offset,
                        const std::vector<std::uint64_t>& count, const T* data);
+
+  // An N-dimensional dataset for writers outside HDF5 (io/direct_write.hpp): contiguous and
+  // unfiltered whatever the file's compression, its storage allocated now and never filled by
+  // HDF5, so that a DirectWriter may put its elements at the offset returned. Elements never
+  // written read back as whatever the file held there: every element must be written.
+  template <class T>
+  DirectDataset create_contiguous(const std::string& dataset_path,
+                                  const std::vector<std::uint64_t>& dims);
 
   // Sidecars (XDMF, OpenDX) commit with the result, as one: declare_sidecar checks a path up
   // front like the result's (exists without force: InputError), add_sidecar writes its contents

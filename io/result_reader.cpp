@@ -405,6 +405,85 @@ std::vector<T> ResultReader::read_rows(const std::string& dataset_path, std::uin
 }
 
 template <class T>
+std::vector<T> ResultReader::read_block(const std::string& dataset_path,
+                                        const std::vector<std::uint64_t>& offset,
+                                        const std::vector<std::uint64_t>& count,
+                                        const std::vector<int>& ranks) const {
+  const std::string file = file_name(file_);
+  const UserDataset d =
+      open_user_dataset(file_, file, dataset_path, std::is_same_v<T, std::int64_t>, ranks);
+  const std::string path = normalized(dataset_path);
+  if (offset.size() != d.extent.size() || count.size() != d.extent.size())
+    throw Error(file + ": " + path + ": a block of rank " + std::to_string(count.size()) +
+                " for a dataset of rank " + std::to_string(d.extent.size()));
+  std::uint64_t size = 1;
+  for (std::size_t i = 0; i < d.extent.size(); ++i) {
+    if (offset[i] > d.extent[i] || count[i] > d.extent[i] - offset[i])
+      throw InputError(file, path,
+                       "holds " + std::to_string(d.extent[i]) + " along dimension " +
+                           std::to_string(i) + "; expected at least " +
+                           std::to_string(offset[i]) + " + " + std::to_string(count[i]));
+    size *= count[i];
+  }
+  const std::vector<hsize_t> block_offset(offset.begin(), offset.end()),
+      block_count(count.begin(), count.end());
+  require_room<T>(block_count, file, path);
+  std::vector<T> values(static_cast<std::size_t>(size));
+  if (size == 0) return values;
+  require_filters(d.dataset.get(), file, path);
+  const Selection block = select_block(d.dataset.get(), file, path, block_offset, block_count);
+  check(H5Dread(d.dataset.get(), native_type<T>(), block.memory_space.get(),
+                block.file_space.get(), H5P_DEFAULT, values.data()),
+        file, "H5Dread", path);
+  return values;
+}
+
+template <class T>
+std::vector<T> ResultReader::read_run(const std::string& dataset_path, std::uint64_t first,
+                                      std::uint64_t count) const {
+  const std::string file = file_name(file_);
+  const UserDataset d =
+      open_user_dataset(file_, file, dataset_path, std::is_same_v<T, std::int64_t>, {1, 2});
+  const std::string path = normalized(dataset_path);
+  const std::uint64_t length = d.extent.back();
+  const std::uint64_t total = d.extent.size() == 2 ? d.extent[0] * length : length;
+  if (first > total || count > total - first)
+    throw InputError(file, path,
+                     "holds " + std::to_string(total) + " elements; expected at least " +
+                         std::to_string(first) + " + " + std::to_string(count));
+  require_room<T>({count}, file, path);
+  std::vector<T> values(static_cast<std::size_t>(count));
+  if (count == 0) return values;
+  require_filters(d.dataset.get(), file, path);
+  Handle file_space = checked(H5Dget_space(d.dataset.get()), H5Sclose, file, "H5Dget_space", path);
+  if (d.extent.size() == 1) {
+    const hsize_t offset[1] = {first}, extent[1] = {count};
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, extent, nullptr),
+          file, "H5Sselect_hyperslab", path);
+  } else {
+    // HDF5 reads a selection in C order whatever order its blocks were added in: the run's.
+    H5S_seloper_t how = H5S_SELECT_SET;
+    for (std::uint64_t i = 0; i < count;) {
+      const std::uint64_t at = first + i, row = at / length, column = at % length;
+      const std::uint64_t rows = column != 0 || count - i < length ? 1 : (count - i) / length;
+      const std::uint64_t width = rows == 1 ? std::min(length - column, count - i) : length;
+      const hsize_t offset[2] = {row, column}, extent[2] = {rows, width};
+      check(H5Sselect_hyperslab(file_space.get(), how, offset, nullptr, extent, nullptr), file,
+            "H5Sselect_hyperslab", path);
+      how = H5S_SELECT_OR;
+      i += rows * width;
+    }
+  }
+  const hsize_t memory_extent[1] = {count};
+  Handle memory_space = checked(H5Screate_simple(1, memory_extent, nullptr), H5Sclose, file,
+                                "H5Screate_simple", path);
+  check(H5Dread(d.dataset.get(), native_type<T>(), memory_space.get(), file_space.get(),
+                H5P_DEFAULT, values.data()),
+        file, "H5Dread", path);
+  return values;
+}
+
+template <class T>
 std::vector<T> ResultReader::read_slab(const std::string& dataset_path, std::uint64_t offset,
                                        std::uint64_t count) const {
   return read_rows<T>(dataset_path, offset, count, {1});
@@ -428,6 +507,18 @@ template std::vector<float> ResultReader::read_rows<float>(const std::string&, s
 template std::vector<double> ResultReader::read_rows<double>(const std::string&, std::uint64_t,
                                                              std::uint64_t,
                                                              const std::vector<int>&) const;
+template std::vector<float> ResultReader::read_block<float>(const std::string&,
+                                                           const std::vector<std::uint64_t>&,
+                                                           const std::vector<std::uint64_t>&,
+                                                           const std::vector<int>&) const;
+template std::vector<double> ResultReader::read_block<double>(const std::string&,
+                                                            const std::vector<std::uint64_t>&,
+                                                            const std::vector<std::uint64_t>&,
+                                                            const std::vector<int>&) const;
+template std::vector<float> ResultReader::read_run<float>(const std::string&, std::uint64_t,
+                                                         std::uint64_t) const;
+template std::vector<double> ResultReader::read_run<double>(const std::string&, std::uint64_t,
+                                                          std::uint64_t) const;
 template std::vector<float> ResultReader::read_slab<float>(const std::string&, std::uint64_t,
                                                            std::uint64_t) const;
 template std::vector<double> ResultReader::read_slab<double>(const std::string&, std::uint64_t,

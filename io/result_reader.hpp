@@ -66,6 +66,20 @@ class ResultReader {
   template <class T>
   std::vector<T> read_rows(const std::string& dataset_path, std::uint64_t first,
                            std::uint64_t rows, const std::vector<int>& ranks = {}) const;
+  // The block [offset, offset + count) of such a dataset (its rank one of `ranks`, any when
+  // empty), in C order: a column of rows, say. read_dataset's checks, and InputError when the
+  // block runs past its end.
+  template <class T>
+  std::vector<T> read_block(const std::string& dataset_path,
+                            const std::vector<std::uint64_t>& offset,
+                            const std::vector<std::uint64_t>& count,
+                            const std::vector<int>& ranks = {}) const;
+  // Elements [first, first + count) of a 1D or 2D such dataset taken in C order (a 2D one's rows
+  // end to end): the end of a row, whole rows and the start of one, in one read of just those.
+  // read_dataset's checks, and InputError when the elements run past its end.
+  template <class T>
+  std::vector<T> read_run(const std::string& dataset_path, std::uint64_t first,
+                          std::uint64_t count) const;
 
  private:
   hid_t file_ = H5I_INVALID_HID;

@@ -113,8 +113,8 @@ TEST_F(FftconvRanks, ALongSignalCutIntoBlocksGivesTheOneRankBits) {
     SCOPED_TRACE(precision);
     expect_every_cut_alike(long_signal(precision, "full"));
     expect_every_cut_alike(long_signal(precision, "same"));
-    // Streamed: each rank's share goes through a spill file into the result in its turn, in
-    // pieces of 2000 samples.
+    // Streamed: each rank's share goes through a spill file into the result, in pieces of 2000
+    // samples.
     expect_every_cut_alike(long_signal(precision, "full"), "method.streamed=true method.piece=2000");
   }
   // Read from a file, piece by piece.

@@ -114,6 +114,47 @@ TEST_F(RecurrenceRanks, RanksOfOneElementAndRanksOfNoneGiveTheOneRankBits) {
   expect_one_rank_bits<float>(ar1(1, 3, "float"), {4});
 }
 
+// Rows of s and u in a file (one segment each) cut inside rows: each rank reads just its run
+// of elements, and the result is the one-rank run's.
+TEST_F(RecurrenceRanks, RowsFromAFileCutInsideRowsGiveTheOneRankBits) {
+  // 3 rows of 13: 39 elements cut 20+19, 13+13+13 and 10+10+10+9.
+  std::vector<double> s(39), u(39);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    s[i] = 0.5 + 0.01 * static_cast<double>(i % 13);
+    u[i] = std::cos(0.3 * static_cast<double>(i));
+  }
+  const std::vector<double> initial{1.0, -2.0, 0.25};
+  {
+    io::ResultFile file(dir_ / "in.h5", true);
+    file.write_field("/s", s.data(), {3, 13});
+    file.write_field("/u", u.data(), {3, 13});
+    file.write_field("/initial", initial.data(), {3});
+    file.commit();
+  }
+  expect_one_rank_bits<double>(header("file", "double", "reproducible") +
+                                   "[input]\nfile = \"in.h5\"\ninitial = \"initial\"\n",
+                               {2, 3, 4});
+}
+
+// Smoothing of rows of y (and of one series, 1D): each rank reads its run of y and the rows'
+// first values, and the result is the one-rank run's.
+TEST_F(RecurrenceRanks, SmoothingFromAFileGivesTheOneRankBits) {
+  std::vector<double> y(39);
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::sin(0.4 * static_cast<double>(i)) + 2.0;
+  for (const bool rows : {true, false}) {
+    SCOPED_TRACE(rows ? "3 rows of 13" : "one series of 39");
+    {
+      io::ResultFile file(dir_ / "in.h5", true);
+      if (rows) file.write_field("/y", y.data(), {3, 13});
+      else file.write_field("/y", y.data(), {39});
+      file.commit();
+    }
+    expect_one_rank_bits<float>(header("smoothing", "float", "reproducible") +
+                                    "[input]\nfile = \"in.h5\"\n[smoothing]\nalpha = 0.3\n",
+                                {2, 3, 4});
+  }
+}
+
 TEST_F(RecurrenceRanks, ABadInputIsOneLineFromRankZeroAndNothingWritten) {
   const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
                                  quoted(write_params(ar1(2, 0, "float"))) + " -o " +

@@ -536,6 +536,44 @@ TEST_F(ResultFileTest, ReadSlabReadsARangeWithReadDatasetsChecks) {
   expect_input_error([&] { reader.dataset_dims<float>("/names"); }, "dataset of numbers");
 }
 
+// A run of elements of rows laid end to end: the end of one row, whole rows and the start of
+// another come back in C order from chunked and contiguous datasets alike.
+TEST_F(ResultFileTest, ReadRunReadsElementsAcrossRowsInOrder) {
+  const std::vector<std::uint64_t> dims{300, 301};  // 90300 elements: chunked
+  const auto u = random_field<double>(product(dims), 23);
+  {
+    ResultFile file(out(), false);
+    file.write_field("/rows", u.data(), dims);
+    file.write_field("/small", u.data(), {4, 7});
+    file.write_field("/flat", u.data(), {40});
+    file.write_field("/cube", u.data(), {2, 2, 2});
+    file.commit();
+  }
+  const ResultReader reader(out());
+  const auto run_of = [&](std::size_t first, std::size_t count) {
+    return std::vector<double>(u.begin() + static_cast<std::ptrdiff_t>(first),
+                               u.begin() + static_cast<std::ptrdiff_t>(first + count));
+  };
+  for (const auto& [first, count] :
+       {std::pair<std::size_t, std::size_t>{5, 17}, {0, 28}, {7, 7}, {6, 2}, {27, 1}, {3, 0}}) {
+    SCOPED_TRACE(std::to_string(first) + " + " + std::to_string(count));
+    EXPECT_TRUE(same_bits(reader.read_run<double>("/small", first, count), run_of(first, count)));
+  }
+  EXPECT_TRUE(same_bits(reader.read_run<double>("/rows", 1000, 60000), run_of(1000, 60000)));
+  EXPECT_TRUE(same_bits(reader.read_run<double>("/flat", 13, 20), run_of(13, 20)));
+  const std::vector<float> narrowed = reader.read_run<float>("/small", 26, 2);
+  EXPECT_EQ(narrowed, (std::vector<float>{static_cast<float>(u[26]), static_cast<float>(u[27])}));
+  // A column, and a block in the middle, by read_block.
+  std::vector<double> column;
+  for (std::size_t row = 0; row < 4; ++row) column.push_back(u[row * 7]);
+  EXPECT_TRUE(same_bits(reader.read_block<double>("/small", {0, 0}, {4, 1}), column));
+  EXPECT_TRUE(same_bits(reader.read_block<double>("/small", {1, 2}, {1, 3}), run_of(9, 3)));
+  EXPECT_THROW(reader.read_block<double>("/small", {3, 0}, {2, 1}), InputError) << "4 rows";
+  EXPECT_THROW(reader.read_block<double>("/small", {0}, {1}), Error) << "rank 1 of 2";
+  EXPECT_THROW(reader.read_run<double>("/small", 20, 9), InputError) << "28 elements";
+  EXPECT_THROW(reader.read_run<double>("/cube", 0, 1), InputError) << "1D or 2D only";
+}
+
 // What a user's input file may hold where a solver expects numbers: each an InputError on one
 // line naming the file, the dataset and what was expected, never HDF5's words.
 TEST_F(ResultFileTest, UserDatasetsThatAreNotNumbersAreNamedInTheUsersWords) {
@@ -681,6 +719,81 @@ TEST_F(ResultFileTest, WritersTakingTurnsFillOneResult) {
   EXPECT_EQ(reader.read_floats("/fields/small"), (std::vector<float>{0, 0, 0, 1, 2, 3}));
   EXPECT_TRUE(reader.attribute("/ranks/2", "planes") == AttributeValue(std::int64_t{2}));
   EXPECT_EQ(entries(), std::vector<std::string>{"out.h5"});
+}
+
+// Writers outside HDF5 (io/direct_write.hpp): the holder makes contiguous datasets, one writer
+// puts its planes in while the holder still has the file open, and two more put theirs in
+// after it is suspended, each knowing only the table of offsets. A 3D block that is not whole
+// rows (a 2x2x2 cut of 5x6x7) goes out run by run.
+TEST_F(ResultFileTest, DirectWritersFillContiguousDatasetsAtOnce) {
+  const std::vector<std::uint64_t> dims{7, 50, 300}, small_dims{5, 6, 7};
+  const auto u = random_field<double>(product(dims), 41);
+  const auto w = random_field<float>(product(small_dims), 42);
+  const std::uint64_t plane = dims[1] * dims[2];
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranks{{0, 3}, {3, 2}, {5, 2}};
+  {
+    // Contiguous whatever the compression: a filter's chunks cannot be written from outside.
+    ResultFile file(out(), false, parse_compression("deflate:1"));
+    const std::vector<DirectDataset> made{file.create_contiguous<double>("fields/u", dims),
+                                          file.create_contiguous<float>("/fields/w", small_dims)};
+    EXPECT_EQ(made[0].path, "/fields/u");
+    EXPECT_EQ(made[1].element_bytes, sizeof(float));
+    file.set_attribute("/fields/u", "units", std::string("K"));
+    {
+      DirectWriter first(file.temporary_path());
+      first.write_block(made[0], {0, 0, 0}, {ranks[0].second, dims[1], dims[2]}, u.data());
+      first.finish();
+      EXPECT_EQ(first.bytes_written(), ranks[0].second * plane * sizeof(double));
+      EXPECT_THROW(first.write_block(made[0], {0, 0, 0}, {1, 1, 1}, u.data()), Error)
+          << "written to after finish()";
+    }
+    file.suspend();
+    const std::vector<DirectDataset> table = parse_direct_datasets(to_text(made));
+    ASSERT_EQ(table.size(), 2u);
+    EXPECT_EQ(table[1].path, made[1].path);
+    EXPECT_EQ(table[1].offset, made[1].offset);
+    EXPECT_EQ(table[1].dims, small_dims);
+    for (std::size_t r = 1; r < ranks.size(); ++r) {
+      DirectWriter writer(file.temporary_path());
+      const auto [first, count] = ranks[r];
+      writer.write_block(table[0], {first, 0, 0}, {count, dims[1], dims[2]},
+                         u.data() + first * plane);
+      writer.finish();
+    }
+    DirectWriter blocks(file.temporary_path());
+    const std::uint64_t cut[3] = {3, 3, 4};
+    for (int corner = 0; corner < 8; ++corner) {
+      std::vector<std::uint64_t> offset(3), count(3);
+      for (int i = 0; i < 3; ++i) {
+        const bool upper = (corner >> i) & 1;
+        offset[static_cast<std::size_t>(i)] = upper ? cut[i] : 0;
+        count[static_cast<std::size_t>(i)] = upper ? small_dims[static_cast<std::size_t>(i)] - cut[i] : cut[i];
+      }
+      std::vector<float> block;
+      for (std::uint64_t z = 0; z < count[0]; ++z)
+        for (std::uint64_t y = 0; y < count[1]; ++y)
+          for (std::uint64_t x = 0; x < count[2]; ++x)
+            block.push_back(w[((offset[0] + z) * small_dims[1] + offset[1] + y) * small_dims[2] +
+                              offset[2] + x]);
+      blocks.write_block(table[1], offset, count, block.data());
+    }
+    EXPECT_THROW(blocks.write_block(table[1], {4, 0, 0}, {2, 6, 7}, w.data()), Error)
+        << "past the end of dimension 0";
+    EXPECT_THROW(blocks.write_block(table[1], {0, 0}, {1, 1}, w.data()), Error) << "rank 2 of 3";
+    blocks.finish();
+    file.resume();
+    file.commit();
+  }
+  const ResultReader reader(out());
+  EXPECT_TRUE(same_bits(reader.read_doubles("/fields/u"), u));
+  EXPECT_TRUE(same_bits(reader.read_floats("/fields/w"), w));
+  EXPECT_FALSE(reader.is_chunked("/fields/u"));
+  EXPECT_FALSE(reader.has_attribute("/fields/u", "compression"));
+  EXPECT_TRUE(reader.attribute("/fields/u", "units") == AttributeValue(std::string("K")));
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.h5"});
+  EXPECT_THROW(DirectWriter(folder() / "absent.h5"), Error) << "never creates the file";
+  EXPECT_THROW(parse_direct_datasets("12 8 3 4 5\n"), Error) << "a dimension and no path";
+  EXPECT_THROW(parse_direct_datasets("twelve 8 1 4 /u\n"), Error);
 }
 
 TEST_F(ResultFileTest, PartNeverDeletesAndOwnerStillCleansUp) {

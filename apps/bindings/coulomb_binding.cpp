@@ -2,7 +2,7 @@
 // its XDMF sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
 // coarsenings on one upload of the atoms. A run may be cut among ranks (solvers/coulomb/part.hpp,
 // ranks.hpp): rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice
-// and writes it in its turn.
+// and writes it into the one result file.
 #include <algorithm>
 #include <optional>
 

@@ -189,8 +189,8 @@ class FftconvRun final : public SolverRun<Params> {
     return fftconv::agreement_over_ranks<T>(*context_, mine, whole_);
   }
 
-  // Across ranks each rank's rows of /output (signals, or samples of the one signal) in its
-  // turn; rank 0 the attributes, and the inputs when output.input asks for them.
+  // Across ranks each rank's rows of /output (signals, or samples of the one signal); rank 0 the
+  // attributes, and the inputs when output.input asks for them.
   void write(Output& out) override {
     const Problem& q = whole_;
     const std::vector<std::uint64_t> dims =
@@ -316,7 +316,7 @@ class FftconvRun final : public SolverRun<Params> {
       if (end > begin) source_->read(begin, end - begin, window_.data());
     }
     // A streamed run's share goes to a spill file beside the result as it comes, and into the
-    // result in the rank's turn: no rank holds more than a piece.
+    // result when the ranks write: no rank holds more than a piece.
     if (p_.streamed) spill_.emplace(output_.parent_path());
   }
 
@@ -430,7 +430,7 @@ class FftconvRun final : public SolverRun<Params> {
   Params loading_;                       // a long signal's: read as a streamed run reads it
   std::vector<T> window_;  // the samples an in-memory range's blocks read, from window_first_
   std::int64_t window_first_ = 0;
-  std::optional<io::SpillFile> spill_;  // a streamed share, until the rank's turn to write
+  std::optional<io::SpillFile> spill_;  // a streamed share, until the ranks write
   in::Operands<T> ops_;
   fftconv::Result<T> result_;                  // whole runs
   std::vector<double> gold_;                   // whole runs: the CPU's output, or the check's

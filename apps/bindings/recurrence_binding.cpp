@@ -133,14 +133,14 @@ class RecurrenceRun final : public SolverRun<Params> {
       part_ = recurrence::ar1_part<T>(p_.ar1, rank(), ranks(), cut);
       series_ = recurrence::ar1_segments<T>(p_.ar1);
     } else {
-      // 1D s and u of a file: each rank reads its run of them alone.
+      // s and u (or smoothing's y) of a file: each rank reads its run of them alone.
       if (ranks() > 1) part_ = file_run<T>(p_, rank(), ranks(), cut, series_);
       if (part_) require_host<T>(t_, p_, part_->size());
       else series_ = prepared_series<T>(t_, p_);
     }
     if (ranks() > 1 && !part_) {
-      // Rows of a file, or smoothing's y, are read whole by every rank, which keeps its run
-      // (and the whole's offsets and initial values, for rank 0 to write).
+      // A series read whole (none that make_series accepts today: file_run takes them) is cut
+      // here: every rank keeps its run, and the whole's offsets and initial values for rank 0.
       part_ = recurrence::part_of(series_, rank(), ranks(), cut);
       series_.s = {};
       series_.u = {};

@@ -112,9 +112,51 @@ Series<T> make_series(const io::ParamTable& t, const Params& p) {
   throw Error("recurrence: unknown problem");
 }
 
+namespace {
+
+// Smoothing's part of file_run: each row of y one segment whose initial value is its first y
+// (the first column, read by every rank for rank 0 to write), and of y only the run's elements,
+// made into s and u as smoothing_series makes them. Every element's finiteness is checked by the
+// rank whose run holds it, so the first bad one is named as a one-rank run names it.
+template <class T>
+std::optional<recurrence::SeriesPart<T>> smoothing_run(const Params& p, int rank, int size,
+                                                       recurrence::Cut cut, Series<T>& segments) {
+  const auto in = io::open_input_file(p.input.file);
+  const std::vector<std::uint64_t> dims =
+      io::naming_key("input.y", [&] { return in->dataset_dims<double>(p.input.y, {1, 2}); });
+  const std::uint64_t rows = dims.size() == 2 ? dims[0] : 1, length = dims.back();
+  if (rows == 0 || length == 0) return std::nullopt;  // smoothing_from_file says why not
+  const auto n = static_cast<std::int64_t>(rows * length);
+  const std::vector<double> firsts = io::naming_key("input.y", [&] {
+    return dims.size() == 2 ? in->read_block<double>(p.input.y, {0, 0}, {rows, 1})
+                            : in->read_slab<double>(p.input.y, 0, 1);
+  });
+  segments = Series<T>{};
+  for (std::uint64_t k = 0; k <= rows; ++k)
+    segments.offsets.push_back(static_cast<std::int64_t>(k * length));
+  for (const double first : firsts) segments.initial.push_back(static_cast<T>(first));
+  const recurrence::Span span =
+      recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
+  std::vector<double> y;
+  if (span.count > 0) {
+    y = io::naming_key("input.y", [&] {
+      return in->read_run<double>(p.input.y, static_cast<std::uint64_t>(span.first),
+                                  static_cast<std::uint64_t>(span.count));
+    });
+    io::require_finite(y.data(), span.count, span.first, p.input.file, p.input.y);
+  }
+  const T keep = static_cast<T>(1.0 - p.smoothing.alpha);
+  std::vector<T> s(y.size(), keep), u(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) u[i] = static_cast<T>(p.smoothing.alpha * y[i]);
+  return recurrence::part_of(segments, n, span, std::move(s), std::move(u));
+}
+
+}  // namespace
+
 template <class T>
 std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int size,
                                                   recurrence::Cut cut, Series<T>& segments) {
+  if (p.problem == Problem::smoothing) return smoothing_run<T>(p, rank, size, cut, segments);
   if (p.problem != Problem::file) return std::nullopt;
   const auto in = io::open_input_file(p.input.file);
   const auto s_dims = io::naming_key("input.s", [&] {
@@ -128,16 +170,26 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
                      "has shape " + io::shape_text(u_dims) + " but " +
                          io::dataset_display_path(p.input.s) + " has " + io::shape_text(s_dims) +
                          "; expected the same (input.u)");
-  if (s_dims.size() != 1) return std::nullopt;
-  if (s_dims[0] == 0)
+  // Rows (one segment each) with offsets given, and empty datasets, are refused by
+  // series_from_file, which says why.
+  const bool rows = s_dims.size() == 2;
+  if (rows && !p.input.offsets.empty()) return std::nullopt;
+  if (s_dims[0] == 0 || (rows && s_dims[1] == 0)) {
+    if (rows) return std::nullopt;
     throw InputError(p.input.file, io::dataset_display_path(p.input.s),
                      "has shape " + io::shape_text(s_dims) + "; expected at least one value");
-  const auto n = static_cast<std::int64_t>(s_dims[0]);
+  }
+  const auto n = static_cast<std::int64_t>(rows ? s_dims[0] * s_dims[1] : s_dims[0]);
   segments = Series<T>{};
-  segments.offsets =
-      p.input.offsets.empty()
-          ? std::vector<std::int64_t>{0, n}
-          : read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  if (rows) {
+    for (std::uint64_t k = 0; k <= s_dims[0]; ++k)
+      segments.offsets.push_back(static_cast<std::int64_t>(k * s_dims[1]));
+  } else {
+    segments.offsets =
+        p.input.offsets.empty()
+            ? std::vector<std::int64_t>{0, n}
+            : read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  }
   const std::size_t count = segments.offsets.empty() ? 0 : segments.offsets.size() - 1;
   segments.initial = initial_values<T>(*in, p, count);
   try {
@@ -150,8 +202,9 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
   const auto slab = [&](const char* key, const std::string& dataset) {
     if (span.count == 0) return std::vector<T>{};
     std::vector<T> values = io::naming_key(key, [&] {
-      return in->read_slab<T>(dataset, static_cast<std::uint64_t>(span.first),
-                              static_cast<std::uint64_t>(span.count));
+      // One read of just this run's elements, whether the rows are cut inside or not.
+      return in->read_run<T>(dataset, static_cast<std::uint64_t>(span.first),
+                             static_cast<std::uint64_t>(span.count));
     });
     io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), span.first,
                        p.input.file, dataset);

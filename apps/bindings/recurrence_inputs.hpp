@@ -17,10 +17,11 @@ namespace parasol::app {
 template <class T>
 recurrence::Series<T> make_series(const io::ParamTable& t, const recurrence::Params& p);
 
-// A `file` problem with 1D s and u as rank `rank` of `size` needs it (ranks.hpp): the whole's
-// offsets and initial values into `segments`, and of s and u only the run's elements, read as a
-// slab of each dataset. nullopt for other problems and for 2D s and u, which are read whole
-// (make_series). The same checks and messages as make_series, an element's index counted in the
+// A `file` or `smoothing` problem as rank `rank` of `size` needs it (ranks.hpp): the whole's
+// offsets and initial values into `segments`, and of s and u (smoothing: y) only the run's
+// elements, one read of each dataset (1D, or 2D rows end to end, cut inside a row or not).
+// nullopt for ar1, and for rows given offsets or empty datasets, which make_series reads whole
+// to refuse. The same checks and messages as make_series, an element's index counted in the
 // whole.
 template <class T>
 std::optional<recurrence::SeriesPart<T>> file_run(const recurrence::Params& p, int rank, int size,

@@ -27,6 +27,7 @@
 #include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
 #include "kernels/sweep_keys.hpp"
+#include "kernels/sweep_row.hpp"
 #include "kernels/timed_runs.hpp"
 
 namespace parasol::app {
@@ -239,12 +240,25 @@ struct Measurement {
   // Set when this configuration cannot take the problem at all (a variant for 1D problems only,
   // given an image): the driver says why and adds no row.
   std::string skipped;
+  // Set when a CUDA error the context survives failed the configuration (measure_row's line,
+  // naming the method): the driver says it and adds the row untimed.
+  std::string failure;
   // Across ranks: the slowest rank's seconds of exchange per timed run (measured with the
   // exchange not overlapped), and the share of it the overlap hid: (seconds without overlap -
   // seconds with it) / exchange. NaN on one rank.
   double exchange_seconds = std::numeric_limits<double>::quiet_NaN();
   double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
 };
+
+// A configuration measured by the sweep-row protocol (kernels/sweep_row.hpp) from its steps.
+inline Measurement measured(const RowSteps& steps) {
+  RowOutcome row = measure_row(steps);
+  Measurement m;
+  m.agreement = std::move(row.agreement);
+  m.seconds = std::move(row.seconds);
+  m.failure = std::move(row.failure);
+  return m;
+}
 
 // A solver's sweep: made by the binding from the parameter file and its [sweep] table.
 class Study {

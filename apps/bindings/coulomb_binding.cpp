@@ -312,22 +312,25 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
     return cells;
   }
 
-  // The first run, on a potential poisoned with NaN, is checked (and warms up); the rest timed.
+  // The sweep-row protocol (kernels/sweep_row.hpp), checked at the sampled rows.
   Measurement measure(std::size_t i) override {
     const coulomb::Method& c = methods_[i];
-    Measurement m;
     if (c.variant == Variant::scatter && terms() > kScatterSweepLimit) {
+      Measurement m;
       m.skipped = "scatter skipped: " + short_number(terms()) + " atom evaluations (over " +
                   short_number(kScatterSweepLimit) + ") would take too long with atomics";
       return m;
     }
-    const auto run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
-    problem_->poison();
-    run();
-    m.agreement = coulomb::agreement_at_rows(problem_->download(), p_.lattice.nx, rows_, gold_,
-                                             coulomb::tolerance(c.variant, atoms_.size()));
-    m.seconds = timed_runs(*stream_, s_.repeats, run);
-    return m;
+    RowSteps steps;
+    steps.method = coulomb::describe_method(coulomb::with_method(p_, c));
+    steps.poison = [&] { problem_->poison(); };
+    steps.run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
+    steps.check = [&] {
+      return coulomb::agreement_at_rows(problem_->download(), p_.lattice.nx, rows_, gold_,
+                                        coulomb::tolerance(c.variant, atoms_.size()));
+    };
+    steps.time = timed_on(*stream_, s_.repeats);
+    return measured(steps);
   }
 
   double units_per_run() const override { return terms(); }

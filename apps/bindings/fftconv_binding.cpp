@@ -485,8 +485,8 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
     return cells;
   }
 
-  // Checked first on an output poisoned with NaN, so an unwritten sample cannot pass; that run
-  // is also the warm-up (plans made, scratch allocated).
+  // The sweep-row protocol (kernels/sweep_row.hpp); the first run also makes the plans and
+  // scratch. A variant that cannot take the problem says why and is skipped.
   Measurement measure(std::size_t i) override {
     const Variant v = s_.variants[i];
     const std::string called(name(v));
@@ -497,22 +497,22 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
       return m;
     }
     const fftconv::Options o = options_of(v);
-    m.extras = {std::string("-")};
+    std::string ran = "-";  // the variant auto picked, once the checked run has run
+    RowSteps steps;
+    steps.method = called;
+    steps.poison = [&] { device_->poison_output(); };
+    steps.run = [&] { ran = name(device_->convolve(o)); };
+    steps.check = [&] {
+      return fftconv::agreement(device_->download_samples(), gold_, ops_.problem);
+    };
+    steps.timed = [&] { device_->convolve(o); };
+    steps.time = timed_on(device_->stream(), s_.repeats);
     try {
-      device_->poison_output();
-      const Variant ran = device_->convolve(o);
-      m.agreement = fftconv::agreement(device_->download_samples(), gold_, ops_.problem);
-      m.extras = {std::string(name(ran))};
-      m.seconds = timed_runs(device_->stream(), s_.repeats, [&] { device_->convolve(o); });
+      m = measured(steps);
     } catch (const InputError& e) {
       m.skipped = called + " skipped: " + e.expected();
-    } catch (const CudaError& e) {
-      // A launch the device refuses fails its row; the context survives, so the study goes on.
-      // A fault that poisons the context ends it.
-      if (e.sticky()) throw;
-      say(called + ": " + e.what());
-      m.seconds.clear();
     }
+    m.extras = {ran};
     return m;
   }
 

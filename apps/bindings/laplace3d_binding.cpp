@@ -251,6 +251,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
     m.timed_s = r.timed_s;
     m.exchange_seconds = r.exchange_seconds;
     m.hidden_fraction = r.hidden_fraction;
+    m.failure = std::move(r.failure);
     return m;
   }
 

@@ -344,6 +344,7 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
     m.agreement = std::move(r.agreement);
     m.seconds = std::move(r.seconds);
     m.extras = {std::int64_t{r.repeatable ? 1 : 0}};
+    m.failure = std::move(r.failure);
     return m;
   }
 

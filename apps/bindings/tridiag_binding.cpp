@@ -314,31 +314,25 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
     return cells;
   }
 
-  // Checked first on an output poisoned with NaN, so an unwritten value cannot pass, then
-  // `repeats` timed solves after a warm-up, and checked again for a failure in any of them.
+  // The sweep-row protocol (kernels/sweep_row.hpp); a solve the device flags as failed (a zero
+  // pivot the gold did not meet) fails its check.
   Measurement measure(std::size_t i) override {
     const tridiag::Configuration& c = configurations_[i];
-    Measurement m;
-    m.skipped = c.skipped;
-    if (!c.skipped.empty()) return m;
+    if (!c.skipped.empty()) {
+      Measurement m;
+      m.skipped = c.skipped;
+      return m;
+    }
     if (!c.note.empty()) say(c.note);
     auto& on_device = residents_->in(tridiag::required_layout(c.launch.variant));
     tridiag::DeviceBatch<T>& device = on_device.batch;
-    try {
-      device.poison();
-      device.solve(c.launch);
-      m.agreement = checked(device, [&] { return residents_->agreement(on_device); });
-      device.solve(c.launch);  // warm-up
-      m.seconds = timed_runs(device.stream(), s_.repeats, [&] { device.solve(c.launch); });
-      m.agreement = checked(device, [&] { return m.agreement; });
-    } catch (const CudaError& e) {
-      // A launch the device refuses (too many registers, say) fails its row; the context
-      // survives, so the study goes on. A fault that poisons the context ends it.
-      if (e.sticky()) throw;
-      say(method_of(c.launch) + ": " + e.what());
-      m.seconds.clear();
-    }
-    return m;
+    RowSteps steps;
+    steps.method = method_of(c.launch);
+    steps.poison = [&] { device.poison(); };
+    steps.run = [&] { device.solve(c.launch); };
+    steps.check = [&] { return checked(device, [&] { return residents_->agreement(on_device); }); };
+    steps.time = timed_on(device.stream(), s_.repeats);
+    return measured(steps);
   }
 
   double units_per_run() const override { return static_cast<double>(batch_.dims.size()); }

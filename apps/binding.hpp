@@ -355,6 +355,17 @@ bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& var
 // The key of a choice for `solver` on the current device.
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
 
+// What --autotune stores for a configuration (Study::autotune_choice): the key of its problem,
+// its variant and its other axes as users type them.
+inline io::AutotuneChoice choice_of(io::AutotuneKey key, std::string variant,
+                                    std::vector<std::pair<std::string, std::string>> axes = {}) {
+  io::AutotuneChoice c;
+  c.key = std::move(key);
+  c.variant = std::move(variant);
+  c.axes = std::move(axes);
+  return c;
+}
+
 // The key of a CPU sweep's choice (its thread count) for `solver` on this processor, with the
 // cores this process may use, for the problem `params` describe (a digest of the keys read and
 // the input files, the sweep's and output's keys left out).

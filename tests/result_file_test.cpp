@@ -54,12 +54,7 @@ class ResultFileTest : public ::testing::Test {
   fs::path folder_;
 };
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::read_text;
 
 // Seeded values, plus the ones a careless conversion would alter: signed zero, infinities,
 // a NaN with payload and a subnormal.

@@ -240,9 +240,7 @@ class FftconvRun final : public SolverRun<Params> {
   // the cuFFT plans, kept out of compute.
   void add_phases(PhaseTimer& timings, bool setup) const {
     if (setup) timings.add("setup", result_.timings.setup);
-    timings.add("host_to_device", result_.timings.host_to_device);
-    timings.add("compute", result_.timings.compute);
-    timings.add("device_to_host", result_.timings.device_to_host);
+    add_device_phases(timings, result_.timings);
   }
 
   // /output's attributes: what was computed, by what, and where it lies in the full convolution.
@@ -539,9 +537,8 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Variant v = s_.variants[i];
     const Variant ran = v == Variant::automatic ? chosen_ : v;
-    io::AutotuneChoice c;
-    c.key = fftconv_key(ops_.problem, sizeof(T));
-    c.variant = name(ran);
+    io::AutotuneChoice c =
+        choice_of(fftconv_key(ops_.problem, sizeof(T)), std::string(name(ran)));
     if (ran == Variant::overlap_save) c.axes = {{"block", std::to_string(p_.block)}};
     return c;
   }

@@ -96,9 +96,7 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    return describe_model(p_) + "; " +
-           (gpu_ ? method_of(p_, true) + chosen() + " on " + current_device().name
-                 : std::string("CPU gold solver"));
+    return describe_model(p_) + "; " + ran(method_of(p_, true));
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -258,11 +256,8 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Params& q = configurations_[i];
-    io::AutotuneChoice c;
-    c.key = montecarlo_key(p_);
-    c.variant = name(q.variant);
-    c.axes = {{"block", std::to_string(q.block)}, {"ordering", ordering_of(q)}};
-    return c;
+    return choice_of(montecarlo_key(p_), std::string(name(q.variant)),
+                     {{"block", std::to_string(q.block)}, {"ordering", ordering_of(q)}});
   }
 
   InputError nothing_to_time() const override {
@@ -275,34 +270,23 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   std::vector<Params> configurations_;
 };
 
-// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them;
-// `automatic`: the file says method.variant = "auto".
-std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
-                                        bool& automatic) {
-  std::vector<std::string> autos;
-  return io::read_checked(
-      t,
-      [&] {
-        Params p = io::read_keys(t, montecarlo::keys(), params_path, &autos);
-        io::refuse_unread(t, montecarlo::basket_keys());
-        automatic = !autos.empty();
-        return p;
-      },
-      [&] { return io::read_keys(t, montecarlo::sweep_keys(), params_path); });
+// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them.
+DeclaredFile<Params, SweepParams> read_all(io::ParamTable& t,
+                                           const std::filesystem::path& params_path) {
+  return read_declared(t, montecarlo::keys(), montecarlo::sweep_keys(), params_path,
+                       [&](Params&, bool) { io::refuse_unread(t, montecarlo::basket_keys()); });
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_run(t, params_path);
-  bool automatic = false;
-  Params p = read_all(t, params_path, automatic).first;
-  return std::make_unique<MontecarloRun>(t, std::move(p), automatic);
+  auto file = read_all(t, params_path);
+  return std::make_unique<MontecarloRun>(t, std::move(file.params), file.automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_study(t, params_path);
-  bool automatic = false;
-  auto [p, s] = read_all(t, params_path, automatic);
-  return std::make_unique<MontecarloStudy>(t, std::move(p), s);
+  auto file = read_all(t, params_path);
+  return std::make_unique<MontecarloStudy>(t, std::move(file.params), file.sweep);
 }
 
 }  // namespace

@@ -129,9 +129,7 @@ class TridiagRun final : public SolverRun<Params> {
       t = solve_batch();
       solve_seconds_ = t.compute;
     }
-    timings.add("host_to_device", t.host_to_device);
-    timings.add("compute", t.compute);
-    timings.add("device_to_host", t.device_to_host);
+    add_device_phases(timings, t);
     compute_seconds_ = t.compute;
     require_finite("tridiag: the solution", x_);
     // What the summary says of the whole result, and the slowest rank's seconds.
@@ -350,11 +348,9 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Launch& l = configurations_[i].launch;
-    io::AutotuneChoice c;
-    c.key = tridiag_key(p_, batch_.dims.n, batch_.dims.systems);
-    c.variant = name(l.variant);
-    c.axes = {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}};
-    return c;
+    return choice_of(tridiag_key(p_, batch_.dims.n, batch_.dims.systems),
+                     std::string(name(l.variant)),
+                     {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}});
   }
 
   InputError nothing_to_time() const override {

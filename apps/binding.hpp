@@ -206,6 +206,14 @@ std::string describe_repeats(const Repeats& repeats, const std::string& runs);
 // One axis value, one measurement per configuration of a sweep.
 using Cell = ResultsTable::Cell;
 
+// The axis cells of each of a sweep's configurations (Study::configurations): `cells(c)` of each.
+template <class Configurations, class Cells>
+std::vector<std::vector<Cell>> cells_of(const Configurations& configurations, Cells cells) {
+  std::vector<std::vector<Cell>> all;
+  for (const auto& c : configurations) all.push_back(cells(c));
+  return all;
+}
+
 // The columns of a solver's sweep table besides those every sweep has (median, spread, rate,
 // roofline, check): its axes first, its own extras after the check.
 struct SweepColumns {

@@ -54,7 +54,12 @@ class ResultFileTest : public ::testing::Test {
   fs::path folder_;
 };
 
-using test::read_text;
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // Seeded values, plus the ones a careless conversion would alter: signed zero, infinities,
 // a NaN with payload and a subnormal.

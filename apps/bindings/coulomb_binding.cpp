@@ -295,10 +295,9 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const coulomb::Method& m : methods_)
-      cells.push_back({std::string(name(m.variant)), block_of(m), std::int64_t{m.coarsening}});
-    return cells;
+    return cells_of(methods_, [](const coulomb::Method& m) -> std::vector<Cell> {
+      return {std::string(name(m.variant)), block_of(m), std::int64_t{m.coarsening}};
+    });
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp), checked at the sampled rows.

@@ -478,9 +478,7 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const Variant v : s_.variants) cells.push_back({std::string(name(v))});
-    return cells;
+    return cells_of(s_.variants, [](Variant v) { return std::vector<Cell>{std::string(name(v))}; });
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp); the first run also makes the plans and

@@ -235,9 +235,9 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const auto& [v, b] : configurations_) cells.push_back({std::string(name(v)), to_string(b)});
-    return cells;
+    return cells_of(configurations_, [](const std::pair<Variant, Shape>& c) {
+      return std::vector<Cell>{std::string(name(c.first)), to_string(c.second)};
+    });
   }
 
   Measurement measure(std::size_t i) override {

@@ -178,9 +178,8 @@ class BasketStudy final : public SolverStudy<BasketParams, SweepParams> {
   SweepColumns columns() const override { return sweep_columns({{"variant", "variant", 17}}); }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (BasketVariant v : variants_) cells.push_back({std::string(name(v))});
-    return cells;
+    return cells_of(variants_,
+                    [](BasketVariant v) { return std::vector<Cell>{std::string(name(v))}; });
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp), the first price in the row's extras; against

@@ -217,10 +217,9 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const Params& q : configurations_)
-      cells.push_back({std::string(name(q.variant)), std::int64_t{q.block}, ordering_of(q)});
-    return cells;
+    return cells_of(configurations_, [](const Params& q) -> std::vector<Cell> {
+      return {std::string(name(q.variant)), std::int64_t{q.block}, ordering_of(q)};
+    });
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp), the first estimate in the row's extras. No

@@ -322,9 +322,8 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (ScanMode mode : kModes) cells.push_back({std::string(name(mode))});
-    return cells;
+    return cells_of(kModes,
+                    [](ScanMode mode) { return std::vector<Cell>{std::string(name(mode))}; });
   }
 
   // Checked, timed, and every timed solve compared bit for bit with the first

@@ -305,11 +305,10 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const tridiag::Configuration& c : configurations_)
-      cells.push_back({std::string(name(c.launch.variant)), std::int64_t{c.launch.threads},
-                       std::int64_t{c.launch.chunk}});
-    return cells;
+    return cells_of(configurations_, [](const tridiag::Configuration& c) -> std::vector<Cell> {
+      const Launch& l = c.launch;
+      return {std::string(name(l.variant)), std::int64_t{l.threads}, std::int64_t{l.chunk}};
+    });
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp); a solve the device flags as failed (a zero

@@ -223,7 +223,9 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp), the first estimate in the row's extras. No
-  // poison: a run starts its payoff sums from zero itself, so no output is left unwritten.
+  // poison: a run starts its payoff sums from zero itself, so no output is left unwritten. The
+  // re-check judges the last timed run's estimate: host-rng's draws move on from run to run, so
+  // it is a second estimate of its own, judged alike.
   Measurement measure(std::size_t i) override {
     montecarlo::Simulator simulator(configurations_[i], *stream_);
     std::optional<montecarlo::Estimate> first;

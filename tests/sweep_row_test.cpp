@@ -2,13 +2,17 @@
 // timing, so the order of the steps and what a failure does to a row are judged without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "kernels/buffer.hpp"
+#include "kernels/stream.hpp"
 #include "kernels/sweep_row.hpp"
+#include "tests/support.hpp"
 
 namespace parasol {
 namespace {
@@ -153,6 +157,31 @@ TEST(SweepRow, OtherErrorsAreNotTheRowsToKeep) {
   RowSteps steps = solver.steps();
   steps.check = []() -> Agreement { throw InputError("signal.file", "key", "a file"); };
   EXPECT_THROW(measure_row(steps), InputError);
+}
+
+// On a device, with timed_on's CUDA events: the poison is there when the run starts, the run's
+// output when the check reads it, and the repeats asked for are timed.
+TEST(SweepRow, OnADeviceTheStepsRunInTheStreamsOrderAndTheRepeatsAreTimed) {
+  PARASOL_REQUIRE_GPU();
+  Stream stream;
+  DeviceBuffer<float> y(4096);
+  std::vector<double> checked;
+  RowSteps steps;
+  steps.method = "fill";
+  steps.poison = [&] { fill_bytes(y, 0xFF, stream.get()); };  // all bits set: NaN
+  steps.run = [&] { fill_bytes(y, 0, stream.get()); };
+  steps.check = [&] {
+    double worst = 0;
+    for (float v : download(y, stream.get())) worst = std::isnan(v) ? v : std::max(worst, double{v});
+    checked.push_back(worst);
+    return within_one(worst);
+  };
+  steps.time = timed_on(stream.get(), Repeats{5});
+  const RowOutcome row = measure_row(steps);
+  EXPECT_EQ(checked, std::vector<double>({0.0, 0.0}));  // the check and the re-check
+  EXPECT_TRUE(row.agreement.passed());
+  ASSERT_EQ(row.seconds.size(), 5u);
+  for (double s : row.seconds) EXPECT_GE(s, 0.0);
 }
 
 }  // namespace

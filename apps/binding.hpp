@@ -28,6 +28,7 @@
 #include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
 #include "kernels/sweep_keys.hpp"
+#include "kernels/sweep_row.hpp"
 #include "kernels/timed_runs.hpp"
 
 namespace parasol::app {
@@ -263,6 +264,14 @@ std::string describe_repeats(const Repeats& repeats, const std::string& runs);
 // One axis value, one measurement per configuration of a sweep.
 using Cell = ResultsTable::Cell;
 
+// The axis cells of each of a sweep's configurations (Study::configurations): `cells(c)` of each.
+template <class Configurations, class Cells>
+std::vector<std::vector<Cell>> cells_of(const Configurations& configurations, Cells cells) {
+  std::vector<std::vector<Cell>> all;
+  for (const auto& c : configurations) all.push_back(cells(c));
+  return all;
+}
+
 // The columns of a solver's sweep table besides those every sweep has (median, spread, rate,
 // roofline, check): its axes first, its own extras after the check.
 struct SweepColumns {
@@ -297,12 +306,25 @@ struct Measurement {
   // Set when this configuration cannot take the problem at all (a variant for 1D problems only,
   // given an image): the driver says why and adds no row.
   std::string skipped;
+  // Set when a CUDA error the context survives failed the configuration (measure_row's line,
+  // naming the method): the driver says it and adds the row untimed.
+  std::string failure;
   // Across ranks: the slowest rank's seconds of exchange per timed run (measured with the
   // exchange not overlapped), and the share of it the overlap hid: (seconds without overlap -
   // seconds with it) / exchange. NaN on one rank.
   double exchange_seconds = std::numeric_limits<double>::quiet_NaN();
   double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
 };
+
+// A configuration measured by the sweep-row protocol (kernels/sweep_row.hpp) from its steps.
+inline Measurement measured(const RowSteps& steps) {
+  RowOutcome row = measure_row(steps);
+  Measurement m;
+  m.agreement = std::move(row.agreement);
+  m.seconds = std::move(row.seconds);
+  m.failure = std::move(row.failure);
+  return m;
+}
 
 // A solver's sweep: made by the binding from the parameter file and its [sweep] table.
 class Study {
@@ -398,6 +420,17 @@ bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& var
 
 // The key of a choice for `solver` on the current device.
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
+
+// What --autotune stores for a configuration (Study::autotune_choice): the key of its problem,
+// its variant and its other axes as users type them.
+inline io::AutotuneChoice choice_of(io::AutotuneKey key, std::string variant,
+                                    std::vector<std::pair<std::string, std::string>> axes = {}) {
+  io::AutotuneChoice c;
+  c.key = std::move(key);
+  c.variant = std::move(variant);
+  c.axes = std::move(axes);
+  return c;
+}
 
 // The key of a CPU sweep's choice (its thread count) for `solver` on this processor, with the
 // cores this process may use, for the problem `params` describe (a digest of the keys read and

@@ -8,9 +8,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "comm/over_ranks.hpp"
 #include "apps/binding.hpp"
+#include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "kernels/stream.hpp"
 
@@ -22,6 +24,49 @@ void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choi
 
 // Across ranks (`ranks` > 1): /method's ranks and decomposition ("slabs of z planes", ...).
 void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition);
+
+// A parameter file read whole by a solver's declarations (its keys.hpp): the run's keys, then
+// the [sweep] table's, any key neither read refused, and the parameters validated, as
+// io::read_checked orders them.
+template <class P, class S>
+struct DeclaredFile {
+  P params;
+  S sweep;
+  bool automatic = false;  // a key was given as "auto" (method.variant = "auto")
+};
+
+// `settle(params, automatic)` runs once the run's keys are read, before the [sweep] table: what
+// a solver checks of them beyond their declarations (a key refused beside another, a model's
+// other keys, a default that "auto" changes).
+template <class P, class S, class Settle>
+DeclaredFile<P, S> read_declared(io::ParamTable& t, const Keys<P>& keys, const Keys<S>& sweep_keys,
+                                 const std::filesystem::path& params_path, Settle&& settle) {
+  std::vector<std::string> autos;
+  auto [p, s] = io::read_checked(
+      t,
+      [&] {
+        P read = io::read_keys(t, keys, params_path, &autos);
+        settle(read, !autos.empty());
+        return read;
+      },
+      [&] { return io::read_keys(t, sweep_keys, params_path); });
+  return {std::move(p), std::move(s), !autos.empty()};
+}
+
+template <class P, class S>
+DeclaredFile<P, S> read_declared(io::ParamTable& t, const Keys<P>& keys, const Keys<S>& sweep_keys,
+                                 const std::filesystem::path& params_path) {
+  return read_declared(t, keys, sweep_keys, params_path, [](P&, bool) {});
+}
+
+// The three phases a solve on the device reports alike (`t` has host_to_device, compute and
+// device_to_host seconds), added to a run's timings.
+template <class Timings>
+void add_device_phases(PhaseTimer& timings, const Timings& t) {
+  timings.add("host_to_device", t.host_to_device);
+  timings.add("compute", t.compute);
+  timings.add("device_to_host", t.device_to_host);
+}
 
 template <class Params>
 class SolverRun : public Run {
@@ -48,6 +93,10 @@ class SolverRun : public Run {
   bool looks_up_choice() const { return gpu_ && automatic_; }
   // " (auto, from FILE)" in the summary of such a run; nothing otherwise.
   std::string chosen() const { return looks_up_choice() ? auto_.described() : std::string(); }
+  // What the summary says ran: `method` (with how it was chosen) and the device, or the CPU gold.
+  std::string ran(const std::string& method) const {
+    return gpu_ ? method + chosen() + " on " + current_device().name : "CPU gold solver";
+  }
   void write_chosen_by(io::ResultFile& out) const { app::write_chosen_by(out, automatic_, auto_); }
   void write_ranks(io::ResultFile& out, const std::string& decomposition) const {
     app::write_ranks(out, ranks(), decomposition);

@@ -526,6 +526,7 @@ void measure_every(comm::Context& context, Study& study,
       say(m.skipped);
       continue;
     }
+    if (!m.failure.empty()) say(m.failure);
     table.add(configurations[i], m, i);
   }
   clock.configurations_end();

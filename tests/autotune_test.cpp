@@ -61,9 +61,7 @@ std::string load_error(const std::filesystem::path& path) {
   return "";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 TEST(Autotune, RoundTripKeepsEveryField) {
   test::ScratchDir dir;

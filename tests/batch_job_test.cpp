@@ -20,14 +20,10 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
 const std::string kLaplace = std::string(PARASOL_SOURCE_DIR) + "/inputs/laplace3d.toml";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

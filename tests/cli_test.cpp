@@ -14,14 +14,10 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
 const std::string kInputs = std::string(PARASOL_SOURCE_DIR) + "/inputs/";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 // A small valid file; tests append or replace lines to break it.
 std::string small_params(const std::string& extra = "") {

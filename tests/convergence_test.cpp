@@ -14,14 +14,11 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
 const std::string kExample = std::string(PARASOL_SOURCE_DIR) + "/inputs/laplace3d.toml";
 // The shipped problem on a smaller grid, so that each run takes a fraction of a second.
 const std::string kSmall = " grid.nx=24 grid.ny=24 grid.nz=24";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 test::CommandResult run(const std::filesystem::path& out, const std::string& args) {
   return test::run_shell(kExe + " run '" + kExample + "' -o '" + out.string() +

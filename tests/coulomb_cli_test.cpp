@@ -16,17 +16,13 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
 const std::filesystem::path kExample =
     std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs/coulomb.toml";
 // APBS's tool that samples a DX map at listed points (Debian package apbs).
 const std::filesystem::path kMultivalue = "/usr/lib/apbs/tools/bin/multivalue";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 const std::string kAtom = "ATOM      1  N   GLY     1      1.000   2.000   3.000   0.500   1.800\n";
 

@@ -27,9 +27,7 @@ using coulomb::Atom;
 using coulomb::AtomFormat;
 using coulomb::Params;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 class CoulombAtoms : public ::testing::Test {
  protected:

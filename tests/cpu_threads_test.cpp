@@ -14,7 +14,8 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::read_text;
 const std::string kInputs = std::string(PARASOL_SOURCE_DIR) + "/inputs/";
 
 TEST(AutoThreads, SharesTheCoresAmongTheRanksOnTheHost) {
@@ -119,13 +120,6 @@ TEST(ProcessStart, IsBeforeNowAndBeforeThisTest) {
   const auto start = process_start();
   EXPECT_LE(start, test_began);
   EXPECT_GT(seconds_since(start), 0.0);
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::int64_t integer(const io::ResultReader& h5, const char* object, const char* name) {

@@ -18,7 +18,7 @@
 namespace parasol::app {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
 const std::filesystem::path kSource = PARASOL_SOURCE_DIR;
 
 std::set<std::string> declared_keys(const Binding& b) {

@@ -18,7 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::quoted;
 const fs::path kInputs = fs::path(PARASOL_SOURCE_DIR) / "inputs";
 
 struct Example {
@@ -49,8 +50,6 @@ const std::vector<Example> kExamples = {
     {"fftconv-study", "signal.batch=2 signal.length=65536"},
     {"tridiag-study", "heat.grids=256"},
 };
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
 TEST(Examples, TableListsEveryShippedExample) {
   std::set<std::string> shipped, listed;

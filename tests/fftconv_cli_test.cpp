@@ -23,21 +23,14 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
+using test::number;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 std::string text(const io::ResultReader& h5, const std::string& object, const std::string& name) {
   return std::get<std::string>(h5.attribute(object, name));
-}
-
-double number(const io::ResultReader& h5, const std::string& object, const std::string& name) {
-  return std::get<double>(h5.attribute(object, name));
 }
 
 std::vector<std::int64_t> integers(const io::ResultReader& h5, const std::string& object,

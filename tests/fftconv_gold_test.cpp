@@ -23,9 +23,7 @@
 namespace parasol::fftconv {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 Problem one_d(std::int64_t n, std::int64_t k, Mode mode,
               Operation operation = Operation::convolve) {

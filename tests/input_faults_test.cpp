@@ -25,9 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 // A file of a few KB whose dataset "a" declares [1000000 x 1000000] floats: chunked, with no
 // chunk ever written, so HDF5 stores nothing of it.

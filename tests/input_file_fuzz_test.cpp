@@ -21,7 +21,7 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
 
 // One dataset of a random shape and type, written with the plain HDF5 API (not the project's
 // writer, which only writes what is valid). Returns what it made, for the failure message.

@@ -17,14 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
 const std::string kInputs = std::string(PARASOL_SOURCE_DIR) + "/inputs/";
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::size_t lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));

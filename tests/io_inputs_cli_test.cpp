@@ -18,24 +18,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::read_text;
 const fs::path kInputs = fs::path(PARASOL_SOURCE_DIR) / "inputs";
 
 std::string shell_quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 std::size_t lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The front end with its stdout thrown away, bounded in time (a FIFO must not block it): what is

@@ -14,18 +14,11 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
+using test::number;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-double number(const io::ResultReader& h5, const std::string& object, const std::string& name) {
-  return std::get<double>(h5.attribute(object, name));
-}
 
 class BasketCli : public ::testing::Test {
  protected:

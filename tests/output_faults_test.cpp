@@ -33,12 +33,7 @@ std::vector<std::string> entries(const fs::path& folder) {
   return names;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::read_text;
 
 // What a call threw: "InputError: ...", "Error: ...", or "" when it threw nothing.
 std::string outcome_of(const std::function<void()>& call) {

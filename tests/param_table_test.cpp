@@ -35,9 +35,7 @@ std::string input_error(F f) {
   return "";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 TEST(ParamTable, ReadsTypedValuesAndDefaults) {
   ParamTable t = ParamTable::parse(kFile, "a.toml");

@@ -15,7 +15,7 @@ namespace parasol::app {
 namespace {
 
 const std::filesystem::path kSource = PARASOL_SOURCE_DIR;
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
 
 std::string read(const std::filesystem::path& path) {
   std::ifstream in(path);

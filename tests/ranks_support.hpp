@@ -18,8 +18,6 @@ namespace parasol::test {
 
 inline const std::string kParasol = PARASOL_EXE;
 
-inline std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
 // The lines the program itself printed (mpirun adds its own when a rank exits non-zero).
 inline std::vector<std::string> parasol_lines(const std::string& output) {
   std::vector<std::string> lines;

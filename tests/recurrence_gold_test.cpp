@@ -22,9 +22,7 @@
 namespace parasol::recurrence {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 // One segment of n elements, every s = c and u = b, from v[-1] = v0.
 template <class T>

@@ -16,7 +16,7 @@
 namespace parasol::app {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
 const std::filesystem::path kSource = PARASOL_SOURCE_DIR;
 
 std::vector<std::string> split(const std::string& text, char separator) {

@@ -14,7 +14,7 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
 
 struct Example {

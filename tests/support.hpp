@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "kernels/cpu_threads.hpp"
@@ -55,6 +56,25 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// The parasol binary the tests run (every test program is built with its path).
+#ifdef PARASOL_EXE
+inline const std::string kExe = PARASOL_EXE;
+#endif
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A path as one word of a shell command line (the tests' paths hold no single quote).
+inline std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// A number attribute of a result file's `object` (an io::ResultReader, or anything with its
+// attribute()).
+template <class Reader>
+double number(const Reader& h5, const std::string& object, const std::string& name) {
+  return std::get<double>(h5.attribute(object, name));
+}
 
 struct CommandResult {
   int status = -1;     // exit status, or -1 when the process did not exit normally

@@ -17,14 +17,10 @@
 namespace parasol {
 namespace {
 
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 double number(const io::ResultReader& h5, const std::string& object, const std::string& name) {
   const auto value = h5.attribute(object, name);

@@ -18,19 +18,12 @@ namespace parasol {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-const std::string kExe = PARASOL_EXE;
+using test::kExe;
+using test::contains;
+using test::quoted;
+using test::number;
 const std::filesystem::path kExample =
     std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs/heat1d.toml";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-double number(const io::ResultReader& h5, const std::string& object, const std::string& name) {
-  return std::get<double>(h5.attribute(object, name));
-}
 
 // A small file-mode parameter file: the batch in in.h5 beside it.
 std::string file_params(const std::string& extra = "") {

@@ -31,9 +31,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kPi = 3.14159265358979323846;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 // d = A x for a known x, in double, so the gold must give x back.
 std::vector<double> random_x(const Dims& dims, std::uint64_t seed) {

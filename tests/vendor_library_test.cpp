@@ -13,9 +13,7 @@
 namespace parasol {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 TEST(VendorLibrary, TheProgramStartsWithoutAnyOfThem) {
   // The dynamic linker names every library it loads; `solvers` calls none of the four.

@@ -32,20 +32,12 @@ constexpr double kScatterSweepLimit = 2e9;
 
 using coulomb::SweepParams;
 
-// The whole parameter file: the parameters, then the [sweep] table; true in `automatic` for
-// method.variant = "auto". A relative atoms.file is resolved against the parameter file's folder
-// (one given on the command line, against the current folder).
-std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
-                                        bool& automatic) {
-  std::vector<std::string> autos;
-  return io::read_checked(
-      t,
-      [&] {
-        Params p = io::read_keys(t, coulomb::keys(), params_path, &autos);
-        automatic = !autos.empty();
-        return p;
-      },
-      [&] { return io::read_keys(t, coulomb::sweep_keys(), params_path); });
+// The whole parameter file: the parameters, then the [sweep] table. A relative atoms.file is
+// resolved against the parameter file's folder (one given on the command line, against the
+// current folder).
+DeclaredFile<Params, SweepParams> read_all(io::ParamTable& t,
+                                           const std::filesystem::path& params_path) {
+  return read_declared(t, coulomb::keys(), coulomb::sweep_keys(), params_path);
 }
 
 // The problem class of a choice: the lattice and the atom count, exactly
@@ -108,10 +100,9 @@ class CoulombRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    std::string method = "CPU gold solver";
-    if (gpu_) method = coulomb::describe_method(p_) + chosen() + " on " + current_device().name;
     return coulomb::extent(p_.lattice) + " lattice at spacing " + short_number(p_.lattice.spacing) +
-           ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " + method;
+           ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " +
+           ran(coulomb::describe_method(p_));
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -149,9 +140,7 @@ class CoulombRun final : public SolverRun<Params> {
       if (p_.write_dx) gathered_ = coulomb::gather_on_root(context, p_.lattice, result_.potential);
     });
     if (ranks() > 1) timings.add("exchange", broadcast);  // the atoms' broadcast is exchange too
-    timings.add("host_to_device", result_.timings.host_to_device);
-    timings.add("compute", result_.timings.compute);
-    timings.add("device_to_host", result_.timings.device_to_host);
+    add_device_phases(timings, result_.timings);
   }
 
   double work() const override { return coulomb::terms(p_.lattice, atoms_.size()); }
@@ -306,28 +295,30 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const coulomb::Method& m : methods_)
-      cells.push_back({std::string(name(m.variant)), block_of(m), std::int64_t{m.coarsening}});
-    return cells;
+    return cells_of(methods_, [](const coulomb::Method& m) -> std::vector<Cell> {
+      return {std::string(name(m.variant)), block_of(m), std::int64_t{m.coarsening}};
+    });
   }
 
-  // The first run, on a potential poisoned with NaN, is checked (and warms up); the rest timed.
+  // The sweep-row protocol (kernels/sweep_row.hpp), checked at the sampled rows.
   Measurement measure(std::size_t i) override {
     const coulomb::Method& c = methods_[i];
-    Measurement m;
     if (c.variant == Variant::scatter && terms() > kScatterSweepLimit) {
+      Measurement m;
       m.skipped = "scatter skipped: " + short_number(terms()) + " atom evaluations (over " +
                   short_number(kScatterSweepLimit) + ") would take too long with atomics";
       return m;
     }
-    const auto run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
-    problem_->poison();
-    run();
-    m.agreement = coulomb::agreement_at_rows(problem_->download(), p_.lattice.nx, rows_, gold_,
-                                             coulomb::tolerance(c.variant, atoms_.size()));
-    m.seconds = timed_runs(*stream_, s_.repeats, run);
-    return m;
+    RowSteps steps;
+    steps.method = coulomb::describe_method(coulomb::with_method(p_, c));
+    steps.poison = [&] { problem_->poison(); };
+    steps.run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
+    steps.check = [&] {
+      return coulomb::agreement_at_rows(problem_->download(), p_.lattice.nx, rows_, gold_,
+                                        coulomb::tolerance(c.variant, atoms_.size()));
+    };
+    steps.time = timed_on(*stream_, s_.repeats);
+    return measured(steps);
   }
 
   double units_per_run() const override { return terms(); }
@@ -348,11 +339,8 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const coulomb::Method& m = methods_[i];
-    io::AutotuneChoice c;
-    c.key = coulomb_key(p_, atom_count());
-    c.variant = name(m.variant);
-    c.axes = {{"block", block_of(m)}, {"coarsening", std::to_string(m.coarsening)}};
-    return c;
+    return choice_of(coulomb_key(p_, atom_count()), std::string(name(m.variant)),
+                     {{"block", block_of(m)}, {"coarsening", std::to_string(m.coarsening)}});
   }
 
   InputError nothing_to_time() const override {
@@ -372,15 +360,13 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  bool automatic = false;
-  Params p = read_all(t, params_path, automatic).first;
-  return std::make_unique<CoulombRun>(t, std::move(p), automatic);
+  auto file = read_all(t, params_path);
+  return std::make_unique<CoulombRun>(t, std::move(file.params), file.automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  bool automatic = false;
-  auto [p, s] = read_all(t, params_path, automatic);
-  return std::make_unique<CoulombStudy>(t, std::move(p), s);
+  auto file = read_all(t, params_path);
+  return std::make_unique<CoulombStudy>(t, std::move(file.params), file.sweep);
 }
 
 }  // namespace

@@ -240,9 +240,7 @@ class FftconvRun final : public SolverRun<Params> {
   // the cuFFT plans, kept out of compute.
   void add_phases(PhaseTimer& timings, bool setup) const {
     if (setup) timings.add("setup", result_.timings.setup);
-    timings.add("host_to_device", result_.timings.host_to_device);
-    timings.add("compute", result_.timings.compute);
-    timings.add("device_to_host", result_.timings.device_to_host);
+    add_device_phases(timings, result_.timings);
   }
 
   // /output's attributes: what was computed, by what, and where it lies in the full convolution.
@@ -480,13 +478,11 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const Variant v : s_.variants) cells.push_back({std::string(name(v))});
-    return cells;
+    return cells_of(s_.variants, [](Variant v) { return std::vector<Cell>{std::string(name(v))}; });
   }
 
-  // Checked first on an output poisoned with NaN, so an unwritten sample cannot pass; that run
-  // is also the warm-up (plans made, scratch allocated).
+  // The sweep-row protocol (kernels/sweep_row.hpp); the first run also makes the plans and
+  // scratch. A variant that cannot take the problem says why and is skipped.
   Measurement measure(std::size_t i) override {
     const Variant v = s_.variants[i];
     const std::string called(name(v));
@@ -497,22 +493,22 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
       return m;
     }
     const fftconv::Options o = options_of(v);
-    m.extras = {std::string("-")};
+    std::string ran = "-";  // the variant auto picked, once the checked run has run
+    RowSteps steps;
+    steps.method = called;
+    steps.poison = [&] { device_->poison_output(); };
+    steps.run = [&] { ran = name(device_->convolve(o)); };
+    steps.check = [&] {
+      return fftconv::agreement(device_->download_samples(), gold_, ops_.problem);
+    };
+    steps.timed = [&] { device_->convolve(o); };
+    steps.time = timed_on(device_->stream(), s_.repeats);
     try {
-      device_->poison_output();
-      const Variant ran = device_->convolve(o);
-      m.agreement = fftconv::agreement(device_->download_samples(), gold_, ops_.problem);
-      m.extras = {std::string(name(ran))};
-      m.seconds = timed_runs(device_->stream(), s_.repeats, [&] { device_->convolve(o); });
+      m = measured(steps);
     } catch (const InputError& e) {
       m.skipped = called + " skipped: " + e.expected();
-    } catch (const CudaError& e) {
-      // A launch the device refuses fails its row; the context survives, so the study goes on.
-      // A fault that poisons the context ends it.
-      if (e.sticky()) throw;
-      say(called + ": " + e.what());
-      m.seconds.clear();
     }
+    m.extras = {ran};
     return m;
   }
 
@@ -539,9 +535,8 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Variant v = s_.variants[i];
     const Variant ran = v == Variant::automatic ? chosen_ : v;
-    io::AutotuneChoice c;
-    c.key = fftconv_key(ops_.problem, sizeof(T));
-    c.variant = name(ran);
+    io::AutotuneChoice c =
+        choice_of(fftconv_key(ops_.problem, sizeof(T)), std::string(name(ran)));
     if (ran == Variant::overlap_save) c.axes = {{"block", std::to_string(p_.block)}};
     return c;
   }

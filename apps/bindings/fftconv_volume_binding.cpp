@@ -43,9 +43,7 @@ class VolumeRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    return in::describe_volume(p_, ops_.problem) + "; " +
-           (gpu_ ? std::string(name(p_.variant)) + " on " + current_device().name
-                 : std::string("CPU gold solver"));
+    return in::describe_volume(p_, ops_.problem) + "; " + ran(std::string(name(p_.variant)));
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -64,9 +62,7 @@ class VolumeRun final : public SolverRun<Params> {
       }
       compute_s_ = t.compute;
       timings.add("setup", t.setup);
-      timings.add("host_to_device", t.host_to_device);
-      timings.add("compute", t.compute);
-      timings.add("device_to_host", t.device_to_host);
+      add_device_phases(timings, t);
     } else {
       const auto started = Clock::now();
       gold_ = fftconv::convolve_gold(q, ops_.signal, ops_.filter);

@@ -73,10 +73,8 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     return extent(p_) + " " + std::string(name(p_.precision)) + ", " +
-           (gpu_ ? std::string(name(p_.variant)) + " " + to_string(p_.block) + chosen() + " on " +
-                       current_device().name
-                 : std::string("CPU gold solver")) +
-           ", up to " + std::to_string(p_.max_iterations) + " iterations";
+           ran(std::string(name(p_.variant)) + " " + to_string(p_.block)) + ", up to " +
+           std::to_string(p_.max_iterations) + " iterations";
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -237,9 +235,9 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const auto& [v, b] : configurations_) cells.push_back({std::string(name(v)), to_string(b)});
-    return cells;
+    return cells_of(configurations_, [](const std::pair<Variant, Shape>& c) {
+      return std::vector<Cell>{std::string(name(c.first)), to_string(c.second)};
+    });
   }
 
   Measurement measure(std::size_t i) override {
@@ -251,6 +249,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
     m.timed_s = r.timed_s;
     m.exchange_seconds = r.exchange_seconds;
     m.hidden_fraction = r.hidden_fraction;
+    m.failure = std::move(r.failure);
     return m;
   }
 
@@ -265,11 +264,8 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
 
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    io::AutotuneChoice c;
-    c.key = laplace3d_key(p_);
-    c.variant = name(configurations_[i].first);
-    c.axes = {{"block", to_string(configurations_[i].second)}};
-    return c;
+    const auto& [v, block] = configurations_[i];
+    return choice_of(laplace3d_key(p_), std::string(name(v)), {{"block", to_string(block)}});
   }
 
   InputError nothing_to_time() const override {
@@ -290,33 +286,25 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 
-// The parameters and the [sweep] table; true in `automatic` for method.variant = "auto". The
-// autotune choice brings its own block, so with "auto" the file's block is read but not used:
-// `parasol run FILE method.variant=auto` works on a file written for one variant.
-std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path,
-                                    bool& automatic) {
-  std::vector<std::string> autos;
-  return io::read_checked(
-      t,
-      [&] {
-        Params p = io::read_keys(t, laplace3d::keys(), path, &autos);
-        automatic = !autos.empty();
-        if (automatic) p.block = laplace3d::default_block(p.variant);
-        return p;
-      },
-      [&] { return io::read_keys(t, laplace3d::sweep_keys(), path); });
+// The parameters and the [sweep] table. The autotune choice brings its own block, so with
+// method.variant = "auto" the file's block is read but not used: `parasol run FILE
+// method.variant=auto` works on a file written for one variant.
+DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, laplace3d::keys(), laplace3d::sweep_keys(), path,
+                       [](Params& p, bool automatic) {
+                         if (automatic) p.block = laplace3d::default_block(p.variant);
+                       });
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  bool automatic = false;
-  Params p = read(t, path, automatic).first;
-  const bool single = p.precision == laplace3d::Precision::single;
-  return in_precision<Run, Laplace3dRun>(single, t, std::move(p), automatic);
+  auto file = read(t, path);
+  const bool single = file.params.precision == laplace3d::Precision::single;
+  return in_precision<Run, Laplace3dRun>(single, t, std::move(file.params), file.automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
-  bool automatic = false;
-  auto [p, s] = read(t, path, automatic);
+  auto file = read(t, path);
+  const SweepParams& s = file.sweep;
   for (const Shape& b : s.blocks) {
     bool compiled = false;
     for (Variant v : s.variants) {
@@ -327,8 +315,9 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
       throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
                        "block " + to_string(b) + " is not compiled in for any listed variant");
   }
-  const bool single = p.precision == laplace3d::Precision::single;
-  return in_precision<Study, Laplace3dStudy>(single, t, std::move(p), std::move(s));
+  const bool single = file.params.precision == laplace3d::Precision::single;
+  return in_precision<Study, Laplace3dStudy>(single, t, std::move(file.params),
+                                             std::move(file.sweep));
 }
 
 }  // namespace

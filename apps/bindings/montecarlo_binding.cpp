@@ -2,13 +2,13 @@
 // standard error, sample paths on request), and its sweep over variants, block sizes and
 // host-rng's orderings, every row judged against one CPU gold estimate.
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "apps/bindings/montecarlo_basket_binding.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"
-#include "kernels/timed_runs.hpp"
 #include "io/read_keys.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/run.hpp"
@@ -96,9 +96,7 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    return describe_model(p_) + "; " +
-           (gpu_ ? method_of(p_, true) + chosen() + " on " + current_device().name
-                 : std::string("CPU gold solver"));
+    return describe_model(p_) + "; " + ran(method_of(p_, true));
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -219,21 +217,30 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const Params& q : configurations_)
-      cells.push_back({std::string(name(q.variant)), std::int64_t{q.block}, ordering_of(q)});
-    return cells;
+    return cells_of(configurations_, [](const Params& q) -> std::vector<Cell> {
+      return {std::string(name(q.variant)), std::int64_t{q.block}, ordering_of(q)};
+    });
   }
 
-  // The first estimate is checked (and warms up module loading); the rest are timed.
+  // The sweep-row protocol (kernels/sweep_row.hpp), the first estimate in the row's extras. No
+  // poison: a run starts its payoff sums from zero itself, so no output is left unwritten. The
+  // re-check judges the last timed run's estimate: host-rng's draws move on from run to run, so
+  // it is a second estimate of its own, judged alike.
   Measurement measure(std::size_t i) override {
     montecarlo::Simulator simulator(configurations_[i], *stream_);
-    simulator.run();
-    const montecarlo::Estimate e = simulator.estimate();
-    Measurement m;
-    m.agreement = montecarlo::agreement(e, gold_);
-    m.extras = {e.price, e.standard_error};
-    m.seconds = timed_runs(*stream_, s_.repeats, [&] { simulator.run(); });
+    std::optional<montecarlo::Estimate> first;
+    RowSteps steps;
+    steps.method = std::string(name(configurations_[i].variant));
+    steps.run = [&] { simulator.run(); };
+    steps.check = [&] {
+      const montecarlo::Estimate e = simulator.estimate();
+      if (!first) first = e;
+      return montecarlo::agreement(e, gold_);
+    };
+    steps.time = timed_on(*stream_, s_.repeats);
+    Measurement m = measured(steps);
+    const double nan = std::numeric_limits<double>::quiet_NaN();  // a row that failed to run
+    m.extras = {first ? first->price : nan, first ? first->standard_error : nan};
     return m;
   }
 
@@ -250,11 +257,8 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Params& q = configurations_[i];
-    io::AutotuneChoice c;
-    c.key = montecarlo_key(p_);
-    c.variant = name(q.variant);
-    c.axes = {{"block", std::to_string(q.block)}, {"ordering", ordering_of(q)}};
-    return c;
+    return choice_of(montecarlo_key(p_), std::string(name(q.variant)),
+                     {{"block", std::to_string(q.block)}, {"ordering", ordering_of(q)}});
   }
 
   InputError nothing_to_time() const override {
@@ -267,34 +271,23 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   std::vector<Params> configurations_;
 };
 
-// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them;
-// `automatic`: the file says method.variant = "auto".
-std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
-                                        bool& automatic) {
-  std::vector<std::string> autos;
-  return io::read_checked(
-      t,
-      [&] {
-        Params p = io::read_keys(t, montecarlo::keys(), params_path, &autos);
-        io::refuse_unread(t, montecarlo::basket_keys());
-        automatic = !autos.empty();
-        return p;
-      },
-      [&] { return io::read_keys(t, montecarlo::sweep_keys(), params_path); });
+// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them.
+DeclaredFile<Params, SweepParams> read_all(io::ParamTable& t,
+                                           const std::filesystem::path& params_path) {
+  return read_declared(t, montecarlo::keys(), montecarlo::sweep_keys(), params_path,
+                       [&](Params&, bool) { io::refuse_unread(t, montecarlo::basket_keys()); });
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_run(t, params_path);
-  bool automatic = false;
-  Params p = read_all(t, params_path, automatic).first;
-  return std::make_unique<MontecarloRun>(t, std::move(p), automatic);
+  auto file = read_all(t, params_path);
+  return std::make_unique<MontecarloRun>(t, std::move(file.params), file.automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   if (is_basket_model(t)) return make_basket_study(t, params_path);
-  bool automatic = false;
-  auto [p, s] = read_all(t, params_path, automatic);
-  return std::make_unique<MontecarloStudy>(t, std::move(p), s);
+  auto file = read_all(t, params_path);
+  return std::make_unique<MontecarloStudy>(t, std::move(file.params), file.sweep);
 }
 
 }  // namespace

@@ -31,24 +31,18 @@ using recurrence::SweepParams;
 // The parameters and the [sweep] table. Either end of ar1's coefficient range given asks for a
 // coefficient drawn at every step: the other end is then required, and ar1.phi refused beside
 // them. A relative input.file is resolved against the parameter file's folder.
-std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
-  return io::read_checked(
-      t,
-      [&] {
-        // Before the keys are read, which would refuse ar1.phi as unread: this says why.
-        if (t.has("ar1.phi") && (t.has("ar1.phi_min") || t.has("ar1.phi_max")))
-          throw InputError(t.source_of("ar1.phi"), "ar1.phi",
-                           "give either ar1.phi (one coefficient) or ar1.phi_min and ar1.phi_max "
-                           "(a coefficient drawn at every step), not both");
-        Params p = io::read_keys(t, recurrence::keys(), path);
-        if (p.ar1.time_varying) {
-          // The end not given, read as required: the table's own message for a missing key.
-          for (const char* end : {"ar1.phi_min", "ar1.phi_max"})
-            if (!t.has(end)) (void)t.get_double(end);
-        }
-        return p;
-      },
-      [&] { return io::read_keys(t, recurrence::sweep_keys(), path); });
+DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
+  // Before the keys are read, which would refuse ar1.phi as unread: this says why.
+  if (t.has("ar1.phi") && (t.has("ar1.phi_min") || t.has("ar1.phi_max")))
+    throw InputError(t.source_of("ar1.phi"), "ar1.phi",
+                     "give either ar1.phi (one coefficient) or ar1.phi_min and ar1.phi_max "
+                     "(a coefficient drawn at every step), not both");
+  return read_declared(t, recurrence::keys(), recurrence::sweep_keys(), path, [&](Params& p, bool) {
+    // The end not given, read as required: the table's own message for a missing key.
+    if (p.ar1.time_varying)
+      for (const char* end : {"ar1.phi_min", "ar1.phi_max"})
+        if (!t.has(end)) (void)t.get_double(end);
+  });
 }
 
 // The key a size complaint names: what set the size.
@@ -150,8 +144,7 @@ class RecurrenceRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     return describe_series(p_, series_) + "; " +
-           (gpu_ ? std::string(name(p_.mode)) + " scan on " + current_device().name
-                 : "CPU gold solver") +
+           ran(std::string(name(p_.mode)) + " scan") +
            (ranks() > 1 ? ", across " + std::to_string(ranks()) + " ranks" : "");
   }
 
@@ -174,9 +167,7 @@ class RecurrenceRun final : public SolverRun<Params> {
       t.compute = seconds_since(start);
       v_.assign(gold_.begin(), gold_.end());
     }
-    timings.add("host_to_device", t.host_to_device);
-    timings.add("compute", t.compute);
-    timings.add("device_to_host", t.device_to_host);
+    add_device_phases(timings, t);
     compute_ = t.compute;
     require_finite("recurrence: the output v", v_);
     // The range of v over every rank, for rank 0's summary (report() waits on no one).
@@ -331,9 +322,8 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (ScanMode mode : kModes) cells.push_back({std::string(name(mode))});
-    return cells;
+    return cells_of(kModes,
+                    [](ScanMode mode) { return std::vector<Cell>{std::string(name(mode))}; });
   }
 
   // Checked, timed, and every timed solve compared bit for bit with the first
@@ -344,6 +334,7 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
     m.agreement = std::move(r.agreement);
     m.seconds = std::move(r.seconds);
     m.extras = {std::int64_t{r.repeatable ? 1 : 0}};
+    m.failure = std::move(r.failure);
     return m;
   }
 
@@ -375,15 +366,15 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  Params p = read(t, params_path).first;
-  const bool single = p.precision == recurrence::Precision::single;
-  return in_precision<Run, RecurrenceRun>(single, t, std::move(p));
+  auto file = read(t, params_path);
+  const bool single = file.params.precision == recurrence::Precision::single;
+  return in_precision<Run, RecurrenceRun>(single, t, std::move(file.params));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto [p, s] = read(t, params_path);
-  const bool single = p.precision == recurrence::Precision::single;
-  return in_precision<Study, RecurrenceStudy>(single, t, std::move(p), s);
+  auto file = read(t, params_path);
+  const bool single = file.params.precision == recurrence::Precision::single;
+  return in_precision<Study, RecurrenceStudy>(single, t, std::move(file.params), file.sweep);
 }
 
 }  // namespace

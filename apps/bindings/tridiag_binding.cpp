@@ -129,9 +129,7 @@ class TridiagRun final : public SolverRun<Params> {
       t = solve_batch();
       solve_seconds_ = t.compute;
     }
-    timings.add("host_to_device", t.host_to_device);
-    timings.add("compute", t.compute);
-    timings.add("device_to_host", t.device_to_host);
+    add_device_phases(timings, t);
     compute_seconds_ = t.compute;
     require_finite("tridiag: the solution", x_);
     // What the summary says of the whole result, and the slowest rank's seconds.
@@ -307,38 +305,31 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const tridiag::Configuration& c : configurations_)
-      cells.push_back({std::string(name(c.launch.variant)), std::int64_t{c.launch.threads},
-                       std::int64_t{c.launch.chunk}});
-    return cells;
+    return cells_of(configurations_, [](const tridiag::Configuration& c) -> std::vector<Cell> {
+      const Launch& l = c.launch;
+      return {std::string(name(l.variant)), std::int64_t{l.threads}, std::int64_t{l.chunk}};
+    });
   }
 
-  // Checked first on an output poisoned with NaN, so an unwritten value cannot pass, then
-  // `repeats` timed solves after a warm-up, and checked again for a failure in any of them.
+  // The sweep-row protocol (kernels/sweep_row.hpp); a solve the device flags as failed (a zero
+  // pivot the gold did not meet) fails its check.
   Measurement measure(std::size_t i) override {
     const tridiag::Configuration& c = configurations_[i];
-    Measurement m;
-    m.skipped = c.skipped;
-    if (!c.skipped.empty()) return m;
+    if (!c.skipped.empty()) {
+      Measurement m;
+      m.skipped = c.skipped;
+      return m;
+    }
     if (!c.note.empty()) say(c.note);
     auto& on_device = residents_->in(tridiag::required_layout(c.launch.variant));
     tridiag::DeviceBatch<T>& device = on_device.batch;
-    try {
-      device.poison();
-      device.solve(c.launch);
-      m.agreement = checked(device, [&] { return residents_->agreement(on_device); });
-      device.solve(c.launch);  // warm-up
-      m.seconds = timed_runs(device.stream(), s_.repeats, [&] { device.solve(c.launch); });
-      m.agreement = checked(device, [&] { return m.agreement; });
-    } catch (const CudaError& e) {
-      // A launch the device refuses (too many registers, say) fails its row; the context
-      // survives, so the study goes on. A fault that poisons the context ends it.
-      if (e.sticky()) throw;
-      say(method_of(c.launch) + ": " + e.what());
-      m.seconds.clear();
-    }
-    return m;
+    RowSteps steps;
+    steps.method = method_of(c.launch);
+    steps.poison = [&] { device.poison(); };
+    steps.run = [&] { device.solve(c.launch); };
+    steps.check = [&] { return checked(device, [&] { return residents_->agreement(on_device); }); };
+    steps.time = timed_on(device.stream(), s_.repeats);
+    return measured(steps);
   }
 
   double units_per_run() const override { return static_cast<double>(batch_.dims.size()); }
@@ -356,11 +347,9 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Launch& l = configurations_[i].launch;
-    io::AutotuneChoice c;
-    c.key = tridiag_key(p_, batch_.dims.n, batch_.dims.systems);
-    c.variant = name(l.variant);
-    c.axes = {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}};
-    return c;
+    return choice_of(tridiag_key(p_, batch_.dims.n, batch_.dims.systems),
+                     std::string(name(l.variant)),
+                     {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}});
   }
 
   InputError nothing_to_time() const override {

@@ -1,5 +1,9 @@
 #include "solvers/laplace3d/study.hpp"
 
+#include <functional>
+#include <string>
+#include <utility>
+
 #include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "solvers/laplace3d/check.hpp"
@@ -26,25 +30,57 @@ ShapeStudy<T>::ShapeStudy(const Params& p, std::int64_t check_sweeps, comm::Cont
   }
 }
 
+namespace {
+
+// "zreg 32x8x1": a row as a failure's line names it.
+std::string method_of(Variant variant, const Shape& block) {
+  return std::string(name(variant)) + " " + to_string(block);
+}
+
+}  // namespace
+
 template <class T>
 ShapeMeasurement ShapeStudy<T>::measure(Variant variant, const Shape& block, std::int64_t sweeps,
                                         const Repeats& repeats) {
   if (context_ != nullptr && context_->size() > 1)
     return measure_across_ranks(variant, block, sweeps, repeats);
-  // The starting field is made on the device (the values initial_field() gives), not uploaded.
-  DeviceGrid<T> field(p_, 0, p_.grid.nz, stream_);
-  field.sweep(variant, block, check_sweeps_);
   ShapeMeasurement m;
-  m.agreement = gold_device_.empty()
-                    ? agreement(field.download(), gold_, check_sweeps_, scale_)
-                    : agreement<T>(device_compare(field.plane(0), gold_device_.data(),
-                                                  p_.grid.points(), stream_),
-                                   check_sweeps_, scale_);
-  field.sweep(variant, block, 2);  // warm-up
-  for (double seconds : timed_runs(stream_, repeats, [&] { field.sweep(variant, block, sweeps); })) {
-    m.seconds.push_back(seconds / static_cast<double>(sweeps));
-    m.timed_s += seconds;
-  }
+  // The starting field is made on the device (the values initial_field() gives), not uploaded.
+  std::optional<DeviceGrid<T>> field;
+  RowSteps steps;
+  steps.method = method_of(variant, block);
+  steps.poison = [&] {
+    field.reset();  // the last row's or the timed runs' field goes before another is made
+    field.emplace(p_, 0, p_.grid.nz, stream_);
+    field->poison_next();
+  };
+  steps.run = [&] { field->sweep(variant, block, check_sweeps_); };
+  steps.check = [&] {
+    return gold_device_.empty()
+               ? agreement(field->download(), gold_, check_sweeps_, scale_)
+               : agreement<T>(device_compare(field->plane(0), gold_device_.data(),
+                                             p_.grid.points(), stream_),
+                              check_sweeps_, scale_);
+  };
+  steps.warm_up = [&] { field->sweep(variant, block, 2); };
+  steps.timed = [&] { field->sweep(variant, block, sweeps); };
+  steps.time = [&](const std::function<void()>& run) {
+    std::vector<double> per_sweep;
+    for (double seconds : timed_runs(stream_, repeats, run)) {
+      per_sweep.push_back(seconds / static_cast<double>(sweeps));
+      m.timed_s += seconds;
+    }
+    return per_sweep;
+  };
+  steps.recheck = [&] {
+    steps.poison();
+    steps.run();
+    return steps.check();
+  };
+  RowOutcome row = measure_row(steps);
+  m.agreement = std::move(row.agreement);
+  m.seconds = std::move(row.seconds);
+  m.failure = std::move(row.failure);
   return m;
 }
 
@@ -63,19 +99,42 @@ ShapeMeasurement ShapeStudy<T>::measure_across_ranks(Variant variant, const Shap
     comm_.emplace(context, transport_, comm_stream_->get());
     comm_->connect(slab_part(p_.grid, context.rank(), context.size(), 1).slab.neighbours);
   }
-  const SlabResult<T> checked = solve_gpu_slab<T>(p, context, *comm_, true);
-  const std::int64_t plane = p_.grid.nx * p_.grid.ny;
-  const std::vector<T> gold(gold_.begin() + checked.part.slab.begin * plane,
-                            gold_.begin() + checked.part.slab.end * plane);
+  Params timed = p;
+  timed.max_iterations = sweeps;
   ShapeMeasurement m;
-  m.agreement = slab_agreement(context, checked.part, checked.u, gold, check_sweeps_, scale_);
-  p.max_iterations = sweeps;
-  std::vector<double> exchange;
-  m.seconds = time_slab_sweeps<T>(p, context, *comm_, true, repeats, m.timed_s);
-  const std::vector<double> plain =
-      time_slab_sweeps<T>(p, context, *comm_, false, repeats, m.timed_s, &exchange);
-  m.exchange_seconds = median(exchange);
-  m.hidden_fraction = (median(plain) - median(m.seconds)) / m.exchange_seconds;
+  std::optional<SlabResult<T>> checked;
+  RowSteps steps;
+  steps.method = method_of(variant, block);
+  // No poison: solve_gpu_slab makes its slab afresh from the starting values on every call.
+  steps.run = [&] { checked = solve_gpu_slab<T>(p, context, *comm_, true); };
+  steps.check = [&] {
+    const std::int64_t plane = p_.grid.nx * p_.grid.ny;
+    const std::vector<T> gold(gold_.begin() + checked->part.slab.begin * plane,
+                              gold_.begin() + checked->part.slab.end * plane);
+    return slab_agreement(context, checked->part, checked->u, gold, check_sweeps_, scale_);
+  };
+  // time_slab_sweeps warms each of its slabs up itself and times whole runs through `comm`.
+  steps.warm_up = [] {};
+  steps.time = [&](const std::function<void()>&) {
+    std::vector<double> exchange;
+    std::vector<double> seconds = time_slab_sweeps<T>(timed, context, *comm_, true, repeats,
+                                                      m.timed_s);
+    const std::vector<double> plain =
+        time_slab_sweeps<T>(timed, context, *comm_, false, repeats, m.timed_s, &exchange);
+    m.exchange_seconds = median(exchange);
+    m.hidden_fraction = (median(plain) - median(seconds)) / m.exchange_seconds;
+    return seconds;
+  };
+  // The timed slabs are time_slab_sweeps' own: the checked solve is run and checked again.
+  steps.recheck = [&] {
+    steps.run();
+    return steps.check();
+  };
+  // Every rank is in each collective: an error on one rank must end them all.
+  steps.fail_alone = false;
+  RowOutcome row = measure_row(steps);
+  m.agreement = std::move(row.agreement);
+  m.seconds = std::move(row.seconds);
   return m;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "comm/context.hpp"
@@ -13,7 +14,7 @@
 #include "kernels/agreement.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/stream.hpp"
-#include "kernels/timed_runs.hpp"
+#include "kernels/sweep_row.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
 
 namespace parasol::laplace3d {
@@ -27,6 +28,7 @@ struct ShapeMeasurement {
   // share of it the overlap hid. NaN on one rank.
   double exchange_seconds = std::numeric_limits<double>::quiet_NaN();
   double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
+  std::string failure;  // measure_row's line, when a CUDA error failed the row
 };
 
 template <class T>
@@ -38,10 +40,14 @@ class ShapeStudy {
   ShapeStudy(const Params& p, std::int64_t check_sweeps, comm::Context* context,
              comm::Transport transport);
 
-  // `check_sweeps` sweeps from the starting field checked against the gold, a warm-up, then
-  // `sweeps` sweeps a timed run until `repeats` is met. Across ranks each rank checks its slab
-  // against the gold's planes, then the sweeps are timed with the exchange behind the interior
-  // and again without overlap, the slowest rank's compute seconds each time.
+  // The sweep-row protocol (kernels/sweep_row.hpp): `check_sweeps` sweeps from the starting
+  // field, the first written over NaN, checked against the gold; a warm-up; then `sweeps` sweeps
+  // a timed run until `repeats` is met. The timed runs march past the gold's sweep count, so
+  // their last field has no gold to meet: the re-check makes the field again and checks its
+  // `check_sweeps` sweeps once more, after the timing, which catches a kernel that goes wrong
+  // only some of the time. Across ranks each rank checks its slab against the gold's planes,
+  // then the sweeps are timed with the exchange behind the interior and again without overlap,
+  // the slowest rank's compute seconds each time.
   ShapeMeasurement measure(Variant variant, const Shape& block, std::int64_t sweeps,
                            const Repeats& repeats);
 

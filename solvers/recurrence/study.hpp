@@ -4,13 +4,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kernels/agreement.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/compare.hpp"
 #include "kernels/stream.hpp"
-#include "kernels/timed_runs.hpp"
+#include "kernels/sweep_row.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -20,6 +21,7 @@ struct ModeMeasurement {
   Agreement agreement;
   std::vector<double> seconds;  // each timed solve
   bool repeatable = true;       // every timed solve gave the first solve's bits
+  std::string failure;          // measure_row's line, when a CUDA error failed the row
 };
 
 template <class T>
@@ -31,8 +33,9 @@ class ModeStudy {
   // timed solve's is compared with it bit for bit. Whatever does not fit is done on the host.
   explicit ModeStudy(const Series<T>& series);
 
-  // The first solve (on v poisoned with NaN) is the warm-up and the check; every timed solve
-  // after it is compared bit for bit with the first, outside the timing: on the device, between
+  // The sweep-row protocol (kernels/sweep_row.hpp): the first solve, on v poisoned with NaN, is
+  // checked and kept, one more warms up, and every timed solve after them is compared bit for
+  // bit with the kept one, outside the timing: on the device, between
   // the solves and without the host waiting, over one of kRepeatSlices slices of v, the next
   // slice each time (every kRepeatSlices solves in a row cover the whole of v, and each
   // comparison reads a sixteenth of what a solve does, not two thirds); else read back whole and

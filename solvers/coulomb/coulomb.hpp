@@ -31,6 +31,9 @@ std::vector<Atom> read_atoms(const std::filesystem::path& file, AtomFormat forma
 // extension does not say.
 std::optional<AtomFormat> format_from_extension(const std::filesystem::path& file);
 
+// The atoms' bounding box: their lowest and highest x, y and z (at least one atom).
+Box bounding_box(const std::vector<Atom>& atoms);
+
 // The sum of the atoms' charges, in double.
 double total_charge(const std::vector<Atom>& atoms);
 

@@ -87,7 +87,7 @@ struct Params {
     return potential_unit == PotentialUnit::kt_per_e ? 1.0 / (kGasConstantKcal * temperature) : 1.0;
   }
 
-  Variant variant = Variant::gather_shared;  // fastest with coarsening 4 (docs/PERFORMANCE.md)
+  Variant variant = Variant::gather_shared;  // fastest with coarsening 4 (docs/journal/2026-11.md)
   Shape block{32, 8, 1};              // threads; x and y of the lattice
   int coarsening = 4;                 // lattice points per thread along x: 1, 2, 4 or 8
 

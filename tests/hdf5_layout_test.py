@@ -209,9 +209,12 @@ def judge(doc, tables, path, check=False, compression=False):
         for table in tables.get(scope, []):
             if holds(table["condition"], facts):
                 rows += [(row, table) for row in table["rows"]]
+    # A path two tables name (the every-sweep `threads` of a CPU sweep, tridiag's GPU `threads`)
+    # is written when either row says so.
+    wanted = {row["path"] for row, _ in rows if holds(row["condition"], facts)}
     covered = set()
     for row, table in rows:
-        applies = holds(row["condition"], facts)
+        applies = holds(row["condition"], facts) or row["path"] in wanted
         when = f" (when {row['when']})" if row["when"] else ""
         if "*" in row["path"]:
             match = pattern(row["path"])

@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
   sweep_cmd->footer(
       "The autotune file holds one choice per device, solver, problem and precision: a sweep of "
       "the same replaces its choice and keeps the others. Plots of any solver's sweep: "
-      "python3 docs/plots/plot_sweep.py SWEEP.h5 -o FOLDER. Exit status: 0 every configuration agreed "
+      "python3 tools/plot_sweep.py SWEEP.h5 -o FOLDER (a CPU sweep: rate and speedup against "
+      "threads). Exit status: 0 every configuration agreed "
       "with the gold, 1 one did not (or --backend gpu without a device), 2 bad input.");
 
   CLI::App* solvers_cmd = cli.add_subcommand(

@@ -150,7 +150,7 @@ class SweepTable {
     out.write_column("/sweep/min_s", min_s_);
     out.write_column("/sweep/max_s", max_s_);
     out.write_column("/sweep/wall_s", wall_s_);
-    // What each column is, so a reader (docs/plots, a notebook) takes any solver's sweep alike.
+    // What each column is, so a reader (tools/plot_sweep.py, a notebook) takes any solver's sweep alike.
     const auto names = [](const std::vector<ResultsTable::Column>& columns) {
       std::string text;
       for (const ResultsTable::Column& c : columns) text += (text.empty() ? "" : ", ") + c.name;

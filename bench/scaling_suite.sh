@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale-out runs of docs/PERFORMANCE.md in one command: link facts, laplace3d strong and weak
+# The scale-out runs of docs/journal/2026-11.md in one command: link facts, laplace3d strong and weak
 # scaling with and without overlap, and the other five solvers' strong and weak scaling, for the
 # rank counts given. Each table goes to OUTDIR as it is made, so a run cut short keeps what it did.
 #

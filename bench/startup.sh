@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a process costs before it does anything: the median wall time of 20 runs and the peak
 # resident memory (GNU time's maximum RSS) of `parasol --help`, `parasol solvers` and a trivial
-# CPU run (laplace3d on 8^3). docs/PERFORMANCE.md ("Start-up") keeps the numbers.
+# CPU run (laplace3d on 8^3). docs/journal/2026-11.md ("Start-up") keeps the numbers.
 #   bench/startup.sh [path/to/parasol]     (default: build/ci/apps/parasol)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 // Large host arrays made fast to fill. The first write to each page of a fresh allocation costs a
 // page fault; with 4 KiB pages that is most of the time it takes to make a vector of a few GiB
-// (0.63 s a GiB measured on an H100 machine, against 0.19 s with 2 MiB pages: docs/PERFORMANCE.md).
+// (0.63 s a GiB measured on an H100 machine, against 0.19 s with 2 MiB pages: docs/journal/2026-11.md).
 // Where the kernel offers transparent huge pages on request (Linux's "madvise" mode, the common
 // default), these arrays ask for them before their first touch. Host-only; no CUDA needed.
 #pragma once

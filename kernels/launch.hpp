@@ -53,7 +53,7 @@ inline int max_active_blocks(const void* kernel, int block_threads, std::size_t 
 // multiprocessor at this block size: 0 where it holds no more than that already, or where the
 // padding would pass the default per-block limit (48 KiB). For a kernel whose speed falls as more
 // blocks share a cache the occupancy calculator does not count, such as coulomb's constant-memory
-// gather (docs/PERFORMANCE.md). The padding is allocated, never read.
+// gather (docs/journal/2026-11.md). The padding is allocated, never read.
 std::size_t smem_to_cap_blocks(const void* kernel, int block_threads, int blocks);
 
 }  // namespace parasol

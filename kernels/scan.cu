@@ -37,7 +37,7 @@ template <class T>
 constexpr int kSumItems = sizeof(T) == 4 ? 16 : 8;
 
 // Look-back pauses measured best for the float sum of 2^28 elements on an H200 (62 % of copy
-// bandwidth without them, 75 % with; docs/PERFORMANCE.md).
+// bandwidth without them, 75 % with; docs/journal/2026-11.md).
 constexpr lookback::Pauses kSumPauses{2200, 300};
 
 }  // namespace

@@ -2,7 +2,7 @@
 //
 // Linked the usual way, every one of them is loaded, relocated and statically initialised before
 // main() by every process, `parasol --help` and CPU runs included (libcublasLt alone is 540 MB of
-// code): `--help` took 0.28 s and 236 MB resident, now 0.02 s and 15 MB (docs/PERFORMANCE.md,
+// code): `--help` took 0.28 s and 236 MB resident, now 0.02 s and 15 MB (docs/journal/2026-11.md,
 // "Start-up"). Instead the
 // solvers keep calling the libraries' own names, which this layer defines: each definition
 // forwards through a table of function pointers that dlopen()s the library and resolves every

@@ -151,6 +151,84 @@ TEST_F(CoulombCli, BadParametersNameTheirKey) {
                      "atoms.format: missing; the extension of \"m.dat\" does not say");
 }
 
+// Two atoms whose box is x 1..2, y 2..2.5, z 3..3: its centre is (1.5, 2.25, 3).
+const std::string kTwoAtoms =
+    kAtom + "HETATM    2  O   DMS     2      2.000   2.500   3.000  -0.500   1.500\n";
+
+std::vector<double> origin_of(const io::ResultReader& h5) {
+  return std::get<std::vector<double>>(h5.attribute("/fields/potential", "origin"));
+}
+
+TEST_F(CoulombCli, LatticeCentredOnTheMoleculeAndSizedByItsMargin) {
+  write_atoms(kTwoAtoms);
+  // Box + 2 x 1 Å at 0.5 Å: 3, 2.5 and 2 Å, so 6, 5 and 4 spacings, 7, 6 and 5 points; the
+  // centre less half of each span puts point (0, 0, 0) at (0, 1, 2).
+  const std::string centred = "solver = \"coulomb\"\n[lattice]\ncenter = \"molecule\"\n"
+                              "margin = 1.0\n[atoms]\nfile = \"m.pqr\"\n";
+  const auto r = run_file(centred);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "7x6x5 lattice at spacing 0.5, centred on the atoms from (0, 1, 2)"))
+      << r.output;
+  std::vector<float> v;
+  {
+    io::ResultReader h5(dir_ / "c.h5");
+    EXPECT_EQ(h5.dims("/fields/potential"), (std::vector<std::uint64_t>{5, 6, 7}));
+    const std::vector<double> origin = origin_of(h5);
+    ASSERT_EQ(origin.size(), 3u);
+    EXPECT_NEAR(origin[0], 0.0, 1e-12);
+    EXPECT_NEAR(origin[1], 1.0, 1e-12);
+    EXPECT_NEAR(origin[2], 2.0, 1e-12);
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/fields/potential", "center")), "molecule");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/parameters", "lattice.center")), "molecule");
+    v = h5.read_floats("/fields/potential");
+  }
+  // The same lattice written out by hand gives the same potential, bit for bit.
+  const auto by_hand = run_file(
+      "solver = \"coulomb\"\n[lattice]\norigin = [0, 1, 2]\nnx = 7\nny = 6\nnz = 5\n"
+      "[atoms]\nfile = \"m.pqr\"\n",
+      "--force");
+  ASSERT_EQ(by_hand.status, 0) << by_hand.output;
+  io::ResultReader h5(dir_ / "c.h5");
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/fields/potential", "center")), "origin");
+  EXPECT_EQ(h5.read_floats("/fields/potential"), v);
+}
+
+TEST_F(CoulombCli, LatticeCentredOnTheMoleculeKeepsTheGivenPoints) {
+  write_atoms(kTwoAtoms);
+  // 5x4x3 points at 0.5 Å span 2, 1.5 and 1 Å about (1.5, 2.25, 3): from (0.5, 1.5, 2.5).
+  const auto r = run_file(small_file(), "lattice.center=molecule");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "5x4x3 lattice at spacing 0.5, centred on the atoms from (0.5, 1.5, 2.5)"))
+      << r.output;
+  io::ResultReader h5(dir_ / "c.h5");
+  EXPECT_EQ(h5.dims("/fields/potential"), (std::vector<std::uint64_t>{3, 4, 5}));
+  const std::vector<double> origin = origin_of(h5);
+  ASSERT_EQ(origin.size(), 3u);
+  EXPECT_NEAR(origin[0], 0.5, 1e-12);
+  EXPECT_NEAR(origin[1], 1.5, 1e-12);
+  EXPECT_NEAR(origin[2], 2.5, 1e-12);
+}
+
+TEST_F(CoulombCli, LatticePlacementKeysThatContradictEachOtherAreRefused) {
+  write_atoms(kTwoAtoms);
+  expect_input_error(run_file(small_file(), "lattice.margin=5"),
+                     "command line: lattice.margin: not read when lattice.center = \"origin\"");
+  expect_input_error(run_file(small_file(), "lattice.center=molecule lattice.origin=[0,0,0]"),
+                     "command line: lattice.origin: not read when lattice.center = \"molecule\"");
+  // The margin sets the points: giving them too is one or the other.
+  expect_input_error(run_file(small_file(), "lattice.center=molecule lattice.margin=5"),
+                     "lattice.nx: not read when it is read only with no lattice.margin");
+  const std::string no_points =
+      "solver = \"coulomb\"\n[lattice]\ncenter = \"molecule\"\n[atoms]\nfile = \"m.pqr\"\n";
+  expect_input_error(run_file(no_points), "lattice.nx");
+  expect_input_error(run_file(no_points, "lattice.margin=-1"),
+                     "command line: lattice.margin: expected a distance >= 0, got -1");
+  expect_input_error(run_file(no_points, "lattice.margin=1e30"),
+                     "command line: lattice.margin: expected a margin that leaves fewer than 2^40");
+  expect_input_error(run_file(small_file(), "lattice.center=mol"),
+                     "command line: lattice.center:");
+}
+
 TEST_F(CoulombCli, PotentialInKtPerEIsTheSumOverRTAndSaysItsUnit) {
   write_atoms(kAtom + "HETATM    2  O   DMS     2      2.000   2.500   3.000  -0.500   1.500\n");
   const std::string physics = "[physics]\ncoulomb_constant = 332.0637\n[output]\ndx = true\n";

@@ -426,6 +426,56 @@ TEST(CoulombParams, ValidateNamesTheKey) {
   for (int c : coulomb::kCoarsenings) EXPECT_EQ(with([&](Params& p) { p.coarsening = c; }), "");
 }
 
+TEST(CoulombPlacement, TheBoxsCentreAndAMarginRoundedUpToWholeSpacings) {
+  Params p = lattice_params(5, 4, 1);
+  p.center = coulomb::LatticeCenter::molecule;
+  const coulomb::Box box{{-1.0, 2.0, 3.0}, {2.0, 2.3, 3.0}};
+  // No margin: the points as given, centred; the slice passes through the box's middle in z.
+  Params given = coulomb::placed(p, box);
+  EXPECT_EQ(coulomb::extent(given.lattice), "5x4x1");
+  EXPECT_DOUBLE_EQ(given.lattice.origin[0], 0.5 - 0.5 * p.lattice.spacing * 4);
+  EXPECT_DOUBLE_EQ(given.lattice.origin[1], 2.15 - 0.5 * p.lattice.spacing * 3);
+  EXPECT_DOUBLE_EQ(given.lattice.origin[2], 3.0);
+  // Margin 0 at spacing 0.5: x spans exactly 6 spacings (7 points, not 8 by rounding), y's 0.3
+  // rounds up to one spacing, z's flat box is one point.
+  p.lattice.spacing = 0.5;
+  p.margin = 0.0;
+  Params tight = coulomb::placed(p, box);
+  EXPECT_EQ(coulomb::extent(tight.lattice), "7x2x1");
+  EXPECT_DOUBLE_EQ(tight.lattice.origin[0], -1.0);
+  EXPECT_DOUBLE_EQ(tight.lattice.origin[1], 2.15 - 0.25);
+  EXPECT_DOUBLE_EQ(tight.lattice.origin[2], 3.0);
+  // The far corner covers the box plus the margin on every side.
+  p.margin = 1.25;
+  const coulomb::Lattice n = coulomb::placed(p, box).lattice;
+  const std::int64_t points[3] = {n.nx, n.ny, n.nz};
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_LE(n.origin[a], box.low[a] - 1.25 + 1e-12) << a;
+    EXPECT_GE(n.origin[a] + n.spacing * static_cast<double>(points[a] - 1),
+              box.high[a] + 1.25 - 1e-12) << a;
+  }
+  // lattice.center = "origin" leaves the lattice as given.
+  p.center = coulomb::LatticeCenter::origin;
+  EXPECT_EQ(coulomb::extent(coulomb::placed(p, box).lattice), "5x4x1");
+  // A margin that asks for more points than a lattice may have names lattice.margin.
+  p.center = coulomb::LatticeCenter::molecule;
+  p.margin = 1e30;
+  try {
+    coulomb::placed(p, box);
+    ADD_FAILURE() << "placed a lattice of more than 2^40 points";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "lattice.margin") << e.what();
+  }
+}
+
+TEST(CoulombPlacement, TheBoundingBoxIsTheLowestAndHighestOfEachCoordinate) {
+  const std::vector<Atom> atoms{{1, -2, 3, 0.5f}, {-4, 5, 0.5f, -1}, {2, 0, -6, 0}};
+  const coulomb::Box box = coulomb::bounding_box(atoms);
+  EXPECT_EQ(box.low, (std::array<double, 3>{-4, -2, -6}));
+  EXPECT_EQ(box.high, (std::array<double, 3>{2, 5, 3}));
+  EXPECT_THROW(coulomb::bounding_box({}), Error);
+}
+
 TEST(CoulombParams, NamesConvertBothWays) {
   for (coulomb::Variant v : coulomb::kVariants) EXPECT_EQ(coulomb::parse_variant(name(v)), v);
   EXPECT_EQ(name(coulomb::Variant::gather_coarse), "gather-coarse");

@@ -34,6 +34,7 @@ const std::vector<Example> kExamples = {
     {"montecarlo-basket", ""},
     {"montecarlo-american", ""},
     {"coulomb", ""},
+    {"coulomb-centred", ""},
     {"heat1d", ""},
     {"tridiag-file", ""},
     {"recurrence", ""},

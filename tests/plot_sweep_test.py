@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""docs/plots/plot_sweep.py on synthetic sweep files of every solver, written in the layout
+"""tools/plot_sweep.py on synthetic sweep files of every solver, written in the layout
 `parasol sweep` writes (docs/hdf5-layout.md, apps/driver.cpp's SweepTable and each binding's
-columns()), and, given the parasol binary, on real CPU sweeps it makes. Exits 77, which CTest
-reports as skipped, where this python3 lacks h5py, matplotlib or numpy.
+columns()), and, given the parasol binary, on real CPU sweeps it makes: a GPU sweep gets its
+heatmap, a roofline only where the solver has one, and its occupancy; a CPU sweep its rate and
+speedup against threads; every title names the problem's size. Exits 77, which CTest reports as
+skipped, where this python3 lacks h5py, matplotlib or numpy.
 
-    python3 tests/plot_sweep_test.py docs/plots/plot_sweep.py [PARASOL]
+    python3 tests/plot_sweep_test.py tools/plot_sweep.py [PARASOL]
 """
 
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -42,14 +45,16 @@ SOLVERS = {
         roofline=("gb_per_s", "percent_of_copy"), check="max_abs_diff", extras=[],
         rows=LAPLACE_ROWS,
         attrs={"copy_bandwidth_gb_per_s": 2990.0, "bytes_per_point": 8.0},
-        parameters={"grid.nx": 512, "grid.ny": 512, "grid.nz": 512, "method.precision": "float"}),
+        parameters={"grid.nx": 512, "grid.ny": 512, "grid.nz": 512, "method.precision": "float"},
+        size="512x512x512 grid"),
     "montecarlo": dict(
         axes=["variant", "block", "ordering"], rate="gpath_steps_per_s", roofline=None,
         check="difference_in_standard_errors", extras=["price", "standard_error"],
         rows=([("device-rng", b, "-") for b in (64, 128, 256, 512)] +
               [("host-rng", b, o) for b in (64, 128, 256, 512)
                for o in ("step-major", "path-major") if (b, o) != (512, "path-major")]),
-        attrs={"path_steps": 96_000_000, "check_tolerance": 3.0}, parameters={}),
+        attrs={"path_steps": 96_000_000, "check_tolerance": 3.0},
+        parameters={"paths.count": 960000, "paths.steps": 100}, size="960000 paths x 100 steps"),
     "tridiag": dict(
         axes=["variant", "threads", "chunk"], rate="gunknowns_per_s",
         roofline=("gb_per_s", "percent_of_copy"), check="max_relative_difference",
@@ -61,7 +66,7 @@ SOLVERS = {
                if (t, c) != (256, 8)] +
               [("thomas", t, 1) for t in (64, 128, 256)]),
         attrs={"copy_bandwidth_gb_per_s": 3000.0, "n": 1024, "systems": 65536},
-        parameters={"problem.precision": "double"}),
+        parameters={"problem.precision": "double"}, size="65536 systems of 1024"),
     "coulomb": dict(
         axes=["variant", "block", "coarsening"], rate="gatom_evals_per_s",
         roofline=("grsqrt_per_s", "percent_of_rsqrt"), check="max_relative_to_scale", extras=[],
@@ -69,19 +74,24 @@ SOLVERS = {
               [("gather-tiled", b, c) for b in ("32x8x1", "64x4x1") for c in (1, 4)] +
               [("scatter", "-", 1)]),
         attrs={"rsqrt_per_s": 2.5e13, "points": 2_000_000, "atoms": 5000},
-        parameters={"method.precision": "float"}),
+        parameters={"lattice.nx": 2048, "lattice.ny": 2048, "lattice.nz": 1},
+        size="2048x2048x1 lattice, 5000 atoms"),
     "recurrence": dict(
         axes=["mode"], rate="gelements_per_s", roofline=("gb_per_s", "percent_of_copy"),
         check="max_relative_error", extras=["repeatable"],
         # Two hypothetical modes beside the real two, so that one row can fail to run and one
         # fail its check while a good row of each real mode remains.
         rows=[("fast",), ("reproducible",), ("mode-c",), ("mode-d",)],
-        attrs={"copy_bandwidth_gb_per_s": 2900.0}, parameters={"problem.precision": "float"}),
+        attrs={"copy_bandwidth_gb_per_s": 2900.0},
+        parameters={"problem.kind": "ar1", "ar1.length": 1 << 28, "ar1.series": 1,
+                    "problem.precision": "float"}, size="268435456 elements"),
     "fftconv": dict(
         axes=["variant"], rate="gsamples_per_s", roofline=None,
         check="max_relative_difference", extras=["ran"],
         rows=[("c2c",), ("r2c",), ("overlap-save",), ("direct",), ("auto",)],
-        attrs={"batch": 1, "filters": 1}, parameters={"problem.precision": "float"}),
+        attrs={"batch": 1, "filters": 1},
+        parameters={"signal.batch": 64, "signal.length": 65536, "problem.precision": "float"},
+        size="64 x 65536 samples"),
 }
 
 
@@ -227,8 +237,7 @@ def expect_input_error(result, part):
 def real_cpu_sweeps(script, parasol, scratch, out):
     """CPU sweeps made by the binary: laplace3d (with a rate) and tridiag from a file (whose CPU
     sweep records no rate: runs per second are plotted instead)."""
-    inputs = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(script)))), "inputs")
+    inputs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "inputs")
     cases = [("laplace3d-cpu-sweep", "laplace3d.toml",
               ["grid.nx=32", "grid.ny=32", "grid.nz=32", "iteration.max_iterations=200"]),
              ("tridiag-cpu-sweep", "tridiag-file.toml", [])]
@@ -242,13 +251,24 @@ def real_cpu_sweeps(script, parasol, scratch, out):
         with h5py.File(path, "r") as f:
             check(f["sweep"].attrs["axis_columns"] == "backend, threads",
                   f"{stem}: axis_columns {f['sweep'].attrs['axis_columns']!r}")
-        expect_pngs(run(script, path, "-o", out), out, stem)
+        # Rate and speedup against threads; no heatmap of a single axis, no empty roofline.
+        expect_pngs(run(script, path, "-o", out), out, stem, ("threads",),
+                    absent=("heatmap", "roofline", "occupancy"))
     return len(cases)
+
+
+def load(script):
+    """The plot script as a module, to read the titles it would draw."""
+    spec = importlib.util.spec_from_file_location("plot_sweep", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main():
     script = sys.argv[1]
     parasol = sys.argv[2] if len(sys.argv) > 2 else None
+    plots = load(script)
     with tempfile.TemporaryDirectory(prefix="parasol-plot-") as scratch:
         out = os.path.join(scratch, "plots", "new")  # made by the script
         for solver in SOLVERS:
@@ -256,8 +276,13 @@ def main():
             write_synthetic(path, solver)
             # Every GPU sweep records its main kernel's occupancy: every one has the scatter.
             result = run(script, path, "-o", out)
-            expect_pngs(result, out, f"{solver}-sweep", ("heatmap", "roofline", "occupancy"),
-                        absent=())
+            # A roofline figure only where the solver measures a ceiling.
+            with_roofline = SOLVERS[solver]["roofline"] is not None
+            expect_pngs(result, out, f"{solver}-sweep",
+                        ("heatmap", "occupancy") + (("roofline",) if with_roofline else ()),
+                        absent=() if with_roofline else ("roofline",))
+            title = plots.Sweep(path).title("x")
+            check(SOLVERS[solver]["size"] in title, f"{solver}: no problem size in {title!r}")
 
         # The folder as a positional argument too, as before -o.
         legacy = os.path.join(scratch, "laplace3d-512-sweep.h5")

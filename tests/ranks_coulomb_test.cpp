@@ -117,6 +117,15 @@ TEST_F(CoulombRanks, RowsOfA2DSliceGiveTheOneRankBits) {
   expect_one_rank_bits(params(9, 7, 1), {1, 2, 3, 4}, "bands of y rows");
 }
 
+TEST_F(CoulombRanks, ALatticeCentredOnTheMoleculeIsPlacedAlikeOnEveryRank) {
+  // Rank 0 alone reads the atoms: the others learn the box, and so the points and the origin,
+  // from it before the lattice is cut.
+  const std::string centred =
+      "solver = \"coulomb\"\n[lattice]\ncenter = \"molecule\"\nmargin = 0.5\nspacing = 0.37\n"
+      "[atoms]\nfile = \"m.pqr\"\n[physics]\ncoulomb_constant = 332.0637\n[output]\ndx = true\n";
+  expect_one_rank_bits(centred, {1, 2, 3}, "slabs of z planes");
+}
+
 TEST_F(CoulombRanks, OnePlaneOrRowPerRankGivesTheOneRankBits) {
   expect_one_rank_bits(params(6, 5, 4), {4}, "slabs of z planes");
   expect_one_rank_bits(params(6, 3, 1), {3}, "bands of y rows");

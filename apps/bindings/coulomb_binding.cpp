@@ -76,6 +76,14 @@ void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool ch
                       per_point * points + 4.0 * gathered);
 }
 
+// ", centred on the atoms from (-4.13, -5.65, -4.89)": where a lattice centred on the molecule
+// begins, for the summary; nothing for one placed at lattice.origin, which the file says.
+std::string placement(const Params& p) {
+  if (p.center != coulomb::LatticeCenter::molecule) return "";
+  const auto& o = p.lattice.origin;
+  return formatted(", centred on the atoms from (%.6g, %.6g, %.6g)", o[0], o[1], o[2]);
+}
+
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const coulomb::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); };
 }
@@ -86,12 +94,18 @@ class CoulombRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
+    atom_count_ = coulomb::read_atoms_on_root(*context_, p_, atoms_);
+    // A lattice centred on the molecule is placed, and perhaps sized, by the atoms' box: before
+    // the cut, which follows the lattice's points.
+    if (p_.center == coulomb::LatticeCenter::molecule) {
+      const coulomb::Box box = coulomb::atoms_box_on_every_rank(*context_, atoms_);
+      io::with_sources(t_, [&] { p_ = coulomb::placed(p_, box); });
+    }
     // This rank's part, when the lattice is cut among several: the same cut on every rank, so a
     // lattice with fewer planes (rows) than ranks is refused by all of them alike.
     part_ = coulomb::whole(p_.lattice);
     if (ranks() > 1)
       io::with_sources(t_, [&] { part_ = coulomb::rank_part(p_.lattice, rank(), ranks()); });
-    atom_count_ = coulomb::read_atoms_on_root(*context_, p_, atoms_);
     if (looks_up_choice()) choose_automatic();
     if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
@@ -101,8 +115,8 @@ class CoulombRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     return coulomb::extent(p_.lattice) + " lattice at spacing " + short_number(p_.lattice.spacing) +
-           ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file + "; " +
-           ran(coulomb::describe_method(p_));
+           placement(p_) + ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file +
+           "; " + ran(coulomb::describe_method(p_));
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -193,6 +207,7 @@ class CoulombRun final : public SolverRun<Params> {
       return;
     out.file->set_attribute(kField, "origin",
                            std::vector<double>(n.origin.begin(), n.origin.end()));
+    out.file->set_attribute(kField, "center", std::string(name(p_.center)));
     out.file->set_attribute(kField, "spacing", n.spacing);
     out.file->set_attribute(kField, "layout", std::string("[nz][ny][nx], x fastest"));
     out.file->set_attribute(kField, "units", unit());
@@ -260,6 +275,7 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
 
   void prepare() override {
     atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
+    io::with_sources(t_, [&] { p_ = coulomb::placed(p_, coulomb::bounding_box(atoms_)); });
     methods_ = coulomb::sweep_methods(p_.block);
     const auto bytes = [&](const coulomb::Method& m) {
       return coulomb::device_bytes(coulomb::with_method(p_, m), atom_count());
@@ -280,7 +296,8 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::string describe() const override {
-    return coulomb::extent(p_.lattice) + " lattice, " + std::to_string(atoms_.size()) +
+    return coulomb::extent(p_.lattice) + " lattice" + placement(p_) + ", " +
+           std::to_string(atoms_.size()) +
            " atoms on " + current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) +
            " G/s";
   }
@@ -376,7 +393,7 @@ Binding coulomb_binding() {
             make_run, make_study};
   b.keys = [] { return declared(coulomb::keys(), coulomb::sweep_keys()); };
   b.across_ranks = true;
-  b.examples = {"inputs/coulomb.toml", "inputs/coulomb-bench.toml"};
+  b.examples = {"inputs/coulomb.toml", "inputs/coulomb-centred.toml", "inputs/coulomb-bench.toml"};
   return b;
 }
 

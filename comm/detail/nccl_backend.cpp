@@ -37,7 +37,7 @@ class NcclBackend final : public DeviceBackend {
     // Halo exchanges run beside a solver's kernels, which fill every multiprocessor: NCCL's
     // kernels, at most kMaxCtas thread blocks, take few of them. With NCCL's default (up to 32
     // and more) its blocks waited for the interior's to finish, and laplace3d temporal at
-    // 1024^3 on two H200s hid 2 % of its exchange; with 8, 92 % (docs/PERFORMANCE.md).
+    // 1024^3 on two H200s hid 2 % of its exchange; with 8, 92 % (docs/journal/2026-11.md).
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.maxCTAs = kMaxCtas;
     PARASOL_NCCL(ncclCommInitRankConfig(&comm_, world.size(), id, world.rank(), &config));

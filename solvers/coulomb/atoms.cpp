@@ -1,6 +1,7 @@
 // Reading atoms: PQR (APBS, PDB2PQR) and XYZ with a charge column. Every malformed line is an
 // InputError naming the file and line and quoting what is wrong; nothing is skipped silently.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -161,6 +162,20 @@ double total_charge(const std::vector<Atom>& atoms) {
   double charge = 0;
   for (const Atom& a : atoms) charge += a.q;
   return charge;
+}
+
+Box bounding_box(const std::vector<Atom>& atoms) {
+  if (atoms.empty()) throw Error("coulomb: the bounding box of no atoms");
+  Box box;
+  box.low = box.high = {atoms[0].x, atoms[0].y, atoms[0].z};
+  for (const Atom& a : atoms) {
+    const std::array<double, 3> r{a.x, a.y, a.z};
+    for (int i = 0; i < 3; ++i) {
+      box.low[i] = std::min(box.low[i], r[i]);
+      box.high[i] = std::max(box.high[i], r[i]);
+    }
+  }
+  return box;
 }
 
 }  // namespace parasol::coulomb

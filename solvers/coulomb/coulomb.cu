@@ -40,7 +40,7 @@ constexpr int kTileAtoms = 256;
 // serves one address a warp at a time, and more warps walking the atoms at once made them slower:
 // at 48 registers a thread, 5 blocks of 256 fit, and gather c1 on a 2048^2 slice with 4000 atoms
 // took 14.7 ms on an H100 against 11.8 ms held to 4 (c2 6.19 against 5.44; c4 and c8 hold 4 or
-// fewer already). docs/PERFORMANCE.md, "coulomb's constant-memory gathers held to four blocks".
+// fewer already). docs/journal/2026-11.md, "coulomb's constant-memory gathers held to four blocks".
 constexpr int kConstantBlocksPerSM = 4;
 
 // The points a launch covers: a part of the lattice (the whole, or a rank's share), nx x ny x nz
@@ -242,7 +242,7 @@ __global__ void sum_slices_kernel(const float* __restrict__ partial, int slices,
 
 // Rows per thread. gather-hybrid takes two: that halves its shared-memory loads per term, which
 // share the MIO queue with the square roots, and pays for the registers its Newton steps need.
-// gather-shared measured faster with one (docs/PERFORMANCE.md).
+// gather-shared measured faster with one (docs/journal/2026-11.md).
 template <AtomSource kSource, bool kHybrid>
 constexpr int kRowsPerThread = kSource == AtomSource::shared && kHybrid ? 2 : 1;
 
@@ -263,7 +263,7 @@ int points_per_thread(const Params& p) {
 // volume at 16 points a thread is 131072 threads, 1000 a multiprocessor) has its atoms cut into
 // slices that separate blocks sum, then added in slice order. Many short blocks leave a short
 // last wave; with few long ones, multiprocessors sit idle at the end. Measured on an H200
-// (docs/PERFORMANCE.md), gather-hybrid c8 on 128^3 x 20000 atoms: 86 % of the rsqrt limit
+// (docs/journal/2026-11.md), gather-hybrid c8 on 128^3 x 20000 atoms: 86 % of the rsqrt limit
 // whole, 94 % in 4 slices, 99 % in 16; on 2048^2 x 4000: 92 % whole, 98 % in 8. `p` is the whole
 // lattice's even for a problem of a part of it, so a rank's points take the one-rank run's
 // slices and bits.

@@ -31,6 +31,9 @@ std::vector<Atom> read_atoms(const std::filesystem::path& file, AtomFormat forma
 // extension does not say.
 std::optional<AtomFormat> format_from_extension(const std::filesystem::path& file);
 
+// The atoms' bounding box: their lowest and highest x, y and z (at least one atom).
+Box bounding_box(const std::vector<Atom>& atoms);
+
 // The sum of the atoms' charges, in double.
 double total_charge(const std::vector<Atom>& atoms);
 
@@ -107,7 +110,7 @@ Result solve_gpu(const Params& p, const std::vector<Atom>& atoms, const Part& pa
 // Terms (atoms x lattice points) per launch of the shared-memory and scatter kernels: about 33 ms
 // on an H100 (4.16e12 rsqrt/s), so a launch's few microseconds and its read of the lattice cost
 // nothing measurable, and a long run reports progress several times a second. Every problem in
-// docs/PERFORMANCE.md is smaller (1.7e10 and 4.2e10 terms): one launch, as it always was.
+// docs/journal/2026-11.md is smaller (1.7e10 and 4.2e10 terms): one launch, as it always was.
 inline constexpr double kTermsPerLaunch = 137438953472.0;  // 2^37
 
 // A problem resident on the device, for runs, the sweep and the benchmarks: the atoms (with k q

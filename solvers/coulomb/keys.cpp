@@ -27,7 +27,27 @@ Key<Params> origin_key() {
       throw InputError("", "", "expected three numbers [x, y, z], got " + std::to_string(xyz.size()));
     std::copy(xyz.begin(), xyz.end(), p.lattice.origin.begin());
   };
-  return k;
+  return std::move(k).only_if([](const Params& p) { return p.center == LatticeCenter::origin; },
+                              "lattice.center = \"origin\"");
+}
+
+// lattice.margin: a distance into Params' optional, whose absence leaves the points to nx, ny, nz.
+Key<Params> margin_key() {
+  Key<Params> k;
+  k.info.key = "lattice.margin";
+  k.info.type = KeyType::number;
+  k.info.values = "≥ 0";
+  k.info.unit = "Å";
+  k.info.help =
+      "room on every side of the atoms' bounding box: the lattice spans the box plus twice this "
+      "along each axis, rounded up to whole spacings (APBS's `glen` as psize sizes it, with "
+      "`fadd` = 2 × margin), and the points follow from `lattice.spacing`; unset, `lattice.nx`, "
+      "`ny`, `nz` say the points, still centred on the box";
+  k.set = [](Params& p, const KeyValue& v) { p.margin = std::get<double>(v); };
+  k.fallback = [](const Params&) { return std::optional<KeyValue>(); };
+  return std::move(k).optional("none").only_if(
+      [](const Params& p) { return p.center == LatticeCenter::molecule; },
+      "lattice.center = \"molecule\"");
 }
 
 }  // namespace
@@ -35,10 +55,17 @@ Key<Params> origin_key() {
 const Keys<Params>& keys() {
   using P = Params;
   return declared_once<P>([](Keys<P>& k) {
+    k.push_back(choice<P>("lattice.center", [](P& p) -> auto& { return p.center; },
+                          kLatticeCenters, parse_lattice_center,
+                          "where the lattice lies: point (0, 0, 0) at `lattice.origin`, or centred "
+                          "on the atoms' bounding box, the centre of its lowest and highest x, y "
+                          "and z (APBS's `gcent mol`); the origin it chose is in the summary and "
+                          "in `/fields/potential@origin`"));
     k.push_back(origin_key());
     k.push_back(key<P>("lattice.spacing", [](P& p) -> auto& { return p.lattice.spacing; },
                        "lattice spacing, equal in x, y, z")
                     .values("> 0"));
+    k.push_back(margin_key());
     for (const auto& [axis, get] :
          {std::pair{"lattice.nx", +[](P& p) -> std::int64_t& { return p.lattice.nx; }},
           std::pair{"lattice.ny", +[](P& p) -> std::int64_t& { return p.lattice.ny; }},
@@ -48,7 +75,8 @@ const Keys<Params>& keys() {
                          "fewer than 2⁴⁰ points in all")
                       .required()
                       .values("≥ 1")
-                      .unit("points"));
+                      .unit("points")
+                      .only_if([](const P& p) { return !p.margin; }, "no lattice.margin"));
     k.push_back(file<P>("atoms.file", [](P& p) -> auto& { return p.atoms_file; },
                         "the atoms: a PQR or XYZ file (below); a relative path is taken from the "
                         "parameter file's folder (given on the command line, from the current "

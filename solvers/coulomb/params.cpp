@@ -23,6 +23,8 @@ constexpr NameTable<AtomFormat, 2> kAtomFormatNames{
     {{AtomFormat::pqr, "pqr"}, {AtomFormat::xyz, "xyz"}}};
 constexpr NameTable<PotentialUnit, 2> kPotentialUnitNames{
     {{PotentialUnit::kcal_per_mol_e, "kcal/(mol·e)"}, {PotentialUnit::kt_per_e, "kT/e"}}};
+constexpr NameTable<LatticeCenter, 2> kLatticeCenterNames{
+    {{LatticeCenter::origin, "origin"}, {LatticeCenter::molecule, "molecule"}}};
 
 
 }  // namespace
@@ -32,6 +34,11 @@ Variant parse_variant(std::string_view s) { return lookup_value(kVariantNames, s
 std::string_view name(PotentialUnit u) { return lookup_name(kPotentialUnitNames, u); }
 PotentialUnit parse_potential_unit(std::string_view s) {
   return lookup_value(kPotentialUnitNames, s, "unit");
+}
+
+std::string_view name(LatticeCenter c) { return lookup_name(kLatticeCenterNames, c); }
+LatticeCenter parse_lattice_center(std::string_view s) {
+  return lookup_value(kLatticeCenterNames, s, "lattice centre");
 }
 
 std::string_view name(AtomFormat f) { return lookup_name(kAtomFormatNames, f); }
@@ -57,6 +64,8 @@ void Params::validate() const {
           "lattice.origin",
           "expected three finite numbers, got [" + shown(n.origin[0]) + ", " +
               shown(n.origin[1]) + ", " + shown(n.origin[2]) + "]");
+  require(!margin || (std::isfinite(*margin) && *margin >= 0), "lattice.margin",
+          "expected a distance >= 0, got " + shown(margin.value_or(0)));
   require(!atoms_file.empty(), "atoms.file", "expected the name of a PQR or XYZ file");
   require(std::isfinite(coulomb_constant), "physics.coulomb_constant",
           "expected a finite number, got " + shown(coulomb_constant));
@@ -94,6 +103,27 @@ void Params::validate() const {
 }
 
 std::vector<Shape> compiled_shapes() { return parasol::compiled_shapes(GatherShapes{}); }
+
+Params placed(Params p, const Box& box) {
+  if (p.center != LatticeCenter::molecule) return p;
+  Lattice& n = p.lattice;
+  std::array<std::int64_t*, 3> points{&n.nx, &n.ny, &n.nz};
+  for (int a = 0; a < 3; ++a) {
+    const double centre = 0.5 * (box.low[a] + box.high[a]);
+    if (p.margin) {
+      const double spans = (box.high[a] - box.low[a] + 2 * *p.margin) / n.spacing;
+      // A span that is a whole number of spacings, give or take rounding in the division, takes
+      // exactly that many: 1e-9 of a spacing is far below any coordinate a PQR file can write.
+      require(spans < 0x1p40, "lattice.margin",
+              "expected a margin that leaves fewer than 2^40 points along each axis at spacing " +
+                  shown(n.spacing) + ", got " + shown(*p.margin));
+      *points[a] = static_cast<std::int64_t>(std::ceil(spans - 1e-9)) + 1;
+    }
+    n.origin[a] = centre - 0.5 * n.spacing * static_cast<double>(*points[a] - 1);
+  }
+  p.validate();
+  return p;
+}
 
 std::string extent(const Lattice& n) {
   return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);

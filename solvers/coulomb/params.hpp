@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,8 +52,27 @@ struct Lattice {
 // "256x256x256": the lattice's points along x, y and z.
 std::string extent(const Lattice& n);
 
+// Where the lattice is placed: at lattice.origin as given, or centred on the atoms' bounding box
+// (APBS's `gcent mol` / `fgcent mol`, which takes the box's centre, not the atoms' mean, so that
+// an elongated molecule is not pushed against one face).
+enum class LatticeCenter { origin, molecule };
+inline constexpr std::array kLatticeCenters{LatticeCenter::origin, LatticeCenter::molecule};
+std::string_view name(LatticeCenter c);  // "origin", "molecule"
+LatticeCenter parse_lattice_center(std::string_view s);
+
+// The atoms' bounding box, in their length unit.
+struct Box {
+  std::array<double, 3> low{0, 0, 0}, high{0, 0, 0};
+};
+
 struct Params {
   Lattice lattice;
+  LatticeCenter center = LatticeCenter::origin;
+  // With center = molecule: the room left on every side of the atoms' box. The lattice then spans
+  // the box plus twice this along each axis (APBS's `glen`, as psize sizes it: the molecule's
+  // length plus `fadd`, 2 x margin), rounded up to whole spacings; the spacing is kept and the
+  // points follow from it. Unset: lattice.nx, ny and nz say the points.
+  std::optional<double> margin;
   std::string atoms_file;             // PQR or XYZ-with-charges; resolved against the params file
   AtomFormat atom_format = AtomFormat::pqr;
   // V(r) = k sum_i q_i / max(|r - r_i|, min_distance): a lattice point closer than min_distance
@@ -67,7 +87,7 @@ struct Params {
     return potential_unit == PotentialUnit::kt_per_e ? 1.0 / (kGasConstantKcal * temperature) : 1.0;
   }
 
-  Variant variant = Variant::gather_shared;  // fastest with coarsening 4 (docs/PERFORMANCE.md)
+  Variant variant = Variant::gather_shared;  // fastest with coarsening 4 (docs/journal/2026-11.md)
   Shape block{32, 8, 1};              // threads; x and y of the lattice
   int coarsening = 4;                 // lattice points per thread along x: 1, 2, 4 or 8
 
@@ -76,6 +96,12 @@ struct Params {
   // Throws InputError naming the offending key (its source left for the caller).
   void validate() const;
 };
+
+// p with its lattice placed around atoms whose bounding box is `box`: with center = molecule,
+// the points from the margin (when set) and the origin that centres the lattice on the box;
+// unchanged with center = origin. Validated again, since the points and the origin are new;
+// throws InputError naming lattice.margin when the margin asks for too many points.
+Params placed(Params p, const Box& box);
 
 inline constexpr std::array kCoarsenings{1, 2, 4, 8};
 

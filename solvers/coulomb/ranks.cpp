@@ -26,6 +26,13 @@ std::int64_t read_atoms_on_root(comm::Context& context, const Params& p, std::ve
   return count;
 }
 
+Box atoms_box_on_every_rank(comm::Context& context, const std::vector<Atom>& atoms) {
+  Box box;
+  if (context.is_root()) box = bounding_box(atoms);
+  if (context.size() > 1) context.broadcast(box);
+  return box;
+}
+
 Diagnostics diagnostics(const Result& result) {
   Diagnostics d;
   d.compute_seconds = result.timings.compute;

@@ -20,6 +20,10 @@ namespace parasol::coulomb {
 // error, the run's one line, and the other ranks throw Error.
 std::int64_t read_atoms_on_root(comm::Context& context, const Params& p, std::vector<Atom>& atoms);
 
+// The atoms' bounding box on every rank, from rank 0's atoms (read_atoms_on_root's): what
+// placed() needs before a rank knows its part of the lattice.
+Box atoms_box_on_every_rank(comm::Context& context, const std::vector<Atom>& atoms);
+
 // What a run reports beside its potential.
 struct Diagnostics {
   double low = NAN, high = NAN;  // the potential's range; NaN where there are no points

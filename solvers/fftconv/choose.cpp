@@ -1,5 +1,5 @@
 // What `variant = "auto"` runs and how long overlap-save's transforms are: rules drawn from the
-// filter-length sweep in bench/fftconv_bench.cu (docs/PERFORMANCE.md has the measurements).
+// filter-length sweep in bench/fftconv_bench.cu (docs/journal/2026-11.md has the measurements).
 #include <algorithm>
 #include <cstdint>
 #include <string>

@@ -242,7 +242,7 @@ __global__ void poison_interior_kernel(Strides n, T* u) {
 // Chunks of the z range for zreg: enough blocks to fill the device about eight times over (64
 // blocks per multiprocessor), each chunk between 16 planes (it re-reads the two planes around
 // it) and 64 (longer chunks ran slower). 32 to 64 planes won at 512^3 and 1024^3 on a 132-SM
-// H100; see docs/PERFORMANCE.md.
+// H100; see docs/journal/2026-11.md.
 std::int64_t zreg_chunk_length(const Extent3& n, std::int64_t xy_blocks, int sms) {
   constexpr std::int64_t kMinChunk = 16, kMaxChunk = 64;
   const std::int64_t kTargetBlocks = std::int64_t{sms} * 8 * 8;
@@ -529,7 +529,7 @@ std::vector<T> DeviceGrid<T>::download() const {
 template <class T>
 std::vector<T> DeviceGrid<T>::download_planes(std::int64_t first, std::int64_t count) const {
   // Straight from device to pageable memory: through pinned staging halves and a host copy it
-  // took 0.45 s for a 512^3 float field on an H100 against 0.31 s so (docs/PERFORMANCE.md).
+  // took 0.45 s for a 512^3 float field on an H100 against 0.31 s so (docs/journal/2026-11.md).
   const std::int64_t plane = grid_.nx * grid_.ny;
   std::vector<T> u(static_cast<std::size_t>(count * plane));
   PARASOL_CUDA(cudaMemcpyAsync(u.data(), field(current_) + first * plane, u.size() * sizeof(T),

@@ -59,7 +59,7 @@ struct Params {
   std::int64_t check_every = 50;  // iterations between convergence checks (and progress reports)
 
   Variant variant = Variant::zreg;
-  Shape block{64, 4, 1};  // threads; fastest zreg shape on an H100 (docs/PERFORMANCE.md)
+  Shape block{64, 4, 1};  // threads; fastest zreg shape on an H100 (docs/journal/2026-11.md)
   Precision precision = Precision::single;
 
   // Throws InputError naming the offending key (its source left for the caller to fill in).

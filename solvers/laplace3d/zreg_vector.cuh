@@ -12,7 +12,7 @@
 // six-plane chunk reads a third more than it writes, and the sweep still runs at 91 % of the
 // copy.) The unrolled steps let the loads of later planes issue early. On an H100 this reached
 // 91.6 % of cudaMemcpy at 512^3 and 91.2 % at 1024^3, where zreg, in chunks of 32 and 64
-// planes, reached 84-88 % (docs/PERFORMANCE.md).
+// planes, reached 84-88 % (docs/journal/2026-11.md).
 #pragma once
 
 #include "solvers/laplace3d/stencil.cuh"

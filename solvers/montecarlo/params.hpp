@@ -57,7 +57,7 @@ struct Params {
   std::uint64_t seed = 1234;
 
   Variant variant = Variant::device_rng;
-  int block = 512;                       // threads per block; fastest on an H100 (docs/PERFORMANCE.md)
+  int block = 512;                       // threads per block; fastest on an H100 (docs/journal/2026-11.md)
   std::int64_t batch_paths = 1 << 20;    // paths per launch: bounds memory for any path count
   Generator generator = Generator::xorwow;
   Ordering ordering = Ordering::dynamic;

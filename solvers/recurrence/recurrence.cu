@@ -22,7 +22,7 @@ struct RecurrencePolicy {
   using Value = Affine<T>;
   static constexpr bool kNeverAllOnes = true;  // floating-point results
   // The float fast scan held to 64 registers, four blocks a multiprocessor: at 71 it held three,
-  // and the recurrence of 2^28 elements took 5.5 % longer (docs/PERFORMANCE.md).
+  // and the recurrence of 2^28 elements took 5.5 % longer (docs/journal/2026-11.md).
   static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 0;
   const T* s;
   const T* u;
@@ -86,7 +86,7 @@ static_assert(kThreads * kItems<float> == kTileElements<float> &&
               "recurrence.hpp states the tile, by which check.hpp bounds round-off");
 
 // Look-back pauses measured best for a float recurrence of 2^28 elements on an H200
-// (docs/PERFORMANCE.md).
+// (docs/journal/2026-11.md).
 constexpr lookback::Pauses kPauses{1100, 700};
 
 }  // namespace

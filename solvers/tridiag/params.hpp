@@ -96,7 +96,7 @@ using ThomasScanChunks = ValueList<4, 8, 16>;
 inline constexpr std::array kWarpChunks = WarpChunks::values;
 inline constexpr std::array kThomasPcrChunks = ThomasPcrChunks::values;
 inline constexpr std::array kThomasScanChunks = ThomasScanChunks::values;
-inline constexpr int kThomasScanDefaultChunk = 16;  // fastest on an H100 (docs/PERFORMANCE.md)
+inline constexpr int kThomasScanDefaultChunk = 16;  // fastest on an H100 (docs/journal/2026-11.md)
 // The chunks compiled in for a variant; empty for those that take none (chunk 0 only).
 std::vector<int> compiled_chunks(Variant v);
 // The most threads per block a chunk size allows: each thread holds three values per row in

@@ -1,33 +1,38 @@
 #!/usr/bin/env python3
 """Plots of any solver's `parasol sweep` result file.
 
-    python3 docs/plots/plot_sweep.py SWEEP.h5 [FOLDER | -o FOLDER]
+    python3 tools/plot_sweep.py SWEEP.h5 [FOLDER | -o FOLDER]
 
 writes PNG files into FOLDER (default: the current folder; made if need be), named after the
-sweep file:
+sweep file. A GPU sweep (variants, block shapes, ...):
   <name>-heatmap.png    the rate of every configuration (Gpoints/s, G path-steps/s, ...), one panel
                         per variant: a heatmap over the first two axes that vary within the
-                        variant (further axes folded into the rows), or bars where only one axis
-                        varies; a block shape axis ("32x8x1") alone is laid out as block x across,
-                        block y down when only those two vary. One colour scale for all panels,
-                        so colours compare across variants; the best configuration of each
-                        variant is in bold.
+                        variant (further axes folded into the rows; each cell says the spread of
+                        its timed repeats, ±%), or bars with the repeats' fastest and slowest as
+                        error bars where only one axis varies; a block shape axis ("32x8x1")
+                        alone is laid out as block x across, block y down when only those two
+                        vary. One colour scale for all panels, so colours compare across variants;
+                        the best configuration of each variant is in bold.
   <name>-roofline.png   every configuration's percent of the ceiling measured in the same sweep
-                        (the copy bandwidth, the rsqrt throughput, ...), where the solver has a
-                        roofline; otherwise the rates alone, saying that no roofline was measured.
+                        (the copy bandwidth, the rsqrt throughput, ...), with the repeats' spread
+                        as error bars; only where the solver has a roofline.
   <name>-occupancy.png  where the sweep has occupancy (every GPU sweep records its main kernel's,
                         `occupancy_percent`, with the resource that limits it, `limiter`):
                         theoretical occupancy against rate, one colour per variant, one marker
                         per limiting resource.
+A CPU sweep (`parasol sweep --backend cpu`: the CPU solver at 1, 2, 4, ... threads):
+  <name>-threads.png    the rate against threads, and the speedup over one thread against
+                        threads beside the ideal (speedup = threads), each point with the timed
+                        repeats' fastest and slowest as error bars and its parallel efficiency.
 Configurations that failed (no timing) and those whose check against the gold failed are drawn
 hatched, in grey and red, and never count as best; cells of a heatmap that the sweep did not time
-are left blank. Each figure names the solver, the rate's unit and the device.
+are left blank. Each figure names the solver, the problem's size, the rate's unit and the device.
 
 The table is read by the roles the `/sweep` attributes give its columns (`axis_columns`,
 `rate_column`, `roofline_column`, `throughput_column`, `check_column`, `extra_columns`), so every
-solver's sweep, and the CPU sweep's thread counts, plot alike; a sweep file from before those
-attributes is read by its column names. Where a file records no rate (a CPU sweep of a solver
-that does not count its work), runs per second (1 / median_s) are plotted and the figures say so.
+solver's sweep plots alike; a sweep file from before those attributes is read by its column names.
+Where a file records no rate (a CPU sweep of a solver that does not count its work), runs per
+second (1 / median_s) are plotted and the figures say so.
 
 Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib). The file layout is
 docs/hdf5-layout.md. Exit status: 0 done, 2 bad input (one line naming the file), 1 otherwise.
@@ -176,6 +181,8 @@ class Sweep:
             backend = self.attrs.get("backend", provenance.get("backend", "gpu"))
             self.backend = text(backend)
             self.problem = self.describe(parameters)
+            threads = columns.get("threads")
+            self.cpu = self.backend == "cpu" and threads is not None and self.axes[-1] == "threads"
 
         nan = float("nan")
         rate = columns[self.rate]
@@ -204,23 +211,68 @@ class Sweep:
             else:
                 self.state.append(GOOD)
         self.percent = columns[self.roofline] if self.roofline else None
+        # Each row's rate at its fastest and slowest timed repeat (a rate scales as 1 / time);
+        # from the spread about the median where the file has no min_s, max_s.
+        fastest, slowest = columns.get("min_s"), columns.get("max_s")
+        spread = columns.get("spread_percent")
+        self.low, self.high = [], []
+        for i in range(rows):
+            v, m = self.value[i], median[i]
+            if fastest and slowest and math.isfinite(m) and fastest[i] > 0 and slowest[i] > 0:
+                self.low.append(v * m / slowest[i])
+                self.high.append(v * m / fastest[i])
+            elif spread and math.isfinite(spread[i]):
+                self.low.append(v * (1 - spread[i] / 200))
+                self.high.append(v * (1 + spread[i] / 200))
+            else:
+                self.low.append(v)
+                self.high.append(v)
+        self.spread = spread
         # Axes with one value over the whole sweep (`backend` of a CPU sweep) go to the title.
         self.fixed = {a: columns[a][0] for a in self.axes
                       if a != "variant" and len(set(columns[a])) == 1}
         self.free = [a for a in self.axes if a != "variant" and a not in self.fixed]
         self.np = np
 
-    @staticmethod
-    def describe(parameters):
-        """'512x512x512 float' from the parameters, as far as they go."""
+    def describe(self, parameters):
+        """The problem's size in words, from the parameters and the sweep's attributes:
+        '512x512x512 grid, float', '2048x2048x1 lattice, 1673 atoms', '64 systems of 1024'."""
+        p = {k: (text(v) if isinstance(v, bytes) else v) for k, v in parameters.items()}
+        a = self.attrs
         words = []
-        if all(f"grid.{k}" in parameters for k in ("nx", "ny", "nz")):
-            words.append("x".join(str(parameters[f"grid.{k}"]) for k in ("nx", "ny", "nz")))
-        for key in sorted(parameters):
+        for group, noun in (("grid", "grid"), ("lattice", "lattice")):
+            if all(f"{group}.{k}" in p for k in ("nx", "ny", "nz")):
+                words.append("x".join(str(p[f"{group}.{k}"]) for k in ("nx", "ny", "nz")) +
+                             f" {noun}")
+        if "atoms" in a:
+            words.append(f"{int(a['atoms'])} atoms")
+        kind = p.get("problem.kind", p.get("model.kind"))
+        if kind == "heat" and "heat.grids" in p:
+            words.append(f"{p['heat.grids']} systems of {p.get('heat.points', '?')}, "
+                         f"{p.get('heat.steps', '?')} steps")
+        elif "systems" in a and "n" in a:
+            words.append(f"{int(a['systems'])} systems of {int(a['n'])}")
+        if kind == "ar1" and "ar1.length" in p:
+            series = int(p.get("ar1.series", 1))
+            words.append(f"{series} x {p['ar1.length']} elements" if series > 1
+                         else f"{p['ar1.length']} elements")
+        elif "elements" in a:
+            words.append(f"{int(a['elements'])} elements")
+        if "signal.length" in p or "signal.rows" in p:
+            batch = int(p.get("signal.batch", 1))
+            rows = int(p.get("signal.rows", 1))
+            extent = (f"{rows}x{p.get('signal.cols', '?')}" if rows > 1
+                      else str(p.get("signal.length", "?")))
+            words.append((f"{batch} x " if batch > 1 else "") + f"{extent} samples")
+        if "paths.count" in p:
+            words.append(f"{p['paths.count']} paths x {p.get('paths.steps', '?')} steps")
+        if "assets" in a:
+            words.append(f"{int(a['assets'])} assets")
+        for key in sorted(p):
             if key.endswith(".precision"):
-                words.append(text(parameters[key]))
+                words.append(text(p[key]))
                 break
-        return " ".join(words)
+        return ", ".join(words)
 
     def variant_names(self):
         """Variants in the order the sweep ran them; [None] where the sweep has no variant axis."""
@@ -394,6 +446,8 @@ def heatmap(sweep, path):
                     words = number(sweep.value[i])
                     if sweep.percent is not None:
                         words += f"\n{sweep.percent[i]:.0f}%"
+                    if sweep.spread and math.isfinite(sweep.spread[i]):
+                        words += f"\n±{sweep.spread[i] / 2:.1f}%"
                     colour = "black" if sweep.value[i] > 0.6 * top else "white"
                 ax.text(c, r, words, ha="center", va="center", color=colour, fontsize=7.5,
                         fontweight="bold" if i == best else "normal")
@@ -409,7 +463,10 @@ def heatmap(sweep, path):
                 state = sweep.state[i]
                 if state == GOOD:
                     height = sweep.value[i]
-                    ax.bar(c, height, color=colours(norm(height)), width=0.8)
+                    ax.bar(c, height, color=colours(norm(height)), width=0.8,
+                           yerr=[[max(0.0, height - sweep.low[i])],
+                                 [max(0.0, sweep.high[i] - height)]],
+                           error_kw=dict(ecolor="0.2", capsize=3, linewidth=0.8))
                     words = number(height)
                     if sweep.percent is not None:
                         words += f"\n{sweep.percent[i]:.0f}%"
@@ -423,7 +480,9 @@ def heatmap(sweep, path):
                             fontweight="bold" if i == best else "normal")
             ax.set_xticks(range(len(xs)), xs, rotation=30 if len(xs) > 4 else 0)
             ax.set_xlim(-0.6, len(xs) - 0.4)
-            ax.set_ylim(0, 1.22 * max([top] + [sweep.value[i] for i in shown
+            ax.set_ylim(0, 1.22 * max([top] + [sweep.high[i] for i in shown
+                                               if sweep.state[i] == GOOD] +
+                                              [sweep.value[i] for i in shown
                                                if sweep.state[i] == CHECK_FAILED
                                                and math.isfinite(sweep.value[i])]))
             ax.set_xlabel(xname)
@@ -435,6 +494,8 @@ def heatmap(sweep, path):
     label = f"{sweep.unit} (best in bold)"
     if sweep.percent:
         label += f"\nbelow it: % of the {sweep.ceiling().split(',')[0]}"
+    if sweep.spread:
+        label += "\n±: half the spread of the timed repeats"
     bar = figure.colorbar(mappable, ax=axes.ravel().tolist(), shrink=0.9)
     bar.set_label(label, fontsize=8)
     handles = legend_handles(set(sweep.state), blank)
@@ -448,7 +509,10 @@ def heatmap(sweep, path):
 
 
 def roofline(sweep, path):
+    """Each configuration's share of the ceiling measured in the same sweep (a sweep with a
+    roofline column only)."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     order = [i for v in sweep.variant_names() for i in sweep.rows_of(v)]
@@ -456,10 +520,9 @@ def roofline(sweep, path):
     palette = plt.get_cmap("tab10")
     colour_of = {v: palette(k % 10) for k, v in enumerate(variants)}
     variant = (lambda i: sweep.columns["variant"][i]) if variants != [None] else (lambda i: None)
-    with_roofline = sweep.percent is not None
-    value = sweep.percent if with_roofline else sweep.value
+    value = sweep.percent
     finite = [value[i] for i in order if sweep.state[i] != FAILED and math.isfinite(value[i])]
-    top = max(finite + ([100.0] if with_roofline else [])) if finite or with_roofline else 1.0
+    top = max(finite + [100.0])
     n = len(order)
     figure, ax = plt.subplots(figsize=(8.5, max(3.2, 0.28 * n + 1.8)), constrained_layout=True)
     best = {v: sweep.best(sweep.rows_of(v)) for v in variants}
@@ -468,11 +531,16 @@ def roofline(sweep, path):
         v = value[i]
         if state == GOOD or (state == CHECK_FAILED and math.isfinite(v)):
             if state == GOOD:
-                ax.barh(y, v, color=colour_of[variant(i)], height=0.75)
+                # The percent scales with the rate: the repeats' fastest and slowest, alike.
+                scale = v / sweep.value[i] if sweep.value[i] else 0.0
+                ax.barh(y, v, color=colour_of[variant(i)], height=0.75,
+                        xerr=[[max(0.0, v - scale * sweep.low[i])],
+                              [max(0.0, scale * sweep.high[i] - v)]],
+                        error_kw=dict(ecolor="0.2", capsize=2, linewidth=0.7))
             else:
                 hatched(ax, 0, y - 0.375, v, 0.75, state)
-            words = f"{v:.1f}%" if with_roofline else number(v)
-            if with_roofline and state == GOOD:
+            words = f"{v:.1f}%"
+            if state == GOOD:
                 words += f"  ({number(sweep.value[i])} {sweep.unit})"
             if state != GOOD:
                 words += f"  {state}"
@@ -487,19 +555,12 @@ def roofline(sweep, path):
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_xlim(0, 1.3 * top)
     handles = [Patch(color=colour_of[v], label=v) for v in variants if v is not None]
-    if with_roofline:
-        ceiling = sweep.ceiling()
-        ax.axvline(100, color="0.3", linestyle="--", linewidth=1)
-        ax.set_xlabel(f"% of the {ceiling}, measured in the same sweep")
-        what = f"each configuration as a % of the sweep's own ceiling, the {ceiling.split(',')[0]}"
-        from matplotlib.lines import Line2D
-
-        handles.append(Line2D([], [], color="0.3", linestyle="--",
-                              label=f"100%: {ceiling}"))
-    else:
-        ax.set_xlabel(sweep.unit)
-        what = (f"{sweep.unit} of each configuration{sweep.note}; "
-                f"no roofline measured for {sweep.solver}")
+    ceiling = sweep.ceiling()
+    ax.axvline(100, color="0.3", linestyle="--", linewidth=1)
+    ax.set_xlabel(f"% of the {ceiling}, measured in the same sweep (error bars: the fastest and "
+                  "slowest timed repeat)")
+    what = f"each configuration as a % of the sweep's own ceiling, the {ceiling.split(',')[0]}"
+    handles.append(Line2D([], [], color="0.3", linestyle="--", label=f"100%: {ceiling}"))
     ax.grid(axis="x", color="0.9")
     ax.set_axisbelow(True)
     handles = legend_handles(set(sweep.state), extra=handles)
@@ -563,10 +624,73 @@ def occupancy(sweep, path, column):
     plt.close(figure)
 
 
+def threads(sweep, path):
+    """A CPU sweep: the rate and the speedup over one thread against threads, error bars from
+    the timed repeats' fastest and slowest, the ideal speedup as a line."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    count = sweep.columns["threads"]
+    rows = sorted((i for i in range(sweep.rows) if sweep.state[i] != FAILED),
+                  key=lambda i: count[i])
+    figure, (rate_ax, speed_ax) = plt.subplots(1, 2, figsize=(10.5, 4.2), constrained_layout=True)
+    bar = dict(capsize=3, linewidth=1.0, markersize=5)
+    good = [i for i in rows if sweep.state[i] == GOOD]
+    bad = [i for i in rows if sweep.state[i] != GOOD and math.isfinite(sweep.value[i])]
+    n = [count[i] for i in good]
+    v = [sweep.value[i] for i in good]
+    below = [max(0.0, sweep.value[i] - sweep.low[i]) for i in good]
+    above = [max(0.0, sweep.high[i] - sweep.value[i]) for i in good]
+    rate_ax.errorbar(n, v, yerr=[below, above],
+                     marker="o", color="tab:blue", **bar)
+    if bad:
+        rate_ax.scatter([count[i] for i in bad], [sweep.value[i] for i in bad], marker="x",
+                        color="tab:red", s=40, zorder=3)
+    rate_ax.set_xlabel("threads")
+    rate_ax.set_ylabel(sweep.unit)
+    rate_ax.set_ylim(bottom=0)
+    rate_ax.set_title(f"{sweep.unit}{sweep.note}", fontsize=9)
+    # The speedup of each count over the one-thread median; its bars are that count's repeats.
+    one = next((i for i in good if count[i] == 1), None)
+    if one is not None:
+        base = sweep.value[one]
+        s = [sweep.value[i] / base for i in good]
+        speed_ax.errorbar(n, s, yerr=[[b / base for b in below], [a / base for a in above]],
+                          marker="o", color="tab:green", **bar)
+        for k, i in enumerate(good):
+            speed_ax.annotate(f"{100 * s[k] / count[i]:.0f}%", (count[i], s[k]), fontsize=7,
+                              xytext=(4, -10), textcoords="offset points")
+        most = max(n)
+        speed_ax.plot([1, most], [1, most], linestyle="--", color="0.4", linewidth=1)
+        speed_ax.set_ylim(0, 1.15 * max(most, max(s)))
+        handles = [Line2D([], [], color="tab:green", marker="o", label="measured (efficiency: "
+                          "speedup / threads)"),
+                   Line2D([], [], color="0.4", linestyle="--", label="ideal: speedup = threads")]
+        speed_ax.legend(handles=handles, loc="upper left", fontsize=7, frameon=False)
+    else:
+        speed_ax.text(0.5, 0.5, "no one-thread row that agreed with the gold:\nno speedup to "
+                      "measure", ha="center", va="center", transform=speed_ax.transAxes)
+    speed_ax.set_xlabel("threads")
+    speed_ax.set_ylabel("speedup over one thread")
+    speed_ax.set_title("speedup (error bars: fastest and slowest timed repeat)", fontsize=9)
+    for ax in (rate_ax, speed_ax):
+        ax.set_xticks(sorted(set(count[i] for i in rows)))
+        ax.grid(color="0.9")
+        ax.set_axisbelow(True)
+    handles = legend_handles({sweep.state[i] for i in bad})
+    if handles:
+        figure.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
+                      fontsize=8, frameon=False)
+    figure.suptitle(sweep.title("rate and speedup against threads"), fontsize=10)
+    save(figure, path)
+    plt.close(figure)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Heatmap, roofline (and occupancy) PNGs of any solver's "
-                               "`parasol sweep` file.")
+        prog=PROG, description="PNGs of any solver's `parasol sweep` file: a GPU sweep's heatmap, "
+                               "roofline and occupancy, a CPU sweep's rate and speedup against "
+                               "threads.")
     parser.add_argument("sweep", help="the sweep's HDF5 result, e.g. laplace3d-512-sweep.h5")
     parser.add_argument("folder", nargs="?", help="where the PNG files go (made if need be); "
                                                   "default: the current folder")
@@ -602,8 +726,14 @@ def main(argv):
         written.append(os.path.join(folder, f"{stem}-{kind}.png"))
         return written[-1]
 
+    if sweep.cpu:
+        threads(sweep, target("threads"))
+        for path in written:
+            print(f"wrote {path}")
+        return 0
     heatmap(sweep, target("heatmap"))
-    roofline(sweep, target("roofline"))
+    if sweep.percent is not None:
+        roofline(sweep, target("roofline"))
     column = next((c for c in OCCUPANCY
                    if c in sweep.extras + sweep.kernel_columns and c in sweep.columns), None)
     if column:

@@ -2,13 +2,16 @@
 // gives the one-rank run's bits: mixed faces with a periodic z (the wrap crosses from the last
 // rank to the first), a grid deep enough that two levels are cut before the rest are gathered
 // onto rank 0, the singular case (the compatibility shift and the means summed across ranks),
-// Chebyshev in float; uneven cuts throughout. A grid too thin for the ranks is one line from
-// rank 0 and nothing written.
+// Chebyshev in float, a source read by planes from a file; uneven cuts throughout. A grid too
+// thin for the ranks is one line from rank 0 and nothing written.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include <cmath>
+
+#include "io/result_file.hpp"
 #include "io/result_reader.hpp"
 #include "tests/ranks_support.hpp"
 
@@ -92,6 +95,19 @@ TEST_F(PoissonRanks, TheSingularProblemAndChebyshevInFloatGiveTheOneRankBits) {
               "[source]\nkind = \"gaussian\"\n[method]\nsmoother = \"chebyshev\"\nprecision = "
               "\"float\"\n[iteration]\ntolerance = 0.0\nmax_cycles = 4\n"),
       {2, 3});
+}
+
+TEST_F(PoissonRanks, ASourceFromAFileReadByEachRankGivesTheOneRankBits) {
+  // Each rank reads only its planes of f (read_rows).
+  std::vector<double> f(20 * 12 * 16);
+  for (std::size_t c = 0; c < f.size(); ++c) f[c] = std::sin(0.37 * static_cast<double>(c));
+  {
+    io::ResultFile file(dir_ / "f.h5", true);
+    file.write_field("/f", f.data(), {20, 12, 16});
+    file.commit();
+  }
+  expect_one_rank_bits<double>(
+      problem(16, 12, 20, kMixed, "[source]\nkind = \"file\"\nfile = \"f.h5\"\n"), {2, 3});
 }
 
 TEST_F(PoissonRanks, AGridTooThinForTheRanksIsOneLineFromRankZero) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/fits.hpp"
+#include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "comm/over_ranks.hpp"
 #include "io/input_file.hpp"
@@ -176,11 +177,21 @@ class PoissonRun final : public SolverRun<Params> {
     if (p_.source.kind != SourceKind::file) f_ = poisson::make_source(p_, cut.begin, cut.end);
     shift_ = poisson::make_compatible(p_, f_, context_, cut.begin, cut.end);
     timings.add("setup", seconds_since(start));
-    outcome_ = solve_in_place(p_, f_, u_);
+    const double comm_before = context_->comm_seconds();
+    ProgressLine line("cycle", "unknowns", static_cast<double>(p_.cells()));
+    const poisson::CycleCallback progress = [&](std::int64_t cycle, const poisson::CycleReport& c,
+                                                double seconds) {
+      line.update(cycle, p_.max_cycles, seconds, "residual " + sci(c.residual_max));
+    };
+    outcome_ = solve_in_place(p_, f_, u_, progress);
+    // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
+    // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
+    const double exchange = context_->comm_seconds() - comm_before;
     // A converging multigrid stays within the size of the solution; a NaN or infinity means the
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
-    timings.add("compute", outcome_.seconds);
+    timings.add("compute", std::max(0.0, outcome_.seconds - exchange));
+    if (ranks() > 1) timings.add("exchange", exchange);
 
     if (p_.source.kind != SourceKind::manufactured) return;
     const auto study = std::chrono::steady_clock::now();
@@ -344,9 +355,10 @@ class PoissonRun final : public SolverRun<Params> {
   bool converged() const { return outcome_.stop == StopReason::tolerance; }
 
   // The solve of `q` with source `f` into `u`, on the backend the run was given.
-  Outcome solve_in_place(const Params& q, const std::vector<double>& f, std::vector<T>& u) {
+  Outcome solve_in_place(const Params& q, const std::vector<double>& f, std::vector<T>& u,
+                         const poisson::CycleCallback& progress = {}) {
     const std::vector<T> source(f.begin(), f.end());
-    if (ranks() > 1) return poisson::solve_gold_slab(q, *context_, source, u);
+    if (ranks() > 1) return poisson::solve_gold_slab(q, *context_, source, u, progress);
 #ifdef PARASOL_POISSON_DEVICE
     if (gpu_) {
       poisson::DeviceSolver<T> solver(q);
@@ -357,7 +369,7 @@ class PoissonRun final : public SolverRun<Params> {
       return o;
     }
 #endif
-    return poisson::solve_gold(q, source, u);
+    return poisson::solve_gold(q, source, u, progress);
   }
 
   std::vector<double> f_;  // the source, in double, compatible when the problem is singular

@@ -546,7 +546,7 @@ std::vector<T> with_halos(const Slice& s, const V& planes) {
 
 template <class T>
 Outcome solve(const Params& p, comm::Context* context, const SlabCut& cut, const std::vector<T>& f,
-              std::vector<T>& u) {
+              std::vector<T>& u, const CycleCallback& on_cycle) {
   const auto start = std::chrono::steady_clock::now();
   Multigrid<T> mg(p, context, cut);
   const Slice& fine = mg.slice(0);
@@ -591,6 +591,9 @@ Outcome solve(const Params& p, comm::Context* context, const SlabCut& cut, const
     c.factor = previous_l2 > 0 ? c.residual_l2 / previous_l2 : 0.0;
     previous_l2 = c.residual_l2;
     out.cycles.push_back(c);
+    if (on_cycle)
+      on_cycle(static_cast<std::int64_t>(out.cycles.size()) - (p.cycle == Cycle::fmg ? 1 : 0), c,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return c.residual_max < p.tolerance;
   };
 
@@ -648,22 +651,25 @@ SlabCut slab_cut(const Params& p, int rank, int size) {
 }
 
 template <class T>
-Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u) {
-  return solve(p, nullptr, slab_cut(p, 0, 1), f, u);
+Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u,
+                   const CycleCallback& on_cycle) {
+  return solve(p, nullptr, slab_cut(p, 0, 1), f, u, on_cycle);
 }
 
 template <class T>
 Outcome solve_gold_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
-                        std::vector<T>& u) {
-  return solve(p, &context, slab_cut(p, context.rank(), context.size()), f, u);
+                        std::vector<T>& u, const CycleCallback& on_cycle) {
+  return solve(p, &context, slab_cut(p, context.rank(), context.size()), f, u, on_cycle);
 }
 
-template Outcome solve_gold<float>(const Params&, const std::vector<float>&, std::vector<float>&);
-template Outcome solve_gold<double>(const Params&, const std::vector<double>&, std::vector<double>&);
+template Outcome solve_gold<float>(const Params&, const std::vector<float>&, std::vector<float>&,
+                                   const CycleCallback&);
+template Outcome solve_gold<double>(const Params&, const std::vector<double>&, std::vector<double>&,
+                                    const CycleCallback&);
 template Outcome solve_gold_slab<float>(const Params&, comm::Context&, const std::vector<float>&,
-                                        std::vector<float>&);
+                                        std::vector<float>&, const CycleCallback&);
 template Outcome solve_gold_slab<double>(const Params&, comm::Context&, const std::vector<double>&,
-                                         std::vector<double>&);
+                                         std::vector<double>&, const CycleCallback&);
 
 std::vector<double> residual(const Params& p, const std::vector<double>& f,
                              const std::vector<double>& u) {

@@ -54,6 +54,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "kernels/convergence.hpp"
@@ -103,12 +104,17 @@ struct Outcome {
   double b_max = 0, b_l2 = 0;  // norms of the right-hand side the residuals are relative to
 };
 
+// Called after each cycle with its number (FMG, when run, is 0), its record and the seconds since
+// the solve began: a front end's progress line.
+using CycleCallback = std::function<void(std::int64_t cycle, const CycleReport&, double seconds)>;
+
 // The multigrid on the CPU, computing in T (float or double; norms in double). `f` is the
 // source on the cells (problem.hpp's make_source or a file's), without boundary data: the faces
 // come from `p`. For a singular problem `f` must be compatible (problem.hpp's make_compatible).
 // `u` is resized and overwritten.
 template <class T>
-Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u);
+Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u,
+                   const CycleCallback& on_cycle = {});
 
 // The reference for tiny grids that tests judge the multigrid by: plain Gauss–Seidel in index
 // order on A u = b until max|r|/max|b| < tolerance or `max_sweeps`; returns the sweeps taken.

@@ -37,6 +37,6 @@ SlabCut slab_cut(const Params& p, int rank, int size);
 // (slab_cut), x fastest. Every rank gets the whole run's Outcome.
 template <class T>
 Outcome solve_gold_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
-                        std::vector<T>& u);
+                        std::vector<T>& u, const CycleCallback& on_cycle = {});
 
 }  // namespace parasol::poisson

@@ -96,18 +96,18 @@ std::vector<double> read_source(const io::ParamTable& t, const Params& p, std::i
 }
 
 // A discretisation error: max and rms of u − u* over the cells.
-struct Error {
+struct DiscretisationError {
   double max = 0, rms = 0;
 };
 
 // u − u* over this rank's planes (`exact` beside them); across ranks the whole grid's, the
 // squares summed plane by plane in plane order as on one rank.
 template <class T>
-Error error_against(const Params& q, const std::vector<T>& u, const std::vector<double>& exact,
+DiscretisationError error_against(const Params& q, const std::vector<T>& u, const std::vector<double>& exact,
                     comm::Context& context, std::int64_t z_begin) {
   const std::size_t plane = static_cast<std::size_t>(q.nx * q.ny);
   std::vector<double> squares(static_cast<std::size_t>(q.nz), 0.0);
-  Error e;
+  DiscretisationError e;
   for (std::size_t c = 0; c < u.size(); ++c) {
     const double d = static_cast<double>(u[c]) - exact[c];
     e.max = std::max(e.max, std::abs(d));
@@ -376,7 +376,7 @@ class PoissonRun final : public SolverRun<Params> {
   double shift_ = 0;       // subtracted from f for a singular problem
   std::vector<T> u_;
   Outcome outcome_;
-  std::vector<Error> errors_;  // manufactured only: this grid's, then each coarser one's
+  std::vector<DiscretisationError> errors_;  // manufactured only: this grid's, then each coarser one's
   std::vector<poisson::SlabCut> cuts_;  // this rank's planes of this grid, then each coarser one
 };
 

@@ -24,7 +24,7 @@ def test_info_names_the_build_and_the_gpu_or_why_none():
 
 def test_solvers_lists_every_registered_solver_with_its_examples():
     solvers = parasol.solvers()
-    for name in ("laplace3d", "montecarlo", "coulomb", "tridiag", "recurrence", "fftconv"):
+    for name in ("laplace3d", "montecarlo", "coulomb", "tridiag", "recurrence", "fftconv", "poisson"):
         assert name in solvers
         assert solvers[name]["summary"]
         for example in solvers[name]["examples"]:

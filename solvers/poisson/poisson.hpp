@@ -1,0 +1,128 @@
+// poisson: α u − ∇²u = f by geometric multigrid. Host API (compiles without nvcc).
+//
+// The discretisation, which the CPU gold (gold.cpp) and the GPU solver implement exactly:
+//
+// - Unknowns at cell centres; f and u are handed between layers x fastest, index
+//   i + nx*(j + ny*k), without ghosts.
+// - The operator: (A u)_c = α u_c − Σ_axes (u_{c−1} − 2 u_c + u_{c+1}) / h², second order,
+//   7 points. Beyond a face a ghost cell stands in for the missing neighbour:
+//     Dirichlet  u_g = 2 g − u_0          (the mean of u_g and u_0 is g on the face)
+//     Neumann    u_g = u_0 + h g          ((u_g − u_0) / h = ∂u/∂n outward = g)
+//     periodic   u_g = the cell at the opposite end.
+// - The boundary data g go to the right-hand side, so that A itself is the operator with
+//   homogeneous conditions of the same kinds: b = f + boundary_terms (problem.hpp), A u = b.
+//   A boundary cell's diagonal is α + Σ 2/h² with, per axis and face, +1/h² for Dirichlet and
+//   −1/h² for Neumann (ghost_weight). Every level solves A e = r with these homogeneous
+//   conditions; only FMG's level right-hand sides and its prolongation see the data (below).
+// - Levels (levels()): level 0 is the grid; the next has half the cells in each axis and twice
+//   the spacing, made while every axis is even and the level has more than `bottom_cells` cells.
+// - Restriction: the mean of the 8 children. V-cycle prolongation: piecewise constant (each
+//   child gets its parent's value, added to the child). FMG prolongation: trilinear, HPGMG-FV's
+//   choice: a child at offset ±1/4 of its parent's side takes per axis 3/4 of the parent and 1/4
+//   of the parent's neighbour on the child's side; a neighbour beyond a face is the coarse
+//   level's ghost with the boundary data (Dirichlet 2g − u_0, Neumann u_0 + h_coarse g,
+//   periodic wrap).
+// - Smoothers (pre_sweeps before the coarse correction, post_sweeps after):
+//   rbgs: a sweep updates the red cells ((i + j + k) even, global indices), then the black,
+//     each u_c += (r_c) / diag_c with r = rhs − A u from the current values; where a periodic
+//     side of odd length lets a colour meet itself, a colour reads the values from before its
+//     half sweep (Jacobi order within the colour), so no order of cells matters;
+//   chebyshev: sweep s (0-based, restarting at every smoothing) sets
+//     u_{s+1} = u_s + c1_s (u_s − u_{s−1}) + c2_s D⁻¹ (rhs − A u_s)  (chebyshev_steps; c1_0 = 0),
+//     every cell from the values of sweep s (Jacobi order).
+// - V-cycle at level l on A e = r from e = 0: pre-smooth; r_c = R (r − A e); the coarse level's
+//   V-cycle; e += P_const e_c; post-smooth. The coarsest level: `bottom_sweeps` smoother sweeps
+//   from e = 0. The finest level is the same cycle on A u = b from the current u.
+// - FMG: level right-hand sides b_l = R^l f + boundary_terms at level l's spacing (data kept, so
+//   each level is the problem itself, discretised coarser); u_L = bottom sweeps on b_L; then for
+//   each finer level, u_l = P_trilinear u_{l+1} and one V-cycle on A u_l = b_l. Reported as
+//   cycle 0.
+// - Singular problems (every face Neumann or periodic, α = 0): f is shifted by a constant so
+//   that Σ b = 0 (problem.hpp); at the coarsest level the right-hand side's mean is removed
+//   before, and the correction's mean after, the bottom sweeps; the solution's mean is set to 0
+//   after every cycle. Means are compensated sums (the N-rank answer is the one-rank answer).
+// - Convergence: after each cycle, the residual b − A u at level 0 in the max norm and the L2
+//   norm (sqrt of the sum of squares), each relative to the same norm of b (absolute where
+//   b = 0). factor: L2 relative residual over the previous cycle's (the first cycle's over 1,
+//   the residual of u = 0). Stop when the max-norm relative residual < tolerance, or after
+//   max_cycles V-cycles.
+// - Norms and means are accumulated in double: each z plane's in index order, then the planes'
+//   in plane order (means by compensated sums at both steps), so that any cut into slabs of
+//   planes, and any thread count, gives the same bits (slab.hpp).
+// - A cell whose diagonal is 0 (a one-cell level with no Dirichlet face and α = 0) is not
+//   updated by a smoother: its equation is 0 = 0.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/convergence.hpp"
+#include "solvers/poisson/params.hpp"
+
+namespace parasol::poisson {
+
+// One level of the hierarchy: its cells and spacing.
+struct Level {
+  std::int64_t nx = 0, ny = 0, nz = 0;
+  double hx = 1, hy = 1, hz = 1;
+  std::int64_t cells() const { return nx * ny * nz; }
+};
+
+// Level 0 (the grid) first, the coarsest last.
+std::vector<Level> levels(const Params& p);
+
+// What a ghost adds to a boundary cell's diagonal coefficient, in units of 1/h²: Dirichlet +1
+// (u_g = −u_0), Neumann −1 (u_g = u_0), periodic 0 (no ghost: a neighbour).
+double ghost_weight(FaceKind k);
+
+// The diagonal of A at cell (i, j, k) of `level`: α + Σ_axes (2 + ghost weights at that cell's
+// faces) / h².
+double diagonal(const Params& p, const Level& level, std::int64_t i, std::int64_t j,
+                std::int64_t k);
+
+// Chebyshev–Jacobi for D⁻¹A on [λmax/8, λmax] with λmax = 2 (Gershgorin: D⁻¹A's eigenvalues lie
+// in (0, 2] for every level and face kind; HPGMG-FV's ratio of 1/8): the coefficients of sweeps
+// 0 .. sweeps−1 of one smoothing, by the three-term recurrence
+//   θ = (λmax + λmin)/2, δ = (λmax − λmin)/2, σ = θ/δ, ρ_0 = 1/σ;
+//   sweep 0: c1 = 0, c2 = 1/θ; sweep s ≥ 1: ρ_s = 1/(2σ − ρ_{s−1}), c1 = ρ_s ρ_{s−1}, c2 = 2ρ_s/δ.
+struct ChebyshevStep {
+  double c1, c2;
+};
+std::vector<ChebyshevStep> chebyshev_steps(std::int64_t sweeps);
+
+// One cycle's record: residual norms relative to b's, and the L2 reduction since the last.
+struct CycleReport {
+  double residual_max, residual_l2, factor;
+};
+
+struct Outcome {
+  std::vector<CycleReport> cycles;  // FMG (when run) is cycles[0]
+  StopReason stop = StopReason::max_iterations;  // tolerance met or max_cycles reached
+  std::int64_t levels = 0;
+  double seconds = 0;  // the solve alone, wall clock
+  double b_max = 0, b_l2 = 0;  // norms of the right-hand side the residuals are relative to
+};
+
+// Called after each cycle with its number (FMG, when run, is 0), its record and the seconds since
+// the solve began: a front end's progress line.
+using CycleCallback = std::function<void(std::int64_t cycle, const CycleReport&, double seconds)>;
+
+// The multigrid on the CPU, computing in T (float or double; norms in double). `f` is the
+// source on the cells (problem.hpp's make_source or a file's), without boundary data: the faces
+// come from `p`. For a singular problem `f` must be compatible (problem.hpp's make_compatible).
+// `u` is resized and overwritten.
+template <class T>
+Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u,
+                   const CycleCallback& on_cycle = {});
+
+// The reference for tiny grids that tests judge the multigrid by: plain Gauss–Seidel in index
+// order on A u = b until max|r|/max|b| < tolerance or `max_sweeps`; returns the sweeps taken.
+std::int64_t solve_reference(const Params& p, const std::vector<double>& f, std::vector<double>& u,
+                             double tolerance, std::int64_t max_sweeps);
+
+// r = b − A u on level 0 (b = f + boundary terms): what the cycles report, for tests and checks.
+std::vector<double> residual(const Params& p, const std::vector<double>& f,
+                             const std::vector<double>& u);
+
+}  // namespace parasol::poisson

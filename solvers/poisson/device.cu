@@ -1,0 +1,484 @@
+// DeviceSolver: the level hierarchy on the device and the cycles of poisson.hpp strung from the
+// kernels of kernels.cuh, each cycle captured once into a CUDA graph and replayed.
+#include "solvers/poisson/device.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/making.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/poisson/kernels.cuh"
+
+namespace parasol::poisson {
+namespace {
+
+signed char ghost_factor(FaceKind k) {
+  switch (k) {
+    case FaceKind::dirichlet: return -1;
+    case FaceKind::neumann: return 1;
+    case FaceKind::periodic: break;
+  }
+  return kPeriodicGhost;
+}
+
+template <class T>
+LevelGrid<T> grid_of(const Params& p, const Level& level) {
+  LevelGrid<T> g;
+  g.nx = static_cast<int>(level.nx);
+  g.ny = static_cast<int>(level.ny);
+  g.nz = static_cast<int>(level.nz);
+  g.cx = static_cast<T>(1.0 / (level.hx * level.hx));
+  g.cy = static_cast<T>(1.0 / (level.hy * level.hy));
+  g.cz = static_cast<T>(1.0 / (level.hz * level.hz));
+  g.alpha = static_cast<T>(p.alpha);
+  for (int axis = 0; axis < 3; ++axis) {
+    g.lo[axis] = ghost_factor(p.face(axis, 0).kind);
+    g.hi[axis] = ghost_factor(p.face(axis, 1).kind);
+  }
+  return g;
+}
+
+double spacing(const Level& level, int axis) {
+  return axis == 0 ? level.hx : axis == 1 ? level.hy : level.hz;
+}
+
+// What the boundary data add to a boundary cell's right-hand side, per face, at a level's spacing
+// (problem.hpp's add_boundary_terms): Dirichlet 2g/h^2, Neumann g/h.
+GhostData<double> boundary_terms(const Params& p, const Level& level) {
+  GhostData<double> t{};
+  for (int face = 0; face < 6; ++face) {
+    const Face& f = p.face(face);
+    const double h = spacing(level, face / 2);
+    t.data[face] = f.kind == FaceKind::dirichlet ? 2 * f.value / (h * h)
+                   : f.kind == FaceKind::neumann ? f.value / h
+                                                 : 0.0;
+  }
+  return t;
+}
+
+// The data part of each face's ghost at a level (poisson.hpp's FMG prolongation): Dirichlet 2g,
+// Neumann h g, periodic none.
+template <class T>
+GhostData<T> ghost_data(const Params& p, const Level& level) {
+  GhostData<T> d{};
+  for (int face = 0; face < 6; ++face) {
+    const Face& f = p.face(face);
+    d.data[face] = static_cast<T>(f.kind == FaceKind::dirichlet ? 2 * f.value
+                                  : f.kind == FaceKind::neumann ? spacing(level, face / 2) * f.value
+                                                                : 0.0);
+  }
+  return d;
+}
+
+dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  return grid_for(blocks_to_cover(nx, ny, nz, Shape{kCellX, kCellY, 1}));
+}
+const dim3 kCellBlock(kCellX, kCellY, 1);
+
+// The reductions' grid: fixed by the level's extents alone (so the partials, and their sum, are
+// the same every time), and small enough that one block adds the partials quickly: at most
+// 64 x 64 blocks over x and y, and planes up to about 2,048 blocks in all.
+constexpr std::int64_t kMaxPartials = 4096;
+dim3 partials_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  const std::int64_t bx = std::min<std::int64_t>(ceil_div(nx, kCellX), 64);
+  const std::int64_t by = std::min<std::int64_t>(ceil_div(ny, kCellY), 64);
+  const std::int64_t bz = std::max<std::int64_t>(1, std::min<std::int64_t>(nz, 2048 / (bx * by)));
+  return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz));
+}
+
+bool uses_residual_field(const Params& p, std::size_t level) {
+  return level == 0 || p.variant == Variant::plain;  // level 0's: the benchmark's sweep writes it
+}
+
+}  // namespace
+
+template <class T>
+std::size_t device_bytes(const Params& p) {
+  const std::vector<Level> all = levels(p);
+  std::size_t values = 0;
+  for (std::size_t l = 0; l < all.size(); ++l) {
+    const auto cells = static_cast<std::size_t>(all[l].cells());
+    int fields = 2;  // u, b
+    if (uses_residual_field(p, l)) ++fields;
+    if (p.smoother == Smoother::chebyshev) ++fields;  // the previous iterate
+    if (l > 0) ++fields;                               // FMG's right-hand side
+    if (l + 1 == all.size()) ++fields;                 // the bottom solve's scratch
+    values += fields * cells;
+  }
+  return values * sizeof(T) + kMaxPartials * sizeof(SumMax) + 8 * sizeof(double);
+}
+
+template <class T>
+struct DeviceSolver<T>::Impl {
+  struct LevelData {
+    Level level;
+    LevelGrid<T> grid;
+    DeviceBuffer<T> u, b, r, previous, fmg_b;
+  };
+
+  Params p;
+  Stream stream;
+  std::vector<LevelData> level;
+  DeviceBuffer<T> scratch;  // the bottom solve's
+  DeviceBuffer<SumMax> partials;
+  DeviceBuffer<double> results;  // [0, 1]: norms; [2]: a mean
+  DeviceBuffer<double2> bottom_steps;
+  PinnedBuffer<double> host_norms;
+  std::vector<ChebyshevStep> pre_steps, post_steps;
+  double b_max = 0, b_l2 = 0;
+  cudaGraphExec_t fmg_graph = nullptr, v_graph = nullptr;
+
+  explicit Impl(const Params& params) : p(params), partials(kMaxPartials), results(4), host_norms(2) {
+    p.validate();
+    const std::size_t bytes = device_bytes<T>(p);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    PARASOL_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::string what = "the poisson levels of " + std::to_string(p.nx) + " x " +
+                             std::to_string(p.ny) + " x " + std::to_string(p.nz) + " " +
+                             (sizeof(T) == 4 ? "float" : "double") + " (" +
+                             std::to_string(bytes) + " bytes)";
+    if (bytes > free_bytes)
+      throw Error("poisson: cannot allocate" + making_context(what, free_bytes, total_bytes));
+    while_making(what, [&] { allocate(); });
+    if (p.smoother == Smoother::chebyshev) {
+      pre_steps = chebyshev_steps(p.pre_sweeps);
+      post_steps = chebyshev_steps(p.post_sweeps);
+      std::vector<double2> steps;
+      for (const ChebyshevStep& s : chebyshev_steps(p.bottom_sweeps)) steps.push_back({s.c1, s.c2});
+      bottom_steps = DeviceBuffer<double2>(steps.size());
+      upload(bottom_steps, steps, stream);
+    }
+    fmg_graph = capture([&] { enqueue_fmg_cycle(); });
+    v_graph = capture([&] { enqueue_v_cycle(); });
+    stream.synchronize();
+  }
+
+  ~Impl() {
+    if (fmg_graph != nullptr) (void)cudaGraphExecDestroy(fmg_graph);
+    if (v_graph != nullptr) (void)cudaGraphExecDestroy(v_graph);
+  }
+
+  void allocate() {
+    const std::vector<Level> all = poisson::levels(p);
+    level.resize(all.size());
+    for (std::size_t l = 0; l < all.size(); ++l) {
+      LevelData& d = level[l];
+      d.level = all[l];
+      d.grid = grid_of<T>(p, all[l]);
+      const auto cells = static_cast<std::size_t>(all[l].cells());
+      d.u = DeviceBuffer<T>(cells);
+      d.b = DeviceBuffer<T>(cells);
+      if (uses_residual_field(p, l)) d.r = DeviceBuffer<T>(cells);
+      if (p.smoother == Smoother::chebyshev) d.previous = DeviceBuffer<T>(cells);
+      if (l > 0) d.fmg_b = DeviceBuffer<T>(cells);
+    }
+    scratch = DeviceBuffer<T>(static_cast<std::size_t>(all.back().cells()));
+  }
+
+  std::size_t bottom() const { return level.size() - 1; }
+  static constexpr const T* kNone = nullptr;  // a field a reduction does not read
+
+  template <class Enqueue>
+  cudaGraphExec_t capture(Enqueue&& enqueue) {
+    PARASOL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t graph = nullptr;
+    try {
+      enqueue();
+    } catch (...) {
+      (void)cudaStreamEndCapture(stream, &graph);
+      if (graph != nullptr) (void)cudaGraphDestroy(graph);
+      throw;
+    }
+    PARASOL_CUDA(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    (void)cudaGraphDestroy(graph);
+    PARASOL_CUDA(made);
+    return exec;
+  }
+
+  void replay(cudaGraphExec_t graph) {
+    PARASOL_CUDA(cudaGraphLaunch(graph, stream));
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  // --- the pieces of a cycle, enqueued on the stream ---
+
+  void smooth(std::size_t l, const T* b, std::int64_t sweeps, const std::vector<ChebyshevStep>& steps) {
+    LevelData& d = level[l];
+    const dim3 grid = cell_grid(d.level.nx, d.level.ny, d.level.nz);
+    if (p.smoother == Smoother::rbgs) {
+      for (std::int64_t s = 0; s < sweeps; ++s)
+        for (int colour = 0; colour < 2; ++colour) {
+          rbgs_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.u.data(), b, colour);
+          PARASOL_CHECK_LAUNCH(stream);
+        }
+      return;
+    }
+    T* current = d.u.data();
+    T* next = d.previous.data();
+    for (std::int64_t s = 0; s < sweeps; ++s) {
+      chebyshev_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, current, next, b,
+                                                         static_cast<T>(steps[s].c1),
+                                                         static_cast<T>(steps[s].c2), s == 0);
+      PARASOL_CHECK_LAUNCH(stream);
+      std::swap(current, next);
+    }
+    if (current != d.u.data()) copy_on_device(d.u, current, d.u.size(), stream);
+  }
+
+  // b of level l + 1 = R (b - A u) of level l.
+  void restrict_residual(std::size_t l, const T* b) {
+    LevelData& fine = level[l];
+    LevelData& coarse = level[l + 1];
+    const Level& c = coarse.level;
+    if (p.variant == Variant::fused) {
+      residual_restrict_kernel<<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(
+          fine.grid, coarse.grid.nx, coarse.grid.ny, coarse.grid.nz, fine.u.data(), b,
+          coarse.b.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      return;
+    }
+    residual_kernel<<<cell_grid(fine.level.nx, fine.level.ny, fine.level.nz), kCellBlock, 0,
+                      stream>>>(fine.grid, fine.u.data(), b, fine.r.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    restrict_field(l, fine.r.data(), coarse.b.data());
+  }
+
+  void restrict_field(std::size_t l, const T* fine, T* coarse) {
+    const LevelData& c = level[l + 1];
+    restrict_kernel<<<cell_grid(c.level.nx, c.level.ny, c.level.nz), kCellBlock, 0, stream>>>(
+        level[l].grid, c.grid.nx, c.grid.ny, c.grid.nz, fine, coarse);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  void solve_bottom(const T* b, bool from_zero) {
+    LevelData& d = level[bottom()];
+    BottomPlan plan;
+    plan.sweeps = static_cast<int>(p.bottom_sweeps);
+    plan.from_zero = from_zero;
+    plan.singular = singular(p);
+    plan.chebyshev = p.smoother == Smoother::chebyshev;
+    plan.steps = bottom_steps.data();
+    bottom_kernel<<<1, kBottomThreads, 0, stream>>>(d.grid, d.u.data(), d.previous.data(), b,
+                                                     scratch.data(), plan);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  // The V-cycle of poisson.hpp at level `top` on A u = b_top: from u = 0 below the top level, from
+  // the u there at the top.
+  void cycle_from(std::size_t top, const T* b_top) {
+    if (top == bottom()) {
+      solve_bottom(b_top, false);
+      return;
+    }
+    for (std::size_t l = top; l < bottom(); ++l) {
+      const T* b = l == top ? b_top : level[l].b.data();
+      smooth(l, b, p.pre_sweeps, pre_steps);
+      restrict_residual(l, b);
+      if (l + 1 < bottom()) {
+        LevelData& c = level[l + 1];
+        PARASOL_CUDA(cudaMemsetAsync(c.u.data(), 0, c.u.bytes(), stream));
+      }
+    }
+    solve_bottom(level[bottom()].b.data(), true);
+    for (std::size_t l = bottom(); l-- > top;) {
+      LevelData& d = level[l];
+      prolong_correct_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
+                               stream>>>(d.grid, level[l + 1].grid.nx, level[l + 1].grid.ny,
+                                         d.u.data(), level[l + 1].u.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      smooth(l, l == top ? b_top : d.b.data(), p.post_sweeps, post_steps);
+    }
+  }
+
+  // The solution's mean to 0 (singular problems), then the residual's norms into host_norms.
+  void finish_cycle() {
+    LevelData& d = level[0];
+    const Level& n = d.level;
+    const dim3 rgrid = partials_grid(n.nx, n.ny, n.nz);
+    const int count = static_cast<int>(rgrid.x * rgrid.y * rgrid.z);
+    if (singular(p)) {
+      partials_kernel<Reading::value><<<rgrid, kCellBlock, 0, stream>>>(d.grid, d.u.data(), kNone,
+                                                                         partials.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      finish_kernel<<<1, kCellThreads, 0, stream>>>(partials.data(), count, true,
+                                                     static_cast<double>(n.cells()),
+                                                     results.data() + 2);
+      PARASOL_CHECK_LAUNCH(stream);
+      subtract_kernel<<<cell_grid(n.nx, n.ny, n.nz), kCellBlock, 0, stream>>>(d.grid, d.u.data(),
+                                                                               results.data() + 2);
+      PARASOL_CHECK_LAUNCH(stream);
+    }
+    if (p.variant == Variant::fused) {
+      partials_kernel<Reading::residual><<<rgrid, kCellBlock, 0, stream>>>(
+          d.grid, d.u.data(), d.b.data(), partials.data());
+    } else {
+      enqueue_fine_residual();
+      partials_kernel<Reading::field><<<rgrid, kCellBlock, 0, stream>>>(d.grid, d.r.data(),
+                                                                         kNone, partials.data());
+    }
+    PARASOL_CHECK_LAUNCH(stream);
+    finish_kernel<<<1, kCellThreads, 0, stream>>>(partials.data(), count, false, 0.0,
+                                                   results.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream));
+  }
+
+  void enqueue_fine_residual() {
+    LevelData& d = level[0];
+    residual_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0, stream>>>(
+        d.grid, d.u.data(), d.b.data(), d.r.data());
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  void enqueue_v_cycle() {
+    cycle_from(0, level[0].b.data());
+    finish_cycle();
+  }
+
+  // FMG: the bottom on its own right-hand side from 0, then each finer level from the trilinear
+  // prolongation of the one below and one V-cycle on its own right-hand side.
+  void enqueue_fmg_cycle() {
+    const auto rhs = [&](std::size_t l) -> const T* {
+      return l == 0 ? level[0].b.data() : level[l].fmg_b.data();
+    };
+    solve_bottom(rhs(bottom()), true);
+    for (std::size_t l = bottom(); l-- > 0;) {
+      LevelData& d = level[l];
+      const LevelData& c = level[l + 1];
+      prolong_trilinear_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
+                                 stream>>>(d.grid, c.grid, ghost_data<T>(p, c.level), d.u.data(),
+                                           c.u.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      cycle_from(l, rhs(l));
+    }
+    finish_cycle();
+  }
+
+  // b_0 = f + boundary terms; FMG's b_l = R^l f + boundary terms at level l; u = 0.
+  void upload_source(const T* f) {
+    LevelData& top = level[0];
+    parasol::upload(top.b, f, top.b.size(), stream);
+    for (std::size_t l = 1; l < level.size(); ++l)
+      restrict_field(l - 1, l == 1 ? top.b.data() : level[l - 1].fmg_b.data(),
+                     level[l].fmg_b.data());
+    for (std::size_t l = 0; l < level.size(); ++l) {
+      LevelData& d = level[l];
+      T* b = l == 0 ? d.b.data() : d.fmg_b.data();
+      boundary_terms_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
+                              stream>>>(d.grid, boundary_terms(p, d.level), b);
+      PARASOL_CHECK_LAUNCH(stream);
+    }
+    const Level& n = top.level;
+    const dim3 rgrid = partials_grid(n.nx, n.ny, n.nz);
+    partials_kernel<Reading::field><<<rgrid, kCellBlock, 0, stream>>>(top.grid, top.b.data(),
+                                                                       kNone, partials.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    finish_kernel<<<1, kCellThreads, 0, stream>>>(
+        partials.data(), static_cast<int>(rgrid.x * rgrid.y * rgrid.z), false, 0.0, results.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream));
+    PARASOL_CUDA(cudaMemsetAsync(top.u.data(), 0, top.u.bytes(), stream));
+    stream.synchronize();
+    b_max = host_norms[0];
+    b_l2 = host_norms[1];
+  }
+
+  Outcome solve() {
+    const auto start = std::chrono::steady_clock::now();
+    Outcome out;
+    out.levels = static_cast<std::int64_t>(level.size());
+    out.b_max = b_max;
+    out.b_l2 = b_l2;
+    // Relative to b's norms; absolute where b = 0 (poisson.hpp).
+    const double max_scale = b_max > 0 ? b_max : 1.0, l2_scale = b_l2 > 0 ? b_l2 : 1.0;
+    double previous_l2 = 1.0;
+    const auto record = [&] {
+      stream.synchronize();
+      CycleReport c;
+      c.residual_max = host_norms[0] / max_scale;
+      c.residual_l2 = host_norms[1] / l2_scale;
+      c.factor = c.residual_l2 / previous_l2;
+      previous_l2 = c.residual_l2;
+      out.cycles.push_back(c);
+      return c.residual_max < p.tolerance;
+    };
+    bool met = false;
+    if (p.cycle == Cycle::fmg) {
+      replay(fmg_graph);
+      met = record();
+    } else {
+      PARASOL_CUDA(cudaMemsetAsync(level[0].u.data(), 0, level[0].u.bytes(), stream));
+    }
+    for (std::int64_t v = 0; v < p.max_cycles && !met; ++v) {
+      replay(v_graph);
+      met = record();
+    }
+    out.stop = met ? StopReason::tolerance : StopReason::max_iterations;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+};
+
+template <class T>
+DeviceSolver<T>::DeviceSolver(const Params& p) : impl_(std::make_unique<Impl>(p)) {}
+template <class T>
+DeviceSolver<T>::~DeviceSolver() = default;
+
+template <class T>
+void DeviceSolver<T>::upload_source(const T* f) {
+  impl_->upload_source(f);
+}
+template <class T>
+Outcome DeviceSolver<T>::solve() {
+  return impl_->solve();
+}
+template <class T>
+void DeviceSolver<T>::download(T* u) {
+  const auto& u0 = impl_->level[0].u;
+  parasol::download(u0, u, u0.size(), impl_->stream);
+}
+template <class T>
+void DeviceSolver<T>::poison() {
+  for (auto& d : impl_->level) {
+    fill_bytes(d.u, 0xFF, impl_->stream);
+    if (!d.previous.empty()) fill_bytes(d.previous, 0xFF, impl_->stream);
+  }
+  impl_->stream.synchronize();
+}
+template <class T>
+cudaStream_t DeviceSolver<T>::stream() const {
+  return impl_->stream;
+}
+template <class T>
+void DeviceSolver<T>::enqueue_fmg() {
+  impl_->replay(impl_->fmg_graph);
+}
+template <class T>
+void DeviceSolver<T>::enqueue_v_cycle() {
+  impl_->replay(impl_->v_graph);
+}
+template <class T>
+void DeviceSolver<T>::enqueue_fine_sweep() {
+  impl_->enqueue_fine_residual();
+}
+template <class T>
+std::int64_t DeviceSolver<T>::levels() const {
+  return static_cast<std::int64_t>(impl_->level.size());
+}
+
+template std::size_t device_bytes<float>(const Params&);
+template std::size_t device_bytes<double>(const Params&);
+template class DeviceSolver<float>;
+template class DeviceSolver<double>;
+
+}  // namespace parasol::poisson

@@ -1,0 +1,373 @@
+// poisson's device kernels, one idea each: smoothers, residual, transfers between levels, boundary
+// data, the bottom solve and the deterministic reductions. device.cu strings them into cycles.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/reduce.cuh"
+#include "solvers/poisson/stencil.cuh"
+
+namespace parasol::poisson {
+
+// Cell kernels run 32 x 8 blocks over x and y (a warp on a row, so loads along x coalesce).
+inline constexpr int kCellX = 32, kCellY = 8;
+inline constexpr int kCellThreads = kCellX * kCellY;
+inline constexpr int kBottomThreads = 256;
+
+// What a reduction accumulates: a sum (of squares, or of values) and a max of magnitudes, which
+// starts at 0.
+struct SumMax {
+  double sum, max;
+};
+struct SumMaxOp {
+  __device__ SumMax operator()(SumMax a, SumMax b) const {
+    return {a.sum + b.sum, Max{}(a.max, b.max)};  // a NaN anywhere is the max
+  }
+};
+
+// Over a block of kCellThreads threads of any shape; the result is valid in its first thread.
+__device__ inline SumMax block_sum_max(SumMax value) {
+  constexpr int kWarps = kCellThreads / 32;
+  __shared__ SumMax per_warp[kWarps];
+  const int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  value = warp_reduce(value, SumMaxOp{});
+  if (t % 32 == 0) per_warp[t / 32] = value;
+  __syncthreads();
+  if (t < 32) {
+    value = t < kWarps ? per_warp[t] : SumMax{0.0, 0.0};
+    value = warp_reduce(value, SumMaxOp{});
+  }
+  return value;
+}
+
+__device__ inline bool first_thread() {
+  return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+}
+__device__ inline std::int64_t block_rank() {
+  return blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+// r = b - A u at a cell: the one residual every kernel uses.
+template <class T>
+__device__ __forceinline__ T residual_at(const LevelGrid<T>& g, const T* u, const T* b, int i,
+                                         int j, int k, std::int64_t at) {
+  return b[at] - apply_operator(g, u, i, j, k, at);
+}
+
+// One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
+// cell's update reads, are not written. Only on levels whose periodic axes are even.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    rbgs_kernel(LevelGrid<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    if (((i + j + k) & 1) != colour) return;
+    const T d = diagonal(g, i, j, k);
+    if (d != T(0)) u[at] += residual_at(g, u, b, i, j, k, at) / d;
+  });
+}
+
+// One Chebyshev step, Jacobi order: next = u + c1 (u - previous) + c2 D^-1 (b - A u), written over
+// `previous` (each cell reads only its own previous value). The first step of a smoothing has no
+// previous iterate and does not read it.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    chebyshev_kernel(LevelGrid<T> g, const T* __restrict__ u, T* __restrict__ previous,
+                     const T* __restrict__ b, T c1, T c2, bool first) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    const T d = diagonal(g, i, j, k);
+    const T c = u[at];
+    const T momentum = first ? T(0) : c1 * (c - previous[at]);
+    previous[at] = d != T(0) ? c + momentum + c2 * residual_at(g, u, b, i, j, k, at) / d : c;
+  });
+}
+
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    residual_kernel(LevelGrid<T> g, const T* __restrict__ u, const T* __restrict__ b,
+                    T* __restrict__ r) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    r[at] = residual_at(g, u, b, i, j, k, at);
+  });
+}
+
+// The mean of a coarse cell's 8 children, summed z, y, x in order: `child(at)` gives a fine
+// value, so restriction of a field and of a residual computed on the fly add the same numbers in
+// the same order.
+template <class T, class Child>
+__device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine, int i, int j, int k,
+                                              Child&& child) {
+  T sum = T(0);
+#pragma unroll
+  for (int dk = 0; dk < 2; ++dk)
+#pragma unroll
+    for (int dj = 0; dj < 2; ++dj)
+#pragma unroll
+      for (int di = 0; di < 2; ++di) {
+        const int fi = 2 * i + di, fj = 2 * j + dj, fk = 2 * k + dk;
+        sum += child(fi, fj, fk, fi + fine.nx * (fj + static_cast<std::int64_t>(fine.ny) * fk));
+      }
+  return sum * T(0.125);
+}
+
+// coarse = R fine (plain: a field, the residual or a source).
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    restrict_kernel(LevelGrid<T> fine, int cnx, int cny, int cnz, const T* __restrict__ x,
+                    T* __restrict__ coarse) {
+  for_each_cell(cnx, cny, cnz, [&](int i, int j, int k, std::int64_t at) {
+    coarse[at] = mean_of_children(fine, i, j, k,
+                                  [&](int, int, int, std::int64_t f) { return x[f]; });
+  });
+}
+
+// coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    residual_restrict_kernel(LevelGrid<T> fine, int cnx, int cny, int cnz, const T* __restrict__ u,
+                             const T* __restrict__ b, T* __restrict__ coarse) {
+  for_each_cell(cnx, cny, cnz, [&](int i, int j, int k, std::int64_t at) {
+    coarse[at] = mean_of_children(fine, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
+      return residual_at(fine, u, b, fi, fj, fk, f);
+    });
+  });
+}
+
+// u += P e: each fine cell gets its parent's value (the V-cycle's piecewise constant
+// prolongation), the correction added where it is prolonged.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    prolong_correct_kernel(LevelGrid<T> fine, int cnx, int cny, T* __restrict__ u,
+                           const T* __restrict__ e) {
+  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+    u[at] += e[(i >> 1) + cnx * ((j >> 1) + static_cast<std::int64_t>(cny) * (k >> 1))];
+  });
+}
+
+// The ghost rule with boundary data, per face: ghost = factor * inside + data (Dirichlet -u_0 + 2g,
+// Neumann u_0 + h g at the level's spacing, periodic: the other end).
+template <class T>
+struct GhostData {
+  T data[6];  // x_min, x_max, y_min, y_max, z_min, z_max
+};
+
+// u_fine = P u_coarse, trilinear (FMG): per axis 3/4 of the parent and 1/4 of its neighbour on the
+// child's side, that neighbour beyond a face being the coarse ghost with the boundary data. Past
+// two or three faces (a corner) the rules apply in the order z, y, x.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, GhostData<T> ghost,
+                             T* __restrict__ u, const T* __restrict__ uc) {
+  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+    const int ci = i >> 1, cj = j >> 1, ck = k >> 1;
+    const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
+    // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
+    const auto value = [&](int a, int b, int c) {
+      int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
+      // Which face each axis passes (-1 none), and the cell inside it.
+      const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
+        if (v < 0) {
+          if (lo == kPeriodicGhost) v += n; else { v = 0; return 2 * axis; }
+        } else if (v >= n) {
+          if (hi == kPeriodicGhost) v -= n; else { v = n - 1; return 2 * axis + 1; }
+        }
+        return -1;
+      };
+      const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
+      const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
+      const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
+      T v = uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)];
+      const auto apply = [&](int face) {
+        if (face < 0) return;
+        const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
+        v = T(factor) * v + ghost.data[face];
+      };
+      apply(fz);
+      apply(fy);
+      apply(fx);
+      return v;
+    };
+    constexpr T kNear = T(0.75), kFar = T(0.25);
+    T sum = T(0);
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+#pragma unroll
+      for (int b = 0; b < 2; ++b)
+#pragma unroll
+        for (int a = 0; a < 2; ++a)
+          sum += (a ? kFar : kNear) * (b ? kFar : kNear) * (c ? kFar : kNear) * value(a, b, c);
+    u[at] = sum;
+  });
+}
+
+// b += the boundary data moved across each face (problem.hpp's add_boundary_terms, at this
+// level's spacing): `term` per face is Dirichlet 2g/h^2, Neumann g/h, periodic 0; faces in order.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    boundary_terms_kernel(LevelGrid<T> g, GhostData<double> term, T* __restrict__ b) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    const int index[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+    double v = static_cast<double>(b[at]);
+    bool any = false;
+#pragma unroll
+    for (int axis = 0; axis < 3; ++axis) {
+      if (index[axis] == 0 && g.lo[axis] != kPeriodicGhost) {
+        v += term.data[2 * axis];
+        any = true;
+      }
+      if (index[axis] == n[axis] - 1 && g.hi[axis] != kPeriodicGhost) {
+        v += term.data[2 * axis + 1];
+        any = true;
+      }
+    }
+    if (any) b[at] = static_cast<T>(v);
+  });
+}
+
+// What a reduction over a level reads per cell.
+enum class Reading { field, residual, value };
+
+// Per-block partials over a level: field: sum of x^2 and max |x|; residual: the same of
+// b - A u; value: the sum of x (for means). The grid is fixed for a level, so the partials, and
+// the one-block pass that adds them in order, give the same bits every time.
+template <Reading kRead, class T>
+__global__ void __launch_bounds__(kCellThreads)
+    partials_kernel(LevelGrid<T> g, const T* __restrict__ x, const T* __restrict__ b,
+                    SumMax* __restrict__ partials) {
+  SumMax acc{0.0, 0.0};
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    if constexpr (kRead == Reading::value) {
+      acc.sum += static_cast<double>(x[at]);
+    } else {
+      const double v = kRead == Reading::field ? static_cast<double>(x[at])
+                                               : static_cast<double>(residual_at(g, x, b, i, j, k, at));
+      acc.sum += v * v;
+      acc.max = Max{}(acc.max, fabs(v));
+    }
+  });
+  acc = block_sum_max(acc);
+  if (first_thread()) partials[block_rank()] = acc;
+}
+
+// out[0] = max, out[1] = sqrt(sum) (norms), or out[0] = sum / cells (a mean), from the partials in
+// index order, on one block of kCellThreads threads.
+__global__ void __launch_bounds__(kCellThreads)
+    finish_kernel(const SumMax* __restrict__ partials, int count, bool mean, double cells,
+                  double* __restrict__ out) {
+  SumMax acc{0.0, 0.0};
+  for (int p = threadIdx.x; p < count; p += kCellThreads) acc = SumMaxOp{}(acc, partials[p]);
+  acc = block_sum_max(acc);
+  if (threadIdx.x == 0) {
+    if (mean) {
+      out[0] = acc.sum / cells;
+    } else {
+      out[0] = acc.max;
+      out[1] = sqrt(acc.sum);
+    }
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    subtract_kernel(LevelGrid<T> g, T* __restrict__ u, const double* __restrict__ mean) {
+  const T m = static_cast<T>(*mean);
+  for_each_cell(g.nx, g.ny, g.nz, [&](int, int, int, std::int64_t at) { u[at] -= m; });
+}
+
+// How the bottom level is solved: `sweeps` smoother sweeps, from u = 0 or from the u there; for a
+// singular problem the right-hand side's mean is removed before and u's after.
+struct BottomPlan {
+  int sweeps = 0;
+  bool from_zero = true;
+  bool singular = false;
+  bool chebyshev = false;
+  const double2* steps = nullptr;  // Chebyshev (c1, c2) per sweep, on the device
+};
+
+// The mean over the bottom level of x (minus `shift`), by the whole block, in double.
+template <class T>
+__device__ double bottom_mean(const T* x, std::int64_t n) {
+  __shared__ double mean;
+  double s = 0.0;
+  for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) s += static_cast<double>(x[at]);
+  s = block_reduce<kBottomThreads>(s, Sum{});
+  if (threadIdx.x == 0) mean = s / static_cast<double>(n);
+  __syncthreads();
+  const double m = mean;
+  __syncthreads();  // `mean` is rewritten by the next call
+  return m;
+}
+
+// The bottom level on one block. Every sweep computes all the new values of a colour (red-black)
+// or of the step (Chebyshev) before writing any, with a barrier between, so no value read in a
+// sweep is one being written by it: the order threads run in never shows in the result.
+template <class T>
+__global__ void __launch_bounds__(kBottomThreads)
+    bottom_kernel(LevelGrid<T> g, T* u, T* previous, const T* b, T* scratch, BottomPlan plan) {
+  const std::int64_t n = g.cells();
+  const T shift = plan.singular ? static_cast<T>(bottom_mean(b, n)) : T(0);
+  const auto cell = [&](std::int64_t at, int& i, int& j, int& k) {
+    i = static_cast<int>(at % g.nx);
+    j = static_cast<int>((at / g.nx) % g.ny);
+    k = static_cast<int>(at / (static_cast<std::int64_t>(g.nx) * g.ny));
+  };
+  // The residual with the shifted right-hand side: (b - shift) - A u.
+  const auto residual = [&](const T* v, int i, int j, int k, std::int64_t at) {
+    return (b[at] - shift) - apply_operator(g, v, i, j, k, at);
+  };
+  if (plan.from_zero) {
+    for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] = T(0);
+    __syncthreads();
+  }
+  if (!plan.chebyshev) {
+    for (int s = 0; s < plan.sweeps; ++s) {
+      for (int colour = 0; colour < 2; ++colour) {
+        for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+          int i, j, k;
+          cell(at, i, j, k);
+          if (((i + j + k) & 1) != colour) continue;
+          const T d = diagonal(g, i, j, k);
+          scratch[at] = d != T(0) ? u[at] + residual(u, i, j, k, at) / d : u[at];
+        }
+        __syncthreads();
+        for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+          int i, j, k;
+          cell(at, i, j, k);
+          if (((i + j + k) & 1) == colour) u[at] = scratch[at];
+        }
+        __syncthreads();
+      }
+    }
+  } else {
+    T* current = u;
+    T* next = previous;  // holds the iterate before `current`, overwritten by the one after
+    for (int s = 0; s < plan.sweeps; ++s) {
+      const T c1 = static_cast<T>(plan.steps[s].x), c2 = static_cast<T>(plan.steps[s].y);
+      for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+        int i, j, k;
+        cell(at, i, j, k);
+        const T d = diagonal(g, i, j, k);
+        const T c = current[at];
+        const T momentum = s == 0 ? T(0) : c1 * (c - next[at]);
+        next[at] = d != T(0) ? c + momentum + c2 * residual(current, i, j, k, at) / d : c;
+      }
+      __syncthreads();
+      T* const swap = current;
+      current = next;
+      next = swap;
+    }
+    if (current != u) {
+      for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] = current[at];
+      __syncthreads();
+    }
+  }
+  if (plan.singular) {
+    const T m = static_cast<T>(bottom_mean(u, n));
+    for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] -= m;
+  }
+}
+
+}  // namespace parasol::poisson

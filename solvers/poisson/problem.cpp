@@ -1,0 +1,156 @@
+#include "solvers/poisson/problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/error.hpp"
+
+namespace parasol::poisson {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::int64_t end_plane(std::int64_t nz, std::int64_t z_end) { return z_end < 0 ? nz : z_end; }
+
+// One axis of the manufactured solution: φ(t) with φ'' = −k² φ, fitting the axis's two faces.
+struct Mode {
+  enum Shape { sine, cosine } shape;
+  double k;
+  double at(double t) const { return shape == sine ? std::sin(k * t) : std::cos(k * t); }
+};
+
+Mode mode(FaceKind lo, FaceKind hi, double length) {
+  using F = FaceKind;
+  if (lo == F::periodic) return {Mode::sine, 2 * kPi / length};
+  if (lo == F::dirichlet && hi == F::dirichlet) return {Mode::sine, kPi / length};
+  if (lo == F::neumann && hi == F::neumann) return {Mode::cosine, kPi / length};
+  // A quarter wave: 0 (or flat) at the min face, flat (or 0) at the max.
+  return {lo == F::dirichlet ? Mode::sine : Mode::cosine, kPi / (2 * length)};
+}
+
+// Fills planes [z_begin, z_end) with value(x, y, z) at the cell centres.
+template <class Value>
+std::vector<double> on_cells(const Params& p, std::int64_t z_begin, std::int64_t z_end,
+                             Value value) {
+  z_end = end_plane(p.nz, z_end);
+  std::vector<double> out(static_cast<std::size_t>(p.nx * p.ny * (z_end - z_begin)));
+#pragma omp parallel for
+  for (std::int64_t k = z_begin; k < z_end; ++k)
+    for (std::int64_t j = 0; j < p.ny; ++j)
+      for (std::int64_t i = 0; i < p.nx; ++i)
+        out[static_cast<std::size_t>(i + p.nx * (j + p.ny * (k - z_begin)))] =
+            value((static_cast<double>(i) + 0.5) * p.hx, (static_cast<double>(j) + 0.5) * p.hy,
+                  (static_cast<double>(k) + 0.5) * p.hz);
+  return out;
+}
+
+double gaussian(double r2, double width) { return std::exp(-r2 / (2 * width * width)); }
+
+}  // namespace
+
+std::vector<double> manufactured_solution(const Params& p, std::int64_t z_begin,
+                                          std::int64_t z_end) {
+  const Mode mx = mode(p.x_min.kind, p.x_max.kind, static_cast<double>(p.nx) * p.hx);
+  const Mode my = mode(p.y_min.kind, p.y_max.kind, static_cast<double>(p.ny) * p.hy);
+  const Mode mz = mode(p.z_min.kind, p.z_max.kind, static_cast<double>(p.nz) * p.hz);
+  const double a = p.source.amplitude;
+  return on_cells(p, z_begin, z_end,
+                  [&](double x, double y, double z) { return a * mx.at(x) * my.at(y) * mz.at(z); });
+}
+
+std::vector<double> make_source(const Params& p, std::int64_t z_begin, std::int64_t z_end) {
+  const double lx = static_cast<double>(p.nx) * p.hx, ly = static_cast<double>(p.ny) * p.hy,
+               lz = static_cast<double>(p.nz) * p.hz;
+  const double width = p.source.width * std::min({lx, ly, lz});
+  switch (p.source.kind) {
+    case SourceKind::zero:
+      return std::vector<double>(
+          static_cast<std::size_t>(p.nx * p.ny * (end_plane(p.nz, z_end) - z_begin)), 0.0);
+    case SourceKind::gaussian: {
+      const double cx = p.source.centre[0] * lx, cy = p.source.centre[1] * ly,
+                   cz = p.source.centre[2] * lz, a = p.source.amplitude;
+      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
+        return a * gaussian((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz), width);
+      });
+    }
+    case SourceKind::charges: {
+      // Each charge's Gaussian integrates to q over all space, so f is a charge density.
+      const double norm = 1 / std::pow(2 * kPi * width * width, 1.5);
+      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
+        double f = 0;
+        for (const auto& c : p.source.charges) {
+          const double dx = x - c[0] * lx, dy = y - c[1] * ly, dz = z - c[2] * lz;
+          f += c[3] * norm * gaussian(dx * dx + dy * dy + dz * dz, width);
+        }
+        return f;
+      });
+    }
+    case SourceKind::manufactured: {
+      // −∇² of a product of modes is Σ k² times it.
+      const Mode mx = mode(p.x_min.kind, p.x_max.kind, lx);
+      const Mode my = mode(p.y_min.kind, p.y_max.kind, ly);
+      const Mode mz = mode(p.z_min.kind, p.z_max.kind, lz);
+      const double scale = p.source.amplitude * (p.alpha + mx.k * mx.k + my.k * my.k + mz.k * mz.k);
+      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
+        return scale * mx.at(x) * my.at(y) * mz.at(z);
+      });
+    }
+    case SourceKind::file: break;
+  }
+  throw Error("poisson: source.kind = \"file\" is read by the front end, not made");
+}
+
+void add_boundary_terms(const Params& p, const Level& l, std::vector<double>& b,
+                        std::int64_t z_begin, std::int64_t z_end) {
+  z_end = end_plane(l.nz, z_end);
+  const std::int64_t n[3] = {l.nx, l.ny, l.nz};
+  const double h[3] = {l.hx, l.hy, l.hz};
+  // The ghost's data moved across: Dirichlet u_g = 2g − u_0 leaves 2g/h² on the right, Neumann
+  // u_g = u_0 + h g leaves g/h.
+  double term[6];
+  for (int f = 0; f < 6; ++f) {
+    const Face& face = p.face(f);
+    const double hf = h[f / 2];
+    term[f] = face.kind == FaceKind::dirichlet ? 2 * face.value / (hf * hf)
+              : face.kind == FaceKind::neumann ? face.value / hf
+                                               : 0.0;
+  }
+#pragma omp parallel for
+  for (std::int64_t k = z_begin; k < z_end; ++k)
+    for (std::int64_t j = 0; j < l.ny; ++j)
+      for (std::int64_t i = 0; i < l.nx; ++i) {
+        const std::int64_t at[3] = {i, j, k};
+        double add = 0;
+        for (int axis = 0; axis < 3; ++axis) {
+          if (at[axis] == 0) add += term[2 * axis];
+          if (at[axis] == n[axis] - 1) add += term[2 * axis + 1];
+        }
+        if (add != 0) b[static_cast<std::size_t>(i + l.nx * (j + l.ny * (k - z_begin)))] += add;
+      }
+}
+
+double compensated_sum(const std::vector<double>& values) {
+  double sum = 0, compensation = 0;
+  for (double v : values) {
+    const double t = sum + v;
+    compensation += std::abs(sum) >= std::abs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+  }
+  return sum + compensation;
+}
+
+double compatibility_shift(const Params& p, const std::vector<double>& f) {
+  if (!singular(p)) return 0;
+  std::vector<double> b = f;
+  add_boundary_terms(p, levels(p).front(), b);
+  return compensated_sum(b) / static_cast<double>(b.size());
+}
+
+double make_compatible(const Params& p, std::vector<double>& f) {
+  const double shift = compatibility_shift(p, f);
+  if (shift != 0)
+    for (double& v : f) v -= shift;
+  return shift;
+}
+
+}  // namespace parasol::poisson

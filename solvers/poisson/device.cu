@@ -64,14 +64,13 @@ GhostData<double> boundary_terms(const Params& p, const Level& level) {
 
 // The data part of each face's ghost at a level (poisson.hpp's FMG prolongation): Dirichlet 2g,
 // Neumann h g, periodic none.
-template <class T>
-GhostData<T> ghost_data(const Params& p, const Level& level) {
-  GhostData<T> d{};
+GhostData<double> ghost_data(const Params& p, const Level& level) {
+  GhostData<double> d{};
   for (int face = 0; face < 6; ++face) {
     const Face& f = p.face(face);
-    d.data[face] = static_cast<T>(f.kind == FaceKind::dirichlet ? 2 * f.value
-                                  : f.kind == FaceKind::neumann ? spacing(level, face / 2) * f.value
-                                                                : 0.0);
+    d.data[face] = f.kind == FaceKind::dirichlet ? 2 * f.value
+                   : f.kind == FaceKind::neumann ? spacing(level, face / 2) * f.value
+                                                 : 0.0;
   }
   return d;
 }
@@ -355,7 +354,7 @@ struct DeviceSolver<T>::Impl {
       LevelData& d = level[l];
       const LevelData& c = level[l + 1];
       prolong_trilinear_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
-                                 stream>>>(d.grid, c.grid, ghost_data<T>(p, c.level), d.u.data(),
+                                 stream>>>(d.grid, c.grid, ghost_data(p, c.level), d.u.data(),
                                            c.u.data());
       PARASOL_CHECK_LAUNCH(stream);
       cycle_from(l, rhs(l));
@@ -407,7 +406,7 @@ struct DeviceSolver<T>::Impl {
       CycleReport c;
       c.residual_max = host_norms[0] / max_scale;
       c.residual_l2 = host_norms[1] / l2_scale;
-      c.factor = c.residual_l2 / previous_l2;
+      c.factor = previous_l2 > 0 ? c.residual_l2 / previous_l2 : 0.0;
       previous_l2 = c.residual_l2;
       out.cycles.push_back(c);
       return c.residual_max < p.tolerance;

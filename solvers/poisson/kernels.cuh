@@ -156,74 +156,79 @@ struct GhostData {
 
 // u_fine = P u_coarse, trilinear (FMG): per axis 3/4 of the parent and 1/4 of its neighbour on the
 // child's side, that neighbour beyond a face being the coarse ghost with the boundary data. Past
-// two or three faces (a corner) the rules apply in the order z, y, x.
+// two or three faces (a corner) the rules apply z first, then y, then x, as the gold resolves
+// them; in double, as the gold computes, then rounded once.
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
-    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, GhostData<T> ghost,
+    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, GhostData<double> ghost,
                              T* __restrict__ u, const T* __restrict__ uc) {
   for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
     const int ci = i >> 1, cj = j >> 1, ck = k >> 1;
     const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
+    // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped).
+    const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
+      if (v < 0) {
+        if (lo == kPeriodicGhost) {
+          v += n;
+          return -1;
+        }
+        v = 0;
+        return 2 * axis;
+      }
+      if (v >= n) {
+        if (hi == kPeriodicGhost) {
+          v -= n;
+          return -1;
+        }
+        v = n - 1;
+        return 2 * axis + 1;
+      }
+      return -1;
+    };
     // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
     const auto value = [&](int a, int b, int c) {
       int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
-      // Which face each axis passes (-1 none), and the cell inside it.
-      const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
-        if (v < 0) {
-          if (lo == kPeriodicGhost) v += n; else { v = 0; return 2 * axis; }
-        } else if (v >= n) {
-          if (hi == kPeriodicGhost) v -= n; else { v = n - 1; return 2 * axis + 1; }
-        }
-        return -1;
-      };
       const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
       const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
       const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
-      T v = uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)];
+      double v = static_cast<double>(uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)]);
       const auto apply = [&](int face) {
         if (face < 0) return;
         const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
-        v = T(factor) * v + ghost.data[face];
+        v = factor * v + ghost.data[face];
       };
       apply(fz);
       apply(fy);
       apply(fx);
       return v;
     };
-    constexpr T kNear = T(0.75), kFar = T(0.25);
-    T sum = T(0);
+    double sum = 0.0;
 #pragma unroll
     for (int c = 0; c < 2; ++c)
 #pragma unroll
       for (int b = 0; b < 2; ++b)
 #pragma unroll
         for (int a = 0; a < 2; ++a)
-          sum += (a ? kFar : kNear) * (b ? kFar : kNear) * (c ? kFar : kNear) * value(a, b, c);
-    u[at] = sum;
+          sum += (a ? 0.25 : 0.75) * (b ? 0.25 : 0.75) * (c ? 0.25 : 0.75) * value(a, b, c);
+    u[at] = static_cast<T>(sum);
   });
 }
 
 // b += the boundary data moved across each face (problem.hpp's add_boundary_terms, at this
-// level's spacing): `term` per face is Dirichlet 2g/h^2, Neumann g/h, periodic 0; faces in order.
+// level's spacing): `term` per face is Dirichlet 2g/h^2, Neumann g/h, periodic 0. A cell's terms
+// are added up first, in face order, then to b in double, as the gold does.
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     boundary_terms_kernel(LevelGrid<T> g, GhostData<double> term, T* __restrict__ b) {
   for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
     const int index[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
-    double v = static_cast<double>(b[at]);
-    bool any = false;
+    double add = 0.0;
 #pragma unroll
     for (int axis = 0; axis < 3; ++axis) {
-      if (index[axis] == 0 && g.lo[axis] != kPeriodicGhost) {
-        v += term.data[2 * axis];
-        any = true;
-      }
-      if (index[axis] == n[axis] - 1 && g.hi[axis] != kPeriodicGhost) {
-        v += term.data[2 * axis + 1];
-        any = true;
-      }
+      if (index[axis] == 0) add += term.data[2 * axis];
+      if (index[axis] == n[axis] - 1) add += term.data[2 * axis + 1];
     }
-    if (any) b[at] = static_cast<T>(v);
+    if (add != 0.0) b[at] = static_cast<T>(static_cast<double>(b[at]) + add);
   });
 }
 

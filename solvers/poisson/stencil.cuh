@@ -49,7 +49,8 @@ __device__ __forceinline__ T above(const T* u, std::int64_t at, int i, int n, st
 }
 
 // How much of a cell's own value comes back through the neighbour on one side: the ghost factor
-// at a Dirichlet or Neumann face, 1 where a periodic axis has one cell (its neighbour is itself).
+// at a Dirichlet or Neumann face, and 1 where a periodic axis has one cell (its neighbour is
+// itself twice over, so the axis adds nothing to the diagonal, as poisson.hpp's diagonal() says).
 __device__ __forceinline__ int self_weight(int i, int n, signed char ghost, bool low) {
   const bool edge = low ? i == 0 : i == n - 1;
   if (!edge) return 0;
@@ -71,7 +72,8 @@ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, i
 }
 
 // The diagonal of A at cell (i, j, k): alpha + sum over axes of (2 - self weights) / h^2. Zero
-// only for one cell with every axis periodic and alpha = 0, which smoothers leave alone.
+// only where alpha = 0 and every axis is one cell, Neumann or periodic: that cell's equation is
+// 0 = 0, and smoothers leave it alone (the gold's inverse diagonal is 0 there).
 template <class T>
 __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int j, int k) {
   const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);

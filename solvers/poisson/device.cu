@@ -18,63 +18,6 @@
 namespace parasol::poisson {
 namespace {
 
-signed char ghost_factor(FaceKind k) {
-  switch (k) {
-    case FaceKind::dirichlet: return -1;
-    case FaceKind::neumann: return 1;
-    case FaceKind::periodic: break;
-  }
-  return kPeriodicGhost;
-}
-
-template <class T>
-LevelGrid<T> grid_of(const Params& p, const Level& level) {
-  LevelGrid<T> g;
-  g.nx = static_cast<int>(level.nx);
-  g.ny = static_cast<int>(level.ny);
-  g.nz = static_cast<int>(level.nz);
-  g.cx = static_cast<T>(1.0 / (level.hx * level.hx));
-  g.cy = static_cast<T>(1.0 / (level.hy * level.hy));
-  g.cz = static_cast<T>(1.0 / (level.hz * level.hz));
-  g.alpha = static_cast<T>(p.alpha);
-  for (int axis = 0; axis < 3; ++axis) {
-    g.lo[axis] = ghost_factor(p.face(axis, 0).kind);
-    g.hi[axis] = ghost_factor(p.face(axis, 1).kind);
-  }
-  return g;
-}
-
-double spacing(const Level& level, int axis) {
-  return axis == 0 ? level.hx : axis == 1 ? level.hy : level.hz;
-}
-
-// What the boundary data add to a boundary cell's right-hand side, per face, at a level's spacing
-// (problem.hpp's add_boundary_terms): Dirichlet 2g/h^2, Neumann g/h.
-GhostData<double> boundary_terms(const Params& p, const Level& level) {
-  GhostData<double> t{};
-  for (int face = 0; face < 6; ++face) {
-    const Face& f = p.face(face);
-    const double h = spacing(level, face / 2);
-    t.data[face] = f.kind == FaceKind::dirichlet ? 2 * f.value / (h * h)
-                   : f.kind == FaceKind::neumann ? f.value / h
-                                                 : 0.0;
-  }
-  return t;
-}
-
-// The data part of each face's ghost at a level (poisson.hpp's FMG prolongation): Dirichlet 2g,
-// Neumann h g, periodic none.
-GhostData<double> ghost_data(const Params& p, const Level& level) {
-  GhostData<double> d{};
-  for (int face = 0; face < 6; ++face) {
-    const Face& f = p.face(face);
-    d.data[face] = f.kind == FaceKind::dirichlet ? 2 * f.value
-                   : f.kind == FaceKind::neumann ? spacing(level, face / 2) * f.value
-                                                 : 0.0;
-  }
-  return d;
-}
-
 dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
   return grid_for(blocks_to_cover(nx, ny, nz, Shape{kCellX, kCellY, 1}));
 }

@@ -147,87 +147,130 @@ __global__ void __launch_bounds__(kCellThreads)
   });
 }
 
-// The ghost rule with boundary data, per face: ghost = factor * inside + data (Dirichlet -u_0 + 2g,
-// Neumann u_0 + h g at the level's spacing, periodic: the other end).
-template <class T>
-struct GhostData {
-  T data[6];  // x_min, x_max, y_min, y_max, z_min, z_max
+// A number per face, x_min, x_max, y_min, y_max, z_min, z_max: the data part of each ghost (the
+// ghost is factor * inside + data: Dirichlet -u_0 + 2g, Neumann u_0 + h g at the level's spacing),
+// or the boundary terms a right-hand side gets.
+struct PerFace {
+  double value[6];
 };
 
-// u_fine = P u_coarse, trilinear (FMG): per axis 3/4 of the parent and 1/4 of its neighbour on the
-// child's side, that neighbour beyond a face being the coarse ghost with the boundary data. Past
-// two or three faces (a corner) the rules apply z first, then y, then x, as the gold resolves
-// them; in double, as the gold computes, then rounded once.
+inline double spacing(const Level& level, int axis) {
+  return axis == 0 ? level.hx : axis == 1 ? level.hy : level.hz;
+}
+
+// What the boundary data add to a boundary cell's right-hand side, per face, at a level's spacing
+// (problem.hpp's add_boundary_terms): Dirichlet 2g/h^2, Neumann g/h.
+inline PerFace boundary_terms(const Params& p, const Level& level) {
+  PerFace t{};
+  for (int face = 0; face < 6; ++face) {
+    const Face& f = p.face(face);
+    const double h = spacing(level, face / 2);
+    t.value[face] = f.kind == FaceKind::dirichlet ? 2 * f.value / (h * h)
+                    : f.kind == FaceKind::neumann ? f.value / h
+                                                  : 0.0;
+  }
+  return t;
+}
+
+// The data part of each face's ghost at a level (poisson.hpp's FMG prolongation): Dirichlet 2g,
+// Neumann h g, periodic none.
+inline PerFace ghost_data(const Params& p, const Level& level) {
+  PerFace d{};
+  for (int face = 0; face < 6; ++face) {
+    const Face& f = p.face(face);
+    d.value[face] = f.kind == FaceKind::dirichlet ? 2 * f.value
+                    : f.kind == FaceKind::neumann ? spacing(level, face / 2) * f.value
+                                                  : 0.0;
+  }
+  return d;
+}
+
+// (P u_coarse) at fine cell (i, j, k), trilinear (FMG): per axis 3/4 of the parent and 1/4 of its
+// neighbour on the child's side, that neighbour beyond a face being the coarse ghost with the
+// boundary data. Past two or three faces (a corner) the rules apply z first, then y, then x, as
+// the gold resolves them; in double, as the gold computes.
+template <class T>
+__host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
+                                               const PerFace& ghost, const T* uc, int i,
+                                               int j, int k) {
+  const int ci = i >> 1, cj = j >> 1, ck = k >> 1;
+  const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
+  // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped).
+  const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
+    if (v < 0) {
+      if (lo == kPeriodicGhost) {
+        v += n;
+        return -1;
+      }
+      v = 0;
+      return 2 * axis;
+    }
+    if (v >= n) {
+      if (hi == kPeriodicGhost) {
+        v -= n;
+        return -1;
+      }
+      v = n - 1;
+      return 2 * axis + 1;
+    }
+    return -1;
+  };
+  // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
+  const auto value = [&](int a, int b, int c) {
+    int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
+    const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
+    const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
+    const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
+    double v = static_cast<double>(uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)]);
+    const auto apply = [&](int face) {
+      if (face < 0) return;
+      const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
+      v = factor * v + ghost.value[face];
+    };
+    apply(fz);
+    apply(fy);
+    apply(fx);
+    return v;
+  };
+  double sum = 0.0;
+  for (int c = 0; c < 2; ++c)
+    for (int b = 0; b < 2; ++b)
+      for (int a = 0; a < 2; ++a)
+        sum += (a ? 0.25 : 0.75) * (b ? 0.25 : 0.75) * (c ? 0.25 : 0.75) * value(a, b, c);
+  return sum;
+}
+
+// u_fine = P u_coarse, trilinear (FMG), rounded once to T.
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
-    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, GhostData<double> ghost,
+    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, PerFace ghost,
                              T* __restrict__ u, const T* __restrict__ uc) {
   for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
-    const int ci = i >> 1, cj = j >> 1, ck = k >> 1;
-    const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
-    // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped).
-    const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
-      if (v < 0) {
-        if (lo == kPeriodicGhost) {
-          v += n;
-          return -1;
-        }
-        v = 0;
-        return 2 * axis;
-      }
-      if (v >= n) {
-        if (hi == kPeriodicGhost) {
-          v -= n;
-          return -1;
-        }
-        v = n - 1;
-        return 2 * axis + 1;
-      }
-      return -1;
-    };
-    // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
-    const auto value = [&](int a, int b, int c) {
-      int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
-      const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
-      const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
-      const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
-      double v = static_cast<double>(uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)]);
-      const auto apply = [&](int face) {
-        if (face < 0) return;
-        const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
-        v = factor * v + ghost.data[face];
-      };
-      apply(fz);
-      apply(fy);
-      apply(fx);
-      return v;
-    };
-    double sum = 0.0;
-#pragma unroll
-    for (int c = 0; c < 2; ++c)
-#pragma unroll
-      for (int b = 0; b < 2; ++b)
-#pragma unroll
-        for (int a = 0; a < 2; ++a)
-          sum += (a ? 0.25 : 0.75) * (b ? 0.25 : 0.75) * (c ? 0.25 : 0.75) * value(a, b, c);
-    u[at] = static_cast<T>(sum);
+    u[at] = static_cast<T>(trilinear_at(coarse, ghost, uc, i, j, k));
   });
 }
 
-// b += the boundary data moved across each face (problem.hpp's add_boundary_terms, at this
-// level's spacing): `term` per face is Dirichlet 2g/h^2, Neumann g/h, periodic 0. A cell's terms
-// are added up first, in face order, then to b in double, as the gold does.
+// The boundary terms of cell (i, j, k) (problem.hpp's add_boundary_terms, at this level's
+// spacing): `term` per face is Dirichlet 2g/h^2, Neumann g/h, periodic 0, added up in face order
+// as the gold does.
+template <class T>
+__host__ __device__ inline double boundary_term_at(const LevelGrid<T>& g, const PerFace& term,
+                                                   int i, int j, int k) {
+  const int index[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  double add = 0.0;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (index[axis] == 0) add += term.value[2 * axis];
+    if (index[axis] == n[axis] - 1) add += term.value[2 * axis + 1];
+  }
+  return add;
+}
+
+// b += its boundary terms, in double, rounded once.
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
-    boundary_terms_kernel(LevelGrid<T> g, GhostData<double> term, T* __restrict__ b) {
+    boundary_terms_kernel(LevelGrid<T> g, PerFace term, T* __restrict__ b) {
   for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
-    const int index[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
-    double add = 0.0;
-#pragma unroll
-    for (int axis = 0; axis < 3; ++axis) {
-      if (index[axis] == 0) add += term.data[2 * axis];
-      if (index[axis] == n[axis] - 1) add += term.data[2 * axis + 1];
-    }
+    const double add = boundary_term_at(g, term, i, j, k);
     if (add != 0.0) b[at] = static_cast<T>(static_cast<double>(b[at]) + add);
   });
 }

@@ -5,12 +5,15 @@
 // right-hand side when the source was uploaded, so every level solves with them.
 //
 // Every kernel that needs A u or the diagonal calls these two functions, so the plain and fused
-// variants compute the same sums in the same order and agree to the bit.
+// variants compute the same sums in the same order and agree to the bit. They compile for the
+// host too, where tests/poisson_stencil_test.cu checks them against the gold.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/launch.cuh"
+#include "solvers/poisson/params.hpp"
+#include "solvers/poisson/poisson.hpp"
 
 namespace parasol::poisson {
 
@@ -32,16 +35,43 @@ struct LevelGrid {
   __host__ __device__ std::int64_t sz() const { return static_cast<std::int64_t>(nx) * ny; }
 };
 
+inline signed char ghost_factor(FaceKind k) {
+  switch (k) {
+    case FaceKind::dirichlet: return -1;
+    case FaceKind::neumann: return 1;
+    case FaceKind::periodic: break;
+  }
+  return kPeriodicGhost;
+}
+
+// A level of the hierarchy as the kernels take it.
+template <class T>
+LevelGrid<T> grid_of(const Params& p, const Level& level) {
+  LevelGrid<T> g;
+  g.nx = static_cast<int>(level.nx);
+  g.ny = static_cast<int>(level.ny);
+  g.nz = static_cast<int>(level.nz);
+  g.cx = static_cast<T>(1.0 / (level.hx * level.hx));
+  g.cy = static_cast<T>(1.0 / (level.hy * level.hy));
+  g.cz = static_cast<T>(1.0 / (level.hz * level.hz));
+  g.alpha = static_cast<T>(p.alpha);
+  for (int axis = 0; axis < 3; ++axis) {
+    g.lo[axis] = ghost_factor(p.face(axis, 0).kind);
+    g.hi[axis] = ghost_factor(p.face(axis, 1).kind);
+  }
+  return g;
+}
+
 // The neighbour below (i - 1) of a cell at index i of n along an axis of stride s.
 template <class T>
-__device__ __forceinline__ T below(const T* u, std::int64_t at, int i, int n, std::int64_t s,
+__host__ __device__ __forceinline__ T below(const T* u, std::int64_t at, int i, int n, std::int64_t s,
                                    signed char ghost, T centre) {
   if (i > 0) return u[at - s];
   if (ghost == kPeriodicGhost) return u[at + (n - 1) * s];
   return T(ghost) * centre;
 }
 template <class T>
-__device__ __forceinline__ T above(const T* u, std::int64_t at, int i, int n, std::int64_t s,
+__host__ __device__ __forceinline__ T above(const T* u, std::int64_t at, int i, int n, std::int64_t s,
                                    signed char ghost, T centre) {
   if (i < n - 1) return u[at + s];
   if (ghost == kPeriodicGhost) return u[at - (n - 1) * s];
@@ -51,7 +81,7 @@ __device__ __forceinline__ T above(const T* u, std::int64_t at, int i, int n, st
 // How much of a cell's own value comes back through the neighbour on one side: the ghost factor
 // at a Dirichlet or Neumann face, and 1 where a periodic axis has one cell (its neighbour is
 // itself twice over, so the axis adds nothing to the diagonal, as poisson.hpp's diagonal() says).
-__device__ __forceinline__ int self_weight(int i, int n, signed char ghost, bool low) {
+__host__ __device__ __forceinline__ int self_weight(int i, int n, signed char ghost, bool low) {
   const bool edge = low ? i == 0 : i == n - 1;
   if (!edge) return 0;
   if (ghost == kPeriodicGhost) return n == 1 ? 1 : 0;
@@ -60,7 +90,7 @@ __device__ __forceinline__ int self_weight(int i, int n, signed char ghost, bool
 
 // A u at cell (i, j, k), index `at`. Axes in the order x, y, z, each as (2c - below - above).
 template <class T>
-__device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, int i, int j, int k,
+__host__ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, int i, int j, int k,
                                             std::int64_t at) {
   const T c = u[at];
   const std::int64_t sy = g.sy(), sz = g.sz();
@@ -75,7 +105,7 @@ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, i
 // only where alpha = 0 and every axis is one cell, Neumann or periodic: that cell's equation is
 // 0 = 0, and smoothers leave it alone (the gold's inverse diagonal is 0 there).
 template <class T>
-__device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int j, int k) {
+__host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int j, int k) {
   const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);
   const int wy = 2 - self_weight(j, g.ny, g.lo[1], true) - self_weight(j, g.ny, g.hi[1], false);
   const int wz = 2 - self_weight(k, g.nz, g.lo[2], true) - self_weight(k, g.nz, g.hi[2], false);

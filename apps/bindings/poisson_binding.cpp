@@ -1,0 +1,436 @@
+// poisson's binding: the source made or read, the multigrid solved (the CPU gold, or the GPU's
+// DeviceSolver where this build has it), and an honest account of it: the residual norms and
+// convergence factor of every cycle, the stop reason, and on a manufactured solution the
+// discretisation error and, over study.refinements grids, the observed order of accuracy.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/fits.hpp"
+#include "apps/solver_run.hpp"
+#include "io/input_file.hpp"
+#include "io/read_keys.hpp"
+#include "io/xdmf.hpp"
+#include "kernels/finite.hpp"
+#include "solvers/poisson/check.hpp"
+#include "solvers/poisson/keys.hpp"
+#include "solvers/poisson/poisson.hpp"
+#include "solvers/poisson/problem.hpp"
+#if __has_include("solvers/poisson/device.hpp")
+#include "solvers/poisson/device.hpp"
+#define PARASOL_POISSON_DEVICE 1
+#endif
+
+namespace parasol::app {
+namespace {
+
+using poisson::Cycle;
+using poisson::Outcome;
+using poisson::Params;
+using poisson::SourceKind;
+using poisson::SweepParams;
+
+std::string extent(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  return std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+}
+std::string extent(const Params& p) { return extent(p.nx, p.ny, p.nz); }
+
+// "9.6e-05": residuals and errors a decade apart line up as orders of magnitude.
+std::string sci(double value) { return formatted("%.1e", value); }
+
+// "FMG + V(2,2) rbgs".
+std::string method(const Params& p) {
+  return std::string(p.cycle == Cycle::fmg ? "FMG + " : "") + "V(" + std::to_string(p.pre_sweeps) +
+         "," + std::to_string(p.post_sweeps) + ") " + std::string(name(p.smoother));
+}
+
+// The grid of refinement `r` below the run's: each side halved r times, the spacing doubled.
+Params coarser(const Params& p, std::int64_t r) {
+  Params q = p;
+  q.nx >>= r;
+  q.ny >>= r;
+  q.nz >>= r;
+  const double scale = static_cast<double>(std::int64_t{1} << r);
+  q.hx *= scale;
+  q.hy *= scale;
+  q.hz *= scale;
+  q.refinements = 1;
+  return q;
+}
+
+// f from source.file: nz x ny x nx values, x fastest, in double.
+std::vector<double> read_source(const io::ParamTable& t, const Params& p) {
+  const char* key = "source.dataset";
+  const std::unique_ptr<io::ResultReader> in = io::open_input_file(p.source.file, "source.file");
+  io::Dataset<double> data =
+      io::naming_key(key, [&] { return in->read_dataset<double>(p.source.dataset, {3}); });
+  const std::vector<std::uint64_t> want{static_cast<std::uint64_t>(p.nz),
+                                        static_cast<std::uint64_t>(p.ny),
+                                        static_cast<std::uint64_t>(p.nx)};
+  if (data.dims != want)
+    throw InputError(t.source_of(key), key,
+                     "expected a dataset of " + io::shape_text(want) +
+                         " values ([nz][ny][nx], the grid's cells), got " +
+                         io::shape_text(data.dims) + " in " + p.source.file);
+  for (double v : data.values)
+    if (!std::isfinite(v))
+      throw InputError(t.source_of(key), key,
+                       "expected finite values of f, found " + std::to_string(v) + " in " +
+                           p.source.file);
+  return std::move(data.values);
+}
+
+// A discretisation error: max and rms of u − u* over the cells.
+struct Error {
+  double max = 0, rms = 0;
+};
+
+template <class T>
+Error error_against(const std::vector<T>& u, const std::vector<double>& exact) {
+  const FieldDifference d = compare(u, exact);
+  return {d.max_abs, d.rms};
+}
+
+template <class T>
+class PoissonRun final : public SolverRun<Params> {
+ public:
+  using SolverRun::SolverRun;
+
+  void prepare(const RunSetup& setup) override {
+    take(setup);
+#ifndef PARASOL_POISSON_DEVICE
+    if (gpu_)
+      throw parasol::Error(
+          "poisson: the GPU multigrid is not in this build yet; run with --backend cpu");
+#endif
+    // The levels hold four fields each (x, b, r and the smoother's scratch) in T, 8/7 of the
+    // grid in all; f, the gold's u and the manufactured solution are in double beside them.
+    const double cells = static_cast<double>(p_.cells());
+    require_host_memory(t_.source(), "grid", "a " + extent(p_) + " grid needs",
+                        cells * (4.0 * 8 / 7 * sizeof(T) + 3.0 * sizeof(double)));
+    if (p_.source.kind == SourceKind::file) f_ = read_source(t_, p_);
+  }
+
+  std::string describe() const override {
+    std::string where = "CPU gold solver";
+#ifdef PARASOL_POISSON_DEVICE
+    if (gpu_) where = std::string(name(p_.variant)) + " on " + current_device().name;
+#endif
+    return extent(p_) + " cells " + std::string(name(p_.precision)) + ", " + method(p_) + ", " +
+           where + ", tolerance " + formatted("%g", p_.tolerance);
+  }
+
+  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
+    return {io::xdmf_path_for(result)};
+  }
+
+  void write_method(io::ResultFile& out) const override {
+    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
+    out.set_attribute("/method", "smoother", std::string(name(p_.smoother)));
+    out.set_attribute("/method", "cycle", std::string(name(p_.cycle)));
+    write_chosen_by(out);
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
+    const auto start = std::chrono::steady_clock::now();
+    if (p_.source.kind != SourceKind::file) f_ = poisson::make_source(p_);
+    shift_ = poisson::make_compatible(p_, f_);
+    timings.add("setup", seconds_since(start));
+    outcome_ = solve_in_place(p_, f_, u_);
+    // A converging multigrid stays within the size of the solution; a NaN or infinity means the
+    // data overflowed T (validate() keeps the face values representable, not f's products).
+    require_finite("poisson: the field u", u_);
+    timings.add("compute", outcome_.seconds);
+
+    if (p_.source.kind != SourceKind::manufactured) return;
+    const auto study = std::chrono::steady_clock::now();
+    errors_.push_back(error_against(u_, poisson::manufactured_solution(p_)));
+    for (std::int64_t r = 1; r < p_.refinements; ++r) {
+      const Params q = coarser(p_, r);
+      std::vector<double> f = poisson::make_source(q);
+      poisson::make_compatible(q, f);
+      std::vector<T> u;
+      (void)solve_in_place(q, f, u);
+      errors_.push_back(error_against(u, poisson::manufactured_solution(q)));
+    }
+    if (p_.refinements > 1) timings.add("refinements", seconds_since(study));
+  }
+
+  void report(io::ResultFile& out) override {
+    const std::vector<poisson::CycleReport>& c = outcome_.cycles;
+    std::vector<double> residual_max, residual_l2, factor;
+    for (const auto& r : c) {
+      residual_max.push_back(r.residual_max);
+      residual_l2.push_back(r.residual_l2);
+      factor.push_back(r.factor);
+    }
+    const std::int64_t vcycles = static_cast<std::int64_t>(c.size()) - (fmg() ? 1 : 0);
+    out.set_attribute("/diagnostics", "cycles", vcycles);
+    out.set_attribute("/diagnostics", "fmg", fmg());
+    out.set_attribute("/diagnostics", "levels", outcome_.levels);
+    out.set_attribute("/diagnostics", "residual_max", residual_max);
+    out.set_attribute("/diagnostics", "residual_l2", residual_l2);
+    out.set_attribute("/diagnostics", "factor", factor);
+    out.set_attribute("/diagnostics", "rhs_max", outcome_.b_max);
+    out.set_attribute("/diagnostics", "rhs_l2", outcome_.b_l2);
+    out.set_attribute("/diagnostics", "converged", converged());
+    out.set_attribute("/diagnostics", "stop_reason", std::string(name(outcome_.stop)));
+    out.set_attribute("/diagnostics", "singular", poisson::singular(p_));
+    out.set_attribute("/diagnostics", "source_shift", shift_);
+
+    say(formatted("%-6s %-12s %-12s %s", "cycle", "max |r|/|b|", "l2 |r|/|b|", "factor"));
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const std::string label = fmg() && i == 0 ? "fmg" : "v " + std::to_string(i + (fmg() ? 0 : 1));
+      say(formatted("%-6s %-12s %-12s %.3f", label.c_str(), sci(c[i].residual_max).c_str(),
+                    sci(c[i].residual_l2).c_str(), c[i].factor));
+    }
+    const std::vector<poisson::Level> levels = poisson::levels(p_);
+    const poisson::Level& coarsest = levels.back();
+    const std::string after = (fmg() ? std::string("FMG and ") : std::string()) +
+                              std::to_string(vcycles) + " V-cycles (" +
+                              std::to_string(levels.size()) + " levels, down to " +
+                              extent(coarsest.nx, coarsest.ny, coarsest.nz) + ")";
+    const double last = c.empty() ? NAN : c.back().residual_max;
+    if (converged())
+      say("converged: relative residual " + sci(last) + " < " + formatted("%g", p_.tolerance) +
+          " after " + after);
+    else if (p_.tolerance > 0)
+      say("NOT converged: relative residual " + sci(last) + " > " + formatted("%g", p_.tolerance) +
+          " after " + after + "; iteration.max_cycles reached");
+    else
+      say("relative residual " + sci(last) + " after " + after + " (no tolerance set)");
+    if (poisson::singular(p_))
+      say("singular (no Dirichlet face, α = 0): f shifted by " + sci(-shift_) +
+          " to make the problem solvable, and u's mean set to 0");
+
+    if (!errors_.empty()) {
+      out.set_attribute("/diagnostics", "error_max", errors_[0].max);
+      out.set_attribute("/diagnostics", "error_rms", errors_[0].rms);
+      say("discretisation error against the manufactured solution: max " + sci(errors_[0].max) +
+          ", rms " + sci(errors_[0].rms));
+    }
+    if (errors_.size() > 1) {
+      // errors_[r] is of the grid with 2^r times fewer cells per side: order = log2 of the ratio.
+      std::vector<double> orders, maxima, cells_x;
+      for (std::size_t r = 0; r < errors_.size(); ++r) {
+        maxima.push_back(errors_[r].max);
+        cells_x.push_back(static_cast<double>(p_.nx >> r));
+      }
+      for (std::size_t r = 0; r + 1 < errors_.size(); ++r)
+        orders.push_back(std::log2(errors_[r + 1].max / errors_[r].max));
+      out.set_attribute("/diagnostics", "refinement_error_max", maxima);
+      out.set_attribute("/diagnostics", "refinement_nx", cells_x);
+      out.set_attribute("/diagnostics", "observed_orders", orders);
+      out.set_attribute("/diagnostics", "observed_order", orders.front());
+      std::string ladder;
+      for (std::size_t r = errors_.size(); r-- > 0;)
+        ladder += (ladder.empty() ? "" : ", ") + sci(errors_[r].max) + " at nx " +
+                  std::to_string(p_.nx >> r);
+      say(formatted("observed order of accuracy %.2f (max errors ", orders.front()) + ladder + ")");
+    }
+    const double rate = 1e-6 * static_cast<double>(p_.cells()) / outcome_.seconds;
+    out.set_attribute("/timings", "munknowns_per_s", rate);
+    say("compute " + short_number(outcome_.seconds) + " s, " + short_number(rate) +
+        " M unknowns/s");
+  }
+
+  std::optional<std::string> unconverged() const override {
+    if (converged()) return std::nullopt;
+    if (p_.tolerance > 0)
+      return "NOT converged after " + std::to_string(outcome_.cycles.size()) +
+             " cycles (relative residual " + sci(outcome_.cycles.back().residual_max) + " > " +
+             formatted("%g", p_.tolerance) + ")";
+    return "no tolerance was set (iteration.tolerance = 0): the run had no criterion to meet";
+  }
+
+  Reproducibility reproducibility() const override {
+    return {true, "every cell's update is the same arithmetic in a fixed order, and every norm "
+                  "and mean is summed plane by plane in a fixed order, whatever the threads"};
+  }
+
+  Agreement check() override {
+    std::vector<double> gold;
+    (void)poisson::solve_gold(p_, f_, gold);
+    return poisson::agreement(p_, f_, u_, gold);
+  }
+
+  double work() const override {
+    return static_cast<double>(p_.cells()) * static_cast<double>(outcome_.cycles.size());
+  }
+
+  // One smoother sweep of the finest level is one parallel loop over its planes.
+  std::int64_t parallel_items() const override { return p_.cells(); }
+
+  void write(Output& out) override {
+    const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(p_.nz),
+                                          static_cast<std::uint64_t>(p_.ny),
+                                          static_cast<std::uint64_t>(p_.nx)};
+    if (!out.write_share("/fields/u", dims, 0, dims[0], u_.data())) return;
+    out.file->set_attribute("/fields/u", "spacing", std::vector<double>{p_.hx, p_.hy, p_.hz});
+    out.file->set_attribute("/fields/u", "layout",
+                            std::string("[nz][ny][nx], x fastest, at cell centres"));
+    io::UniformGrid3 grid;
+    grid.points = {dims[2], dims[1], dims[0]};
+    grid.origin = {p_.hx / 2, p_.hy / 2, p_.hz / 2};
+    grid.spacing = {p_.hx, p_.hy, p_.hz};
+    const std::filesystem::path& path = out.file->path();
+    out.sidecars.push_back({io::xdmf_path_for(path),
+                            io::xdmf_text(path.filename().string(), grid,
+                                          {"/fields/u", "u", int(sizeof(T))})});
+  }
+
+ private:
+  static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  bool fmg() const { return p_.cycle == Cycle::fmg; }
+  bool converged() const { return outcome_.stop == StopReason::tolerance; }
+
+  // The solve of `q` with source `f` into `u`, on the backend the run was given.
+  Outcome solve_in_place(const Params& q, const std::vector<double>& f, std::vector<T>& u) {
+    const std::vector<T> source(f.begin(), f.end());
+#ifdef PARASOL_POISSON_DEVICE
+    if (gpu_) {
+      poisson::DeviceSolver<T> solver(q);
+      solver.upload_source(source.data());
+      const Outcome o = solver.solve();
+      u.resize(source.size());
+      solver.download(u.data());
+      return o;
+    }
+#endif
+    return poisson::solve_gold(q, source, u);
+  }
+
+  std::vector<double> f_;  // the source, in double, compatible when the problem is singular
+  double shift_ = 0;       // subtracted from f for a singular problem
+  std::vector<T> u_;
+  Outcome outcome_;
+  std::vector<Error> errors_;  // manufactured only: this grid's, then each coarser one's
+};
+
+template <class T>
+class PoissonStudy final : public SolverStudy<Params, SweepParams> {
+ public:
+  using SolverStudy::SolverStudy;
+
+  void prepare() override {
+#ifndef PARASOL_POISSON_DEVICE
+    throw parasol::Error("poisson sweep: the GPU multigrid is not in this build yet");
+#else
+    for (poisson::Variant v : s_.variants)
+      for (poisson::Smoother m : s_.smoothers)
+        for (Cycle c : s_.cycles) configurations_.push_back({v, m, c});
+    f_ = p_.source.kind == SourceKind::file ? read_source(t_, p_) : poisson::make_source(p_);
+    poisson::make_compatible(p_, f_);
+    gold_.clear();
+    (void)poisson::solve_gold(p_, f_, gold_);
+#endif
+  }
+
+  std::string describe() const override {
+    return extent(p_) + " cells " + std::string(name(p_.precision)) + " on " +
+           current_device().name;
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 8}, {"smoother", "smoother", 10}, {"cycle", "cycle", 6}},
+            {"gunknowns_per_s", "Gunknowns/s", 12, 2},
+            std::nullopt,
+            {"l2_difference", "l2 diff", 11, 3, 'g'},
+            {{"cycles", "cycles", 7, 0}}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const Config& c : configurations_)
+      cells.push_back({std::string(name(c.variant)), std::string(name(c.smoother)),
+                       std::string(name(c.cycle))});
+    return cells;
+  }
+
+  Measurement measure(std::size_t i) override {
+    Measurement m;
+#ifdef PARASOL_POISSON_DEVICE
+    Params q = p_;
+    q.variant = configurations_[i].variant;
+    q.smoother = configurations_[i].smoother;
+    q.cycle = configurations_[i].cycle;
+    const std::vector<T> source(f_.begin(), f_.end());
+    poisson::DeviceSolver<T> solver(q);
+    solver.upload_source(source.data());
+    solver.poison();
+    Outcome o = solver.solve();
+    std::vector<T> u(source.size());
+    solver.download(u.data());
+    m.agreement = poisson::agreement(q, f_, u, gold_);
+    double total = 0;
+    for (std::int64_t r = 0; s_.repeats.more(r, total); ++r) {
+      o = solver.solve();
+      total += o.seconds;
+      m.seconds.push_back(o.seconds);
+    }
+    m.extras = {static_cast<std::int64_t>(o.cycles.size())};
+#else
+    (void)i;
+#endif
+    return m;
+  }
+
+  // One solve: FMG and V-cycles to the tolerance, over the grid's cells.
+  double units_per_run() const override { return static_cast<double>(p_.cells()); }
+
+  void write_attributes(io::ResultFile& out) const override {
+    out.set_attribute("/sweep", "cells", p_.cells());
+  }
+
+  InputError nothing_to_time() const override {
+    return InputError(t_.source_of("sweep.variants"), "sweep.variants",
+                      "at least one variant, smoother and cycle");
+  }
+
+ private:
+  struct Config {
+    poisson::Variant variant;
+    poisson::Smoother smoother;
+    Cycle cycle;
+  };
+  std::vector<Config> configurations_;
+  std::vector<double> f_, gold_;
+};
+
+std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
+  return io::read_checked(t, [&] { return io::read_keys(t, poisson::keys(), path); },
+                          [&] { return io::read_keys(t, poisson::sweep_keys(), path); });
+}
+
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
+  Params p = read(t, path).first;
+  const bool single = p.precision == poisson::Precision::single;
+  return in_precision<Run, PoissonRun>(single, t, std::move(p));
+}
+
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
+  auto [p, s] = read(t, path);
+  const bool single = p.precision == poisson::Precision::single;
+  return in_precision<Study, PoissonStudy>(single, t, std::move(p), std::move(s));
+}
+
+}  // namespace
+
+Binding poisson_binding() {
+  Binding b{"poisson",
+            "3D Poisson and Helmholtz equations by geometric multigrid (Dirichlet, Neumann and "
+            "periodic faces)",
+            make_run, make_study};
+  b.keys = [] { return declared(poisson::keys(), poisson::sweep_keys()); };
+  b.examples = {"inputs/poisson.toml", "inputs/poisson-periodic.toml", "inputs/poisson-512.toml"};
+  return b;
+}
+
+}  // namespace parasol::app

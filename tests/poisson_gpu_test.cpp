@@ -136,11 +136,8 @@ void expect_same_history(const Outcome& a, const Outcome& b, const std::string& 
 
 using Case = std::tuple<Variant, Smoother, Precision, Problem>;
 
-}  // namespace
-
+// The problem's name in test listings instead of its raw bytes.
 void PrintTo(const Problem& p, std::ostream* out) { *out << p.name; }
-
-namespace {
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const auto& [variant, smoother, precision, problem] = info.param;

@@ -2,6 +2,7 @@
 // kernels of kernels.cuh, each cycle captured once into a CUDA graph and replayed.
 #include "solvers/poisson/device.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/making.hpp"
@@ -38,6 +40,12 @@ bool uses_residual_field(const Params& p, std::size_t level) {
   return level == 0 || p.variant == Variant::plain;  // level 0's: the benchmark's sweep writes it
 }
 
+// A second field per level, which sweeps that cannot write in place write into: Chebyshev's steps
+// (Jacobi order) and the fused red-black sweep (a tile's neighbours still read the old values).
+bool uses_second_field(const Params& p) {
+  return p.smoother == Smoother::chebyshev || p.variant == Variant::fused;
+}
+
 }  // namespace
 
 template <class T>
@@ -48,7 +56,7 @@ std::size_t device_bytes(const Params& p) {
     const auto cells = static_cast<std::size_t>(all[l].cells());
     int fields = 2;  // u, b
     if (uses_residual_field(p, l)) ++fields;
-    if (p.smoother == Smoother::chebyshev) ++fields;  // the previous iterate
+    if (uses_second_field(p)) ++fields;
     if (l > 0) ++fields;                               // FMG's right-hand side
     if (l + 1 == all.size()) ++fields;                 // the bottom solve's scratch
     values += fields * cells;
@@ -61,7 +69,13 @@ struct DeviceSolver<T>::Impl {
   struct LevelData {
     Level level;
     LevelGrid<T> grid;
+    // u is in `u`, or in `previous` after an odd number of sweeps that write into the other field
+    // (in_previous): each graph's enqueueing follows where, from u in `u` at its start, and ends
+    // with level 0's u back in `u`.
     DeviceBuffer<T> u, b, r, previous, fmg_b;
+    bool in_previous = false;
+    T* current() { return in_previous ? previous.data() : u.data(); }
+    T* other() { return in_previous ? u.data() : previous.data(); }
   };
 
   Params p;
@@ -74,6 +88,7 @@ struct DeviceSolver<T>::Impl {
   PinnedBuffer<double> host_norms;
   std::vector<ChebyshevStep> pre_steps, post_steps;
   double b_max = 0, b_l2 = 0;
+  int multiprocessors = 0;
   cudaGraphExec_t fmg_graph = nullptr, v_graph = nullptr;
 
   explicit Impl(const Params& params) : p(params), partials(kMaxPartials), results(4), host_norms(2) {
@@ -88,6 +103,7 @@ struct DeviceSolver<T>::Impl {
     if (bytes > free_bytes)
       throw Error("poisson: cannot allocate" + making_context(what, free_bytes, total_bytes));
     while_making(what, [&] { allocate(); });
+    multiprocessors = multiprocessor_count();
     if (p.smoother == Smoother::chebyshev) {
       pre_steps = chebyshev_steps(p.pre_sweeps);
       post_steps = chebyshev_steps(p.post_sweeps);
@@ -117,7 +133,7 @@ struct DeviceSolver<T>::Impl {
       d.u = DeviceBuffer<T>(cells);
       d.b = DeviceBuffer<T>(cells);
       if (uses_residual_field(p, l)) d.r = DeviceBuffer<T>(cells);
-      if (p.smoother == Smoother::chebyshev) d.previous = DeviceBuffer<T>(cells);
+      if (uses_second_field(p)) d.previous = DeviceBuffer<T>(cells);
       if (l > 0) d.fmg_b = DeviceBuffer<T>(cells);
     }
     scratch = DeviceBuffer<T>(static_cast<std::size_t>(all.back().cells()));
@@ -128,6 +144,7 @@ struct DeviceSolver<T>::Impl {
 
   template <class Enqueue>
   cudaGraphExec_t capture(Enqueue&& enqueue) {
+    for (LevelData& d : level) d.in_previous = false;
     PARASOL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     cudaGraph_t graph = nullptr;
     try {
@@ -155,24 +172,63 @@ struct DeviceSolver<T>::Impl {
   void smooth(std::size_t l, const T* b, std::int64_t sweeps, const std::vector<ChebyshevStep>& steps) {
     LevelData& d = level[l];
     const dim3 grid = cell_grid(d.level.nx, d.level.ny, d.level.nz);
-    if (p.smoother == Smoother::rbgs) {
-      for (std::int64_t s = 0; s < sweeps; ++s)
-        for (int colour = 0; colour < 2; ++colour) {
-          rbgs_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.u.data(), b, colour);
-          PARASOL_CHECK_LAUNCH(stream);
-        }
+    if (p.smoother == Smoother::chebyshev) {
+      // The fused pass holds a smoothing's first two steps, whose second's previous iterate is the
+      // pass's input; a third step would need the second's previous iterate stored as well, so
+      // other sweep counts run the steps one by one.
+      if (p.variant == Variant::fused && sweeps == 2) {
+        fused_pass(d, b,
+                   ChebyshevPass<T>{static_cast<T>(steps[0].c2), static_cast<T>(steps[1].c1),
+                                    static_cast<T>(steps[1].c2)});
+        return;
+      }
+      for (std::int64_t s = 0; s < sweeps; ++s) {
+        chebyshev_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.current(), d.other(), b,
+                                                           static_cast<T>(steps[s].c1),
+                                                           static_cast<T>(steps[s].c2), s == 0);
+        PARASOL_CHECK_LAUNCH(stream);
+        d.in_previous = !d.in_previous;
+      }
       return;
     }
-    T* current = d.u.data();
-    T* next = d.previous.data();
-    for (std::int64_t s = 0; s < sweeps; ++s) {
-      chebyshev_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, current, next, b,
-                                                         static_cast<T>(steps[s].c1),
-                                                         static_cast<T>(steps[s].c2), s == 0);
-      PARASOL_CHECK_LAUNCH(stream);
-      std::swap(current, next);
+    if (p.variant == Variant::fused) {
+      for (std::int64_t s = 0; s < sweeps; ++s) fused_pass(d, b, RedBlackPass<T>{});
+      return;
     }
-    if (current != d.u.data()) copy_on_device(d.u, current, d.u.size(), stream);
+    for (std::int64_t s = 0; s < sweeps; ++s)
+      for (int colour = 0; colour < 2; ++colour) {
+        rbgs_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.current(), b, colour);
+        PARASOL_CHECK_LAUNCH(stream);
+      }
+  }
+
+  // One fused pass (kernels.cuh), into the other field. Tiles of the inner kFusedX - 2 by
+  // kFusedY - 2 columns; their z range cut into chunks until the grid holds about four blocks a
+  // multiprocessor (each runs 512 threads), chunks of at least 4 planes, whose two extra planes of
+  // the first half-step cost at most half a pass's reads more.
+  template <class Pass>
+  void fused_pass(LevelData& d, const T* b, Pass pass) {
+    const std::int64_t tiles_x = ceil_div(d.level.nx, kFusedX - 2);
+    const std::int64_t tiles_y = ceil_div(d.level.ny, kFusedY - 2);
+    const std::int64_t wanted = ceil_div(4 * static_cast<std::int64_t>(multiprocessors), tiles_x * tiles_y);
+    const std::int64_t chunks_wanted = std::clamp<std::int64_t>(wanted, 1, ceil_div(d.level.nz, 4));
+    const std::int64_t z_chunk = ceil_div(d.level.nz, chunks_wanted);
+    const std::int64_t chunks = ceil_div(d.level.nz, z_chunk);
+    const dim3 grid(static_cast<unsigned>(std::min(tiles_x, kMaxGridX)),
+                    static_cast<unsigned>(std::min(tiles_y, kMaxGridY)),
+                    static_cast<unsigned>(std::min(chunks, kMaxGridZ)));
+    fused_pass_kernel<<<grid, dim3(kFusedX, kFusedY, 1), 0, stream>>>(
+        pass, d.grid, tiles_x, tiles_y, static_cast<int>(z_chunk), chunks, d.current(), b,
+        d.other());
+    PARASOL_CHECK_LAUNCH(stream);
+    d.in_previous = !d.in_previous;
+  }
+
+  // u back in `u` (a device copy where the sweeps left it in `previous`).
+  void settle(LevelData& d) {
+    if (!d.in_previous) return;
+    copy_on_device(d.u, d.previous.data(), d.u.size(), stream);
+    d.in_previous = false;
   }
 
   // b of level l + 1 = R (b - A u) of level l.
@@ -182,13 +238,13 @@ struct DeviceSolver<T>::Impl {
     const Level& c = coarse.level;
     if (p.variant == Variant::fused) {
       residual_restrict_kernel<<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(
-          fine.grid, coarse.grid.nx, coarse.grid.ny, coarse.grid.nz, fine.u.data(), b,
+          fine.grid, coarse.grid.nx, coarse.grid.ny, coarse.grid.nz, fine.current(), b,
           coarse.b.data());
       PARASOL_CHECK_LAUNCH(stream);
       return;
     }
     residual_kernel<<<cell_grid(fine.level.nx, fine.level.ny, fine.level.nz), kCellBlock, 0,
-                      stream>>>(fine.grid, fine.u.data(), b, fine.r.data());
+                      stream>>>(fine.grid, fine.current(), b, fine.r.data());
     PARASOL_CHECK_LAUNCH(stream);
     restrict_field(l, fine.r.data(), coarse.b.data());
   }
@@ -200,6 +256,7 @@ struct DeviceSolver<T>::Impl {
     PARASOL_CHECK_LAUNCH(stream);
   }
 
+  // The bottom level's u is always in `u`: only the one-block solve writes it.
   void solve_bottom(const T* b, bool from_zero) {
     LevelData& d = level[bottom()];
     BottomPlan plan;
@@ -214,7 +271,7 @@ struct DeviceSolver<T>::Impl {
   }
 
   // The V-cycle of poisson.hpp at level `top` on A u = b_top: from u = 0 below the top level, from
-  // the u there at the top.
+  // the u there at the top, which ends in `u`.
   void cycle_from(std::size_t top, const T* b_top) {
     if (top == bottom()) {
       solve_bottom(b_top, false);
@@ -226,18 +283,20 @@ struct DeviceSolver<T>::Impl {
       restrict_residual(l, b);
       if (l + 1 < bottom()) {
         LevelData& c = level[l + 1];
+        c.in_previous = false;
         PARASOL_CUDA(cudaMemsetAsync(c.u.data(), 0, c.u.bytes(), stream));
       }
     }
     solve_bottom(level[bottom()].b.data(), true);
     for (std::size_t l = bottom(); l-- > top;) {
       LevelData& d = level[l];
+      LevelData& c = level[l + 1];
       prolong_correct_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
-                               stream>>>(d.grid, level[l + 1].grid.nx, level[l + 1].grid.ny,
-                                         d.u.data(), level[l + 1].u.data());
+                               stream>>>(d.grid, c.grid.nx, c.grid.ny, d.current(), c.current());
       PARASOL_CHECK_LAUNCH(stream);
       smooth(l, l == top ? b_top : d.b.data(), p.post_sweeps, post_steps);
     }
+    settle(level[top]);
   }
 
   // The solution's mean to 0 (singular problems), then the residual's norms into host_norms.
@@ -296,6 +355,7 @@ struct DeviceSolver<T>::Impl {
     for (std::size_t l = bottom(); l-- > 0;) {
       LevelData& d = level[l];
       const LevelData& c = level[l + 1];
+      d.in_previous = false;
       prolong_trilinear_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
                                  stream>>>(d.grid, c.grid, ghost_data(p, c.level), d.u.data(),
                                            c.u.data());

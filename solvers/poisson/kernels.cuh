@@ -58,15 +58,22 @@ __device__ __forceinline__ T residual_at(const LevelGrid<T>& g, const T* u, cons
   return b[at] - apply_operator(g, u, i, j, k, at);
 }
 
+// A red-black update of one cell from the values in u: u + (b - A u) / diag, or u where the
+// diagonal is 0. Both variants' sweeps and the fused sweep's recomputed cells call it.
+template <class T>
+__device__ __forceinline__ T red_black_update(const LevelGrid<T>& g, const T* u, const T* b, int i,
+                                              int j, int k, std::int64_t at) {
+  const T d = diagonal(g, i, j, k);
+  return d != T(0) ? u[at] + residual_at(g, u, b, i, j, k, at) / d : u[at];
+}
+
 // One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
 // cell's update reads, are not written. Only on levels whose periodic axes are even.
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     rbgs_kernel(LevelGrid<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
   for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
-    if (((i + j + k) & 1) != colour) return;
-    const T d = diagonal(g, i, j, k);
-    if (d != T(0)) u[at] += residual_at(g, u, b, i, j, k, at) / d;
+    if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, u, b, i, j, k, at);
   });
 }
 
@@ -83,6 +90,130 @@ __global__ void __launch_bounds__(kCellThreads)
     const T momentum = first ? T(0) : c1 * (c - previous[at]);
     previous[at] = d != T(0) ? c + momentum + c2 * residual_at(g, u, b, i, j, k, at) / d : c;
   });
+}
+
+// The fused variant's passes: two dependent half-steps in one pass over memory, from `u` into `out`
+// (never in place: a neighbouring tile still reads the old values). A red-black sweep is red then
+// black; a Chebyshev pass is a smoothing's first two steps.
+//
+// A block owns an xy tile with a one-cell halo (kFusedX x kFusedY columns, the inner
+// (kFusedX - 2) x (kFusedY - 2) written) and marches up z through its chunk of planes. At each
+// step, stage A computes the first half-step at plane k over the whole tile from the old values and
+// puts the plane in shared memory, keeping its own column's last three planes in registers; after
+// one barrier, stage B computes the second half-step at plane k - 1 over the inner tile, its x and
+// y neighbours from shared memory, its z neighbours from the registers, and writes the plane. A
+// periodic neighbour across the domain, outside every tile, is computed again where it is needed
+// (the first half-step reads only old values). Three shared planes in turn: stage A of step k + 1
+// writes the plane stage B of step k - 1 read, with step k's barrier between. The same
+// arithmetic on the same operands as the plain variant's kernels: the same bits.
+inline constexpr int kFusedX = 32, kFusedY = 16;
+
+// Red then black: stage A updates the red cells ((i + j + k) even) and passes the black ones on.
+template <class T>
+struct RedBlackPass {
+  __device__ T first(const LevelGrid<T>& g, const T* u, const T* b, int i, int j, int k,
+                     std::int64_t at) const {
+    return ((i + j + k) & 1) == 0 ? red_black_update(g, u, b, i, j, k, at) : u[at];
+  }
+  __device__ bool second_updates(int i, int j, int k) const { return ((i + j + k) & 1) == 1; }
+  __device__ T second(const LevelGrid<T>& g, const T* /*u*/, const T* b, T c, T xm, T xp, T ym,
+                      T yp, T zm, T zp, int i, int j, int k, std::int64_t at) const {
+    const T d = diagonal(g, i, j, k);
+    return d != T(0) ? c + (b[at] - apply_values(g, c, xm, xp, ym, yp, zm, zp)) / d : c;
+  }
+};
+
+// A smoothing's first two Chebyshev steps (chebyshev_kernel's arithmetic): the first has no
+// previous iterate; the second's is the pass's input.
+template <class T>
+struct ChebyshevPass {
+  T first_c2, c1, c2;
+  __device__ T first(const LevelGrid<T>& g, const T* u, const T* b, int i, int j, int k,
+                     std::int64_t at) const {
+    const T d = diagonal(g, i, j, k);
+    const T c = u[at];
+    return d != T(0) ? c + T(0) + first_c2 * residual_at(g, u, b, i, j, k, at) / d : c;
+  }
+  __device__ bool second_updates(int, int, int) const { return true; }
+  __device__ T second(const LevelGrid<T>& g, const T* u, const T* b, T c, T xm, T xp, T ym, T yp,
+                      T zm, T zp, int i, int j, int k, std::int64_t at) const {
+    const T d = diagonal(g, i, j, k);
+    const T momentum = c1 * (c - u[at]);
+    return d != T(0) ? c + momentum + c2 * (b[at] - apply_values(g, c, xm, xp, ym, yp, zm, zp)) / d
+                     : c;
+  }
+};
+
+// Stage A's value at (i, j, k) for a periodic neighbour across the domain, outside every tile.
+// Out of line: taken only at the domain's faces, and inlined six times it held the red-black pass
+// to one block a multiprocessor by registers.
+template <class T, class Pass>
+__device__ __noinline__ T first_across(const Pass& pass, const LevelGrid<T>& g, const T* u,
+                                       const T* b, int i, int j, int k) {
+  return pass.first(g, u, b, i, j, k, i + g.sy() * j + g.sz() * k);
+}
+
+template <class T, class Pass>
+__global__ void __launch_bounds__(kFusedX* kFusedY)
+    fused_pass_kernel(Pass pass, LevelGrid<T> g, std::int64_t tiles_x, std::int64_t tiles_y,
+                      int z_chunk, std::int64_t chunks, const T* __restrict__ u,
+                      const T* __restrict__ b, T* __restrict__ out) {
+  constexpr int OX = kFusedX - 2, OY = kFusedY - 2;
+  __shared__ T plane[3][kFusedY][kFusedX];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t sy = g.sy(), sz = g.sz();
+  for (std::int64_t chunk : block_stride_z(chunks))
+    for (std::int64_t by : block_stride_y(tiles_y))
+      for (std::int64_t bx : block_stride_x(tiles_x)) {
+        const int z0 = static_cast<int>(chunk) * z_chunk;
+        const int z1 = min(z0 + z_chunk, g.nz);
+        const int i = static_cast<int>(bx) * OX - 1 + tx;
+        const int j = static_cast<int>(by) * OY - 1 + ty;
+        const bool inside = i >= 0 && i < g.nx && j >= 0 && j < g.ny;
+        const bool writes = inside && tx >= 1 && tx <= kFusedX - 2 && ty >= 1 && ty <= kFusedY - 2;
+        const std::int64_t column = i + sy * j;
+        const auto across = [&](int ai, int aj, int ak) {
+          return first_across(pass, g, u, b, ai, aj, ak);
+        };
+        T below = T(0), centre = T(0), above = T(0);  // stage A's planes k - 2, k - 1, k here
+        for (int k = z0 - 1, step = 0; k <= z1; ++k, ++step) {
+          T a = T(0);
+          if (k >= 0 && k < g.nz && inside) a = pass.first(g, u, b, i, j, k, column + sz * k);
+          plane[step % 3][ty][tx] = a;
+          below = centre;
+          centre = above;
+          above = a;
+          __syncthreads();
+          const int kk = k - 1;
+          if (kk < z0 || kk >= z1 || !writes) continue;
+          const std::int64_t at = column + sz * kk;
+          T v = centre;
+          if (pass.second_updates(i, j, kk)) {
+            const T(*p)[kFusedX] = plane[(step + 2) % 3];  // plane kk, from the step before
+            const T xm = i > 0 ? p[ty][tx - 1]
+                         : g.lo[0] == kPeriodicGhost ? across(g.nx - 1, j, kk)
+                                                     : T(g.lo[0]) * centre;
+            const T xp = i < g.nx - 1 ? p[ty][tx + 1]
+                         : g.hi[0] == kPeriodicGhost ? across(0, j, kk)
+                                                     : T(g.hi[0]) * centre;
+            const T ym = j > 0 ? p[ty - 1][tx]
+                         : g.lo[1] == kPeriodicGhost ? across(i, g.ny - 1, kk)
+                                                     : T(g.lo[1]) * centre;
+            const T yp = j < g.ny - 1 ? p[ty + 1][tx]
+                         : g.hi[1] == kPeriodicGhost ? across(i, 0, kk)
+                                                     : T(g.hi[1]) * centre;
+            const T zm = kk > 0 ? below
+                         : g.lo[2] == kPeriodicGhost ? across(i, j, g.nz - 1)
+                                                     : T(g.lo[2]) * centre;
+            const T zp = kk < g.nz - 1 ? above
+                         : g.hi[2] == kPeriodicGhost ? across(i, j, 0)
+                                                     : T(g.hi[2]) * centre;
+            v = pass.second(g, u, b, centre, xm, xp, ym, yp, zm, zp, i, j, kk, at);
+          }
+          out[at] = v;
+        }
+        __syncthreads();  // the next tile's first stage A rewrites the planes
+      }
 }
 
 template <class T>

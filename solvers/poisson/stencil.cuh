@@ -88,17 +88,27 @@ __host__ __device__ __forceinline__ int self_weight(int i, int n, signed char gh
   return ghost;
 }
 
-// A u at cell (i, j, k), index `at`. Axes in the order x, y, z, each as (2c - below - above).
+// A u from a cell's value and its six neighbours (ghosts already resolved). Axes in the order
+// x, y, z, each as (2c - below - above): every kernel's sums, in the gold's order.
 template <class T>
-__host__ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, int i, int j, int k,
-                                            std::int64_t at) {
+__host__ __device__ __forceinline__ T apply_values(const LevelGrid<T>& g, T c, T xm, T xp, T ym,
+                                                   T yp, T zm, T zp) {
+  const T x = (c + c) - xm - xp;
+  const T y = (c + c) - ym - yp;
+  const T z = (c + c) - zm - zp;
+  return g.alpha * c + g.cx * x + g.cy * y + g.cz * z;
+}
+
+// A u at cell (i, j, k), index `at`, its neighbours read from u.
+template <class T>
+__host__ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, int i, int j,
+                                                     int k, std::int64_t at) {
   const T c = u[at];
   const std::int64_t sy = g.sy(), sz = g.sz();
-  const T x = (c + c) - below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], c) -
-              above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], c);
-  const T y = (c + c) - below(u, at, j, g.ny, sy, g.lo[1], c) - above(u, at, j, g.ny, sy, g.hi[1], c);
-  const T z = (c + c) - below(u, at, k, g.nz, sz, g.lo[2], c) - above(u, at, k, g.nz, sz, g.hi[2], c);
-  return g.alpha * c + g.cx * x + g.cy * y + g.cz * z;
+  return apply_values(g, c, below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], c),
+                      above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], c),
+                      below(u, at, j, g.ny, sy, g.lo[1], c), above(u, at, j, g.ny, sy, g.hi[1], c),
+                      below(u, at, k, g.nz, sz, g.lo[2], c), above(u, at, k, g.nz, sz, g.hi[2], c));
 }
 
 // The diagonal of A at cell (i, j, k): alpha + sum over axes of (2 - self weights) / h^2. Zero

@@ -40,6 +40,8 @@ const std::vector<Example> kExamples = {
     {"fftconv-2d", ""},
     {"fftconv-3d", ""},
     {"fftconv-3d-field", ""},
+    {"poisson", ""},
+    {"poisson-periodic", ""},
     // The performance studies: the same files, smaller.
     {"fftconv-streamed", "signal.length=1048576 method.piece=262144"},
     {"laplace3d-512", "grid.nx=64 grid.ny=64 grid.nz=64 iteration.max_iterations=20"},
@@ -48,6 +50,7 @@ const std::vector<Example> kExamples = {
     {"recurrence-256m", "ar1.length=1048576"},
     {"fftconv-study", "signal.batch=2 signal.length=65536"},
     {"tridiag-study", "heat.grids=256"},
+    {"poisson-512", "grid.nx=64 grid.ny=64 grid.nz=64"},
 };
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }

@@ -464,6 +464,9 @@ struct BottomPlan {
   bool singular = false;
   bool chebyshev = false;
   const double2* steps = nullptr;  // Chebyshev (c1, c2) per sweep, on the device
+  // The level's four fields (u, previous, scratch, b) copied into dynamic shared memory for the
+  // sweeps, where they fit: a sweep is then a few hundred cycles, not a round trip to L2 a phase.
+  bool in_shared = false;
 };
 
 // The mean over the bottom level of x (minus `shift`), by the whole block, in double.
@@ -484,8 +487,8 @@ __device__ double bottom_mean(const T* x, std::int64_t n) {
 // or of the step (Chebyshev) before writing any, with a barrier between, so no value read in a
 // sweep is one being written by it: the order threads run in never shows in the result.
 template <class T>
-__global__ void __launch_bounds__(kBottomThreads)
-    bottom_kernel(LevelGrid<T> g, T* u, T* previous, const T* b, T* scratch, BottomPlan plan) {
+__device__ void bottom_solve(const LevelGrid<T>& g, T* u, T* previous, const T* b, T* scratch,
+                             const BottomPlan& plan) {
   const std::int64_t n = g.cells();
   const T shift = plan.singular ? static_cast<T>(bottom_mean(b, n)) : T(0);
   const auto cell = [&](std::int64_t at, int& i, int& j, int& k) {
@@ -547,6 +550,29 @@ __global__ void __launch_bounds__(kBottomThreads)
     const T m = static_cast<T>(bottom_mean(u, n));
     for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] -= m;
   }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBottomThreads)
+    bottom_kernel(LevelGrid<T> g, T* u, T* previous, const T* b, T* scratch, BottomPlan plan) {
+  if (!plan.in_shared) {
+    bottom_solve(g, u, previous, b, scratch, plan);
+    return;
+  }
+  extern __shared__ double bottom_shared[];  // double: aligned for either T
+  const std::int64_t n = g.cells();
+  T* const su = reinterpret_cast<T*>(bottom_shared);
+  T* const sp = su + n;
+  T* const ss = sp + n;
+  T* const sb = ss + n;
+  for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+    sb[at] = b[at];
+    su[at] = plan.from_zero ? T(0) : u[at];
+  }
+  __syncthreads();
+  bottom_solve(g, su, sp, sb, ss, plan);
+  __syncthreads();
+  for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] = su[at];
 }
 
 }  // namespace parasol::poisson

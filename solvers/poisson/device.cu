@@ -208,8 +208,8 @@ struct DeviceSolver<T>::Impl {
 
   // One fused pass (kernels.cuh), into the other field. Tiles of the inner kFusedX - 2 by
   // kFusedY - 2 columns; their z range cut into chunks until the grid holds about four blocks a
-  // multiprocessor (each runs 512 threads), chunks of at least 4 planes, whose two extra planes of
-  // the first half-step cost at most half a pass's reads more.
+  // multiprocessor (each runs 512 threads), but no more chunks than a quarter of the planes: a
+  // chunk's two extra planes of the first half-step then cost at most about half a pass's reads.
   template <class Pass>
   void fused_pass(LevelData& d, const T* b, Pass pass) {
     const std::int64_t tiles_x = ceil_div(d.level.nx, kFusedX - 2);

@@ -24,7 +24,9 @@
 //   periodic wrap).
 // - Smoothers (pre_sweeps before the coarse correction, post_sweeps after):
 //   rbgs: a sweep updates the red cells ((i + j + k) even, global indices), then the black,
-//     each u_c += (r_c) / diag_c with r = rhs − A u from the current values;
+//     each u_c += (r_c) / diag_c with r = rhs − A u from the current values; where a periodic
+//     side of odd length lets a colour meet itself, a colour reads the values from before its
+//     half sweep (Jacobi order within the colour), so no order of cells matters;
 //   chebyshev: sweep s (0-based, restarting at every smoothing) sets
 //     u_{s+1} = u_s + c1_s (u_s − u_{s−1}) + c2_s D⁻¹ (rhs − A u_s)  (chebyshev_steps; c1_0 = 0),
 //     every cell from the values of sweep s (Jacobi order).
@@ -44,7 +46,11 @@
 //   b = 0). factor: L2 relative residual over the previous cycle's (the first cycle's over 1,
 //   the residual of u = 0). Stop when the max-norm relative residual < tolerance, or after
 //   max_cycles V-cycles.
-// - Norms and means are accumulated in double, in index order.
+// - Norms and means are accumulated in double: each z plane's in index order, then the planes'
+//   in plane order (means by compensated sums at both steps), so that any cut into slabs of
+//   planes, and any thread count, gives the same bits (slab.hpp).
+// - A cell whose diagonal is 0 (a one-cell level with no Dirichlet face and α = 0) is not
+//   updated by a smoother: its equation is 0 = 0.
 #pragma once
 
 #include <cstdint>

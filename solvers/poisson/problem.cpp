@@ -139,15 +139,26 @@ double compensated_sum(const std::vector<double>& values) {
   return sum + compensation;
 }
 
-double compatibility_shift(const Params& p, const std::vector<double>& f) {
+double compatibility_shift(const Params& p, const std::vector<double>& f, comm::Context* context,
+                           std::int64_t z_begin, std::int64_t z_end) {
   if (!singular(p)) return 0;
+  z_end = end_plane(p.nz, z_end);
   std::vector<double> b = f;
-  add_boundary_terms(p, levels(p).front(), b);
-  return compensated_sum(b) / static_cast<double>(b.size());
+  add_boundary_terms(p, levels(p).front(), b, z_begin, z_end);
+  // Zeros stand for the other ranks' planes: adding them in is exact, whatever the order.
+  std::vector<double> planes(static_cast<std::size_t>(p.nz), 0.0);
+  const auto plane = static_cast<std::ptrdiff_t>(p.nx * p.ny);
+  for (std::int64_t k = z_begin; k < z_end; ++k) {
+    const auto first = b.begin() + plane * (k - z_begin);
+    planes[static_cast<std::size_t>(k)] = compensated_sum(std::vector<double>(first, first + plane));
+  }
+  if (context != nullptr && context->size() > 1) context->all_reduce(planes, comm::Op::sum);
+  return compensated_sum(planes) / static_cast<double>(p.cells());
 }
 
-double make_compatible(const Params& p, std::vector<double>& f) {
-  const double shift = compatibility_shift(p, f);
+double make_compatible(const Params& p, std::vector<double>& f, comm::Context* context,
+                       std::int64_t z_begin, std::int64_t z_end) {
+  const double shift = compatibility_shift(p, f, context, z_begin, z_end);
   if (shift != 0)
     for (double& v : f) v -= shift;
   return shift;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "comm/context.hpp"
 #include "solvers/poisson/params.hpp"
 #include "solvers/poisson/poisson.hpp"
 
@@ -32,10 +33,15 @@ void add_boundary_terms(const Params& p, const Level& level, std::vector<double>
                         std::int64_t z_begin = 0, std::int64_t z_end = -1);
 
 // For a singular problem (singular(p)), the constant subtracted from f so that the right-hand
-// side sums to 0 (its mean, boundary data included, by a compensated sum); 0 otherwise.
-// make_compatible subtracts it and returns it (the front end says so in /diagnostics).
-double compatibility_shift(const Params& p, const std::vector<double>& f);
-double make_compatible(const Params& p, std::vector<double>& f);
+// side sums to 0 (its mean, boundary data included, by compensated sums: each plane's, then the
+// planes' in order); 0 otherwise. make_compatible subtracts it and returns it (the front end
+// says so in /diagnostics). With a context, `f` is this rank's planes [z_begin, z_end) and the
+// planes' sums meet across the ranks, giving the one-rank shift's bits.
+double compatibility_shift(const Params& p, const std::vector<double>& f,
+                           comm::Context* context = nullptr, std::int64_t z_begin = 0,
+                           std::int64_t z_end = -1);
+double make_compatible(const Params& p, std::vector<double>& f, comm::Context* context = nullptr,
+                       std::int64_t z_begin = 0, std::int64_t z_end = -1);
 
 // Kahan–Babuška (Neumaier) summation of `values`, in index order: the compensated sum the
 // singular case's means use.

@@ -1,0 +1,124 @@
+// `mpirun -np N parasol run`: poisson cut into slabs of z planes among 2 and 3 ranks on the CPU
+// gives the one-rank run's bits: mixed faces with a periodic z (the wrap crosses from the last
+// rank to the first), a grid deep enough that two levels are cut before the rest are gathered
+// onto rank 0, the singular case (the compatibility shift and the means summed across ranks),
+// Chebyshev in float, a source read by planes from a file; uneven cuts throughout. A grid too
+// thin for the ranks is one line from rank 0 and nothing written.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <cmath>
+
+#include "io/result_file.hpp"
+#include "io/result_reader.hpp"
+#include "tests/ranks_support.hpp"
+
+namespace parasol {
+namespace {
+
+using test::quoted;
+using test::same_bits;
+const std::string& kExe = test::kParasol;
+
+std::string problem(int nx, int ny, int nz, const std::string& faces, const std::string& extra) {
+  return "solver = \"poisson\"\n[grid]\nnx = " + std::to_string(nx) + "\nny = " +
+         std::to_string(ny) + "\nnz = " + std::to_string(nz) + "\n[boundary]\n" + faces + extra;
+}
+
+// Dirichlet and Neumann in x and y, periodic in z.
+const std::string kMixed =
+    "x_min = { kind = \"dirichlet\", value = 0.0 }\nx_max = { kind = \"neumann\", value = 0.0 }\n"
+    "y_min = { kind = \"neumann\", value = 0.0 }\ny_max = { kind = \"dirichlet\", value = 0.0 }\n"
+    "z_min = { kind = \"periodic\" }\nz_max = { kind = \"periodic\" }\n";
+
+class PoissonRanks : public test::RanksTest {
+ protected:
+  template <class T>
+  std::vector<T> field(const std::string& output) {
+    io::ResultReader h5(dir_ / output);
+    if constexpr (sizeof(T) == 4) return h5.read_floats("/fields/u");
+    else return h5.read_doubles("/fields/u");
+  }
+
+  template <class T>
+  void expect_one_rank_bits(const std::string& text, const std::vector<int>& counts) {
+    const auto plain = run(0, text, "plain.h5");
+    ASSERT_EQ(plain.status, 0) << plain.output;
+    io::ResultReader one(dir_ / "plain.h5");
+    for (const int ranks : counts) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks");
+      const std::string out = "r" + std::to_string(ranks) + ".h5";
+      const auto r = run(ranks, text, out, "--check");
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_TRUE(same_bits(field<T>(out), field<T>("plain.h5")));
+      io::ResultReader h5(dir_ / out);
+      EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/method", "ranks")), ranks);
+      EXPECT_EQ(std::get<bool>(h5.attribute("/check", "passed")), true);
+      // The cycle history is the whole run's, the same on every rank count.
+      EXPECT_EQ(std::get<std::vector<double>>(h5.attribute("/diagnostics", "residual_l2")),
+                std::get<std::vector<double>>(one.attribute("/diagnostics", "residual_l2")));
+      EXPECT_EQ(test::summaries(r.output), 1u) << r.output;
+    }
+  }
+};
+
+TEST_F(PoissonRanks, MixedFacesWithAPeriodicZGiveTheOneRankBits) {
+  // 30 planes in 15 pairs: 8 + 7 pairs on two ranks, 5 each on three; level 1 (3600 cells) is
+  // gathered onto rank 0. The 16 × 15 × 15 grid of the order study has one level, cut by plane.
+  expect_one_rank_bits<double>(
+      problem(32, 30, 30, kMixed, "[study]\nrefinements = 2\n[iteration]\ntolerance = 1e-10\n"),
+      {2, 3});
+}
+
+TEST_F(PoissonRanks, TwoCutLevelsBeforeTheGatherGiveTheOneRankBits) {
+  // 128 × 64 × 40: level 1 (40960 cells) is cut too, so the planes go in blocks of four; 10
+  // blocks cut 4 + 3 + 3 among three ranks.
+  expect_one_rank_bits<double>(
+      problem(128, 64, 40, kMixed, "[source]\nkind = \"gaussian\"\n[iteration]\nmax_cycles = 3\n"),
+      {3});
+}
+
+TEST_F(PoissonRanks, TheSingularProblemAndChebyshevInFloatGiveTheOneRankBits) {
+  const std::string periodic =
+      "x_min = { kind = \"periodic\" }\nx_max = { kind = \"periodic\" }\n"
+      "y_min = { kind = \"neumann\", value = 0.5 }\ny_max = { kind = \"neumann\", value = 0.0 }\n"
+      "z_min = { kind = \"neumann\", value = 0.0 }\nz_max = { kind = \"neumann\", value = 0.0 }\n";
+  expect_one_rank_bits<double>(
+      problem(16, 16, 22, periodic,
+              "[source]\nkind = \"charges\"\ncharges = [[0.3, 0.5, 0.4, 1.0], [0.6, 0.4, 0.7, "
+              "-0.5]]\n[iteration]\ntolerance = 1e-9\n"),
+      {2, 3});
+  expect_one_rank_bits<float>(
+      problem(24, 16, 18, kMixed,
+              "[source]\nkind = \"gaussian\"\n[method]\nsmoother = \"chebyshev\"\nprecision = "
+              "\"float\"\n[iteration]\ntolerance = 0.0\nmax_cycles = 4\n"),
+      {2, 3});
+}
+
+TEST_F(PoissonRanks, ASourceFromAFileReadByEachRankGivesTheOneRankBits) {
+  // Each rank reads only its planes of f (read_rows).
+  std::vector<double> f(20 * 12 * 16);
+  for (std::size_t c = 0; c < f.size(); ++c) f[c] = std::sin(0.37 * static_cast<double>(c));
+  {
+    io::ResultFile file(dir_ / "f.h5", true);
+    file.write_field("/f", f.data(), {20, 12, 16});
+    file.commit();
+  }
+  expect_one_rank_bits<double>(
+      problem(16, 12, 20, kMixed, "[source]\nkind = \"file\"\nfile = \"f.h5\"\n"), {2, 3});
+}
+
+TEST_F(PoissonRanks, AGridTooThinForTheRanksIsOneLineFromRankZero) {
+  // 4 planes in pairs: 2 pairs cannot go round 3 ranks.
+  const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
+                                 quoted(write_params(problem(8, 8, 4, kMixed, ""))) + " -o " +
+                                 quoted(dir_ / "out.h5") + " --backend cpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "grid.nz");
+  test::expect_only_inputs(dir_, {"p.toml"});
+}
+
+}  // namespace
+}  // namespace parasol

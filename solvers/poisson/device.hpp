@@ -2,9 +2,13 @@
 // once in a CUDA graph and replayed, so that the launches of the small levels cost one graph
 // launch. Upload once, solve, download: the app never touches a device pointer. Host-only API.
 //
-// What runs (device.cu, cycle.cu): the levels of levels(p), each with u and its right-hand side
-// (and a residual field in the plain variant, a previous iterate for Chebyshev); FMG's level
-// right-hand sides b_l = R^l f + boundary terms are made at upload. The bottom level is solved on
+// What runs (device.cu, kernels.cuh): the levels of levels(p), each with u and its right-hand side
+// (and, by variant and smoother, a residual field and a second field for sweeps that cannot write
+// in place); FMG's level right-hand sides b_l = R^l f + boundary terms are made at upload. The
+// plain variant runs one kernel per red or black half-sweep, Chebyshev step, residual, restriction
+// and prolongation; the fused variant runs a whole red-black sweep (or a smoothing's two Chebyshev
+// steps) in one pass over memory, restricts the residual where it is computed, and takes the norms
+// from u and b directly. Both prolong and correct in one kernel. The bottom level is solved on
 // one block, whose barriers order the sweeps: each colour's (or Chebyshev step's) new values are
 // all computed before any is written, so the result does not depend on the order threads run in,
 // even where an odd periodic axis makes the red-black colouring improper.
@@ -12,7 +16,9 @@
 // Residual norms, means and the right-hand side's norms are reduced in double over a fixed grid,
 // per-block partials then one block in index order: the same input gives the same bits, run after
 // run, and the plain and fused variants, which compute every residual by the same function in the
-// same order, give the same bits as each other.
+// same order, give the same bits as each other. The order is a tree, not the gold's planes in
+// order (poisson.hpp), which would leave one thread a plane: the norms agree with the gold's to
+// rounding, and a singular problem's mean, subtracted from u, likewise.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -195,6 +195,11 @@ void check_launch(cudaStream_t stream, const char* file, int line) {
   const cudaError_t launch = cudaGetLastError();
   if (launch != cudaSuccess) throw_cuda(launch, "kernel launch", file, line);
 #ifdef PARASOL_DEBUG_SYNC
+  // A stream being captured into a graph cannot synchronise: a captured kernel's faults show
+  // where the graph is launched, which is checked the same way.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) (void)cudaGetLastError();
+  if (capture != cudaStreamCaptureStatusNone) return;
   const cudaError_t run = cudaStreamSynchronize(stream);
   if (run != cudaSuccess) throw_cuda(run, "kernel execution (PARASOL_DEBUG_SYNC)", file, line);
 #else

@@ -1,0 +1,492 @@
+// DeviceSolver: the level hierarchy on the device and the cycles of poisson.hpp strung from the
+// kernels of kernels.cuh, each cycle captured once into a CUDA graph and replayed.
+#include "solvers/poisson/device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/making.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/poisson/kernels.cuh"
+
+namespace parasol::poisson {
+namespace {
+
+dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  return grid_for(blocks_to_cover(nx, ny, nz, Shape{kCellX, kCellY, 1}));
+}
+const dim3 kCellBlock(kCellX, kCellY, 1);
+
+// The reductions' grid: fixed by the level's extents alone (so the partials, and their sum, are
+// the same every time), and small enough that one block adds the partials quickly: at most
+// 64 x 64 blocks over x and y, and planes up to about 2,048 blocks in all.
+constexpr std::int64_t kMaxPartials = 4096;
+dim3 partials_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  const std::int64_t bx = std::min<std::int64_t>(ceil_div(nx, kCellX), 64);
+  const std::int64_t by = std::min<std::int64_t>(ceil_div(ny, kCellY), 64);
+  const std::int64_t bz = std::max<std::int64_t>(1, std::min<std::int64_t>(nz, 2048 / (bx * by)));
+  return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz));
+}
+
+// Dynamic shared memory a block may take without opting in: the bottom level's fields in it up to
+// 3,072 float cells (1,536 double), 48 times the default bottom_cells.
+constexpr std::size_t kBottomSharedLimit = 48 * 1024;
+
+bool uses_residual_field(const Params& p, std::size_t level) {
+  return level == 0 || p.variant == Variant::plain;  // level 0's: the benchmark's sweep writes it
+}
+
+// A second field per level, which sweeps that cannot write in place write into: Chebyshev's steps
+// (Jacobi order) and the fused red-black sweep (a tile's neighbours still read the old values).
+bool uses_second_field(const Params& p) {
+  return p.smoother == Smoother::chebyshev || p.variant == Variant::fused;
+}
+
+}  // namespace
+
+template <class T>
+std::size_t device_bytes(const Params& p) {
+  const std::vector<Level> all = levels(p);
+  std::size_t values = 0;
+  for (std::size_t l = 0; l < all.size(); ++l) {
+    const auto cells = static_cast<std::size_t>(all[l].cells());
+    int fields = 2;  // u, b
+    if (uses_residual_field(p, l)) ++fields;
+    if (uses_second_field(p)) ++fields;
+    if (l > 0) ++fields;                               // FMG's right-hand side
+    if (l + 1 == all.size()) ++fields;                 // the bottom solve's scratch
+    values += fields * cells;
+  }
+  return values * sizeof(T) + kMaxPartials * sizeof(SumMax) + 8 * sizeof(double);
+}
+
+template <class T>
+struct DeviceSolver<T>::Impl {
+  struct LevelData {
+    Level level;
+    LevelGrid<T> grid;
+    // u is in `u`, or in `previous` after an odd number of sweeps that write into the other field
+    // (in_previous): each graph's enqueueing follows where, from u in `u` at its start, and ends
+    // with level 0's u back in `u`.
+    DeviceBuffer<T> u, b, r, previous, fmg_b;
+    bool in_previous = false;
+    T* current() { return in_previous ? previous.data() : u.data(); }
+    T* other() { return in_previous ? u.data() : previous.data(); }
+  };
+
+  Params p;
+  Stream stream;
+  std::vector<LevelData> level;
+  DeviceBuffer<T> scratch;  // the bottom solve's
+  DeviceBuffer<SumMax> partials;
+  DeviceBuffer<double> results;  // [0, 1]: norms; [2]: a mean
+  DeviceBuffer<double2> bottom_steps;
+  PinnedBuffer<double> host_norms;
+  std::vector<ChebyshevStep> pre_steps, post_steps;
+  double b_max = 0, b_l2 = 0;
+  int multiprocessors = 0;
+  cudaGraphExec_t fmg_graph = nullptr, v_graph = nullptr;
+
+  explicit Impl(const Params& params) : p(params), partials(kMaxPartials), results(4), host_norms(2) {
+    p.validate();
+    const std::size_t bytes = device_bytes<T>(p);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    PARASOL_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::string what = "the poisson levels of " + std::to_string(p.nx) + " x " +
+                             std::to_string(p.ny) + " x " + std::to_string(p.nz) + " " +
+                             (sizeof(T) == 4 ? "float" : "double") + " (" +
+                             std::to_string(bytes) + " bytes)";
+    if (bytes > free_bytes)
+      throw Error("poisson: cannot allocate" + making_context(what, free_bytes, total_bytes));
+    while_making(what, [&] { allocate(); });
+    multiprocessors = multiprocessor_count();
+    if (p.smoother == Smoother::chebyshev) {
+      pre_steps = chebyshev_steps(p.pre_sweeps);
+      post_steps = chebyshev_steps(p.post_sweeps);
+      std::vector<double2> steps;
+      for (const ChebyshevStep& s : chebyshev_steps(p.bottom_sweeps)) steps.push_back({s.c1, s.c2});
+      bottom_steps = DeviceBuffer<double2>(steps.size());
+      upload(bottom_steps, steps, stream);
+    }
+    fmg_graph = capture([&] { enqueue_fmg_cycle(); });
+    v_graph = capture([&] { enqueue_v_cycle(); });
+    stream.synchronize();
+  }
+
+  ~Impl() {
+    if (fmg_graph != nullptr) (void)cudaGraphExecDestroy(fmg_graph);
+    if (v_graph != nullptr) (void)cudaGraphExecDestroy(v_graph);
+  }
+
+  void allocate() {
+    const std::vector<Level> all = poisson::levels(p);
+    level.resize(all.size());
+    for (std::size_t l = 0; l < all.size(); ++l) {
+      LevelData& d = level[l];
+      d.level = all[l];
+      d.grid = grid_of<T>(p, all[l]);
+      const auto cells = static_cast<std::size_t>(all[l].cells());
+      d.u = DeviceBuffer<T>(cells);
+      d.b = DeviceBuffer<T>(cells);
+      if (uses_residual_field(p, l)) d.r = DeviceBuffer<T>(cells);
+      if (uses_second_field(p)) d.previous = DeviceBuffer<T>(cells);
+      if (l > 0) d.fmg_b = DeviceBuffer<T>(cells);
+    }
+    scratch = DeviceBuffer<T>(static_cast<std::size_t>(all.back().cells()));
+  }
+
+  std::size_t bottom() const { return level.size() - 1; }
+  static constexpr const T* kNone = nullptr;  // a field a reduction does not read
+
+  template <class Enqueue>
+  cudaGraphExec_t capture(Enqueue&& enqueue) {
+    for (LevelData& d : level) d.in_previous = false;
+    PARASOL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t graph = nullptr;
+    try {
+      enqueue();
+    } catch (...) {
+      (void)cudaStreamEndCapture(stream, &graph);
+      if (graph != nullptr) (void)cudaGraphDestroy(graph);
+      throw;
+    }
+    PARASOL_CUDA(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    (void)cudaGraphDestroy(graph);
+    PARASOL_CUDA(made);
+    return exec;
+  }
+
+  void replay(cudaGraphExec_t graph) {
+    PARASOL_CUDA(cudaGraphLaunch(graph, stream));
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  // --- the pieces of a cycle, enqueued on the stream ---
+
+  void smooth(std::size_t l, const T* b, std::int64_t sweeps, const std::vector<ChebyshevStep>& steps) {
+    LevelData& d = level[l];
+    const dim3 grid = cell_grid(d.level.nx, d.level.ny, d.level.nz);
+    if (p.smoother == Smoother::chebyshev) {
+      // The fused pass holds a smoothing's first two steps, whose second's previous iterate is the
+      // pass's input; a third step would need the second's previous iterate stored as well, so
+      // other sweep counts run the steps one by one.
+      if (p.variant == Variant::fused && sweeps == 2) {
+        fused_pass(d, b,
+                   ChebyshevPass<T>{static_cast<T>(steps[0].c2), static_cast<T>(steps[1].c1),
+                                    static_cast<T>(steps[1].c2)});
+        return;
+      }
+      for (std::int64_t s = 0; s < sweeps; ++s) {
+        chebyshev_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.current(), d.other(), b,
+                                                           static_cast<T>(steps[s].c1),
+                                                           static_cast<T>(steps[s].c2), s == 0);
+        PARASOL_CHECK_LAUNCH(stream);
+        d.in_previous = !d.in_previous;
+      }
+      return;
+    }
+    if (p.variant == Variant::fused) {
+      for (std::int64_t s = 0; s < sweeps; ++s) fused_pass(d, b, RedBlackPass<T>{});
+      return;
+    }
+    for (std::int64_t s = 0; s < sweeps; ++s)
+      for (int colour = 0; colour < 2; ++colour) {
+        rbgs_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.current(), b, colour);
+        PARASOL_CHECK_LAUNCH(stream);
+      }
+  }
+
+  // One fused pass (kernels.cuh), into the other field. Tiles of the inner kFusedX - 2 by
+  // kFusedY - 2 columns; their z range cut into chunks until the grid holds about four blocks a
+  // multiprocessor (each runs 512 threads), but no more chunks than a quarter of the planes: a
+  // chunk's two extra planes of the first half-step then cost at most about half a pass's reads.
+  template <class Pass>
+  void fused_pass(LevelData& d, const T* b, Pass pass) {
+    const std::int64_t tiles_x = ceil_div(d.level.nx, kFusedX - 2);
+    const std::int64_t tiles_y = ceil_div(d.level.ny, kFusedY - 2);
+    const std::int64_t wanted = ceil_div(4 * static_cast<std::int64_t>(multiprocessors), tiles_x * tiles_y);
+    const std::int64_t chunks_wanted = std::clamp<std::int64_t>(wanted, 1, ceil_div(d.level.nz, 4));
+    const std::int64_t z_chunk = ceil_div(d.level.nz, chunks_wanted);
+    const std::int64_t chunks = ceil_div(d.level.nz, z_chunk);
+    const dim3 grid(static_cast<unsigned>(std::min(tiles_x, kMaxGridX)),
+                    static_cast<unsigned>(std::min(tiles_y, kMaxGridY)),
+                    static_cast<unsigned>(std::min(chunks, kMaxGridZ)));
+    fused_pass_kernel<<<grid, dim3(kFusedX, kFusedY, 1), 0, stream>>>(
+        pass, d.grid, tiles_x, tiles_y, static_cast<int>(z_chunk), chunks, d.current(), b,
+        d.other());
+    PARASOL_CHECK_LAUNCH(stream);
+    d.in_previous = !d.in_previous;
+  }
+
+  // u back in `u` (a device copy where the sweeps left it in `previous`).
+  void settle(LevelData& d) {
+    if (!d.in_previous) return;
+    copy_on_device(d.u, d.previous.data(), d.u.size(), stream);
+    d.in_previous = false;
+  }
+
+  // b of level l + 1 = R (b - A u) of level l.
+  void restrict_residual(std::size_t l, const T* b) {
+    LevelData& fine = level[l];
+    LevelData& coarse = level[l + 1];
+    const Level& c = coarse.level;
+    if (p.variant == Variant::fused) {
+      residual_restrict_kernel<<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(
+          fine.grid, coarse.grid.nx, coarse.grid.ny, coarse.grid.nz, fine.current(), b,
+          coarse.b.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      return;
+    }
+    residual_kernel<<<cell_grid(fine.level.nx, fine.level.ny, fine.level.nz), kCellBlock, 0,
+                      stream>>>(fine.grid, fine.current(), b, fine.r.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    restrict_field(l, fine.r.data(), coarse.b.data());
+  }
+
+  void restrict_field(std::size_t l, const T* fine, T* coarse) {
+    const LevelData& c = level[l + 1];
+    restrict_kernel<<<cell_grid(c.level.nx, c.level.ny, c.level.nz), kCellBlock, 0, stream>>>(
+        level[l].grid, c.grid.nx, c.grid.ny, c.grid.nz, fine, coarse);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  // The bottom level's u is always in `u`: only the one-block solve writes it.
+  void solve_bottom(const T* b, bool from_zero) {
+    LevelData& d = level[bottom()];
+    BottomPlan plan;
+    plan.sweeps = static_cast<int>(p.bottom_sweeps);
+    plan.from_zero = from_zero;
+    plan.singular = singular(p);
+    plan.chebyshev = p.smoother == Smoother::chebyshev;
+    plan.steps = bottom_steps.data();
+    const std::size_t shared = 4 * static_cast<std::size_t>(d.level.cells()) * sizeof(T);
+    plan.in_shared = shared <= kBottomSharedLimit;
+    bottom_kernel<<<1, kBottomThreads, plan.in_shared ? shared : 0, stream>>>(
+        d.grid, d.u.data(), d.previous.data(), b, scratch.data(), plan);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  // The V-cycle of poisson.hpp at level `top` on A u = b_top: from u = 0 below the top level, from
+  // the u there at the top, which ends in `u`.
+  void cycle_from(std::size_t top, const T* b_top) {
+    if (top == bottom()) {
+      solve_bottom(b_top, false);
+      return;
+    }
+    for (std::size_t l = top; l < bottom(); ++l) {
+      const T* b = l == top ? b_top : level[l].b.data();
+      smooth(l, b, p.pre_sweeps, pre_steps);
+      restrict_residual(l, b);
+      if (l + 1 < bottom()) {
+        LevelData& c = level[l + 1];
+        c.in_previous = false;
+        PARASOL_CUDA(cudaMemsetAsync(c.u.data(), 0, c.u.bytes(), stream));
+      }
+    }
+    solve_bottom(level[bottom()].b.data(), true);
+    for (std::size_t l = bottom(); l-- > top;) {
+      LevelData& d = level[l];
+      LevelData& c = level[l + 1];
+      prolong_correct_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
+                               stream>>>(d.grid, c.grid.nx, c.grid.ny, d.current(), c.current());
+      PARASOL_CHECK_LAUNCH(stream);
+      smooth(l, l == top ? b_top : d.b.data(), p.post_sweeps, post_steps);
+    }
+    settle(level[top]);
+  }
+
+  // The solution's mean to 0 (singular problems), then the residual's norms into host_norms.
+  void finish_cycle() {
+    LevelData& d = level[0];
+    const Level& n = d.level;
+    const dim3 rgrid = partials_grid(n.nx, n.ny, n.nz);
+    const int count = static_cast<int>(rgrid.x * rgrid.y * rgrid.z);
+    if (singular(p)) {
+      partials_kernel<Reading::value><<<rgrid, kCellBlock, 0, stream>>>(d.grid, d.u.data(), kNone,
+                                                                         partials.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      finish_kernel<<<1, kCellThreads, 0, stream>>>(partials.data(), count, true,
+                                                     static_cast<double>(n.cells()),
+                                                     results.data() + 2);
+      PARASOL_CHECK_LAUNCH(stream);
+      subtract_kernel<<<cell_grid(n.nx, n.ny, n.nz), kCellBlock, 0, stream>>>(d.grid, d.u.data(),
+                                                                               results.data() + 2);
+      PARASOL_CHECK_LAUNCH(stream);
+    }
+    if (p.variant == Variant::fused) {
+      partials_kernel<Reading::residual><<<rgrid, kCellBlock, 0, stream>>>(
+          d.grid, d.u.data(), d.b.data(), partials.data());
+    } else {
+      enqueue_fine_residual();
+      partials_kernel<Reading::field><<<rgrid, kCellBlock, 0, stream>>>(d.grid, d.r.data(),
+                                                                         kNone, partials.data());
+    }
+    PARASOL_CHECK_LAUNCH(stream);
+    finish_kernel<<<1, kCellThreads, 0, stream>>>(partials.data(), count, false, 0.0,
+                                                   results.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream));
+  }
+
+  void enqueue_fine_residual() {
+    LevelData& d = level[0];
+    residual_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0, stream>>>(
+        d.grid, d.u.data(), d.b.data(), d.r.data());
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
+  void enqueue_v_cycle() {
+    cycle_from(0, level[0].b.data());
+    finish_cycle();
+  }
+
+  // FMG: the bottom on its own right-hand side from 0, then each finer level from the trilinear
+  // prolongation of the one below and one V-cycle on its own right-hand side.
+  void enqueue_fmg_cycle() {
+    const auto rhs = [&](std::size_t l) -> const T* {
+      return l == 0 ? level[0].b.data() : level[l].fmg_b.data();
+    };
+    solve_bottom(rhs(bottom()), true);
+    for (std::size_t l = bottom(); l-- > 0;) {
+      LevelData& d = level[l];
+      const LevelData& c = level[l + 1];
+      d.in_previous = false;
+      prolong_trilinear_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
+                                 stream>>>(d.grid, c.grid, ghost_data(p, c.level), d.u.data(),
+                                           c.u.data());
+      PARASOL_CHECK_LAUNCH(stream);
+      cycle_from(l, rhs(l));
+    }
+    finish_cycle();
+  }
+
+  // b_0 = f + boundary terms; FMG's b_l = R^l f + boundary terms at level l; u = 0.
+  void upload_source(const T* f) {
+    LevelData& top = level[0];
+    parasol::upload(top.b, f, top.b.size(), stream);
+    for (std::size_t l = 1; l < level.size(); ++l)
+      restrict_field(l - 1, l == 1 ? top.b.data() : level[l - 1].fmg_b.data(),
+                     level[l].fmg_b.data());
+    for (std::size_t l = 0; l < level.size(); ++l) {
+      LevelData& d = level[l];
+      T* b = l == 0 ? d.b.data() : d.fmg_b.data();
+      boundary_terms_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
+                              stream>>>(d.grid, boundary_terms(p, d.level), b);
+      PARASOL_CHECK_LAUNCH(stream);
+    }
+    const Level& n = top.level;
+    const dim3 rgrid = partials_grid(n.nx, n.ny, n.nz);
+    partials_kernel<Reading::field><<<rgrid, kCellBlock, 0, stream>>>(top.grid, top.b.data(),
+                                                                       kNone, partials.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    finish_kernel<<<1, kCellThreads, 0, stream>>>(
+        partials.data(), static_cast<int>(rgrid.x * rgrid.y * rgrid.z), false, 0.0, results.data());
+    PARASOL_CHECK_LAUNCH(stream);
+    PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream));
+    PARASOL_CUDA(cudaMemsetAsync(top.u.data(), 0, top.u.bytes(), stream));
+    stream.synchronize();
+    b_max = host_norms[0];
+    b_l2 = host_norms[1];
+  }
+
+  Outcome solve() {
+    const auto start = std::chrono::steady_clock::now();
+    Outcome out;
+    out.levels = static_cast<std::int64_t>(level.size());
+    out.b_max = b_max;
+    out.b_l2 = b_l2;
+    // Relative to b's norms; absolute where b = 0 (poisson.hpp).
+    const double max_scale = b_max > 0 ? b_max : 1.0, l2_scale = b_l2 > 0 ? b_l2 : 1.0;
+    double previous_l2 = 1.0;
+    const auto record = [&] {
+      stream.synchronize();
+      CycleReport c;
+      c.residual_max = host_norms[0] / max_scale;
+      c.residual_l2 = host_norms[1] / l2_scale;
+      c.factor = previous_l2 > 0 ? c.residual_l2 / previous_l2 : 0.0;
+      previous_l2 = c.residual_l2;
+      out.cycles.push_back(c);
+      return c.residual_max < p.tolerance;
+    };
+    bool met = false;
+    if (p.cycle == Cycle::fmg) {
+      replay(fmg_graph);
+      met = record();
+    } else {
+      PARASOL_CUDA(cudaMemsetAsync(level[0].u.data(), 0, level[0].u.bytes(), stream));
+    }
+    for (std::int64_t v = 0; v < p.max_cycles && !met; ++v) {
+      replay(v_graph);
+      met = record();
+    }
+    out.stop = met ? StopReason::tolerance : StopReason::max_iterations;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+};
+
+template <class T>
+DeviceSolver<T>::DeviceSolver(const Params& p) : impl_(std::make_unique<Impl>(p)) {}
+template <class T>
+DeviceSolver<T>::~DeviceSolver() = default;
+
+template <class T>
+void DeviceSolver<T>::upload_source(const T* f) {
+  impl_->upload_source(f);
+}
+template <class T>
+Outcome DeviceSolver<T>::solve() {
+  return impl_->solve();
+}
+template <class T>
+void DeviceSolver<T>::download(T* u) {
+  const auto& u0 = impl_->level[0].u;
+  parasol::download(u0, u, u0.size(), impl_->stream);
+}
+template <class T>
+void DeviceSolver<T>::poison() {
+  for (auto& d : impl_->level) {
+    fill_bytes(d.u, 0xFF, impl_->stream);
+    if (!d.previous.empty()) fill_bytes(d.previous, 0xFF, impl_->stream);
+  }
+  impl_->stream.synchronize();
+}
+template <class T>
+cudaStream_t DeviceSolver<T>::stream() const {
+  return impl_->stream;
+}
+template <class T>
+void DeviceSolver<T>::enqueue_fmg() {
+  impl_->replay(impl_->fmg_graph);
+}
+template <class T>
+void DeviceSolver<T>::enqueue_v_cycle() {
+  impl_->replay(impl_->v_graph);
+}
+template <class T>
+void DeviceSolver<T>::enqueue_fine_sweep() {
+  impl_->enqueue_fine_residual();
+}
+template <class T>
+std::int64_t DeviceSolver<T>::levels() const {
+  return static_cast<std::int64_t>(impl_->level.size());
+}
+
+template std::size_t device_bytes<float>(const Params&);
+template std::size_t device_bytes<double>(const Params&);
+template class DeviceSolver<float>;
+template class DeviceSolver<double>;
+
+}  // namespace parasol::poisson

@@ -1,0 +1,74 @@
+// poisson on the GPU: the multigrid of poisson.hpp on device-resident levels, each cycle captured
+// once in a CUDA graph and replayed, so that the launches of the small levels cost one graph
+// launch. Upload once, solve, download: the app never touches a device pointer. Host-only API.
+//
+// What runs (device.cu, kernels.cuh): the levels of levels(p), each with u and its right-hand side
+// (and, by variant and smoother, a residual field and a second field for sweeps that cannot write
+// in place); FMG's level right-hand sides b_l = R^l f + boundary terms are made at upload. The
+// plain variant runs one kernel per red or black half-sweep, Chebyshev step, residual, restriction
+// and prolongation; the fused variant runs a whole red-black sweep (or a smoothing's two Chebyshev
+// steps) in one pass over memory, restricts the residual where it is computed, and takes the norms
+// from u and b directly. Both prolong and correct in one kernel. The bottom level is solved on
+// one block, whose barriers order the sweeps: each colour's (or Chebyshev step's) new values are
+// all computed before any is written, so the result does not depend on the order threads run in,
+// even where an odd periodic axis makes the red-black colouring improper.
+//
+// Residual norms, means and the right-hand side's norms are reduced in double over a fixed grid,
+// per-block partials then one block in index order: the same input gives the same bits, run after
+// run, and the plain and fused variants, which compute every residual by the same function in the
+// same order, give the same bits as each other. The order is a tree, not the gold's planes in
+// order (poisson.hpp), which would leave one thread a plane: the norms agree with the gold's to
+// rounding, and a singular problem's mean, subtracted from u, likewise.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "solvers/poisson/params.hpp"
+#include "solvers/poisson/poisson.hpp"
+
+namespace parasol::poisson {
+
+// Device bytes DeviceSolver<T> allocates for `p`: checked before allocating, and named when they
+// do not fit.
+template <class T>
+std::size_t device_bytes(const Params& p);
+
+template <class T>
+class DeviceSolver {
+ public:
+  // Allocates the level hierarchy and captures the cycles; throws Error with the bytes asked and
+  // the device's free memory when they do not fit.
+  explicit DeviceSolver(const Params& p);
+  ~DeviceSolver();
+  DeviceSolver(const DeviceSolver&) = delete;
+  DeviceSolver& operator=(const DeviceSolver&) = delete;
+
+  // The source f on the cells, x fastest, without boundary data (the faces come from Params),
+  // compatible where the problem is singular (problem.hpp's make_compatible). Waits.
+  void upload_source(const T* f);
+  // p.cycle from u = 0 (fmg: FMG, then V-cycles), to p.tolerance on the max-norm relative
+  // residual or p.max_cycles V-cycles.
+  Outcome solve();
+  void download(T* u);
+  // NaN in u on every level: a test's proof that the answer was written.
+  void poison();
+  cudaStream_t stream() const;
+
+  // For the benchmark, enqueued without waiting: FMG from u = 0; one V-cycle from the current u;
+  // one operator application on the finest level (r = b - A u, two fields read and one written),
+  // the 7-point sweep cycles are measured in.
+  void enqueue_fmg();
+  void enqueue_v_cycle();
+  void enqueue_fine_sweep();
+  std::int64_t levels() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace parasol::poisson

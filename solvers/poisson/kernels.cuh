@@ -1,0 +1,578 @@
+// poisson's device kernels, one idea each: smoothers, residual, transfers between levels, boundary
+// data, the bottom solve and the deterministic reductions. device.cu strings them into cycles.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/reduce.cuh"
+#include "solvers/poisson/stencil.cuh"
+
+namespace parasol::poisson {
+
+// Cell kernels run 32 x 8 blocks over x and y (a warp on a row, so loads along x coalesce).
+inline constexpr int kCellX = 32, kCellY = 8;
+inline constexpr int kCellThreads = kCellX * kCellY;
+inline constexpr int kBottomThreads = 256;
+
+// What a reduction accumulates: a sum (of squares, or of values) and a max of magnitudes, which
+// starts at 0.
+struct SumMax {
+  double sum, max;
+};
+struct SumMaxOp {
+  __device__ SumMax operator()(SumMax a, SumMax b) const {
+    return {a.sum + b.sum, Max{}(a.max, b.max)};  // a NaN anywhere is the max
+  }
+};
+
+// Over a block of kCellThreads threads of any shape; the result is valid in its first thread.
+__device__ inline SumMax block_sum_max(SumMax value) {
+  constexpr int kWarps = kCellThreads / 32;
+  __shared__ SumMax per_warp[kWarps];
+  const int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  value = warp_reduce(value, SumMaxOp{});
+  if (t % 32 == 0) per_warp[t / 32] = value;
+  __syncthreads();
+  if (t < 32) {
+    value = t < kWarps ? per_warp[t] : SumMax{0.0, 0.0};
+    value = warp_reduce(value, SumMaxOp{});
+  }
+  return value;
+}
+
+__device__ inline bool first_thread() {
+  return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+}
+__device__ inline std::int64_t block_rank() {
+  return blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+// r = b - A u at a cell: the one residual every kernel uses.
+template <class T>
+__device__ __forceinline__ T residual_at(const LevelGrid<T>& g, const T* u, const T* b, int i,
+                                         int j, int k, std::int64_t at) {
+  return b[at] - apply_operator(g, u, i, j, k, at);
+}
+
+// A red-black update of one cell from the values in u: u + (b - A u) / diag, or u where the
+// diagonal is 0. Both variants' sweeps and the fused sweep's recomputed cells call it.
+template <class T>
+__device__ __forceinline__ T red_black_update(const LevelGrid<T>& g, const T* u, const T* b, int i,
+                                              int j, int k, std::int64_t at) {
+  const T d = diagonal(g, i, j, k);
+  return d != T(0) ? u[at] + residual_at(g, u, b, i, j, k, at) / d : u[at];
+}
+
+// One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
+// cell's update reads, are not written. Only on levels whose periodic axes are even.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    rbgs_kernel(LevelGrid<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, u, b, i, j, k, at);
+  });
+}
+
+// One Chebyshev step, Jacobi order: next = u + c1 (u - previous) + c2 D^-1 (b - A u), written over
+// `previous` (each cell reads only its own previous value). The first step of a smoothing has no
+// previous iterate and does not read it.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    chebyshev_kernel(LevelGrid<T> g, const T* __restrict__ u, T* __restrict__ previous,
+                     const T* __restrict__ b, T c1, T c2, bool first) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    const T d = diagonal(g, i, j, k);
+    const T c = u[at];
+    const T momentum = first ? T(0) : c1 * (c - previous[at]);
+    previous[at] = d != T(0) ? c + momentum + c2 * residual_at(g, u, b, i, j, k, at) / d : c;
+  });
+}
+
+// The fused variant's passes: two dependent half-steps in one pass over memory, from `u` into `out`
+// (never in place: a neighbouring tile still reads the old values). A red-black sweep is red then
+// black; a Chebyshev pass is a smoothing's first two steps.
+//
+// A block owns an xy tile with a one-cell halo (kFusedX x kFusedY columns, the inner
+// (kFusedX - 2) x (kFusedY - 2) written) and marches up z through its chunk of planes. At each
+// step, stage A computes the first half-step at plane k over the whole tile from the old values and
+// puts the plane in shared memory, keeping its own column's last three planes in registers; after
+// one barrier, stage B computes the second half-step at plane k - 1 over the inner tile, its x and
+// y neighbours from shared memory, its z neighbours from the registers, and writes the plane. A
+// periodic neighbour across the domain, outside every tile, is computed again where it is needed
+// (the first half-step reads only old values). Three shared planes in turn: stage A of step k + 1
+// writes the plane stage B of step k - 1 read, with step k's barrier between. The same
+// arithmetic on the same operands as the plain variant's kernels: the same bits.
+inline constexpr int kFusedX = 32, kFusedY = 16;
+
+// Red then black: stage A updates the red cells ((i + j + k) even) and passes the black ones on.
+template <class T>
+struct RedBlackPass {
+  __device__ T first(const LevelGrid<T>& g, const T* u, const T* b, int i, int j, int k,
+                     std::int64_t at) const {
+    return ((i + j + k) & 1) == 0 ? red_black_update(g, u, b, i, j, k, at) : u[at];
+  }
+  __device__ bool second_updates(int i, int j, int k) const { return ((i + j + k) & 1) == 1; }
+  __device__ T second(const LevelGrid<T>& g, const T* /*u*/, const T* b, T c, T xm, T xp, T ym,
+                      T yp, T zm, T zp, int i, int j, int k, std::int64_t at) const {
+    const T d = diagonal(g, i, j, k);
+    return d != T(0) ? c + (b[at] - apply_values(g, c, xm, xp, ym, yp, zm, zp)) / d : c;
+  }
+};
+
+// A smoothing's first two Chebyshev steps (chebyshev_kernel's arithmetic): the first has no
+// previous iterate; the second's is the pass's input.
+template <class T>
+struct ChebyshevPass {
+  T first_c2, c1, c2;
+  __device__ T first(const LevelGrid<T>& g, const T* u, const T* b, int i, int j, int k,
+                     std::int64_t at) const {
+    const T d = diagonal(g, i, j, k);
+    const T c = u[at];
+    return d != T(0) ? c + T(0) + first_c2 * residual_at(g, u, b, i, j, k, at) / d : c;
+  }
+  __device__ bool second_updates(int, int, int) const { return true; }
+  __device__ T second(const LevelGrid<T>& g, const T* u, const T* b, T c, T xm, T xp, T ym, T yp,
+                      T zm, T zp, int i, int j, int k, std::int64_t at) const {
+    const T d = diagonal(g, i, j, k);
+    const T momentum = c1 * (c - u[at]);
+    return d != T(0) ? c + momentum + c2 * (b[at] - apply_values(g, c, xm, xp, ym, yp, zm, zp)) / d
+                     : c;
+  }
+};
+
+// Stage A's value at (i, j, k) for a periodic neighbour across the domain, outside every tile.
+// Out of line: taken only at the domain's faces, and inlined six times it held the red-black pass
+// to one block a multiprocessor by registers.
+template <class T, class Pass>
+__device__ __noinline__ T first_across(const Pass& pass, const LevelGrid<T>& g, const T* u,
+                                       const T* b, int i, int j, int k) {
+  return pass.first(g, u, b, i, j, k, i + g.sy() * j + g.sz() * k);
+}
+
+template <class T, class Pass>
+__global__ void __launch_bounds__(kFusedX* kFusedY)
+    fused_pass_kernel(Pass pass, LevelGrid<T> g, std::int64_t tiles_x, std::int64_t tiles_y,
+                      int z_chunk, std::int64_t chunks, const T* __restrict__ u,
+                      const T* __restrict__ b, T* __restrict__ out) {
+  constexpr int OX = kFusedX - 2, OY = kFusedY - 2;
+  __shared__ T plane[3][kFusedY][kFusedX];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t sy = g.sy(), sz = g.sz();
+  for (std::int64_t chunk : block_stride_z(chunks))
+    for (std::int64_t by : block_stride_y(tiles_y))
+      for (std::int64_t bx : block_stride_x(tiles_x)) {
+        const int z0 = static_cast<int>(chunk) * z_chunk;
+        const int z1 = min(z0 + z_chunk, g.nz);
+        const int i = static_cast<int>(bx) * OX - 1 + tx;
+        const int j = static_cast<int>(by) * OY - 1 + ty;
+        const bool inside = i >= 0 && i < g.nx && j >= 0 && j < g.ny;
+        const bool writes = inside && tx >= 1 && tx <= kFusedX - 2 && ty >= 1 && ty <= kFusedY - 2;
+        const std::int64_t column = i + sy * j;
+        const auto across = [&](int ai, int aj, int ak) {
+          return first_across(pass, g, u, b, ai, aj, ak);
+        };
+        T below = T(0), centre = T(0), above = T(0);  // stage A's planes k - 2, k - 1, k here
+        for (int k = z0 - 1, step = 0; k <= z1; ++k, ++step) {
+          T a = T(0);
+          if (k >= 0 && k < g.nz && inside) a = pass.first(g, u, b, i, j, k, column + sz * k);
+          plane[step % 3][ty][tx] = a;
+          below = centre;
+          centre = above;
+          above = a;
+          __syncthreads();
+          const int kk = k - 1;
+          if (kk < z0 || kk >= z1 || !writes) continue;
+          const std::int64_t at = column + sz * kk;
+          T v = centre;
+          if (pass.second_updates(i, j, kk)) {
+            const T(*p)[kFusedX] = plane[(step + 2) % 3];  // plane kk, from the step before
+            const T xm = i > 0 ? p[ty][tx - 1]
+                         : g.lo[0] == kPeriodicGhost ? across(g.nx - 1, j, kk)
+                                                     : T(g.lo[0]) * centre;
+            const T xp = i < g.nx - 1 ? p[ty][tx + 1]
+                         : g.hi[0] == kPeriodicGhost ? across(0, j, kk)
+                                                     : T(g.hi[0]) * centre;
+            const T ym = j > 0 ? p[ty - 1][tx]
+                         : g.lo[1] == kPeriodicGhost ? across(i, g.ny - 1, kk)
+                                                     : T(g.lo[1]) * centre;
+            const T yp = j < g.ny - 1 ? p[ty + 1][tx]
+                         : g.hi[1] == kPeriodicGhost ? across(i, 0, kk)
+                                                     : T(g.hi[1]) * centre;
+            const T zm = kk > 0 ? below
+                         : g.lo[2] == kPeriodicGhost ? across(i, j, g.nz - 1)
+                                                     : T(g.lo[2]) * centre;
+            const T zp = kk < g.nz - 1 ? above
+                         : g.hi[2] == kPeriodicGhost ? across(i, j, 0)
+                                                     : T(g.hi[2]) * centre;
+            v = pass.second(g, u, b, centre, xm, xp, ym, yp, zm, zp, i, j, kk, at);
+          }
+          out[at] = v;
+        }
+        __syncthreads();  // the next tile's first stage A rewrites the planes
+      }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    residual_kernel(LevelGrid<T> g, const T* __restrict__ u, const T* __restrict__ b,
+                    T* __restrict__ r) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    r[at] = residual_at(g, u, b, i, j, k, at);
+  });
+}
+
+// The mean of a coarse cell's 8 children, summed z, y, x in order: `child(at)` gives a fine
+// value, so restriction of a field and of a residual computed on the fly add the same numbers in
+// the same order.
+template <class T, class Child>
+__device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine, int i, int j, int k,
+                                              Child&& child) {
+  T sum = T(0);
+#pragma unroll
+  for (int dk = 0; dk < 2; ++dk)
+#pragma unroll
+    for (int dj = 0; dj < 2; ++dj)
+#pragma unroll
+      for (int di = 0; di < 2; ++di) {
+        const int fi = 2 * i + di, fj = 2 * j + dj, fk = 2 * k + dk;
+        sum += child(fi, fj, fk, fi + fine.nx * (fj + static_cast<std::int64_t>(fine.ny) * fk));
+      }
+  return sum * T(0.125);
+}
+
+// coarse = R fine (plain: a field, the residual or a source).
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    restrict_kernel(LevelGrid<T> fine, int cnx, int cny, int cnz, const T* __restrict__ x,
+                    T* __restrict__ coarse) {
+  for_each_cell(cnx, cny, cnz, [&](int i, int j, int k, std::int64_t at) {
+    coarse[at] = mean_of_children(fine, i, j, k,
+                                  [&](int, int, int, std::int64_t f) { return x[f]; });
+  });
+}
+
+// coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    residual_restrict_kernel(LevelGrid<T> fine, int cnx, int cny, int cnz, const T* __restrict__ u,
+                             const T* __restrict__ b, T* __restrict__ coarse) {
+  for_each_cell(cnx, cny, cnz, [&](int i, int j, int k, std::int64_t at) {
+    coarse[at] = mean_of_children(fine, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
+      return residual_at(fine, u, b, fi, fj, fk, f);
+    });
+  });
+}
+
+// u += P e: each fine cell gets its parent's value (the V-cycle's piecewise constant
+// prolongation), the correction added where it is prolonged.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    prolong_correct_kernel(LevelGrid<T> fine, int cnx, int cny, T* __restrict__ u,
+                           const T* __restrict__ e) {
+  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+    u[at] += e[(i >> 1) + cnx * ((j >> 1) + static_cast<std::int64_t>(cny) * (k >> 1))];
+  });
+}
+
+// A number per face, x_min, x_max, y_min, y_max, z_min, z_max: the data part of each ghost (the
+// ghost is factor * inside + data: Dirichlet -u_0 + 2g, Neumann u_0 + h g at the level's spacing),
+// or the boundary terms a right-hand side gets.
+struct PerFace {
+  double value[6];
+};
+
+inline double spacing(const Level& level, int axis) {
+  return axis == 0 ? level.hx : axis == 1 ? level.hy : level.hz;
+}
+
+// What the boundary data add to a boundary cell's right-hand side, per face, at a level's spacing
+// (problem.hpp's add_boundary_terms): Dirichlet 2g/h^2, Neumann g/h.
+inline PerFace boundary_terms(const Params& p, const Level& level) {
+  PerFace t{};
+  for (int face = 0; face < 6; ++face) {
+    const Face& f = p.face(face);
+    const double h = spacing(level, face / 2);
+    t.value[face] = f.kind == FaceKind::dirichlet ? 2 * f.value / (h * h)
+                    : f.kind == FaceKind::neumann ? f.value / h
+                                                  : 0.0;
+  }
+  return t;
+}
+
+// The data part of each face's ghost at a level (poisson.hpp's FMG prolongation): Dirichlet 2g,
+// Neumann h g, periodic none.
+inline PerFace ghost_data(const Params& p, const Level& level) {
+  PerFace d{};
+  for (int face = 0; face < 6; ++face) {
+    const Face& f = p.face(face);
+    d.value[face] = f.kind == FaceKind::dirichlet ? 2 * f.value
+                    : f.kind == FaceKind::neumann ? spacing(level, face / 2) * f.value
+                                                  : 0.0;
+  }
+  return d;
+}
+
+// (P u_coarse) at fine cell (i, j, k), trilinear (FMG): per axis 3/4 of the parent and 1/4 of its
+// neighbour on the child's side, that neighbour beyond a face being the coarse ghost with the
+// boundary data. Past two or three faces (a corner) the rules apply z first, then y, then x, as
+// the gold resolves them; in double, as the gold computes.
+template <class T>
+__host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
+                                               const PerFace& ghost, const T* uc, int i,
+                                               int j, int k) {
+  const int ci = i >> 1, cj = j >> 1, ck = k >> 1;
+  const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
+  // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped).
+  const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
+    if (v < 0) {
+      if (lo == kPeriodicGhost) {
+        v += n;
+        return -1;
+      }
+      v = 0;
+      return 2 * axis;
+    }
+    if (v >= n) {
+      if (hi == kPeriodicGhost) {
+        v -= n;
+        return -1;
+      }
+      v = n - 1;
+      return 2 * axis + 1;
+    }
+    return -1;
+  };
+  // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
+  const auto value = [&](int a, int b, int c) {
+    int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
+    const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
+    const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
+    const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
+    double v = static_cast<double>(uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)]);
+    const auto apply = [&](int face) {
+      if (face < 0) return;
+      const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
+      v = factor * v + ghost.value[face];
+    };
+    apply(fz);
+    apply(fy);
+    apply(fx);
+    return v;
+  };
+  double sum = 0.0;
+  for (int c = 0; c < 2; ++c)
+    for (int b = 0; b < 2; ++b)
+      for (int a = 0; a < 2; ++a)
+        sum += (a ? 0.25 : 0.75) * (b ? 0.25 : 0.75) * (c ? 0.25 : 0.75) * value(a, b, c);
+  return sum;
+}
+
+// u_fine = P u_coarse, trilinear (FMG), rounded once to T.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, PerFace ghost,
+                             T* __restrict__ u, const T* __restrict__ uc) {
+  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+    u[at] = static_cast<T>(trilinear_at(coarse, ghost, uc, i, j, k));
+  });
+}
+
+// The boundary terms of cell (i, j, k) (problem.hpp's add_boundary_terms, at this level's
+// spacing): `term` per face is Dirichlet 2g/h^2, Neumann g/h, periodic 0, added up in face order
+// as the gold does.
+template <class T>
+__host__ __device__ inline double boundary_term_at(const LevelGrid<T>& g, const PerFace& term,
+                                                   int i, int j, int k) {
+  const int index[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  double add = 0.0;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (index[axis] == 0) add += term.value[2 * axis];
+    if (index[axis] == n[axis] - 1) add += term.value[2 * axis + 1];
+  }
+  return add;
+}
+
+// b += its boundary terms, in double, rounded once.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    boundary_terms_kernel(LevelGrid<T> g, PerFace term, T* __restrict__ b) {
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    const double add = boundary_term_at(g, term, i, j, k);
+    if (add != 0.0) b[at] = static_cast<T>(static_cast<double>(b[at]) + add);
+  });
+}
+
+// What a reduction over a level reads per cell.
+enum class Reading { field, residual, value };
+
+// Per-block partials over a level: field: sum of x^2 and max |x|; residual: the same of
+// b - A u; value: the sum of x (for means). The grid is fixed for a level, so the partials, and
+// the one-block pass that adds them in order, give the same bits every time.
+template <Reading kRead, class T>
+__global__ void __launch_bounds__(kCellThreads)
+    partials_kernel(LevelGrid<T> g, const T* __restrict__ x, const T* __restrict__ b,
+                    SumMax* __restrict__ partials) {
+  SumMax acc{0.0, 0.0};
+  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+    if constexpr (kRead == Reading::value) {
+      acc.sum += static_cast<double>(x[at]);
+    } else {
+      const double v = kRead == Reading::field ? static_cast<double>(x[at])
+                                               : static_cast<double>(residual_at(g, x, b, i, j, k, at));
+      acc.sum += v * v;
+      acc.max = Max{}(acc.max, fabs(v));
+    }
+  });
+  acc = block_sum_max(acc);
+  if (first_thread()) partials[block_rank()] = acc;
+}
+
+// out[0] = max, out[1] = sqrt(sum) (norms), or out[0] = sum / cells (a mean), from the partials in
+// index order, on one block of kCellThreads threads.
+__global__ void __launch_bounds__(kCellThreads)
+    finish_kernel(const SumMax* __restrict__ partials, int count, bool mean, double cells,
+                  double* __restrict__ out) {
+  SumMax acc{0.0, 0.0};
+  for (int p = threadIdx.x; p < count; p += kCellThreads) acc = SumMaxOp{}(acc, partials[p]);
+  acc = block_sum_max(acc);
+  if (threadIdx.x == 0) {
+    if (mean) {
+      out[0] = acc.sum / cells;
+    } else {
+      out[0] = acc.max;
+      out[1] = sqrt(acc.sum);
+    }
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    subtract_kernel(LevelGrid<T> g, T* __restrict__ u, const double* __restrict__ mean) {
+  const T m = static_cast<T>(*mean);
+  for_each_cell(g.nx, g.ny, g.nz, [&](int, int, int, std::int64_t at) { u[at] -= m; });
+}
+
+// How the bottom level is solved: `sweeps` smoother sweeps, from u = 0 or from the u there; for a
+// singular problem the right-hand side's mean is removed before and u's after.
+struct BottomPlan {
+  int sweeps = 0;
+  bool from_zero = true;
+  bool singular = false;
+  bool chebyshev = false;
+  const double2* steps = nullptr;  // Chebyshev (c1, c2) per sweep, on the device
+  // The level's four fields (u, previous, scratch, b) copied into dynamic shared memory for the
+  // sweeps, where they fit: a sweep is then a few hundred cycles, not a round trip to L2 a phase.
+  bool in_shared = false;
+};
+
+// The mean over the bottom level of x (minus `shift`), by the whole block, in double.
+template <class T>
+__device__ double bottom_mean(const T* x, std::int64_t n) {
+  __shared__ double mean;
+  double s = 0.0;
+  for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) s += static_cast<double>(x[at]);
+  s = block_reduce<kBottomThreads>(s, Sum{});
+  if (threadIdx.x == 0) mean = s / static_cast<double>(n);
+  __syncthreads();
+  const double m = mean;
+  __syncthreads();  // `mean` is rewritten by the next call
+  return m;
+}
+
+// The bottom level on one block. Every sweep computes all the new values of a colour (red-black)
+// or of the step (Chebyshev) before writing any, with a barrier between, so no value read in a
+// sweep is one being written by it: the order threads run in never shows in the result.
+template <class T>
+__device__ void bottom_solve(const LevelGrid<T>& g, T* u, T* previous, const T* b, T* scratch,
+                             const BottomPlan& plan) {
+  const std::int64_t n = g.cells();
+  const T shift = plan.singular ? static_cast<T>(bottom_mean(b, n)) : T(0);
+  const auto cell = [&](std::int64_t at, int& i, int& j, int& k) {
+    i = static_cast<int>(at % g.nx);
+    j = static_cast<int>((at / g.nx) % g.ny);
+    k = static_cast<int>(at / (static_cast<std::int64_t>(g.nx) * g.ny));
+  };
+  // The residual with the shifted right-hand side: (b - shift) - A u.
+  const auto residual = [&](const T* v, int i, int j, int k, std::int64_t at) {
+    return (b[at] - shift) - apply_operator(g, v, i, j, k, at);
+  };
+  if (plan.from_zero) {
+    for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] = T(0);
+    __syncthreads();
+  }
+  if (!plan.chebyshev) {
+    for (int s = 0; s < plan.sweeps; ++s) {
+      for (int colour = 0; colour < 2; ++colour) {
+        for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+          int i, j, k;
+          cell(at, i, j, k);
+          if (((i + j + k) & 1) != colour) continue;
+          const T d = diagonal(g, i, j, k);
+          scratch[at] = d != T(0) ? u[at] + residual(u, i, j, k, at) / d : u[at];
+        }
+        __syncthreads();
+        for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+          int i, j, k;
+          cell(at, i, j, k);
+          if (((i + j + k) & 1) == colour) u[at] = scratch[at];
+        }
+        __syncthreads();
+      }
+    }
+  } else {
+    T* current = u;
+    T* next = previous;  // holds the iterate before `current`, overwritten by the one after
+    for (int s = 0; s < plan.sweeps; ++s) {
+      const T c1 = static_cast<T>(plan.steps[s].x), c2 = static_cast<T>(plan.steps[s].y);
+      for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+        int i, j, k;
+        cell(at, i, j, k);
+        const T d = diagonal(g, i, j, k);
+        const T c = current[at];
+        const T momentum = s == 0 ? T(0) : c1 * (c - next[at]);
+        next[at] = d != T(0) ? c + momentum + c2 * residual(current, i, j, k, at) / d : c;
+      }
+      __syncthreads();
+      T* const swap = current;
+      current = next;
+      next = swap;
+    }
+    if (current != u) {
+      for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] = current[at];
+      __syncthreads();
+    }
+  }
+  if (plan.singular) {
+    const T m = static_cast<T>(bottom_mean(u, n));
+    for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] -= m;
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBottomThreads)
+    bottom_kernel(LevelGrid<T> g, T* u, T* previous, const T* b, T* scratch, BottomPlan plan) {
+  if (!plan.in_shared) {
+    bottom_solve(g, u, previous, b, scratch, plan);
+    return;
+  }
+  extern __shared__ double bottom_shared[];  // double: aligned for either T
+  const std::int64_t n = g.cells();
+  T* const su = reinterpret_cast<T*>(bottom_shared);
+  T* const sp = su + n;
+  T* const ss = sp + n;
+  T* const sb = ss + n;
+  for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
+    sb[at] = b[at];
+    su[at] = plan.from_zero ? T(0) : u[at];
+  }
+  __syncthreads();
+  bottom_solve(g, su, sp, sb, ss, plan);
+  __syncthreads();
+  for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) u[at] = su[at];
+}
+
+}  // namespace parasol::poisson

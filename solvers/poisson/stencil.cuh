@@ -1,0 +1,144 @@
+// The poisson operator on the device, one level at a time: A u = alpha u - sum over axes of
+// (u_{i-1} - 2 u_i + u_{i+1}) / h^2 on cell-centred unknowns, stored x fastest with no ghosts.
+// Faces enter through the ghost cell past them: Dirichlet u_g = -u_0, Neumann u_g = u_0 and
+// periodic wrap. These are the homogeneous conditions; boundary data were moved into the
+// right-hand side when the source was uploaded, so every level solves with them.
+//
+// Every kernel that needs A u or the diagonal calls these two functions, so the plain and fused
+// variants compute the same sums in the same order and agree to the bit. They compile for the
+// host too, where tests/poisson_stencil_test.cu checks them against the gold.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/launch.cuh"
+#include "solvers/poisson/params.hpp"
+#include "solvers/poisson/poisson.hpp"
+
+namespace parasol::poisson {
+
+// Ghost factor per face: the ghost is factor * u_0 (Dirichlet -1, Neumann +1); 0 marks a
+// periodic face, whose ghost is the cell at the other end.
+inline constexpr signed char kPeriodicGhost = 0;
+
+template <class T>
+struct LevelGrid {
+  int nx = 0, ny = 0, nz = 0;
+  T cx = 0, cy = 0, cz = 0;  // 1 / h^2 per axis
+  T alpha = 0;
+  signed char lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // ghost factors: x_min, y_min, z_min; x_max...
+
+  __host__ __device__ std::int64_t cells() const {
+    return static_cast<std::int64_t>(nx) * ny * nz;
+  }
+  __host__ __device__ std::int64_t sy() const { return nx; }
+  __host__ __device__ std::int64_t sz() const { return static_cast<std::int64_t>(nx) * ny; }
+};
+
+inline signed char ghost_factor(FaceKind k) {
+  switch (k) {
+    case FaceKind::dirichlet: return -1;
+    case FaceKind::neumann: return 1;
+    case FaceKind::periodic: break;
+  }
+  return kPeriodicGhost;
+}
+
+// A level of the hierarchy as the kernels take it.
+template <class T>
+LevelGrid<T> grid_of(const Params& p, const Level& level) {
+  LevelGrid<T> g;
+  g.nx = static_cast<int>(level.nx);
+  g.ny = static_cast<int>(level.ny);
+  g.nz = static_cast<int>(level.nz);
+  g.cx = static_cast<T>(1.0 / (level.hx * level.hx));
+  g.cy = static_cast<T>(1.0 / (level.hy * level.hy));
+  g.cz = static_cast<T>(1.0 / (level.hz * level.hz));
+  g.alpha = static_cast<T>(p.alpha);
+  for (int axis = 0; axis < 3; ++axis) {
+    g.lo[axis] = ghost_factor(p.face(axis, 0).kind);
+    g.hi[axis] = ghost_factor(p.face(axis, 1).kind);
+  }
+  return g;
+}
+
+// The neighbour below (i - 1) of a cell at index i of n along an axis of stride s.
+template <class T>
+__host__ __device__ __forceinline__ T below(const T* u, std::int64_t at, int i, int n, std::int64_t s,
+                                   signed char ghost, T centre) {
+  if (i > 0) return u[at - s];
+  if (ghost == kPeriodicGhost) return u[at + (n - 1) * s];
+  return T(ghost) * centre;
+}
+template <class T>
+__host__ __device__ __forceinline__ T above(const T* u, std::int64_t at, int i, int n, std::int64_t s,
+                                   signed char ghost, T centre) {
+  if (i < n - 1) return u[at + s];
+  if (ghost == kPeriodicGhost) return u[at - (n - 1) * s];
+  return T(ghost) * centre;
+}
+
+// How much of a cell's own value comes back through the neighbour on one side: the ghost factor
+// at a Dirichlet or Neumann face, and 1 where a periodic axis has one cell (its neighbour is
+// itself twice over, so the axis adds nothing to the diagonal, as poisson.hpp's diagonal() says).
+__host__ __device__ __forceinline__ int self_weight(int i, int n, signed char ghost, bool low) {
+  const bool edge = low ? i == 0 : i == n - 1;
+  if (!edge) return 0;
+  if (ghost == kPeriodicGhost) return n == 1 ? 1 : 0;
+  return ghost;
+}
+
+// A u from a cell's value and its six neighbours (ghosts already resolved). Axes in the order
+// x, y, z, each as (2c - below - above): every kernel's sums, in the gold's order.
+template <class T>
+__host__ __device__ __forceinline__ T apply_values(const LevelGrid<T>& g, T c, T xm, T xp, T ym,
+                                                   T yp, T zm, T zp) {
+  const T x = (c + c) - xm - xp;
+  const T y = (c + c) - ym - yp;
+  const T z = (c + c) - zm - zp;
+  return g.alpha * c + g.cx * x + g.cy * y + g.cz * z;
+}
+
+// A u at cell (i, j, k), index `at`, its neighbours read from u.
+template <class T>
+__host__ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, int i, int j,
+                                                     int k, std::int64_t at) {
+  const T c = u[at];
+  const std::int64_t sy = g.sy(), sz = g.sz();
+  return apply_values(g, c, below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], c),
+                      above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], c),
+                      below(u, at, j, g.ny, sy, g.lo[1], c), above(u, at, j, g.ny, sy, g.hi[1], c),
+                      below(u, at, k, g.nz, sz, g.lo[2], c), above(u, at, k, g.nz, sz, g.hi[2], c));
+}
+
+// The diagonal of A at cell (i, j, k): alpha + sum over axes of (2 - self weights) / h^2. Zero
+// only where alpha = 0 and every axis is one cell, Neumann or periodic: that cell's equation is
+// 0 = 0, and smoothers leave it alone (the gold's inverse diagonal is 0 there).
+template <class T>
+__host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int j, int k) {
+  const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);
+  const int wy = 2 - self_weight(j, g.ny, g.lo[1], true) - self_weight(j, g.ny, g.hi[1], false);
+  const int wz = 2 - self_weight(k, g.nz, g.lo[2], true) - self_weight(k, g.nz, g.hi[2], false);
+  return g.alpha + g.cx * T(wx) + g.cy * T(wy) + g.cz * T(wz);
+}
+
+// Every cell of an nx x ny x nz box once, over a 3D grid of 3D blocks that may hold fewer
+// blocks than the box needs (launch.hpp caps y and z): body(i, j, k, at).
+template <class Body>
+__device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& body) {
+  const std::int64_t bx_count = (nx + blockDim.x - 1) / blockDim.x;
+  const std::int64_t by_count = (ny + blockDim.y - 1) / blockDim.y;
+  const std::int64_t bz_count = (nz + blockDim.z - 1) / blockDim.z;
+  for (std::int64_t bz : block_stride_z(bz_count))
+    for (std::int64_t by : block_stride_y(by_count))
+      for (std::int64_t bx : block_stride_x(bx_count)) {
+        const std::int64_t i = bx * blockDim.x + threadIdx.x;
+        const std::int64_t j = by * blockDim.y + threadIdx.y;
+        const std::int64_t k = bz * blockDim.z + threadIdx.z;
+        if (i < nx && j < ny && k < nz)
+          body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
+               i + nx * (j + static_cast<std::int64_t>(ny) * k));
+      }
+}
+
+}  // namespace parasol::poisson

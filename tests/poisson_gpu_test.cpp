@@ -1,0 +1,365 @@
+// poisson on the GPU: each variant x smoother x precision against the CPU gold on random sources
+// and awkward grids (odd sides, non-cubes, each face kind, a side coarsened to one cell, the
+// singular cases), on poisoned output; the same bits run after run; plain and fused cycle for
+// cycle; FMG to the discretisation error; a hierarchy too big for the device refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/error.hpp"
+#include "solvers/poisson/check.hpp"
+#include "solvers/poisson/device.hpp"
+#include "solvers/poisson/params.hpp"
+#include "solvers/poisson/poisson.hpp"
+#include "solvers/poisson/problem.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::poisson {
+
+// Readable parameters in test listings ("fused", "rbgs") instead of raw bytes.
+void PrintTo(Variant v, std::ostream* out) { *out << name(v); }
+void PrintTo(Smoother s, std::ostream* out) { *out << name(s); }
+
+namespace {
+
+// A grid and its faces: (kind, value) from x_min to z_max.
+struct Problem {
+  std::string name;
+  std::int64_t nx, ny, nz;
+  std::array<Face, 6> faces;
+  double alpha = 0.0;
+};
+
+constexpr Face D(double g) { return {FaceKind::dirichlet, g}; }
+constexpr Face N(double g) { return {FaceKind::neumann, g}; }
+constexpr Face P{FaceKind::periodic, 0.0};
+
+std::vector<Problem> problems() {
+  return {
+      {"cube32_dirichlet", 32, 32, 32, {D(0), D(0), D(0), D(0), D(0), D(0)}},
+      // 48 x 24 x 32 -> 24 x 12 x 16 -> 12 x 6 x 8 -> 6 x 3 x 4: the bottom has an odd side.
+      {"noncube48x24x32_mixed", 48, 24, 32, {D(1.0), D(-0.5), N(0.25), N(0.0), P, P}},
+      // Every side odd: one level, solved by the bottom sweeps alone, on one block.
+      {"odd33x17x9_dirichlet", 33, 17, 9, {D(0.5), D(0), D(0), D(-1), D(0), D(0.25)}},
+      // y and z coarsened to one cell: a periodic axis of one cell is its own neighbour.
+      {"thin64x2x2", 64, 2, 2, {D(0), D(1), P, P, N(0.5), N(-0.5)}},
+      {"helmholtz20x12x28_neumann", 20, 12, 28, {N(0.1), N(-0.2), N(0), N(0.3), N(0), N(0)}, 2.5},
+      {"tiny2x2x2", 2, 2, 2, {D(1), D(0), N(0), D(0), P, P}},
+      {"singular16_neumann", 16, 16, 16, {N(0), N(0), N(0), N(0), N(0), N(0)}},
+      {"singular16x8x16_periodic", 16, 8, 16, {P, P, P, P, P, P}},
+      // Odd periodic sides: red meets red across the wrap, and each colour reads the values from
+      // before its half sweep, on the GPU's one block as in the gold.
+      {"singular_odd7x5x3_periodic", 7, 5, 3, {P, P, P, P, P, P}},
+  };
+}
+
+Params make_params(const Problem& pr, Variant variant, Smoother smoother, Precision precision) {
+  Params p;
+  p.nx = pr.nx;
+  p.ny = pr.ny;
+  p.nz = pr.nz;
+  p.hx = 1.0 / static_cast<double>(pr.nx);
+  p.hy = 1.3 / static_cast<double>(pr.ny);  // unequal spacings: each axis has its own 1/h^2
+  p.hz = 0.8 / static_cast<double>(pr.nz);
+  p.alpha = pr.alpha;
+  for (int f = 0; f < 6; ++f) p.face(f) = pr.faces[f];
+  p.source.kind = SourceKind::zero;  // the tests hand f in themselves
+  p.variant = variant;
+  p.smoother = smoother;
+  p.precision = precision;
+  return p;
+}
+
+// A seeded random source, made compatible where the problem is singular.
+std::vector<double> random_source(const Params& p, unsigned seed) {
+  std::mt19937 draws(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> f(static_cast<std::size_t>(p.cells()));
+  for (double& v : f) v = uniform(draws);
+  make_compatible(p, f);
+  return f;
+}
+
+template <class T>
+struct Run {
+  Outcome outcome;
+  std::vector<T> u;
+};
+
+template <class T>
+Run<T> run_gpu(const Params& p, const std::vector<double>& f) {
+  DeviceSolver<T> solver(p);
+  const std::vector<T> source = rounded<T>(f);
+  solver.upload_source(source.data());
+  solver.poison();  // NaN in u: a cell the solve never wrote cannot pass
+  Run<T> r;
+  r.outcome = solver.solve();
+  r.u.resize(source.size());
+  solver.download(r.u.data());
+  return r;
+}
+
+template <class T>
+Run<T> run_gold(const Params& p, const std::vector<double>& f) {
+  Run<T> r;
+  r.outcome = solve_gold<T>(p, rounded<T>(f), r.u);
+  return r;
+}
+
+// u from the GPU against the gold's, by poisson's one rule of agreement (check.hpp): their
+// difference within what the two residuals allow.
+template <class T, class G>
+void expect_agreement(const Params& p, const std::vector<double>& f, const std::vector<T>& u,
+                      const std::vector<G>& gold, const std::string& what) {
+  const Agreement a = agreement(p, f, u, gold);
+  EXPECT_TRUE(a.passed()) << what << ": " << a.measure << " " << a.value << " over "
+                          << a.tolerance;
+}
+
+// Residual norms relative to b: rounding moves each by about eps times the condition number (an
+// absolute 1e3 eps), and a cycle's rounding differences carry into the next, relatively small
+// beside the residual while it is far above that (5 % in float, 1e-6 in double). A wrong
+// cycle changes the residual by factors.
+template <class T>
+void expect_same_history(const Outcome& a, const Outcome& b, const std::string& what) {
+  constexpr double eps = std::numeric_limits<T>::epsilon();
+  const double relative = sizeof(T) == 4 ? 5e-2 : 1e-6;
+  ASSERT_EQ(a.cycles.size(), b.cycles.size()) << what;
+  for (std::size_t c = 0; c < a.cycles.size(); ++c) {
+    const double x = a.cycles[c].residual_max, y = b.cycles[c].residual_max;
+    EXPECT_NEAR(x, y, relative * std::max(x, y) + 1e3 * eps) << what << ", cycle " << c;
+  }
+}
+
+using Case = std::tuple<Variant, Smoother, Precision, Problem>;
+
+// The problem's name in test listings instead of its raw bytes.
+void PrintTo(const Problem& p, std::ostream* out) { *out << p.name; }
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto& [variant, smoother, precision, problem] = info.param;
+  return std::string(name(variant)) + "_" + std::string(name(smoother)) + "_" +
+         std::string(name(precision)) + "_" + problem.name;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (Variant v : kVariants)
+    for (Smoother s : kSmoothers)
+      for (Precision pr : {Precision::single, Precision::double_})
+        for (const Problem& problem : problems()) cases.emplace_back(v, s, pr, problem);
+  return cases;
+}
+
+class PoissonGpuVsGold : public ::testing::TestWithParam<Case> {};
+
+// Three cycles (FMG and two V-cycles) where both codes run the same algorithm: the residual
+// histories and the fields agree to rounding.
+template <class T>
+void check_cycles(const Params& base, const Problem& problem) {
+  Params p = base;
+  p.tolerance = 0;  // never met: both run every cycle
+  p.max_cycles = 2;
+  const std::vector<double> f = random_source(p, 20261128);
+  const Run<T> gpu = run_gpu<T>(p, f);
+  const Run<T> gold = run_gold<T>(p, f);
+  EXPECT_EQ(gpu.outcome.levels, gold.outcome.levels);
+  EXPECT_NEAR(gpu.outcome.b_max, gold.outcome.b_max, 1e-5 * gold.outcome.b_max);
+  expect_same_history<T>(gpu.outcome, gold.outcome, problem.name);
+  expect_agreement(p, f, gpu.u, gold.u, problem.name);
+}
+
+// To convergence, against the double gold taken to 1e-12: a float solve stops at its rounding
+// floor, below 1e-3 of b on these grids; a double one reaches 1e-10.
+template <class T>
+void check_converged(const Params& base, const Problem& problem) {
+  constexpr bool kFloat = sizeof(T) == 4;
+  Params p = base;
+  p.tolerance = kFloat ? 1e-6 : 1e-10;
+  p.max_cycles = 60;
+  Params gold_params = p;
+  gold_params.precision = Precision::double_;
+  gold_params.tolerance = 1e-12;
+  const std::vector<double> f = random_source(p, 7);
+  const Run<T> gpu = run_gpu<T>(p, f);
+  const Run<double> gold = run_gold<double>(gold_params, f);
+  ASSERT_FALSE(gpu.outcome.cycles.empty());
+  EXPECT_LT(gpu.outcome.cycles.back().residual_max, kFloat ? 1e-3 : 1e-10) << problem.name;
+  if (!kFloat) {
+    EXPECT_EQ(gpu.outcome.stop, StopReason::tolerance) << problem.name;
+  }
+  expect_agreement(p, f, gpu.u, gold.u, problem.name + " converged");
+}
+
+TEST_P(PoissonGpuVsGold, MatchesGold) {
+  PARASOL_REQUIRE_GPU();
+  const auto& [variant, smoother, precision, problem] = GetParam();
+  const Params p = make_params(problem, variant, smoother, precision);
+  if (precision == Precision::single) {
+    check_cycles<float>(p, problem);
+    check_converged<float>(p, problem);
+  } else {
+    check_cycles<double>(p, problem);
+    check_converged<double>(p, problem);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PoissonGpuVsGold, ::testing::ValuesIn(all_cases()), case_name);
+
+// Same input, same bits: the norms and means are reduced in a fixed order, and nothing depends
+// on the order blocks run in. Twice on one solver and once on another.
+template <class T>
+void check_repeats(Variant v, Smoother s) {
+  const Problem problem = problems()[1];
+  Params p = make_params(problem, v, s, sizeof(T) == 4 ? Precision::single : Precision::double_);
+  p.max_cycles = 4;
+  const std::vector<T> f = rounded<T>(random_source(p, 99));
+  std::vector<std::vector<T>> fields;
+  std::vector<Outcome> outcomes;
+  DeviceSolver<T> first(p), second(p);
+  for (DeviceSolver<T>* solver : {&first, &first, &second}) {
+    solver->upload_source(f.data());
+    solver->poison();
+    outcomes.push_back(solver->solve());
+    fields.emplace_back(f.size());
+    solver->download(fields.back().data());
+  }
+  for (std::size_t r = 1; r < fields.size(); ++r) {
+    EXPECT_EQ(std::memcmp(fields[r].data(), fields[0].data(), f.size() * sizeof(T)), 0)
+        << "run " << r << " differs from run 0";
+    ASSERT_EQ(outcomes[r].cycles.size(), outcomes[0].cycles.size());
+    for (std::size_t c = 0; c < outcomes[0].cycles.size(); ++c) {
+      EXPECT_EQ(outcomes[r].cycles[c].residual_max, outcomes[0].cycles[c].residual_max);
+      EXPECT_EQ(outcomes[r].cycles[c].residual_l2, outcomes[0].cycles[c].residual_l2);
+    }
+  }
+}
+
+TEST(PoissonGpu, RepeatsToTheBit) {
+  PARASOL_REQUIRE_GPU();
+  for (Variant v : kVariants)
+    for (Smoother s : kSmoothers) {
+      check_repeats<float>(v, s);
+      check_repeats<double>(v, s);
+    }
+}
+
+// The fused kernels compute every residual and update by the same functions as the plain ones:
+// their histories agree within rounding, cycle for cycle.
+template <class T>
+void check_fused_like_plain(Smoother s, const Problem& problem) {
+  const Precision precision = sizeof(T) == 4 ? Precision::single : Precision::double_;
+  Params plain = make_params(problem, Variant::plain, s, precision);
+  plain.tolerance = 0;
+  plain.max_cycles = 6;
+  Params fused = plain;
+  fused.variant = Variant::fused;
+  const std::vector<double> f = random_source(plain, 5);
+  const Run<T> a = run_gpu<T>(plain, f);
+  const Run<T> b = run_gpu<T>(fused, f);
+  expect_same_history<T>(a.outcome, b.outcome, problem.name + " " + std::string(name(s)));
+  expect_agreement(plain, f, b.u, a.u, problem.name + " fused against plain");
+}
+
+TEST(PoissonGpu, FusedHistoryEqualsPlain) {
+  PARASOL_REQUIRE_GPU();
+  for (const Problem& problem : problems())
+    for (Smoother s : kSmoothers) {
+      check_fused_like_plain<float>(s, problem);
+      check_fused_like_plain<double>(s, problem);
+    }
+}
+
+// FMG alone reaches the discretisation error on a manufactured solution (HPGMG-FV's claim for
+// FMG): within twice the error of the converged answer, on a grid fine enough that the
+// discretisation error dominates float's rounding.
+template <class T>
+void check_fmg_reaches_discretisation_error(Smoother s) {
+  Params p;
+  p.nx = p.ny = p.nz = 64;
+  p.hx = p.hy = p.hz = 1.0 / 64;
+  p.source.kind = SourceKind::manufactured;
+  p.smoother = s;
+  p.precision = sizeof(T) == 4 ? Precision::single : Precision::double_;
+  const std::vector<double> exact = manufactured_solution(p);
+  const std::vector<T> f = rounded<T>(make_source(p));
+  const auto error = [&](const std::vector<T>& u) {
+    double e = 0;
+    for (std::size_t c = 0; c < u.size(); ++c) e = std::max(e, std::abs(double(u[c]) - exact[c]));
+    return e;
+  };
+  Params fmg_only = p;
+  fmg_only.max_cycles = 0;  // FMG alone
+  DeviceSolver<T> fmg(fmg_only);
+  fmg.upload_source(f.data());
+  const Outcome once = fmg.solve();
+  ASSERT_EQ(once.cycles.size(), 1u);
+  std::vector<T> u(f.size());
+  fmg.download(u.data());
+  const double fmg_error = error(u);
+  p.tolerance = sizeof(T) == 4 ? 1e-5 : 1e-11;
+  DeviceSolver<T> solver(p);
+  solver.upload_source(f.data());
+  solver.solve();
+  solver.download(u.data());
+  const double converged_error = error(u);
+  EXPECT_GT(converged_error, 0.0);
+  EXPECT_LE(fmg_error, 2.0 * converged_error) << name(s) << ": FMG " << fmg_error
+                                              << ", converged " << converged_error;
+}
+
+TEST(PoissonGpu, FmgReachesTheDiscretisationError) {
+  PARASOL_REQUIRE_GPU();
+  for (Smoother s : kSmoothers) {
+    check_fmg_reaches_discretisation_error<float>(s);
+    check_fmg_reaches_discretisation_error<double>(s);
+  }
+}
+
+// A hierarchy past the device's memory is refused before anything is allocated, with the bytes
+// asked and the memory free.
+TEST(PoissonGpu, TooBigForTheDeviceSaysHowBig) {
+  PARASOL_REQUIRE_GPU();
+  Params p;
+  p.nx = p.ny = p.nz = 8192;  // 4.4 TB of double levels
+  p.precision = Precision::double_;
+  try {
+    DeviceSolver<double> solver(p);
+    FAIL() << "a " << device_bytes<double>(p) << "-byte hierarchy was allocated";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(std::to_string(device_bytes<double>(p)) + " bytes"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("free"), std::string::npos) << what;
+  }
+}
+
+// The bytes asked, on the CPU: every level's u and b, the residual field where the variant
+// stores it, the second field of sweeps that do not write in place (Chebyshev, the fused
+// variant), FMG's right-hand sides and the bottom's scratch.
+TEST(PoissonGpu, DeviceBytesCountEveryField) {
+  Params p;
+  p.nx = p.ny = p.nz = 16;  // levels of 4096, 512 and 64 cells
+  p.bottom_cells = 64;
+  p.variant = Variant::plain;
+  p.smoother = Smoother::rbgs;
+  const std::size_t fixed = device_bytes<float>(p) - 4 * (3 * 4096 + 4 * 512 + 5 * 64);
+  p.smoother = Smoother::chebyshev;
+  EXPECT_EQ(device_bytes<float>(p), fixed + 4 * (4 * 4096 + 5 * 512 + 6 * 64));
+  p.variant = Variant::fused;  // no residual field below level 0
+  EXPECT_EQ(device_bytes<float>(p), fixed + 4 * (4 * 4096 + 4 * 512 + 5 * 64));
+  p.smoother = Smoother::rbgs;
+  EXPECT_EQ(device_bytes<float>(p), fixed + 4 * (4 * 4096 + 4 * 512 + 5 * 64));
+  EXPECT_EQ(device_bytes<double>(p) - fixed, 2 * (device_bytes<float>(p) - fixed));
+}
+
+}  // namespace
+}  // namespace parasol::poisson

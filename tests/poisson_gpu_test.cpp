@@ -142,7 +142,7 @@ void expect_same_history(const Outcome& a, const Outcome& b, const std::string& 
 using Case = std::tuple<Variant, Smoother, Precision, Problem>;
 
 // The problem's name in test listings instead of its raw bytes.
-void PrintTo(const Problem& p, std::ostream* out) { *out << p.name; }
+[[maybe_unused]] void PrintTo(const Problem& p, std::ostream* out) { *out << p.name; }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const auto& [variant, smoother, precision, problem] = info.param;

@@ -1,0 +1,427 @@
+// The kinds' GPU solvers: one thread per system on the interleaved layout (thomas), and periodic
+// systems by Sherman-Morrison on top of the general variants. Written plainly first: each
+// kernel walks its system down and back up as the gold does, keeping the rows it needs next in
+// registers and the eliminated coefficients in a workspace.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "kernels/buffer.hpp"
+#include "kernels/error.hpp"
+#include "kernels/event.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/launch.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/tridiag/failure.cuh"
+#include "solvers/tridiag/kinds.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+// ---- periodic, fused: Sherman-Morrison with one elimination for both solves -----------------
+// A = A' + u v^T (kinds.cpp's gold says how); thread m eliminates A' once and carries y (A' y =
+// d, into x) and z (A' z = u, into z) down and back up together, then corrects y by z.
+template <class T>
+__global__ void periodic_thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                       const T* __restrict__ c, const T* __restrict__ d, T* x,
+                                       T* __restrict__ cp, T* __restrict__ z, std::int64_t n,
+                                       std::int64_t systems, unsigned long long* failure) {
+  for (const std::int64_t m : grid_stride(systems)) {
+    const std::int64_t last = (n - 1) * systems + m;
+    const T gamma = -b[m];
+    const T a0 = a[m], c_last = c[last];
+    const T corner = a0 / gamma;
+    T r = T(1) / (b[m] - gamma);
+    T c_prev = c[m] * r, y_prev = d[m] * r, z_prev = gamma * r;
+    cp[m] = c_prev;
+    x[m] = y_prev;
+    z[m] = z_prev;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const std::int64_t g = i * systems + m;
+      const T ai = a[g];
+      const T bi = i < n - 1 ? b[g] : b[g] - a0 * c_last / gamma;
+      r = T(1) / (bi - ai * c_prev);
+      c_prev = i < n - 1 ? c[g] * r : T(0);
+      y_prev = (d[g] - ai * y_prev) * r;
+      z_prev = ((i < n - 1 ? T(0) : c_last) - ai * z_prev) * r;
+      cp[g] = c_prev;
+      x[g] = y_prev;
+      z[g] = z_prev;
+    }
+    const T y_last = y_prev, z_last = z_prev;
+    T y_next = y_prev, z_next = z_prev;
+    for (std::int64_t i = n - 2; i >= 0; --i) {
+      const std::int64_t g = i * systems + m;
+      const T cpi = cp[g];
+      y_next = x[g] - cpi * y_next;
+      z_next = z[g] - cpi * z_next;
+      x[g] = y_next;
+      z[g] = z_next;
+    }
+    // y_next and z_next now hold row 0's.
+    const T factor = (y_next + corner * y_last) / (T(1) + z_next + corner * z_last);
+    bool finite = isfinite(factor);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t g = i * systems + m;
+      const T xi = x[g] - factor * z[g];
+      x[g] = xi;
+      finite &= isfinite(xi);
+    }
+    note_failure(finite, m, failure);
+  }
+}
+
+// ---- periodic by Sherman-Morrison on a general variant (contiguous) ---------------------------
+// A' differs from A only in its two corner diagonals: b' is b with those rewritten, and u is zero
+// but at its ends (zeroed once, when the workspace is made).
+template <class T>
+__global__ void periodic_modify_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                       const T* __restrict__ c, T* __restrict__ b_modified,
+                                       T* __restrict__ u, std::int64_t n, std::int64_t systems) {
+  for (const std::int64_t m : grid_stride(systems)) {
+    const std::int64_t first = m * n, last = first + n - 1;
+    const T gamma = -b[first];
+    b_modified[first] = b[first] - gamma;
+    b_modified[last] = b[last] - a[first] * c[last] / gamma;
+    u[first] = gamma;
+    u[last] = c[last];
+  }
+}
+
+// Each system's correction factor, (v . y) / (1 + v . z), before any x is rewritten.
+template <class T>
+__global__ void periodic_factor_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                       const T* __restrict__ y, const T* __restrict__ z,
+                                       T* __restrict__ factor, std::int64_t n,
+                                       std::int64_t systems) {
+  for (const std::int64_t m : grid_stride(systems)) {
+    const std::int64_t first = m * n, last = first + n - 1;
+    const T corner = a[first] / -b[first];
+    factor[m] = (y[first] + corner * y[last]) / (T(1) + z[first] + corner * z[last]);
+  }
+}
+
+template <class T>
+__global__ void periodic_correct_kernel(const T* __restrict__ factor, const T* __restrict__ z,
+                                        T* x, std::int64_t n, std::int64_t systems,
+                                        unsigned long long* failure) {
+  for (const std::int64_t k : grid_stride(n * systems)) {
+    const std::int64_t m = k / n;
+    const T xk = x[k] - factor[m] * z[k];
+    x[k] = xk;
+    note_failure(isfinite(xk), m, failure);
+  }
+}
+
+// ---- multi-rhs: one elimination, rhs right-hand sides ----------------------------------------
+// Interleaved: row i of right-hand side r of system m at (r n + i) systems + m. Down the rows,
+// each row's pivot and c' are made once and applied to every right-hand side.
+template <class T>
+__global__ void multi_rhs_thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                        const T* __restrict__ c, const T* __restrict__ d, T* x,
+                                        T* __restrict__ cp, std::int64_t n, std::int64_t systems,
+                                        int rhs, unsigned long long* failure) {
+  const std::int64_t stride = n * systems;  // from one right-hand side's row to the next's
+  for (const std::int64_t m : grid_stride(systems)) {
+    T c_prev = T(0), a_i = T(0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t g = i * systems + m;
+      a_i = i > 0 ? a[g] : T(0);
+      const T r = T(1) / (b[g] - a_i * c_prev);
+      c_prev = i < n - 1 ? c[g] * r : T(0);
+      cp[g] = c_prev;
+      for (int k = 0; k < rhs; ++k) {
+        const std::int64_t gk = k * stride + g;
+        x[gk] = (d[gk] - (i > 0 ? a_i * x[gk - systems] : T(0))) * r;
+      }
+    }
+    bool finite = true;
+    for (int k = 0; k < rhs; ++k) finite &= isfinite(x[k * stride + (n - 1) * systems + m]);
+    for (std::int64_t i = n - 2; i >= 0; --i) {
+      const std::int64_t g = i * systems + m;
+      const T cpi = cp[g];
+      for (int k = 0; k < rhs; ++k) {
+        const std::int64_t gk = k * stride + g;
+        const T xi = x[gk] - cpi * x[gk + systems];
+        x[gk] = xi;
+        finite &= isfinite(xi);
+      }
+    }
+    note_failure(finite, m, failure);
+  }
+}
+
+// ---- pentadiagonal: cuPentBatch's elimination, one thread per system --------------------------
+// Row i becomes x[i] + alpha[i] x[i+1] + beta[i] x[i+2] = z[i] (z into x); the two rows before it
+// stay in registers on the way down, the two after it on the way back up.
+template <class T>
+__global__ void penta_thomas_kernel(const T* __restrict__ e, const T* __restrict__ a,
+                                    const T* __restrict__ b, const T* __restrict__ c,
+                                    const T* __restrict__ f, const T* __restrict__ d, T* x,
+                                    T* __restrict__ alpha, T* __restrict__ beta, std::int64_t n,
+                                    std::int64_t systems, unsigned long long* failure) {
+  for (const std::int64_t m : grid_stride(systems)) {
+    T alpha2 = T(0), beta2 = T(0), z2 = T(0);  // row i - 2's
+    T alpha1 = T(0), beta1 = T(0), z1 = T(0);  // row i - 1's
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t g = i * systems + m;
+      const T ei = i >= 2 ? e[g] : T(0), ai = i >= 1 ? a[g] : T(0);
+      const T ci = i + 1 < n ? c[g] : T(0), fi = i + 2 < n ? f[g] : T(0);
+      const T gamma = ai - ei * alpha2;
+      const T r = T(1) / (b[g] - ei * beta2 - gamma * alpha1);
+      const T alpha0 = (ci - gamma * beta1) * r, beta0 = fi * r;
+      const T z0 = (d[g] - ei * z2 - gamma * z1) * r;
+      alpha[g] = alpha0;
+      beta[g] = beta0;
+      x[g] = z0;
+      alpha2 = alpha1, beta2 = beta1, z2 = z1;
+      alpha1 = alpha0, beta1 = beta0, z1 = z0;
+    }
+    T x1 = z1, x2 = T(0);  // x[i + 1] and x[i + 2]
+    bool finite = isfinite(x1);
+    for (std::int64_t i = n - 2; i >= 0; --i) {
+      const std::int64_t g = i * systems + m;
+      const T xi = x[g] - alpha[g] * x1 - beta[g] * x2;
+      x[g] = xi;
+      finite &= isfinite(xi);
+      x2 = x1;
+      x1 = xi;
+    }
+    note_failure(finite, m, failure);
+  }
+}
+
+// ---- block2: block Thomas, one thread per system ----------------------------------------------
+// Interleaved: value q of block row i's 2x2 block at (4 i + q) systems + m, component r of its
+// pair at (2 i + r) systems + m. C' into the workspace, d' into x.
+template <class T>
+__global__ void block2_thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                     const T* __restrict__ c, const T* __restrict__ d, T* x,
+                                     T* __restrict__ cp, std::int64_t n, std::int64_t systems,
+                                     unsigned long long* failure) {
+  for (const std::int64_t m : grid_stride(systems)) {
+    T c0 = T(0), c1 = T(0), c2 = T(0), c3 = T(0);  // C'[i - 1]
+    T y0 = T(0), y1 = T(0);                        // d'[i - 1]
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t g = 4 * i * systems + m, h = 2 * i * systems + m;
+      T p0 = b[g], p1 = b[g + systems], p2 = b[g + 2 * systems], p3 = b[g + 3 * systems];
+      T r0 = d[h], r1 = d[h + systems];
+      if (i > 0) {
+        const T a0 = a[g], a1 = a[g + systems], a2 = a[g + 2 * systems], a3 = a[g + 3 * systems];
+        p0 -= a0 * c0 + a1 * c2;
+        p1 -= a0 * c1 + a1 * c3;
+        p2 -= a2 * c0 + a3 * c2;
+        p3 -= a2 * c1 + a3 * c3;
+        r0 -= a0 * y0 + a1 * y1;
+        r1 -= a2 * y0 + a3 * y1;
+      }
+      const T inv = T(1) / (p0 * p3 - p1 * p2);
+      const T q0 = p3 * inv, q1 = -p1 * inv, q2 = -p2 * inv, q3 = p0 * inv;  // P^-1
+      if (i < n - 1) {
+        const T k0 = c[g], k1 = c[g + systems], k2 = c[g + 2 * systems], k3 = c[g + 3 * systems];
+        c0 = q0 * k0 + q1 * k2;
+        c1 = q0 * k1 + q1 * k3;
+        c2 = q2 * k0 + q3 * k2;
+        c3 = q2 * k1 + q3 * k3;
+      } else {
+        c0 = c1 = c2 = c3 = T(0);
+      }
+      cp[g] = c0;
+      cp[g + systems] = c1;
+      cp[g + 2 * systems] = c2;
+      cp[g + 3 * systems] = c3;
+      y0 = q0 * r0 + q1 * r1;
+      y1 = q2 * r0 + q3 * r1;
+      x[h] = y0;
+      x[h + systems] = y1;
+    }
+    bool finite = isfinite(y0) && isfinite(y1);
+    for (std::int64_t i = n - 2; i >= 0; --i) {
+      const std::int64_t g = 4 * i * systems + m, h = 2 * i * systems + m;
+      const T x0 = x[h] - (cp[g] * y0 + cp[g + systems] * y1);
+      const T x1 = x[h + systems] - (cp[g + 2 * systems] * y0 + cp[g + 3 * systems] * y1);
+      x[h] = x0;
+      x[h + systems] = x1;
+      finite &= isfinite(x0) && isfinite(x1);
+      y0 = x0;
+      y1 = x1;
+    }
+    note_failure(finite, m, failure);
+  }
+}
+
+}  // namespace
+
+template <class T>
+struct KindSolver<T>::Workspace {
+  DeviceBuffer<unsigned long long> failure{1};  // lowest failing system; all ones when none
+  DeviceBuffer<T> first, second;  // per kind: cp and z; cp; alpha and beta; C'
+  // periodic by Sherman-Morrison: the general solve, b', u, z and each system's factor.
+  std::unique_ptr<Solver<T>> general;
+  DeviceBuffer<T> b_modified, u, z, factor;
+};
+
+template <class T>
+KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
+    : launch_(launch), dims_(dims), work_(std::make_unique<Workspace>()) {
+  check_kind_dims(dims, "", "");
+  const std::vector<Variant> solvers = variants_for(dims.kind);
+  if (std::find(solvers.begin(), solvers.end(), launch.variant) == solvers.end())
+    throw InputError("", "method.variant",
+                     std::string(name(dims.kind)) + " systems are not solved by " +
+                         std::string(name(launch.variant)));
+  const Layout layout = kind_layout(dims.kind, launch.variant);
+  const Dims general{dims.n, dims.systems, layout};
+  launch_ = resolve_launch(launch, general, sizeof(T));
+  Workspace& w = *work_;
+  PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
+  const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
+  if (launch_.variant != Variant::thomas) {  // periodic by Sherman-Morrison
+    w.general = std::make_unique<Solver<T>>(launch_, general);
+    w.b_modified = DeviceBuffer<T>(rows);
+    w.u = DeviceBuffer<T>(rows);
+    w.z = DeviceBuffer<T>(rows);
+    w.factor = DeviceBuffer<T>(static_cast<std::size_t>(dims.systems));
+    PARASOL_CUDA(cudaMemset(w.u.data(), 0, w.u.bytes()));
+    return;
+  }
+  switch (dims.kind) {
+    case Kind::general:
+    case Kind::periodic:
+    case Kind::pentadiagonal:
+      w.first = DeviceBuffer<T>(rows);
+      w.second = DeviceBuffer<T>(rows);
+      break;
+    case Kind::multi_rhs: w.first = DeviceBuffer<T>(rows); break;
+    case Kind::block2: w.first = DeviceBuffer<T>(4 * rows); break;
+  }
+}
+
+template <class T>
+KindSolver<T>::~KindSolver() = default;
+template <class T>
+KindSolver<T>::KindSolver(KindSolver&&) noexcept = default;
+template <class T>
+KindSolver<T>& KindSolver<T>::operator=(KindSolver&&) noexcept = default;
+
+template <class T>
+void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t stream) {
+  const KindDims& dm = dims_;
+  if (dm.n * dm.systems == 0) return;
+  Workspace& w = *work_;
+  unsigned long long* failure = w.failure.data();
+  const int threads = launch_.threads;
+  const int blocks = grid_stride_blocks(dm.systems, threads);
+  if (w.general) {
+    const T *a = bands[0], *b = bands[1], *c = bands[2];
+    const std::int64_t rows = dm.n * dm.systems;
+    PARASOL_CUDA(cudaMemcpyAsync(w.b_modified.data(), b, w.b_modified.bytes(),
+                                 cudaMemcpyDeviceToDevice, stream));
+    PARASOL_NOTE_LAUNCH(blocks, threads, 0, periodic_modify_kernel<T>);
+    periodic_modify_kernel<T><<<blocks, threads, 0, stream>>>(a, b, c, w.b_modified.data(),
+                                                              w.u.data(), dm.n, dm.systems);
+    PARASOL_CHECK_LAUNCH(stream);
+    w.general->solve(a, w.b_modified.data(), c, d, x, stream);
+    w.general->solve(a, w.b_modified.data(), c, w.u.data(), w.z.data(), stream);
+    PARASOL_NOTE_LAUNCH(blocks, threads, 0, periodic_factor_kernel<T>);
+    periodic_factor_kernel<T><<<blocks, threads, 0, stream>>>(a, b, x, w.z.data(),
+                                                              w.factor.data(), dm.n, dm.systems);
+    PARASOL_CHECK_LAUNCH(stream);
+    const int element_blocks = grid_stride_blocks(rows, threads);
+    PARASOL_NOTE_LAUNCH(element_blocks, threads, 0, periodic_correct_kernel<T>);
+    periodic_correct_kernel<T><<<element_blocks, threads, 0, stream>>>(
+        w.factor.data(), w.z.data(), x, dm.n, dm.systems, failure);
+    PARASOL_CHECK_LAUNCH(stream);
+    return;
+  }
+  switch (dm.kind) {
+    case Kind::general:  // refused by the constructor
+    case Kind::periodic:
+      PARASOL_NOTE_LAUNCH(blocks, threads, 0, periodic_thomas_kernel<T>);
+      periodic_thomas_kernel<T><<<blocks, threads, 0, stream>>>(
+          bands[0], bands[1], bands[2], d, x, w.first.data(), w.second.data(), dm.n, dm.systems,
+          failure);
+      break;
+    case Kind::multi_rhs:
+      PARASOL_NOTE_LAUNCH(blocks, threads, 0, multi_rhs_thomas_kernel<T>);
+      multi_rhs_thomas_kernel<T><<<blocks, threads, 0, stream>>>(
+          bands[0], bands[1], bands[2], d, x, w.first.data(), dm.n, dm.systems, dm.rhs, failure);
+      break;
+    case Kind::pentadiagonal:
+      PARASOL_NOTE_LAUNCH(blocks, threads, 0, penta_thomas_kernel<T>);
+      penta_thomas_kernel<T><<<blocks, threads, 0, stream>>>(
+          bands[0], bands[1], bands[2], bands[3], bands[4], d, x, w.first.data(),
+          w.second.data(), dm.n, dm.systems, failure);
+      break;
+    case Kind::block2:
+      PARASOL_NOTE_LAUNCH(blocks, threads, 0, block2_thomas_kernel<T>);
+      block2_thomas_kernel<T><<<blocks, threads, 0, stream>>>(
+          bands[0], bands[1], bands[2], d, x, w.first.data(), dm.n, dm.systems, failure);
+      break;
+  }
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+template <class T>
+void KindSolver<T>::check(cudaStream_t stream) {
+  Workspace& w = *work_;
+  if (w.general) w.general->check(stream);
+  unsigned long long first = kNoFailure;
+  PARASOL_CUDA(cudaMemcpyAsync(&first, w.failure.data(), sizeof first, cudaMemcpyDeviceToHost,
+                               stream));
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  if (first == kNoFailure) return;
+  PARASOL_CUDA(cudaMemsetAsync(w.failure.data(), 0xFF, w.failure.bytes(), stream));
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  const auto system = static_cast<std::int64_t>(first);
+  throw NumericalError(system, "tridiag " + std::string(name(dims_.kind)) + " " +
+                                   std::string(name(launch_.variant)) + ": system " +
+                                   std::to_string(system) +
+                                   " met a zero pivot or a non-finite value (these solvers do "
+                                   "not pivot: the system must be diagonally dominant or "
+                                   "otherwise safe to eliminate in order)");
+}
+
+template <class T>
+Result<T> solve_kind_gpu(const Launch& launch, const KindBatch<T>& batch) {
+  const KindDims& dims = batch.dims;
+  KindSolver<T> solver(launch, dims);
+  const Layout layout = solver.layout();
+  Stream stream;
+  Result<T> result;
+  EventTimer h2d(stream.get()), compute(stream.get()), d2h(stream.get());
+  const Dims band_dims{dims.band_width(), dims.systems, Layout::contiguous};
+  const Dims rhs_dims{dims.rhs_width(), dims.systems, Layout::contiguous};
+  h2d.start();
+  std::vector<DeviceBuffer<T>> bands;
+  std::vector<const T*> pointers;
+  for (const std::vector<T>& band : batch.bands) {
+    bands.push_back(upload_relaid(band, band_dims, layout, stream.get()));
+    pointers.push_back(bands.back().data());
+  }
+  const DeviceBuffer<T> d = upload_relaid(batch.d, rhs_dims, layout, stream.get());
+  DeviceBuffer<T> x(batch.d.size());
+  h2d.stop();
+  compute.start();
+  solver.solve(pointers.data(), d.data(), x.data(), stream.get());
+  compute.stop();
+  std::vector<T> laid_out(batch.d.size());
+  d2h.start();
+  PARASOL_CUDA(cudaMemcpyAsync(laid_out.data(), x.data(), x.bytes(), cudaMemcpyDeviceToHost,
+                               stream.get()));
+  d2h.stop();
+  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds()};
+  solver.check(stream.get());
+  // In the interleaved layout the "rows" of relayout are each system's values.
+  result.x = relayout(laid_out, {rhs_dims.n, rhs_dims.systems, layout}, Layout::contiguous);
+  return result;
+}
+
+template class KindSolver<float>;
+template class KindSolver<double>;
+template Result<float> solve_kind_gpu(const Launch&, const KindBatch<float>&);
+template Result<double> solve_kind_gpu(const Launch&, const KindBatch<double>&);
+
+}  // namespace parasol::tridiag

@@ -104,9 +104,10 @@ double tolerance(double condition, std::int64_t n, std::int64_t solves = 1) {
 // is two solves and a correction of both by a factor that is itself off by cond(A) ulps: twice
 // the bound. multi-rhs's right-hand sides are separate solves with one elimination, each bound
 // alone; pentadiagonal elimination, like Thomas, is backward stable on dominant rows.
+inline constexpr double kPeriodicFactor = 2;
 template <class T>
 double kind_tolerance(const KindDims& dims, double condition) {
-  return (dims.kind == Kind::periodic ? 2 : 1) * tolerance<T>(condition, dims.rows());
+  return (dims.kind == Kind::periodic ? kPeriodicFactor : 1) * tolerance<T>(condition, dims.rows());
 }
 
 // The measure the check and the sweep store: max|x - gold| / max|gold|.

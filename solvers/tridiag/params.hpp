@@ -84,6 +84,9 @@ struct Heat {
   int mode = 1;               // with sine: u[j] = sin(pi * mode * (j + 1) / (points + 1))
   double left = 0, right = 0;  // the fixed end values u[-1] and u[points]
   std::uint64_t seed = 1;      // with random
+  // A ring (system.kind = "periodic"): point points - 1 neighbours point 0, no ends are held, and
+  // the sine start is sin(2 pi mode (j + 1) / points), one of the ring's modes.
+  bool ring = false;
   // These grids' place in a larger problem (a rank's part of it): the first one's index there.
   // A random start draws what that problem's grids draw.
   std::int64_t first_grid = 0;

@@ -588,12 +588,17 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 Binding tridiag_binding() {
   Binding b{
       "tridiag",
-      "batched tridiagonal systems: the 1D heat equation by backward Euler, or a batch from HDF5",
+      "batched tridiagonal systems: the 1D heat equation by backward Euler (on a line or a "
+      "ring), or a batch from HDF5 or a seed; periodic, many right-hand sides, pentadiagonal "
+      "and 2x2 blocks too",
       make_run,
       make_study};
   b.keys = [] { return declared(tridiag::keys(), tridiag::sweep_keys()); };
   b.across_ranks = true;
-  b.examples = {"inputs/heat1d.toml", "inputs/tridiag-file.toml", "inputs/tridiag-study.toml"};
+  b.examples = {"inputs/heat1d.toml",       "inputs/tridiag-file.toml",
+                "inputs/tridiag-periodic.toml", "inputs/tridiag-rhs.toml",
+                "inputs/tridiag-penta.toml",  "inputs/tridiag-block2.toml",
+                "inputs/tridiag-study.toml"};
   return b;
 }
 

@@ -265,7 +265,7 @@ struct KindSolver<T>::Workspace {
 
 template <class T>
 KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
-    : launch_(launch), dims_(dims), work_(std::make_unique<Workspace>()) {
+    : launch_(launch), dims_(dims) {
   check_kind_dims(dims, "", "");
   const std::vector<Variant> solvers = variants_for(dims.kind);
   if (std::find(solvers.begin(), solvers.end(), launch.variant) == solvers.end())
@@ -275,6 +275,8 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
   const Layout layout = kind_layout(dims.kind, launch.variant);
   const Dims general{dims.n, dims.systems, layout};
   launch_ = resolve_launch(launch, general, sizeof(T));
+  // Nothing reaches the device before the launch is known to work.
+  work_ = std::make_unique<Workspace>();
   Workspace& w = *work_;
   PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
   const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
@@ -367,14 +369,17 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
 template <class T>
 void KindSolver<T>::check(cudaStream_t stream) {
   Workspace& w = *work_;
-  if (w.general) w.general->check(stream);
   unsigned long long first = kNoFailure;
   PARASOL_CUDA(cudaMemcpyAsync(&first, w.failure.data(), sizeof first, cudaMemcpyDeviceToHost,
                                stream));
   PARASOL_CUDA(cudaStreamSynchronize(stream));
+  if (first != kNoFailure) {
+    PARASOL_CUDA(cudaMemsetAsync(w.failure.data(), 0xFF, w.failure.bytes(), stream));
+    PARASOL_CUDA(cudaStreamSynchronize(stream));
+  }
+  // Both records cleared before either is reported: the general solve's names its own failure.
+  if (w.general) w.general->check(stream);
   if (first == kNoFailure) return;
-  PARASOL_CUDA(cudaMemsetAsync(w.failure.data(), 0xFF, w.failure.bytes(), stream));
-  PARASOL_CUDA(cudaStreamSynchronize(stream));
   const auto system = static_cast<std::int64_t>(first);
   throw NumericalError(system, "tridiag " + std::string(name(dims_.kind)) + " " +
                                    std::string(name(launch_.variant)) + ": system " +

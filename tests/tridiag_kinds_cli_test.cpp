@@ -5,6 +5,7 @@
 // variant a kind does not take) exits 2 with one line, leaving nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -164,6 +165,32 @@ TEST_F(TridiagKindsCli, GpuRunsOfEachKindAgreeWithTheGold) {
       io::ResultReader h5(dir_ / "g.h5");
       EXPECT_EQ(std::get<bool>(h5.attribute("/check", "passed")), true) << name << " " << precision;
     }
+}
+
+TEST_F(TridiagKindsCli, GpuSweepTimesEachVariantOfAKind) {
+  PARASOL_REQUIRE_GPU();
+  const struct {
+    const char* file;
+    std::vector<std::string> variants;
+  } cases[] = {{"tridiag-periodic", {"thomas", "thomas-pcr", "thomas-scan", "pcr-shared"}},
+               {"tridiag-rhs", {"thomas"}},
+               {"tridiag-penta", {"thomas"}},
+               {"tridiag-block2", {"thomas"}}};
+  for (const auto& c : cases) {
+    const std::string size = std::string(c.file) == "tridiag-periodic" ? " heat.grids=256"
+                                                                       : " random.systems=256";
+    const auto r = test::run_shell(kExe + " sweep " +
+                                   quoted(kInputs / (std::string(c.file) + ".toml")) +
+                                   " sweep.min_time=0 sweep.repeats=2 sweep.threads=[64,256]" +
+                                   size + " -o " + quoted(dir_ / "s.h5") + " 2>&1");
+    ASSERT_EQ(r.status, 0) << r.output;
+    io::ResultReader h5(dir_ / "s.h5");
+    const std::vector<std::string> variants = h5.read_strings("/sweep/variant");
+    for (const std::string& v : c.variants)
+      EXPECT_NE(std::find(variants.begin(), variants.end(), v), variants.end()) << c.file << " " << v;
+    for (std::int64_t passed : h5.read_ints("/sweep/passed")) EXPECT_EQ(passed, 1) << c.file;
+    std::filesystem::remove(dir_ / "s.h5");
+  }
 }
 
 }  // namespace

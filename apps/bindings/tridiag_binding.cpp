@@ -426,10 +426,6 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   using SolverStudy::SolverStudy;
 
   void prepare() override {
-    if (p_.kind != tridiag::Kind::general)
-      throw InputError(t_.source_of("system.kind"), "system.kind",
-                       "parasol sweep times general systems; " + std::string(name(p_.kind)) +
-                           " systems are run by `parasol run` (variants: " + kind_variants() + ")");
     batch_ = p_.problem == Problem::heat   ? tridiag::heat_step<T>(p_.heat)
              : p_.problem == Problem::file ? read_batch<T>(p_.input)
                                            : tridiag::random_batch<T>(
@@ -526,13 +522,6 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  std::string kind_variants() const {
-    std::string names;
-    for (Variant v : tridiag::variants_for(p_.kind))
-      names += (names.empty() ? "" : ", ") + std::string(name(v));
-    return names;
-  }
-
   // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
   template <class Agree>
   Agreement checked(tridiag::DeviceBatch<T>& device, Agree&& agree) {
@@ -551,6 +540,190 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   double condition_ = 0;
   std::vector<tridiag::Configuration> configurations_;
   std::optional<tridiag::ResidentBatches<T>> residents_;  // made in prepare(), beside stream_
+};
+
+// The sweep of another kind's batch (drawn, read, or one step of a heat ring): each variant that
+// solves the kind (variants_for) over the listed threads and chunks, against the kind's byte
+// floor (kind_bytes_per_solve) at the copy bandwidth, each launch checked first on an output
+// poisoned with NaN against the kind's gold.
+template <class T>
+class KindStudy final : public SolverStudy<Params, SweepParams> {
+ public:
+  using SolverStudy::SolverStudy;
+
+  void prepare() override {
+    batch_ = drawn_read_or_stepped();
+    require_kind_memory<T>(t_, p_, batch_.dims, true, true);
+    gold_ = tridiag::solve_kind_gold(batch_);  // a singular batch stops here
+    condition_ = tridiag::condition_bound(batch_);
+    const std::vector<Variant> solvers = tridiag::variants_for(p_.kind);
+    std::vector<Variant> variants;
+    for (Variant v : s_.variants)
+      if (std::find(solvers.begin(), solvers.end(), v) != solvers.end()) variants.push_back(v);
+    // configurations_for's layouts are the general kind's: thomas interleaved, the rest
+    // contiguous, as kind_layout has them for every kind.
+    configurations_ = tridiag::configurations_for(
+        variants, s_.threads, s_.chunks, {batch_.dims.n, batch_.dims.systems, tridiag::Layout::contiguous},
+        static_cast<int>(sizeof(T)));
+    stream_.emplace();
+    measure_copy_roofline(tridiag::kind_bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
+  }
+
+  std::string describe() const override {
+    const tridiag::KindDims& k = batch_.dims;
+    return std::to_string(k.systems) + " " + std::string(name(k.kind)) + " systems of " +
+           std::to_string(k.n) + " rows" +
+           (k.kind == tridiag::Kind::multi_rhs ? " x " + std::to_string(k.rhs) + " right-hand sides" : "") +
+           ", " + std::string(name(p_.precision)) + " on " + current_device().name + "; " +
+           copy_described() + ", " + describe_repeats(s_.repeats, "solves");
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 11}, {"threads", "threads", 7}, {"chunk", "chunk", 5}},
+            {"gunknowns_per_s", "Gunknowns/s", 11, 2},
+            SweepColumns::Roofline{{"gb_per_s", "GB/s", 8, 1}, {"percent_of_copy", "% copy", 7, 1}},
+            {tridiag::kMeasure, "max rel diff", 12, 2, 'g'},
+            {}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const tridiag::Configuration& c : configurations_)
+      cells.push_back({std::string(name(c.launch.variant)), std::int64_t{c.launch.threads},
+                       std::int64_t{c.launch.chunk}});
+    return cells;
+  }
+
+  Measurement measure(std::size_t i) override {
+    const tridiag::Configuration& c = configurations_[i];
+    Measurement m;
+    m.skipped = c.skipped;
+    if (!c.skipped.empty()) return m;
+    if (!c.note.empty()) say(c.note);
+    try {
+      tridiag::KindSolver<T> solver(c.launch, batch_.dims);
+      Resident& r = resident(solver.layout());
+      const auto solve = [&] { solver.solve(r.pointers.data(), r.d.data(), r.x.data(), *stream_); };
+      fill_bytes(r.x, 0xFF, *stream_);
+      solve();
+      m.agreement = checked(solver, [&] {
+        const tridiag::KindDims& k = batch_.dims;
+        const std::vector<T> x = tridiag::relayout(download(r.x, *stream_),
+                                                   {k.rhs_width(), k.systems, r.layout},
+                                                   tridiag::Layout::contiguous);
+        return tridiag::kind_agreement(x, gold_, k, condition_);
+      });
+      solve();  // warm-up
+      m.seconds = timed_runs(*stream_, s_.repeats, solve);
+      m.agreement = checked(solver, [&] { return m.agreement; });
+    } catch (const CudaError& e) {
+      if (e.sticky()) throw;
+      say(method_of(c.launch) + ": " + e.what());
+      m.seconds.clear();
+    }
+    return m;
+  }
+
+  double units_per_run() const override {
+    return static_cast<double>(batch_.dims.systems * batch_.dims.rhs_width());
+  }
+
+  void write_attributes(io::ResultFile& out) const override {
+    write_copy_bandwidth(out);
+    out.set_attribute("/sweep", "bytes_per_solve", bytes_);
+    out.set_attribute("/sweep", "n", batch_.dims.n);
+    out.set_attribute("/sweep", "systems", batch_.dims.systems);
+    out.set_attribute("/sweep", "kind", std::string(name(batch_.dims.kind)));
+    out.set_attribute("/sweep", "rhs", std::int64_t{batch_.dims.rhs});
+    out.set_attribute("/sweep", "condition_bound", condition_);
+    out.set_attribute("/sweep", "check_tolerance",
+                      tridiag::kind_tolerance<T>(batch_.dims, condition_));
+  }
+
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    const Launch& l = configurations_[i].launch;
+    io::AutotuneChoice c;
+    c.key = tridiag_key(p_, batch_.dims.n, batch_.dims.systems);
+    c.variant = name(l.variant);
+    c.axes = {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}};
+    return c;
+  }
+
+  InputError nothing_to_time() const override {
+    std::string names;
+    for (Variant v : tridiag::variants_for(p_.kind))
+      names += (names.empty() ? "" : ", ") + std::string(name(v));
+    return InputError(t_.source_of("sweep.variants"), "sweep.variants",
+                      "no listed variant, threads and chunk can solve " +
+                          std::to_string(batch_.dims.systems) + " " + std::string(name(p_.kind)) +
+                          " systems of " + std::to_string(batch_.dims.n) + " rows (" + names +
+                          " solve them)");
+  }
+
+ private:
+  // The batch on the device in one layout (the last launch's), with room for x.
+  struct Resident {
+    tridiag::Layout layout;
+    std::vector<DeviceBuffer<T>> bands;
+    std::vector<const T*> pointers;
+    DeviceBuffer<T> d, x;
+  };
+
+  // The batch the sweep solves: drawn from the seed, read, or a heat ring's first step.
+  tridiag::KindBatch<T> drawn_read_or_stepped() const {
+    const tridiag::Kind kind = p_.kind;
+    if (p_.problem == Problem::random)
+      return tridiag::random_kind_batch<T>({kind, p_.random.n, p_.random.systems, p_.rhs},
+                                           p_.random.seed);
+    if (p_.problem == Problem::file)
+      return read_kind_batch_part<T>(p_.input, kind, p_.rhs, 0, 1).batch;
+    tridiag::Heat ring = p_.heat;
+    ring.ring = true;
+    tridiag::Batch<T> step = tridiag::heat_step<T>(ring);
+    tridiag::KindBatch<T> batch;
+    batch.dims = {kind, ring.points, ring.grids, 1};
+    batch.bands = {std::move(step.a), std::move(step.b), std::move(step.c)};
+    batch.d = std::move(step.d);
+    return batch;
+  }
+
+  // The batch in `layout`, uploaded when the layout changes (the previous copy freed first).
+  Resident& resident(tridiag::Layout layout) {
+    if (resident_ && resident_->layout == layout) return *resident_;
+    resident_.reset();
+    const tridiag::KindDims& k = batch_.dims;
+    Resident r{layout, {}, {}, {}, {}};
+    for (const std::vector<T>& band : batch_.bands) {
+      r.bands.push_back(tridiag::upload_relaid(band, {k.band_width(), k.systems, tridiag::Layout::contiguous},
+                                               layout, *stream_));
+      r.pointers.push_back(r.bands.back().data());
+    }
+    r.d = tridiag::upload_relaid(batch_.d, {k.rhs_width(), k.systems, tridiag::Layout::contiguous},
+                                 layout, *stream_);
+    r.x = DeviceBuffer<T>(batch_.d.size());
+    resident_ = std::move(r);
+    return *resident_;
+  }
+
+  // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
+  template <class Agree>
+  Agreement checked(tridiag::KindSolver<T>& solver, Agree&& agree) {
+    try {
+      solver.check(*stream_);
+    } catch (const tridiag::NumericalError& e) {
+      const std::string what = method_of(solver.launch()) + ": " + e.what();
+      say(what + ", where the gold solved it");
+      return tridiag::failed_solve(what);
+    }
+    return agree();
+  }
+
+  tridiag::KindBatch<T> batch_;  // contiguous
+  std::vector<double> gold_;
+  double condition_ = 0;
+  std::vector<tridiag::Configuration> configurations_;
+  std::optional<Resident> resident_;
 };
 
 // The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
@@ -580,6 +753,8 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
   bool automatic = false;
   auto [p, s] = read_all(t, params_path, automatic);
   const bool single = p.precision == tridiag::Precision::single;
+  if (p.kind != tridiag::Kind::general)
+    return in_precision<Study, KindStudy>(single, t, std::move(p), std::move(s));
   return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
 }
 

@@ -148,9 +148,9 @@ const Keys<Params>& keys() {
                                file_kind + " and system.kind = \"pentadiagonal\""));
     k.push_back(choice<P>("method.variant", [](P& p) -> auto& { return p.variant; }, kVariants,
                           parse_variant,
-                          "GPU kernel (below); `periodic`: thomas fused, the others by "
-                          "Sherman–Morrison on their general solve; `multi-rhs`, "
-                          "`pentadiagonal` and `block2`: thomas")
+                          "GPU kernel (below); `periodic`: thomas (per thread) and pcr-shared "
+                          "(on chip) fused, the others by Sherman–Morrison on their general "
+                          "solve; `multi-rhs`, `pentadiagonal` and `block2`: thomas")
                     .default_from([](const P& p) { return std::string(name(default_variant(p.kind))); })
                     .shown_default("\"thomas-pcr\"; \"thomas\" for kinds other than general")
                     .gpu_only()

@@ -16,6 +16,7 @@
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/pcr.cuh"
 
 namespace parasol::tridiag {
 namespace {
@@ -71,6 +72,114 @@ __global__ void periodic_thomas_kernel(const T* __restrict__ a, const T* __restr
     }
     note_failure(finite, m, failure);
   }
+}
+
+// ---- periodic, fused on chip: Sherman-Morrison by PCR in shared memory ------------------------
+// As the general pcr-shared (tridiag.cu): `per_block` systems padded to np (a power of two) rows,
+// or one system when np exceeds the block, two copies of the rows so each step needs one barrier.
+// Each row carries both right-hand sides, d and u, through the same reduction; then each system's
+// correction factor is read from its end rows and x = y - factor z written: a, b, c and d are
+// read once and x written once (20 bytes an unknown in float).
+template <class T>
+struct RingRows {
+  T *a, *b, *c, *d, *u;
+  __device__ void store(int i, const Row<T>& r, T ui) {
+    a[i] = r.a, b[i] = r.b, c[i] = r.c, d[i] = r.d, u[i] = ui;
+  }
+  __device__ Row<T> load(int i) const { return {a[i], b[i], c[i], d[i]}; }
+};
+
+template <class T>
+__device__ inline RingRows<T> ring_rows(T* base, int count) {
+  return {base, base + count, base + 2 * count, base + 3 * count, base + 4 * count};
+}
+
+template <class T>
+std::size_t periodic_pcr_bytes(int rows) {
+  return 2 * 5 * static_cast<std::size_t>(rows) * sizeof(T);
+}
+
+template <class T>
+__global__ void __launch_bounds__(1024)
+    periodic_pcr_shared_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                               const T* __restrict__ c, const T* __restrict__ d, T* x,
+                               std::int64_t n, std::int64_t systems, int np, int per_block,
+                               unsigned long long* failure) {
+  extern __shared__ unsigned char shared_bytes[];
+  const int rows = np * per_block;
+  RingRows<T> buf[2] = {ring_rows(reinterpret_cast<T*>(shared_bytes), rows),
+                        ring_rows(reinterpret_cast<T*>(shared_bytes) + 5 * rows, rows)};
+  const std::int64_t first_system = static_cast<std::int64_t>(blockIdx.x) * per_block;
+
+  // A' and u (kinds.cpp's gold): b[0] - gamma and b[n-1] - a[0] c[n-1] / gamma on the
+  // diagonal, gamma = -b[0], the corners moved into u = (gamma, 0, ..., 0, c[n-1]).
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    const std::int64_t system = first_system + i / np, k = i % np;
+    Row<T> r = identity_row<T>();
+    T ui = T(0);
+    if (k < n && system < systems) {
+      const std::int64_t g0 = system * n, g = g0 + k, last = g0 + n - 1;
+      const T gamma = -b[g0];
+      r = {k == 0 ? T(0) : a[g], b[g], k == n - 1 ? T(0) : c[g], d[g]};
+      if (k == 0) {
+        r.b -= gamma;
+        ui = gamma;
+      }
+      if (k == n - 1) {
+        r.b -= a[g0] * c[last] / gamma;
+        ui = c[last];
+      }
+    }
+    buf[0].store(i, r, ui);
+  }
+  __syncthreads();
+
+  int from = 0;
+  for (int s = 1; s < np; s *= 2, from ^= 1) {
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+      const int k = i % np;
+      const Row<T> lower = k >= s ? buf[from].load(i - s) : identity_row<T>();
+      const Row<T> upper = k + s < np ? buf[from].load(i + s) : identity_row<T>();
+      const Row<T> row = buf[from].load(i);
+      // pcr_combine's multipliers, applied to u as to d.
+      const T k1 = row.a / lower.b, k2 = row.c / upper.b;
+      const T u_lower = k >= s ? buf[from].u[i - s] : T(0);
+      const T u_upper = k + s < np ? buf[from].u[i + s] : T(0);
+      buf[from ^ 1].store(i, pcr_combine(lower, row, upper), buf[from].u[i] - u_lower * k1 - u_upper * k2);
+    }
+    __syncthreads();
+  }
+
+  // y and z over d and u, then each system's factor from its end rows.
+  RingRows<T>& r = buf[from];
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    r.d[i] /= r.b[i];
+    r.u[i] /= r.b[i];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    const std::int64_t system = first_system + i / np, k = i % np;
+    if (k >= n || system >= systems) continue;
+    const int head = i - static_cast<int>(k), tail = head + static_cast<int>(n) - 1;
+    const std::int64_t g0 = system * n;
+    const T corner = a[g0] / -b[g0];
+    const T factor = (r.d[head] + corner * r.d[tail]) / (T(1) + r.u[head] + corner * r.u[tail]);
+    const T xi = r.d[i] - factor * r.u[i];
+    x[g0 + k] = xi;
+    note_failure(isfinite(xi), system, failure);
+  }
+}
+
+// Its biggest blocks need more than the default 48 KiB of dynamic shared memory.
+template <class T>
+void allow_periodic_pcr_bytes() {
+  static const bool done = [] {
+    PARASOL_CUDA(cudaFuncSetAttribute(periodic_pcr_shared_kernel<T>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(periodic_pcr_bytes<T>(kPcrSharedMaxRows))));
+    return true;
+  }();
+  (void)done;
 }
 
 // ---- periodic by Sherman-Morrison on a general variant (contiguous) ---------------------------
@@ -280,6 +389,7 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
   Workspace& w = *work_;
   PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
   const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
+  if (fused_on_chip()) return;  // no workspace: everything stays in shared memory
   if (launch_.variant != Variant::thomas) {  // periodic by Sherman-Morrison
     w.general = std::make_unique<Solver<T>>(launch_, general);
     w.b_modified = DeviceBuffer<T>(rows);
@@ -316,6 +426,19 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
   unsigned long long* failure = w.failure.data();
   const int threads = launch_.threads;
   const int blocks = grid_stride_blocks(dm.systems, threads);
+  if (fused_on_chip()) {
+    allow_periodic_pcr_bytes<T>();
+    const int np = next_pow2(dm.n);
+    const int per_block = std::max(1, threads / np);
+    const std::int64_t system_blocks = ceil_div(dm.systems, per_block);
+    const std::size_t bytes = periodic_pcr_bytes<T>(np * per_block);
+    PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), threads, bytes,
+                        periodic_pcr_shared_kernel<T>);
+    periodic_pcr_shared_kernel<T><<<static_cast<unsigned>(system_blocks), threads, bytes, stream>>>(
+        bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, np, per_block, failure);
+    PARASOL_CHECK_LAUNCH(stream);
+    return;
+  }
   if (w.general) {
     const T *a = bands[0], *b = bands[1], *c = bands[2];
     const std::int64_t rows = dm.n * dm.systems;

@@ -101,6 +101,11 @@ class KindSolver {
   const Launch& launch() const { return launch_; }
   const KindDims& dims() const { return dims_; }
   Layout layout() const { return kind_layout(dims_.kind, launch_.variant); }
+  // periodic pcr-shared: Sherman-Morrison's two solves and the correction in one kernel, each
+  // system in shared memory; the other periodic variants but thomas solve twice and correct.
+  bool fused_on_chip() const {
+    return dims_.kind == Kind::periodic && launch_.variant == Variant::pcr_shared;
+  }
 
  private:
   struct Workspace;

@@ -58,8 +58,9 @@ inline constexpr std::array kKinds{Kind::general, Kind::periodic, Kind::multi_rh
 std::string_view name(Kind k);  // "general", "periodic", "multi-rhs", "pentadiagonal", "block2"
 Kind parse_kind(std::string_view s);
 // The variants that solve a kind. general: every one. periodic: thomas fused (both of
-// Sherman-Morrison's solves share one elimination, per thread), the others by Sherman-Morrison
-// on top of their general solve. The other kinds: thomas, one thread per system.
+// Sherman-Morrison's solves share one elimination, per thread), pcr-shared fused on chip (both
+// solves and the correction in one kernel, in shared memory), the others by Sherman-Morrison on
+// top of their general solve. The other kinds: thomas, one thread per system.
 std::vector<Variant> variants_for(Kind k);
 // The variant `auto` falls back to for a kind when nothing is stored for its problem.
 Variant default_variant(Kind k);

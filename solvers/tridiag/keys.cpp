@@ -150,7 +150,8 @@ const Keys<Params>& keys() {
                           parse_variant,
                           "GPU kernel (below); `periodic`: thomas (per thread) and pcr-shared "
                           "(on chip) fused, the others by Sherman–Morrison on their general "
-                          "solve; `multi-rhs`, `pentadiagonal` and `block2`: thomas")
+                          "solve; `multi-rhs`: thomas or pcr-shared (reduced once, on chip); "
+                          "`pentadiagonal` and `block2`: thomas")
                     .default_from([](const P& p) { return std::string(name(default_variant(p.kind))); })
                     .shown_default("\"thomas-pcr\"; \"thomas\" for kinds other than general")
                     .gpu_only()

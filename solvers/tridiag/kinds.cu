@@ -262,6 +262,79 @@ __global__ void multi_rhs_thomas_kernel(const T* __restrict__ a, const T* __rest
   }
 }
 
+// ---- multi-rhs, on chip: PCR in shared memory, every right-hand side with one reduction -------
+// As pcr-shared: `per_block` systems padded to np rows (or one system), two copies of the rows.
+// The matrix is reduced once; each step's two multipliers are applied to all rhs right-hand
+// sides, which lie rhs x rows after the matrix's three arrays. Contiguous: right-hand side r of
+// system m at (m rhs + r) n.
+template <class T>
+std::size_t multi_rhs_pcr_bytes(int rows, int rhs) {
+  return 2 * static_cast<std::size_t>(3 + rhs) * static_cast<std::size_t>(rows) * sizeof(T);
+}
+
+// Hopper's opt-in dynamic shared memory per block (227 KiB).
+constexpr std::size_t kMaxSharedBytes = 227 * 1024;
+
+template <class T>
+__global__ void __launch_bounds__(1024)
+    multi_rhs_pcr_shared_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                                const T* __restrict__ c, const T* __restrict__ d, T* x,
+                                std::int64_t n, std::int64_t systems, int rhs, int np,
+                                int per_block, unsigned long long* failure) {
+  extern __shared__ unsigned char shared_bytes[];
+  const int rows = np * per_block;
+  const std::size_t copy = static_cast<std::size_t>(3 + rhs) * rows;
+  T* const base = reinterpret_cast<T*>(shared_bytes);
+  // Coefficient q (a, b, c, then the right-hand sides) of row i in copy `which`.
+  const auto at = [&](int which, int q, int i) -> T& { return base[which * copy + q * rows + i]; };
+  const std::int64_t first_system = static_cast<std::int64_t>(blockIdx.x) * per_block;
+
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    const std::int64_t system = first_system + i / np, k = i % np;
+    const bool inside = k < n && system < systems;
+    const std::int64_t g = system * n + k;
+    at(0, 0, i) = inside && k > 0 ? a[g] : T(0);
+    at(0, 1, i) = inside ? b[g] : T(1);
+    at(0, 2, i) = inside && k < n - 1 ? c[g] : T(0);
+    for (int r = 0; r < rhs; ++r) at(0, 3 + r, i) = inside ? d[(system * rhs + r) * n + k] : T(0);
+  }
+  __syncthreads();
+
+  int from = 0;
+  for (int s = 1; s < np; s *= 2, from ^= 1) {
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+      const int k = i % np;
+      const bool has_lower = k >= s, has_upper = k + s < np;
+      const Row<T> lower = has_lower ? Row<T>{at(from, 0, i - s), at(from, 1, i - s), at(from, 2, i - s), T(0)}
+                                     : identity_row<T>();
+      const Row<T> upper = has_upper ? Row<T>{at(from, 0, i + s), at(from, 1, i + s), at(from, 2, i + s), T(0)}
+                                     : identity_row<T>();
+      const Row<T> row{at(from, 0, i), at(from, 1, i), at(from, 2, i), T(0)};
+      const T k1 = row.a / lower.b, k2 = row.c / upper.b;
+      const Row<T> next = pcr_combine(lower, row, upper);
+      at(from ^ 1, 0, i) = next.a;
+      at(from ^ 1, 1, i) = next.b;
+      at(from ^ 1, 2, i) = next.c;
+      for (int r = 0; r < rhs; ++r)
+        at(from ^ 1, 3 + r, i) = at(from, 3 + r, i) - (has_lower ? at(from, 3 + r, i - s) * k1 : T(0)) -
+                                 (has_upper ? at(from, 3 + r, i + s) * k2 : T(0));
+    }
+    __syncthreads();
+  }
+
+  for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+    const std::int64_t system = first_system + i / np, k = i % np;
+    if (k >= n || system >= systems) continue;
+    bool finite = true;
+    for (int r = 0; r < rhs; ++r) {
+      const T xi = at(from, 3 + r, i) / at(from, 1, i);
+      x[(system * rhs + r) * n + k] = xi;
+      finite &= isfinite(xi);
+    }
+    note_failure(finite, system, failure);
+  }
+}
+
 // ---- pentadiagonal: cuPentBatch's elimination, one thread per system --------------------------
 // Row i becomes x[i] + alpha[i] x[i+1] + beta[i] x[i+2] = z[i] (z into x); the two rows before it
 // stay in registers on the way down, the two after it on the way back up.
@@ -384,12 +457,26 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
   const Layout layout = kind_layout(dims.kind, launch.variant);
   const Dims general{dims.n, dims.systems, layout};
   launch_ = resolve_launch(launch, general, sizeof(T));
+  if (dims.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared) {
+    const int np = next_pow2(dims.n);
+    const int rows = std::max(np, launch_.threads / np * np);
+    const std::size_t bytes = multi_rhs_pcr_bytes<T>(rows, dims.rhs);
+    if (bytes > kMaxSharedBytes)
+      throw InputError("", "method.variant",
+                       "pcr-shared holds a system's matrix and its " + std::to_string(dims.rhs) +
+                           " right-hand sides in shared memory, twice: " +
+                           std::to_string(bytes / 1024) + " KiB for n " + std::to_string(dims.n) +
+                           ", past the " + std::to_string(kMaxSharedBytes / 1024) +
+                           " KiB a block may have; use thomas");
+  }
   // Nothing reaches the device before the launch is known to work.
   work_ = std::make_unique<Workspace>();
   Workspace& w = *work_;
   PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
   const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
-  if (fused_on_chip()) return;  // no workspace: everything stays in shared memory
+  // All in shared memory: no workspace.
+  if (fused_on_chip() || (dims.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared))
+    return;
   if (launch_.variant != Variant::thomas) {  // periodic by Sherman-Morrison
     w.general = std::make_unique<Solver<T>>(launch_, general);
     w.b_modified = DeviceBuffer<T>(rows);
@@ -436,6 +523,21 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
                         periodic_pcr_shared_kernel<T>);
     periodic_pcr_shared_kernel<T><<<static_cast<unsigned>(system_blocks), threads, bytes, stream>>>(
         bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, np, per_block, failure);
+    PARASOL_CHECK_LAUNCH(stream);
+    return;
+  }
+  if (dm.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared) {
+    const int np = next_pow2(dm.n);
+    const int per_block = std::max(1, threads / np);
+    const std::int64_t system_blocks = ceil_div(dm.systems, per_block);
+    const std::size_t bytes = multi_rhs_pcr_bytes<T>(np * per_block, dm.rhs);
+    PARASOL_CUDA(cudaFuncSetAttribute(multi_rhs_pcr_shared_kernel<T>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(bytes)));
+    PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), threads, bytes,
+                        multi_rhs_pcr_shared_kernel<T>);
+    multi_rhs_pcr_shared_kernel<T><<<static_cast<unsigned>(system_blocks), threads, bytes, stream>>>(
+        bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, dm.rhs, np, per_block, failure);
     PARASOL_CHECK_LAUNCH(stream);
     return;
   }

@@ -60,7 +60,9 @@ Kind parse_kind(std::string_view s);
 // The variants that solve a kind. general: every one. periodic: thomas fused (both of
 // Sherman-Morrison's solves share one elimination, per thread), pcr-shared fused on chip (both
 // solves and the correction in one kernel, in shared memory), the others by Sherman-Morrison on
-// top of their general solve. The other kinds: thomas, one thread per system.
+// top of their general solve. multi-rhs: thomas (one thread a system) and pcr-shared (the
+// matrix reduced once in shared memory, every right-hand side with it). pentadiagonal and
+// block2: thomas, one thread per system.
 std::vector<Variant> variants_for(Kind k);
 // The variant `auto` falls back to for a kind when nothing is stored for its problem.
 Variant default_variant(Kind k);

@@ -22,8 +22,12 @@ namespace parasol::tridiag {
 namespace {
 
 // ---- periodic, fused: Sherman-Morrison with one elimination for both solves -----------------
-// A = A' + u v^T (kinds.cpp's gold says how); thread m eliminates A' once and carries y (A' y =
-// d, into x) and z (A' z = u, into z) down and back up together, then corrects y by z.
+// A = A' + u v^T (kinds.cpp's gold says how); thread m eliminates A' once, carrying y (A' y = d)
+// and z (A' z = u) down together. The correction factor needs y[0] and z[0], which back
+// substitution would give only at its end; but y[0] = sum_i (prod_{j<i} -c'[j]) y'[i], so both
+// are summed on the way down (the product only shrinks on dominant rows: an underflow drops
+// terms too small to matter). Then one pass back up gives x itself, as x = y - factor z
+// satisfies x[i] = (y'[i] - factor z'[i]) - c'[i] x[i+1]: two passes, not three.
 template <class T>
 __global__ void periodic_thomas_kernel(const T* __restrict__ a, const T* __restrict__ b,
                                        const T* __restrict__ c, const T* __restrict__ d, T* x,
@@ -39,6 +43,7 @@ __global__ void periodic_thomas_kernel(const T* __restrict__ a, const T* __restr
     cp[m] = c_prev;
     x[m] = y_prev;
     z[m] = z_prev;
+    T y0 = y_prev, z0 = z_prev, product = -c_prev;  // the sums and prod_{j<i} -c'[j]
     for (std::int64_t i = 1; i < n; ++i) {
       const std::int64_t g = i * systems + m;
       const T ai = a[g];
@@ -50,25 +55,20 @@ __global__ void periodic_thomas_kernel(const T* __restrict__ a, const T* __restr
       cp[g] = c_prev;
       x[g] = y_prev;
       z[g] = z_prev;
+      y0 += product * y_prev;
+      z0 += product * z_prev;
+      product *= -c_prev;
     }
-    const T y_last = y_prev, z_last = z_prev;
-    T y_next = y_prev, z_next = z_prev;
+    // y_prev and z_prev are y[n-1] and z[n-1].
+    const T factor = (y0 + corner * y_prev) / (T(1) + z0 + corner * z_prev);
+    T x_next = y_prev - factor * z_prev;
+    x[last] = x_next;
+    bool finite = isfinite(x_next);
     for (std::int64_t i = n - 2; i >= 0; --i) {
       const std::int64_t g = i * systems + m;
-      const T cpi = cp[g];
-      y_next = x[g] - cpi * y_next;
-      z_next = z[g] - cpi * z_next;
-      x[g] = y_next;
-      z[g] = z_next;
-    }
-    // y_next and z_next now hold row 0's.
-    const T factor = (y_next + corner * y_last) / (T(1) + z_next + corner * z_last);
-    bool finite = isfinite(factor);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int64_t g = i * systems + m;
-      const T xi = x[g] - factor * z[g];
-      x[g] = xi;
-      finite &= isfinite(xi);
+      x_next = (x[g] - factor * z[g]) - cp[g] * x_next;
+      x[g] = x_next;
+      finite &= isfinite(x_next);
     }
     note_failure(finite, m, failure);
   }

@@ -14,6 +14,7 @@
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/partition.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::tridiag {
@@ -397,6 +398,47 @@ TEST(TridiagKindsParams, BadKindsAndSizesNameTheirKey) {
   h.heat.right = 0;
   h.heat.points = 2;
   expect_rejected(h, "heat.points", "n >= 3");
+}
+
+}  // namespace
+}  // namespace parasol::tridiag
+
+namespace parasol::tridiag {
+namespace {
+
+// The partition method (partition.hpp) against the gold: the reference a long system cut among
+// ranks will be judged by. Pieces of two rows (the fewest), uneven cuts, one piece.
+TEST(TridiagPartition, MatchesTheGoldOnEveryCut) {
+  for (const std::int64_t n : {2, 3, 8, 9, 21, 100, 1000})
+    for (const int pieces : {1, 2, 3, 4, 7, 16}) {
+      if (n < 2 * pieces) continue;
+      const Batch<double> batch = random_batch<double>({n, 3, Layout::contiguous}, test::kSeed);
+      const std::vector<double> gold = solve_gold(batch), cut = solve_partitioned(batch, pieces);
+      // Both in double on rows of condition bound <= 6: a few 1e-16 apart.
+      double worst = 0;
+      for (std::size_t k = 0; k < gold.size(); ++k) worst = std::max(worst, std::abs(gold[k] - cut[k]));
+      EXPECT_LE(worst, 1e-13) << "n " << n << " pieces " << pieces;
+    }
+}
+
+TEST(TridiagPartition, TooManyPiecesAndZeroPivotsAreNamed) {
+  const Batch<double> batch = random_batch<double>({7, 2, Layout::contiguous}, test::kSeed);
+  try {
+    solve_partitioned(batch, 4);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "pieces");
+    EXPECT_NE(std::string(e.what()).find("two rows"), std::string::npos) << e.what();
+  }
+  Batch<double> singular = batch;
+  singular.b[7] = 0;  // system 1's first pivot
+  singular.c[7] = 0;
+  try {
+    solve_partitioned(singular, 2);
+    ADD_FAILURE() << "expected a NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.system(), 1) << e.what();
+  }
 }
 
 }  // namespace

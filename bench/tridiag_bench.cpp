@@ -2,10 +2,17 @@
 // gtsv2StridedBatch (contiguous) and gtsvInterleavedBatch (interleaved, Thomas) on the same data,
 // and the roofline: 20 bytes per unknown in float (a, b, c, d read, x written) at the measured
 // device-to-device copy bandwidth.
+// Then the other kinds (kinds.hpp), each variant that solves them beside its byte floor
+// (kind_bytes_per_solve: periodic 20 B an unknown in float, multi-rhs (12 + 8k) / k an
+// unknown-RHS, pentadiagonal 28 B, block2 32 B) and the cuSPARSE routine that solves them where
+// one exists: gtsv2 looped over the batch for multi-rhs (one call a system, its k right-hand
+// sides at once), gpsvInterleavedBatch for pentadiagonal. Periodic and block2 have none. Each
+// launch is checked once against the kind's gold before it is timed.
 //   build/bench/tridiag_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <cusparse.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -16,6 +23,8 @@
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "solvers/tridiag/check.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace {
@@ -186,6 +195,189 @@ std::vector<Launch> launches(const Case& k) {
   return out;
 }
 
+// ---- the other kinds --------------------------------------------------------------------------
+
+struct KindCase {
+  Kind kind;
+  std::int64_t n, systems;
+  int rhs = 1;
+  KindDims dims() const { return {kind, n, systems, rhs}; }
+  std::string label() const {
+    return std::string(name(kind)) + (rhs > 1 ? "-k" + std::to_string(rhs) : "") + "/" +
+           std::to_string(n) + "x" + std::to_string(systems);
+  }
+};
+// The sizes: periodic at 256 x 65536, 1024 x 16384 and 2^20 x 16; the others at 64 Mi
+// unknowns (unknown-RHS for multi-rhs) or near it.
+const KindCase kKindCases[] = {
+    {Kind::periodic, 256, 1 << 16},     {Kind::periodic, 1024, 1 << 14},
+    {Kind::periodic, 1 << 20, 16},      {Kind::multi_rhs, 256, 1 << 15, 8},
+    {Kind::multi_rhs, 1024, 1 << 13, 8}, {Kind::pentadiagonal, 256, 1 << 16},
+    {Kind::pentadiagonal, 1024, 1 << 14}, {Kind::block2, 256, 1 << 15},
+    {Kind::block2, 1024, 1 << 13}};
+
+// A kind's batch on the device in one layout, pristine copies kept for the routines that
+// overwrite their inputs, and its gold for the one check before timing.
+struct DeviceKindCase {
+  KindCase k;
+  Layout layout;
+  KindBatch<float> batch;
+  std::vector<double> gold;
+  double condition = 0;
+  std::vector<DeviceBuffer<float>> bands, pristine;
+  DeviceBuffer<float> d, x;
+  DeviceKindCase(const KindCase& kc, Layout l) : k(kc), layout(l) {
+    batch = random_kind_batch<float>(kc.dims(), 2026);
+    gold = solve_kind_gold(batch);
+    condition = condition_bound(batch);
+    const KindDims dims = kc.dims();
+    const Dims band_dims{dims.band_width(), dims.systems, Layout::contiguous};
+    for (const std::vector<float>& band : batch.bands) {
+      bands.push_back(upload_relaid(band, band_dims, layout, nullptr));
+      pristine.push_back(upload_relaid(band, band_dims, layout, nullptr));
+    }
+    d = upload_relaid(batch.d, {dims.rhs_width(), dims.systems, Layout::contiguous}, layout, nullptr);
+    x = DeviceBuffer<float>(batch.d.size());
+  }
+  std::vector<const float*> pointers() const {
+    std::vector<const float*> p;
+    for (const auto& b : bands) p.push_back(b.data());
+    return p;
+  }
+  // x (in this layout) against the gold; throws when it disagrees: a fast wrong answer is not a
+  // result.
+  void verify(const std::string& what) const {
+    const KindDims dims = k.dims();
+    const std::vector<float> laid = download(x, nullptr);
+    const std::vector<float> contiguous =
+        relayout(laid, {dims.rhs_width(), dims.systems, layout}, Layout::contiguous);
+    const Agreement a = kind_agreement(contiguous, gold, dims, condition);
+    if (!a.passed())
+      throw Error(what + " on " + k.label() + " disagrees with the gold: " + a.description);
+  }
+};
+
+DeviceKindCase& device_kind_case(const KindCase& k, Layout layout) {
+  static std::unique_ptr<DeviceKindCase> current;  // one case resident at a time
+  if (!current || current->k.label() != k.label() || current->layout != layout) {
+    current.reset();
+    current = std::make_unique<DeviceKindCase>(k, layout);
+  }
+  return *current;
+}
+
+void report_kind(benchmark::State& state, const KindDims& dims, double seconds) {
+  const double iterations = static_cast<double>(state.iterations());
+  const double unknowns = static_cast<double>(dims.systems * dims.rhs_width()) * iterations;
+  const double bytes = kind_bytes_per_solve(dims, 4) * iterations;
+  state.counters["Gunknowns/s"] = benchmark::Counter(1e-9 * unknowns / seconds);
+  state.counters["GB/s"] = benchmark::Counter(1e-9 * bytes / seconds);
+  state.counters["%roofline"] = benchmark::Counter(100.0 * bytes / seconds / copy_bandwidth());
+}
+
+void bench_kind_copy(benchmark::State& state, KindCase k) {
+  // The floor's bytes, half read and half written.
+  const auto half = static_cast<std::size_t>(kind_bytes_per_solve(k.dims(), 4) / 2 / 4);
+  DeviceBuffer<float> src(half), dst(half);
+  PARASOL_CUDA(cudaMemset(src.data(), 1, src.bytes()));
+  report_kind(state, k.dims(), bench::timed_runs(state, [&] {
+                PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(),
+                                             cudaMemcpyDeviceToDevice));
+              }));
+}
+
+void bench_kind(benchmark::State& state, KindCase k, Launch launch) {
+  KindSolver<float> solver(launch, k.dims());
+  DeviceKindCase& dc = device_kind_case(k, solver.layout());
+  const std::vector<const float*> bands = dc.pointers();
+  solver.solve(bands.data(), dc.d.data(), dc.x.data(), nullptr);
+  solver.check(nullptr);
+  dc.verify(std::string(name(launch.variant)));
+  report_kind(state, k.dims(), bench::timed_runs(state, [&] {
+                solver.solve(bands.data(), dc.d.data(), dc.x.data(), nullptr);
+              }));
+  solver.check(nullptr);
+  state.SetLabel("chunk " + std::to_string(solver.launch().chunk));
+}
+
+// multi-rhs by cuSPARSE: gtsv2 (with pivoting) once a system, its k right-hand sides as the
+// columns of B ([rhs][n] per system is column-major n x k, ldb = n), over the batch in a loop.
+void bench_cusparse_gtsv2_loop(benchmark::State& state, KindCase k) {
+  DeviceKindCase& dc = device_kind_case(k, Layout::contiguous);
+  Sparse sp;
+  const int n = static_cast<int>(k.n), rhs = k.rhs;
+  std::size_t bytes = 0;
+  BENCH_CUSPARSE(cusparseSgtsv2_bufferSizeExt(sp.handle, n, rhs, dc.bands[0].data(),
+                                              dc.bands[1].data(), dc.bands[2].data(),
+                                              dc.x.data(), n, &bytes));
+  DeviceBuffer<unsigned char> buffer(bytes);
+  const auto solve_all = [&] {
+    for (std::int64_t m = 0; m < k.systems; ++m)
+      BENCH_CUSPARSE(cusparseSgtsv2(sp.handle, n, rhs, dc.bands[0].data() + m * n,
+                                    dc.bands[1].data() + m * n, dc.bands[2].data() + m * n,
+                                    dc.x.data() + m * n * rhs, n, buffer.data()));
+  };
+  const auto restore = [&] {
+    PARASOL_CUDA(cudaMemcpyAsync(dc.x.data(), dc.d.data(), dc.d.bytes(), cudaMemcpyDeviceToDevice));
+  };
+  restore();
+  solve_all();
+  dc.verify("cusparse gtsv2");
+  report_kind(state, k.dims(), bench::timed_runs(state, restore, solve_all));
+}
+
+// pentadiagonal by cuSPARSE: gpsvInterleavedBatch (QR, algo 0) on the interleaved layout, which
+// may overwrite its bands and overwrites x: both restored outside the timing.
+void bench_cusparse_gpsv(benchmark::State& state, KindCase k) {
+  DeviceKindCase& dc = device_kind_case(k, Layout::interleaved);
+  Sparse sp;
+  const int n = static_cast<int>(k.n), m = static_cast<int>(k.systems);
+  std::size_t bytes = 0;
+  auto& b = dc.bands;
+  BENCH_CUSPARSE(cusparseSgpsvInterleavedBatch_bufferSizeExt(
+      sp.handle, 0, n, b[0].data(), b[1].data(), b[2].data(), b[3].data(), b[4].data(),
+      dc.x.data(), m, &bytes));
+  DeviceBuffer<unsigned char> buffer(bytes);
+  const auto restore = [&] {
+    for (std::size_t q = 0; q < b.size(); ++q)
+      PARASOL_CUDA(cudaMemcpyAsync(b[q].data(), dc.pristine[q].data(), b[q].bytes(),
+                                   cudaMemcpyDeviceToDevice));
+    PARASOL_CUDA(cudaMemcpyAsync(dc.x.data(), dc.d.data(), dc.d.bytes(), cudaMemcpyDeviceToDevice));
+  };
+  const auto solve = [&] {
+    BENCH_CUSPARSE(cusparseSgpsvInterleavedBatch(sp.handle, 0, n, b[0].data(), b[1].data(),
+                                                 b[2].data(), b[3].data(), b[4].data(),
+                                                 dc.x.data(), m, buffer.data()));
+  };
+  restore();
+  solve();
+  dc.verify("cusparse gpsvInterleavedBatch");
+  report_kind(state, k.dims(), bench::timed_runs(state, restore, solve));
+  restore();
+}
+
+// The launches of a kind's variants worth timing: periodic by every general variant (through
+// Sherman-Morrison) or thomas fused; the rest by thomas, over a few block sizes.
+std::vector<Launch> kind_launches(const KindCase& k) {
+  std::vector<Launch> out;
+  for (Variant v : variants_for(k.kind))
+    for (int t : {64, 128, 256, 512})
+      for (int chunk : v == Variant::thomas || v == Variant::pcr_shared
+                           ? std::vector<int>{0}
+                           : std::vector<int>{0, 4, 8, 16}) {
+        try {
+          const Layout layout = kind_layout(k.kind, v);
+          const Launch l = resolve_launch({v, t, chunk}, {k.n, k.systems, layout}, 4);
+          if (std::none_of(out.begin(), out.end(), [&](const Launch& o) {
+                return o.variant == l.variant && o.threads == l.threads && o.chunk == l.chunk;
+              }))
+            out.push_back(l);
+        } catch (const InputError&) {
+        }
+      }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,6 +398,23 @@ int main(int argc, char** argv) {
       const std::string name = std::string(tridiag::name(l.variant)) + "/" +
                                std::to_string(l.threads) + "/c" + std::to_string(l.chunk) + tag;
       benchmark::RegisterBenchmark(name.c_str(), bench_parasol, k, l)->UseManualTime();
+    }
+  }
+  for (const KindCase& k : kKindCases) {
+    const std::string tag = "/" + k.label();
+    benchmark::RegisterBenchmark(("copy" + tag).c_str(), bench_kind_copy, k)->UseManualTime();
+    if (k.kind == Kind::multi_rhs)
+      benchmark::RegisterBenchmark(("cusparse-gtsv2-loop" + tag).c_str(),
+                                   bench_cusparse_gtsv2_loop, k)
+          ->UseManualTime();
+    if (k.kind == Kind::pentadiagonal)
+      benchmark::RegisterBenchmark(("cusparse-gpsv-interleaved" + tag).c_str(),
+                                   bench_cusparse_gpsv, k)
+          ->UseManualTime();
+    for (const Launch& l : kind_launches(k)) {
+      const std::string name = std::string(tridiag::name(l.variant)) + "/" +
+                               std::to_string(l.threads) + "/c" + std::to_string(l.chunk) + tag;
+      benchmark::RegisterBenchmark(name.c_str(), bench_kind, k, l)->UseManualTime();
     }
   }
   benchmark::Initialize(&argc, argv);

@@ -113,6 +113,22 @@ TEST_F(TridiagRanks, OnTheDeviceThreeRanksGiveTheOneRankBits) {
   }
 }
 
+// Each kind drawn from a seed: a rank draws only its systems (counter-based), so every cut gives
+// the one-rank bits; the heat ring the same with its grids.
+TEST_F(TridiagRanks, KindsAndRingsCutAmongRanksGiveTheOneRankBits) {
+  for (const std::string kind : {"general", "periodic", "multi-rhs", "pentadiagonal", "block2"}) {
+    SCOPED_TRACE(kind);
+    expect_every_cut_alike("solver = \"tridiag\"\n[problem]\nkind = \"random\"\n[system]\nkind = \"" +
+                               kind + "\"\n" + (kind == "multi-rhs" ? "rhs = 3\n" : "") +
+                               "[random]\nn = 23\nsystems = 7\nseed = 5\n",
+                           "/fields/x");
+  }
+  expect_every_cut_alike("solver = \"tridiag\"\n[problem]\nkind = \"heat\"\n[system]\nkind = "
+                         "\"periodic\"\n[heat]\npoints = 37\ngrids = 7\nsteps = 9\nlambda = 0.7\n"
+                         "initial = \"random\"\n",
+                         "/fields/u");
+}
+
 TEST_F(TridiagRanks, MoreRanksThanSystemsIsOneLineFromRankZeroAndNothingWritten) {
   const auto r = run(4, heat(3, "sine", "float"), "out.h5");
   EXPECT_EQ(r.status, 2) << r.output;

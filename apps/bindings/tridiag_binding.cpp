@@ -39,10 +39,20 @@ std::string extent(const Dims& dims) {
   return std::to_string(dims.systems) + " systems of " + std::to_string(dims.n) + " rows";
 }
 
-// The problem class of a choice: rows per system and systems, exactly ("n=1024,systems=65536").
+// The problem class of a choice: rows per system and systems, exactly ("n=1024,systems=65536"),
+// and for another kind than general the kind ("...,kind=multi-rhs,rhs=8").
 io::AutotuneKey tridiag_key(const Params& p, std::int64_t n, std::int64_t systems) {
-  return autotune_key("tridiag", "n=" + std::to_string(n) + ",systems=" + std::to_string(systems),
-                      std::string(name(p.precision)));
+  std::string size = "n=" + std::to_string(n) + ",systems=" + std::to_string(systems);
+  if (p.kind != tridiag::Kind::general) size += ",kind=" + std::string(name(p.kind));
+  if (p.kind == tridiag::Kind::multi_rhs) size += ",rhs=" + std::to_string(p.rhs);
+  return autotune_key("tridiag", size, std::string(name(p.precision)));
+}
+
+// The key that sized the problem, for a complaint about memory.
+const char* size_key(const Params& p) {
+  return p.problem == Problem::heat   ? "heat.grids"
+         : p.problem == Problem::file ? "input.file"
+                                      : "random.systems";
 }
 
 // Reports a march's progress on `line`.
@@ -56,12 +66,30 @@ tridiag::ProgressCallback shown_on(ProgressLine& line) {
 template <class T>
 void require_memory(const io::ParamTable& t, const Params& p, const Dims& dims, bool gpu,
                     bool gold) {
-  const char* key = p.problem == Problem::heat ? "heat.grids" : "input.file";
+  const char* key = size_key(p);
   const double size = static_cast<double>(dims.size());
   if (gpu)
     require_device_memory(t.source_of(key), key, extent(dims) + " need", 5.0 * sizeof(T) * size);
   require_host_memory(t.source_of(key), key, extent(dims) + " need",
                       (6.0 * sizeof(T) + (gold ? 7.0 * 8 : 0.0)) * size);
+}
+
+// A kind's batch: its coefficients, d and x (and the workspace, at most four values a row) on the
+// device; on the host those, a relaid copy of each, and with the gold seven doubles a value of x.
+template <class T>
+void require_kind_memory(const io::ParamTable& t, const Params& p, const tridiag::KindDims& dims,
+                         bool gpu, bool gold) {
+  const char* key = size_key(p);
+  const double systems = static_cast<double>(dims.systems);
+  const double coefficients = dims.bands() * static_cast<double>(dims.band_width()) * systems;
+  const double rhs = static_cast<double>(dims.rhs_width()) * systems;
+  const std::string what = std::to_string(dims.systems) + " " + std::string(name(dims.kind)) +
+                           " systems of " + std::to_string(dims.n) + " rows need";
+  if (gpu)
+    require_device_memory(t.source_of(key), key, what,
+                          sizeof(T) * (coefficients + 2 * rhs + 4 * static_cast<double>(dims.n) * systems));
+  require_host_memory(t.source_of(key), key, what,
+                      2.0 * sizeof(T) * (coefficients + 2 * rhs) + (gold ? 7.0 * 8 * rhs : 0.0));
 }
 
 template <class T>
@@ -75,8 +103,16 @@ class TridiagRun final : public SolverRun<Params> {
     take(setup);
     if (heat()) {
       io::with_sources(t_, [&] { part_ = tridiag::heat_share(p_.heat, rank(), ranks()); });
+      part_.ring = p_.kind == tridiag::Kind::periodic;
       first_ = part_.first_grid;
       systems_ = p_.heat.grids;
+    } else if (kinds()) {
+      prepare_kind();
+      return;
+    } else if (p_.problem == Problem::random) {
+      const comm::Slab mine = share_of_random();
+      batch_ = tridiag::random_batch<T>({p_.random.n, mine.count(), tridiag::Layout::contiguous},
+                                        p_.random.seed, mine.begin);
     } else {
       BatchPart<T> part = read_batch_part<T>(p_.input, rank(), ranks());
       batch_ = std::move(part.batch);
@@ -92,10 +128,19 @@ class TridiagRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     const tridiag::Heat& h = p_.heat;
+    const std::int64_t n = kinds() ? kinds_.dims.n : batch_.dims.n;
+    const std::string source = p_.problem == Problem::file
+                                   ? " from " + p_.input.file
+                                   : " drawn from seed " + std::to_string(p_.random.seed);
+    const std::string kind = p_.kind == tridiag::Kind::general ? "" : std::string(name(p_.kind)) + " ";
+    const std::string rhs =
+        p_.kind == tridiag::Kind::multi_rhs ? " with " + std::to_string(p_.rhs) + " right-hand sides" : "";
     const std::string what =
-        heat() ? "heat on " + std::to_string(h.grids) + " grids x " + std::to_string(h.points) +
-                     " points, " + std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
-               : extent({batch_.dims.n, systems_}) + " from " + p_.input.file;
+        heat() ? std::string(part_.ring ? "heat ring on " : "heat on ") + std::to_string(h.grids) +
+                     " grids x " + std::to_string(h.points) + " points, " +
+                     std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
+               : std::to_string(systems_) + " " + kind + "systems of " + std::to_string(n) +
+                     " rows" + rhs + source;
     return what + ", " + std::string(name(p_.precision)) + "; " +
            (gpu_ ? method_of(launch_) + chosen() + " on " + current_device().name
                  : "CPU gold solver");
@@ -106,7 +151,7 @@ class TridiagRun final : public SolverRun<Params> {
     out.set_attribute("/method", "threads", std::int64_t{launch_.threads});
     out.set_attribute("/method", "chunk", std::int64_t{launch_.chunk});
     out.set_attribute("/method", "layout",
-                      std::string(name(tridiag::required_layout(launch_.variant))));
+                      std::string(name(tridiag::kind_layout(p_.kind, launch_.variant))));
     write_chosen_by(out);
   }
 
@@ -125,6 +170,9 @@ class TridiagRun final : public SolverRun<Params> {
         t.compute = solve_seconds_ = seconds_since(start);
         x_ = rounded<T>(gold_);
       }
+    } else if (kinds()) {
+      t = solve_kind();
+      solve_seconds_ = t.compute;
     } else {
       t = solve_batch();
       solve_seconds_ = t.compute;
@@ -168,6 +216,11 @@ class TridiagRun final : public SolverRun<Params> {
 
   // Unknowns solved: every system's rows, at every step of a march.
   double work() const override {
+    if (kinds()) {
+      tridiag::KindDims whole = kinds_.dims;
+      whole.systems = systems_;
+      return static_cast<double>(whole.systems * whole.rhs_width());
+    }
     return heat() ? static_cast<double>(systems_ * p_.heat.points) *
                         static_cast<double>(p_.heat.steps)
                   : static_cast<double>(systems_ * batch_.dims.n);
@@ -181,6 +234,10 @@ class TridiagRun final : public SolverRun<Params> {
   }
 
   Agreement check() override {
+    if (kinds()) {
+      if (gold_.empty()) gold_ = tridiag::solve_kind_gold(kinds_);
+      return tridiag::kind_batch_agreement<T>(*context_, kinds_, systems_, x_, gold_);
+    }
     if (gold_.empty() && !heat()) gold_ = tridiag::solve_gold(batch_);
     if (gold_.empty()) {
       ProgressLine line("gold step", "unknowns", static_cast<double>(part_.points * part_.grids));
@@ -191,6 +248,10 @@ class TridiagRun final : public SolverRun<Params> {
   }
 
   void write(Output& out) override {
+    if (kinds()) {
+      write_kind(out);
+      return;
+    }
     const Dims dims = heat() ? Dims{p_.heat.points, p_.heat.grids} : Dims{batch_.dims.n, systems_};
     const char* field = heat() ? "/fields/u" : "/fields/x";
     const std::vector<std::uint64_t> extent{std::uint64_t(dims.systems), std::uint64_t(dims.n)};
@@ -204,18 +265,99 @@ class TridiagRun final : public SolverRun<Params> {
                             std::string(heat() ? "as the initial temperatures"
                                                : "as d divided by the coefficients' unit"));
     if (heat()) return;
-    out.file->set_attribute("/input", "file", p_.input.file);
-    out.file->set_attribute("/input", "systems", dims.systems);
-    out.file->set_attribute("/input", "n", dims.n);
+    write_input(out, dims.systems, dims.n);
   }
 
  private:
   bool heat() const { return p_.problem == Problem::heat; }
+  // A batch of another kind than general (heat rings are marched as heat).
+  bool kinds() const { return !heat() && p_.kind != tridiag::Kind::general; }
+
+  // This rank's share of a random batch's systems.
+  comm::Slab share_of_random() {
+    comm::Slab mine;
+    io::with_sources(t_, [&] {
+      mine = tridiag::system_share(p_.random.systems, rank(), ranks(), "random.systems", "systems");
+    });
+    systems_ = p_.random.systems;
+    first_ = mine.begin;
+    return mine;
+  }
+
+  // A kind's batch, drawn or read (this rank's systems of it), its launch and its memory.
+  void prepare_kind() {
+    if (p_.problem == Problem::random) {
+      const comm::Slab mine = share_of_random();
+      kinds_ = tridiag::random_kind_batch<T>({p_.kind, p_.random.n, mine.count(), p_.rhs},
+                                             p_.random.seed, mine.begin);
+    } else {
+      KindBatchPart<T> part = read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank(), ranks());
+      kinds_ = std::move(part.batch);
+      first_ = part.first;
+      systems_ = part.systems;
+    }
+    if (looks_up_choice()) choose_automatic(kinds_.dims.n);
+    io::with_sources(t_, [&] { launch_ = resolve(kinds_.dims.n, kinds_.dims.systems); });
+    require_kind_memory<T>(t_, p_, kinds_.dims, gpu_, !gpu_ || check_);
+  }
+
+  // The kind's batch on the GPU or by the gold; a failure names where the systems came from.
+  tridiag::Timings solve_kind() {
+    try {
+      if (!gpu_) {
+        const auto start = std::chrono::steady_clock::now();
+        gold_ = tridiag::solve_kind_gold(kinds_);
+        x_ = rounded<T>(gold_);
+        return {0, seconds_since(start), 0};
+      }
+      tridiag::Result<T> r = tridiag::solve_kind_gpu<T>(launch_, kinds_);
+      x_ = std::move(r.x);
+      return r.timings;
+    } catch (const tridiag::NumericalError& e) {
+      const std::string where = p_.problem == Problem::file ? p_.input.file : "random.seed";
+      throw tridiag::NumericalError(e.system(), where + ": " + e.what());
+    }
+  }
+
+  // x of a kind, shaped as its d: [systems][n], [systems][rhs][n] or [systems][n][2].
+  void write_kind(Output& out) {
+    const tridiag::KindDims& k = kinds_.dims;
+    std::vector<std::uint64_t> extent{std::uint64_t(systems_), std::uint64_t(k.n)};
+    std::string layout = "[system][row], row fastest";
+    if (k.kind == tridiag::Kind::multi_rhs) {
+      extent = {std::uint64_t(systems_), std::uint64_t(k.rhs), std::uint64_t(k.n)};
+      layout = "[system][rhs][row], row fastest";
+    } else if (k.kind == tridiag::Kind::block2) {
+      extent.push_back(2);
+      layout = "[system][block row][2], the pair fastest";
+    }
+    if (!out.write_share("/fields/x", extent, static_cast<std::uint64_t>(first_),
+                         static_cast<std::uint64_t>(k.systems), x_.data()))
+      return;
+    out.file->set_attribute("/fields/x", "layout", layout);
+    out.file->set_attribute("/fields/x", "units",
+                            std::string("as d divided by the coefficients' unit"));
+    write_input(out, systems_, k.n);
+    out.file->set_attribute("/input", "kind", std::string(name(k.kind)));
+    if (k.kind == tridiag::Kind::multi_rhs)
+      out.file->set_attribute("/input", "rhs", std::int64_t{k.rhs});
+  }
+
+  // Where the systems came from: the file, or the seed they were drawn from.
+  void write_input(Output& out, std::int64_t systems, std::int64_t n) {
+    if (p_.problem == Problem::file)
+      out.file->set_attribute("/input", "file", p_.input.file);
+    else
+      out.file->set_attribute("/input", "seed", static_cast<std::int64_t>(p_.random.seed));
+    out.file->set_attribute("/input", "systems", systems);
+    out.file->set_attribute("/input", "n", n);
+  }
 
   // method.variant = "auto": the variant, threads and chunk stored for this problem, or the
   // defaults (and a note on stderr) when none is.
   void choose_automatic(std::int64_t n) {
-    const Params d;
+    Params d;
+    d.variant = tridiag::default_variant(p_.kind);
     p_.variant = d.variant;
     p_.threads = d.threads;
     p_.chunk = d.chunk;
@@ -231,8 +373,13 @@ class TridiagRun final : public SolverRun<Params> {
   // The launch the parameters make for `systems` systems of n rows (the chunk picked when 0), or
   // the InputError naming the key at fault.
   Launch resolve(std::int64_t n, std::int64_t systems) const {
+    const std::vector<Variant> solvers = tridiag::variants_for(p_.kind);
+    if (std::find(solvers.begin(), solvers.end(), p_.variant) == solvers.end())
+      throw InputError("", "method.variant",
+                       std::string(name(p_.kind)) + " systems are not solved by " +
+                           std::string(name(p_.variant)));
     return tridiag::resolve_launch({p_.variant, p_.threads, p_.chunk},
-                                   {n, systems, tridiag::required_layout(p_.variant)},
+                                   {n, systems, tridiag::kind_layout(p_.kind, p_.variant)},
                                    static_cast<int>(sizeof(T)));
   }
 
@@ -260,8 +407,9 @@ class TridiagRun final : public SolverRun<Params> {
   }
 
   tridiag::Heat part_;        // the grids this rank marches: all of them on one rank
-  std::int64_t first_ = 0;    // this rank's first system (grid)
-  std::int64_t systems_ = 0;  // in the whole problem
+  std::int64_t first_ = 0;            // this rank's first system (grid)
+  std::int64_t systems_ = 0;          // in the whole problem
+  tridiag::KindBatch<T> kinds_;       // another kind's (this rank's systems), contiguous
   tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks
   Launch launch_;
   Batch<T> batch_;  // the file's (this rank's rows of it), contiguous
@@ -276,7 +424,12 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   using SolverStudy::SolverStudy;
 
   void prepare() override {
-    batch_ = p_.problem == Problem::heat ? tridiag::heat_step<T>(p_.heat) : read_batch<T>(p_.input);
+    batch_ = p_.problem == Problem::heat   ? tridiag::heat_step<T>(p_.heat)
+             : p_.problem == Problem::file ? read_batch<T>(p_.input)
+                                           : tridiag::random_batch<T>(
+                                                 {p_.random.n, p_.random.systems,
+                                                  tridiag::Layout::contiguous},
+                                                 p_.random.seed);
     require_memory<T>(t_, p_, batch_.dims, true, true);
     gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
     // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
@@ -378,6 +531,190 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   std::optional<tridiag::ResidentBatches<T>> residents_;  // made in prepare(), beside stream_
 };
 
+// The sweep of another kind's batch (drawn, read, or one step of a heat ring): each variant that
+// solves the kind (variants_for) over the listed threads and chunks, against the kind's byte
+// floor (kind_bytes_per_solve) at the copy bandwidth, each launch checked first on an output
+// poisoned with NaN against the kind's gold.
+template <class T>
+class KindStudy final : public SolverStudy<Params, SweepParams> {
+ public:
+  using SolverStudy::SolverStudy;
+
+  void prepare() override {
+    batch_ = drawn_read_or_stepped();
+    require_kind_memory<T>(t_, p_, batch_.dims, true, true);
+    gold_ = tridiag::solve_kind_gold(batch_);  // a singular batch stops here
+    condition_ = tridiag::condition_bound(batch_);
+    const std::vector<Variant> solvers = tridiag::variants_for(p_.kind);
+    std::vector<Variant> variants;
+    for (Variant v : s_.variants)
+      if (std::find(solvers.begin(), solvers.end(), v) != solvers.end()) variants.push_back(v);
+    // configurations_for's layouts are the general kind's: thomas interleaved, the rest
+    // contiguous, as kind_layout has them for every kind.
+    configurations_ = tridiag::configurations_for(
+        variants, s_.threads, s_.chunks, {batch_.dims.n, batch_.dims.systems, tridiag::Layout::contiguous},
+        static_cast<int>(sizeof(T)));
+    stream_.emplace();
+    measure_copy_roofline(tridiag::kind_bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
+  }
+
+  std::string describe() const override {
+    const tridiag::KindDims& k = batch_.dims;
+    return std::to_string(k.systems) + " " + std::string(name(k.kind)) + " systems of " +
+           std::to_string(k.n) + " rows" +
+           (k.kind == tridiag::Kind::multi_rhs ? " x " + std::to_string(k.rhs) + " right-hand sides" : "") +
+           ", " + std::string(name(p_.precision)) + " on " + current_device().name + "; " +
+           copy_described() + ", " + describe_repeats(s_.repeats, "solves");
+  }
+
+  SweepColumns columns() const override {
+    return {{{"variant", "variant", 11}, {"threads", "threads", 7}, {"chunk", "chunk", 5}},
+            {"gunknowns_per_s", "Gunknowns/s", 11, 2},
+            SweepColumns::Roofline{{"gb_per_s", "GB/s", 8, 1}, {"percent_of_copy", "% copy", 7, 1}},
+            {tridiag::kMeasure, "max rel diff", 12, 2, 'g'},
+            {}};
+  }
+
+  std::vector<std::vector<Cell>> configurations() override {
+    std::vector<std::vector<Cell>> cells;
+    for (const tridiag::Configuration& c : configurations_)
+      cells.push_back({std::string(name(c.launch.variant)), std::int64_t{c.launch.threads},
+                       std::int64_t{c.launch.chunk}});
+    return cells;
+  }
+
+  Measurement measure(std::size_t i) override {
+    const tridiag::Configuration& c = configurations_[i];
+    Measurement m;
+    m.skipped = c.skipped;
+    if (!c.skipped.empty()) return m;
+    if (!c.note.empty()) say(c.note);
+    try {
+      tridiag::KindSolver<T> solver(c.launch, batch_.dims);
+      Resident& r = resident(solver.layout());
+      const auto solve = [&] { solver.solve(r.pointers.data(), r.d.data(), r.x.data(), *stream_); };
+      fill_bytes(r.x, 0xFF, *stream_);
+      solve();
+      m.agreement = checked(solver, [&] {
+        const tridiag::KindDims& k = batch_.dims;
+        const std::vector<T> x = tridiag::relayout(download(r.x, *stream_),
+                                                   {k.rhs_width(), k.systems, r.layout},
+                                                   tridiag::Layout::contiguous);
+        return tridiag::kind_agreement(x, gold_, k, condition_);
+      });
+      solve();  // warm-up
+      m.seconds = timed_runs(*stream_, s_.repeats, solve);
+      m.agreement = checked(solver, [&] { return m.agreement; });
+    } catch (const CudaError& e) {
+      if (e.sticky()) throw;
+      say(method_of(c.launch) + ": " + e.what());
+      m.seconds.clear();
+    }
+    return m;
+  }
+
+  double units_per_run() const override {
+    return static_cast<double>(batch_.dims.systems * batch_.dims.rhs_width());
+  }
+
+  void write_attributes(io::ResultFile& out) const override {
+    write_copy_bandwidth(out);
+    out.set_attribute("/sweep", "bytes_per_solve", bytes_);
+    out.set_attribute("/sweep", "n", batch_.dims.n);
+    out.set_attribute("/sweep", "systems", batch_.dims.systems);
+    out.set_attribute("/sweep", "kind", std::string(name(batch_.dims.kind)));
+    out.set_attribute("/sweep", "rhs", std::int64_t{batch_.dims.rhs});
+    out.set_attribute("/sweep", "condition_bound", condition_);
+    out.set_attribute("/sweep", "check_tolerance",
+                      tridiag::kind_tolerance<T>(batch_.dims, condition_));
+  }
+
+  bool can_autotune() const override { return true; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    const Launch& l = configurations_[i].launch;
+    io::AutotuneChoice c;
+    c.key = tridiag_key(p_, batch_.dims.n, batch_.dims.systems);
+    c.variant = name(l.variant);
+    c.axes = {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}};
+    return c;
+  }
+
+  InputError nothing_to_time() const override {
+    std::string names;
+    for (Variant v : tridiag::variants_for(p_.kind))
+      names += (names.empty() ? "" : ", ") + std::string(name(v));
+    return InputError(t_.source_of("sweep.variants"), "sweep.variants",
+                      "no listed variant, threads and chunk can solve " +
+                          std::to_string(batch_.dims.systems) + " " + std::string(name(p_.kind)) +
+                          " systems of " + std::to_string(batch_.dims.n) + " rows (" + names +
+                          " solve them)");
+  }
+
+ private:
+  // The batch on the device in one layout (the last launch's), with room for x.
+  struct Resident {
+    tridiag::Layout layout;
+    std::vector<DeviceBuffer<T>> bands;
+    std::vector<const T*> pointers;
+    DeviceBuffer<T> d, x;
+  };
+
+  // The batch the sweep solves: drawn from the seed, read, or a heat ring's first step.
+  tridiag::KindBatch<T> drawn_read_or_stepped() const {
+    const tridiag::Kind kind = p_.kind;
+    if (p_.problem == Problem::random)
+      return tridiag::random_kind_batch<T>({kind, p_.random.n, p_.random.systems, p_.rhs},
+                                           p_.random.seed);
+    if (p_.problem == Problem::file)
+      return read_kind_batch_part<T>(p_.input, kind, p_.rhs, 0, 1).batch;
+    tridiag::Heat ring = p_.heat;
+    ring.ring = true;
+    tridiag::Batch<T> step = tridiag::heat_step<T>(ring);
+    tridiag::KindBatch<T> batch;
+    batch.dims = {kind, ring.points, ring.grids, 1};
+    batch.bands = {std::move(step.a), std::move(step.b), std::move(step.c)};
+    batch.d = std::move(step.d);
+    return batch;
+  }
+
+  // The batch in `layout`, uploaded when the layout changes (the previous copy freed first).
+  Resident& resident(tridiag::Layout layout) {
+    if (resident_ && resident_->layout == layout) return *resident_;
+    resident_.reset();
+    const tridiag::KindDims& k = batch_.dims;
+    Resident r{layout, {}, {}, {}, {}};
+    for (const std::vector<T>& band : batch_.bands) {
+      r.bands.push_back(tridiag::upload_relaid(band, {k.band_width(), k.systems, tridiag::Layout::contiguous},
+                                               layout, *stream_));
+      r.pointers.push_back(r.bands.back().data());
+    }
+    r.d = tridiag::upload_relaid(batch_.d, {k.rhs_width(), k.systems, tridiag::Layout::contiguous},
+                                 layout, *stream_);
+    r.x = DeviceBuffer<T>(batch_.d.size());
+    resident_ = std::move(r);
+    return *resident_;
+  }
+
+  // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
+  template <class Agree>
+  Agreement checked(tridiag::KindSolver<T>& solver, Agree&& agree) {
+    try {
+      solver.check(*stream_);
+    } catch (const tridiag::NumericalError& e) {
+      const std::string what = method_of(solver.launch()) + ": " + e.what();
+      say(what + ", where the gold solved it");
+      return tridiag::failed_solve(what);
+    }
+    return agree();
+  }
+
+  tridiag::KindBatch<T> batch_;  // contiguous
+  std::vector<double> gold_;
+  double condition_ = 0;
+  std::vector<tridiag::Configuration> configurations_;
+  std::optional<Resident> resident_;
+};
+
 // The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
 // method.variant = "auto". A relative input.file is resolved against the parameter file's folder.
 // The other problem's keys are an error, not ignored (io::read_keys refuses them).
@@ -405,6 +742,8 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
   bool automatic = false;
   auto [p, s] = read_all(t, params_path, automatic);
   const bool single = p.precision == tridiag::Precision::single;
+  if (p.kind != tridiag::Kind::general)
+    return in_precision<Study, KindStudy>(single, t, std::move(p), std::move(s));
   return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
 }
 
@@ -413,12 +752,17 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 Binding tridiag_binding() {
   Binding b{
       "tridiag",
-      "batched tridiagonal systems: the 1D heat equation by backward Euler, or a batch from HDF5",
+      "batched tridiagonal systems: the 1D heat equation by backward Euler (on a line or a "
+      "ring), or a batch from HDF5 or a seed; periodic, many right-hand sides, pentadiagonal "
+      "and 2x2 blocks too",
       make_run,
       make_study};
   b.keys = [] { return declared(tridiag::keys(), tridiag::sweep_keys()); };
   b.across_ranks = true;
-  b.examples = {"inputs/heat1d.toml", "inputs/tridiag-file.toml", "inputs/tridiag-study.toml"};
+  b.examples = {"inputs/heat1d.toml",       "inputs/tridiag-file.toml",
+                "inputs/tridiag-periodic.toml", "inputs/tridiag-rhs.toml",
+                "inputs/tridiag-penta.toml",  "inputs/tridiag-block2.toml",
+                "inputs/tridiag-study.toml"};
   return b;
 }
 

@@ -82,6 +82,84 @@ tridiag::Batch<T> read_batch(const tridiag::FileInput& input) {
   return read_batch_part<T>(input, 0, 1).batch;
 }
 
+template <class T>
+KindBatchPart<T> read_kind_batch_part(const tridiag::FileInput& input, tridiag::Kind kind, int rhs,
+                                      int rank, int ranks) {
+  using tridiag::Kind;
+  const std::string& file = input.file;
+  const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
+  KindBatchPart<T> part;
+  tridiag::KindBatch<T>& batch = part.batch;
+  const bool penta = kind == Kind::pentadiagonal;
+  batch.bands.resize(penta ? 5 : 3);
+  // b first: its shape gives the systems and n the others are judged by.
+  std::vector<std::tuple<const std::string&, const char*, std::vector<T>&>> datasets;
+  datasets.emplace_back(input.b, "input.b", batch.bands[penta ? 2 : 1]);
+  if (penta) datasets.emplace_back(input.e, "input.e", batch.bands[0]);
+  datasets.emplace_back(input.a, "input.a", batch.bands[penta ? 1 : 0]);
+  datasets.emplace_back(input.c, "input.c", batch.bands[penta ? 3 : 2]);
+  if (penta) datasets.emplace_back(input.f, "input.f", batch.bands[4]);
+  datasets.emplace_back(input.d, "input.d", batch.d);
+  using io::shape_text;
+  const std::string kind_text = "system.kind = \"" + std::string(name(kind)) + "\"";
+  std::vector<std::uint64_t> b_shape;
+  for (const auto& [dataset, key, values] : datasets) {
+    if (!h5->exists(dataset))
+      throw InputError(file, key, "no dataset \"" + dataset + "\" in the file");
+    const std::vector<std::uint64_t> dims =
+        named(file, key, dataset, [&] { return h5->dataset_dims<T>(dataset); });
+    const bool is_d = std::string(key) == "input.d";
+    if (b_shape.empty()) {
+      const bool block = kind == Kind::block2;
+      const std::string wanted = block ? "[systems][n][2][2]" : "[systems][n]";
+      if (dims.size() != (block ? 4u : 2u) || dims[0] == 0 || dims[1] == 0 ||
+          (block && (dims[2] != 2 || dims[3] != 2)))
+        throw InputError(file, key,
+                         "dataset \"" + dataset + "\" is " + shape_text(dims) + "; expected " +
+                             wanted + " for " + kind_text + ", systems and n at least 1");
+      b_shape = dims;
+    }
+    const std::uint64_t systems = b_shape[0], n = b_shape[1];
+    std::vector<std::uint64_t> expected{systems, n};
+    std::string wanted = "[systems][n]";
+    if (kind == Kind::block2) {
+      expected = is_d ? std::vector<std::uint64_t>{systems, n, 2}
+                      : std::vector<std::uint64_t>{systems, n, 2, 2};
+      wanted = is_d ? "[systems][n][2]" : "[systems][n][2][2]";
+    } else if (kind == Kind::multi_rhs && is_d) {
+      expected = {systems, static_cast<std::uint64_t>(rhs), n};
+      wanted = "[systems][rhs][n] with rhs = system.rhs = " + std::to_string(rhs);
+    }
+    if (dims != expected)
+      throw InputError(file, key,
+                       "dataset \"" + dataset + "\" is " + shape_text(dims) + "; expected " +
+                           wanted + " = " + shape_text(expected) + " for " + kind_text +
+                           " (\"" + input.b + "\" is " + shape_text(b_shape) + ")");
+  }
+  part.systems = static_cast<std::int64_t>(b_shape[0]);
+  batch.dims = {kind, static_cast<std::int64_t>(b_shape[1]), 0, rhs};
+  tridiag::check_kind_dims(batch.dims, file, "input.file");
+  const comm::Slab mine = [&] {
+    try {
+      return tridiag::system_share(part.systems, rank, ranks, "input.file", "systems");
+    } catch (const InputError& e) {
+      throw e.with_source(file);
+    }
+  }();
+  part.first = mine.begin;
+  batch.dims.systems = mine.count();
+  for (const auto& [dataset, key, values] : datasets)
+    values = named(file, key, dataset, [&] {
+      return h5->read_rows<T>(dataset, static_cast<std::uint64_t>(mine.begin),
+                              static_cast<std::uint64_t>(mine.count()));
+    });
+  return part;
+}
+
+template KindBatchPart<float> read_kind_batch_part<float>(const tridiag::FileInput&, tridiag::Kind,
+                                                          int, int, int);
+template KindBatchPart<double> read_kind_batch_part<double>(const tridiag::FileInput&,
+                                                            tridiag::Kind, int, int, int);
 template BatchPart<float> read_batch_part<float>(const tridiag::FileInput&, int, int);
 template BatchPart<double> read_batch_part<double>(const tridiag::FileInput&, int, int);
 template tridiag::Batch<float> read_batch<float>(const tridiag::FileInput&);

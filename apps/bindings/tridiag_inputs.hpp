@@ -1,6 +1,7 @@
 // tridiag's batch read from a user's HDF5 file (solvers do not link HDF5).
 #pragma once
 
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/params.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
@@ -24,5 +25,19 @@ struct BatchPart {
 };
 template <class T>
 BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int ranks);
+
+// The same for a kind other than general (docs/hdf5-layout.md): periodic a, b, c, d and
+// pentadiagonal e, a, b, c, f, d each [systems][n]; multi-rhs a, b, c [systems][n] and d
+// [systems][rhs][n] with rhs = `rhs`; block2 a, b, c [systems][n][2][2] and d [systems][n][2].
+// A shape that disagrees, or a periodic n < 3, is an InputError naming the file and the key.
+template <class T>
+struct KindBatchPart {
+  tridiag::KindBatch<T> batch;  // the rank's systems, contiguous
+  std::int64_t first = 0;       // the first one's index in the file
+  std::int64_t systems = 0;     // in the file
+};
+template <class T>
+KindBatchPart<T> read_kind_batch_part(const tridiag::FileInput& input, tridiag::Kind kind, int rhs,
+                                      int rank, int ranks);
 
 }  // namespace parasol::app

@@ -11,6 +11,7 @@
 
 #include "kernels/agreement.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -48,6 +49,25 @@ double condition_bound(const Batch<T>& batch) {
   return condition_terms(batch).bound();
 }
 
+// The same for a kind's batch, over its scalar rows: a ring's corners count in its end rows, a
+// pentadiagonal row has four neighbours, a block row five (kind_row_weight).
+template <class T>
+ConditionTerms condition_terms(const KindBatch<T>& batch) {
+  ConditionTerms t;
+  for (std::int64_t m = 0; m < batch.dims.systems; ++m)
+    for (std::int64_t row = 0; row < batch.dims.rows(); ++row) {
+      const RowWeight w = kind_row_weight(batch, m, row);
+      t.norm = std::max(t.norm, w.diagonal + w.off);
+      t.margin = std::min(t.margin, w.diagonal - w.off);
+    }
+  return t;
+}
+
+template <class T>
+double condition_bound(const KindBatch<T>& batch) {
+  return condition_terms(batch).bound();
+}
+
 // The heat step's matrix: every grid and step solves the same one, whose rows are all alike but
 // the two ends, so three points (one row of each kind) give the bound, (4 + lambda) / lambda
 // once there are interior rows.
@@ -79,6 +99,17 @@ double tolerance(double condition, std::int64_t n, std::int64_t solves = 1) {
          static_cast<double>(std::max<std::int64_t>(solves, 1));
 }
 
+// The same for a kind: the solve's rows are n (2n scalar rows for block2, whose 2x2 inverses add
+// a few roundings a block row, within the same 4 ulps), and a periodic solve by Sherman-Morrison
+// is two solves and a correction of both by a factor that is itself off by cond(A) ulps: twice
+// the bound. multi-rhs's right-hand sides are separate solves with one elimination, each bound
+// alone; pentadiagonal elimination, like Thomas, is backward stable on dominant rows.
+inline constexpr double kPeriodicFactor = 2;
+template <class T>
+double kind_tolerance(const KindDims& dims, double condition) {
+  return (dims.kind == Kind::periodic ? kPeriodicFactor : 1) * tolerance<T>(condition, dims.rows());
+}
+
 // The measure the check and the sweep store: max|x - gold| / max|gold|.
 inline constexpr const char* kMeasure = "max_relative_difference";
 
@@ -96,6 +127,21 @@ template <class T>
 Agreement agreement(const std::vector<T>& x, const std::vector<double>& gold, double condition,
                     std::int64_t n, std::int64_t solves = 1) {
   return agreement<T>(compare(x, gold), max_magnitude(gold), condition, n, solves);
+}
+
+// A kind's x against its gold (both systems x rhs_width(), contiguous).
+template <class T>
+Agreement kind_agreement(const FieldDifference& d, double scale, const KindDims& dims,
+                         double condition) {
+  const double relative = scale > 0 ? d.max_abs / scale : d.max_abs;
+  return field_agreement(d, kMeasure, "max relative to max|x|", relative,
+                         kind_tolerance<T>(dims, condition));
+}
+
+template <class T>
+Agreement kind_agreement(const std::vector<T>& x, const std::vector<double>& gold,
+                         const KindDims& dims, double condition) {
+  return kind_agreement<T>(compare(x, gold), max_magnitude(gold), dims, condition);
 }
 
 // A solve that reported a failure (a zero pivot, a non-finite value) where the gold solved the

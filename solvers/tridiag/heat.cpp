@@ -16,6 +16,14 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
+// The sine mode at point j: with fixed ends sin(pi mode (j + 1) / (points + 1)); on a ring
+// sin(2 pi mode (j + 1) / points), an eigenvector of the ring's circulant matrix.
+double sine_mode(const Heat& heat, std::int64_t j) {
+  const double n = static_cast<double>(heat.points);
+  return heat.ring ? std::sin(2 * kPi * heat.mode * static_cast<double>(j + 1) / n)
+                   : std::sin(kPi * heat.mode * static_cast<double>(j + 1) / (n + 1));
+}
+
 }  // namespace
 
 template <class T>
@@ -34,10 +42,7 @@ std::vector<T> heat_initial(const Heat& heat) {
           const std::int64_t j = i % n;
           double value = 0;
           switch (heat.initial) {
-            case Initial::sine:
-              value = std::sin(kPi * heat.mode * static_cast<double>(j + 1) /
-                               static_cast<double>(n + 1));
-              break;
+            case Initial::sine: value = sine_mode(heat, j); break;
             case Initial::random:
               value = SeededDraws::unit_of(draws.word(static_cast<std::uint64_t>(first + i)));
               break;
@@ -89,7 +94,9 @@ Batch<T> heat_step(const Heat& heat) {
 }
 
 double sine_decay_per_step(const Heat& heat) {
-  const double s = std::sin(kPi * heat.mode / (2.0 * static_cast<double>(heat.points + 1)));
+  // The step matrix's eigenvalue for the mode is lambda + 4 s^2.
+  const double s = heat.ring ? std::sin(kPi * heat.mode / static_cast<double>(heat.points))
+                             : std::sin(kPi * heat.mode / (2.0 * static_cast<double>(heat.points + 1)));
   return heat.lambda / (heat.lambda + 4 * s * s);
 }
 
@@ -99,8 +106,7 @@ std::vector<double> sine_amplitudes(const std::vector<T>& u, const Heat& heat) {
   std::vector<double> s(static_cast<std::size_t>(n));
   double norm = 0;
   for (std::int64_t j = 0; j < n; ++j) {
-    const double v =
-        std::sin(kPi * heat.mode * static_cast<double>(j + 1) / static_cast<double>(n + 1));
+    const double v = sine_mode(heat, j);
     s[static_cast<std::size_t>(j)] = v;
     norm += v * v;
   }
@@ -146,11 +152,42 @@ std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& pr
   // elimination is done once: r[j] = 1 / pivot[j], and c'[j] = c / pivot[j] = -r[j]. A step is
   // then d'[j] = (d[j] - a d'[j-1]) r[j] down the grid and x[j] = d'[j] - c'[j] x[j+1] back up.
   // lambda > 0 makes the matrix strictly diagonally dominant: no pivot can vanish.
+  //
+  // A ring is solved by Sherman-Morrison (kinds.cpp's gold): A = A' + u v^T, gamma = -(2 + lambda),
+  // u = (gamma, 0, ..., 0, -1), v = (1, 0, ..., 0, 1 / (2 + lambda)); A' is the fixed-end matrix
+  // with 2 (2 + lambda) and 2 + lambda + 1 / (2 + lambda) at its corners. z = A'^-1 u is the same
+  // at every step, so a step is one solve with A' and x = y - (v . y) / (1 + v . z) z.
+  const double diagonal = 2 + heat.lambda;
   std::vector<double> r(static_cast<std::size_t>(n));
-  double pivot = 2 + heat.lambda;
   for (std::size_t j = 0; j < r.size(); ++j) {
-    if (j > 0) pivot = 2 + heat.lambda - r[j - 1];  // b - a c'[j-1]
+    double b = diagonal;
+    if (heat.ring && j == 0) b = 2 * diagonal;
+    if (heat.ring && j + 1 == r.size()) b = diagonal + 1 / diagonal;
+    const double pivot = j > 0 ? b - r[j - 1] : b;  // b - a c'[j-1]
     r[j] = 1 / pivot;
+  }
+  // One step's solve with the fixed-end (or A') pivots, in place.
+  const auto solve = [&](double* v) {
+    double forward = 0;  // d' of the row above
+    for (std::int64_t j = 0; j < n; ++j) {
+      forward = (v[j] + forward) * r[static_cast<std::size_t>(j)];
+      v[j] = forward;
+    }
+    double below = 0;  // x of the row below
+    for (std::int64_t j = n - 1; j >= 0; --j) {
+      below = v[j] + r[static_cast<std::size_t>(j)] * below;
+      v[j] = below;
+    }
+  };
+  std::vector<double> z;
+  double corner = 0, z_dot = 0;
+  if (heat.ring) {
+    z.assign(static_cast<std::size_t>(n), 0.0);
+    z.front() = -diagonal;
+    z.back() = -1;
+    solve(z.data());
+    corner = 1 / diagonal;
+    z_dot = 1 + z.front() + corner * z.back();
   }
   std::vector<double> u = heat_initial<double>(heat);
   // Grids are independent for the whole march: each is marched through a stretch of steps
@@ -163,19 +200,13 @@ std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& pr
     for (std::int64_t g = 0; g < heat.grids; ++g) {
       double* v = u.data() + g * n;
       for (std::int64_t s = 0; s < steps; ++s) {
-        double forward = 0;  // d' of the row above
-        for (std::int64_t j = 0; j < n; ++j) {
-          double d = heat.lambda * v[j];
-          if (j == 0) d += heat.left;
-          if (j == n - 1) d += heat.right;
-          forward = (d + forward) * r[static_cast<std::size_t>(j)];
-          v[j] = forward;
-        }
-        double below = 0;  // x of the row below
-        for (std::int64_t j = n - 1; j >= 0; --j) {
-          below = v[j] + r[static_cast<std::size_t>(j)] * below;
-          v[j] = below;
-        }
+        for (std::int64_t j = 0; j < n; ++j) v[j] *= heat.lambda;
+        v[0] += heat.left;
+        v[n - 1] += heat.right;
+        solve(v);
+        if (!heat.ring) continue;
+        const double factor = (v[0] + corner * v[n - 1]) / z_dot;
+        for (std::int64_t j = 0; j < n; ++j) v[j] -= factor * z[static_cast<std::size_t>(j)];
       }
     }
     if (progress)

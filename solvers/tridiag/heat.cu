@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <memory>
 #include <vector>
 
 #include "kernels/buffer.hpp"
@@ -12,6 +13,7 @@
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/kinds.hpp"
 
 namespace parasol::tridiag {
 namespace {
@@ -78,8 +80,15 @@ template <class T>
 HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
                              const ProgressCallback& progress) {
   const auto started = std::chrono::steady_clock::now();
-  const Dims dims{heat.points, heat.grids, required_layout(launch.variant)};
-  Solver<T> solver(launch, dims);  // a launch that cannot work fails before anything is allocated
+  // A launch that cannot work fails before anything is allocated. A ring's matrix is the
+  // fixed-end one with a[0] and c[n-1] read: heat_matrix stores -1 there too.
+  std::unique_ptr<Solver<T>> line;
+  std::unique_ptr<KindSolver<T>> ring;
+  if (heat.ring)
+    ring = std::make_unique<KindSolver<T>>(launch, KindDims{Kind::periodic, heat.points, heat.grids, 1});
+  else
+    line = std::make_unique<Solver<T>>(launch, Dims{heat.points, heat.grids, required_layout(launch.variant)});
+  const Dims dims{heat.points, heat.grids, ring ? ring->layout() : line->dims().layout};
   const Batch<T> matrix = heat_matrix<T>(heat, dims.layout);
   const std::vector<T> initial =
       relayout(heat_initial<T>(heat), {dims.n, dims.systems, Layout::contiguous}, dims.layout);
@@ -113,7 +122,12 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   for (std::int64_t s = 0; s < heat.steps; ++s) {
     build_rhs(heat, dims, u.data(), d.data(), stream);
     solves.start(stream);
-    solver.solve(a.data(), b.data(), c.data(), d.data(), u.data(), stream);
+    if (ring) {
+      const T* bands[] = {a.data(), b.data(), c.data()};
+      ring->solve(bands, d.data(), u.data(), stream);
+    } else {
+      line->solve(a.data(), b.data(), c.data(), d.data(), u.data(), stream);
+    }
     solves.stop(stream);
     if (progress && (s + 1) % stretch == 0) {
       stretch_end[stretches % 2].record(stream);
@@ -125,7 +139,9 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
     }
   }
   compute.stop();
-  solver.check(stream);  // a zero pivot or a NaN in any step
+  // A zero pivot or a NaN in any step.
+  if (ring) ring->check(stream);
+  else line->check(stream);
   result.timings.compute = compute.seconds();
   result.solve_seconds = solves.seconds();
   if (progress && heat.steps > 0) report(heat.steps);

@@ -14,6 +14,8 @@ namespace {
 
 bool is_heat(const Params& p) { return p.problem == Problem::heat; }
 bool is_file(const Params& p) { return p.problem == Problem::file; }
+bool is_random(const Params& p) { return p.problem == Problem::random; }
+bool is_multi_rhs(const Params& p) { return p.kind == Kind::multi_rhs; }
 
 // A non-empty list of 32-bit integers stored in `field(s)` (a TOML array, read as numbers so that
 // 256.5 is caught), each judged by `check` (which throws InputError, its key left empty).
@@ -51,10 +53,21 @@ const Keys<Params>& keys() {
   return declared_once<P>([](Keys<P>& k) {
     const std::string heat = "problem.kind = \"heat\"";
     const std::string file_kind = "problem.kind = \"file\"";
+    const std::string random_kind = "problem.kind = \"random\"";
     k.push_back(choice<P>("problem.kind", [](P& p) -> auto& { return p.problem; },
-                          std::array{Problem::heat, Problem::file}, parse_problem,
-                          "what is solved (above); the other problem's keys are then an error, "
+                          std::array{Problem::heat, Problem::file, Problem::random}, parse_problem,
+                          "what is solved (above); the other problems' keys are then an error, "
                           "not ignored"));
+    k.push_back(choice<P>("system.kind", [](P& p) -> auto& { return p.kind; }, kKinds, parse_kind,
+                          "what each system is: `general` tridiagonal; `periodic` (a ring: a[0] "
+                          "couples x[n−1], c[n−1] couples x[0]; n ≥ 3; with `heat`, a heat ring); "
+                          "`multi-rhs` (one matrix, `system.rhs` right-hand sides); "
+                          "`pentadiagonal`; `block2` (2×2 blocks). Layouts in "
+                          "docs/hdf5-layout.md"));
+    k.push_back(key<P>("system.rhs", [](P& p) -> auto& { return p.rhs; },
+                       "`multi-rhs`: right-hand sides per system, solved with one elimination")
+                    .values("≥ 1")
+                    .only_if(is_multi_rhs, "system.kind = \"multi-rhs\""));
     k.push_back(choice<P>("problem.precision", [](P& p) -> auto& { return p.precision; },
                           std::array{Precision::single, Precision::double_}, parse_precision,
                           "storage and arithmetic on the GPU (the gold is always double)"));
@@ -101,15 +114,46 @@ const Keys<Params>& keys() {
                         "folder (given on the command line, from the current folder)")
                     .required()
                     .only_if(is_file, file_kind));
+    k.push_back(key<P>("random.n", [](P& p) -> auto& { return p.random.n; },
+                       "`random`: rows per system (block rows for `block2`)")
+                    .required()
+                    .values("≥ 1")
+                    .only_if(is_random, random_kind));
+    k.push_back(key<P>("random.systems", [](P& p) -> auto& { return p.random.systems; },
+                       "`random`: systems in the batch")
+                    .required()
+                    .values("≥ 1")
+                    .only_if(is_random, random_kind));
+    k.push_back(key<P>("random.seed", [](P& p) -> auto& { return p.random.seed; },
+                       "`random`: diagonally dominant systems from counter-based draws indexed by "
+                       "system and row, so any share is drawn alone (docs/generated-inputs.md)")
+                    .values("≥ 0")
+                    .only_if(is_random, random_kind));
     for (const auto& [name, get] :
          {std::pair{"input.a", +[](P& p) -> std::string& { return p.input.a; }},
           std::pair{"input.b", +[](P& p) -> std::string& { return p.input.b; }},
           std::pair{"input.c", +[](P& p) -> std::string& { return p.input.c; }},
           std::pair{"input.d", +[](P& p) -> std::string& { return p.input.d; }}})
-      k.push_back(key<P>(name, get, "`file`: the datasets' paths in it (e.g. `\"systems/a\"`)")
+      k.push_back(key<P>(name, get,
+                         "`file`: the datasets' paths in it (e.g. `\"systems/a\"`); shapes by "
+                         "`system.kind` in docs/hdf5-layout.md")
                       .only_if(is_file, file_kind));
+    for (const auto& [name, get] :
+         {std::pair{"input.e", +[](P& p) -> std::string& { return p.input.e; }},
+          std::pair{"input.f", +[](P& p) -> std::string& { return p.input.f; }}})
+      k.push_back(key<P>(name, get,
+                         "`file` with `pentadiagonal`: the outer bands' datasets (x[i−2] and "
+                         "x[i+2])")
+                      .only_if([](const P& p) { return is_file(p) && p.kind == Kind::pentadiagonal; },
+                               file_kind + " and system.kind = \"pentadiagonal\""));
     k.push_back(choice<P>("method.variant", [](P& p) -> auto& { return p.variant; }, kVariants,
-                          parse_variant, "GPU kernel (below)")
+                          parse_variant,
+                          "GPU kernel (below); `periodic`: thomas (per thread) and pcr-shared "
+                          "(on chip) fused, the others by Sherman–Morrison on their general "
+                          "solve; `multi-rhs`: thomas or pcr-shared (reduced once, on chip); "
+                          "`pentadiagonal` and `block2`: thomas")
+                    .default_from([](const P& p) { return std::string(name(default_variant(p.kind))); })
+                    .shown_default("\"thomas-pcr\"; \"thomas\" for kinds other than general")
                     .gpu_only()
                     .or_auto());
     k.push_back(key<P>("method.threads", [](P& p) -> auto& { return p.threads; },

@@ -18,7 +18,13 @@ constexpr NameTable<Variant, 5> kVariantNames{{{Variant::pcr_shared, "pcr-shared
                                                {Variant::thomas_scan, "thomas-scan"}}};
 constexpr NameTable<Layout, 2> kLayoutNames{
     {{Layout::contiguous, "contiguous"}, {Layout::interleaved, "interleaved"}}};
-constexpr NameTable<Problem, 2> kProblemNames{{{Problem::heat, "heat"}, {Problem::file, "file"}}};
+constexpr NameTable<Problem, 3> kProblemNames{
+    {{Problem::heat, "heat"}, {Problem::file, "file"}, {Problem::random, "random"}}};
+constexpr NameTable<Kind, 5> kKindNames{{{Kind::general, "general"},
+                                         {Kind::periodic, "periodic"},
+                                         {Kind::multi_rhs, "multi-rhs"},
+                                         {Kind::pentadiagonal, "pentadiagonal"},
+                                         {Kind::block2, "block2"}}};
 constexpr NameTable<Initial, 3> kInitialNames{
     {{Initial::sine, "sine"}, {Initial::random, "random"}, {Initial::step, "step"}}};
 
@@ -30,6 +36,8 @@ std::string_view name(Layout l) { return lookup_name(kLayoutNames, l); }
 Layout parse_layout(std::string_view s) { return lookup_value(kLayoutNames, s, "layout"); }
 std::string_view name(Problem p) { return lookup_name(kProblemNames, p); }
 Problem parse_problem(std::string_view s) { return lookup_value(kProblemNames, s, "problem"); }
+std::string_view name(Kind k) { return lookup_name(kKindNames, k); }
+Kind parse_kind(std::string_view s) { return lookup_value(kKindNames, s, "kind"); }
 std::string_view name(Initial i) { return lookup_name(kInitialNames, i); }
 Initial parse_initial(std::string_view s) { return lookup_value(kInitialNames, s, "initial"); }
 
@@ -50,7 +58,71 @@ Layout required_layout(Variant v) {
   return v == Variant::thomas ? Layout::interleaved : Layout::contiguous;
 }
 
+std::vector<Variant> variants_for(Kind k) {
+  switch (k) {
+    case Kind::general: return {kVariants.begin(), kVariants.end()};
+    case Kind::periodic:
+      return {Variant::thomas, Variant::thomas_pcr, Variant::thomas_scan, Variant::pcr_shared,
+              Variant::pcr_warp};
+    case Kind::multi_rhs: return {Variant::thomas, Variant::pcr_shared};
+    case Kind::pentadiagonal:
+    case Kind::block2: return {Variant::thomas};
+  }
+  return {};
+}
+
+Variant default_variant(Kind k) {
+  return k == Kind::general ? Params{}.variant : variants_for(k).front();
+}
+
+Layout kind_layout(Kind k, Variant v) {
+  if (k == Kind::general) return required_layout(v);
+  return v == Variant::thomas ? Layout::interleaved : Layout::contiguous;
+}
+
 void Params::validate() const {
+  // The kind first: a variant or size is judged by what it has to solve.
+  require(rhs >= 1, "system.rhs",
+          "expected a positive integer (right-hand sides per system), got " + std::to_string(rhs));
+  require(rhs == 1 || kind == Kind::multi_rhs, "system.rhs",
+          "expected 1: only system.kind = \"multi-rhs\" takes several right-hand sides, got " +
+              std::to_string(rhs));
+  {
+    const std::vector<Variant> solvers = variants_for(kind);
+    if (std::find(solvers.begin(), solvers.end(), variant) == solvers.end()) {
+      std::string names;
+      for (Variant v : solvers) names += (names.empty() ? "" : ", ") + std::string(name(v));
+      throw InputError("", "method.variant",
+                       std::string(name(kind)) + " systems are solved by " + names + ", not " +
+                           std::string(name(variant)));
+    }
+  }
+  require(problem != Problem::heat || kind == Kind::general || kind == Kind::periodic,
+          "system.kind",
+          "the heat problem makes general systems (fixed ends) or periodic ones (a ring), not " +
+              std::string(name(kind)) + "; use problem.kind = \"random\" or \"file\"");
+  if (problem == Problem::heat && kind == Kind::periodic)
+    require(heat.left == 0 && heat.right == 0, heat.left != 0 ? "heat.left" : "heat.right",
+            "expected 0: a periodic heat ring has no ends to hold");
+  if (problem == Problem::random) {
+    require(random.n >= 1, "random.n", "expected a positive integer, got " + std::to_string(random.n));
+    require(random.systems >= 1, "random.systems",
+            "expected a positive integer, got " + std::to_string(random.systems));
+    constexpr std::int64_t kMostUnknowns = std::int64_t{1} << 40;
+    require(random.n < kMostUnknowns && random.systems < kMostUnknowns / random.n / rhs,
+            "random.systems",
+            "expected fewer than 2^40 unknowns in all, got " + std::to_string(random.systems) +
+                " systems of " + std::to_string(random.n) + " rows");
+  }
+  // What the size already tells: a ring needs three distinct rows (with fewer a[0] and c[n-1]
+  // land on the same unknowns as the band).
+  const std::int64_t known_n =
+      problem == Problem::heat ? heat.points : problem == Problem::random ? random.n : 0;
+  if (kind == Kind::periodic && known_n > 0)
+    require(known_n >= 3, problem == Problem::heat ? "heat.points" : "random.n",
+            "periodic systems need n >= 3 (a ring of three rows at least), got " +
+                std::to_string(known_n));
+
   if (problem == Problem::heat) {
     require(heat.points >= 1, "heat.points",
             "expected a positive integer, got " + std::to_string(heat.points));
@@ -77,7 +149,7 @@ void Params::validate() const {
     // principle), and each is multiplied by lambda in the right-hand side.
     require_representable(heat.left, "heat.left", single, 4 * (1 + heat.lambda));
     require_representable(heat.right, "heat.right", single, 4 * (1 + heat.lambda));
-  } else {
+  } else if (problem == Problem::file) {
     require(!input.file.empty(), "input.file", "expected the name of an HDF5 file");
     const std::pair<const std::string&, const char*> datasets[] = {
         {input.a, "input.a"}, {input.b, "input.b"}, {input.c, "input.c"}, {input.d, "input.d"}};
@@ -107,22 +179,24 @@ void Params::validate() const {
       break;
   }
 
-  // What the heat problem's n already tells; a file's n is checked when the file is read.
-  if (problem == Problem::heat) {
-    const std::int64_t n = heat.points;
+  // What the heat or random problem's n already tells; a file's n is checked when it is read.
+  if (problem != Problem::file) {
+    const std::int64_t n = known_n;
+    const char* n_key = problem == Problem::heat ? "heat.points" : "random.n";
+    const std::string per = problem == Problem::heat ? " points per grid" : " rows per system";
     if (variant == Variant::pcr_warp) {
-      require(n <= kPcrWarpMaxRows, "heat.points",
-              "pcr-warp solves at most " + std::to_string(kPcrWarpMaxRows) +
-                  " points per grid (32 lanes x 4 rows), got " + std::to_string(n) +
+      require(n <= kPcrWarpMaxRows, n_key,
+              "pcr-warp solves at most " + std::to_string(kPcrWarpMaxRows) + per +
+                  " (32 lanes x 4 rows), got " + std::to_string(n) +
                   "; use pcr-shared or thomas-pcr");
       require(chunk == 0 || n <= 32 * std::int64_t{chunk}, "method.chunk",
               "pcr-warp with " + std::to_string(chunk) + " rows per lane solves at most " +
-                  std::to_string(32 * chunk) + " points per grid, got " + std::to_string(n));
+                  std::to_string(32 * chunk) + per + ", got " + std::to_string(n));
     }
     if (variant == Variant::pcr_shared)
-      require(n <= kPcrSharedMaxRows, "heat.points",
-              "pcr-shared solves at most " + std::to_string(kPcrSharedMaxRows) +
-                  " points per grid (one system in a block's shared memory), got " +
+      require(n <= kPcrSharedMaxRows, n_key,
+              "pcr-shared solves at most " + std::to_string(kPcrSharedMaxRows) + per +
+                  " (one system in a block's shared memory), got " +
                   std::to_string(n) + "; use thomas-pcr");
   }
 }

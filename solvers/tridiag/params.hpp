@@ -40,10 +40,35 @@ Layout required_layout(Variant v);
 using parasol::Precision;
 using parasol::parse_precision;
 
-// What is solved: the heat equation marched in time, or one batch read from an HDF5 file.
-enum class Problem { heat, file };
-std::string_view name(Problem p);  // "heat", "file"
+// What is solved: the heat equation marched in time, one batch read from an HDF5 file, or one
+// batch of random, diagonally dominant systems drawn from a seed (docs/generated-inputs.md).
+enum class Problem { heat, file, random };
+std::string_view name(Problem p);  // "heat", "file", "random"
 Problem parse_problem(std::string_view s);
+
+// What kind of banded system each one is (system.kind); kinds.hpp has their layouts.
+//   general:       a x[i-1] + b x[i] + c x[i+1] = d, a of row 0 and c of row n-1 ignored
+//   periodic:      the same on a ring: a[0] couples x[n-1] and c[n-1] couples x[0] (n >= 3)
+//   multi-rhs:     one general matrix per system and system.rhs right-hand sides, factored once
+//   pentadiagonal: e x[i-2] + a x[i-1] + b x[i] + c x[i+1] + f x[i+2] = d
+//   block2:        general, with 2x2 blocks for a, b, c and pairs for x and d
+enum class Kind { general, periodic, multi_rhs, pentadiagonal, block2 };
+inline constexpr std::array kKinds{Kind::general, Kind::periodic, Kind::multi_rhs,
+                                   Kind::pentadiagonal, Kind::block2};
+std::string_view name(Kind k);  // "general", "periodic", "multi-rhs", "pentadiagonal", "block2"
+Kind parse_kind(std::string_view s);
+// The variants that solve a kind. general: every one. periodic: thomas fused (both of
+// Sherman-Morrison's solves share one elimination, per thread), pcr-shared fused on chip (both
+// solves and the correction in one kernel, in shared memory), the others by Sherman-Morrison on
+// top of their general solve. multi-rhs: thomas (one thread a system) and pcr-shared (the
+// matrix reduced once in shared memory, every right-hand side with it). pentadiagonal and
+// block2: thomas, one thread per system.
+std::vector<Variant> variants_for(Kind k);
+// The variant `auto` falls back to for a kind when nothing is stored for its problem.
+Variant default_variant(Kind k);
+// The layout a kind's variant solves on the device (kinds.hpp): the general kind's as
+// required_layout; every other kind's thomas interleaved, the rest contiguous.
+Layout kind_layout(Kind k, Variant v);
 
 // Starting temperature on each grid (all grids start alike except with `random`).
 enum class Initial { sine, random, step };
@@ -62,6 +87,9 @@ struct Heat {
   int mode = 1;               // with sine: u[j] = sin(pi * mode * (j + 1) / (points + 1))
   double left = 0, right = 0;  // the fixed end values u[-1] and u[points]
   std::uint64_t seed = 1;      // with random
+  // A ring (system.kind = "periodic"): point points - 1 neighbours point 0, no ends are held, and
+  // the sine start is sin(2 pi mode (j + 1) / points), one of the ring's modes.
+  bool ring = false;
   // These grids' place in a larger problem (a rank's part of it): the first one's index there.
   // A random start draws what that problem's grids draw.
   std::int64_t first_grid = 0;
@@ -72,12 +100,23 @@ struct Heat {
 struct FileInput {
   std::string file;  // resolved against the parameter file's folder
   std::string a = "a", b = "b", c = "c", d = "d";
+  std::string e = "e", f = "f";  // pentadiagonal: the bands of x[i-2] and x[i+2]
+};
+
+// A batch drawn from a seed: counter-based, so any share of the systems is drawn alone.
+struct RandomInput {
+  std::int64_t n = 1024;        // rows (block rows for block2) per system
+  std::int64_t systems = 1024;  // M
+  std::uint64_t seed = 1;
 };
 
 struct Params {
   Problem problem = Problem::heat;
   Heat heat;
   FileInput input;
+  RandomInput random;
+  Kind kind = Kind::general;
+  int rhs = 1;  // multi-rhs: right-hand sides per system
 
   Variant variant = Variant::thomas_pcr;
   int threads = 256;  // threads per block

@@ -13,6 +13,7 @@
 #include "comm/halo.hpp"
 #include "kernels/agreement.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -62,5 +63,12 @@ Agreement march_agreement(comm::Context& context, const Heat& heat, const std::v
 template <class T>
 Agreement batch_agreement(comm::Context& context, const Batch<T>& batch, std::int64_t systems,
                           const std::vector<T>& x, const std::vector<double>& gold);
+
+// The same for a kind's batch: `batch`, `x` and `gold` this rank's share (contiguous) of
+// `systems` systems, judged by kind_tolerance.
+template <class T>
+Agreement kind_batch_agreement(comm::Context& context, const KindBatch<T>& batch,
+                               std::int64_t systems, const std::vector<T>& x,
+                               const std::vector<double>& gold);
 
 }  // namespace parasol::tridiag

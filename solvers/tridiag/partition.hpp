@@ -1,0 +1,36 @@
+// The partition method for long systems, on the host: each system of n rows cut into `pieces`
+// contiguous pieces (comm::even_slab), as ranks would hold them. Each piece is reduced alone
+// (the modified Thomas algorithm of Laszlo et al., PaScaL_TDMA's): every row i of a piece becomes
+// x[i] + a'[i] x[before] + c'[i] x[after] = d'[i], where for its first and last rows `before` and
+// `after` are the neighbouring pieces' last and first unknowns, and for the rows between them the
+// piece's own first and last. The first and last rows of all pieces form a tridiagonal interface
+// system of 2 x pieces rows, solved by the Thomas algorithm; each piece then substitutes its
+// first and last unknowns into its other rows. The reference a solve across ranks is judged by
+// (bit for bit on the same cut), itself judged by the gold (tests/tridiag_kinds_test.cpp).
+// Host-only API.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "solvers/tridiag/tridiag.hpp"
+
+namespace parasol::tridiag {
+
+// One piece reduced: a', c', d' of each of its rows.
+struct ReducedPiece {
+  std::vector<double> a, c, d;
+};
+
+// Reduces rows [0, m) of one piece (a[0] couples the row before the piece, c[m-1] the row after
+// it), m >= 2, in double. Throws NumericalError (system 0) on a zero pivot or a non-finite value.
+ReducedPiece reduce_piece(const double* a, const double* b, const double* c, const double* d,
+                          std::int64_t m);
+
+// Every system of the batch (contiguous) by the partition method on `pieces` pieces, in double.
+// InputError naming "pieces" when a piece would hold fewer than two rows; NumericalError as
+// solve_gold.
+template <class T>
+std::vector<double> solve_partitioned(const Batch<T>& batch, int pieces);
+
+}  // namespace parasol::tridiag

@@ -1,0 +1,231 @@
+// Every kind x each of its variants x float and double against the kind's gold, at awkward sizes
+// (1, 2, 3, odd, non-powers of two, a warp either side) and batch sizes 1, 3 and 64, on outputs
+// that start as NaN; then ill-conditioned but dominant systems, the failures a KindSolver names,
+// several solves before one check, variants refused for a kind, and the periodic heat ring
+// against its gold and its exact decay.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/buffer.hpp"
+#include "kernels/stream.hpp"
+#include "solvers/tridiag/check.hpp"
+#include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/kinds.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+using Case = std::tuple<Kind, Variant, std::int64_t, std::int64_t>;  // kind, variant, n, systems
+
+KindDims dims_of(Kind k, std::int64_t n, std::int64_t systems) {
+  return {k, n, systems, k == Kind::multi_rhs ? 5 : 1};
+}
+
+// The batch on the device in the solver's layout and x full of NaN, solved by `solver`, x read
+// back contiguous: an element the solver never writes cannot pass.
+template <class T>
+std::vector<T> solved_on_device(KindSolver<T>& solver, const KindBatch<T>& batch, int times = 1) {
+  const KindDims& k = batch.dims;
+  Stream stream;
+  const Layout layout = solver.layout();
+  const Dims band_dims{k.band_width(), k.systems, Layout::contiguous};
+  const Dims rhs_dims{k.rhs_width(), k.systems, Layout::contiguous};
+  std::vector<DeviceBuffer<T>> bands;
+  std::vector<const T*> pointers;
+  for (const std::vector<T>& band : batch.bands) {
+    bands.push_back(upload_relaid(band, band_dims, layout, stream.get()));
+    pointers.push_back(bands.back().data());
+  }
+  const DeviceBuffer<T> d = upload_relaid(batch.d, rhs_dims, layout, stream.get());
+  DeviceBuffer<T> x(batch.d.size());
+  fill_bytes(x, 0xFF, stream.get());
+  for (int t = 0; t < times; ++t) solver.solve(pointers.data(), d.data(), x.data(), stream.get());
+  solver.check(stream.get());
+  return relayout(download(x, stream.get()), {rhs_dims.n, rhs_dims.systems, layout},
+                  Layout::contiguous);
+}
+
+template <class T>
+void expect_near_gold(const std::vector<T>& x, const KindBatch<T>& batch,
+                      const std::vector<double>& gold, const std::string& what) {
+  ASSERT_EQ(x.size(), gold.size()) << what;
+  const Agreement a = kind_agreement(x, gold, batch.dims, condition_bound(batch));
+  ASSERT_TRUE(a.judged()) << what << ": the test's systems are diagonally dominant";
+  EXPECT_TRUE(a.passed()) << what << ": " << a.description << "; tolerance " << a.tolerance;
+  if (a.passed()) return;
+  int named = 0;
+  for (std::size_t k = 0; k < x.size() && named < 3; ++k)
+    if (!(std::abs(static_cast<double>(x[k]) - gold[k]) <= a.tolerance * max_magnitude(gold))) {
+      ADD_FAILURE() << what << ": element " << k << " gpu " << x[k] << " gold " << gold[k];
+      ++named;
+    }
+}
+
+// Whether a variant takes n at all (pcr-warp 128 rows, pcr-shared 2048).
+bool fits(Variant v, std::int64_t n) {
+  return !(v == Variant::pcr_warp && n > kPcrWarpMaxRows) &&
+         !(v == Variant::pcr_shared && n > kPcrSharedMaxRows);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (Kind k : {Kind::periodic, Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
+    for (Variant v : variants_for(k))
+      for (std::int64_t n : {1, 2, 3, 5, 31, 32, 33, 100, 255, 1000, 3000})
+        for (std::int64_t systems : {1, 3, 64})
+          if (fits(v, n) && !(k == Kind::periodic && n < 3)) cases.emplace_back(k, v, n, systems);
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto& [k, v, n, systems] = info.param;
+  std::string text = std::string(name(k)) + "_" + std::string(name(v)) + "_n" +
+                     std::to_string(n) + "_m" + std::to_string(systems);
+  for (char& ch : text)
+    if (ch == '-') ch = '_';
+  return text;
+}
+
+class TridiagKindsVsGold : public ::testing::TestWithParam<Case> {
+ protected:
+  template <class T>
+  void check() {
+    const auto& [k, v, n, systems] = GetParam();
+    SCOPED_TRACE(test::kSeed);
+    const KindBatch<T> batch = random_kind_batch<T>(dims_of(k, n, systems), test::kSeed);
+    const std::vector<double> gold = solve_kind_gold(batch);
+    KindSolver<T> solver({v, 128, 0}, batch.dims);
+    expect_near_gold(solved_on_device(solver, batch), batch, gold, "KindSolver");
+    expect_near_gold(solve_kind_gpu<T>({v, 256, 0}, batch).x, batch, gold, "solve_kind_gpu");
+  }
+};
+
+TEST_P(TridiagKindsVsGold, Float) {
+  PARASOL_REQUIRE_GPU();
+  check<float>();
+}
+
+TEST_P(TridiagKindsVsGold, Double) {
+  PARASOL_REQUIRE_GPU();
+  check<double>();
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TridiagKindsVsGold, ::testing::ValuesIn(all_cases()), case_name);
+
+// Every row's dominance margin squeezed to 1e-3 of its size: a condition bound near 1000.
+template <class T>
+void squeeze(KindBatch<T>& batch) {
+  const KindDims& k = batch.dims;
+  const int diagonal_band = k.kind == Kind::pentadiagonal ? 2 : 1;
+  for (std::int64_t m = 0; m < k.systems; ++m)
+    for (std::int64_t row = 0; row < k.rows(); ++row) {
+      const RowWeight w = kind_row_weight(batch, m, row);
+      const std::int64_t j = k.kind == Kind::block2 ? 4 * (row / 2) + 3 * (row % 2) : row;
+      T& b = batch.bands[static_cast<std::size_t>(diagonal_band)]
+                        [static_cast<std::size_t>(m * k.band_width() + j)];
+      const double size = w.off * (1 + 1e-3) + 1e-3;
+      b = static_cast<T>(b < 0 ? -size : size);
+    }
+}
+
+template <class T>
+void ill_conditioned() {
+  for (Kind k : {Kind::periodic, Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
+    for (Variant v : variants_for(k)) {
+      KindBatch<T> batch = random_kind_batch<T>(dims_of(k, 77, 9), test::kSeed);
+      squeeze(batch);
+      const std::vector<double> gold = solve_kind_gold(batch);
+      KindSolver<T> solver({v, 64, 0}, batch.dims);
+      expect_near_gold(solved_on_device(solver, batch), batch, gold,
+                       std::string(name(k)) + " " + std::string(name(v)) + " squeezed");
+    }
+}
+
+TEST(TridiagKinds, IllConditionedButDominantFloat) {
+  PARASOL_REQUIRE_GPU();
+  ill_conditioned<float>();
+}
+
+TEST(TridiagKinds, IllConditionedButDominantDouble) {
+  PARASOL_REQUIRE_GPU();
+  ill_conditioned<double>();
+}
+
+TEST(TridiagKinds, SeveralSolvesThenOneCheckGiveTheSameAnswer) {
+  PARASOL_REQUIRE_GPU();
+  for (Kind k : {Kind::periodic, Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
+    for (Variant v : variants_for(k)) {
+      const KindBatch<float> batch = random_kind_batch<float>(dims_of(k, 50, 5), test::kSeed);
+      KindSolver<float> solver({v, 256, 0}, batch.dims);
+      const std::vector<float> once = solved_on_device(solver, batch);
+      EXPECT_EQ(solved_on_device(solver, batch, 3), once) << name(k) << " " << name(v);
+    }
+}
+
+TEST(TridiagKinds, AFailingSystemIsNamedAndTheRecordCleared) {
+  PARASOL_REQUIRE_GPU();
+  for (Kind k : {Kind::periodic, Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
+    for (Variant v : variants_for(k)) {
+      KindBatch<double> batch = random_kind_batch<double>(dims_of(k, 40, 6), test::kSeed);
+      batch.d[static_cast<std::size_t>(4 * batch.dims.rhs_width() + 7)] =
+          std::numeric_limits<double>::quiet_NaN();
+      KindSolver<double> solver({v, 128, 0}, batch.dims);
+      try {
+        solved_on_device(solver, batch);
+        ADD_FAILURE() << name(k) << " " << name(v) << ": expected a NumericalError";
+      } catch (const NumericalError& e) {
+        EXPECT_EQ(e.system(), 4) << name(k) << " " << name(v) << ": " << e.what();
+      }
+      // The record was cleared: a clean batch solves.
+      const KindBatch<double> clean = random_kind_batch<double>(dims_of(k, 40, 6), test::kSeed);
+      EXPECT_NO_THROW(solved_on_device(solver, clean)) << name(k) << " " << name(v);
+    }
+}
+
+TEST(TridiagKinds, VariantsAKindDoesNotTakeAreRefused) {
+  // Refused before anything reaches the device.
+  for (Kind k : {Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
+    try {
+      KindSolver<float> solver({Variant::thomas_pcr, 256, 0}, dims_of(k, 10, 2));
+      ADD_FAILURE() << name(k) << ": expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "method.variant") << e.what();
+    }
+  EXPECT_THROW((KindSolver<float>({Variant::pcr_warp, 256, 0}, dims_of(Kind::periodic, 200, 2))),
+               InputError);
+  EXPECT_THROW((KindSolver<float>({Variant::thomas, 256, 0}, dims_of(Kind::periodic, 2, 2))),
+               InputError);
+}
+
+TEST(TridiagKinds, HeatRingMatchesTheGoldAndDecaysExactly) {
+  PARASOL_REQUIRE_GPU();
+  for (Variant v : variants_for(Kind::periodic)) {
+    Heat h;
+    h.ring = true;
+    h.points = 100;
+    h.grids = 6;
+    h.steps = 30;
+    h.lambda = 0.5;
+    h.mode = 2;
+    const HeatResult<double> r = march_heat_gpu<double>(h, {v, 128, 0});
+    const std::optional<SineDecay> decay = sine_decay(h, r.u);
+    ASSERT_TRUE(decay.has_value()) << name(v);
+    EXPECT_LE(decay->relative_error, 1e-9) << name(v);
+    h.initial = Initial::random;
+    const std::vector<double> gold = march_heat_gold(h);
+    const HeatResult<float> f = march_heat_gpu<float>(h, {v, 128, 0});
+    // Each step's tolerance (kind_tolerance's periodic factor), added over the steps.
+    const double bound = 2 * tolerance<float>(condition_bound(h), h.points, h.steps);
+    EXPECT_LE(compare(f.u, gold).max_abs / max_magnitude(gold), bound) << name(v);
+  }
+}
+
+}  // namespace
+}  // namespace parasol::tridiag

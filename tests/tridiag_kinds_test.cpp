@@ -1,0 +1,445 @@
+// tridiag's kinds on the CPU (kinds.hpp): each kind's gold against a dense solve with partial
+// pivoting on small systems, random, awkward-size and ill-conditioned (but dominant); the random
+// systems' dominance and their shares drawn alone; the failures the gold names; the periodic heat
+// ring against its exact decay and against a periodic batch; and the parameters each kind takes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/error.hpp"
+#include "solvers/tridiag/check.hpp"
+#include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/partition.hpp"
+#include "tests/support.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const Kind kOtherKinds[] = {Kind::periodic, Kind::multi_rhs, Kind::pentadiagonal, Kind::block2};
+
+// The sizes worth trying for a kind: 1, 2, 3, odd, non-powers of two (a ring needs 3).
+std::vector<std::int64_t> awkward_sizes(Kind k) {
+  if (k == Kind::periodic) return {3, 4, 5, 17, 33};
+  return {1, 2, 3, 5, 17, 33};
+}
+
+KindDims dims_of(Kind k, std::int64_t n, std::int64_t systems) {
+  return {k, n, systems, k == Kind::multi_rhs ? 3 : 1};
+}
+
+using Dense = std::vector<std::vector<double>>;
+
+// System m's matrix, written out in full from the kind's layout (kinds.hpp).
+template <class T>
+Dense dense_matrix(const KindBatch<T>& batch, std::int64_t m) {
+  const KindDims& k = batch.dims;
+  const std::int64_t n = k.n, rows = k.rows();
+  Dense A(static_cast<std::size_t>(rows), std::vector<double>(static_cast<std::size_t>(rows), 0.0));
+  const auto at = [&](int band, std::int64_t j) {
+    return static_cast<double>(
+        batch.bands[static_cast<std::size_t>(band)][static_cast<std::size_t>(m * k.band_width() + j)]);
+  };
+  const auto add = [&](std::int64_t r, std::int64_t c, double v) {
+    A[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)] += v;
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    switch (k.kind) {
+      case Kind::general:
+      case Kind::periodic:
+        add(i, (i + n - 1) % n, at(0, i));
+        add(i, i, at(1, i));
+        add(i, (i + 1) % n, at(2, i));
+        break;
+      case Kind::multi_rhs:
+        if (i > 0) add(i, i - 1, at(0, i));
+        add(i, i, at(1, i));
+        if (i + 1 < n) add(i, i + 1, at(2, i));
+        break;
+      case Kind::pentadiagonal:
+        for (int q = 0; q < 5; ++q) {
+          const std::int64_t col = i + q - 2;
+          if (col >= 0 && col < n) add(i, col, at(q, i));
+        }
+        break;
+      case Kind::block2:
+        for (int r = 0; r < 2; ++r)
+          for (int c = 0; c < 2; ++c) {
+            const std::int64_t e = 4 * i + 2 * r + c;
+            if (i > 0) add(2 * i + r, 2 * (i - 1) + c, at(0, e));
+            add(2 * i + r, 2 * i + c, at(1, e));
+            if (i + 1 < n) add(2 * i + r, 2 * (i + 1) + c, at(2, e));
+          }
+        break;
+    }
+  }
+  return A;
+}
+
+// Gaussian elimination with partial pivoting: an answer that owes nothing to band order.
+std::vector<double> dense_solve(Dense A, std::vector<double> b) {
+  const std::size_t n = b.size();
+  for (std::size_t col = 0; col < n; ++col) {
+    std::size_t pivot = col;
+    for (std::size_t r = col + 1; r < n; ++r)
+      if (std::abs(A[r][col]) > std::abs(A[pivot][col])) pivot = r;
+    std::swap(A[col], A[pivot]);
+    std::swap(b[col], b[pivot]);
+    for (std::size_t r = col + 1; r < n; ++r) {
+      const double f = A[r][col] / A[col][col];
+      for (std::size_t c = col; c < n; ++c) A[r][c] -= f * A[col][c];
+      b[r] -= f * b[col];
+    }
+  }
+  std::vector<double> x(n);
+  for (std::size_t i = n; i-- > 0;) {
+    double s = b[i];
+    for (std::size_t c = i + 1; c < n; ++c) s -= A[i][c] * x[c];
+    x[i] = s / A[i][i];
+  }
+  return x;
+}
+
+// Every system's every right-hand side solved densely, laid out as the gold's x.
+template <class T>
+std::vector<double> dense_answer(const KindBatch<T>& batch) {
+  const KindDims& k = batch.dims;
+  const std::int64_t rows = k.rows(), width = k.rhs_width();
+  std::vector<double> x(static_cast<std::size_t>(k.systems * width));
+  for (std::int64_t m = 0; m < k.systems; ++m) {
+    const Dense A = dense_matrix(batch, m);
+    for (std::int64_t r = 0; r < width / rows; ++r) {
+      std::vector<double> d(static_cast<std::size_t>(rows));
+      for (std::int64_t i = 0; i < rows; ++i)
+        d[static_cast<std::size_t>(i)] =
+            static_cast<double>(batch.d[static_cast<std::size_t>(m * width + r * rows + i)]);
+      const std::vector<double> xr = dense_solve(A, d);
+      std::copy(xr.begin(), xr.end(), x.begin() + m * width + r * rows);
+    }
+  }
+  return x;
+}
+
+double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+// Shrinks every row's dominance margin to `margin` (times the off-diagonal sum plus a little):
+// still strictly dominant, but with a condition bound of thousands.
+template <class T>
+void squeeze(KindBatch<T>& batch, double margin) {
+  const KindDims& k = batch.dims;
+  const int diagonal_band = k.kind == Kind::pentadiagonal ? 2 : 1;
+  for (std::int64_t m = 0; m < k.systems; ++m)
+    for (std::int64_t row = 0; row < k.rows(); ++row) {
+      const RowWeight w = kind_row_weight(batch, m, row);
+      const std::int64_t j =
+          k.kind == Kind::block2 ? 4 * (row / 2) + 3 * (row % 2) : row;
+      T& b = batch.bands[static_cast<std::size_t>(diagonal_band)]
+                        [static_cast<std::size_t>(m * k.band_width() + j)];
+      const double size = w.off + margin;
+      b = static_cast<T>(b < 0 ? -size : size);
+    }
+}
+
+template <class T>
+void expect_gold_matches_dense(const KindBatch<T>& batch, double bound, const std::string& what) {
+  const std::vector<double> gold = solve_kind_gold(batch);
+  const std::vector<double> dense = dense_answer(batch);
+  ASSERT_EQ(gold.size(), dense.size()) << what;
+  EXPECT_LE(max_abs_difference(gold, dense), bound) << what << ", seed " << test::kSeed;
+}
+
+TEST(TridiagKindsGold, MatchesADenseSolveOnAwkwardSizes) {
+  for (const Kind kind : kOtherKinds)
+    for (const std::int64_t n : awkward_sizes(kind)) {
+      const KindDims dims = dims_of(kind, n, 3);
+      const std::string what = std::string(name(kind)) + " n " + std::to_string(n);
+      // Every row has a margin of at least 1 and entries below 1 + 5 in size: cond <= 12, so
+      // both solves in double agree to a few 1e-15.
+      expect_gold_matches_dense(random_kind_batch<double>(dims, test::kSeed), 1e-12, what);
+      expect_gold_matches_dense(random_kind_batch<float>(dims, test::kSeed), 1e-12, what + " float");
+    }
+}
+
+TEST(TridiagKindsGold, MatchesADenseSolveWhenIllConditionedButDominant) {
+  for (const Kind kind : kOtherKinds) {
+    KindBatch<double> batch = random_kind_batch<double>(dims_of(kind, 31, 2), test::kSeed);
+    squeeze(batch, 1e-3);
+    const double condition = condition_bound(batch);
+    EXPECT_GT(condition, 1000) << name(kind);
+    EXPECT_TRUE(std::isfinite(condition)) << name(kind);
+    // Both solves are backward stable: each is off by about cond x eps relative to max|x|.
+    const std::vector<double> dense = dense_answer(batch);
+    expect_gold_matches_dense(batch,
+                              64 * condition * std::numeric_limits<double>::epsilon() *
+                                  max_magnitude(dense),
+                              std::string(name(kind)) + " squeezed");
+  }
+}
+
+TEST(TridiagKindsGold, RandomSystemsAreDominantAndSharesAreDrawnAlone) {
+  for (const Kind kind : kOtherKinds) {
+    const KindDims whole = dims_of(kind, 13, 7);
+    const KindBatch<float> all = random_kind_batch<float>(whole, test::kSeed);
+    const ConditionTerms terms = condition_terms(all);
+    EXPECT_GE(terms.margin, 1.0) << name(kind);  // as stored in float
+    // Systems 2..5 drawn alone are the whole batch's.
+    KindDims part = whole;
+    part.systems = 4;
+    const KindBatch<float> share = random_kind_batch<float>(part, test::kSeed, 2);
+    for (std::size_t q = 0; q < all.bands.size(); ++q) {
+      const auto begin = all.bands[q].begin() + 2 * whole.band_width();
+      EXPECT_TRUE(std::equal(share.bands[q].begin(), share.bands[q].end(), begin)) << name(kind);
+    }
+    EXPECT_TRUE(std::equal(share.d.begin(), share.d.end(), all.d.begin() + 2 * whole.rhs_width()))
+        << name(kind);
+    // Another seed, other systems.
+    EXPECT_NE(random_kind_batch<float>(whole, test::kSeed + 1).d, all.d) << name(kind);
+  }
+}
+
+TEST(TridiagKindsGold, ManyRightHandSidesAreSolvedEachAlone) {
+  const KindBatch<double> batch = random_kind_batch<double>({Kind::multi_rhs, 20, 3, 4}, test::kSeed);
+  const std::vector<double> x = solve_kind_gold(batch);
+  // Right-hand side r of system m, as a periodic-free tridiagonal system of its own: the same
+  // answer as a general batch of one system.
+  for (std::int64_t m = 0; m < 3; ++m)
+    for (int r = 0; r < 4; ++r) {
+      Batch<double> one;
+      one.dims = {20, 1, Layout::contiguous};
+      for (int q = 0; q < 3; ++q) {
+        auto& band = q == 0 ? one.a : q == 1 ? one.b : one.c;
+        band.assign(batch.bands[static_cast<std::size_t>(q)].begin() + m * 20,
+                    batch.bands[static_cast<std::size_t>(q)].begin() + (m + 1) * 20);
+      }
+      one.d.assign(batch.d.begin() + (m * 4 + r) * 20, batch.d.begin() + (m * 4 + r + 1) * 20);
+      const std::vector<double> alone = solve_gold(one);
+      EXPECT_EQ(std::vector<double>(x.begin() + (m * 4 + r) * 20, x.begin() + (m * 4 + r + 1) * 20),
+                alone)
+          << "system " << m << " rhs " << r;
+    }
+}
+
+TEST(TridiagKindsGold, ZeroPivotsAndNonFiniteValuesNameTheSystem) {
+  for (const Kind kind : kOtherKinds) {
+    KindBatch<double> batch = random_kind_batch<double>(dims_of(kind, 6, 4), test::kSeed);
+    const int diagonal = kind == Kind::pentadiagonal ? 2 : 1;
+    // System 2's diagonal all zero: its first pivot (block) vanishes.
+    for (std::int64_t j = 0; j < batch.dims.band_width(); ++j)
+      batch.bands[static_cast<std::size_t>(diagonal)][static_cast<std::size_t>(2 * batch.dims.band_width() + j)] = 0;
+    try {
+      solve_kind_gold(batch);
+      ADD_FAILURE() << name(kind) << ": expected a NumericalError";
+    } catch (const NumericalError& e) {
+      EXPECT_EQ(e.system(), 2) << name(kind);
+      EXPECT_TRUE(contains(e.what(), "system 2")) << e.what();
+    }
+    batch = random_kind_batch<double>(dims_of(kind, 6, 4), test::kSeed);
+    batch.d[static_cast<std::size_t>(batch.dims.rhs_width() + 1)] =
+        std::numeric_limits<double>::quiet_NaN();
+    try {
+      solve_kind_gold(batch);
+      ADD_FAILURE() << name(kind) << ": expected a NumericalError";
+    } catch (const NumericalError& e) {
+      EXPECT_EQ(e.system(), 1) << name(kind);
+      EXPECT_TRUE(contains(e.what(), "non-finite")) << e.what();
+    }
+  }
+}
+
+TEST(TridiagKindsGold, DimsEachKindRefuses) {
+  const auto refused = [](const KindDims& d, const std::string& part) {
+    try {
+      check_kind_dims(d, "f.h5", "input.file");
+      ADD_FAILURE() << "expected an InputError: " << part;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "input.file");
+      EXPECT_TRUE(contains(e.what(), part)) << e.what();
+    }
+  };
+  refused({Kind::periodic, 2, 4, 1}, "n >= 3");
+  refused({Kind::periodic, 1, 4, 1}, "n >= 3");
+  refused({Kind::multi_rhs, 8, 4, 0}, "at least one right-hand side");
+  refused({Kind::pentadiagonal, 8, 4, 2}, "take one right-hand side");
+  EXPECT_NO_THROW(check_kind_dims({Kind::periodic, 3, 4, 1}, "", ""));
+  EXPECT_NO_THROW(check_kind_dims({Kind::pentadiagonal, 1, 4, 1}, "", ""));
+  EXPECT_THROW(random_kind_batch<float>({Kind::general, 4, 4, 1}, 1), Error);
+}
+
+TEST(TridiagKindsCheck, ToleranceCountsScalarRowsAndAPeriodicSolveTwice) {
+  const double cond = 6;
+  EXPECT_EQ(kind_tolerance<float>({Kind::pentadiagonal, 64, 1, 1}, cond),
+            tolerance<float>(cond, 64));
+  EXPECT_EQ(kind_tolerance<float>({Kind::block2, 64, 1, 1}, cond), tolerance<float>(cond, 128));
+  EXPECT_EQ(kind_tolerance<double>({Kind::periodic, 64, 1, 1}, cond),
+            2 * tolerance<double>(cond, 64));
+  // The ring's corners count: a row of a ring whose corners are large is not dominant.
+  KindBatch<double> ring = random_kind_batch<double>({Kind::periodic, 5, 1, 1}, test::kSeed);
+  ring.bands[0][0] = 100;
+  EXPECT_TRUE(std::isinf(condition_bound(ring)));
+  // A kind's bytes: penta 7 values a row, block2 16 a block row, multi-rhs 3 + 2 rhs.
+  EXPECT_EQ(kind_bytes_per_solve({Kind::pentadiagonal, 10, 2, 1}, 4), 7 * 4 * 20);
+  EXPECT_EQ(kind_bytes_per_solve({Kind::block2, 10, 2, 1}, 4), 16 * 4 * 20);
+  EXPECT_EQ(kind_bytes_per_solve({Kind::multi_rhs, 10, 2, 8}, 4), (3 + 16) * 4 * 20);
+}
+
+TEST(TridiagKindsHeat, RingSineModeDecaysByTheExactFactor) {
+  Heat h;
+  h.ring = true;
+  h.points = 40;
+  h.grids = 3;
+  h.steps = 25;
+  h.lambda = 0.7;
+  h.mode = 3;
+  const std::vector<double> u = march_heat_gold(h);
+  const std::optional<SineDecay> decay = sine_decay(h, u);
+  ASSERT_TRUE(decay.has_value());
+  const double s = std::sin(3.14159265358979323846 * 3 / 40);
+  EXPECT_DOUBLE_EQ(decay->per_step, 0.7 / (0.7 + 4 * s * s));
+  EXPECT_LE(decay->relative_error, 1e-12);
+}
+
+TEST(TridiagKindsHeat, RingStepIsAPeriodicSolve) {
+  Heat h;
+  h.ring = true;
+  h.points = 11;
+  h.grids = 4;
+  h.steps = 1;
+  h.initial = Initial::random;
+  h.lambda = 0.3;
+  const Batch<double> step = heat_step<double>(h);
+  KindBatch<double> ring;
+  ring.dims = {Kind::periodic, h.points, h.grids, 1};
+  ring.bands = {step.a, step.b, step.c};
+  ring.d = step.d;
+  const std::vector<double> marched = march_heat_gold(h), solved = solve_kind_gold(ring);
+  EXPECT_LE(max_abs_difference(marched, solved), 1e-14);
+}
+
+InputError rejection(const Params& p) {
+  try {
+    p.validate();
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return InputError("", "", "");
+}
+
+TEST(TridiagKindsParams, EachKindTakesItsVariantsAndSizes) {
+  Params p;
+  p.problem = Problem::random;
+  p.random.n = 100;
+  for (const Kind kind : kOtherKinds) {
+    p.kind = kind;
+    for (Variant v : kVariants) {
+      p.variant = v;
+      const std::vector<Variant> solvers = variants_for(kind);
+      const bool takes = std::find(solvers.begin(), solvers.end(), v) != solvers.end();
+      if (takes && v != Variant::pcr_warp) {
+        EXPECT_NO_THROW(p.validate()) << name(kind) << " " << name(v);
+      } else if (!takes) {
+        const InputError e = rejection(p);
+        EXPECT_EQ(e.key(), "method.variant") << e.what();
+        EXPECT_TRUE(contains(e.what(), std::string(name(kind)) + " systems are solved by")) << e.what();
+      }
+    }
+    EXPECT_EQ(default_variant(kind), Variant::thomas);
+    EXPECT_EQ(kind_layout(kind, Variant::thomas), Layout::interleaved);
+  }
+  EXPECT_EQ(default_variant(Kind::general), Params{}.variant);
+  EXPECT_EQ(kind_layout(Kind::periodic, Variant::thomas_pcr), Layout::contiguous);
+  for (Kind k : kKinds) EXPECT_EQ(parse_kind(name(k)), k);
+  EXPECT_EQ(name(Kind::multi_rhs), "multi-rhs");
+}
+
+TEST(TridiagKindsParams, BadKindsAndSizesNameTheirKey) {
+  const auto expect_rejected = [](const Params& p, const std::string& key, const std::string& part) {
+    const InputError e = rejection(p);
+    EXPECT_EQ(e.key(), key) << e.what();
+    EXPECT_TRUE(contains(e.what(), part)) << e.what();
+  };
+  Params p;
+  p.problem = Problem::random;
+  p.kind = Kind::periodic;
+  p.variant = Variant::thomas;
+  p.random.n = 2;
+  expect_rejected(p, "random.n", "n >= 3");
+  p.random.n = 3;
+  EXPECT_NO_THROW(p.validate());
+  p.kind = Kind::multi_rhs;
+  p.rhs = 0;
+  expect_rejected(p, "system.rhs", "positive integer");
+  p.kind = Kind::pentadiagonal;
+  p.rhs = 4;
+  expect_rejected(p, "system.rhs", "only system.kind = \"multi-rhs\"");
+  p.rhs = 1;
+  p.random.systems = 0;
+  expect_rejected(p, "random.systems", "positive integer");
+  // Heat makes general systems or rings only; a ring holds no ends.
+  Params h;
+  h.kind = Kind::block2;
+  h.variant = Variant::thomas;
+  expect_rejected(h, "system.kind", "heat problem");
+  h.kind = Kind::periodic;
+  h.heat.right = 1;
+  expect_rejected(h, "heat.right", "no ends");
+  h.heat.right = 0;
+  h.heat.points = 2;
+  expect_rejected(h, "heat.points", "n >= 3");
+}
+
+}  // namespace
+}  // namespace parasol::tridiag
+
+namespace parasol::tridiag {
+namespace {
+
+// The partition method (partition.hpp) against the gold: the reference a long system cut among
+// ranks will be judged by. Pieces of two rows (the fewest), uneven cuts, one piece.
+TEST(TridiagPartition, MatchesTheGoldOnEveryCut) {
+  for (const std::int64_t n : {2, 3, 8, 9, 21, 100, 1000})
+    for (const int pieces : {1, 2, 3, 4, 7, 16}) {
+      if (n < 2 * pieces) continue;
+      const Batch<double> batch = random_batch<double>({n, 3, Layout::contiguous}, test::kSeed);
+      const std::vector<double> gold = solve_gold(batch), cut = solve_partitioned(batch, pieces);
+      // Both in double on rows of condition bound <= 6: a few 1e-16 apart.
+      double worst = 0;
+      for (std::size_t k = 0; k < gold.size(); ++k) worst = std::max(worst, std::abs(gold[k] - cut[k]));
+      EXPECT_LE(worst, 1e-13) << "n " << n << " pieces " << pieces;
+    }
+}
+
+TEST(TridiagPartition, TooManyPiecesAndZeroPivotsAreNamed) {
+  const Batch<double> batch = random_batch<double>({7, 2, Layout::contiguous}, test::kSeed);
+  try {
+    solve_partitioned(batch, 4);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "pieces");
+    EXPECT_NE(std::string(e.what()).find("two rows"), std::string::npos) << e.what();
+  }
+  Batch<double> singular = batch;
+  singular.b[7] = 0;  // system 1's first pivot
+  singular.c[7] = 0;
+  try {
+    solve_partitioned(singular, 2);
+    ADD_FAILURE() << "expected a NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.system(), 1) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace parasol::tridiag

@@ -12,11 +12,14 @@
 
 namespace parasol {
 
-// Why an iteration stopped: its tolerance met, or its iteration cap reached.
-enum class StopReason { tolerance, max_iterations };
+// Why an iteration stopped: its tolerance met, its iteration cap reached, or its residual no
+// longer falling (the precision's rounding floor, above the tolerance).
+enum class StopReason { tolerance, max_iterations, stagnated };
 
 inline const char* name(StopReason r) {
-  return r == StopReason::tolerance ? "tolerance" : "max_iterations";
+  return r == StopReason::tolerance        ? "tolerance"
+         : r == StopReason::max_iterations ? "max_iterations"
+                                           : "stagnated";
 }
 
 // The last two convergence checks: iteration numbers and max|du| at each.

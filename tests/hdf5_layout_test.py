@@ -58,11 +58,12 @@ SMALL = {
     "tridiag": ("heat1d", "heat.grids=64"),
     "recurrence": ("recurrence", "ar1.length=65536"),
     "fftconv": ("fftconv", "signal.length=65536"),
+    "poisson": ("poisson", "grid.nx=16 grid.ny=16 grid.nz=16 study.refinements=2"),
 }
 
 MARKER = re.compile(r"^<!-- layout (\w[\w-]*) (run|sweep)(?:: (.*))? -->$")
 KINDS = {"group", "dataset", "attribute"}
-WORDS = {"gpu", "cpu", "check", "ranks", "compression", "profile"}
+WORDS = {"gpu", "cpu", "check", "ranks", "single", "compression", "profile"}
 TERM = re.compile(r'^([A-Za-z_][\w.]*)(?: (=|!=|>) (".*"|true|false|-?[\d.eE+-]+))?$')
 
 
@@ -197,7 +198,7 @@ def judge(doc, tables, path, check=False, compression=False):
     backend = backend.decode() if isinstance(backend, bytes) else backend
     facts = {"parameters": parameters,
              "words": {"gpu": backend == "gpu", "cpu": backend == "cpu", "check": check,
-                       "ranks": ranks > 1, "compression": compression, "profile": False}}
+                       "ranks": ranks > 1, "single": ranks == 1, "compression": compression, "profile": False}}
     name = os.path.basename(path)
     if (solver, command) not in tables:
         return [f"{name}: docs/hdf5-layout.md has no table for a {solver} {command}: add a line "

@@ -257,18 +257,18 @@ TEST(PoissonGold, SecondOrderForEveryFaceKindFromThreeGrids) {
 
 TEST(PoissonGold, FullMultigridAloneReachesTheDiscretisationError) {
   for (Smoother s : kSmoothers) {
-    Params p = box(64, 64, 32, F::dirichlet, F::dirichlet, F::dirichlet, F::neumann, F::periodic,
+    Params p = box(64, 64, 64, F::dirichlet, F::dirichlet, F::dirichlet, F::neumann, F::periodic,
                    F::periodic);
     p.smoother = s;
     const double converged = manufactured_error(p);
     p.max_cycles = 0;
     const double fmg = manufactured_error(p);
     SCOPED_TRACE(name(s));
-    // One FMG pass leaves an algebraic error of the discretisation error's size: measured 1.0 to
-    // 1.6 times it here (the 2:1 cell aspect of this box slows the point smoother), never more.
+    // One FMG pass leaves an algebraic error no larger than the discretisation error (measured
+    // 0.1 to 0.3 times it here: the two partly cancel), never more than twice it.
     EXPECT_LT(fmg, 2.0 * converged);
   }
-  // And it shrinks as h² with it: FMG alone is second order.
+  // And it shrinks at least as h²: FMG alone is (at least) second order.
   const Kinds mixed{F::dirichlet, F::neumann, F::dirichlet, F::dirichlet, F::periodic, F::periodic};
   double errors[2];
   for (int g = 0; g < 2; ++g) {
@@ -276,7 +276,24 @@ TEST(PoissonGold, FullMultigridAloneReachesTheDiscretisationError) {
     p.max_cycles = 0;
     errors[g] = manufactured_error(p);
   }
-  EXPECT_NEAR(std::log2(errors[0] / errors[1]), 2.0, 0.15);
+  EXPECT_GT(std::log2(errors[0] / errors[1]), 1.85);
+}
+
+// Cells of aspect 2:1 with mixed faces: every V-cycle contracts the residual (a point smoother
+// slows on stretched cells, to about 0.4 a cycle, but never lets it grow), to the tolerance. A
+// piecewise-constant V-cycle prolongation grew it by 1.1 a cycle here.
+TEST(PoissonGold, StretchedCellsStillConverge) {
+  Params p = box(64, 64, 32, F::dirichlet, F::dirichlet, F::dirichlet, F::neumann, F::periodic,
+                 F::periodic);
+  p.source.kind = SourceKind::manufactured;
+  p.tolerance = 1e-10;
+  p.max_cycles = 60;
+  std::vector<double> f = make_source(p);
+  make_compatible(p, f);
+  std::vector<double> u;
+  const Outcome o = solve_gold(p, f, u);
+  EXPECT_EQ(o.stop, StopReason::tolerance);
+  for (std::size_t i = 1; i < o.cycles.size(); ++i) EXPECT_LT(o.cycles[i].factor, 0.5) << i;
 }
 
 TEST(PoissonGold, VCyclesContractTheResidualTenfoldEach) {
@@ -289,10 +306,10 @@ TEST(PoissonGold, VCyclesContractTheResidualTenfoldEach) {
   const Outcome o = solve_gold(p, make_source(p), u);
   EXPECT_EQ(o.stop, StopReason::tolerance);
   ASSERT_GE(o.cycles.size(), 3u);
-  // V(2,2) red-black Gauss–Seidel with piecewise-constant prolongation contracts by 0.12 to 0.16
-  // a cycle (measured: 0.159 here, 0.121 on inputs/poisson.toml); a broken level gives factors
-  // near 1.
-  for (std::size_t c = 1; c < o.cycles.size(); ++c) EXPECT_LT(o.cycles[c].factor, 0.2) << c;
+  // V(2,2) red-black Gauss–Seidel with trilinear prolongation contracts about tenfold a cycle
+  // (measured: 0.096 to 0.102 on inputs/poisson.toml, 0.10 to 0.11 here; 0.12 to 0.16 with a
+  // piecewise-constant prolongation); a broken level gives factors near 1.
+  for (std::size_t c = 1; c < o.cycles.size(); ++c) EXPECT_LE(o.cycles[c].factor, 0.115) << c;
 }
 
 TEST(PoissonGold, TheSingularProblemIsMadeSolvableAndItsMeanFixed) {
@@ -461,6 +478,37 @@ TEST(PoissonCli, ASourceFromAFileIsReadAndItsShapeChecked) {
   r = test::run_shell(kExe + " run " + quoted(dir / "p.toml") + " --backend cpu -o " +
                       quoted(dir / "r.h5"));
   test::expect_input_error(r, "source.dataset", dir, {"p.toml", "f.h5"});
+}
+
+// A tolerance below float's rounding floor: the cycles stop once three in a row leave the
+// residual above its lowest, with the reason said, rather than stirring the rounding up to
+// max_cycles; with no tolerance every cycle asked for runs; double reaches the same tolerance.
+TEST(PoissonGold, BelowTheRoundingFloorTheCyclesStopAsStagnated) {
+  Params p = box(32, 16, 16, F::dirichlet, F::neumann, F::periodic, F::periodic, F::dirichlet,
+                 F::neumann);
+  give_face_values(p);
+  p.source.kind = SourceKind::gaussian;
+  p.precision = Precision::single;
+  p.tolerance = 1e-12;
+  p.max_cycles = 40;
+  const std::vector<double> f = make_source(p);
+  std::vector<float> u;
+  const Outcome o = solve_gold(p, std::vector<float>(f.begin(), f.end()), u);
+  EXPECT_EQ(o.stop, StopReason::stagnated);
+  EXPECT_TRUE(stagnated(o.cycles, p.cycle == Cycle::fmg));
+  EXPECT_LT(o.cycles.size(), 30u);
+  EXPECT_LT(o.cycles.back().residual_max, 1e-3);
+  EXPECT_GT(o.cycles.back().residual_max, 1e-12);
+  p.tolerance = 0;
+  p.max_cycles = 12;
+  EXPECT_EQ(solve_gold(p, std::vector<float>(f.begin(), f.end()), u).cycles.size(),
+            p.cycle == Cycle::fmg ? 13u : 12u);
+  Params d = p;
+  d.precision = Precision::double_;
+  d.tolerance = 1e-12;
+  d.max_cycles = 40;
+  std::vector<double> ud;
+  EXPECT_EQ(solve_gold(d, f, ud).stop, StopReason::tolerance);
 }
 
 }  // namespace

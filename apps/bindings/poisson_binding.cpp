@@ -249,6 +249,12 @@ class PoissonRun final : public SolverRun<Params> {
     if (converged())
       say("converged: relative residual " + sci(last) + " < " + formatted("%g", p_.tolerance) +
           " after " + after);
+    else if (outcome_.stop == StopReason::stagnated)
+      say("NOT converged: relative residual " + sci(last) + " > " + formatted("%g", p_.tolerance) +
+          " after " + after + "; it stopped falling (none of the last three V-cycles took it to a new "
+          "low): the rounding floor of " +
+          (single() ? "float; set a tolerance above it, or method.precision = \"double\""
+                    : "double; set a tolerance above it"));
     else if (p_.tolerance > 0)
       say("NOT converged: relative residual " + sci(last) + " > " + formatted("%g", p_.tolerance) +
           " after " + after + "; iteration.max_cycles reached");
@@ -352,6 +358,7 @@ class PoissonRun final : public SolverRun<Params> {
   }
 
   bool fmg() const { return p_.cycle == Cycle::fmg; }
+  bool single() const { return p_.precision == poisson::Precision::single; }
   bool converged() const { return outcome_.stop == StopReason::tolerance; }
 
   // The solve of `q` with source `f` into `u`, on the backend the run was given.

@@ -298,7 +298,7 @@ struct DeviceSolver<T>::Impl {
       LevelData& d = level[l];
       LevelData& c = level[l + 1];
       prolong_correct_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
-                               stream>>>(d.grid, c.grid.nx, c.grid.ny, d.current(), c.current());
+                               stream>>>(d.grid, c.grid, d.current(), c.current());
       PARASOL_CHECK_LAUNCH(stream);
       smooth(l, l == top ? b_top : d.b.data(), p.post_sweeps, post_steps);
     }
@@ -427,11 +427,13 @@ struct DeviceSolver<T>::Impl {
     } else {
       PARASOL_CUDA(cudaMemsetAsync(level[0].u.data(), 0, level[0].u.bytes(), stream));
     }
-    for (std::int64_t v = 0; v < p.max_cycles && !met; ++v) {
+    bool stuck = false;
+    for (std::int64_t v = 0; v < p.max_cycles && !met && !stuck; ++v) {
       replay(v_graph);
       met = record();
+      stuck = !met && p.tolerance > 0 && stagnated(out.cycles, p.cycle == Cycle::fmg);
     }
-    out.stop = met ? StopReason::tolerance : StopReason::max_iterations;
+    out.stop = met ? StopReason::tolerance : stuck ? StopReason::stagnated : StopReason::max_iterations;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }

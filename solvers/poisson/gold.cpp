@@ -169,6 +169,10 @@ class Multigrid {
 
   std::size_t depth() const { return ops_.size(); }
   const Slice& slice(std::size_t l) const { return ops_[l].s; }
+  // Whether level l's loops run on the threads: below about 32³ cells a parallel loop costs more
+  // in its barrier than its work, and a barrier waits on a thread the OS has descheduled when
+  // other programs share the cores. Each cell's arithmetic is the same either way: the bits too.
+  bool threaded(std::size_t l) const { return slice(l).l.cells() >= (Index{1} << 15); }
   std::vector<T>& x(std::size_t l) { return x_[l]; }
   std::vector<T>& b(std::size_t l) { return b_[l]; }
   bool root() const { return rank_ == 0; }
@@ -238,7 +242,7 @@ class Multigrid {
     const Slice& s = slice(l);
     std::vector<double> planes(static_cast<std::size_t>(s.l.nz), 0.0);
     if (s.held) {
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
       for (Index k = s.k0; k < s.k1; ++k)
         planes[static_cast<std::size_t>(k)] = plane_sum(s.at(0, 0, k), s.plane());
     }
@@ -286,7 +290,7 @@ class Multigrid {
     fill_halos(l, x_[l]);
     const T* x = x_[l].data();
     const std::vector<T>& b = b_[l];
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
     for (Index k = o.s.k0; k < o.s.k1; ++k)
       for (Index j = 0; j < o.s.l.ny; ++j)
         for (Index i = 0; i < o.s.l.nx; ++i) {
@@ -355,7 +359,7 @@ class Multigrid {
     if (gathering) local.assign(mine.size(), T(0));
     const Slice& c = gathering ? mine : slice(l + 1);
     const T eighth = T(0.125);
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
     for (Index k = c.k0; k < c.k1; ++k)
       for (Index j = 0; j < c.l.ny; ++j)
         for (Index i = 0; i < c.l.nx; ++i) {
@@ -424,20 +428,33 @@ class Multigrid {
     if (singular_) remove_mean(l, x_[l]);
   }
 
-  // x_l += piecewise-constant prolongation of the coarse level's x.
+  // x_l += trilinear prolongation of the coarse level's correction e, its ghosts homogeneous
+  // (the correction's boundary data are 0): the FMG weights, added.
   void correct(std::size_t l, const Slice& c, const std::vector<T>& e) {
     const Slice& f = slice(l);
     std::vector<T>& x = x_[l];
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
     for (Index k = f.k0; k < f.k1; ++k)
       for (Index j = 0; j < f.l.ny; ++j)
-        for (Index i = 0; i < f.l.nx; ++i) x[f.at(i, j, k)] += e[c.at(i / 2, j / 2, k / 2)];
+        for (Index i = 0; i < f.l.nx; ++i) {
+          const Index ci = i / 2, cj = j / 2, ck = k / 2;
+          const Index si = i % 2 == 0 ? -1 : 1, sj = j % 2 == 0 ? -1 : 1, sk = k % 2 == 0 ? -1 : 1;
+          double v = 0;
+          for (int dk = 0; dk < 2; ++dk)
+            for (int dj = 0; dj < 2; ++dj)
+              for (int di = 0; di < 2; ++di) {
+                const double w = (di ? 0.25 : 0.75) * (dj ? 0.25 : 0.75) * (dk ? 0.25 : 0.75);
+                v += w * coarse_at(c, e, ci + di * si, cj + dj * sj, ck + dk * sk, 0);
+              }
+          x[f.at(i, j, k)] += static_cast<T>(v);
+        }
   }
 
   // The coarse value at (i, j, k), any index one beyond a face standing for the ghost with the
-  // boundary data: resolved x first, then y, then z (poisson.hpp). Beyond a periodic z face the
+  // boundary data (times `data`: 0 for a correction, whose ghosts are homogeneous): resolved x first, then y, then z (poisson.hpp). Beyond a periodic z face the
   // halo plane holds the wrap.
-  double coarse_at(const Slice& c, const std::vector<T>& u, Index i, Index j, Index k) const {
+  double coarse_at(const Slice& c, const std::vector<T>& u, Index i, Index j, Index k,
+                   double data = 1) const {
     const Index n[3] = {c.l.nx, c.l.ny, c.l.nz};
     const double h[3] = {c.l.hx, c.l.hy, c.l.hz};
     const Index idx[3] = {i, j, k};
@@ -449,11 +466,12 @@ class Multigrid {
       if (face.kind == FaceKind::periodic) {
         if (axis == 2) continue;
         inside[axis] = side == 0 ? n[axis] - 1 : 0;
-        return coarse_at(c, u, inside[0], inside[1], inside[2]);
+        return coarse_at(c, u, inside[0], inside[1], inside[2], data);
       }
       inside[axis] = side == 0 ? 0 : n[axis] - 1;
-      const double own = coarse_at(c, u, inside[0], inside[1], inside[2]);
-      return face.kind == FaceKind::dirichlet ? 2 * face.value - own : own + h[axis] * face.value;
+      const double own = coarse_at(c, u, inside[0], inside[1], inside[2], data);
+      return face.kind == FaceKind::dirichlet ? 2 * data * face.value - own
+                                              : own + h[axis] * data * face.value;
     }
     return static_cast<double>(u[c.at(i, j, k)]);
   }
@@ -463,7 +481,7 @@ class Multigrid {
   void interpolate(std::size_t l, const Slice& c, const std::vector<T>& u) {
     const Slice& f = slice(l);
     std::vector<T>& x = x_[l];
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
     for (Index k = f.k0; k < f.k1; ++k)
       for (Index j = 0; j < f.l.ny; ++j)
         for (Index i = 0; i < f.l.nx; ++i) {
@@ -495,7 +513,7 @@ class Multigrid {
       r_[l] = x;
       from = r_[l].data();
     }
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
     for (Index k = o.s.k0; k < o.s.k1; ++k)
       for (Index j = 0; j < o.s.l.ny; ++j)
         for (Index i = (j + k + parity) % 2; i < o.s.l.nx; i += 2) {
@@ -513,7 +531,7 @@ class Multigrid {
     for (const ChebyshevStep& step : chebyshev_steps(sweeps)) {
       const T c1 = static_cast<T>(step.c1), c2 = static_cast<T>(step.c2);
       fill_halos(l, x);
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(l))
       for (Index k = o.s.k0; k < o.s.k1; ++k)
         for (Index j = 0; j < o.s.l.ny; ++j)
           for (Index i = 0; i < o.s.l.nx; ++i) {
@@ -602,12 +620,14 @@ Outcome solve(const Params& p, comm::Context* context, const SlabCut& cut, const
     mg.fmg(rhs);
     met = record();
   }
-  for (std::int64_t c = 0; c < p.max_cycles && !met; ++c) {
+  bool stuck = false;
+  for (std::int64_t c = 0; c < p.max_cycles && !met && !stuck; ++c) {
     mg.b(0) = rhs[0];
     mg.vcycle(0);
     met = record();
+    stuck = !met && p.tolerance > 0 && stagnated(out.cycles, p.cycle == Cycle::fmg);
   }
-  out.stop = met ? StopReason::tolerance : StopReason::max_iterations;
+  out.stop = met ? StopReason::tolerance : stuck ? StopReason::stagnated : StopReason::max_iterations;
   u.assign(mg.x(0).begin() + static_cast<std::ptrdiff_t>(fine.plane()),
            mg.x(0).end() - static_cast<std::ptrdiff_t>(fine.plane()));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -267,17 +267,6 @@ __global__ void __launch_bounds__(kCellThreads)
   });
 }
 
-// u += P e: each fine cell gets its parent's value (the V-cycle's piecewise constant
-// prolongation), the correction added where it is prolonged.
-template <class T>
-__global__ void __launch_bounds__(kCellThreads)
-    prolong_correct_kernel(LevelGrid<T> fine, int cnx, int cny, T* __restrict__ u,
-                           const T* __restrict__ e) {
-  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
-    u[at] += e[(i >> 1) + cnx * ((j >> 1) + static_cast<std::int64_t>(cny) * (k >> 1))];
-  });
-}
-
 // A number per face, x_min, x_max, y_min, y_max, z_min, z_max: the data part of each ghost (the
 // ghost is factor * inside + data: Dirichlet -u_0 + 2g, Neumann u_0 + h g at the level's spacing),
 // or the boundary terms a right-hand side gets.
@@ -378,6 +367,18 @@ __global__ void __launch_bounds__(kCellThreads)
                              T* __restrict__ u, const T* __restrict__ uc) {
   for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
     u[at] = static_cast<T>(trilinear_at(coarse, ghost, uc, i, j, k));
+  });
+}
+
+// u += P e, trilinear as FMG's with homogeneous ghosts (the correction's boundary data are 0),
+// in double, rounded once to T and added: the gold's arithmetic.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    prolong_correct_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, T* __restrict__ u,
+                           const T* __restrict__ e) {
+  const PerFace homogeneous{};
+  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+    u[at] += static_cast<T>(trilinear_at(coarse, homogeneous, e, i, j, k));
   });
 }
 

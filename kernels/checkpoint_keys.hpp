@@ -24,12 +24,15 @@ struct CheckpointParams {
 };
 
 // checkpoint.every, .every_seconds, .file and .keep into the CheckpointParams `field(p)`
-// returns; `steps` names what a step is ("iterations", "time steps", "batches").
+// returns; `steps` names what a step is ("iterations", "time steps", "batches"). With `when`,
+// they are read only for the problems it admits (`described` says which, as only_if does).
 template <class P, class Field>
-void add_checkpoint_keys(Keys<P>& keys, Field field, const std::string& steps) {
+void add_checkpoint_keys(Keys<P>& keys, Field field, const std::string& steps,
+                         std::function<bool(const P&)> when = {}, const std::string& described = "") {
+  const std::size_t first = keys.size();
   keys.push_back(key<P>("checkpoint.every", [field](P& p) -> auto& { return field(p).every; },
                         "write a checkpoint after every this many " + steps +
-                            " (and at the last); 0: none by count. Any [checkpoint] key also "
+                            "; 0: none by count. Any [checkpoint] key also "
                             "makes SIGTERM, SIGINT and SIGUSR1 write one and stop (status 75)")
                      .at_least(0)
                      .unit(steps));
@@ -53,6 +56,11 @@ void add_checkpoint_keys(Keys<P>& keys, Field field, const std::string& steps) {
                         "checkpoints kept: the newest under `checkpoint.file`, the older ones as "
                         "FILE.1 (the next newest), FILE.2, ...")
                      .at_least(1));
+  if (when)
+    for (std::size_t i = first; i < keys.size(); ++i) {
+      keys[i].read_if = when;
+      keys[i].info.read_when = described;
+    }
 }
 
 // Whether a key is one of the [checkpoint] table's: a restart may change these freely.

@@ -43,6 +43,14 @@ std::string laplace3d(const std::string& precision = "float") {
          precision + "\"\n";
 }
 
+// tridiag's heat march on grids that 2 or 3 ranks cut unevenly, from a random start (every grid
+// different), with fixed ends that are not zero.
+std::string heat(const std::string& precision = "float") {
+  return "solver = \"tridiag\"\n[problem]\nkind = \"heat\"\nprecision = \"" + precision +
+         "\"\n[heat]\npoints = 37\ngrids = 7\nsteps = 10\nlambda = 0.7\ninitial = \"random\"\n"
+         "left = 0.25\nright = 0.5\n";
+}
+
 // The bits a result holds, whatever its precision: the field read as doubles is exact for both.
 struct Bits {
   std::vector<double> field;
@@ -150,6 +158,23 @@ TEST_F(Checkpoints, Laplace3dGpuRestartGivesTheSameBits) {
   }
 }
 
+TEST_F(Checkpoints, TridiagHeatCpuRestartGivesTheSameBits) {
+  for (const char* precision : {"float", "double"}) {
+    SCOPED_TRACE(precision);
+    // 2N and N steps report progress at different intervals: the checkpoint's step is its own.
+    expect_restart_alike(heat(precision), "heat.steps", 23, "/fields/u");
+  }
+}
+
+TEST_F(Checkpoints, TridiagHeatGpuRestartGivesTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const char* variant : {"thomas-pcr", "pcr-shared"}) {
+    SCOPED_TRACE(variant);
+    expect_restart_alike(heat(), "heat.steps", 23, "/fields/u",
+                         std::string("--backend gpu method.variant=") + variant);
+  }
+}
+
 class CheckpointsAcrossRanks : public Checkpoints {
  protected:
   void SetUp() override {
@@ -166,6 +191,13 @@ TEST_F(CheckpointsAcrossRanks, Laplace3dCpuOn2And3RanksRestartsToTheSameBits) {
     // Each rank wrote its own part, beside rank 0's.
     for (int r = 1; r < ranks; ++r)
       EXPECT_TRUE(fs::exists(io::checkpoint_part(dir_ / "first.checkpoint.h5", r, ranks)));
+  }
+}
+
+TEST_F(CheckpointsAcrossRanks, TridiagHeatOn2And3RanksRestartsToTheSameBits) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    expect_restart_alike(heat(), "heat.steps", 23, "/fields/u", "", ranks);
   }
 }
 

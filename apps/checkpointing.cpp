@@ -63,11 +63,10 @@ AtSafePoint Checkpointing::at(std::int64_t step) {
 
 void Checkpointing::write(std::int64_t step, const std::function<void(io::CheckpointWriter&)>& fill) {
   const auto started = std::chrono::steady_clock::now();
-  const std::filesystem::path part = io::checkpoint_part(file_, context_.rank(), context_.size());
   std::uint64_t bytes = 0;
   // Each rank writes its own part at once; a failure on any (a full disk) ends every rank.
   together(context_, [&] {
-    io::CheckpointWriter w(part, solver_, step, context_.rank(), context_.size());
+    io::CheckpointWriter w(file_, solver_, step, context_.rank(), context_.size());
     write_parameters(w.file(), params_);
     write_provenance(w.file(), solver_, backend_, command_line_);
     w.file().set_attribute("/", "format", std::string("parasol-checkpoint-1"));

@@ -101,9 +101,13 @@ std::string state_checksum(const void* data, std::size_t bytes) {
 
 // ---------------------------------------------------------------------------------------------
 
-CheckpointWriter::CheckpointWriter(fs::path path, const std::string& solver, std::int64_t step,
-                                   int rank, int ranks)
-    : path_(std::move(path)), file_(path_, /*force=*/true) {
+CheckpointWriter::CheckpointWriter(const fs::path& file, const std::string& solver,
+                                   std::int64_t step, int rank, int ranks)
+    : base_(file),
+      path_(checkpoint_part(file, rank, ranks)),
+      rank_(rank),
+      ranks_(ranks),
+      file_(path_, /*force=*/true) {
   file_.set_attribute("/", "solver", solver);
   file_.set_attribute("/", "checkpoint_format", kFormat);
   file_.set_attribute("/", "step", step);
@@ -153,7 +157,9 @@ void CheckpointWriter::commit(std::int64_t keep) {
   // Older checkpoints move down one place, oldest first, before the new one takes the name: a
   // hard link keeps the current one at `path` until the rename replaces it.
   if (keep > 1 && fs::exists(path_)) {
-    const auto older = [&](std::int64_t i) { return fs::path(path_.string() + "." + std::to_string(i)); };
+    const auto older = [&](std::int64_t i) {
+      return checkpoint_part(fs::path(base_.string() + "." + std::to_string(i)), rank_, ranks_);
+    };
     for (std::int64_t i = keep - 1; i >= 2; --i) {
       std::error_code ec;
       if (fs::exists(older(i - 1), ec)) fs::rename(older(i - 1), older(i), ec);

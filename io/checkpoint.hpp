@@ -44,10 +44,10 @@ std::string state_checksum(const void* data, std::size_t bytes);
 
 class CheckpointWriter {
  public:
-  // A checkpoint of `solver` after `step`, by `rank` of `ranks`, to be committed to `path`
-  // (a temporary is made beside it now).
-  CheckpointWriter(std::filesystem::path path, const std::string& solver, std::int64_t step,
-                   int rank, int ranks);
+  // `rank`'s part of a checkpoint of `solver` after `step` among `ranks`, to be committed to
+  // checkpoint_part(file, rank, ranks) (a temporary is made beside it now).
+  CheckpointWriter(const std::filesystem::path& file, const std::string& solver,
+                   std::int64_t step, int rank, int ranks);
 
   // The solver's state: arrays and scalars. Each name once.
   void add(const std::string& name, const float* values, std::uint64_t count);
@@ -62,8 +62,8 @@ class CheckpointWriter {
   ResultFile& file() { return file_; }
 
   // Stores the checksum and puts the file in place. With `keep` > 1 the checkpoint it replaces
-  // is kept as FILE.1 (FILE.1 as FILE.2, ...), up to keep - 1 older ones; the newest is always
-  // at `path`, so there is no moment without one.
+  // is kept as FILE.1 (FILE.1 as FILE.2, ...; each rank's part as the part of those names), up
+  // to keep - 1 older ones; the newest is always at its name, so there is no moment without one.
   void commit(std::int64_t keep);
 
   // Bytes of state written so far, for the rate a run reports.
@@ -74,7 +74,8 @@ class CheckpointWriter {
   template <class T>
   void add_array(const std::string& name, const T* values, std::uint64_t count);
 
-  std::filesystem::path path_;
+  std::filesystem::path base_, path_;  // the checkpoint's name, and this rank's part of it
+  int rank_, ranks_;
   ResultFile file_;
   std::string digest_;  // name=checksum of every array and scalar, in the order added
   std::set<std::string> names_;

@@ -51,6 +51,14 @@ std::string heat(const std::string& precision = "float") {
          "left = 0.25\nright = 0.5\n";
 }
 
+// montecarlo's two-asset model in batches of 1000 paths (antithetic pairs: 500 samples a batch),
+// with sample paths stored so that they are checkpointed too.
+std::string montecarlo() {
+  return "solver = \"montecarlo\"\n[paths]\ncount = 3000\nsteps = 16\n[payoff]\nkind = "
+         "\"asian-call\"\n[method]\nbatch_paths = 1000\nantithetic = true\n[output]\n"
+         "sample_paths = 7\n";
+}
+
 // The bits a result holds, whatever its precision: the field read as doubles is exact for both.
 struct Bits {
   std::vector<double> field;
@@ -94,17 +102,19 @@ class Checkpoints : public ::testing::Test {
     return b;
   }
 
-  // A run of `steps_key` = 2n against one of n that checkpoints and a restart of it that runs to
-  // 2n: the same field, bit for bit, and the same diagnostics.
+  // A run of `steps_key` = 2n against one of n that checkpoints (every `every` steps, n by
+  // default) and a restart of it that runs to 2n: the same field, bit for bit, and the same
+  // diagnostics.
   void expect_restart_alike(const std::string& text, const std::string& steps_key, std::int64_t n,
                             const std::string& field, const std::string& args = "",
-                            int ranks = 0) {
+                            int ranks = 0, std::int64_t every = 0) {
     const std::string twice = steps_key + "=" + std::to_string(2 * n);
     const CommandResult whole = run(text, "whole.h5", twice + " " + args, ranks);
     ASSERT_EQ(whole.status, 0) << whole.output;
     const CommandResult first =
         run(text, "first.h5",
-            steps_key + "=" + std::to_string(n) + " checkpoint.every=" + std::to_string(n) + " " + args,
+            steps_key + "=" + std::to_string(n) +
+                " checkpoint.every=" + std::to_string(every > 0 ? every : n) + " " + args,
             ranks);
     ASSERT_EQ(first.status, 0) << first.output;
     ASSERT_TRUE(fs::exists(dir_ / "first.checkpoint.h5")) << first.output;
@@ -118,6 +128,24 @@ class Checkpoints : public ::testing::Test {
     io::ResultReader h5(dir_ / "rest.h5");
     EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "restarted_from")),
               (dir_ / "first.checkpoint.h5").string());
+  }
+
+  // A run to the end that checkpoints every round and keeps three, restarted from the oldest
+  // kept (two rounds before the end): the uninterrupted run's bits.
+  void expect_restart_from_older_alike(const std::string& text, const std::string& field,
+                                       const std::string& args, int ranks) {
+    const CommandResult whole = run(text, "whole.h5", args, ranks);
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    const std::string file = "checkpoint.file=" + quoted(dir_ / "c.h5");
+    const CommandResult first =
+        run(text, "first.h5", "checkpoint.every=1 checkpoint.keep=3 " + file + " " + args, ranks);
+    ASSERT_EQ(first.status, 0) << first.output;
+    const CommandResult rest =
+        run(text, "rest.h5", "--restart " + quoted(dir_ / "c.h5.2") + " " + file + " " + args, ranks);
+    ASSERT_EQ(rest.status, 0) << rest.output;
+    const Bits a = bits("whole.h5", field), b = bits("rest.h5", field);
+    EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
+    EXPECT_EQ(a.diagnostics, b.diagnostics);
   }
 
   static std::string text(bool v) { return v ? "1" : "0"; }
@@ -175,6 +203,36 @@ TEST_F(Checkpoints, TridiagHeatGpuRestartGivesTheSameBits) {
   }
 }
 
+// The estimate is in /estimate: compared as the field's stand-in, with the stored paths.
+TEST_F(Checkpoints, MontecarloCpuRestartGivesTheSameBits) {
+  // 3000 paths are three batches of 1000.
+  expect_restart_alike(montecarlo(), "paths.count", 3000, "/fields/sample_paths", "", 0, 3);
+  EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+            std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+  EXPECT_EQ(
+      std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "standard_error")),
+      std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "standard_error")));
+}
+
+TEST_F(Checkpoints, MontecarloGpuRestartGivesTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const char* variant : {"device-rng", "host-rng"}) {
+    SCOPED_TRACE(variant);
+    expect_restart_alike(montecarlo(), "paths.count", 3000, "/fields/sample_paths",
+                         std::string("--backend gpu method.variant=") + variant, 0, 3);
+    EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+              std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+  }
+}
+
+TEST_F(Checkpoints, ABasketRunIsRefusedARestart) {
+  const CommandResult r =
+      run(test::read_text(std::string(PARASOL_SOURCE_DIR) + "/inputs/montecarlo-basket.toml"),
+          "out.h5", "--restart " + quoted(dir_ / "none.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("a basket run writes no checkpoints"), std::string::npos) << r.output;
+}
+
 class CheckpointsAcrossRanks : public Checkpoints {
  protected:
   void SetUp() override {
@@ -199,6 +257,17 @@ TEST_F(CheckpointsAcrossRanks, TridiagHeatOn2And3RanksRestartsToTheSameBits) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
     expect_restart_alike(heat(), "heat.steps", 23, "/fields/u", "", ranks);
   }
+}
+
+TEST_F(CheckpointsAcrossRanks, MontecarloOn2And3RanksRestartsToTheSameBits) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    expect_restart_from_older_alike(montecarlo(), "/fields/sample_paths", "paths.count=9000", ranks);
+  }
+}
+
+TEST_F(CheckpointsAcrossRanks, Laplace3dFromAnOlderCheckpointOn3Ranks) {
+  expect_restart_from_older_alike(laplace3d(), "/fields/u", "iteration.max_iterations=12", 3);
 }
 
 TEST_F(CheckpointsAcrossRanks, Laplace3dGpuOn2RanksRestartsToTheSameBits) {

@@ -154,7 +154,7 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   void report(io::ResultFile& out) override {
     const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
-                        static_cast<double>(result_.iterations) / result_.timings.compute;
+                        static_cast<double>(iterations_run()) / result_.timings.compute;
     out.set_attribute("/timings", "gpoints_per_s", rate);
     write_stop(out, stop());
     write_ranks(out, "slabs of z planes");
@@ -180,7 +180,7 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   double work() const override {
-    return static_cast<double>(p_.grid.points()) * static_cast<double>(result_.iterations);
+    return static_cast<double>(p_.grid.points()) * static_cast<double>(iterations_run());
   }
 
   // One sweep of this rank's planes is one parallel loop.
@@ -227,6 +227,11 @@ class Laplace3dRun final : public SolverRun<Params> {
       throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
     p_.block = *block;
     auto_.validate("block", [&] { p_.validate(); });
+  }
+
+  // The iterations this run made: a restart's begin where its checkpoint's ended.
+  std::int64_t iterations_run() const {
+    return result_.iterations - (from_ ? from_->iterations : 0);
   }
 
   StopReport stop() const {

@@ -142,7 +142,7 @@ const Keys<Params>& keys() {
                     .values("0 … min(samples, 10000)")
                     .only_if(two_asset, kTwoAsset));
     add_checkpoint_keys<P>(k, [](P& p) -> auto& { return p.checkpoint; },
-                           "batches (of `method.batch_paths` paths)", two_asset, kTwoAsset);
+                           "batches", two_asset, kTwoAsset);
   });
 }
 

@@ -306,6 +306,15 @@ TEST_F(Checkpoints, EveryNStepsKeepsTheNewestK) {
   EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "out.h5").attribute("/checkpoint", "written")), 4);
 }
 
+TEST_F(Checkpoints, EverySecondsWritesAtTheSafePointsOnceDue) {
+  // Due at once: a checkpoint at every convergence check (10, 20, 30, 40).
+  const CommandResult r = run(laplace3d(), "out.h5",
+                              "iteration.max_iterations=40 checkpoint.every_seconds=1e-9");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "out.h5").attribute("/checkpoint", "written")), 4);
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "out.checkpoint.h5").attribute("/", "step")), 40);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signals.
 
@@ -460,6 +469,18 @@ TEST_F(RefusedCheckpoints, ATruncatedFileIsRefused) {
 TEST_F(RefusedCheckpoints, AnotherProblemIsRefusedNamingTheKey) {
   expect_refused("grid.nx is 21 here and 20 in it", "grid.nx=21");
   expect_refused("initial.seed is 8 here and 7 in it", "initial.seed=8");
+}
+
+TEST_F(RefusedCheckpoints, ACheckpointPastTheLastIterationIsRefused) {
+  const std::string before = bytes();
+  const CommandResult r = run(laplace3d(), "rest.h5",
+                              "iteration.max_iterations=15 --restart " + quoted(checkpoint_));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("it is at iteration 20, past iteration.max_iterations = 15"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+  EXPECT_EQ(bytes(), before);
 }
 
 TEST_F(RefusedCheckpoints, AnotherSolversCheckpointIsRefused) {

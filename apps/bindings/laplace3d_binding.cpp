@@ -85,6 +85,12 @@ class Laplace3dRun final : public SolverRun<Params> {
       from_->checks = read_checks(*r);
       from_->u = restart_u_.data();
       from_->points = static_cast<std::int64_t>(restart_u_.size());
+      if (from_->iterations > p_.max_iterations)
+        throw InputError(r->path().string(), "",
+                         "checkpoint refused: it is at iteration " +
+                             std::to_string(from_->iterations) +
+                             ", past iteration.max_iterations = " +
+                             std::to_string(p_.max_iterations));
     }
   }
 

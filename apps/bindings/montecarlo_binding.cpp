@@ -244,6 +244,10 @@ class MontecarloRun final : public SolverRun<Params> {
         "sample", static_cast<std::uint64_t>(p_.sample_paths) * 2 * (static_cast<std::uint64_t>(p_.steps) + 1));
     from_.emplace();
     from_->rounds = r->integer("rounds");
+    if (from_->rounds > rounds())
+      throw InputError(r->path().string(), "",
+                       "checkpoint refused: it is past batch " + std::to_string(rounds()) +
+                           ", the last of paths.count = " + std::to_string(p_.paths));
     from_->sums = read_sums(*r);
     from_->sample = &restart_sample_;
   }

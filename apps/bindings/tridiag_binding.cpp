@@ -294,6 +294,10 @@ class TridiagRun final : public SolverRun<Params> {
                        "checkpoint refused: it holds " + held + ", and this run needs " +
                            held_by() + " (restart it on the backend and variant that wrote it)");
     restart_steps_ = r->integer("steps");
+    if (restart_steps_ > p_.heat.steps)
+      throw InputError(r->path().string(), "",
+                       "checkpoint refused: it is at step " + std::to_string(restart_steps_) +
+                           ", past heat.steps = " + std::to_string(p_.heat.steps));
     const auto size = static_cast<std::uint64_t>(dims.size());
     if (!gpu_) restart_gold_ = r->doubles("u", size);
     else if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", size);

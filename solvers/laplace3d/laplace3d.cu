@@ -553,8 +553,10 @@ Result<T> solve_gpu(const Params& p, const ProgressCallback& progress,
   EventTimer h2d(stream);
   h2d.start();
   std::optional<DeviceGrid<T>> made;
+  std::vector<T> start_field;  // a restart's, held until its upload is done
   if (from != nullptr) {
-    made.emplace(p.grid, std::vector<T>(from->u, from->u + from->points), stream);
+    start_field.assign(from->u, from->u + from->points);
+    made.emplace(p.grid, start_field, stream);
     result.iterations = from->iterations;
     result.checks = from->checks;
     result.last_change = from->checks.last_change;
@@ -563,6 +565,8 @@ Result<T> solve_gpu(const Params& p, const ProgressCallback& progress,
   }
   DeviceGrid<T>& field = *made;
   h2d.stop();
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  start_field = {};
   result.timings.host_to_device = h2d.seconds();
 
   EventTimer compute(stream);

@@ -169,8 +169,10 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
   EventTimer h2d(stream);
   h2d.start();
   std::optional<DeviceGrid<T>> made;
+  std::vector<T> start_field;  // a restart's, held until its upload is done
   if (from != nullptr) {
-    made.emplace(part.local(), std::vector<T>(from->u, from->u + from->points), stream);
+    start_field.assign(from->u, from->u + from->points);
+    made.emplace(part.local(), start_field, stream);
     result.iterations = from->iterations;
     result.checks = from->checks;
     result.last_change = from->checks.last_change;
@@ -179,6 +181,8 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
   }
   DeviceGrid<T>& grid = *made;
   h2d.stop();
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  start_field = {};
   result.timings.host_to_device = h2d.seconds();
   const double before = comm.seconds();
   result.route = comm.route();

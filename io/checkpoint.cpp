@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <type_traits>
 #include <utility>
 
@@ -73,29 +74,30 @@ fs::path checkpoint_part(const fs::path& file, int rank, int ranks) {
 }
 
 std::string state_checksum(const void* data, std::size_t bytes) {
-  // Four lanes of 64-bit words, each multiplied and mixed on its own so that they overlap in the
-  // pipeline; a one-lane byte-wise hash (FNV) ran at about 1 GB/s, below a disk's write.
+  // Eight lanes of 64-bit words, each step h = (h ^ w) * odd: a bijection of h for a given w, so
+  // any one changed word changes its lane's end value, and the lanes run side by side in the
+  // pipeline. Four lanes with an extra shift-xor a step ran at 1.4 GB/s on the 512^3 field, a
+  // third of a write's time; this runs at memory speed, and beside the write (CheckpointWriter).
   constexpr std::uint64_t kPrime = 0x100000001b3ull, kMix = 0x9e3779b97f4a7c15ull;
-  std::uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x2325cbf29ce48422ull,
-                           0xe484222325cbf29cull};
+  constexpr int kLanes = 8;
+  std::uint64_t lane[kLanes];
+  for (int l = 0; l < kLanes; ++l) lane[l] = 0xcbf29ce484222325ull + static_cast<std::uint64_t>(l) * kMix;
   const auto* p = static_cast<const unsigned char*>(data);
   const std::size_t words = bytes / 8;
   std::size_t i = 0;
-  for (; i + 4 <= words; i += 4)
-    for (int l = 0; l < 4; ++l) {
-      std::uint64_t w;
-      std::memcpy(&w, p + 8 * (i + static_cast<std::size_t>(l)), 8);
-      lane[l] = (lane[l] ^ w) * kPrime;
-      lane[l] ^= lane[l] >> 29;
-    }
+  for (; i + kLanes <= words; i += kLanes) {
+    std::uint64_t w[kLanes];
+    std::memcpy(w, p + 8 * i, sizeof w);
+    for (int l = 0; l < kLanes; ++l) lane[l] = (lane[l] ^ w[l]) * kPrime;
+  }
   std::uint64_t h = bytes * kMix;
   for (; i < words; ++i) {
     std::uint64_t w;
     std::memcpy(&w, p + 8 * i, 8);
-    h = ((h ^ w) * kPrime) ^ (h >> 31);
+    h = (h ^ w) * kPrime;
   }
   for (std::size_t b = 8 * words; b < bytes; ++b) h = (h ^ p[b]) * kPrime;
-  for (std::uint64_t l : lane) h = ((h ^ l) * kMix) ^ (h >> 27);
+  for (std::uint64_t l : lane) h = ((h ^ l) * kMix) ^ (h >> 29);
   return hex(h);
 }
 
@@ -123,11 +125,21 @@ void CheckpointWriter::note(const std::string& name, const std::string& checksum
 
 template <class T>
 void CheckpointWriter::add_array(const std::string& name, const T* values, std::uint64_t count) {
-  const std::string sum = state_checksum(values, count * sizeof(T));
-  note(name, sum);
+  if (names_.count(name) > 0) throw Error("checkpoint: state `" + name + "` added twice");
+  // The checksum is made on another core while HDF5 writes: the write waits for the disk.
+  std::future<std::string> sum = std::async(std::launch::async, [values, count] {
+    return state_checksum(values, count * sizeof(T));
+  });
   const std::string path = std::string(kState) + "/" + name;
-  file_.write_field(path, values, {count});
-  file_.set_attribute(path, "checksum", sum);
+  try {
+    file_.write_field(path, values, {count});
+  } catch (...) {
+    sum.wait();
+    throw;
+  }
+  const std::string checksum = sum.get();
+  note(name, checksum);
+  file_.set_attribute(path, "checksum", checksum);
   bytes_ += count * sizeof(T);
 }
 

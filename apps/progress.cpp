@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
-#include <string>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace parasol::app {

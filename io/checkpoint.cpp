@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <mutex>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -57,6 +60,45 @@ std::string hex(std::uint64_t h) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
   return text;
+}
+
+// Checkpoints replaced, released on threads of their own: freeing the pages of the one a rename
+// replaces took 0.5 s of a 512^3 float checkpoint's 1.3 s, and nothing needs to wait for it.
+// Joined when the process ends normally; one killed first leaves a hidden name that the next
+// checkpoint to the same path removes, as it removes any ended run's temporaries.
+class Releases {
+ public:
+  ~Releases() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (std::thread& t : threads_) t.join();
+  }
+  void release(fs::path hidden) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    // The one before had a whole interval between checkpoints to finish.
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    threads_.emplace_back([hidden = std::move(hidden)] { unlink(hidden.c_str()); });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+};
+
+Releases& releases() {
+  static Releases all;
+  return all;
+}
+
+// A second name for the checkpoint at `path` that keeps its data alive past the rename, in the
+// form of this process's temporaries; empty when there is none or no link can be made.
+fs::path hold_previous(const fs::path& path) {
+  static std::atomic<unsigned> count{1u << 30};  // apart from the OutputSet's own numbers
+  const fs::path hidden = path.parent_path() / (temporary_prefix(path.filename()) +
+                                                std::to_string(getpid()) + "-" +
+                                                std::to_string(count++));
+  if (link(path.c_str(), hidden.c_str()) != 0) return {};
+  return hidden;
 }
 
 }  // namespace
@@ -188,8 +230,17 @@ void CheckpointWriter::commit(std::int64_t keep) {
       fs::remove(link_name, ec);
       throw Error(older(1).string() + ": keeping the previous checkpoint failed");
     }
+    file_.commit();
+    return;
   }
-  file_.commit();
+  const fs::path previous = keep == 1 && fs::exists(path_) ? hold_previous(path_) : fs::path();
+  try {
+    file_.commit();
+  } catch (...) {
+    if (!previous.empty()) unlink(previous.c_str());
+    throw;
+  }
+  if (!previous.empty()) releases().release(previous);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 #include "io/checkpoint.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -63,21 +63,21 @@ std::string hex(std::uint64_t h) {
 }
 
 // Checkpoints replaced, released on threads of their own: freeing the pages of the one a rename
-// replaces took 0.5 s of a 512^3 float checkpoint's 1.3 s, and nothing needs to wait for it.
-// Joined when the process ends normally; one killed first leaves a hidden name that the next
-// checkpoint to the same path removes, as it removes any ended run's temporaries.
+// replaces took 0.5 s of a 512^3 float checkpoint's 1.3 s, and nothing needs to wait for it. The
+// old file is held open across the rename, so its last reference, and the freeing, is the close
+// on the thread; a process that dies first has it closed by the kernel, and leaves no name.
 class Releases {
  public:
   ~Releases() {
     const std::lock_guard<std::mutex> lock(mutex_);
     for (std::thread& t : threads_) t.join();
   }
-  void release(fs::path hidden) {
+  void release(int fd) {
     const std::lock_guard<std::mutex> lock(mutex_);
     // The one before had a whole interval between checkpoints to finish.
     for (std::thread& t : threads_) t.join();
     threads_.clear();
-    threads_.emplace_back([hidden = std::move(hidden)] { unlink(hidden.c_str()); });
+    threads_.emplace_back([fd] { close(fd); });
   }
 
  private:
@@ -88,17 +88,6 @@ class Releases {
 Releases& releases() {
   static Releases all;
   return all;
-}
-
-// A second name for the checkpoint at `path` that keeps its data alive past the rename, in the
-// form of this process's temporaries; empty when there is none or no link can be made.
-fs::path hold_previous(const fs::path& path) {
-  static std::atomic<unsigned> count{1u << 30};  // apart from the OutputSet's own numbers
-  const fs::path hidden = path.parent_path() / (temporary_prefix(path.filename()) +
-                                                std::to_string(getpid()) + "-" +
-                                                std::to_string(count++));
-  if (link(path.c_str(), hidden.c_str()) != 0) return {};
-  return hidden;
 }
 
 }  // namespace
@@ -233,14 +222,14 @@ void CheckpointWriter::commit(std::int64_t keep) {
     file_.commit();
     return;
   }
-  const fs::path previous = keep == 1 && fs::exists(path_) ? hold_previous(path_) : fs::path();
+  const int previous = keep == 1 ? open(path_.c_str(), O_RDONLY | O_CLOEXEC) : -1;
   try {
     file_.commit();
   } catch (...) {
-    if (!previous.empty()) unlink(previous.c_str());
+    if (previous >= 0) close(previous);
     throw;
   }
-  if (!previous.empty()) releases().release(previous);
+  if (previous >= 0) releases().release(previous);
 }
 
 // ---------------------------------------------------------------------------------------------

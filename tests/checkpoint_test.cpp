@@ -167,6 +167,34 @@ class Checkpoints : public ::testing::Test {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The file's names and checksum.
+
+TEST(CheckpointFile, NamesBesideTheResultAndOfEachRanksPart) {
+  EXPECT_EQ(io::default_checkpoint_path("out/run.h5"), fs::path("out/run.checkpoint.h5"));
+  EXPECT_EQ(io::checkpoint_part("out/c.h5", 0, 3), fs::path("out/c.h5"));
+  EXPECT_EQ(io::checkpoint_part("out/c.h5", 2, 3), fs::path("out/c.rank2.h5"));
+  EXPECT_EQ(io::checkpoint_part("out/c.h5", 0, 1), fs::path("out/c.h5"));
+  // An older checkpoint's parts are named after its own name.
+  EXPECT_EQ(io::checkpoint_part("out/c.h5.2", 1, 2), fs::path("out/c.h5.rank1.2"));
+}
+
+TEST(CheckpointFile, TheChecksumChangesWithAnyOneBit) {
+  // Lengths that fill the eight lanes exactly, leave whole words over, and leave bytes over.
+  for (const std::size_t bytes : {std::size_t{128}, std::size_t{136}, std::size_t{141}}) {
+    std::vector<unsigned char> data(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<unsigned char>(i * 37 + 11);
+    const std::string whole = io::state_checksum(data.data(), bytes);
+    for (std::size_t bit = 0; bit < 8 * bytes; ++bit) {
+      data[bit / 8] ^= static_cast<unsigned char>(1u << (bit % 8));
+      EXPECT_NE(io::state_checksum(data.data(), bytes), whole) << bytes << " bytes, bit " << bit;
+      data[bit / 8] ^= static_cast<unsigned char>(1u << (bit % 8));
+    }
+    EXPECT_EQ(io::state_checksum(data.data(), bytes), whole);
+    EXPECT_NE(io::state_checksum(data.data(), bytes - 1), whole) << "the length counts";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // 2N steps = N, checkpoint, restart, N more.
 
 TEST_F(Checkpoints, Laplace3dCpuRestartGivesTheSameBits) {

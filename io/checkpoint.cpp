@@ -209,16 +209,12 @@ void CheckpointWriter::commit(std::int64_t keep) {
       if (ec)
         throw Error(older(i - 1).string() + ": keeping an older checkpoint failed: " + ec.message());
     }
-    const fs::path link_name = fs::path(path_.string() + ".1.link-" + std::to_string(getpid()));
-    if (link(path_.c_str(), link_name.c_str()) != 0)
-      throw Error(path_.string() + ": keeping the previous checkpoint failed: link: " +
-                  std::strerror(errno));
+    // With keep = 2 the one before it goes; with more it has just moved down.
     std::error_code ec;
-    fs::rename(link_name, older(1), ec);
-    if (ec) {
-      fs::remove(link_name, ec);
-      throw Error(older(1).string() + ": keeping the previous checkpoint failed");
-    }
+    fs::remove(older(1), ec);
+    if (link(path_.c_str(), older(1).c_str()) != 0)
+      throw Error(older(1).string() + ": keeping the previous checkpoint failed: link: " +
+                  std::strerror(errno));
     file_.commit();
     return;
   }

@@ -471,6 +471,8 @@ struct Binding {
   // Parameter files under inputs/ that run it ("inputs/laplace3d.toml"): `parasol solvers` lists
   // them, and a test checks each names this solver.
   std::vector<std::string_view> examples{};
+  // Whether its runs write checkpoints ([checkpoint] keys) and continue from one (--restart).
+  bool checkpoints = false;
 };
 
 // The KeyInfo of a solver's run keys and [sweep] keys, for Binding::keys.

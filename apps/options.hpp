@@ -29,6 +29,8 @@ struct RunOptions {
   // sweep (--no-overlap, to measure what the overlap hides).
   comm::Transport transport = comm::Transport::automatic;
   bool overlap = true;
+  // --restart: the checkpoint (rank 0's part) a run continues from; empty for a fresh run.
+  std::filesystem::path restart;
 };
 
 struct SweepOptions {

@@ -11,7 +11,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace parasol::app {
@@ -258,6 +260,79 @@ void say_interrupted(int signal_number, bool committed) noexcept {
     next += written;
     left -= static_cast<std::size_t>(written);
   }
+}
+
+namespace {
+
+// The signals a checkpoint answers: a batch system's warnings and ends (Slurm's --signal sends
+// SIGUSR1, its time limit SIGTERM) and Ctrl-C. SIGHUP (a closed session) still ends a run.
+constexpr int kCheckpointSignals[] = {SIGTERM, SIGINT, SIGUSR1};
+std::atomic<int> requested{0};
+struct sigaction before[std::size(kCheckpointSignals)];
+
+void ask_for_checkpoint(int signal_number) {
+  int none = 0;
+  if (requested.compare_exchange_strong(none, signal_number)) {
+    if (!speaker.load()) return;
+    SignalText t;
+    if (line_open.load()) t.add("\n");
+    t.add("parasol: ");
+    t.add(signal_name(signal_number));
+    t.add(": writing a checkpoint at the next safe point, then stopping (again to stop now)\n");
+    std::size_t done = 0;
+    while (done < t.size) {
+      const ssize_t n = write(STDERR_FILENO, t.text + done, t.size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    return;
+  }
+  // The second: what the handler before would have done (remove the temporaries, say so, die
+  // of the signal), or the default action.
+  for (std::size_t i = 0; i < std::size(kCheckpointSignals); ++i) {
+    if (kCheckpointSignals[i] != signal_number) continue;
+    const struct sigaction& b = before[i];
+    if ((b.sa_flags & SA_SIGINFO) == 0 && b.sa_handler == SIG_IGN) return;
+    if ((b.sa_flags & SA_SIGINFO) == 0 && b.sa_handler != SIG_DFL && b.sa_handler != nullptr) {
+      b.sa_handler(signal_number);
+      return;
+    }
+  }
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  sigaction(signal_number, &default_action, nullptr);
+  raise(signal_number);
+}
+
+}  // namespace
+
+CheckpointOnSignal::CheckpointOnSignal() {
+  requested.store(0);
+  for (std::size_t i = 0; i < std::size(kCheckpointSignals); ++i) {
+    struct sigaction action {};
+    action.sa_handler = ask_for_checkpoint;
+    sigemptyset(&action.sa_mask);
+    for (const int other : kCheckpointSignals) sigaddset(&action.sa_mask, other);
+    sigaddset(&action.sa_mask, SIGHUP);
+    sigaction(kCheckpointSignals[i], &action, &before[i]);
+    // A signal the process was started ignoring stays ignored.
+    if ((before[i].sa_flags & SA_SIGINFO) == 0 && before[i].sa_handler == SIG_IGN)
+      sigaction(kCheckpointSignals[i], &before[i], nullptr);
+  }
+}
+
+CheckpointOnSignal::~CheckpointOnSignal() {
+  for (std::size_t i = 0; i < std::size(kCheckpointSignals); ++i)
+    sigaction(kCheckpointSignals[i], &before[i], nullptr);
+}
+
+int checkpoint_requested() noexcept { return requested.load(); }
+
+std::string signal_text(int signal_number) {
+  if (const char* name = signal_name(signal_number)) return name;
+  return "signal " + std::to_string(signal_number);
 }
 
 }  // namespace parasol::app

@@ -67,4 +67,22 @@ void say_interrupted(int signal_number, bool committed) noexcept;
 // across ranks stays one line.
 void mark_outcome_known() noexcept;
 
+// While a run that checkpoints is solving: the first SIGTERM, SIGINT or SIGUSR1 does not end the
+// process but asks the run to write a checkpoint at its next safe point and stop (one line on
+// stderr says so at once); a second one ends the process as the handler installed before does
+// (its temporaries removed, so the checkpoint before stays whole). The handlers before it are
+// back once it goes.
+class CheckpointOnSignal {
+ public:
+  CheckpointOnSignal();
+  ~CheckpointOnSignal();
+  CheckpointOnSignal(const CheckpointOnSignal&) = delete;
+  CheckpointOnSignal& operator=(const CheckpointOnSignal&) = delete;
+};
+
+// The signal that asked for a checkpoint (SIGTERM, ...), 0 while none has. Async-signal-safe.
+int checkpoint_requested() noexcept;
+// "SIGTERM", "SIGUSR1", or "signal N".
+std::string signal_text(int signal_number);
+
 }  // namespace parasol::app

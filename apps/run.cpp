@@ -173,6 +173,9 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   together(context, [&] {
     params.emplace(load_params(options.params_path, overrides));
     binding = &find_binding(*params);
+    if (!options.restart.empty() && !binding->checkpoints)
+      throw InputError("command line", "--restart",
+                       std::string(binding->name) + " writes no checkpoints to continue from");
     if (context.size() > 1 && !binding->across_ranks)
       throw InputError("command line", "mpirun",
                        std::string(binding->name) + " runs on one rank; this run has " +
@@ -208,6 +211,8 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
       const Reproducibility r = run->reproducibility();
       file->set_attribute("/provenance", "reproducible", r.reproducible);
       file->set_attribute("/provenance", "reproducible_because", r.because);
+      if (!options.restart.empty())
+        file->set_attribute("/provenance", "restarted_from", options.restart.string());
       if (setup.gpu()) run->write_method(*file);
     });
     // Collective: every rank gives its host and device.

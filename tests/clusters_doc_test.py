@@ -19,6 +19,7 @@ EXPECTED = {
     "mpirun": ["laplace3d"],
     "h5py": ["2 "],
     "timeout": ["parasol: interrupted by SIGTERM", "status 143"],
+    "--restart": ["status 75", "parasol: SIGUSR1: stopped at iteration", "converged"],
 }
 
 

@@ -63,7 +63,7 @@ SMALL = {
 
 MARKER = re.compile(r"^<!-- layout (\w[\w-]*) (run|sweep)(?:: (.*))? -->$")
 KINDS = {"group", "dataset", "attribute"}
-WORDS = {"gpu", "cpu", "check", "ranks", "single", "compression", "profile"}
+WORDS = {"gpu", "cpu", "check", "ranks", "single", "restarted", "compression", "profile"}
 TERM = re.compile(r'^([A-Za-z_][\w.]*)(?: (=|!=|>) (".*"|true|false|-?[\d.eE+-]+))?$')
 
 
@@ -198,7 +198,7 @@ def judge(doc, tables, path, check=False, compression=False):
     backend = backend.decode() if isinstance(backend, bytes) else backend
     facts = {"parameters": parameters,
              "words": {"gpu": backend == "gpu", "cpu": backend == "cpu", "check": check,
-                       "ranks": ranks > 1, "single": ranks == 1, "compression": compression, "profile": False}}
+                       "ranks": ranks > 1, "single": ranks == 1, "restarted": False, "compression": compression, "profile": False}}
     name = os.path.basename(path)
     if (solver, command) not in tables:
         return [f"{name}: docs/hdf5-layout.md has no table for a {solver} {command}: add a line "

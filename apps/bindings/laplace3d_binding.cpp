@@ -2,7 +2,10 @@
 // block shapes, and the autotune choice that method.variant = "auto" runs.
 #include <algorithm>
 #include <optional>
+#include <set>
+#include <type_traits>
 
+#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "io/xdmf.hpp"
 #include "apps/progress.hpp"
@@ -69,6 +72,26 @@ class Laplace3dRun final : public SolverRun<Params> {
     // The host holds the initial field and the result, and the gold two fields of its own.
     require_host_memory(t_.source(), "grid", "the grid needs",
                         (gpu_ ? 2 : 3) * element_bytes(p_) * points);
+    // A restart may run on for more iterations, or to another tolerance; the problem is the same.
+    checkpoints_.emplace(p_.checkpoint, setup, "laplace3d", t_,
+                         std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"});
+    if (const io::CheckpointReader* r = checkpoints_->restart()) {
+      // The whole field on one rank; across ranks this rank's local planes, halos included.
+      const auto size = static_cast<std::uint64_t>(points);
+      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", size);
+      else restart_u_ = r->doubles("u", size);
+      from_.emplace();
+      from_->iterations = r->integer("iterations");
+      from_->checks = read_checks(*r);
+      from_->u = restart_u_.data();
+      from_->points = static_cast<std::int64_t>(restart_u_.size());
+      if (from_->iterations > p_.max_iterations)
+        throw InputError(r->path().string(), "",
+                         "checkpoint refused: it is at iteration " +
+                             std::to_string(from_->iterations) +
+                             ", past iteration.max_iterations = " +
+                             std::to_string(p_.max_iterations));
+    }
   }
 
   std::string describe() const override {
@@ -88,27 +111,37 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
-    const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
-      line.update(pr.iterations, pr.max_iterations, pr.seconds,
-                  "max|du| " + short_number(pr.last_change));
-    };
-    if (ranks() == 1) {
-      result_ = gpu_ ? laplace3d::solve_gpu<T>(p_, report) : laplace3d::solve_gold<T>(p_, report);
-    } else {
-      laplace3d::SlabResult<T> r =
-          gpu_ ? laplace3d::solve_gpu_slab<T>(p_, *context_, transport_, overlap_, report)
-               : laplace3d::solve_gold_slab<T>(p_, *context_, report);
-      result_.u = std::move(r.u);
-      result_.iterations = r.iterations;
-      result_.last_change = r.last_change;
-      result_.converged = r.converged;
-      result_.checks = r.checks;
-      result_.timings = r.timings;
-      route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
-      exchange_ = r.exchange_seconds;
-      timings.add("exchange", exchange_);
+    const laplace3d::Checkpoints<T> points = checkpoints_->safe_points<laplace3d::State<T>>(
+        from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
+          w.add("iterations", s.iterations);
+          w.add("u", s.u, static_cast<std::uint64_t>(s.points));
+          add_checks(w, s.checks);
+        });
+    {
+      ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
+      const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
+        line.update(pr.iterations, pr.max_iterations, pr.seconds,
+                    "max|du| " + short_number(pr.last_change));
+      };
+      if (ranks() == 1) {
+        result_ = gpu_ ? laplace3d::solve_gpu<T>(p_, report, &points)
+                       : laplace3d::solve_gold<T>(p_, report, &points);
+      } else {
+        laplace3d::SlabResult<T> r =
+            gpu_ ? laplace3d::solve_gpu_slab<T>(p_, *context_, transport_, overlap_, report, &points)
+                 : laplace3d::solve_gold_slab<T>(p_, *context_, report, &points);
+        result_.u = std::move(r.u);
+        result_.iterations = r.iterations;
+        result_.last_change = r.last_change;
+        result_.converged = r.converged;
+        result_.checks = r.checks;
+        result_.timings = r.timings;
+        route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
+        exchange_ = r.exchange_seconds;
+        timings.add("exchange", exchange_);
+      }
     }
+    checkpoints_->finish("iteration", p_.max_iterations);
     // validate() keeps boundary values within FLT_MAX / 6 (require_representable), and a Jacobi
     // update averages its neighbours, so no test can make this fail; it guards the kernels.
     require_finite("laplace3d: the field u", result_.u);
@@ -116,13 +149,16 @@ class Laplace3dRun final : public SolverRun<Params> {
     // The slab solve's loop holds its halo exchanges and convergence maxima: timed apart as
     // "exchange", they are not counted again in "compute", so the phases add up to the wall.
     // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
-    timings.add("compute", std::max(0.0, result_.timings.compute - exchange_));
+    // Checkpoints are written inside the solve's loop: their seconds are a phase of their own.
+    const double checkpointing = checkpoints_->seconds();
+    if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+    timings.add("compute", std::max(0.0, result_.timings.compute - exchange_ - checkpointing));
     timings.add("device_to_host", result_.timings.device_to_host);
   }
 
   void report(io::ResultFile& out) override {
     const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
-                        static_cast<double>(result_.iterations) / result_.timings.compute;
+                        static_cast<double>(iterations_run()) / result_.timings.compute;
     out.set_attribute("/timings", "gpoints_per_s", rate);
     write_stop(out, stop());
     write_ranks(out, "slabs of z planes");
@@ -133,6 +169,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     for (const std::string& line : stop_lines(stop())) say(line);
     say("compute " + short_number(result_.timings.compute) + " s, " + short_number(rate) +
         " Gpoints/s");
+    checkpoints_->report(out);
   }
 
   std::optional<std::string> unconverged() const override { return unmet(stop()); }
@@ -147,7 +184,7 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   double work() const override {
-    return static_cast<double>(p_.grid.points()) * static_cast<double>(result_.iterations);
+    return static_cast<double>(p_.grid.points()) * static_cast<double>(iterations_run());
   }
 
   // One sweep of this rank's planes is one parallel loop.
@@ -196,6 +233,11 @@ class Laplace3dRun final : public SolverRun<Params> {
     auto_.validate("block", [&] { p_.validate(); });
   }
 
+  // The iterations this run made: a restart's begin where its checkpoint's ended.
+  std::int64_t iterations_run() const {
+    return result_.iterations - (from_ ? from_->iterations : 0);
+  }
+
   StopReport stop() const {
     return {result_.iterations, p_.tolerance, result_.converged, result_.checks};
   }
@@ -204,6 +246,9 @@ class Laplace3dRun final : public SolverRun<Params> {
   std::string route_;                         // how halos travelled, across ranks
   double exchange_ = 0;                       // across ranks: seconds of the solve in exchanges
   laplace3d::Result<T> result_;
+  std::optional<Checkpointing> checkpoints_;
+  std::vector<T> restart_u_;                   // a restart's field, until the solve takes it
+  std::optional<laplace3d::State<T>> from_;    // a restart's state
 };
 
 template <class T>
@@ -327,6 +372,7 @@ Binding laplace3d_binding() {
             make_study};
   b.keys = [] { return declared(laplace3d::keys(), laplace3d::sweep_keys()); };
   b.across_ranks = true;
+  b.checkpoints = true;
   b.examples = {"inputs/laplace3d.toml", "inputs/laplace3d-512.toml"};
   return b;
 }

@@ -69,6 +69,9 @@ class BasketRun final : public SolverRun<BasketParams> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
+    if (!setup.options.restart.empty())
+      throw InputError("command line", "--restart",
+                       "a basket run writes no checkpoints; only the two-asset model's batches do");
     if (ranks() > 1)
       throw InputError(t_.source_of("model.kind"), "model.kind",
                        "a basket runs on one rank; start it without a launcher");

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <set>
 
 #include "apps/bindings/montecarlo_basket_binding.hpp"
+#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"
@@ -93,6 +95,7 @@ class MontecarloRun final : public SolverRun<Params> {
                           "the CPU solver's sums over " + std::to_string(part_.count) +
                               " samples need",
                           montecarlo::gold_host_bytes(part_.count));
+    prepare_checkpoints(setup);
   }
 
   std::string describe() const override {
@@ -113,9 +116,24 @@ class MontecarloRun final : public SolverRun<Params> {
   // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
   // any order, give the one-rank estimate's bits: one small record a rank is all they exchange.
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    ProgressLine line("paths", "path-steps", static_cast<double>(p_.steps));
-    result_ = gpu_ ? montecarlo::solve_gpu(p_, progress_on(line), part_)
-                   : montecarlo::solve_gold(p_, progress_on(line), part_);
+    {
+      ProgressLine line("paths", "path-steps", static_cast<double>(p_.steps));
+      if (!checkpoints_->enabled()) {
+        result_ = gpu_ ? montecarlo::solve_gpu(p_, progress_on(line), part_)
+                       : montecarlo::solve_gold(p_, progress_on(line), part_);
+      } else {
+        // A batch a round, so that a checkpoint can fall between any two.
+        const montecarlo::Checkpoints points = checkpoints_->safe_points<montecarlo::State>(
+            from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const montecarlo::State& s) {
+              w.add("rounds", s.rounds);
+              add_sums(w, s.sums);
+              w.add("sample", *s.sample);
+            });
+        result_ = montecarlo::solve_in_rounds(p_, gpu_, progress_on(line), part_, rounds(), points);
+      }
+    }
+    checkpoints_->finish("batch", rounds());
+    if (checkpoints_->seconds() > 0) timings.add("checkpoint", checkpoints_->seconds());
     timings.add("generate", result_.timings.generate);
     timings.add("paths", result_.timings.paths);
     combine_over_ranks(timings, [&](comm::Context& context) {
@@ -132,6 +150,7 @@ class MontecarloRun final : public SolverRun<Params> {
                          : "samples by global sample index");
     say_price(result_.estimate);
     say_rate(result_.timings.total, path_steps(p_));
+    checkpoints_->report(out);
   }
 
   double work() const override { return path_steps(p_); }
@@ -182,8 +201,60 @@ class MontecarloRun final : public SolverRun<Params> {
     auto_.validate("block", [&] { p_.validate(); });
   }
 
+  // Rounds of batches every rank makes, one checkpoint's step each.
+  std::int64_t rounds() const {
+    return montecarlo::batch_rounds(p_, ranks(), montecarlo::cuts_whole_batches(p_, gpu_));
+  }
+
+  // The 128-bit sums as four 64-bit halves: HDF5 attributes hold no wider integer.
+  static void add_sums(io::CheckpointWriter& w, const montecarlo::PayoffSums& sums) {
+    const auto half = [](montecarlo::Uint128 v, int shift) {
+      return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> shift));
+    };
+    w.add("sums.sum_low", half(sums.sum, 0));
+    w.add("sums.sum_high", half(sums.sum, 64));
+    w.add("sums.sum_sq_low", half(sums.sum_sq, 0));
+    w.add("sums.sum_sq_high", half(sums.sum_sq, 64));
+    w.add("sums.count", sums.count);
+  }
+
+  static montecarlo::PayoffSums read_sums(const io::CheckpointReader& r) {
+    const auto whole = [&](const char* low, const char* high) {
+      return (static_cast<montecarlo::Uint128>(static_cast<std::uint64_t>(r.integer(high))) << 64) |
+             static_cast<std::uint64_t>(r.integer(low));
+    };
+    montecarlo::PayoffSums sums;
+    sums.sum = whole("sums.sum_low", "sums.sum_high");
+    sums.sum_sq = whole("sums.sum_sq_low", "sums.sum_sq_high");
+    sums.count = r.integer("sums.count");
+    return sums;
+  }
+
+  // On one rank a restart may run more paths: the batches done are the same ones. Across ranks
+  // the path count decides each rank's samples, so it must stay.
+  void prepare_checkpoints(const RunSetup& setup) {
+    std::set<std::string> may_differ;
+    if (ranks() == 1) may_differ.insert("paths.count");
+    checkpoints_.emplace(p_.checkpoint, setup, "montecarlo", t_, may_differ);
+    const io::CheckpointReader* r = checkpoints_->restart();
+    if (r == nullptr) return;
+    restart_sample_ = r->floats(
+        "sample", static_cast<std::uint64_t>(p_.sample_paths) * 2 * (static_cast<std::uint64_t>(p_.steps) + 1));
+    from_.emplace();
+    from_->rounds = r->integer("rounds");
+    if (from_->rounds > rounds())
+      throw InputError(r->path().string(), "",
+                       "checkpoint refused: it is past batch " + std::to_string(rounds()) +
+                           ", the last of paths.count = " + std::to_string(p_.paths));
+    from_->sums = read_sums(*r);
+    from_->sample = &restart_sample_;
+  }
+
   montecarlo::Samples part_;  // the samples this rank simulates: all of them on one rank
   montecarlo::Result result_;
+  std::optional<Checkpointing> checkpoints_;
+  std::vector<float> restart_sample_;         // a restart's stored sample paths
+  std::optional<montecarlo::State> from_;     // a restart's state
 };
 
 class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
@@ -312,6 +383,7 @@ Binding montecarlo_binding() {
   };
   // Across ranks the course model cuts its samples; a basket run refuses more than one rank.
   b.across_ranks = true;
+  b.checkpoints = true;
   b.examples = {"inputs/montecarlo.toml", "inputs/montecarlo-9.6m.toml",
                 "inputs/montecarlo-basket.toml", "inputs/montecarlo-american.toml"};
   return b;

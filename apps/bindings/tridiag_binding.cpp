@@ -3,8 +3,11 @@
 #include <climits>
 #include <cmath>
 #include <optional>
+#include <set>
+#include <type_traits>
 
 #include "apps/bindings/tridiag_inputs.hpp"
+#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
@@ -124,6 +127,11 @@ class TridiagRun final : public SolverRun<Params> {
     // The launch the kernels will run (the chunk picked when 0), or why it cannot.
     io::with_sources(t_, [&] { launch_ = resolve(dims.n, dims.systems); });
     require_memory<T>(t_, p_, dims, gpu_, !gpu_ || check_);
+    if (heat()) prepare_checkpoints(setup, dims);
+    else if (!setup.options.restart.empty())
+      throw InputError("command line", "--restart",
+                       "a batch read from a file is one solve, with nothing to continue; only "
+                       "the heat march checkpoints");
   }
 
   std::string describe() const override {
@@ -158,18 +166,29 @@ class TridiagRun final : public SolverRun<Params> {
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     tridiag::Timings t;
     if (heat()) {
-      ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
-      if (gpu_) {
-        tridiag::HeatResult<T> r = tridiag::march_heat_gpu<T>(part_, launch_, shown_on(line));
-        x_ = std::move(r.u);
-        t = r.timings;
-        solve_seconds_ = r.solve_seconds;
-      } else {
-        const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::march_heat_gold(part_, shown_on(line));
-        t.compute = solve_seconds_ = seconds_since(start);
-        x_ = rounded<T>(gold_);
+      {
+        ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
+        if (gpu_) {
+          const tridiag::HeatCheckpoints<T> points = safe_points<T>(restart_x_, x_from_);
+          tridiag::HeatResult<T> r =
+              tridiag::march_heat_gpu<T>(part_, launch_, shown_on(line), &points);
+          x_ = std::move(r.u);
+          t = r.timings;
+          solve_seconds_ = r.solve_seconds;
+        } else {
+          const tridiag::HeatCheckpoints<double> points =
+              safe_points<double>(restart_gold_, gold_from_);
+          const auto start = std::chrono::steady_clock::now();
+          gold_ = tridiag::march_heat_gold(part_, shown_on(line), &points);
+          t.compute = solve_seconds_ = seconds_since(start);
+          x_ = rounded<T>(gold_);
+        }
       }
+      checkpoints_->finish("step", p_.heat.steps);
+      // Checkpoints are written inside the march: their seconds are a phase of their own.
+      const double checkpointing = checkpoints_->seconds();
+      if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+      t.compute = std::max(0.0, t.compute - checkpointing);
     } else if (kinds()) {
       t = solve_kind();
       solve_seconds_ = t.compute;
@@ -204,6 +223,7 @@ class TridiagRun final : public SolverRun<Params> {
     out.set_attribute("/diagnostics", "u_max", d.high);
     say(formatted("u from %.6g to %.6g; %.3f s (solves %.3f s), %.3f Gunknowns/s", d.low, d.high,
                   compute_seconds_, solve_seconds_, 1e-9 * rate));
+    checkpoints_->report(out);
     if (!d.has_decay) return;
     out.set_attribute("/diagnostics", "sine_decay", d.decay.measured);
     out.set_attribute("/diagnostics", "exact_sine_decay", d.decay.exact);
@@ -406,6 +426,57 @@ class TridiagRun final : public SolverRun<Params> {
     }
   }
 
+  // The heat march's checkpoints: this rank's grids after some steps. The GPU keeps them in T in
+  // its variant's layout, the gold in contiguous doubles: a checkpoint says which it holds
+  // (`held`), and a restart on the other backend is refused rather than rounded.
+  void prepare_checkpoints(const RunSetup& setup, const Dims& dims) {
+    checkpoints_.emplace(p_.checkpoint, setup, "tridiag", t_, std::set<std::string>{"heat.steps"});
+    const io::CheckpointReader* r = checkpoints_->restart();
+    if (r == nullptr) return;
+    const std::string held = std::get<std::string>(r->scalar("held"));
+    if (held != held_by())
+      throw InputError(r->path().string(), "",
+                       "checkpoint refused: it holds " + held + ", and this run needs " +
+                           held_by() + " (restart it on the backend and variant that wrote it)");
+    restart_steps_ = r->integer("steps");
+    if (restart_steps_ > p_.heat.steps)
+      throw InputError(r->path().string(), "",
+                       "checkpoint refused: it is at step " + std::to_string(restart_steps_) +
+                           ", past heat.steps = " + std::to_string(p_.heat.steps));
+    const auto size = static_cast<std::uint64_t>(dims.size());
+    if (!gpu_) restart_gold_ = r->doubles("u", size);
+    else if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", size);
+    else restart_x_ = r->doubles("u", size);
+  }
+
+  // "the gold's doubles", "float in the interleaved layout".
+  std::string held_by() const {
+    if (!gpu_) return "the gold's doubles";
+    return std::string(std::is_same_v<T, float> ? "float" : "double") + " in the " +
+           std::string(name(tridiag::required_layout(launch_.variant))) + " layout";
+  }
+
+  // The march's safe points, continuing from `restart` (when a restart read one) through `from`.
+  template <class U>
+  tridiag::HeatCheckpoints<U> safe_points(const std::vector<U>& restart,
+                                          tridiag::HeatState<U>& from) {
+    from = {restart_steps_, restart.data(), static_cast<std::int64_t>(restart.size())};
+    const std::string held = held_by();
+    return checkpoints_->safe_points<tridiag::HeatState<U>>(
+        restart.empty() ? nullptr : &from,
+        [held](io::CheckpointWriter& w, const tridiag::HeatState<U>& s) {
+          w.add("steps", s.steps);
+          w.add("held", std::string(held));
+          w.add("u", s.u, static_cast<std::uint64_t>(s.values));
+        });
+  }
+
+  std::optional<Checkpointing> checkpoints_;
+  std::int64_t restart_steps_ = 0;
+  std::vector<T> restart_x_;             // a GPU restart's temperatures
+  std::vector<double> restart_gold_;     // a CPU restart's
+  tridiag::HeatState<T> x_from_;          // the state each points at
+  tridiag::HeatState<double> gold_from_;
   tridiag::Heat part_;        // the grids this rank marches: all of them on one rank
   std::int64_t first_ = 0;            // this rank's first system (grid)
   std::int64_t systems_ = 0;          // in the whole problem
@@ -759,6 +830,7 @@ Binding tridiag_binding() {
       make_study};
   b.keys = [] { return declared(tridiag::keys(), tridiag::sweep_keys()); };
   b.across_ranks = true;
+  b.checkpoints = true;
   b.examples = {"inputs/heat1d.toml",       "inputs/tridiag-file.toml",
                 "inputs/tridiag-periodic.toml", "inputs/tridiag-rhs.toml",
                 "inputs/tridiag-penta.toml",  "inputs/tridiag-block2.toml",

@@ -53,28 +53,43 @@ double max_abs_difference(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 template <class T>
-Result<T> solve_gold(const Params& p, const ProgressCallback& progress) {
+Result<T> solve_gold(const Params& p, const ProgressCallback& progress,
+                     const Checkpoints<T>* checkpoints) {
   const auto start = std::chrono::steady_clock::now();
   Result<T> result;
   result.grid = p.grid;
-  std::vector<T> u = initial_field<T>(p);
+  const State<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+  std::vector<T> u = from != nullptr ? std::vector<T>(from->u, from->u + from->points)
+                                     : initial_field<T>(p);
+  if (from != nullptr) {
+    result.iterations = from->iterations;
+    result.checks = from->checks;
+    result.last_change = from->checks.last_change;
+  }
   std::vector<T> u_next = u;  // boundaries are set in both copies and never change
   const bool checking = p.tolerance > 0 || progress;
-  for (std::int64_t it = 1; it <= p.max_iterations; ++it) {
+  const auto check = [&](std::int64_t it) {
+    result.last_change = max_abs_difference(u, u_next);
+    result.checks.record(it, result.last_change);
+    result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+    if (progress) {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      progress({it, p.max_iterations, result.last_change, elapsed.count()});
+    }
+  };
+  for (std::int64_t it = result.iterations + 1; it <= p.max_iterations; ++it) {
     gold_sweep(p.grid, u.data(), u_next.data());
     u.swap(u_next);
     result.iterations = it;
-    const bool last = it == p.max_iterations;
-    if ((checking && it % p.check_every == 0) || last) {
-      result.last_change = max_abs_difference(u, u_next);
-      result.checks.record(it, result.last_change);
-      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
-      if (progress) {
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        progress({it, p.max_iterations, result.last_change, elapsed.count()});
-      }
-      if (result.converged) break;
-    }
+    const bool periodic = checking && it % p.check_every == 0;
+    if (periodic) check(it);
+    if (result.converged) break;
+    // Saved before the last iteration's own check, which an uninterrupted longer run never makes.
+    if (at_safe_point(checkpoints, p, it, [&] {
+          return State<T>{it, u.data(), p.grid.points(), result.checks};
+        }))
+      break;
+    if (it == p.max_iterations && !periodic) check(it);
   }
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   result.timings.compute = elapsed.count();
@@ -87,7 +102,7 @@ Result<T> solve_gold(const Params& p, const ProgressCallback& progress) {
   template std::vector<T> initial_planes<T>(const Params&, std::int64_t, std::int64_t); \
   template void gold_sweep<T>(const Extent3&, const T*, T*);                          \
   template double max_abs_difference<T>(const std::vector<T>&, const std::vector<T>&); \
-  template Result<T> solve_gold<T>(const Params&, const ProgressCallback&);
+  template Result<T> solve_gold<T>(const Params&, const ProgressCallback&, const Checkpoints<T>*);
 PARASOL_LAPLACE3D_GOLD(float)
 PARASOL_LAPLACE3D_GOLD(double)
 #undef PARASOL_LAPLACE3D_GOLD

@@ -72,6 +72,7 @@ const Keys<Params>& keys() {
     k.push_back(choice<P>("method.precision", [](P& p) -> auto& { return p.precision; },
                           std::array{Precision::single, Precision::double_}, parse_precision,
                           "arithmetic and storage precision"));
+    add_checkpoint_keys<P>(k, [](P& p) -> auto& { return p.checkpoint; }, "iterations");
   });
 }
 

@@ -7,6 +7,7 @@
 // stride, so neither 2^31 points nor the 65535-block limit in y and z is a surprise.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <limits>
 
 #include "kernels/nvtx.hpp"
@@ -539,39 +540,63 @@ std::vector<T> DeviceGrid<T>::download_planes(std::int64_t first, std::int64_t c
 }
 
 template <class T>
-Result<T> solve_gpu(const Params& p, const ProgressCallback& progress) {
+Result<T> solve_gpu(const Params& p, const ProgressCallback& progress,
+                    const Checkpoints<T>* checkpoints) {
   PARASOL_NVTX_RANGE("laplace3d solve_gpu");
   Result<T> result;
   result.grid = p.grid;
   Stream stream;
+  const State<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
 
-  // The starting field is made on the device, not uploaded: host_to_device is its making.
+  // The starting field is made on the device, not uploaded: host_to_device is its making (or,
+  // continuing from a checkpoint, its upload).
   EventTimer h2d(stream);
   h2d.start();
-  DeviceGrid<T> field(p, 0, p.grid.nz, stream);
+  std::optional<DeviceGrid<T>> made;
+  std::vector<T> start_field;  // a restart's, held until its upload is done
+  if (from != nullptr) {
+    start_field.assign(from->u, from->u + from->points);
+    made.emplace(p.grid, start_field, stream);
+    result.iterations = from->iterations;
+    result.checks = from->checks;
+    result.last_change = from->checks.last_change;
+  } else {
+    made.emplace(p, 0, p.grid.nz, stream);
+  }
+  DeviceGrid<T>& field = *made;
   h2d.stop();
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  start_field = {};
   result.timings.host_to_device = h2d.seconds();
 
   EventTimer compute(stream);
   compute.start();
   const auto start = std::chrono::steady_clock::now();
   const bool checking = p.tolerance > 0 || progress;
-  // Sweep in batches up to the next check, so the host waits only when it must look.
-  const std::int64_t batch = checking ? p.check_every : p.max_iterations;
-  while (result.iterations < p.max_iterations) {
-    const std::int64_t n = std::min(batch, p.max_iterations - result.iterations);
-    field.sweep(p.variant, p.block, n);
-    result.iterations += n;
-    if (n == batch || result.iterations == p.max_iterations) {
-      result.last_change = field.last_change();
-      result.checks.record(result.iterations, result.last_change);
-      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
-      if (progress) {
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        progress({result.iterations, p.max_iterations, result.last_change, elapsed.count()});
-      }
-      if (result.converged) break;
+  const auto check = [&] {
+    result.last_change = field.last_change();
+    result.checks.record(result.iterations, result.last_change);
+    result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+    if (progress) {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      progress({result.iterations, p.max_iterations, result.last_change, elapsed.count()});
     }
+  };
+  std::vector<T> saved;  // a checkpoint's copy of the field
+  // Sweep in batches up to the next check or safe point, so the host waits only when it must.
+  while (result.iterations < p.max_iterations) {
+    const std::int64_t end = next_batch_end(p, checking, checkpoints, result.iterations);
+    field.sweep(p.variant, p.block, end - result.iterations);
+    result.iterations = end;
+    const bool periodic = checking && end % p.check_every == 0;
+    if (periodic) check();
+    if (result.converged) break;
+    if (at_safe_point(checkpoints, p, end, [&] {
+          saved = field.download();
+          return State<T>{end, saved.data(), p.grid.points(), result.checks};
+        }))
+      break;
+    if (end == p.max_iterations && !periodic) check();
   }
   compute.stop();
   result.timings.compute = compute.seconds();
@@ -586,7 +611,9 @@ Result<T> solve_gpu(const Params& p, const ProgressCallback& progress) {
 
 template class DeviceGrid<float>;
 template class DeviceGrid<double>;
-template Result<float> solve_gpu<float>(const Params&, const ProgressCallback&);
-template Result<double> solve_gpu<double>(const Params&, const ProgressCallback&);
+template Result<float> solve_gpu<float>(const Params&, const ProgressCallback&,
+                                        const Checkpoints<float>*);
+template Result<double> solve_gpu<double>(const Params&, const ProgressCallback&,
+                                          const Checkpoints<double>*);
 
 }  // namespace parasol::laplace3d

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "kernels/buffer.hpp"
+#include "kernels/checkpoint_keys.hpp"
 #include "kernels/convergence.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/shape.hpp"
@@ -45,6 +47,45 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
+// What a checkpoint holds of a run, enough to continue it to the same bits: the iterate after
+// `iterations` sweeps (the whole field; across ranks this rank's local planes, halos included)
+// and the convergence checks so far. `u` points at `points` values it does not own.
+template <class T>
+struct State {
+  std::int64_t iterations = 0;
+  const T* u = nullptr;
+  std::int64_t points = 0;
+  ConvergenceChecks checks;
+};
+// A solve's safe points are its convergence checks (every iteration.check_every), every
+// checkpoint.every iterations, and its last iteration.
+template <class T>
+using Checkpoints = SafePoints<State<T>>;
+
+// At iteration `it` of a solve, after its convergence check if it had one: when `it` is a safe
+// point, asks `c` whether to save (`state()` is made only then) and returns whether to stop.
+template <class T, class MakeState>
+bool at_safe_point(const Checkpoints<T>* c, const Params& p, std::int64_t it, MakeState state) {
+  if (c == nullptr || !c->at) return false;
+  if (it % p.check_every != 0 && !c->due(it, p.max_iterations)) return false;
+  const AtSafePoint a = c->at(it);
+  if (a == AtSafePoint::go_on) return false;
+  c->save(state());
+  return a == AtSafePoint::save_and_stop;
+}
+
+// Where a solve that sweeps in batches ends its next batch, after `done` iterations: at the next
+// convergence check when `checking`, the next safe point when checkpointing, else the last.
+template <class T>
+std::int64_t next_batch_end(const Params& p, bool checking, const Checkpoints<T>* c,
+                            std::int64_t done) {
+  std::int64_t end = p.max_iterations;
+  if (checking || (c != nullptr && c->at))
+    end = std::min(end, (done / p.check_every + 1) * p.check_every);
+  if (c != nullptr && c->at) end = std::min(end, c->next(done, p.max_iterations));
+  return end;
+}
+
 // Boundary faces and starting interior, as Params describe them: the whole field, or planes
 // [first, first + count) of it (a rank's slab), with the same values.
 template <class T>
@@ -62,11 +103,13 @@ double max_abs_difference(const std::vector<T>& a, const std::vector<T>& b);
 
 // The CPU gold solver: the same iteration and stopping rule as the GPU solver.
 template <class T>
-Result<T> solve_gold(const Params& p, const ProgressCallback& progress = {});
+Result<T> solve_gold(const Params& p, const ProgressCallback& progress = {},
+                     const Checkpoints<T>* checkpoints = nullptr);
 
 // The GPU solver: p.variant with p.block.
 template <class T>
-Result<T> solve_gpu(const Params& p, const ProgressCallback& progress = {});
+Result<T> solve_gpu(const Params& p, const ProgressCallback& progress = {},
+                    const Checkpoints<T>* checkpoints = nullptr);
 
 // A field resident on the device, for the sweep study and the benchmarks: iterate without
 // transfers, read back when asked. `current` always holds the latest iterate.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernels/checkpoint_keys.hpp"
 #include "kernels/precision.hpp"
 #include "kernels/shape.hpp"
 
@@ -61,6 +62,8 @@ struct Params {
   Variant variant = Variant::zreg;
   Shape block{64, 4, 1};  // threads; fastest zreg shape on an H100 (docs/journal/2026-11.md)
   Precision precision = Precision::single;
+
+  CheckpointParams checkpoint;  // [checkpoint]: the solver's state every N iterations, on a signal
 
   // Throws InputError naming the offending key (its source left for the caller to fill in).
   // Checks what is known without a device: sizes, counts, and that the block is compiled in.

@@ -59,18 +59,38 @@ double max_change(const SlabPart& part, const std::vector<T>& a, const std::vect
 
 template <class T>
 SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
-                              const ProgressCallback& progress) {
+                              const ProgressCallback& progress,
+                              const Checkpoints<T>* checkpoints) {
   const auto start = std::chrono::steady_clock::now();
   SlabResult<T> result;
   result.part = slab_part(p.grid, context.rank(), context.size(), 1);
   const SlabPart& part = result.part;
   const Extent3 local = part.local();
-  std::vector<T> u = initial_planes<T>(p, part.first_global(), part.local_planes());
+  const State<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+  if (from != nullptr && from->points != local.points())
+    throw Error("laplace3d: a checkpoint's slab of " + std::to_string(from->points) +
+                " points for this rank's " + std::to_string(local.points()));
+  std::vector<T> u = from != nullptr ? std::vector<T>(from->u, from->u + from->points)
+                                     : initial_planes<T>(p, part.first_global(), part.local_planes());
+  if (from != nullptr) {
+    result.iterations = from->iterations;
+    result.checks = from->checks;
+    result.last_change = from->checks.last_change;
+  }
   std::vector<T> u_next = u;  // boundaries and halos start in both copies
   const std::int64_t first = part.first_updated(), last = part.last_updated();
   const bool checking = p.tolerance > 0 || progress;
   double exchange = 0;
-  for (std::int64_t it = 1; it <= p.max_iterations; ++it) {
+  const auto check = [&](std::int64_t it) {
+    const double mine = first <= last ? max_change(part, u, u_next, first, last) : 0.0;
+    const auto reducing = std::chrono::steady_clock::now();
+    result.last_change = context.all_reduce(mine, comm::Op::max);
+    result.checks.record(it, result.last_change);
+    exchange += seconds_since(reducing);
+    result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+    if (progress) progress({it, p.max_iterations, result.last_change, seconds_since(start)});
+  };
+  for (std::int64_t it = result.iterations + 1; it <= p.max_iterations; ++it) {
     // The local grid's outer planes are halos or the grid's boundary: gold_sweep leaves them.
     gold_sweep(local, u.data(), u_next.data());
     u.swap(u_next);
@@ -78,16 +98,15 @@ SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
     context.exchange(part.slab.neighbours, halo_of(part, u.data()));
     exchange += seconds_since(exchanging);
     result.iterations = it;
-    if ((checking && it % p.check_every == 0) || it == p.max_iterations) {
-      const double mine = first <= last ? max_change(part, u, u_next, first, last) : 0.0;
-      const auto reducing = std::chrono::steady_clock::now();
-      result.last_change = context.all_reduce(mine, comm::Op::max);
-      result.checks.record(it, result.last_change);
-      exchange += seconds_since(reducing);
-      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
-      if (progress) progress({it, p.max_iterations, result.last_change, seconds_since(start)});
-      if (result.converged) break;
-    }
+    const bool periodic = checking && it % p.check_every == 0;
+    if (periodic) check(it);
+    if (result.converged) break;
+    // The halos were just exchanged: the local planes are a whole state.
+    if (at_safe_point(checkpoints, p, it, [&] {
+          return State<T>{it, u.data(), local.points(), result.checks};
+        }))
+      break;
+    if (it == p.max_iterations && !periodic) check(it);
   }
   const std::int64_t plane = part.plane_points();
   result.u.assign(u.begin() + part.below * plane, u.begin() + (part.below + part.owned()) * plane);
@@ -129,9 +148,11 @@ std::vector<double> time_slab_sweeps(const Params& p, comm::Context& context,
 }
 
 template SlabResult<float> solve_gold_slab<float>(const Params&, comm::Context&,
-                                                  const ProgressCallback&);
+                                                  const ProgressCallback&,
+                                                  const Checkpoints<float>*);
 template SlabResult<double> solve_gold_slab<double>(const Params&, comm::Context&,
-                                                    const ProgressCallback&);
+                                                    const ProgressCallback&,
+                                                    const Checkpoints<double>*);
 
 template Agreement check_run<float>(const Params&, const std::vector<float>&, std::int64_t,
                                     comm::Context&);

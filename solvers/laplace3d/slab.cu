@@ -6,6 +6,8 @@
 // writes its own halo planes (the exchange does). Iteration counts that are not a multiple of
 // four end with single zreg sweeps over the whole local grid and one exchange, as on one rank.
 #include <chrono>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "comm/device_comm.hpp"
@@ -140,28 +142,47 @@ class SlabSweeper {
 
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
-                             bool overlap, const ProgressCallback& progress) {
+                             bool overlap, const ProgressCallback& progress,
+                             const Checkpoints<T>* checkpoints) {
   const SlabPart part = slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant));
   Stream comm_stream = Stream::high_priority();  // the halo's exchange goes first too
   comm::DeviceComm comm(context, transport, comm_stream);
   comm.connect(part.slab.neighbours);  // setup, not the first timed sweep's exchange
-  return solve_gpu_slab<T>(p, context, comm, overlap, progress);
+  return solve_gpu_slab<T>(p, context, comm, overlap, progress, checkpoints);
 }
 
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::DeviceComm& comm,
-                             bool overlap, const ProgressCallback& progress) {
+                             bool overlap, const ProgressCallback& progress,
+                             const Checkpoints<T>* checkpoints) {
   PARASOL_NVTX_RANGE("laplace3d solve_gpu_slab");
   SlabResult<T> result;
   result.part = slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant));
   const SlabPart& part = result.part;
+  const State<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+  if (from != nullptr && from->points != part.local().points())
+    throw Error("laplace3d: a checkpoint's slab of " + std::to_string(from->points) +
+                " points for this rank's " + std::to_string(part.local().points()));
   Stream stream;
   // The slab and its halos are made on the device, with the values of the whole grid's:
-  // host_to_device is their making.
+  // host_to_device is their making (or, continuing from a checkpoint, their upload).
   EventTimer h2d(stream);
   h2d.start();
-  DeviceGrid<T> grid(p, part.first_global(), part.local_planes(), stream);
+  std::optional<DeviceGrid<T>> made;
+  std::vector<T> start_field;  // a restart's, held until its upload is done
+  if (from != nullptr) {
+    start_field.assign(from->u, from->u + from->points);
+    made.emplace(part.local(), start_field, stream);
+    result.iterations = from->iterations;
+    result.checks = from->checks;
+    result.last_change = from->checks.last_change;
+  } else {
+    made.emplace(p, part.first_global(), part.local_planes(), stream);
+  }
+  DeviceGrid<T>& grid = *made;
   h2d.stop();
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  start_field = {};
   result.timings.host_to_device = h2d.seconds();
   const double before = comm.seconds();
   result.route = comm.route();
@@ -172,24 +193,34 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
   const auto start = std::chrono::steady_clock::now();
   double reducing = 0;
   const bool checking = p.tolerance > 0 || progress;
-  // Sweep in batches up to the next check, so the host waits only when it must look.
-  const std::int64_t batch = checking ? p.check_every : p.max_iterations;
   const std::int64_t first = part.first_updated(), last = part.last_updated();
+  const auto check = [&] {
+    const double mine = first <= last ? grid.last_change(first, last) : 0.0;
+    const auto reduce_start = std::chrono::steady_clock::now();
+    result.last_change = context.all_reduce(mine, comm::Op::max);
+    result.checks.record(result.iterations, result.last_change);
+    reducing += seconds_since(reduce_start);
+    result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
+    if (progress)
+      progress({result.iterations, p.max_iterations, result.last_change, seconds_since(start)});
+  };
+  std::vector<T> saved;  // a checkpoint's copy of the local planes
+  // Sweep in batches up to the next check or safe point, so the host waits only when it must.
   while (result.iterations < p.max_iterations) {
-    const std::int64_t n = std::min(batch, p.max_iterations - result.iterations);
-    sweeper.sweeps(p.variant, p.block, n);
-    result.iterations += n;
-    if (n == batch || result.iterations == p.max_iterations) {
-      const double mine = first <= last ? grid.last_change(first, last) : 0.0;
-      const auto reduce_start = std::chrono::steady_clock::now();
-      result.last_change = context.all_reduce(mine, comm::Op::max);
-      result.checks.record(result.iterations, result.last_change);
-      reducing += seconds_since(reduce_start);
-      result.converged = p.tolerance > 0 && result.last_change < p.tolerance;
-      if (progress)
-        progress({result.iterations, p.max_iterations, result.last_change, seconds_since(start)});
-      if (result.converged) break;
-    }
+    const std::int64_t end = next_batch_end(p, checking, checkpoints, result.iterations);
+    sweeper.sweeps(p.variant, p.block, end - result.iterations);
+    result.iterations = end;
+    const bool periodic = checking && end % p.check_every == 0;
+    if (periodic) check();
+    if (result.converged) break;
+    // A batch ends with its halos exchanged: the local planes, halos included, are a whole state.
+    if (at_safe_point(checkpoints, p, end, [&] {
+          PARASOL_CUDA(cudaStreamSynchronize(comm.stream()));
+          saved = grid.download_planes(0, part.local_planes());
+          return State<T>{end, saved.data(), part.local().points(), result.checks};
+        }))
+      break;
+    if (end == p.max_iterations && !periodic) check();
   }
   compute.stop();
   result.timings.compute = compute.seconds();
@@ -204,14 +235,18 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
 }
 
 template SlabResult<float> solve_gpu_slab<float>(const Params&, comm::Context&, comm::Transport,
-                                                 bool, const ProgressCallback&);
+                                                 bool, const ProgressCallback&,
+                                                 const Checkpoints<float>*);
 template SlabResult<double> solve_gpu_slab<double>(const Params&, comm::Context&,
                                                    comm::Transport, bool,
-                                                   const ProgressCallback&);
+                                                   const ProgressCallback&,
+                                                   const Checkpoints<double>*);
 template SlabResult<float> solve_gpu_slab<float>(const Params&, comm::Context&, comm::DeviceComm&,
-                                                 bool, const ProgressCallback&);
+                                                 bool, const ProgressCallback&,
+                                                 const Checkpoints<float>*);
 template SlabResult<double> solve_gpu_slab<double>(const Params&, comm::Context&,
                                                    comm::DeviceComm&, bool,
-                                                   const ProgressCallback&);
+                                                   const ProgressCallback&,
+                                                   const Checkpoints<double>*);
 
 }  // namespace parasol::laplace3d

@@ -91,19 +91,22 @@ struct SlabResult {
 // one-plane halos exchanged through MPI after every sweep.
 template <class T>
 SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
-                              const ProgressCallback& progress = {});
+                              const ProgressCallback& progress = {},
+                              const Checkpoints<T>* checkpoints = nullptr);
 
 // The GPU solver on this rank's slab (this rank's device current). When `overlap`, every
 // variant sweeps the planes its neighbours need first, exchanges them on the communicator's
 // stream and sweeps the rest meanwhile (temporal: four sweeps a pass, four-deep halos).
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Transport transport,
-                             bool overlap, const ProgressCallback& progress = {});
+                             bool overlap, const ProgressCallback& progress = {},
+                             const Checkpoints<T>* checkpoints = nullptr);
 // The same through a communicator made and connected already (comm.connect with the slab's
 // neighbours), for callers that solve many times: a sweep makes it once, not once a repeat.
 template <class T>
 SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::DeviceComm& comm,
-                             bool overlap, const ProgressCallback& progress = {});
+                             bool overlap, const ProgressCallback& progress = {},
+                             const Checkpoints<T>* checkpoints = nullptr);
 
 // The whole run's agreement from this rank's owned planes `u` after `sweeps` sweeps and the
 // gold's same planes: the differences combined over the ranks, judged as agreement<T>() judges

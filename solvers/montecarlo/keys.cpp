@@ -141,6 +141,8 @@ const Keys<Params>& keys() {
                        "first path of each of the first `sample_paths` samples")
                     .values("0 … min(samples, 10000)")
                     .only_if(two_asset, kTwoAsset));
+    add_checkpoint_keys<P>(k, [](P& p) -> auto& { return p.checkpoint; },
+                           "batches", two_asset, kTwoAsset);
   });
 }
 

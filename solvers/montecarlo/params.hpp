@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernels/checkpoint_keys.hpp"
 #include "kernels/shape.hpp"
 
 namespace parasol::montecarlo {
@@ -63,6 +64,8 @@ struct Params {
   Ordering ordering = Ordering::dynamic;
 
   std::int64_t sample_paths = 0;  // paths whose every step is stored, for plotting
+
+  CheckpointParams checkpoint;  // [checkpoint]: running sums every N batches, on a signal
 
   // The model these parameters are of: always the course's, which is what a file prices unless
   // its model.kind says "basket" (then it is read into BasketParams).

@@ -2,6 +2,9 @@
 #include "solvers/montecarlo/run.hpp"
 
 #include <algorithm>
+#include <chrono>
+
+#include "kernels/phase_timer.hpp"
 
 #include "solvers/montecarlo/check.hpp"
 
@@ -51,6 +54,73 @@ Result whole_run(comm::Context& context, const Params& p, Result mine) {
   mine.estimate = estimate_from(whole.sums, price_unit(p));
   mine.timings.total = whole.seconds;
   return mine;
+}
+
+namespace {
+
+// Samples a batch holds (a sample is a path, or an antithetic pair), as the Simulator cuts them.
+std::int64_t batch_samples(const Params& p) {
+  return std::max<std::int64_t>(1, p.antithetic ? p.batch_paths / 2 : p.batch_paths);
+}
+
+}  // namespace
+
+std::int64_t batch_rounds(const Params& p, int ranks, bool whole_batches) {
+  const std::int64_t most = samples_of(p, 0, ranks, whole_batches).count;
+  const std::int64_t batch = batch_samples(p);
+  return (most + batch - 1) / batch;
+}
+
+Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress, Samples part,
+                       std::int64_t rounds, const Checkpoints& checkpoints) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t copies = p.antithetic ? 2 : 1;
+  const std::int64_t samples = p.paths / copies;
+  const std::int64_t first = std::min(samples, part.first);
+  const std::int64_t last = part.count < 0 ? samples : std::min(samples, first + part.count);
+  const std::int64_t batch = batch_samples(p);
+  const std::size_t row = 2 * (static_cast<std::size_t>(p.steps) + 1);
+  Result whole;
+  std::int64_t round = 0;
+  if (const State* from = checkpoints.from) {
+    round = from->rounds;
+    whole.sums = from->sums;
+    whole.sample = *from->sample;
+  } else {
+    whole.sample.assign(static_cast<std::size_t>(p.sample_paths) * row, 0.0f);
+  }
+  while (round < rounds) {
+    // Whole batches from the part's start, as one solve of the part cuts them: host-rng's
+    // generator is then set where that solve's would be.
+    const Samples batch_part{first + round * batch,
+                             std::max<std::int64_t>(0, std::min(batch, last - first - round * batch))};
+    if (batch_part.count > 0) {
+      const ProgressCallback shifted = [&](const Progress& pr) {
+        if (progress)
+          progress({copies * (batch_part.first - first) + pr.paths, copies * (last - first),
+                    seconds_since(start)});
+      };
+      const Result r = gpu ? solve_gpu(p, shifted, batch_part) : solve_gold(p, shifted, batch_part);
+      // Integers: added in any order they are the one solve's sums.
+      whole.sums.sum += r.sums.sum;
+      whole.sums.sum_sq += r.sums.sum_sq;
+      whole.sums.count += r.sums.count;
+      whole.timings.generate += r.timings.generate;
+      whole.timings.paths += r.timings.paths;
+      const Samples rows = stored_rows(p, batch_part);
+      std::copy(r.sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
+                r.sample.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
+                whole.sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row));
+    }
+    ++round;
+    if (!checkpoints.at) continue;
+    const AtSafePoint a = checkpoints.at(round);
+    if (a != AtSafePoint::go_on) checkpoints.save({round, whole.sums, &whole.sample});
+    if (a == AtSafePoint::save_and_stop) break;
+  }
+  whole.estimate = estimate_from(whole.sums, price_unit(p));
+  whole.timings.total = seconds_since(start);
+  return whole;
 }
 
 Agreement check_run(const Params& p, const Estimate& estimate, bool gpu, Samples part,

@@ -9,6 +9,7 @@
 
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
+#include "kernels/checkpoint_keys.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 
@@ -37,6 +38,29 @@ Samples stored_rows(const Params& p, Samples part);
 // (integers, so in any order they give the one-rank run's bits), the estimate made from them, and
 // the slowest rank's total seconds. One all-gather of a small record a rank; on one rank, `mine`.
 Result whole_run(comm::Context& context, const Params& p, Result mine);
+
+// What a checkpoint holds of a run, enough to continue it to the same bits: the rounds of
+// batches done (every rank's, a round being one batch of method.batch_paths paths from each), the
+// payoff sums of this rank's samples in them, and the stored sample paths among those (`sample`,
+// not owned). No generator state is needed: the gold and device-rng draw each sample's normals
+// from Philox counters of its index, and host-rng's generator is set to the offset of the batch
+// it starts at, so the next sample's index is every stream's position.
+struct State {
+  std::int64_t rounds = 0;
+  PayoffSums sums;
+  const std::vector<float>* sample = nullptr;
+};
+// A run's safe points are the ends of its rounds.
+using Checkpoints = SafePoints<State>;
+
+// Rounds of batches a run of `p` on `ranks` ranks makes: rank 0's batches, the most any rank has.
+std::int64_t batch_rounds(const Params& p, int ranks, bool whole_batches);
+
+// solve_gpu (`gpu`) or solve_gold of `part`, one batch of it a round, for `rounds` rounds, meeting
+// `checkpoints` after each (a rank whose samples ran out meets them too) and continuing from
+// checkpoints.from when set: the bits one solve of `part` gives. Stops early where `at` says so.
+Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress, Samples part,
+                       std::int64_t rounds, const Checkpoints& checkpoints);
 
 // A run's estimate (the whole run's, across ranks) judged against the gold. A CPU run is the gold
 // solver itself (the same seed, the same bits), so it is its own gold; a GPU run's gold simulates

@@ -145,7 +145,8 @@ std::optional<SineDecay> sine_decay(const Heat& heat, const std::vector<T>& u) {
   return decay;
 }
 
-std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& progress) {
+std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& progress,
+                                    const HeatCheckpoints<double>* checkpoints) {
   const auto started = std::chrono::steady_clock::now();
   const std::int64_t n = heat.points;
   // Every grid solves the same matrix (a = c = -1, b = 2 + lambda) at every step, so the Thomas
@@ -189,13 +190,19 @@ std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& pr
     corner = 1 / diagonal;
     z_dot = 1 + z.front() + corner * z.back();
   }
-  std::vector<double> u = heat_initial<double>(heat);
+  const HeatState<double>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+  std::vector<double> u = from != nullptr ? std::vector<double>(from->u, from->u + from->values)
+                                          : heat_initial<double>(heat);
   // Grids are independent for the whole march: each is marched through a stretch of steps
   // while it sits in cache, and progress is reported between stretches (64 of them at most, so
-  // a grid leaves the cache at most 64 times).
+  // a grid leaves the cache at most 64 times). A checkpoint's step ends a stretch too; every
+  // grid's steps are the same arithmetic however they are cut.
   const std::int64_t stretch = steps_per_report(heat.steps);
-  for (std::int64_t done = 0; done < heat.steps; done += stretch) {
-    const std::int64_t steps = std::min(stretch, heat.steps - done);
+  const bool checkpointing = checkpoints != nullptr && checkpoints->at;
+  for (std::int64_t done = from != nullptr ? from->steps : 0; done < heat.steps;) {
+    std::int64_t end = std::min((done / stretch + 1) * stretch, heat.steps);
+    if (checkpointing) end = std::min(end, checkpoints->next(done, heat.steps));
+    const std::int64_t steps = end - done;
 #pragma omp parallel for schedule(static)
     for (std::int64_t g = 0; g < heat.grids; ++g) {
       double* v = u.data() + g * n;
@@ -209,9 +216,15 @@ std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& pr
         for (std::int64_t j = 0; j < n; ++j) v[j] -= factor * z[static_cast<std::size_t>(j)];
       }
     }
+    done = end;
     if (progress)
-      progress({done + steps, heat.steps,
+      progress({done, heat.steps,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+    if (!checkpointing) continue;
+    const AtSafePoint a = checkpoints->at(done);
+    if (a != AtSafePoint::go_on)
+      checkpoints->save({done, u.data(), static_cast<std::int64_t>(u.size())});
+    if (a == AtSafePoint::save_and_stop) break;
   }
   return u;
 }

@@ -78,7 +78,8 @@ class SolveClock {
 
 template <class T>
 HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
-                             const ProgressCallback& progress) {
+                             const ProgressCallback& progress,
+                             const HeatCheckpoints<T>* checkpoints) {
   const auto started = std::chrono::steady_clock::now();
   // A launch that cannot work fails before anything is allocated. A ring's matrix is the
   // fixed-end one with a[0] and c[n-1] read: heat_matrix stores -1 there too.
@@ -90,8 +91,11 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
     line = std::make_unique<Solver<T>>(launch, Dims{heat.points, heat.grids, required_layout(launch.variant)});
   const Dims dims{heat.points, heat.grids, ring ? ring->layout() : line->dims().layout};
   const Batch<T> matrix = heat_matrix<T>(heat, dims.layout);
+  const HeatState<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
   const std::vector<T> initial =
-      relayout(heat_initial<T>(heat), {dims.n, dims.systems, Layout::contiguous}, dims.layout);
+      from != nullptr
+          ? std::vector<T>(from->u, from->u + from->values)
+          : relayout(heat_initial<T>(heat), {dims.n, dims.systems, Layout::contiguous}, dims.layout);
   const auto size = static_cast<std::size_t>(dims.size());
   Stream stream;
   HeatResult<T> result;
@@ -113,13 +117,16 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   // the next has been enqueued behind it, so the device never waits for the host.
   const std::int64_t stretch = steps_per_report(heat.steps);
   std::array<Event, 2> stretch_end;
-  std::int64_t stretches = 0;
+  std::int64_t stretches = 0, reported = 0;  // events recorded; the step the last one ends
   const auto report = [&](std::int64_t steps) {
     progress({steps, heat.steps,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
   };
+  const bool checkpointing = checkpoints != nullptr && checkpoints->at;
+  std::vector<T> saved;  // a checkpoint's copy of u, in the variant's layout
+  bool stopped = false;
   compute.start();
-  for (std::int64_t s = 0; s < heat.steps; ++s) {
+  for (std::int64_t s = from != nullptr ? from->steps : 0; s < heat.steps; ++s) {
     build_rhs(heat, dims, u.data(), d.data(), stream);
     solves.start(stream);
     if (ring) {
@@ -129,13 +136,29 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
       line->solve(a.data(), b.data(), c.data(), d.data(), u.data(), stream);
     }
     solves.stop(stream);
-    if (progress && (s + 1) % stretch == 0) {
+    const std::int64_t done = s + 1;
+    if (progress && done % stretch == 0) {
       stretch_end[stretches % 2].record(stream);
       if (stretches > 0) {
         stretch_end[(stretches - 1) % 2].synchronize();
-        report(stretches * stretch);
+        report(reported);
       }
+      reported = done;
       ++stretches;
+    }
+    if (checkpointing && (done % stretch == 0 || checkpoints->due(done, heat.steps))) {
+      const AtSafePoint at = checkpoints->at(done);
+      if (at != AtSafePoint::go_on) {
+        saved.resize(size);
+        PARASOL_CUDA(cudaMemcpyAsync(saved.data(), u.data(), u.bytes(), cudaMemcpyDeviceToHost,
+                                     stream));
+        PARASOL_CUDA(cudaStreamSynchronize(stream));
+        checkpoints->save({done, saved.data(), static_cast<std::int64_t>(size)});
+      }
+      if (at == AtSafePoint::save_and_stop) {
+        stopped = true;
+        break;
+      }
     }
   }
   compute.stop();
@@ -144,7 +167,7 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   else line->check(stream);
   result.timings.compute = compute.seconds();
   result.solve_seconds = solves.seconds();
-  if (progress && heat.steps > 0) report(heat.steps);
+  if (progress && heat.steps > 0 && !stopped) report(heat.steps);
 
   EventTimer d2h(stream);
   std::vector<T> laid_out(size);
@@ -157,8 +180,10 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
 }
 
 template HeatResult<float> march_heat_gpu<float>(const Heat&, const Launch&,
-                                                 const ProgressCallback&);
+                                                 const ProgressCallback&,
+                                                 const HeatCheckpoints<float>*);
 template HeatResult<double> march_heat_gpu<double>(const Heat&, const Launch&,
-                                                   const ProgressCallback&);
+                                                   const ProgressCallback&,
+                                                   const HeatCheckpoints<double>*);
 
 }  // namespace parasol::tridiag

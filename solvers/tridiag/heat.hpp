@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/checkpoint_keys.hpp"
 #include "solvers/tridiag/params.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
@@ -59,6 +60,20 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
+// What a checkpoint holds of a march, enough to continue it to the same bits: the temperatures
+// after `steps` steps, `values` of them at `u` (not owned), in the layout the march keeps them
+// in (the gold: contiguous doubles; the GPU: its variant's layout).
+template <class T>
+struct HeatState {
+  std::int64_t steps = 0;
+  const T* u = nullptr;
+  std::int64_t values = 0;
+};
+// A march's safe points are its progress reports (every steps_per_report steps), every
+// checkpoint.every steps, and its last step.
+template <class T>
+using HeatCheckpoints = SafePoints<HeatState<T>>;
+
 template <class T>
 struct HeatResult {
   std::vector<T> u;  // [grid][point] after the last step (contiguous whatever the solve's layout)
@@ -67,12 +82,14 @@ struct HeatResult {
 };
 
 // The gold: the same steps by the Thomas algorithm in double.
-std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& progress = {});
+std::vector<double> march_heat_gold(const Heat& heat, const ProgressCallback& progress = {},
+                                    const HeatCheckpoints<double>* checkpoints = nullptr);
 
 // On the GPU with the given launch; the layout is the one the variant needs.
 template <class T>
 HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
-                             const ProgressCallback& progress = {});
+                             const ProgressCallback& progress = {},
+                             const HeatCheckpoints<T>* checkpoints = nullptr);
 
 // The steps between two progress reports: 1/64 of the march, at least one.
 inline std::int64_t steps_per_report(std::int64_t steps) { return steps / 64 + 1; }

@@ -165,6 +165,8 @@ const Keys<Params>& keys() {
                        "thomas-pcr 2, 4, 8 or 16; thomas-scan 4, 8 or 16; 0 picks one from n "
                        "(thomas-scan: 16). pcr-shared and thomas take none (0)")
                     .gpu_only());
+    add_checkpoint_keys<P>(k, [](P& p) -> auto& { return p.checkpoint; }, "time steps",
+                           is_heat, heat);
   });
 }
 

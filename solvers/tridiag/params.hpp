@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/checkpoint_keys.hpp"
 #include "kernels/precision.hpp"
 #include "kernels/shape.hpp"
 
@@ -122,6 +123,8 @@ struct Params {
   int threads = 256;  // threads per block
   int chunk = 0;      // rows per thread for pcr-warp and thomas-pcr; 0 picks one from n
   Precision precision = Precision::single;
+
+  CheckpointParams checkpoint;  // [checkpoint], for heat: the march every N steps, on a signal
 
   // Throws InputError naming the offending key (its source left for the caller). Checks what is
   // known without reading the input file: counts, lambda, and the launch's own limits.

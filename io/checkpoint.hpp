@@ -1,0 +1,117 @@
+// Checkpoints: everything a solver needs to continue a run where it stopped, in one HDF5 file per
+// rank. Written as a result is (a temporary beside the final name, renamed into place only when
+// complete, removed on a signal), so a checkpoint is whole or absent and the one before it stays
+// intact until the new one is in place. Read back checked, before any computing: the solver,
+// the rank count, the parameters that must match, every array's size and a checksum of the
+// state; a file that fails any of these is an InputError (exit 2) naming what does not match.
+//
+// Layout (docs/hdf5-layout.md):
+//   /               solver, step, rank, ranks, checksum (of the state: every array and scalar)
+//   /parameters     the run's resolved parameters, as a result stores them
+//   /provenance     where and when it was written, by what
+//   /state/NAME     the solver's arrays (float or double), each with its own `checksum`
+//   /state@NAME     the solver's scalars (iteration counts, running sums, stream positions)
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "io/result_file.hpp"
+#include "io/value.hpp"
+#include "kernels/error.hpp"
+
+namespace parasol::io {
+
+// The status of a run that wrote a checkpoint on a signal and stopped: EX_TEMPFAIL of
+// sysexits.h, "try again later", which is what it asks of a job script (restart from it).
+inline constexpr int kCheckpointedStatus = 75;
+
+// Where a run writes its checkpoints by default: beside the result, "<stem>.checkpoint.h5".
+std::filesystem::path default_checkpoint_path(const std::filesystem::path& result);
+
+// Rank `rank`'s part of a checkpoint among `ranks`: `file` itself on one rank and on rank 0,
+// "<stem>.rank<r><ext>" beside it on the others.
+std::filesystem::path checkpoint_part(const std::filesystem::path& file, int rank, int ranks);
+
+// A 64-bit checksum of `bytes` bytes (four interleaved multiply-xor lanes: several GB/s, so a
+// checkpoint is written at the disk's speed, not the checksum's), as 16 hex digits.
+std::string state_checksum(const void* data, std::size_t bytes);
+
+class CheckpointWriter {
+ public:
+  // `rank`'s part of a checkpoint of `solver` after `step` among `ranks`, to be committed to
+  // checkpoint_part(file, rank, ranks) (a temporary is made beside it now).
+  CheckpointWriter(const std::filesystem::path& file, const std::string& solver,
+                   std::int64_t step, int rank, int ranks);
+
+  // The solver's state: arrays and scalars. Each name once.
+  void add(const std::string& name, const float* values, std::uint64_t count);
+  void add(const std::string& name, const double* values, std::uint64_t count);
+  template <class T>
+  void add(const std::string& name, const std::vector<T>& values) {
+    add(name, values.data(), values.size());
+  }
+  void add(const std::string& name, const Value& scalar);
+
+  // /parameters, /provenance and anything else that describes the run; not part of the state.
+  ResultFile& file() { return file_; }
+
+  // Stores the checksum and puts the file in place. With `keep` > 1 the checkpoint it replaces
+  // is kept as FILE.1 (FILE.1 as FILE.2, ...; each rank's part as the part of those names), up
+  // to keep - 1 older ones; the newest is always at its name, so there is no moment without one.
+  void commit(std::int64_t keep);
+
+  // Bytes of state written so far, for the rate a run reports.
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  void note(const std::string& name, const std::string& checksum);
+  template <class T>
+  void add_array(const std::string& name, const T* values, std::uint64_t count);
+
+  std::filesystem::path base_, path_;  // the checkpoint's name, and this rank's part of it
+  int rank_, ranks_;
+  ResultFile file_;
+  std::string digest_;  // name=checksum of every array and scalar, in the order added
+  std::set<std::string> names_;
+  std::uint64_t bytes_ = 0;
+};
+
+class CheckpointReader {
+ public:
+  // Opens and checks `path` as `rank`'s part of a checkpoint of `solver` among `ranks`, for a
+  // run with the resolved `parameters`: every key must hold the same value in the checkpoint
+  // except the [checkpoint] keys and those in `may_differ` (how long to run on, say). Each
+  // refusal is an InputError naming the file and what does not match.
+  CheckpointReader(const std::filesystem::path& path, const std::string& solver, int rank,
+                   int ranks, const std::map<std::string, Value>& parameters,
+                   const std::set<std::string>& may_differ);
+
+  std::int64_t step() const { return step_; }
+
+  // A state array of exactly `size` values, its checksum checked.
+  std::vector<float> floats(const std::string& name, std::uint64_t size) const;
+  std::vector<double> doubles(const std::string& name, std::uint64_t size) const;
+  // A state scalar.
+  Value scalar(const std::string& name) const;
+  std::int64_t integer(const std::string& name) const;
+  double number(const std::string& name) const;
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  template <class T>
+  std::vector<T> array(const std::string& name, std::uint64_t size) const;
+  InputError refused(const std::string& why) const;
+
+  std::filesystem::path path_;
+  std::optional<ResultReader> reader_;
+  std::int64_t step_ = 0;
+};
+
+}  // namespace parasol::io

@@ -1,0 +1,533 @@
+// Checkpoints and restarts, through the front end: a run of 2N steps gives, bit for bit, what a
+// run of N steps that checkpoints and a restart running N more give, for every solver that
+// checkpoints, on the CPU (and on the GPU where there is one), on one rank and across 2 and 3;
+// a signal writes a checkpoint and stops with status 75, a second ends the run at once leaving the
+// checkpoint before intact; and a damaged, truncated or mismatched checkpoint is refused with
+// exit 2 and one line, nothing written.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/checkpoint.hpp"
+#include "io/result_reader.hpp"
+#include "tests/ranks_support.hpp"
+#include "tests/support.hpp"
+
+namespace parasol {
+namespace {
+
+namespace fs = std::filesystem;
+using test::CommandResult;
+using test::quoted;
+using test::same_bits;
+
+const std::string kExe = PARASOL_EXE;
+
+// A small laplace3d problem whose grid no slab cut divides evenly (13 planes among 2 or 3) and
+// whose steps are not all multiples of its check interval: a checkpoint then falls between
+// convergence checks, and the restarted run must still record the same checks.
+std::string laplace3d(const std::string& precision = "float") {
+  return "solver = \"laplace3d\"\n[grid]\nnx = 20\nny = 17\nnz = 13\n[boundary]\nx_min = 1.0\n"
+         "z_max = 0.5\n[initial]\nseed = 7\n[iteration]\nmax_iterations = 10\ntolerance = 0\n"
+         "check_every = 10\n[method]\nprecision = \"" +
+         precision + "\"\n";
+}
+
+// tridiag's heat march on grids that 2 or 3 ranks cut unevenly, from a random start (every grid
+// different), with fixed ends that are not zero.
+std::string heat(const std::string& precision = "float") {
+  return "solver = \"tridiag\"\n[problem]\nkind = \"heat\"\nprecision = \"" + precision +
+         "\"\n[heat]\npoints = 37\ngrids = 7\nsteps = 10\nlambda = 0.7\ninitial = \"random\"\n"
+         "left = 0.25\nright = 0.5\n";
+}
+
+// montecarlo's two-asset model in batches of 1000 paths (antithetic pairs: 500 samples a batch),
+// with sample paths stored so that they are checkpointed too.
+std::string montecarlo() {
+  return "solver = \"montecarlo\"\n[paths]\ncount = 3000\nsteps = 16\n[payoff]\nkind = "
+         "\"asian-call\"\n[method]\nbatch_paths = 1000\nantithetic = true\n[output]\n"
+         "sample_paths = 7\n";
+}
+
+// The bits a result holds, whatever its precision: the field read as doubles is exact for both.
+struct Bits {
+  std::vector<double> field;
+  std::vector<std::string> diagnostics;  // every /diagnostics attribute, as text
+};
+
+class Checkpoints : public ::testing::Test {
+ protected:
+  fs::path write_params(const std::string& text) {
+    const fs::path path = dir_ / "p.toml";
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  static std::string launcher(int ranks) {
+#ifdef PARASOL_TEST_MPIEXEC
+    if (ranks > 0) return std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
+#endif
+    (void)ranks;
+    return "";
+  }
+
+  // `parasol run` of `text` writing `output` in the scratch folder, on `ranks` ranks (0: no
+  // launcher), with `args` (overrides, flags); the CPU backend unless they name one.
+  CommandResult run(const std::string& text, const std::string& output, const std::string& args,
+                    int ranks = 0) {
+    const std::string backend = args.find("--backend") == std::string::npos ? " --backend cpu" : "";
+    return test::run_shell(launcher(ranks) + kExe + " run " + quoted(write_params(text)) + " -o " +
+                           quoted(dir_ / output) + backend + " --quiet --force " + args);
+  }
+
+  Bits bits(const std::string& output, const std::string& field) const {
+    io::ResultReader r(dir_ / output);
+    Bits b;
+    b.field = r.read_doubles(field);
+    if (r.exists("/diagnostics"))
+      for (const std::string& name : r.attribute_names("/diagnostics")) {
+        const io::Value v = r.attribute("/diagnostics", name);
+        b.diagnostics.push_back(name + "=" + std::visit([](const auto& x) { return text(x); }, v));
+      }
+    return b;
+  }
+
+  // A run of `steps_key` = 2n against one of n that checkpoints (every `every` steps, n by
+  // default) and a restart of it that runs to 2n: the same field, bit for bit, and the same
+  // diagnostics.
+  void expect_restart_alike(const std::string& text, const std::string& steps_key, std::int64_t n,
+                            const std::string& field, const std::string& args = "",
+                            int ranks = 0, std::int64_t every = 0) {
+    const std::string twice = steps_key + "=" + std::to_string(2 * n);
+    const CommandResult whole = run(text, "whole.h5", twice + " " + args, ranks);
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    const CommandResult first =
+        run(text, "first.h5",
+            steps_key + "=" + std::to_string(n) +
+                " checkpoint.every=" + std::to_string(every > 0 ? every : n) + " " + args,
+            ranks);
+    ASSERT_EQ(first.status, 0) << first.output;
+    ASSERT_TRUE(fs::exists(dir_ / "first.checkpoint.h5")) << first.output;
+    const CommandResult rest =
+        run(text, "rest.h5", twice + " --restart " + quoted(dir_ / "first.checkpoint.h5") + " " + args,
+            ranks);
+    ASSERT_EQ(rest.status, 0) << rest.output;
+    const Bits a = bits("whole.h5", field), b = bits("rest.h5", field);
+    EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
+    EXPECT_EQ(a.diagnostics, b.diagnostics);
+    io::ResultReader h5(dir_ / "rest.h5");
+    EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "restarted_from")),
+              (dir_ / "first.checkpoint.h5").string());
+  }
+
+  // A run to the end that checkpoints every round and keeps three, restarted from the oldest
+  // kept (two rounds before the end): the uninterrupted run's bits.
+  void expect_restart_from_older_alike(const std::string& text, const std::string& field,
+                                       const std::string& args, int ranks) {
+    const CommandResult whole = run(text, "whole.h5", args, ranks);
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    const std::string file = "checkpoint.file=" + quoted(dir_ / "c.h5");
+    const CommandResult first =
+        run(text, "first.h5", "checkpoint.every=1 checkpoint.keep=3 " + file + " " + args, ranks);
+    ASSERT_EQ(first.status, 0) << first.output;
+    const CommandResult rest =
+        run(text, "rest.h5", "--restart " + quoted(dir_ / "c.h5.2") + " " + file + " " + args, ranks);
+    ASSERT_EQ(rest.status, 0) << rest.output;
+    const Bits a = bits("whole.h5", field), b = bits("rest.h5", field);
+    EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
+    EXPECT_EQ(a.diagnostics, b.diagnostics);
+  }
+
+  static std::string text(bool v) { return v ? "1" : "0"; }
+  static std::string text(std::int64_t v) { return std::to_string(v); }
+  static std::string text(double v) {
+    char t[40];
+    std::snprintf(t, sizeof t, "%.17g", v);
+    return t;
+  }
+  static std::string text(const std::string& v) { return v; }
+  template <class V>
+  static std::string text(const std::vector<V>& v) {
+    std::string t;
+    for (const auto& e : v) t += text(e) + ",";
+    return t;
+  }
+
+  test::ScratchDir dir_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The file's names and checksum.
+
+TEST(CheckpointFile, NamesBesideTheResultAndOfEachRanksPart) {
+  EXPECT_EQ(io::default_checkpoint_path("out/run.h5"), fs::path("out/run.checkpoint.h5"));
+  EXPECT_EQ(io::checkpoint_part("out/c.h5", 0, 3), fs::path("out/c.h5"));
+  EXPECT_EQ(io::checkpoint_part("out/c.h5", 2, 3), fs::path("out/c.rank2.h5"));
+  EXPECT_EQ(io::checkpoint_part("out/c.h5", 0, 1), fs::path("out/c.h5"));
+  // An older checkpoint's parts are named after its own name.
+  EXPECT_EQ(io::checkpoint_part("out/c.h5.2", 1, 2), fs::path("out/c.h5.rank1.2"));
+}
+
+TEST(CheckpointFile, TheChecksumChangesWithAnyOneBit) {
+  // Lengths that fill the eight lanes exactly, leave whole words over, and leave bytes over.
+  for (const std::size_t bytes : {std::size_t{128}, std::size_t{136}, std::size_t{141}}) {
+    std::vector<unsigned char> data(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<unsigned char>(i * 37 + 11);
+    const std::string whole = io::state_checksum(data.data(), bytes);
+    for (std::size_t bit = 0; bit < 8 * bytes; ++bit) {
+      data[bit / 8] ^= static_cast<unsigned char>(1u << (bit % 8));
+      EXPECT_NE(io::state_checksum(data.data(), bytes), whole) << bytes << " bytes, bit " << bit;
+      data[bit / 8] ^= static_cast<unsigned char>(1u << (bit % 8));
+    }
+    EXPECT_EQ(io::state_checksum(data.data(), bytes), whole);
+    EXPECT_NE(io::state_checksum(data.data(), bytes - 1), whole) << "the length counts";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2N steps = N, checkpoint, restart, N more.
+
+TEST_F(Checkpoints, Laplace3dCpuRestartGivesTheSameBits) {
+  expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u");
+}
+
+TEST_F(Checkpoints, Laplace3dCpuDoubleRestartGivesTheSameBits) {
+  expect_restart_alike(laplace3d("double"), "iteration.max_iterations", 20, "/fields/u");
+}
+
+TEST_F(Checkpoints, Laplace3dGpuRestartGivesTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const char* variant : {"zreg", "temporal"}) {
+    SCOPED_TRACE(variant);
+    expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u",
+                         std::string("--backend gpu method.variant=") + variant);
+  }
+}
+
+TEST_F(Checkpoints, TridiagHeatCpuRestartGivesTheSameBits) {
+  for (const char* precision : {"float", "double"}) {
+    SCOPED_TRACE(precision);
+    // 2N and N steps report progress at different intervals: the checkpoint's step is its own.
+    expect_restart_alike(heat(precision), "heat.steps", 23, "/fields/u");
+  }
+}
+
+TEST_F(Checkpoints, TridiagHeatGpuRestartGivesTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const char* variant : {"thomas-pcr", "pcr-shared"}) {
+    SCOPED_TRACE(variant);
+    expect_restart_alike(heat(), "heat.steps", 23, "/fields/u",
+                         std::string("--backend gpu method.variant=") + variant);
+  }
+}
+
+// The estimate is in /estimate: compared as the field's stand-in, with the stored paths.
+TEST_F(Checkpoints, MontecarloCpuRestartGivesTheSameBits) {
+  // 3000 paths are three batches of 1000.
+  expect_restart_alike(montecarlo(), "paths.count", 3000, "/fields/sample_paths", "", 0, 3);
+  EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+            std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+  EXPECT_EQ(
+      std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "standard_error")),
+      std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "standard_error")));
+}
+
+TEST_F(Checkpoints, MontecarloGpuRestartGivesTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const char* variant : {"device-rng", "host-rng"}) {
+    SCOPED_TRACE(variant);
+    expect_restart_alike(montecarlo(), "paths.count", 3000, "/fields/sample_paths",
+                         std::string("--backend gpu method.variant=") + variant, 0, 3);
+    EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+              std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+  }
+}
+
+TEST_F(Checkpoints, ABasketRunIsRefusedARestart) {
+  const CommandResult r =
+      run(test::read_text(std::string(PARASOL_SOURCE_DIR) + "/inputs/montecarlo-basket.toml"),
+          "out.h5", "--restart " + quoted(dir_ / "none.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("a basket run writes no checkpoints"), std::string::npos) << r.output;
+}
+
+class CheckpointsAcrossRanks : public Checkpoints {
+ protected:
+  void SetUp() override {
+#ifndef PARASOL_TEST_MPIEXEC
+    GTEST_SKIP() << "this build has no MPI: runs across ranks are not built";
+#endif
+  }
+};
+
+TEST_F(CheckpointsAcrossRanks, Laplace3dCpuOn2And3RanksRestartsToTheSameBits) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u", "", ranks);
+    // Each rank wrote its own part, beside rank 0's.
+    for (int r = 1; r < ranks; ++r)
+      EXPECT_TRUE(fs::exists(io::checkpoint_part(dir_ / "first.checkpoint.h5", r, ranks)));
+  }
+}
+
+TEST_F(CheckpointsAcrossRanks, TridiagHeatOn2And3RanksRestartsToTheSameBits) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    expect_restart_alike(heat(), "heat.steps", 23, "/fields/u", "", ranks);
+  }
+}
+
+TEST_F(CheckpointsAcrossRanks, MontecarloOn2And3RanksRestartsToTheSameBits) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    expect_restart_from_older_alike(montecarlo(), "/fields/sample_paths", "paths.count=9000", ranks);
+  }
+}
+
+TEST_F(CheckpointsAcrossRanks, Laplace3dFromAnOlderCheckpointOn3Ranks) {
+  expect_restart_from_older_alike(laplace3d(), "/fields/u", "iteration.max_iterations=12", 3);
+}
+
+TEST_F(CheckpointsAcrossRanks, Laplace3dGpuOn2RanksRestartsToTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u",
+                       "--backend gpu method.variant=temporal", 2);
+}
+
+TEST_F(CheckpointsAcrossRanks, ARestartOnAnotherRankCountIsRefused) {
+  const CommandResult first =
+      run(laplace3d(), "first.h5", "iteration.max_iterations=20 checkpoint.every=20", 2);
+  ASSERT_EQ(first.status, 0) << first.output;
+  const CommandResult r = run(laplace3d(), "rest.h5",
+                              "iteration.max_iterations=40 --restart " +
+                                  quoted(dir_ / "first.checkpoint.h5"),
+                              3);
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "written by 2 ranks, and this run has 3");
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every checkpoint.every steps, keeping the newest `keep`.
+
+TEST_F(Checkpoints, EveryNStepsKeepsTheNewestK) {
+  const CommandResult r = run(laplace3d(), "out.h5",
+                              "iteration.max_iterations=40 checkpoint.every=10 checkpoint.keep=3 "
+                              "checkpoint.file=" +
+                                  quoted(dir_ / "c.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  // Four written (10, 20, 30, 40): the newest under the name, two older beside it.
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "c.h5").attribute("/", "step")), 40);
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "c.h5.1").attribute("/", "step")), 30);
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "c.h5.2").attribute("/", "step")), 20);
+  EXPECT_FALSE(fs::exists(dir_ / "c.h5.3"));
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "out.h5").attribute("/checkpoint", "written")), 4);
+}
+
+TEST_F(Checkpoints, EverySecondsWritesAtTheSafePointsOnceDue) {
+  // Due at once: a checkpoint at every convergence check (10, 20, 30, 40).
+  const CommandResult r = run(laplace3d(), "out.h5",
+                              "iteration.max_iterations=40 checkpoint.every_seconds=1e-9");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "out.h5").attribute("/checkpoint", "written")), 4);
+  EXPECT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "out.checkpoint.h5").attribute("/", "step")), 40);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signals.
+
+// A long CPU run on one thread that checkpoints on a signal, progress on every check.
+std::vector<std::string> long_run(const fs::path& params, const fs::path& out,
+                                  const std::string& every = "0") {
+  return {kExe, "run", params.string(), "-o", out.string(), "grid.nx=60", "grid.ny=60",
+          "grid.nz=60", "iteration.max_iterations=1000000", "iteration.check_every=5",
+          "checkpoint.file=" + (out.parent_path() / "c.h5").string(), "checkpoint.every=" + every,
+          "--backend", "cpu", "--threads", "1", "--progress", "0"};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+TEST_F(Checkpoints, Sigusr1WritesACheckpointThatRestartsToTheUninterruptedBits) {
+  const fs::path params = write_params(laplace3d());
+  const test::SignalledRun r =
+      test::signal_when_logged(long_run(params, dir_ / "long.h5"), dir_ / "job.log",
+                               "  iteration ", SIGUSR1);
+  ASSERT_TRUE(r.saw) << r.log;
+  // The documented status, and a last line that names the checkpoint.
+  ASSERT_TRUE(WIFEXITED(r.wait_status)) << r.log;
+  EXPECT_EQ(WEXITSTATUS(r.wait_status), io::kCheckpointedStatus) << r.log;
+  const std::vector<std::string> lines = lines_of(r.log);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().rfind("parasol: SIGUSR1: stopped at iteration ", 0), 0u) << r.log;
+  EXPECT_NE(lines.back().find("--restart " + (dir_ / "c.h5").string()), std::string::npos) << r.log;
+  EXPECT_FALSE(fs::exists(dir_ / "long.h5")) << "a stopped run wrote its result";
+
+  // Continued a few iterations past the checkpoint, it gives an uninterrupted run's bits.
+  const std::int64_t step = std::get<std::int64_t>(io::ResultReader(dir_ / "c.h5").attribute("/", "step"));
+  ASSERT_GT(step, 0);
+  ASSERT_EQ(step % 5, 0) << "a signal is answered at a convergence check";
+  const std::string grid = "grid.nx=60 grid.ny=60 grid.nz=60 iteration.check_every=5 ";
+  const std::string to = "iteration.max_iterations=" + std::to_string(step + 7) + " ";
+  const CommandResult whole = run(laplace3d(), "whole.h5", grid + to);
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const CommandResult rest =
+      run(laplace3d(), "rest.h5", grid + to + "--restart " + quoted(dir_ / "c.h5"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/u").field, bits("rest.h5", "/fields/u").field));
+}
+
+TEST_F(Checkpoints, ASecondSignalEndsTheRunAtOnceAndLeavesTheCheckpointBefore) {
+  const fs::path params = write_params(laplace3d());
+  // A checkpoint every 5 iterations: one is there (the log says "checkpoint" only at the end,
+  // so wait for the file), then two signals in a row.
+  std::vector<std::string> args = long_run(params, dir_ / "long.h5", "5");
+  const std::string log = (dir_ / "job.log").string();
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(127);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(dir_ / "c.h5") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(dir_ / "c.h5"));
+  kill(child, SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  const std::string text = test::read_text(dir_ / "job.log");
+  // Either the second signal came before the first was answered (dead of SIGTERM) or after the
+  // run had stopped (75); both leave a whole checkpoint and no temporary.
+  EXPECT_TRUE((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) ||
+              (WIFEXITED(status) && WEXITSTATUS(status) == io::kCheckpointedStatus))
+      << text;
+  for (const auto& entry : fs::directory_iterator(dir_.path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos)
+        << entry.path() << " left behind";
+  const CommandResult rest = run(laplace3d(), "rest.h5",
+                                 "grid.nx=60 grid.ny=60 grid.nz=60 iteration.check_every=5 "
+                                 "iteration.max_iterations=2000 --restart " +
+                                     quoted(dir_ / "c.h5"));
+  EXPECT_EQ(rest.status, 0) << rest.output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals: exit 2, one line naming what does not match, nothing written or overwritten.
+
+class RefusedCheckpoints : public Checkpoints {
+ protected:
+  void SetUp() override {
+    const CommandResult first =
+        run(laplace3d(), "first.h5", "iteration.max_iterations=20 checkpoint.every=20");
+    ASSERT_EQ(first.status, 0) << first.output;
+    checkpoint_ = dir_ / "first.checkpoint.h5";
+  }
+
+  std::string bytes() const { return test::read_text(checkpoint_); }
+
+  void expect_refused(const std::string& says, const std::string& args = "") {
+    const std::string before = bytes();
+    const CommandResult r = run(laplace3d(), "rest.h5",
+                                "iteration.max_iterations=40 --restart " + quoted(checkpoint_) +
+                                    " " + args);
+    EXPECT_EQ(r.status, 2) << r.output;
+    const std::vector<std::string> lines = lines_of(r.output);
+    ASSERT_EQ(lines.size(), 1u) << r.output;
+    EXPECT_NE(lines[0].find("checkpoint refused: "), std::string::npos) << r.output;
+    EXPECT_NE(lines[0].find(says), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+    EXPECT_EQ(bytes(), before) << "the checkpoint was changed";
+  }
+
+  // Where the field's values lie in the file (a contiguous dataset).
+  haddr_t field_offset() const {
+    const hid_t file = H5Fopen(checkpoint_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t set = H5Dopen2(file, "/state/u", H5P_DEFAULT);
+    const haddr_t at = H5Dget_offset(set);
+    H5Dclose(set);
+    H5Fclose(file);
+    return at;
+  }
+
+  fs::path checkpoint_;
+};
+
+TEST_F(RefusedCheckpoints, ADamagedFieldIsRefused) {
+  const haddr_t at = field_offset();
+  ASSERT_NE(at, HADDR_UNDEF);
+  {
+    std::fstream f(checkpoint_, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(at + 1000));
+    f.put('\x5a');
+  }
+  expect_refused("the checksum of its `u` does not match");
+}
+
+TEST_F(RefusedCheckpoints, ATruncatedFileIsRefused) {
+  fs::resize_file(checkpoint_, fs::file_size(checkpoint_) / 2);
+  expect_refused("unreadable");
+}
+
+TEST_F(RefusedCheckpoints, AnotherProblemIsRefusedNamingTheKey) {
+  expect_refused("grid.nx is 21 here and 20 in it", "grid.nx=21");
+  expect_refused("initial.seed is 8 here and 7 in it", "initial.seed=8");
+}
+
+TEST_F(RefusedCheckpoints, ACheckpointPastTheLastIterationIsRefused) {
+  const std::string before = bytes();
+  const CommandResult r = run(laplace3d(), "rest.h5",
+                              "iteration.max_iterations=15 --restart " + quoted(checkpoint_));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("it is at iteration 20, past iteration.max_iterations = 15"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+  EXPECT_EQ(bytes(), before);
+}
+
+TEST_F(RefusedCheckpoints, AnotherSolversCheckpointIsRefused) {
+  const std::string tridiag =
+      "solver = \"tridiag\"\n[problem]\nkind = \"heat\"\n[heat]\npoints = 9\ngrids = 3\nsteps = 4\n";
+  const std::string before = bytes();
+  const CommandResult r = run(tridiag, "rest.h5", "--restart " + quoted(checkpoint_));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("written by laplace3d"), std::string::npos) << r.output;
+  EXPECT_EQ(bytes(), before);
+}
+
+TEST_F(RefusedCheckpoints, AMissingCheckpointIsRefused) {
+  checkpoint_ = dir_ / "none.h5";
+  const CommandResult r = run(laplace3d(), "rest.h5", "--restart " + quoted(checkpoint_));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("no such file"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+}
+
+}  // namespace
+}  // namespace parasol

@@ -244,13 +244,15 @@ TEST_F(Checkpoints, MontecarloCpuRestartGivesTheSameBits) {
 
 TEST_F(Checkpoints, MontecarloGpuRestartGivesTheSameBits) {
   PARASOL_REQUIRE_GPU();
-  for (const char* variant : {"device-rng", "host-rng"}) {
-    SCOPED_TRACE(variant);
-    expect_restart_alike(montecarlo(), "paths.count", 3000, "/fields/sample_paths",
-                         std::string("--backend gpu method.variant=") + variant, 0, 3);
-    EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
-              std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
-  }
+  expect_restart_alike(montecarlo(), "paths.count", 3000, "/fields/sample_paths",
+                       "--backend gpu method.variant=\"device-rng\"", 0, 3);
+  EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+            std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+  // host-rng's cuRAND stream does not resume to the same numbers: refused, naming the key.
+  const CommandResult r = run(montecarlo(), "host.h5",
+                              "--backend gpu method.variant=\"host-rng\" checkpoint.every=1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("method.variant"), std::string::npos) << r.output;
 }
 
 TEST_F(Checkpoints, ABasketRunIsRefusedARestart) {

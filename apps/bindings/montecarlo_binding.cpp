@@ -236,6 +236,13 @@ class MontecarloRun final : public SolverRun<Params> {
     std::set<std::string> may_differ;
     if (ranks() == 1) may_differ.insert("paths.count");
     checkpoints_.emplace(p_.checkpoint, setup, "montecarlo", t_, may_differ);
+    // Resuming needs draws that a batch index fixes: device-rng's counter-based Philox streams.
+    // cuRAND's host generator, set to a batch's offset, does not give the numbers one generator
+    // gave through the batches before (its dynamic ordering lays them out by the launch).
+    if (checkpoints_->enabled() && gpu_ && p_.variant == montecarlo::Variant::host_rng)
+      throw InputError(t_.source_of("method.variant"), "method.variant",
+                       "checkpoints need \"device-rng\": host-rng's cuRAND stream does not resume "
+                       "to the same numbers after a restart");
     const io::CheckpointReader* r = checkpoints_->restart();
     if (r == nullptr) return;
     restart_sample_ = r->floats(

@@ -19,7 +19,11 @@ std::vector<Level> levels(const Params& p) {
   std::vector<Level> out{{p.nx, p.ny, p.nz, p.hx, p.hy, p.hz}};
   for (;;) {
     const Level& l = out.back();
-    if (l.nx % 2 != 0 || l.ny % 2 != 0 || l.nz % 2 != 0 || l.cells() <= p.bottom_cells) break;
+    // An axis of one cell below would meet its faces on both sides of every cell, where the
+    // trilinear prolongation's ghosts halve the correction: the coarsening stops at 2 cells.
+    if (l.nx % 2 != 0 || l.ny % 2 != 0 || l.nz % 2 != 0 || l.cells() <= p.bottom_cells ||
+        std::min({l.nx, l.ny, l.nz}) < 4)
+      break;
     out.push_back({l.nx / 2, l.ny / 2, l.nz / 2, 2 * l.hx, 2 * l.hy, 2 * l.hz});
   }
   return out;

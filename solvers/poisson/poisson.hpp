@@ -15,7 +15,8 @@
 //   −1/h² for Neumann (ghost_weight). Every level solves A e = r with these homogeneous
 //   conditions; only FMG's level right-hand sides and its prolongation see the data (below).
 // - Levels (levels()): level 0 is the grid; the next has half the cells in each axis and twice
-//   the spacing, made while every axis is even and the level has more than `bottom_cells` cells.
+//   the spacing, made while every axis is even and has at least 4 cells, and the level has more
+//   than `bottom_cells` cells.
 // - Restriction: the mean of the 8 children. Prolongation: trilinear, in FMG (HPGMG-FV's choice)
 //   and in the V-cycle alike: a child at offset ±1/4 of its parent's side takes per axis 3/4 of
 //   the parent and 1/4 of the parent's neighbour on the child's side; a neighbour beyond a face

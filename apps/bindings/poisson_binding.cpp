@@ -152,12 +152,6 @@ class PoissonRun final : public SolverRun<Params> {
     require_host_memory(t_.source(), "grid", "a " + extent(p_) + " grid needs",
                         cells * (4.0 * 8 / 7 * sizeof(T) + 3.0 * sizeof(double)));
     if (p_.source.kind == SourceKind::file) f_ = read_source(t_, p_, cuts_[0].begin, cuts_[0].end);
-    // The GPU's DeviceSolver runs its cycles from FMG to the end in one call: it has no safe
-    // point to stop at nor a start to continue from.
-    if (gpu_ && (p_.checkpoint.enabled() || !setup.options.restart.empty()))
-      throw InputError("command line", "--backend",
-                       "poisson checkpoints and --restart run on the CPU backend only (the GPU "
-                       "solver has no safe point between its cycles); run with --backend cpu");
     // A restart may run more cycles, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,
                          std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"});
@@ -421,7 +415,7 @@ class PoissonRun final : public SolverRun<Params> {
     if (gpu_) {
       poisson::DeviceSolver<T> solver(q);
       solver.upload_source(source.data());
-      const Outcome o = solver.solve();
+      const Outcome o = solver.solve(points);
       u.resize(source.size());
       solver.download(u.data());
       return o;

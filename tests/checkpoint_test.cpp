@@ -486,6 +486,35 @@ TEST_F(Checkpoints, Sigusr1WritesACheckpointThatRestartsToTheUninterruptedBits) 
   EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/u").field, bits("rest.h5", "/fields/u").field));
 }
 
+// poisson answers a signal after the cycle it is in, and continues from there to the bits of an
+// uninterrupted run of as many cycles.
+TEST_F(Checkpoints, PoissonSigusr1WritesACheckpointThatRestartsToTheUninterruptedBits) {
+  const fs::path params = write_params(poisson());
+  const std::vector<std::string> args = {
+      kExe, "run", params.string(), "-o", (dir_ / "long.h5").string(),
+      "iteration.max_cycles=1000000", "checkpoint.file=" + (dir_ / "c.h5").string(),
+      "--backend", "cpu", "--threads", "1", "--progress", "0"};
+  const test::SignalledRun r = test::signal_when_logged(args, dir_ / "job.log", "  cycle ", SIGUSR1);
+  ASSERT_TRUE(r.saw) << r.log;
+  ASSERT_TRUE(WIFEXITED(r.wait_status)) << r.log;
+  EXPECT_EQ(WEXITSTATUS(r.wait_status), io::kCheckpointedStatus) << r.log;
+  const std::vector<std::string> lines = lines_of(r.log);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().rfind("parasol: SIGUSR1: stopped at V-cycle ", 0), 0u) << r.log;
+  EXPECT_FALSE(fs::exists(dir_ / "long.h5")) << "a stopped run wrote its result";
+
+  const std::int64_t step = std::get<std::int64_t>(io::ResultReader(dir_ / "c.h5").attribute("/", "step"));
+  ASSERT_GT(step, 0);
+  const std::string to = "iteration.max_cycles=" + std::to_string(step + 3);
+  const CommandResult whole = run(poisson(), "whole.h5", to);
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const CommandResult rest = run(poisson(), "rest.h5", to + " --restart " + quoted(dir_ / "c.h5"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  const Bits a = bits("whole.h5", "/fields/u"), b = bits("rest.h5", "/fields/u");
+  EXPECT_TRUE(same_bits(a.field, b.field));
+  EXPECT_EQ(a.diagnostics, b.diagnostics);
+}
+
 TEST_F(Checkpoints, ASecondSignalEndsTheRunAtOnceAndLeavesTheCheckpointBefore) {
   const fs::path params = write_params(laplace3d());
   // A checkpoint every 5 iterations: one is there (the log says "checkpoint" only at the end,

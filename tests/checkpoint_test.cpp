@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -57,6 +58,23 @@ std::string montecarlo() {
   return "solver = \"montecarlo\"\n[paths]\ncount = 3000\nsteps = 16\n[payoff]\nkind = "
          "\"asian-call\"\n[method]\nbatch_paths = 1000\nantithetic = true\n[output]\n"
          "sample_paths = 7\n";
+}
+
+// poisson on a 32 × 30 × 30 grid that 2 and 3 ranks cut unevenly (15 pairs of planes), faces of
+// all three kinds with a periodic z (the wrap crosses from the last rank to the first), run for
+// a fixed number of V-cycles (no tolerance): `faces` replaces them (all Neumann and periodic
+// for the singular case, whose mean is removed after every cycle).
+std::string poisson(const std::string& precision = "double", const std::string& cycle = "fmg",
+                    const std::string& smoother = "rbgs", const std::string& faces = "") {
+  const std::string mixed =
+      "x_min = { kind = \"dirichlet\", value = 1.0 }\nx_max = { kind = \"neumann\", value = 0.5 }\n"
+      "y_min = { kind = \"neumann\", value = 0.0 }\ny_max = { kind = \"dirichlet\", value = 0.0 }\n"
+      "z_min = { kind = \"periodic\" }\nz_max = { kind = \"periodic\" }\n";
+  return "solver = \"poisson\"\n[grid]\nnx = 32\nny = 30\nnz = 30\n[boundary]\n" +
+         (faces.empty() ? mixed : faces) +
+         "[source]\nkind = \"gaussian\"\n[iteration]\ntolerance = 0\nmax_cycles = 4\n"
+         "[method]\ncycle = \"" + cycle + "\"\nsmoother = \"" + smoother + "\"\nprecision = \"" +
+         precision + "\"\n";
 }
 
 // The bits a result holds, whatever its precision: the field read as doubles is exact for both.
@@ -255,6 +273,66 @@ TEST_F(Checkpoints, MontecarloGpuRestartGivesTheSameBits) {
   EXPECT_NE(r.output.find("method.variant"), std::string::npos) << r.output;
 }
 
+// N V-cycles, a checkpoint, a restart and N more: the 2N-cycle run's u and its whole history
+// of residuals and factors, after FMG or from V-cycles alone, in both precisions and smoothers.
+TEST_F(Checkpoints, PoissonCpuRestartGivesTheSameBits) {
+  for (const char* precision : {"double", "float"})
+    for (const char* cycle : {"fmg", "v"}) {
+      SCOPED_TRACE(std::string(precision) + " " + cycle);
+      expect_restart_alike(poisson(precision, cycle), "iteration.max_cycles", 3, "/fields/u");
+    }
+  SCOPED_TRACE("chebyshev");
+  expect_restart_alike(poisson("float", "fmg", "chebyshev"), "iteration.max_cycles", 2,
+                       "/fields/u");
+}
+
+TEST_F(Checkpoints, PoissonSingularRestartGivesTheSameBits) {
+  const std::string neumann =
+      "x_min = { kind = \"neumann\", value = 0.0 }\nx_max = { kind = \"neumann\", value = 0.0 }\n"
+      "y_min = { kind = \"periodic\" }\ny_max = { kind = \"periodic\" }\n"
+      "z_min = { kind = \"periodic\" }\nz_max = { kind = \"periodic\" }\n";
+  expect_restart_alike(poisson("double", "fmg", "rbgs", neumann), "iteration.max_cycles", 3,
+                       "/fields/u");
+}
+
+// A restart may set a tolerance (a key it may change) that the checkpoint's last cycle meets: it
+// stops there at once, converged, as the uninterrupted run with that tolerance does.
+TEST_F(Checkpoints, PoissonRestartToAToleranceMetStopsWhereTheWholeRunDoes) {
+  const CommandResult probe = run(poisson(), "probe.h5", "");
+  ASSERT_EQ(probe.status, 0) << probe.output;
+  const std::vector<double> max = std::get<std::vector<double>>(
+      io::ResultReader(dir_ / "probe.h5").attribute("/diagnostics", "residual_max"));
+  ASSERT_EQ(max.size(), 5u);  // FMG and four V-cycles
+  ASSERT_LT(max[3], max[2]);
+  // Met first by V-cycle 3.
+  const std::string tolerance = "iteration.tolerance=" + text(std::sqrt(max[2] * max[3]));
+  const CommandResult whole = run(poisson(), "whole.h5", tolerance);
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const CommandResult first = run(poisson(), "first.h5", "iteration.max_cycles=3 checkpoint.every=3");
+  ASSERT_EQ(first.status, 0) << first.output;
+  const CommandResult rest = run(poisson(), "rest.h5",
+                                 tolerance + " --restart " + quoted(dir_ / "first.checkpoint.h5"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  const Bits a = bits("whole.h5", "/fields/u"), b = bits("rest.h5", "/fields/u");
+  EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
+  EXPECT_EQ(a.diagnostics, b.diagnostics);
+  io::ResultReader h5(dir_ / "rest.h5");
+  EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/diagnostics", "cycles")), 3);
+  EXPECT_EQ(std::get<std::string>(h5.attribute("/diagnostics", "stop_reason")), "tolerance");
+}
+
+// The device solver's own bits (its norms are reduced in a tree, not the gold's plane order):
+// a restart uploads u and replays the same V-cycle graph, so N + N cycles are the 2N run's.
+TEST_F(Checkpoints, PoissonGpuRestartGivesTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const char* variant : {"plain", "fused"})
+    for (const char* cycle : {"fmg", "v"}) {
+      SCOPED_TRACE(std::string(variant) + " " + cycle);
+      expect_restart_alike(poisson("float", cycle), "iteration.max_cycles", 3, "/fields/u",
+                           std::string("--backend gpu method.variant=") + variant);
+    }
+}
+
 TEST_F(Checkpoints, ABasketRunIsRefusedARestart) {
   const CommandResult r =
       run(test::read_text(std::string(PARASOL_SOURCE_DIR) + "/inputs/montecarlo-basket.toml"),
@@ -298,6 +376,17 @@ TEST_F(CheckpointsAcrossRanks, MontecarloOn2And3RanksRestartsToTheSameBits) {
 
 TEST_F(CheckpointsAcrossRanks, Laplace3dFromAnOlderCheckpointOn3Ranks) {
   expect_restart_from_older_alike(laplace3d(), "/fields/u", "iteration.max_iterations=12", 3);
+}
+
+TEST_F(CheckpointsAcrossRanks, PoissonCpuOn2And3RanksRestartsToTheSameBits) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    expect_restart_alike(poisson(), "iteration.max_cycles", 3, "/fields/u", "", ranks);
+    for (int r = 1; r < ranks; ++r)
+      EXPECT_TRUE(fs::exists(io::checkpoint_part(dir_ / "first.checkpoint.h5", r, ranks)));
+  }
+  // Restarted from FMG's checkpoint (step 0) and from a V-cycle's, in float.
+  expect_restart_from_older_alike(poisson("float"), "/fields/u", "iteration.max_cycles=2", 3);
 }
 
 TEST_F(CheckpointsAcrossRanks, Laplace3dGpuOn2RanksRestartsToTheSameBits) {
@@ -395,6 +484,35 @@ TEST_F(Checkpoints, Sigusr1WritesACheckpointThatRestartsToTheUninterruptedBits) 
       run(laplace3d(), "rest.h5", grid + to + "--restart " + quoted(dir_ / "c.h5"));
   ASSERT_EQ(rest.status, 0) << rest.output;
   EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/u").field, bits("rest.h5", "/fields/u").field));
+}
+
+// poisson answers a signal after the cycle it is in, and continues from there to the bits of an
+// uninterrupted run of as many cycles.
+TEST_F(Checkpoints, PoissonSigusr1WritesACheckpointThatRestartsToTheUninterruptedBits) {
+  const fs::path params = write_params(poisson());
+  const std::vector<std::string> args = {
+      kExe, "run", params.string(), "-o", (dir_ / "long.h5").string(),
+      "iteration.max_cycles=1000000", "checkpoint.file=" + (dir_ / "c.h5").string(),
+      "--backend", "cpu", "--threads", "1", "--progress", "0"};
+  const test::SignalledRun r = test::signal_when_logged(args, dir_ / "job.log", "  cycle ", SIGUSR1);
+  ASSERT_TRUE(r.saw) << r.log;
+  ASSERT_TRUE(WIFEXITED(r.wait_status)) << r.log;
+  EXPECT_EQ(WEXITSTATUS(r.wait_status), io::kCheckpointedStatus) << r.log;
+  const std::vector<std::string> lines = lines_of(r.log);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().rfind("parasol: SIGUSR1: stopped at V-cycle ", 0), 0u) << r.log;
+  EXPECT_FALSE(fs::exists(dir_ / "long.h5")) << "a stopped run wrote its result";
+
+  const std::int64_t step = std::get<std::int64_t>(io::ResultReader(dir_ / "c.h5").attribute("/", "step"));
+  ASSERT_GT(step, 0);
+  const std::string to = "iteration.max_cycles=" + std::to_string(step + 3);
+  const CommandResult whole = run(poisson(), "whole.h5", to);
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const CommandResult rest = run(poisson(), "rest.h5", to + " --restart " + quoted(dir_ / "c.h5"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  const Bits a = bits("whole.h5", "/fields/u"), b = bits("rest.h5", "/fields/u");
+  EXPECT_TRUE(same_bits(a.field, b.field));
+  EXPECT_EQ(a.diagnostics, b.diagnostics);
 }
 
 TEST_F(Checkpoints, ASecondSignalEndsTheRunAtOnceAndLeavesTheCheckpointBefore) {
@@ -511,6 +629,22 @@ TEST_F(RefusedCheckpoints, ACheckpointPastTheLastIterationIsRefused) {
       << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
   EXPECT_EQ(bytes(), before);
+}
+
+TEST_F(RefusedCheckpoints, APoissonCheckpointPastTheLastCycleIsRefused) {
+  const CommandResult first = run(poisson(), "p.h5", "checkpoint.every=4");
+  ASSERT_EQ(first.status, 0) << first.output;
+  const std::string before = test::read_text(dir_ / "p.checkpoint.h5");
+  const CommandResult r = run(poisson(), "rest.h5",
+                              "iteration.max_cycles=3 --restart " + quoted(dir_ / "p.checkpoint.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "it is at V-cycle 4, past iteration.max_cycles = 3");
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+  EXPECT_EQ(test::read_text(dir_ / "p.checkpoint.h5"), before);
+  const CommandResult other = run(poisson(), "rest.h5",
+                                  "grid.ny=28 --restart " + quoted(dir_ / "p.checkpoint.h5"));
+  EXPECT_EQ(other.status, 2) << other.output;
+  test::expect_one_line(other, "grid.ny is 28 here and 30 in it");
 }
 
 TEST_F(RefusedCheckpoints, AnotherSolversCheckpointIsRefused) {

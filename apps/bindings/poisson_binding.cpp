@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <set>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
@@ -149,6 +152,28 @@ class PoissonRun final : public SolverRun<Params> {
     require_host_memory(t_.source(), "grid", "a " + extent(p_) + " grid needs",
                         cells * (4.0 * 8 / 7 * sizeof(T) + 3.0 * sizeof(double)));
     if (p_.source.kind == SourceKind::file) f_ = read_source(t_, p_, cuts_[0].begin, cuts_[0].end);
+    // A restart may run more cycles, or to another tolerance; the problem is the same.
+    checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,
+                         std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"});
+    if (const io::CheckpointReader* r = checkpoints_->restart()) {
+      // This rank's planes of the fine level, without halos, and every cycle's report so far.
+      const auto planes = static_cast<std::uint64_t>(p_.nx * p_.ny * cuts_[0].planes());
+      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", planes);
+      else restart_u_ = r->doubles("u", planes);
+      const auto reports = static_cast<std::uint64_t>(r->integer("cycles"));
+      const std::vector<double> max = r->doubles("residual_max", reports),
+                                l2 = r->doubles("residual_l2", reports),
+                                factor = r->doubles("factor", reports);
+      from_.emplace();
+      for (std::size_t i = 0; i < reports; ++i) from_->cycles.push_back({max[i], l2[i], factor[i]});
+      from_->u = restart_u_.data();
+      from_->points = static_cast<std::int64_t>(restart_u_.size());
+      if (reports == 0 || from_->step(fmg()) > p_.max_cycles)
+        throw InputError(r->path().string(), "",
+                         "checkpoint refused: it is at V-cycle " +
+                             std::to_string(from_->step(fmg())) +
+                             ", past iteration.max_cycles = " + std::to_string(p_.max_cycles));
+    }
   }
 
   std::string describe() const override {
@@ -183,14 +208,32 @@ class PoissonRun final : public SolverRun<Params> {
                                                 double seconds) {
       line.update(cycle, p_.max_cycles, seconds, "residual " + sci(c.residual_max));
     };
-    outcome_ = solve_in_place(p_, f_, u_, progress);
+    const poisson::Checkpoints<T> points = checkpoints_->safe_points<poisson::State<T>>(
+        from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const poisson::State<T>& s) {
+          std::vector<double> max, l2, factor;
+          for (const poisson::CycleReport& c : s.cycles) {
+            max.push_back(c.residual_max);
+            l2.push_back(c.residual_l2);
+            factor.push_back(c.factor);
+          }
+          w.add("cycles", static_cast<std::int64_t>(s.cycles.size()));
+          w.add("u", s.u, static_cast<std::uint64_t>(s.points));
+          w.add("residual_max", max);
+          w.add("residual_l2", l2);
+          w.add("factor", factor);
+        });
+    outcome_ = solve_in_place(p_, f_, u_, progress, &points);
+    checkpoints_->finish("V-cycle", p_.max_cycles);
     // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
     // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
     const double exchange = context_->comm_seconds() - comm_before;
     // A converging multigrid stays within the size of the solution; a NaN or infinity means the
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
-    timings.add("compute", std::max(0.0, outcome_.seconds - exchange));
+    // Checkpoints are written between cycles, inside the solve: their seconds are a phase apart.
+    const double checkpointing = checkpoints_->seconds();
+    if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+    timings.add("compute", std::max(0.0, outcome_.seconds - exchange - checkpointing));
     if (ranks() > 1) timings.add("exchange", exchange);
 
     if (p_.source.kind != SourceKind::manufactured) return;
@@ -293,6 +336,7 @@ class PoissonRun final : public SolverRun<Params> {
     out.set_attribute("/timings", "munknowns_per_s", rate);
     say("compute " + short_number(outcome_.seconds) + " s, " + short_number(rate) +
         " M unknowns/s");
+    checkpoints_->report(out);
   }
 
   std::optional<std::string> unconverged() const override {
@@ -363,20 +407,21 @@ class PoissonRun final : public SolverRun<Params> {
 
   // The solve of `q` with source `f` into `u`, on the backend the run was given.
   Outcome solve_in_place(const Params& q, const std::vector<double>& f, std::vector<T>& u,
-                         const poisson::CycleCallback& progress = {}) {
+                         const poisson::CycleCallback& progress = {},
+                         const poisson::Checkpoints<T>* points = nullptr) {
     const std::vector<T> source(f.begin(), f.end());
-    if (ranks() > 1) return poisson::solve_gold_slab(q, *context_, source, u, progress);
+    if (ranks() > 1) return poisson::solve_gold_slab(q, *context_, source, u, progress, points);
 #ifdef PARASOL_POISSON_DEVICE
     if (gpu_) {
       poisson::DeviceSolver<T> solver(q);
       solver.upload_source(source.data());
-      const Outcome o = solver.solve();
+      const Outcome o = solver.solve(points);
       u.resize(source.size());
       solver.download(u.data());
       return o;
     }
 #endif
-    return poisson::solve_gold(q, source, u, progress);
+    return poisson::solve_gold(q, source, u, progress, points);
   }
 
   std::vector<double> f_;  // the source, in double, compatible when the problem is singular
@@ -385,6 +430,9 @@ class PoissonRun final : public SolverRun<Params> {
   Outcome outcome_;
   std::vector<DiscretisationError> errors_;  // manufactured only: this grid's, then each coarser one's
   std::vector<poisson::SlabCut> cuts_;  // this rank's planes of this grid, then each coarser one
+  std::optional<Checkpointing> checkpoints_;
+  std::vector<T> restart_u_;                 // a restart's planes of u, until the solve takes them
+  std::optional<poisson::State<T>> from_;    // a restart's state
 };
 
 template <class T>
@@ -504,6 +552,7 @@ Binding poisson_binding() {
             make_run, make_study};
   b.keys = [] { return declared(poisson::keys(), poisson::sweep_keys()); };
   b.across_ranks = true;
+  b.checkpoints = true;
   b.examples = {"inputs/poisson.toml", "inputs/poisson-periodic.toml", "inputs/poisson-512.toml"};
   return b;
 }

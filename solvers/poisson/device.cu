@@ -401,7 +401,7 @@ struct DeviceSolver<T>::Impl {
     b_l2 = host_norms[1];
   }
 
-  Outcome solve() {
+  Outcome solve(const Checkpoints<T>* checkpoints) {
     const auto start = std::chrono::steady_clock::now();
     Outcome out;
     out.levels = static_cast<std::int64_t>(level.size());
@@ -420,18 +420,46 @@ struct DeviceSolver<T>::Impl {
       out.cycles.push_back(c);
       return c.residual_max < p.tolerance;
     };
-    bool met = false;
-    if (p.cycle == Cycle::fmg) {
+    const bool fmg = p.cycle == Cycle::fmg;
+    // After each cycle, as in the gold: u comes to the host only when a checkpoint is written.
+    const auto at_safe_point = [&] {
+      if (checkpoints == nullptr || !checkpoints->at) return false;
+      const AtSafePoint a =
+          checkpoints->at(static_cast<std::int64_t>(out.cycles.size()) - (fmg ? 1 : 0));
+      if (a == AtSafePoint::go_on) return false;
+      std::vector<T> u(level[0].u.size());
+      parasol::download(level[0].u, u.data(), u.size(), stream);
+      checkpoints->save(State<T>{u.data(), static_cast<std::int64_t>(u.size()), out.cycles});
+      return a == AtSafePoint::save_and_stop;
+    };
+    bool met = false, stuck = false, stopped = false;
+    const State<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+    if (from != nullptr) {
+      // A V-cycle starts from the finest u alone: every coarser level from 0, and the finest
+      // ends each cycle in `u`.
+      if (from->points != static_cast<std::int64_t>(level[0].u.size()) ||
+          from->cycles.size() < (fmg ? 1u : 0u))
+        throw Error("poisson: a checkpoint's " + std::to_string(from->points) + " values and " +
+                    std::to_string(from->cycles.size()) + " cycles for " +
+                    std::to_string(level[0].u.size()) + " cells" + (fmg ? " after FMG" : ""));
+      parasol::upload(level[0].u, from->u, level[0].u.size(), stream);
+      out.cycles = from->cycles;
+      if (!out.cycles.empty()) previous_l2 = out.cycles.back().residual_l2;
+      met = !out.cycles.empty() && out.cycles.back().residual_max < p.tolerance;
+      stuck = !met && p.tolerance > 0 && stagnated(out.cycles, fmg);
+    } else if (fmg) {
       replay(fmg_graph);
       met = record();
+      stopped = at_safe_point();
     } else {
       PARASOL_CUDA(cudaMemsetAsync(level[0].u.data(), 0, level[0].u.bytes(), stream));
     }
-    bool stuck = false;
-    for (std::int64_t v = 0; v < p.max_cycles && !met && !stuck; ++v) {
+    for (std::int64_t v = from != nullptr ? from->step(fmg) : 0;
+         v < p.max_cycles && !met && !stuck && !stopped; ++v) {
       replay(v_graph);
       met = record();
-      stuck = !met && p.tolerance > 0 && stagnated(out.cycles, p.cycle == Cycle::fmg);
+      stuck = !met && p.tolerance > 0 && stagnated(out.cycles, fmg);
+      stopped = at_safe_point();
     }
     out.stop = met ? StopReason::tolerance : stuck ? StopReason::stagnated : StopReason::max_iterations;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -449,8 +477,8 @@ void DeviceSolver<T>::upload_source(const T* f) {
   impl_->upload_source(f);
 }
 template <class T>
-Outcome DeviceSolver<T>::solve() {
-  return impl_->solve();
+Outcome DeviceSolver<T>::solve(const Checkpoints<T>* checkpoints) {
+  return impl_->solve(checkpoints);
 }
 template <class T>
 void DeviceSolver<T>::download(T* u) {

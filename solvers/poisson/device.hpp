@@ -50,8 +50,9 @@ class DeviceSolver {
   // compatible where the problem is singular (problem.hpp's make_compatible). Waits.
   void upload_source(const T* f);
   // p.cycle from u = 0 (fmg: FMG, then V-cycles), to p.tolerance on the max-norm relative
-  // residual or p.max_cycles V-cycles.
-  Outcome solve();
+  // residual or p.max_cycles V-cycles. With `checkpoints`, as solve_gold: from its `from` when
+  // set (u uploaded, the reports continued, FMG not run again), meeting it after every cycle.
+  Outcome solve(const Checkpoints<T>* checkpoints = nullptr);
   void download(T* u);
   // NaN in u on every level: a test's proof that the answer was written.
   void poison();

@@ -568,7 +568,7 @@ std::vector<T> with_halos(const Slice& s, const V& planes) {
 
 template <class T>
 Outcome solve(const Params& p, comm::Context* context, const SlabCut& cut, const std::vector<T>& f,
-              std::vector<T>& u, const CycleCallback& on_cycle) {
+              std::vector<T>& u, const CycleCallback& on_cycle, const Checkpoints<T>* checkpoints) {
   const auto start = std::chrono::steady_clock::now();
   Multigrid<T> mg(p, context, cut);
   const Slice& fine = mg.slice(0);
@@ -603,6 +603,30 @@ Outcome solve(const Params& p, comm::Context* context, const SlabCut& cut, const
   out.b_l2 = bn.l2;
   std::vector<T> r(fine.size());
   double previous_l2 = 1;
+  const bool fmg = p.cycle == Cycle::fmg;
+  const State<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+  if (from != nullptr) {
+    const std::size_t cells = static_cast<std::size_t>(fine.l.nx * fine.l.ny * fine.planes());
+    if (from->points != static_cast<std::int64_t>(cells) || from->cycles.size() < (fmg ? 1u : 0u))
+      throw Error("poisson: a checkpoint's " + std::to_string(from->points) + " values and " +
+                  std::to_string(from->cycles.size()) + " cycles for " + std::to_string(cells) +
+                  " cells" + (fmg ? " after FMG" : ""));
+    // The halos are filled before any read, so the planes alone are the level's state.
+    std::copy(from->u, from->u + cells, mg.x(0).begin() + static_cast<std::ptrdiff_t>(fine.plane()));
+    out.cycles = from->cycles;
+    if (!out.cycles.empty()) previous_l2 = out.cycles.back().residual_l2;
+  }
+  // After each cycle: a safe point, where the state is saved when asked, and the solve stops.
+  const auto at_safe_point = [&] {
+    if (checkpoints == nullptr || !checkpoints->at) return false;
+    const AtSafePoint a =
+        checkpoints->at(static_cast<std::int64_t>(out.cycles.size()) - (fmg ? 1 : 0));
+    if (a == AtSafePoint::go_on) return false;
+    const std::vector<T> planes(mg.x(0).begin() + static_cast<std::ptrdiff_t>(fine.plane()),
+                                mg.x(0).end() - static_cast<std::ptrdiff_t>(fine.plane()));
+    checkpoints->save(State<T>{planes.data(), static_cast<std::int64_t>(planes.size()), out.cycles});
+    return a == AtSafePoint::save_and_stop;
+  };
   const auto record = [&] {
     if (singular_problem) mg.remove_mean(0, mg.x(0));
     mg.residual(0, r);
@@ -614,22 +638,29 @@ Outcome solve(const Params& p, comm::Context* context, const SlabCut& cut, const
     previous_l2 = c.residual_l2;
     out.cycles.push_back(c);
     if (on_cycle)
-      on_cycle(static_cast<std::int64_t>(out.cycles.size()) - (p.cycle == Cycle::fmg ? 1 : 0), c,
+      on_cycle(static_cast<std::int64_t>(out.cycles.size()) - (fmg ? 1 : 0), c,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return c.residual_max < p.tolerance;
   };
 
-  bool met = false;
-  if (p.cycle == Cycle::fmg) {
+  bool met = false, stuck = false, stopped = false;
+  if (from != nullptr) {
+    // Where the uninterrupted run stood after the checkpoint's last cycle (a restart may set
+    // another tolerance).
+    met = !out.cycles.empty() && out.cycles.back().residual_max < p.tolerance;
+    stuck = !met && p.tolerance > 0 && stagnated(out.cycles, fmg);
+  } else if (fmg) {
     mg.fmg(rhs);
     met = record();
+    stopped = at_safe_point();
   }
-  bool stuck = false;
-  for (std::int64_t c = 0; c < p.max_cycles && !met && !stuck; ++c) {
+  for (std::int64_t c = from != nullptr ? from->step(fmg) : 0;
+       c < p.max_cycles && !met && !stuck && !stopped; ++c) {
     mg.b(0) = rhs[0];
     mg.vcycle(0);
     met = record();
-    stuck = !met && p.tolerance > 0 && stagnated(out.cycles, p.cycle == Cycle::fmg);
+    stuck = !met && p.tolerance > 0 && stagnated(out.cycles, fmg);
+    stopped = at_safe_point();
   }
   out.stop = met ? StopReason::tolerance : stuck ? StopReason::stagnated : StopReason::max_iterations;
   u.assign(mg.x(0).begin() + static_cast<std::ptrdiff_t>(fine.plane()),
@@ -676,24 +707,28 @@ SlabCut slab_cut(const Params& p, int rank, int size) {
 
 template <class T>
 Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u,
-                   const CycleCallback& on_cycle) {
-  return solve(p, nullptr, slab_cut(p, 0, 1), f, u, on_cycle);
+                   const CycleCallback& on_cycle, const Checkpoints<T>* checkpoints) {
+  return solve(p, nullptr, slab_cut(p, 0, 1), f, u, on_cycle, checkpoints);
 }
 
 template <class T>
 Outcome solve_gold_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
-                        std::vector<T>& u, const CycleCallback& on_cycle) {
-  return solve(p, &context, slab_cut(p, context.rank(), context.size()), f, u, on_cycle);
+                        std::vector<T>& u, const CycleCallback& on_cycle,
+                        const Checkpoints<T>* checkpoints) {
+  return solve(p, &context, slab_cut(p, context.rank(), context.size()), f, u, on_cycle,
+               checkpoints);
 }
 
 template Outcome solve_gold<float>(const Params&, const std::vector<float>&, std::vector<float>&,
-                                   const CycleCallback&);
+                                   const CycleCallback&, const Checkpoints<float>*);
 template Outcome solve_gold<double>(const Params&, const std::vector<double>&, std::vector<double>&,
-                                    const CycleCallback&);
+                                    const CycleCallback&, const Checkpoints<double>*);
 template Outcome solve_gold_slab<float>(const Params&, comm::Context&, const std::vector<float>&,
-                                        std::vector<float>&, const CycleCallback&);
+                                        std::vector<float>&, const CycleCallback&,
+                                        const Checkpoints<float>*);
 template Outcome solve_gold_slab<double>(const Params&, comm::Context&, const std::vector<double>&,
-                                         std::vector<double>&, const CycleCallback&);
+                                         std::vector<double>&, const CycleCallback&,
+                                         const Checkpoints<double>*);
 
 std::vector<double> residual(const Params& p, const std::vector<double>& f,
                              const std::vector<double>& u) {

@@ -127,6 +127,7 @@ const Keys<Params>& keys() {
                        "with half the cells per side) and report the observed order of "
                        "accuracy from their errors")
                     .at_least(1));
+    add_checkpoint_keys<P>(k, [](P& p) -> auto& { return p.checkpoint; }, "V-cycles");
   });
 }
 

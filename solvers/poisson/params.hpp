@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/checkpoint_keys.hpp"
 #include "kernels/precision.hpp"
 
 namespace parasol::poisson {
@@ -102,6 +103,7 @@ struct Params {
   // The observed order of accuracy (manufactured source only): 1 solves this grid; k solves k
   // grids, each with half the cells per side of the one before and twice the spacing.
   std::int64_t refinements = 1;
+  CheckpointParams checkpoint;  // [checkpoint]: u and the reports after every N V-cycles, on a signal
 
   // Face `index` (0..5: x_min, x_max, y_min, y_max, z_min, z_max) and by axis (0..2) and side
   // (0: min, 1: max).

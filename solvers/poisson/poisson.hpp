@@ -61,6 +61,7 @@
 #include <functional>
 #include <vector>
 
+#include "kernels/checkpoint_keys.hpp"
 #include "kernels/convergence.hpp"
 #include "solvers/poisson/params.hpp"
 
@@ -128,13 +129,35 @@ struct Outcome {
 // the solve began: a front end's progress line.
 using CycleCallback = std::function<void(std::int64_t cycle, const CycleReport&, double seconds)>;
 
+// What a checkpoint holds of a run, enough to continue it to the same bits: the fine level's u
+// after the cycles reported in `cycles` (FMG's first, when run), this rank's planes without
+// halos (`points` values it does not own), and those reports, so that the residual history, the
+// factors and the stagnation rule go on as if uninterrupted. Every other array of the hierarchy
+// is rebuilt by the next cycle (a V-cycle starts each coarse level from e = 0), and b is the
+// problem's.
+template <class T>
+struct State {
+  const T* u = nullptr;
+  std::int64_t points = 0;
+  std::vector<CycleReport> cycles;
+  // V-cycles done: the step a checkpoint is of (FMG is step 0).
+  std::int64_t step(bool fmg) const {
+    return static_cast<std::int64_t>(cycles.size()) - (fmg && !cycles.empty() ? 1 : 0);
+  }
+};
+// A solve's safe points: after every cycle (FMG's too), each being a convergence check.
+template <class T>
+using Checkpoints = SafePoints<State<T>>;
+
 // The multigrid on the CPU, computing in T (float or double; norms in double). `f` is the
 // source on the cells (problem.hpp's make_source or a file's), without boundary data: the faces
 // come from `p`. For a singular problem `f` must be compatible (problem.hpp's make_compatible).
-// `u` is resized and overwritten.
+// `u` is resized and overwritten. With `checkpoints`, the solve continues from its `from` (when
+// set: u and the reports of a run stopped after some cycles; FMG is not run again) and meets
+// it after every cycle.
 template <class T>
 Outcome solve_gold(const Params& p, const std::vector<T>& f, std::vector<T>& u,
-                   const CycleCallback& on_cycle = {});
+                   const CycleCallback& on_cycle = {}, const Checkpoints<T>* checkpoints = nullptr);
 
 // The reference for tiny grids that tests judge the multigrid by: plain Gauss–Seidel in index
 // order on A u = b until max|r|/max|b| < tolerance or `max_sweeps`; returns the sweeps taken.

@@ -34,9 +34,11 @@ struct SlabCut {
 SlabCut slab_cut(const Params& p, int rank, int size);
 
 // The multigrid of solve_gold across the ranks of `context`: `f` and `u` are this rank's planes
-// (slab_cut), x fastest. Every rank gets the whole run's Outcome.
+// (slab_cut), x fastest. Every rank gets the whole run's Outcome. A checkpoint's state is
+// this rank's planes of u and the whole run's reports.
 template <class T>
 Outcome solve_gold_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
-                        std::vector<T>& u, const CycleCallback& on_cycle = {});
+                        std::vector<T>& u, const CycleCallback& on_cycle = {},
+                        const Checkpoints<T>* checkpoints = nullptr);
 
 }  // namespace parasol::poisson

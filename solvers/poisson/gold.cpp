@@ -433,8 +433,22 @@ class Multigrid {
   }
 
   // x_l += trilinear prolongation of the coarse level's correction e, its ghosts homogeneous
-  // (the correction's boundary data are 0): the FMG weights, added.
+  // (the correction's boundary data are 0).
   void correct(std::size_t l, const Slice& c, const std::vector<T>& e) {
+    prolong(l, c, e, 0, [](T& x, double v) { x += static_cast<T>(v); });
+  }
+
+  // FMG's prolongation: x_l = trilinear interpolation of the coarse level's x, its ghosts with
+  // the boundary data.
+  void interpolate(std::size_t l, const Slice& c, const std::vector<T>& u) {
+    prolong(l, c, u, 1, [](T& x, double v) { x = static_cast<T>(v); });
+  }
+
+  // Trilinear prolongation of `u` (on slice c) onto level l, HPGMG-FV's weights: per axis 3/4 of
+  // the parent and 1/4 of its neighbour on the child's side, summed in double; `put(x, v)`
+  // stores each fine cell's value. `data` scales the ghosts' boundary data (coarse_at).
+  template <class Put>
+  void prolong(std::size_t l, const Slice& c, const std::vector<T>& u, double data, Put put) {
     const Slice& f = slice(l);
     std::vector<T>& x = x_[l];
 #pragma omp parallel for if (threaded(l))
@@ -442,23 +456,24 @@ class Multigrid {
       for (Index j = 0; j < f.l.ny; ++j)
         for (Index i = 0; i < f.l.nx; ++i) {
           const Index ci = i / 2, cj = j / 2, ck = k / 2;
+          // The neighbour on the child's side: the child at offset −1/4 leans to the lower one.
           const Index si = i % 2 == 0 ? -1 : 1, sj = j % 2 == 0 ? -1 : 1, sk = k % 2 == 0 ? -1 : 1;
           double v = 0;
           for (int dk = 0; dk < 2; ++dk)
             for (int dj = 0; dj < 2; ++dj)
               for (int di = 0; di < 2; ++di) {
                 const double w = (di ? 0.25 : 0.75) * (dj ? 0.25 : 0.75) * (dk ? 0.25 : 0.75);
-                v += w * coarse_at(c, e, ci + di * si, cj + dj * sj, ck + dk * sk, 0);
+                v += w * coarse_at(c, u, ci + di * si, cj + dj * sj, ck + dk * sk, data);
               }
-          x[f.at(i, j, k)] += static_cast<T>(v);
+          put(x[f.at(i, j, k)], v);
         }
   }
 
   // The coarse value at (i, j, k), any index one beyond a face standing for the ghost with the
-  // boundary data (times `data`: 0 for a correction, whose ghosts are homogeneous): resolved x first, then y, then z (poisson.hpp). Beyond a periodic z face the
-  // halo plane holds the wrap.
+  // boundary data times `data` (0 for a correction, whose ghosts are homogeneous): resolved x
+  // first, then y, then z (poisson.hpp). Beyond a periodic z face the halo plane holds the wrap.
   double coarse_at(const Slice& c, const std::vector<T>& u, Index i, Index j, Index k,
-                   double data = 1) const {
+                   double data) const {
     const Index n[3] = {c.l.nx, c.l.ny, c.l.nz};
     const double h[3] = {c.l.hx, c.l.hy, c.l.hz};
     const Index idx[3] = {i, j, k};
@@ -478,29 +493,6 @@ class Multigrid {
                                               : own + h[axis] * data * face.value;
     }
     return static_cast<double>(u[c.at(i, j, k)]);
-  }
-
-  // FMG's prolongation: x_l = trilinear interpolation of the coarse level's x, HPGMG-FV's weights
-  // 3/4 and 1/4 per axis.
-  void interpolate(std::size_t l, const Slice& c, const std::vector<T>& u) {
-    const Slice& f = slice(l);
-    std::vector<T>& x = x_[l];
-#pragma omp parallel for if (threaded(l))
-    for (Index k = f.k0; k < f.k1; ++k)
-      for (Index j = 0; j < f.l.ny; ++j)
-        for (Index i = 0; i < f.l.nx; ++i) {
-          const Index ci = i / 2, cj = j / 2, ck = k / 2;
-          // The neighbour on the child's side: the child at offset −1/4 leans to the lower one.
-          const Index si = i % 2 == 0 ? -1 : 1, sj = j % 2 == 0 ? -1 : 1, sk = k % 2 == 0 ? -1 : 1;
-          double v = 0;
-          for (int dk = 0; dk < 2; ++dk)
-            for (int dj = 0; dj < 2; ++dj)
-              for (int di = 0; di < 2; ++di) {
-                const double w = (di ? 0.25 : 0.75) * (dj ? 0.25 : 0.75) * (dk ? 0.25 : 0.75);
-                v += w * coarse_at(c, u, ci + di * si, cj + dj * sj, ck + dk * sk);
-              }
-          x[f.at(i, j, k)] = static_cast<T>(v);
-        }
   }
 
   // Half a red-black sweep: the cells with (i + j + k) % 2 == parity, k the plane of the whole

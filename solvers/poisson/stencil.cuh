@@ -123,22 +123,19 @@ __host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int
 }
 
 // Every cell of an nx x ny x nz box once, over a 3D grid of 3D blocks that may hold fewer
-// blocks than the box needs (launch.hpp caps y and z): body(i, j, k, at).
+// blocks than the box needs (launch.hpp caps y and z): body(i, j, k, at). A thread's cells in
+// z, y, x order, each axis strided by the grid's threads along it: the cells, and their order,
+// of striding block by block, with 32-bit counters and no division (a thread has one or a few
+// cells, and 64-bit divisions per thread cost more than the stencil itself).
 template <class Body>
 __device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& body) {
-  const std::int64_t bx_count = (nx + blockDim.x - 1) / blockDim.x;
-  const std::int64_t by_count = (ny + blockDim.y - 1) / blockDim.y;
-  const std::int64_t bz_count = (nz + blockDim.z - 1) / blockDim.z;
-  for (std::int64_t bz : block_stride_z(bz_count))
-    for (std::int64_t by : block_stride_y(by_count))
-      for (std::int64_t bx : block_stride_x(bx_count)) {
-        const std::int64_t i = bx * blockDim.x + threadIdx.x;
-        const std::int64_t j = by * blockDim.y + threadIdx.y;
-        const std::int64_t k = bz * blockDim.z + threadIdx.z;
-        if (i < nx && j < ny && k < nz)
-          body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
-               i + nx * (j + static_cast<std::int64_t>(ny) * k));
-      }
+  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y,
+                 step_z = gridDim.z * blockDim.z;
+  for (unsigned k = blockIdx.z * blockDim.z + threadIdx.z; k < static_cast<unsigned>(nz); k += step_z)
+    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
+      for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(nx); i += step_x)
+        body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
+             i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k));
 }
 
 }  // namespace parasol::poisson

@@ -207,14 +207,16 @@ struct DeviceSolver<T>::Impl {
   }
 
   // One fused pass (kernels.cuh), into the other field. Tiles of the inner kFusedX - 2 by
-  // kFusedY - 2 columns; their z range cut into chunks until the grid holds about four blocks a
-  // multiprocessor (each runs 512 threads), but no more chunks than a quarter of the planes: a
+  // kFusedY - 2 columns; their z range cut into chunks until the grid holds about sixteen blocks a
+  // multiprocessor (each runs 512 threads: four waves or more, where one wave and a quarter left
+  // the second three quarters idle and held 512^3's pass to 11 % of the memory's rate), but no
+  // more chunks than a quarter of the planes: a
   // chunk's two extra planes of the first half-step then cost at most about half a pass's reads.
   template <class Pass>
   void fused_pass(LevelData& d, const T* b, Pass pass) {
     const std::int64_t tiles_x = ceil_div(d.level.nx, kFusedX - 2);
     const std::int64_t tiles_y = ceil_div(d.level.ny, kFusedY - 2);
-    const std::int64_t wanted = ceil_div(4 * static_cast<std::int64_t>(multiprocessors), tiles_x * tiles_y);
+    const std::int64_t wanted = ceil_div(16 * static_cast<std::int64_t>(multiprocessors), tiles_x * tiles_y);
     const std::int64_t chunks_wanted = std::clamp<std::int64_t>(wanted, 1, ceil_div(d.level.nz, 4));
     const std::int64_t z_chunk = ceil_div(d.level.nz, chunks_wanted);
     const std::int64_t chunks = ceil_div(d.level.nz, z_chunk);

@@ -188,7 +188,11 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   });
   together(context, [&] { require_same_problem(context, *params, options.params_path); });
   const RunSetup setup{options, backend, output, context};
-  together(context, [&] { run->prepare(setup); });
+  {
+    std::optional<ContextWarmup> warm;  // the GPU's context made while prepare reads and draws
+    if (backend == Backend::gpu) warm.emplace();
+    together(context, [&] { run->prepare(setup); });
+  }
   fit_cpu_threads(run->parallel_items());  // --threads auto: fewer for a small problem
   if (backend == Backend::cpu)
     together(context, [&] {

@@ -18,6 +18,23 @@ void load_kernels_eagerly() {
   (void)setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 }
 
+ContextWarmup::ContextWarmup() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  thread_ = std::thread([device] {
+    // Errors are the thread's own (CUDA keeps them per thread): cleared, not reported twice.
+    if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(nullptr);
+    (void)cudaGetLastError();
+  });
+}
+
+ContextWarmup::~ContextWarmup() {
+  if (thread_.joinable()) thread_.join();
+}
+
 bool gpu_available(std::string* reason) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

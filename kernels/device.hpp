@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <thread>
 
 #include "kernels/shape.hpp"
 
@@ -53,5 +54,20 @@ void check_block_limits(const Shape& block, const DeviceInfo& device, const std:
 // Device-to-device copy bandwidth in bytes/s, counting bytes read plus bytes written:
 // the median of `repeats` timed copies of `bytes` each (after a warm-up copy).
 double measure_copy_bandwidth(std::size_t bytes, int repeats = 20);
+
+// The current device's context made on a thread of its own, so that the half second an H200's
+// takes overlaps what the host does before its first CUDA call (reading and drawing inputs);
+// that call then waits only for what is left of it. Joined when destroyed. A device that fails
+// here fails again, with its message, at the caller's own first checked call.
+class ContextWarmup {
+ public:
+  ContextWarmup();
+  ~ContextWarmup();
+  ContextWarmup(const ContextWarmup&) = delete;
+  ContextWarmup& operator=(const ContextWarmup&) = delete;
+
+ private:
+  std::thread thread_;
+};
 
 }  // namespace parasol

@@ -115,10 +115,19 @@ struct RedBlackPass {
                      std::int64_t at) const {
     return ((i + j + k) & 1) == 0 ? red_black_update(g, u, b, i, j, k, at) : u[at];
   }
+  // first() at a cell with all six neighbours inside the box, `d` its diagonal: the same sums.
+  __device__ T first_inside(const LevelGrid<T>& g, const T* u, const T* b, int i, int j, int k,
+                            std::int64_t at, T d) const {
+    const T c = u[at];
+    if (((i + j + k) & 1) != 0) return c;
+    const std::int64_t sy = g.sy(), sz = g.sz();
+    const T r = b[at] - apply_values(g, c, u[at - 1], u[at + 1], u[at - sy], u[at + sy],
+                                     u[at - sz], u[at + sz]);
+    return d != T(0) ? c + r / d : c;
+  }
   __device__ bool second_updates(int i, int j, int k) const { return ((i + j + k) & 1) == 1; }
   __device__ T second(const LevelGrid<T>& g, const T* /*u*/, const T* b, T c, T xm, T xp, T ym,
-                      T yp, T zm, T zp, int i, int j, int k, std::int64_t at) const {
-    const T d = diagonal(g, i, j, k);
+                      T yp, T zm, T zp, std::int64_t at, T d) const {
     return d != T(0) ? c + (b[at] - apply_values(g, c, xm, xp, ym, yp, zm, zp)) / d : c;
   }
 };
@@ -134,10 +143,17 @@ struct ChebyshevPass {
     const T c = u[at];
     return d != T(0) ? c + T(0) + first_c2 * residual_at(g, u, b, i, j, k, at) / d : c;
   }
+  __device__ T first_inside(const LevelGrid<T>& g, const T* u, const T* b, int, int, int,
+                            std::int64_t at, T d) const {
+    const T c = u[at];
+    const std::int64_t sy = g.sy(), sz = g.sz();
+    const T r = b[at] - apply_values(g, c, u[at - 1], u[at + 1], u[at - sy], u[at + sy],
+                                     u[at - sz], u[at + sz]);
+    return d != T(0) ? c + T(0) + first_c2 * r / d : c;
+  }
   __device__ bool second_updates(int, int, int) const { return true; }
   __device__ T second(const LevelGrid<T>& g, const T* u, const T* b, T c, T xm, T xp, T ym, T yp,
-                      T zm, T zp, int i, int j, int k, std::int64_t at) const {
-    const T d = diagonal(g, i, j, k);
+                      T zm, T zp, std::int64_t at, T d) const {
     const T momentum = c1 * (c - u[at]);
     return d != T(0) ? c + momentum + c2 * (b[at] - apply_values(g, c, xm, xp, ym, yp, zm, zp)) / d
                      : c;
@@ -161,6 +177,9 @@ __global__ void __launch_bounds__(kFusedX* kFusedY)
   constexpr int OX = kFusedX - 2, OY = kFusedY - 2;
   __shared__ T plane[3][kFusedY][kFusedX];
   const int tx = threadIdx.x, ty = threadIdx.y;
+  // The diagonal of a cell with no face beside it (used only where the box has such cells): the
+  // one function's value, so the fast path's bits are the general path's.
+  const T inner_diagonal = diagonal(g, 1, 1, 1);
   const std::int64_t sy = g.sy(), sz = g.sz();
   for (std::int64_t chunk : block_stride_z(chunks))
     for (std::int64_t by : block_stride_y(tiles_y))
@@ -171,6 +190,9 @@ __global__ void __launch_bounds__(kFusedX* kFusedY)
         const int j = static_cast<int>(by) * OY - 1 + ty;
         const bool inside = i >= 0 && i < g.nx && j >= 0 && j < g.ny;
         const bool writes = inside && tx >= 1 && tx <= kFusedX - 2 && ty >= 1 && ty <= kFusedY - 2;
+        // A column whose x and y neighbours are all inside the box: its cells away from the z
+        // faces take the fast path, with the diagonal every such cell shares.
+        const bool column_inside = i >= 1 && i <= g.nx - 2 && j >= 1 && j <= g.ny - 2;
         const std::int64_t column = i + sy * j;
         const auto across = [&](int ai, int aj, int ak) {
           return first_across(pass, g, u, b, ai, aj, ak);
@@ -178,7 +200,10 @@ __global__ void __launch_bounds__(kFusedX* kFusedY)
         T below = T(0), centre = T(0), above = T(0);  // stage A's planes k - 2, k - 1, k here
         for (int k = z0 - 1, step = 0; k <= z1; ++k, ++step) {
           T a = T(0);
-          if (k >= 0 && k < g.nz && inside) a = pass.first(g, u, b, i, j, k, column + sz * k);
+          if (k >= 0 && k < g.nz && inside)
+            a = column_inside && k >= 1 && k <= g.nz - 2
+                    ? pass.first_inside(g, u, b, i, j, k, column + sz * k, inner_diagonal)
+                    : pass.first(g, u, b, i, j, k, column + sz * k);
           plane[step % 3][ty][tx] = a;
           below = centre;
           centre = above;
@@ -188,8 +213,13 @@ __global__ void __launch_bounds__(kFusedX* kFusedY)
           if (kk < z0 || kk >= z1 || !writes) continue;
           const std::int64_t at = column + sz * kk;
           T v = centre;
-          if (pass.second_updates(i, j, kk)) {
-            const T(*p)[kFusedX] = plane[(step + 2) % 3];  // plane kk, from the step before
+          const T(*p)[kFusedX] = plane[(step + 2) % 3];  // plane kk, from the step before
+          if (column_inside && kk >= 1 && kk <= g.nz - 2) {
+            // Every neighbour inside the box: no face to resolve.
+            if (pass.second_updates(i, j, kk))
+              v = pass.second(g, u, b, centre, p[ty][tx - 1], p[ty][tx + 1], p[ty - 1][tx],
+                              p[ty + 1][tx], below, above, at, inner_diagonal);
+          } else if (pass.second_updates(i, j, kk)) {
             const T xm = i > 0 ? p[ty][tx - 1]
                          : g.lo[0] == kPeriodicGhost ? across(g.nx - 1, j, kk)
                                                      : T(g.lo[0]) * centre;
@@ -208,7 +238,7 @@ __global__ void __launch_bounds__(kFusedX* kFusedY)
             const T zp = kk < g.nz - 1 ? above
                          : g.hi[2] == kPeriodicGhost ? across(i, j, 0)
                                                      : T(g.hi[2]) * centre;
-            v = pass.second(g, u, b, centre, xm, xp, ym, yp, zm, zp, i, j, kk, at);
+            v = pass.second(g, u, b, centre, xm, xp, ym, yp, zm, zp, at, diagonal(g, i, j, kk));
           }
           out[at] = v;
         }

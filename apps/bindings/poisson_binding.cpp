@@ -98,34 +98,6 @@ std::vector<double> read_source(const io::ParamTable& t, const Params& p, std::i
   return f;
 }
 
-// A discretisation error: max and rms of u − u* over the cells.
-struct DiscretisationError {
-  double max = 0, rms = 0;
-};
-
-// u − u* over this rank's planes (`exact` beside them); across ranks the whole grid's, the
-// squares summed plane by plane in plane order as on one rank.
-template <class T>
-DiscretisationError error_against(const Params& q, const std::vector<T>& u, const std::vector<double>& exact,
-                    comm::Context& context, std::int64_t z_begin) {
-  const std::size_t plane = static_cast<std::size_t>(q.nx * q.ny);
-  std::vector<double> squares(static_cast<std::size_t>(q.nz), 0.0);
-  DiscretisationError e;
-  for (std::size_t c = 0; c < u.size(); ++c) {
-    const double d = static_cast<double>(u[c]) - exact[c];
-    e.max = std::max(e.max, std::abs(d));
-    squares[static_cast<std::size_t>(z_begin) + c / plane] += d * d;
-  }
-  if (context.size() > 1) {
-    e.max = comm::max_over_ranks(context, e.max);
-    context.all_reduce(squares, comm::Op::sum);
-  }
-  double sum = 0;
-  for (double s : squares) sum += s;
-  e.rms = std::sqrt(sum / static_cast<double>(q.cells()));
-  return e;
-}
-
 template <class T>
 class PoissonRun final : public SolverRun<Params> {
  public:
@@ -238,7 +210,7 @@ class PoissonRun final : public SolverRun<Params> {
 
     if (p_.source.kind != SourceKind::manufactured) return;
     const auto study = std::chrono::steady_clock::now();
-    errors_.push_back(error_against(p_, u_, poisson::manufactured_solution(p_, cut.begin, cut.end),
+    errors_.push_back(poisson::discretisation_error(p_, u_, poisson::manufactured_solution(p_, cut.begin, cut.end),
                                     *context_, cut.begin));
     for (std::int64_t r = 1; r < p_.refinements; ++r) {
       const Params q = coarser(p_, r);
@@ -248,7 +220,7 @@ class PoissonRun final : public SolverRun<Params> {
       std::vector<T> u;
       (void)solve_in_place(q, f, u);
       errors_.push_back(
-          error_against(q, u, poisson::manufactured_solution(q, c.begin, c.end), *context_, c.begin));
+          poisson::discretisation_error(q, u, poisson::manufactured_solution(q, c.begin, c.end), *context_, c.begin));
     }
     if (p_.refinements > 1) timings.add("refinements", seconds_since(study));
   }
@@ -428,7 +400,7 @@ class PoissonRun final : public SolverRun<Params> {
   double shift_ = 0;       // subtracted from f for a singular problem
   std::vector<T> u_;
   Outcome outcome_;
-  std::vector<DiscretisationError> errors_;  // manufactured only: this grid's, then each coarser one's
+  std::vector<poisson::DiscretisationError> errors_;  // manufactured only: this grid's, then each coarser one's
   std::vector<poisson::SlabCut> cuts_;  // this rank's planes of this grid, then each coarser one
   std::optional<Checkpointing> checkpoints_;
   std::vector<T> restart_u_;                 // a restart's planes of u, until the solve takes them

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comm/over_ranks.hpp"
 #include "kernels/error.hpp"
 
 namespace parasol::poisson {
@@ -148,6 +149,44 @@ void add_boundary_terms(const Params& p, const Level& l, std::vector<double>& b,
         if (add != 0) b[static_cast<std::size_t>(i + l.nx * (j + l.ny * (k - z_begin)))] += add;
       }
 }
+
+template <class T>
+DiscretisationError discretisation_error(const Params& q, const std::vector<T>& u,
+                                         const std::vector<double>& exact, comm::Context& context,
+                                         std::int64_t z_begin) {
+  const std::size_t plane = static_cast<std::size_t>(q.nx * q.ny);
+  std::vector<double> squares(static_cast<std::size_t>(q.nz), 0.0);
+  const auto planes = static_cast<std::int64_t>(plane > 0 ? u.size() / plane : 0);
+  double max = 0;
+#pragma omp parallel for reduction(max : max)
+  for (std::int64_t k = 0; k < planes; ++k) {
+    double sum = 0;
+    const std::size_t first = static_cast<std::size_t>(k) * plane;
+    for (std::size_t c = first; c < first + plane; ++c) {
+      const double d = static_cast<double>(u[c]) - exact[c];
+      max = std::max(max, std::abs(d));
+      sum += d * d;
+    }
+    squares[static_cast<std::size_t>(z_begin + k)] = sum;
+  }
+  DiscretisationError e;
+  e.max = max;
+  if (context.size() > 1) {
+    e.max = comm::max_over_ranks(context, e.max);
+    context.all_reduce(squares, comm::Op::sum);
+  }
+  double sum = 0;
+  for (double s : squares) sum += s;
+  e.rms = std::sqrt(sum / static_cast<double>(q.cells()));
+  return e;
+}
+
+template DiscretisationError discretisation_error<float>(const Params&, const std::vector<float>&,
+                                                         const std::vector<double>&,
+                                                         comm::Context&, std::int64_t);
+template DiscretisationError discretisation_error<double>(const Params&, const std::vector<double>&,
+                                                          const std::vector<double>&,
+                                                          comm::Context&, std::int64_t);
 
 double compensated_sum(const std::vector<double>& values) {
   double sum = 0, compensation = 0;

@@ -43,6 +43,20 @@ double compatibility_shift(const Params& p, const std::vector<double>& f,
 double make_compatible(const Params& p, std::vector<double>& f, comm::Context* context = nullptr,
                        std::int64_t z_begin = 0, std::int64_t z_end = -1);
 
+// A discretisation error: max and rms of u − u* over the cells.
+struct DiscretisationError {
+  double max = 0, rms = 0;
+};
+
+// u − u* over this rank's planes [z_begin, ...) of q's grid (`exact` beside u, as
+// manufactured_solution gives it); across ranks the whole grid's, the squares summed plane by
+// plane in plane order as on one rank, a plane's in cell order: the same bits on any threads
+// and ranks. Collective when the context has more than one rank.
+template <class T>
+DiscretisationError discretisation_error(const Params& q, const std::vector<T>& u,
+                                         const std::vector<double>& exact, comm::Context& context,
+                                         std::int64_t z_begin);
+
 // Kahan–Babuška (Neumaier) summation of `values`, in index order: the compensated sum the
 // singular case's means use.
 double compensated_sum(const std::vector<double>& values);

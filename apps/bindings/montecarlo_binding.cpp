@@ -245,6 +245,11 @@ class MontecarloRun final : public SolverRun<Params> {
                        "to the same numbers after a restart");
     const io::CheckpointReader* r = checkpoints_->restart();
     if (r == nullptr) return;
+    // The payoff sums are integers, exact in any order, but each rank's are of the batches it ran
+    // from the start of its own samples: another count cuts the samples elsewhere, and the
+    // samples done are no whole batches of the new cut.
+    r->require_same_ranks("each rank's sums are of the batches it ran of its own samples, and "
+                          "another rank count cuts the samples elsewhere");
     restart_sample_ = r->floats(
         "sample", static_cast<std::uint64_t>(p_.sample_paths) * 2 * (static_cast<std::uint64_t>(p_.steps) + 1));
     from_.emplace();

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -600,6 +601,110 @@ TEST_F(Checkpoints, PoissonSigusr1WritesACheckpointThatRestartsToTheUninterrupte
   const Bits a = bits("whole.h5", "/fields/u"), b = bits("rest.h5", "/fields/u");
   EXPECT_TRUE(same_bits(a.field, b.field));
   EXPECT_EQ(a.diagnostics, b.diagnostics);
+}
+
+// The process among `launcher`'s descendants that is rank `rank`: the one whose environment says
+// so (Open MPI's OMPI_COMM_WORLD_RANK, PMIx's PMIX_RANK). The launcher itself when none does.
+pid_t rank_process(pid_t launcher, int rank) {
+  const std::string tags[] = {"OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + '\0',
+                              "PMIX_RANK=" + std::to_string(rank) + '\0'};
+  std::vector<pid_t> next{launcher};
+  // A launcher may start its ranks through a proxy of its own: a few generations down.
+  for (int generation = 0; generation < 3 && !next.empty(); ++generation) {
+    std::vector<pid_t> children;
+    for (const pid_t parent : next) {
+      std::error_code ec;
+      for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(parent) + "/task", ec)) {
+        std::ifstream list(task.path() / "children");
+        for (pid_t child = 0; list >> child;) children.push_back(child);
+      }
+    }
+    for (const pid_t child : children) {
+      const std::string environment = test::read_text("/proc/" + std::to_string(child) + "/environ");
+      for (const std::string& tag : tags)
+        if (environment.rfind(tag, 0) == 0 || environment.find('\0' + tag) != std::string::npos)
+          return child;
+    }
+    next = children;
+  }
+  return launcher;
+}
+
+// Under a launcher on 2 ranks, a signal to the launcher (Open MPI's mpirun forwards SIGUSR1 to
+// every rank) or to one rank alone (`to_rank`): the ranks agree at the next safe point, so every
+// rank stops there, each writes its part of one checkpoint, one line names it, and the launcher
+// ends with status 75. Restarted, it gives the uninterrupted run's bits.
+class SignalsAcrossRanks : public Checkpoints {
+ protected:
+  void SetUp() override {
+#ifndef PARASOL_TEST_MPIEXEC
+    GTEST_SKIP() << "this build has no MPI: runs across ranks are not built";
+#endif
+  }
+
+  void expect_every_rank_stops(int signal_number, const std::string& signal_name, int to_rank) {
+    std::vector<std::string> args;
+    {
+      std::istringstream words(launcher(2));
+      for (std::string w; words >> w;) args.push_back(w);
+    }
+    for (const std::string& a : long_run(write_params(laplace3d()), dir_ / "long.h5"))
+      args.push_back(a);
+    const auto whom = [to_rank](pid_t started) {
+      return to_rank < 0 ? started : rank_process(started, to_rank);
+    };
+    const test::SignalledRun r = test::signal_when_logged(
+        args, dir_ / "job.log", "  iteration ", signal_number, std::chrono::seconds(60), whom);
+    ASSERT_TRUE(r.saw) << r.log;
+    ASSERT_TRUE(WIFEXITED(r.wait_status)) << r.log;
+    EXPECT_EQ(WEXITSTATUS(r.wait_status), io::kCheckpointedStatus) << r.log;
+
+    // One line names the checkpoint (the launcher may add its own about the status after it).
+    const fs::path checkpoint = dir_ / "c.h5";
+    std::vector<std::string> naming;
+    for (const std::string& line : lines_of(r.log))
+      if (line.find("--restart " + checkpoint.string()) != std::string::npos) naming.push_back(line);
+    ASSERT_EQ(naming.size(), 1u) << r.log;
+    const std::string stopped = "parasol: " + signal_name + ": stopped at iteration ";
+    ASSERT_EQ(naming[0].rfind(stopped, 0), 0u) << r.log;
+
+    // One checkpoint: both ranks' parts, of the step the line names; no result, no temporary.
+    const std::int64_t step = std::stoll(naming[0].substr(stopped.size()));
+    ASSERT_GT(step, 0);
+    EXPECT_EQ(step % 5, 0) << "a signal is answered at a convergence check";
+    for (int rank = 0; rank < 2; ++rank) {
+      io::ResultReader part(io::checkpoint_part(checkpoint, rank, 2));
+      EXPECT_EQ(std::get<std::int64_t>(part.attribute("/", "step")), step) << "rank " << rank;
+      EXPECT_EQ(std::get<std::int64_t>(part.attribute("/", "ranks")), 2);
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "long.h5")) << "a stopped run wrote its result";
+    for (const auto& entry : fs::directory_iterator(dir_.path()))
+      EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos)
+          << entry.path() << " left behind";
+
+    // Continued on the same ranks a few iterations past it: an uninterrupted run's bits (one
+    // rank's, which every cut gives).
+    const std::string to = "grid.nx=60 grid.ny=60 grid.nz=60 iteration.check_every=5 "
+                           "iteration.max_iterations=" + std::to_string(step + 7) + " ";
+    const CommandResult whole = run(laplace3d(), "whole.h5", to);
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    const CommandResult rest = run(laplace3d(), "rest.h5", to + "--restart " + quoted(checkpoint), 2);
+    ASSERT_EQ(rest.status, 0) << rest.output;
+    EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/u").field, bits("rest.h5", "/fields/u").field));
+  }
+};
+
+TEST_F(SignalsAcrossRanks, Sigusr1ToTheLauncherStopsEveryRankAtOneSafePoint) {
+  expect_every_rank_stops(SIGUSR1, "SIGUSR1", -1);
+}
+
+// The rank that is not rank 0, which speaks for the run: the others learn of it at the safe point.
+TEST_F(SignalsAcrossRanks, SigtermToOneRankStopsEveryRankAtOneSafePoint) {
+  expect_every_rank_stops(SIGTERM, "SIGTERM", 1);
+}
+
+TEST_F(SignalsAcrossRanks, Sigusr1ToRank0StopsEveryRankAtOneSafePoint) {
+  expect_every_rank_stops(SIGUSR1, "SIGUSR1", 0);
 }
 
 TEST_F(Checkpoints, ASecondSignalEndsTheRunAtOnceAndLeavesTheCheckpointBefore) {

@@ -69,7 +69,6 @@ void Checkpointing::write(std::int64_t step, const std::function<void(io::Checkp
     io::CheckpointWriter w(file_, solver_, step, context_.rank(), context_.size());
     write_parameters(w.file(), params_);
     write_provenance(w.file(), solver_, backend_, command_line_);
-    w.file().set_attribute("/", "format", std::string("parasol-checkpoint-1"));
     fill(w);
     bytes = w.bytes();
     w.commit(cp_.keep);

@@ -225,6 +225,8 @@ void CheckpointWriter::commit(std::int64_t keep) {
     names += (names.empty() ? "" : ",") + digest_.substr(at, eq - at);
     at = digest_.find(';', eq) + 1;
   }
+  // Set last: the provenance a run adds to file() names a result's format.
+  file_.set_attribute("/", "format", "parasol-checkpoint-" + std::to_string(kFormat));
   file_.set_attribute("/", "state", names);
   file_.set_attribute("/", "checksum", state_checksum(digest_.data(), digest_.size()));
   // Older checkpoints move down one place, oldest first, before the new one takes the name: a

@@ -215,6 +215,95 @@ TEST(CheckpointFile, TheChecksumChangesWithAnyOneBit) {
   }
 }
 
+// A whole of 10 values cut among 3 ranks as 4, 3 and 3, each part holding one halo value beside
+// each neighbour (halos hold -1, not their owner's value: a reader must take every value from its
+// owner), and a history every rank holds all of. Read on 2 ranks (5 and 5, with halos), and on 1.
+class CheckpointPieces : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::uint64_t begin[] = {0, 4, 7, 10};
+    for (int rank = 0; rank < 3; ++rank) {
+      io::CheckpointWriter w(file(), "laplace3d", 12, rank, 3);
+      w.file().set_attribute("/parameters", "grid.nz", std::int64_t{10});
+      const std::uint64_t first = rank == 0 ? 0 : begin[rank] - 1;
+      const std::uint64_t last = rank == 2 ? 10 : begin[rank + 1] + 1;
+      std::vector<double> held;
+      for (std::uint64_t i = first; i < last; ++i)
+        held.push_back(i >= begin[rank] && i < begin[rank + 1] ? 100.0 + double(i) : -1.0);
+      w.add("u", held.data(), held.size(), io::Share{10, first, begin[rank], begin[rank + 1]});
+      const std::vector<double> history{1, 2, 3};
+      w.add("history", history.data(), history.size(), io::Share{3, 0, 0, 3});
+      w.add("mine", std::vector<double>{double(rank)});
+      w.add("iterations", io::Value{std::int64_t{12}});
+      w.commit(1);
+    }
+  }
+
+  fs::path file() const { return dir_ / "c.h5"; }
+  io::CheckpointReader read(int rank, int ranks) const {
+    return io::CheckpointReader(file(), "laplace3d", rank, ranks,
+                                {{"grid.nz", io::Value{std::int64_t{10}}}}, {});
+  }
+
+  test::ScratchDir dir_;
+};
+
+TEST_F(CheckpointPieces, AnotherRankCountReadsEachValueFromItsOwner) {
+  // Rank 1 of 2 owns 5..9 and holds 4 below them as a halo: from parts 1 and 2.
+  const io::CheckpointReader r = read(1, 2);
+  EXPECT_EQ(r.written_ranks(), 3);
+  EXPECT_EQ(r.step(), 12);
+  EXPECT_EQ(r.doubles("u", 4, 6, 10), (std::vector<double>{104, 105, 106, 107, 108, 109}));
+  EXPECT_EQ(r.doubles("history", 0, 3, 3), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(r.integer("iterations"), 12);
+  // One rank: the whole, from all three.
+  const io::CheckpointReader one = read(0, 1);
+  std::vector<double> whole;
+  for (int i = 0; i < 10; ++i) whole.push_back(100.0 + i);
+  EXPECT_EQ(one.doubles("u", 0, 10, 10), whole);
+}
+
+TEST_F(CheckpointPieces, AsManyRanksReadTheirOwnPartAsWritten) {
+  // Rank 1 of 3 reads its own part, halos as it wrote them.
+  const io::CheckpointReader r = read(1, 3);
+  EXPECT_EQ(r.doubles("u", 3, 5, 10), (std::vector<double>{-1, 104, 105, 106, -1}));
+  EXPECT_EQ(r.doubles("mine", 1), std::vector<double>{1});
+}
+
+TEST_F(CheckpointPieces, WhatOnlyAsManyRanksCanReadIsRefusedNamingBothCounts) {
+  const io::CheckpointReader r = read(0, 2);
+  try {
+    (void)r.doubles("mine", 1);
+    ADD_FAILURE() << "a rank's own array was read on another rank count";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("written by 3 ranks, and this run has 2: its `mine` is "
+                                         "each rank's own (restart on 3 ranks)"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)r.doubles("u", 0, 6, 12);
+    ADD_FAILURE() << "a whole of another size was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a piece of 10 values, and this run's whole has 12"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CheckpointPieces, AMissingPartIsRefusedNamingIt) {
+  fs::remove(io::checkpoint_part(file(), 2, 3));
+  try {
+    (void)read(0, 2);
+    ADD_FAILURE() << "a checkpoint without its rank 2's part was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(io::checkpoint_part(file(), 2, 3).string()),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("no such file"), std::string::npos) << e.what();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2N steps = N, checkpoint, restart, N more.
 

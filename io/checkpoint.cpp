@@ -372,7 +372,7 @@ std::unique_ptr<CheckpointReader::Part> CheckpointReader::open(
 CheckpointReader::CheckpointReader(const fs::path& file, const std::string& solver, int rank,
                                    int ranks, const std::map<std::string, Value>& parameters,
                                    const std::set<std::string>& may_differ)
-    : file_(file), ranks_(ranks) {
+    : file_(file), ranks_(ranks), rank_(rank) {
   // Rank 0's part says how many ranks wrote the checkpoint.
   parts_.push_back(open(file, solver, 0, /*ranks=*/0, parameters, may_differ));
   const ResultReader& first = parts_[0]->reader;
@@ -513,16 +513,30 @@ std::vector<double> CheckpointReader::doubles(const std::string& name, std::uint
   return range<double>(name, first, count, total);
 }
 
-Value CheckpointReader::scalar(const std::string& name) const {
-  if (!primary().reader.has_attribute(kState, name))
-    throw primary().refused("its state `" + name + "` is missing");
-  return primary().reader.attribute(kState, name);
+const CheckpointReader::Part& CheckpointReader::part_of(int written_rank) const {
+  if (written_ranks_ != ranks_) return *parts_.at(static_cast<std::size_t>(written_rank));
+  if (written_rank != rank_)
+    throw Error("checkpoint: rank " + std::to_string(written_rank) + "'s part is not open on rank " +
+                std::to_string(rank_) + ", which reads its own");
+  return primary();
 }
 
-std::int64_t CheckpointReader::integer(const std::string& name) const {
-  const Value v = scalar(name);
+Value CheckpointReader::scalar_in(const Part& part, const std::string& name) const {
+  if (!part.reader.has_attribute(kState, name))
+    throw part.refused("its state `" + name + "` is missing");
+  return part.reader.attribute(kState, name);
+}
+
+std::int64_t CheckpointReader::integer_in(const Part& part, const std::string& name) const {
+  const Value v = scalar_in(part, name);
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-  throw primary().refused("its `" + name + "` is not an integer");
+  throw part.refused("its `" + name + "` is not an integer");
+}
+
+Value CheckpointReader::scalar(const std::string& name) const { return scalar_in(primary(), name); }
+
+std::int64_t CheckpointReader::integer(const std::string& name) const {
+  return integer_in(primary(), name);
 }
 
 double CheckpointReader::number(const std::string& name) const {
@@ -530,6 +544,19 @@ double CheckpointReader::number(const std::string& name) const {
   if (const auto* d = std::get_if<double>(&v)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
   throw primary().refused("its `" + name + "` is not a number");
+}
+
+Value CheckpointReader::scalar(const std::string& name, int written_rank) const {
+  return scalar_in(part_of(written_rank), name);
+}
+
+std::int64_t CheckpointReader::integer(const std::string& name, int written_rank) const {
+  return integer_in(part_of(written_rank), name);
+}
+
+std::vector<float> CheckpointReader::floats(const std::string& name, std::uint64_t size,
+                                            int written_rank) const {
+  return array<float>(part_of(written_rank), name, size);
 }
 
 }  // namespace parasol::io

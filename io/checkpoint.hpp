@@ -138,6 +138,13 @@ class CheckpointReader {
   std::int64_t integer(const std::string& name) const;
   double number(const std::string& name) const;
 
+  // Written rank `part`'s own state, for a run that folds the parts of several written ranks into
+  // one rank's (montecarlo's streams of batches): any part on another rank count, and this rank's
+  // own on as many.
+  Value scalar(const std::string& name, int part) const;
+  std::int64_t integer(const std::string& name, int part) const;
+  std::vector<float> floats(const std::string& name, std::uint64_t size, int part) const;
+
   // For state that only a run on as many ranks can continue: refused on another rank count,
   // naming both and `why`.
   void require_same_ranks(const std::string& why) const;
@@ -156,11 +163,14 @@ class CheckpointReader {
                              int rank, int ranks, const std::map<std::string, Value>& parameters,
                              const std::set<std::string>& may_differ) const;
   const Part& primary() const { return *parts_.at(primary_); }
+  const Part& part_of(int written_rank) const;
+  Value scalar_in(const Part& part, const std::string& name) const;
+  std::int64_t integer_in(const Part& part, const std::string& name) const;
 
   std::filesystem::path file_;
   std::vector<std::unique_ptr<Part>> parts_;  // this rank's part alone, or every part
   std::size_t primary_ = 0;                   // the one scalars come from
-  int written_ranks_ = 1, ranks_ = 1;
+  int written_ranks_ = 1, ranks_ = 1, rank_ = 0;
   std::int64_t step_ = 0;
 };
 

@@ -154,15 +154,17 @@ class Checkpoints : public ::testing::Test {
   // A run to the end that checkpoints every round and keeps three, restarted from the oldest
   // kept (two rounds before the end): the uninterrupted run's bits.
   void expect_restart_from_older_alike(const std::string& text, const std::string& field,
-                                       const std::string& args, int ranks) {
-    const CommandResult whole = run(text, "whole.h5", args, ranks);
+                                       const std::string& args, int ranks, int restart_ranks = -1) {
+    if (restart_ranks < 0) restart_ranks = ranks;
+    const CommandResult whole = run(text, "whole.h5", args, restart_ranks);
     ASSERT_EQ(whole.status, 0) << whole.output;
     const std::string file = "checkpoint.file=" + quoted(dir_ / "c.h5");
     const CommandResult first =
         run(text, "first.h5", "checkpoint.every=1 checkpoint.keep=3 " + file + " " + args, ranks);
     ASSERT_EQ(first.status, 0) << first.output;
-    const CommandResult rest =
-        run(text, "rest.h5", "--restart " + quoted(dir_ / "c.h5.2") + " " + file + " " + args, ranks);
+    const CommandResult rest = run(text, "rest.h5",
+                                   "--restart " + quoted(dir_ / "c.h5.2") + " " + file + " " + args,
+                                   restart_ranks);
     ASSERT_EQ(rest.status, 0) << rest.output;
     const Bits a = bits("whole.h5", field), b = bits("rest.h5", field);
     EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
@@ -540,25 +542,65 @@ TEST_F(CheckpointsAcrossRanks, Laplace3dGpuRestartsOnAnotherRankCountToTheSameBi
                        "--backend gpu method.variant=zreg", 3, 0, 1);
 }
 
-// montecarlo's sums are exact integers, but each rank's are of the batches it ran from the start
-// of its own samples; another count cuts the samples elsewhere. Refused, naming both counts.
-TEST_F(CheckpointsAcrossRanks, AMontecarloRestartOnAnotherRankCountIsRefused) {
+// montecarlo keeps the cut of the run that began it: each rank runs the streams of batches of the
+// parts it took over, and the integer sums, added in any order, give the first run's bits. 9000
+// paths are 4500 antithetic samples, batches of 500: 5 rounds on 2 ranks, 3 on 3; the stored
+// paths (1600 samples) span two ranks' samples on 3.
+TEST_F(CheckpointsAcrossRanks, MontecarloRestartsOnAnotherRankCountToTheSameBits) {
+  for (const auto& c : kOtherCounts) {
+    SCOPED_TRACE(counts_text(c));
+    expect_restart_from_older_alike(montecarlo(), "/fields/sample_paths",
+                                    "paths.count=9000 output.sample_paths=1600", launched(c.first),
+                                    launched(c.second));
+    for (const char* estimate : {"price", "standard_error"})
+      EXPECT_EQ(
+          std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", estimate)),
+          std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", estimate)))
+          << estimate;
+  }
+}
+
+// A restart on another count checkpoints in turn, and its checkpoint continues on a third: the
+// streams a rank took over are in its part.
+TEST_F(CheckpointsAcrossRanks, MontecarloRestartsTwiceOnOtherRankCountsToTheSameBits) {
+  const std::string args = "paths.count=9000 output.sample_paths=1600 checkpoint.every=1 ";
+  const CommandResult whole = run(montecarlo(), "whole.h5", "paths.count=9000 output.sample_paths=1600");
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const CommandResult first = run(montecarlo(), "first.h5",
+                                  args + "checkpoint.keep=3 checkpoint.file=" + quoted(dir_ / "a.h5"), 2);
+  ASSERT_EQ(first.status, 0) << first.output;
+  // From round 3 of 5 on 3 ranks, checkpointing rounds 4 and 5; from round 4 on one rank.
+  const CommandResult second =
+      run(montecarlo(), "second.h5",
+          args + "checkpoint.keep=2 checkpoint.file=" + quoted(dir_ / "b.h5") + " --restart " +
+              quoted(dir_ / "a.h5.2"),
+          3);
+  ASSERT_EQ(second.status, 0) << second.output;
+  ASSERT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "b.h5.1").attribute("/", "step")), 4);
+  const CommandResult rest = run(montecarlo(), "rest.h5",
+                                 "paths.count=9000 output.sample_paths=1600 --restart " +
+                                     quoted(dir_ / "b.h5.1"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/sample_paths").field,
+                        bits("rest.h5", "/fields/sample_paths").field));
+  EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+            std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+}
+
+// A path count cuts the samples: a restart whose batches follow several ranks' cut keeps it, even
+// on one rank (where a run begun on one rank may run more paths).
+TEST_F(CheckpointsAcrossRanks, AMontecarloRestartOfSeveralRanksCutKeepsThePathCount) {
   const CommandResult first =
       run(montecarlo(), "first.h5", "paths.count=9000 checkpoint.every=1", 2);
   ASSERT_EQ(first.status, 0) << first.output;
-  for (const int ranks : {3, 0}) {
-    const std::string before = test::read_text(dir_ / "first.checkpoint.h5");
-    const CommandResult r = run(montecarlo(), "rest.h5",
-                                "paths.count=9000 --restart " + quoted(dir_ / "first.checkpoint.h5"),
-                                ranks);
-    EXPECT_EQ(r.status, 2) << r.output;
-    test::expect_one_line(r, "written by 2 ranks, and this run has " +
-                                 std::to_string(ranks == 0 ? 1 : ranks) +
-                                 ": each rank's sums are of the batches it ran");
-    EXPECT_NE(r.output.find("(restart on 2 ranks)"), std::string::npos) << r.output;
-    EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
-    EXPECT_EQ(test::read_text(dir_ / "first.checkpoint.h5"), before);
-  }
+  const std::string before = test::read_text(dir_ / "first.checkpoint.h5");
+  const CommandResult r = run(montecarlo(), "rest.h5",
+                              "paths.count=12000 --restart " + quoted(dir_ / "first.checkpoint.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "paths.count is 12000 here and 9000 in it, whose batches follow 2 "
+                           "ranks' cut of the paths");
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+  EXPECT_EQ(test::read_text(dir_ / "first.checkpoint.h5"), before);
 }
 
 // On another rank count every part is read and checked: one missing, or of another step, is

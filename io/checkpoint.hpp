@@ -8,8 +8,9 @@
 //
 // Across ranks each part holds its rank's arrays. An array that is a rank's piece of one whole
 // (a slab of a grid, some of a batch's systems) records where it lies in that whole (Share), so a
-// run on another rank count can read its own pieces from whichever parts hold them; scalars and
-// the other arrays are the same on every rank, and such a run reads rank 0's.
+// run on another rank count can read its own pieces from whichever parts hold them. Scalars are
+// the same on every rank, and such a run reads rank 0's; a solver whose ranks' own state folds
+// into one rank's (montecarlo's streams of batches) reads each part's.
 //
 // Layout (docs/hdf5-layout.md):
 //   /               solver, step, rank, ranks, checksum (of the state: every array and scalar)
@@ -162,14 +163,14 @@ class CheckpointReader {
   std::unique_ptr<Part> open(const std::filesystem::path& path, const std::string& solver,
                              int rank, int ranks, const std::map<std::string, Value>& parameters,
                              const std::set<std::string>& may_differ) const;
-  const Part& primary() const { return *parts_.at(primary_); }
+  const Part& primary() const { return *parts_.front(); }
   const Part& part_of(int written_rank) const;
   Value scalar_in(const Part& part, const std::string& name) const;
   std::int64_t integer_in(const Part& part, const std::string& name) const;
 
   std::filesystem::path file_;
-  std::vector<std::unique_ptr<Part>> parts_;  // this rank's part alone, or every part
-  std::size_t primary_ = 0;                   // the one scalars come from
+  // This rank's part alone, or every part in rank order; the first is the one scalars come from.
+  std::vector<std::unique_ptr<Part>> parts_;
   int written_ranks_ = 1, ranks_ = 1, rank_ = 0;
   std::int64_t step_ = 0;
 };

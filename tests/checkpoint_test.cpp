@@ -542,6 +542,25 @@ TEST_F(CheckpointsAcrossRanks, Laplace3dGpuRestartsOnAnotherRankCountToTheSameBi
                        "--backend gpu method.variant=zreg", 3, 0, 1);
 }
 
+// The GPU march holds its grids in its variant's layout: contiguous ones continue on any rank
+// count; thomas's interleaved one only on as many ranks, refused naming both counts.
+TEST_F(CheckpointsAcrossRanks, TridiagHeatGpuRestartsOnAnotherRankCountWhereItsLayoutAllows) {
+  PARASOL_REQUIRE_GPU();
+  expect_restart_alike(heat(), "heat.steps", 23, "/fields/u",
+                       "--backend gpu method.variant=pcr-shared", 2, 0, 3);
+  const CommandResult first = run(heat(), "first.h5",
+                                  "--backend gpu method.variant=thomas heat.steps=10 checkpoint.every=10", 2);
+  ASSERT_EQ(first.status, 0) << first.output;
+  const CommandResult r = run(heat(), "rest.h5",
+                              "--backend gpu method.variant=thomas heat.steps=20 --restart " +
+                                  quoted(dir_ / "first.checkpoint.h5"),
+                              3);
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "written by 2 ranks, and this run has 3: it holds each rank's grids "
+                           "interleaved");
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+}
+
 // montecarlo keeps the cut of the run that began it: each rank runs the streams of batches of the
 // parts it took over, and the integer sums, added in any order, give the first run's bits. 9000
 // paths are 4500 antithetic samples, batches of 500: 5 rounds on 2 ranks, 3 on 3; the stored

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
   run_cmd->add_option("--restart", run.restart,
                       "Continue from a checkpoint ([checkpoint] keys; on a signal, status 75) of "
-                      "the same problem and rank count; the result records it as "
+                      "the same problem, on any rank count; the result records it as "
                       "/provenance@restarted_from");
   std::string transport = "auto";
   run_cmd

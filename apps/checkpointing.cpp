@@ -25,14 +25,14 @@ Checkpointing::Checkpointing(const CheckpointParams& cp, const RunSetup& setup,
       command_line_(setup.options.command_line),
       last_(std::chrono::steady_clock::now()) {
   if (setup.options.restart.empty()) return;
-  const std::filesystem::path part =
-      io::checkpoint_part(setup.options.restart, context_.rank(), context_.size());
-  // Every rank reads its own part; a refusal on any is said once and ends every rank with 2.
+  // Every rank reads its own part, or on another rank count the parts that hold its pieces; a
+  // refusal on any is said once and ends every rank with 2.
   together(context_, [&] {
-    reader_.emplace(part, solver_, context_.rank(), context_.size(), params.resolved(), may_differ);
+    reader_.emplace(setup.options.restart, solver_, context_.rank(), context_.size(),
+                    params.resolved(), may_differ);
   });
   // The parts must be of one checkpoint: a second signal between two ranks' renames could leave
-  // one rank's newer than another's.
+  // one rank's newer than another's. (On another rank count the reader has compared them all.)
   if (context_.size() > 1) {
     std::vector<std::int64_t> steps{reader_->step(), -reader_->step()};
     context_.all_reduce(steps, comm::Op::max);
@@ -69,7 +69,6 @@ void Checkpointing::write(std::int64_t step, const std::function<void(io::Checkp
     io::CheckpointWriter w(file_, solver_, step, context_.rank(), context_.size());
     write_parameters(w.file(), params_);
     write_provenance(w.file(), solver_, backend_, command_line_);
-    w.file().set_attribute("/", "format", std::string("parasol-checkpoint-1"));
     fill(w);
     bytes = w.bytes();
     w.commit(cp_.keep);

@@ -28,15 +28,17 @@ namespace parasol::app {
 
 class Checkpointing {
  public:
-  // For a run of `solver` set up by `setup`, checkpointing as `cp` says. With --restart, reads
-  // and checks this rank's part now (collective: every rank agrees, and a refusal is one line,
-  // exit 2): every parameter but the [checkpoint] keys and `may_differ` must match.
+  // For a run of `solver` set up by `setup`, checkpointing as `cp` says. With --restart, opens
+  // and checks this rank's part now, or on another rank count every part (collective: every rank
+  // agrees, and a refusal is one line, exit 2): every parameter but the [checkpoint] keys and
+  // `may_differ` must match. The binding reads its state from restart(): the pieces of a whole
+  // by their share, so that any rank count can continue them.
   Checkpointing(const CheckpointParams& cp, const RunSetup& setup, std::string solver,
                 const io::ParamTable& params, std::set<std::string> may_differ);
 
   // Whether this run checkpoints at all (a [checkpoint] key, or --restart).
   bool enabled() const { return enabled_; }
-  // This rank's part of the checkpoint a restart continues from; null when not restarting.
+  // The checkpoint a restart continues from, as this rank reads it; null when not restarting.
   const io::CheckpointReader* restart() const { return reader_ ? &*reader_ : nullptr; }
 
   // The SafePoints a solver takes: the state a restart continues from (`from`, or null), and a

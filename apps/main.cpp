@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--force", run.force, "Overwrite an existing result file");
   run_cmd->add_option("--restart", run.restart,
                       "Continue from a checkpoint ([checkpoint] keys; on a signal, status 75) of "
-                      "the same problem and rank count; the result records it as "
-                      "/provenance@restarted_from");
+                      "the same problem, on any rank count its solver allows; the result records "
+                      "it as /provenance@restarted_from");
   std::string transport = "auto";
   run_cmd
       ->add_option("--transport", transport,

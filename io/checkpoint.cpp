@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -21,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kState = "/state";
-constexpr std::int64_t kFormat = 1;  // /@checkpoint_format: bumped when the layout changes
+// /@checkpoint_format: bumped when the layout changes (2: a piece of a whole records its share)
+constexpr std::int64_t kFormat = 2;
 
 // A value as one text, the same for what was written and what HDF5 gives back (a bool comes
 // back as a 1-byte integer, so both are "0" or "1"), for checksums and comparisons.
@@ -90,6 +93,17 @@ Releases& releases() {
   return all;
 }
 
+Value share_value(const Share& s) {
+  return std::vector<std::int64_t>{static_cast<std::int64_t>(s.total),
+                                   static_cast<std::int64_t>(s.first),
+                                   static_cast<std::int64_t>(s.owned_begin),
+                                   static_cast<std::int64_t>(s.owned_end)};
+}
+
+std::string ranks_text(std::int64_t n) {
+  return std::to_string(n) + " rank" + (n == 1 ? "" : "s");
+}
+
 }  // namespace
 
 fs::path default_checkpoint_path(const fs::path& result) {
@@ -155,7 +169,8 @@ void CheckpointWriter::note(const std::string& name, const std::string& checksum
 }
 
 template <class T>
-void CheckpointWriter::add_array(const std::string& name, const T* values, std::uint64_t count) {
+void CheckpointWriter::add_array(const std::string& name, const T* values, std::uint64_t count,
+                                 const Share* share) {
   if (names_.count(name) > 0) throw Error("checkpoint: state `" + name + "` added twice");
   // The checksum is made on another core while HDF5 writes: the write waits for the disk.
   std::future<std::string> sum = std::async(std::launch::async, [values, count] {
@@ -168,18 +183,33 @@ void CheckpointWriter::add_array(const std::string& name, const T* values, std::
     sum.wait();
     throw;
   }
-  const std::string checksum = sum.get();
-  note(name, checksum);
+  std::string checksum = sum.get();
   file_.set_attribute(path, "checksum", checksum);
+  if (share != nullptr) {
+    const Value where = share_value(*share);
+    file_.set_attribute(path, "share", where);
+    checksum += "@" + text_of(where);  // where the piece lies is state too
+  }
+  note(name, checksum);
   bytes_ += count * sizeof(T);
 }
 
 void CheckpointWriter::add(const std::string& name, const float* values, std::uint64_t count) {
-  add_array(name, values, count);
+  add_array(name, values, count, nullptr);
 }
 
 void CheckpointWriter::add(const std::string& name, const double* values, std::uint64_t count) {
-  add_array(name, values, count);
+  add_array(name, values, count, nullptr);
+}
+
+void CheckpointWriter::add(const std::string& name, const float* values, std::uint64_t count,
+                           const Share& share) {
+  add_array(name, values, count, &share);
+}
+
+void CheckpointWriter::add(const std::string& name, const double* values, std::uint64_t count,
+                           const Share& share) {
+  add_array(name, values, count, &share);
 }
 
 void CheckpointWriter::add(const std::string& name, const Value& scalar) {
@@ -195,6 +225,8 @@ void CheckpointWriter::commit(std::int64_t keep) {
     names += (names.empty() ? "" : ",") + digest_.substr(at, eq - at);
     at = digest_.find(';', eq) + 1;
   }
+  // Set last: the provenance a run adds to file() names a result's format.
+  file_.set_attribute("/", "format", "parasol-checkpoint-" + std::to_string(kFormat));
   file_.set_attribute("/", "state", names);
   file_.set_attribute("/", "checksum", state_checksum(digest_.data(), digest_.size()));
   // Older checkpoints move down one place, oldest first, before the new one takes the name: a
@@ -230,18 +262,41 @@ void CheckpointWriter::commit(std::int64_t keep) {
 
 // ---------------------------------------------------------------------------------------------
 
-InputError CheckpointReader::refused(const std::string& why) const {
-  return InputError(path_.string(), "", "checkpoint refused: " + why);
-}
+// One rank's part of a checkpoint, opened and checked.
+struct CheckpointReader::Part {
+  explicit Part(const fs::path& p) : path(p), reader(p) {}
+  InputError refused(const std::string& why) const {
+    return InputError(path.string(), "", "checkpoint refused: " + why);
+  }
+  // Where its `name` lies in the whole, when it is a piece of one.
+  std::optional<Share> share(const std::string& name) const {
+    const std::string at = std::string(kState) + "/" + name;
+    if (!reader.exists(at) || !reader.has_attribute(at, "share")) return std::nullopt;
+    const auto v = std::get<std::vector<std::int64_t>>(reader.attribute(at, "share"));
+    if (v.size() != 4) throw refused("its `" + name + "` has a share of " + text_of(v));
+    return Share{static_cast<std::uint64_t>(v[0]), static_cast<std::uint64_t>(v[1]),
+                 static_cast<std::uint64_t>(v[2]), static_cast<std::uint64_t>(v[3])};
+  }
 
-CheckpointReader::CheckpointReader(const fs::path& path, const std::string& solver, int rank,
-                                   int ranks, const std::map<std::string, Value>& parameters,
-                                   const std::set<std::string>& may_differ)
-    : path_(path) {
+  fs::path path;
+  ResultReader reader;
+  std::int64_t step = 0;
+};
+
+CheckpointReader::~CheckpointReader() = default;
+
+const fs::path& CheckpointReader::path() const { return primary().path; }
+
+std::unique_ptr<CheckpointReader::Part> CheckpointReader::open(
+    const fs::path& path, const std::string& solver, int rank, int ranks,
+    const std::map<std::string, Value>& parameters, const std::set<std::string>& may_differ) const {
+  const auto refused = [&](const std::string& why) {
+    return InputError(path.string(), "", "checkpoint refused: " + why);
+  };
   try {
     if (!fs::exists(path)) throw refused("no such file");
-    reader_.emplace(path);
-    const ResultReader& r = *reader_;
+    auto part = std::make_unique<Part>(path);
+    const ResultReader& r = part->reader;
     for (const char* name : {"solver", "checkpoint_format", "step", "rank", "ranks", "state", "checksum"})
       if (!r.has_attribute("/", name))
         throw refused(std::string("not a checkpoint (no /@") + name + ")");
@@ -251,15 +306,17 @@ CheckpointReader::CheckpointReader(const fs::path& path, const std::string& solv
     if (std::get<std::int64_t>(r.attribute("/", "checkpoint_format")) != kFormat)
       throw refused("written in another layout of checkpoints (format " +
                     text_of(r.attribute("/", "checkpoint_format")) + ")");
-    const auto written_ranks = std::get<std::int64_t>(r.attribute("/", "ranks"));
-    if (written_ranks != ranks)
-      throw refused("written by " + std::to_string(written_ranks) + " rank" +
-                    (written_ranks == 1 ? "" : "s") + ", and this run has " +
-                    std::to_string(ranks) + " (restart with as many)");
+    // Rank 0's part is opened first to learn the count; every other part must agree with it.
+    if (ranks > 0) {
+      const auto written_ranks = std::get<std::int64_t>(r.attribute("/", "ranks"));
+      if (written_ranks != ranks)
+        throw refused("is a part of a checkpoint by " + ranks_text(written_ranks) + ", and its "
+                      "rank 0's part says " + ranks_text(ranks));
+    }
     if (std::get<std::int64_t>(r.attribute("/", "rank")) != rank)
       throw refused("is rank " + text_of(r.attribute("/", "rank")) + "'s part, expected rank " +
                     std::to_string(rank) + "'s");
-    step_ = std::get<std::int64_t>(r.attribute("/", "step"));
+    part->step = std::get<std::int64_t>(r.attribute("/", "step"));
 
     // The problem must be the same one: every parameter but those a restart may change.
     const auto free = [&](const std::string& key) {
@@ -279,8 +336,8 @@ CheckpointReader::CheckpointReader(const fs::path& path, const std::string& solv
       if (!free(key) && parameters.count(key) == 0)
         throw refused(key + " is " + text + " in it and not set here");
 
-    // The state's own checksum, over every array's checksum and every scalar: an edited or
-    // damaged attribute shows here, a damaged array when it is read.
+    // The state's own checksum, over every array's checksum (and share) and every scalar: an
+    // edited or damaged attribute shows here, a damaged array when it is read.
     std::string digest;
     const std::string names = std::get<std::string>(r.attribute("/", "state"));
     for (std::size_t at = 0; at < names.size();) {
@@ -290,6 +347,7 @@ CheckpointReader::CheckpointReader(const fs::path& path, const std::string& solv
       std::string sum;
       if (r.exists(path_in)) {
         sum = std::get<std::string>(r.attribute(path_in, "checksum"));
+        if (r.has_attribute(path_in, "share")) sum += "@" + text_of(r.attribute(path_in, "share"));
       } else if (r.has_attribute(kState, name)) {
         const std::string text = text_of(r.attribute(kState, name));
         sum = state_checksum(text.data(), text.size());
@@ -301,6 +359,7 @@ CheckpointReader::CheckpointReader(const fs::path& path, const std::string& solv
     }
     if (state_checksum(digest.data(), digest.size()) != std::get<std::string>(r.attribute("/", "checksum")))
       throw refused("the checksum of its state does not match (the file is damaged)");
+    return part;
   } catch (const InputError&) {
     throw;
   } catch (const std::bad_variant_access&) {
@@ -310,53 +369,194 @@ CheckpointReader::CheckpointReader(const fs::path& path, const std::string& solv
   }
 }
 
-template <class T>
-std::vector<T> CheckpointReader::array(const std::string& name, std::uint64_t size) const {
-  const std::string path = std::string(kState) + "/" + name;
+CheckpointReader::CheckpointReader(const fs::path& file, const std::string& solver, int rank,
+                                   int ranks, const std::map<std::string, Value>& parameters,
+                                   const std::set<std::string>& may_differ)
+    : file_(file), ranks_(ranks), rank_(rank) {
+  // Rank 0's part says how many ranks wrote the checkpoint.
+  parts_.push_back(open(file, solver, 0, /*ranks=*/0, parameters, may_differ));
+  const ResultReader& first = parts_[0]->reader;
   try {
-    if (!reader_->exists(path)) throw refused("its state `" + name + "` is missing");
-    const std::vector<std::uint64_t> dims = reader_->dims(path);
+    written_ranks_ = static_cast<int>(std::get<std::int64_t>(first.attribute("/", "ranks")));
+  } catch (const std::bad_variant_access&) {
+    throw parts_[0]->refused("an attribute of the wrong type (not a checkpoint this build wrote)");
+  }
+  if (written_ranks_ < 1) throw parts_[0]->refused("written by " + ranks_text(written_ranks_));
+  if (written_ranks_ == ranks) {
+    // As many ranks: each reads its own part, as the one that wrote it did.
+    if (rank != 0) {
+      parts_.clear();
+      parts_.push_back(open(checkpoint_part(file, rank, ranks), solver, rank, ranks, parameters,
+                            may_differ));
+    }
+  } else {
+    // Another count: this rank's pieces may lie in any part.
+    for (int r = 1; r < written_ranks_; ++r)
+      parts_.push_back(open(checkpoint_part(file, r, written_ranks_), solver, r, written_ranks_,
+                            parameters, may_differ));
+    for (const auto& part : parts_)
+      if (part->step != parts_[0]->step)
+        throw part->refused("its ranks' parts are of different steps (" +
+                            std::to_string(parts_[0]->step) + " in rank 0's, " +
+                            std::to_string(part->step) +
+                            " in this); restart from an older checkpoint (checkpoint.keep)");
+  }
+  step_ = primary().step;
+}
+
+void CheckpointReader::require_same_ranks(const std::string& why) const {
+  if (written_ranks_ == ranks_) return;
+  throw InputError(file_.string(), "",
+                   "checkpoint refused: written by " + ranks_text(written_ranks_) +
+                       ", and this run has " + std::to_string(ranks_) + ": " + why +
+                       " (restart on " + ranks_text(written_ranks_) + ")");
+}
+
+template <class T>
+std::vector<T> CheckpointReader::array(const Part& part, const std::string& name,
+                                       std::uint64_t size) const {
+  const std::string at = std::string(kState) + "/" + name;
+  try {
+    if (!part.reader.exists(at)) throw part.refused("its state `" + name + "` is missing");
+    const std::vector<std::uint64_t> dims = part.reader.dims(at);
     if (dims.size() != 1 || dims[0] != size)
-      throw refused("its `" + name + "` has " + std::to_string(dims.empty() ? 0 : dims[0]) +
-                    " values, and this run needs " + std::to_string(size));
+      throw part.refused("its `" + name + "` has " + std::to_string(dims.empty() ? 0 : dims[0]) +
+                         " values, and this run needs " + std::to_string(size));
     std::vector<T> values;
-    if constexpr (std::is_same_v<T, float>) values = reader_->read_floats(path);
-    else values = reader_->read_doubles(path);
+    if constexpr (std::is_same_v<T, float>) values = part.reader.read_floats(at);
+    else values = part.reader.read_doubles(at);
     if (state_checksum(values.data(), values.size() * sizeof(T)) !=
-        std::get<std::string>(reader_->attribute(path, "checksum")))
-      throw refused("the checksum of its `" + name + "` does not match (the file is damaged)");
+        std::get<std::string>(part.reader.attribute(at, "checksum")))
+      throw part.refused("the checksum of its `" + name + "` does not match (the file is damaged)");
     return values;
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {
-    throw refused(std::string("unreadable (truncated or damaged): ") + e.what());
+    throw part.refused(std::string("unreadable (truncated or damaged): ") + e.what());
   }
 }
 
+template <class T>
+std::vector<T> CheckpointReader::range(const std::string& name, std::uint64_t first,
+                                       std::uint64_t count, std::uint64_t total) const {
+  const auto share_of = [&](const Part& part) {
+    try {
+      const std::optional<Share> s = part.share(name);
+      if (!s) throw part.refused("its `" + name + "` is not a piece of a whole (no share)");
+      if (s->total != total)
+        throw part.refused("its `" + name + "` is a piece of " + std::to_string(s->total) +
+                           " values, and this run's whole has " + std::to_string(total));
+      return *s;
+    } catch (const std::bad_variant_access&) {
+      throw part.refused("its `" + name + "` has a share of the wrong type");
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw part.refused(std::string("unreadable (truncated or damaged): ") + e.what());
+    }
+  };
+  const std::uint64_t end = first + count;
+  // On as many ranks this rank's own part holds its piece, halos and all: read as it was written.
+  if (written_ranks_ == ranks_) {
+    const Part& own = primary();
+    const Share s = share_of(own);
+    const std::uint64_t size = own.reader.dims(std::string(kState) + "/" + name).at(0);
+    if (s.first <= first && end <= s.first + size) {
+      const std::vector<T> values = array<T>(own, name, size);
+      return std::vector<T>(values.begin() + static_cast<std::ptrdiff_t>(first - s.first),
+                            values.begin() + static_cast<std::ptrdiff_t>(end - s.first));
+    }
+  }
+  // Otherwise every value from the part that owns it: the owned ranges cut the whole in rank
+  // order, and a halo's value is a copy of its owner's. (A whole that every rank holds all of
+  // is owned by each: rank 0's part gives it.)
+  std::vector<T> values(count);
+  std::uint64_t filled = first;  // values [first, filled) are read
+  for (const auto& part : parts_) {
+    const Share s = share_of(*part);
+    const std::uint64_t from = std::max(filled, s.owned_begin), to = std::min(end, s.owned_end);
+    if (from >= to) continue;
+    if (from != filled) break;  // a gap: no part owns the values between
+    const std::uint64_t size = part->reader.dims(std::string(kState) + "/" + name).at(0);
+    if (s.owned_begin < s.first || s.owned_end > s.first + size)
+      throw part->refused("its `" + name + "` owns values past those it holds");
+    const std::vector<T> held = array<T>(*part, name, size);
+    std::copy(held.begin() + static_cast<std::ptrdiff_t>(from - s.first),
+              held.begin() + static_cast<std::ptrdiff_t>(to - s.first),
+              values.begin() + static_cast<std::ptrdiff_t>(from - first));
+    filled = to;
+  }
+  if (filled != end)
+    throw InputError(file_.string(), "",
+                     "checkpoint refused: no part of it owns values " + std::to_string(filled) +
+                         " to " + std::to_string(end) + " of `" + name + "`, which this rank needs");
+  return values;
+}
+
 std::vector<float> CheckpointReader::floats(const std::string& name, std::uint64_t size) const {
-  return array<float>(name, size);
+  require_same_ranks("its `" + name + "` is each rank's own");
+  return array<float>(primary(), name, size);
 }
 
 std::vector<double> CheckpointReader::doubles(const std::string& name, std::uint64_t size) const {
-  return array<double>(name, size);
+  require_same_ranks("its `" + name + "` is each rank's own");
+  return array<double>(primary(), name, size);
 }
 
-Value CheckpointReader::scalar(const std::string& name) const {
-  if (!reader_->has_attribute(kState, name)) throw refused("its state `" + name + "` is missing");
-  return reader_->attribute(kState, name);
+std::vector<float> CheckpointReader::floats(const std::string& name, std::uint64_t first,
+                                            std::uint64_t count, std::uint64_t total) const {
+  return range<float>(name, first, count, total);
 }
+
+std::vector<double> CheckpointReader::doubles(const std::string& name, std::uint64_t first,
+                                              std::uint64_t count, std::uint64_t total) const {
+  return range<double>(name, first, count, total);
+}
+
+const CheckpointReader::Part& CheckpointReader::part_of(int written_rank) const {
+  if (written_ranks_ != ranks_) return *parts_.at(static_cast<std::size_t>(written_rank));
+  if (written_rank != rank_)
+    throw Error("checkpoint: rank " + std::to_string(written_rank) + "'s part is not open on rank " +
+                std::to_string(rank_) + ", which reads its own");
+  return primary();
+}
+
+Value CheckpointReader::scalar_in(const Part& part, const std::string& name) const {
+  if (!part.reader.has_attribute(kState, name))
+    throw part.refused("its state `" + name + "` is missing");
+  return part.reader.attribute(kState, name);
+}
+
+std::int64_t CheckpointReader::integer_in(const Part& part, const std::string& name) const {
+  const Value v = scalar_in(part, name);
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  throw part.refused("its `" + name + "` is not an integer");
+}
+
+Value CheckpointReader::scalar(const std::string& name) const { return scalar_in(primary(), name); }
 
 std::int64_t CheckpointReader::integer(const std::string& name) const {
-  const Value v = scalar(name);
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-  throw refused("its `" + name + "` is not an integer");
+  return integer_in(primary(), name);
 }
 
 double CheckpointReader::number(const std::string& name) const {
   const Value v = scalar(name);
   if (const auto* d = std::get_if<double>(&v)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
-  throw refused("its `" + name + "` is not a number");
+  throw primary().refused("its `" + name + "` is not a number");
+}
+
+Value CheckpointReader::scalar(const std::string& name, int written_rank) const {
+  return scalar_in(part_of(written_rank), name);
+}
+
+std::int64_t CheckpointReader::integer(const std::string& name, int written_rank) const {
+  return integer_in(part_of(written_rank), name);
+}
+
+std::vector<float> CheckpointReader::floats(const std::string& name, std::uint64_t size,
+                                            int written_rank) const {
+  return array<float>(part_of(written_rank), name, size);
 }
 
 }  // namespace parasol::io

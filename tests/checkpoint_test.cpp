@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -121,13 +122,15 @@ class Checkpoints : public ::testing::Test {
   }
 
   // A run of `steps_key` = 2n against one of n that checkpoints (every `every` steps, n by
-  // default) and a restart of it that runs to 2n: the same field, bit for bit, and the same
-  // diagnostics.
+  // default) and a restart of it that runs to 2n, on `restart_ranks` (-1: as many as `ranks`):
+  // the same field, bit for bit, and the same diagnostics. The uninterrupted run is on as many
+  // ranks as the restart.
   void expect_restart_alike(const std::string& text, const std::string& steps_key, std::int64_t n,
                             const std::string& field, const std::string& args = "",
-                            int ranks = 0, std::int64_t every = 0) {
+                            int ranks = 0, std::int64_t every = 0, int restart_ranks = -1) {
+    if (restart_ranks < 0) restart_ranks = ranks;
     const std::string twice = steps_key + "=" + std::to_string(2 * n);
-    const CommandResult whole = run(text, "whole.h5", twice + " " + args, ranks);
+    const CommandResult whole = run(text, "whole.h5", twice + " " + args, restart_ranks);
     ASSERT_EQ(whole.status, 0) << whole.output;
     const CommandResult first =
         run(text, "first.h5",
@@ -138,7 +141,7 @@ class Checkpoints : public ::testing::Test {
     ASSERT_TRUE(fs::exists(dir_ / "first.checkpoint.h5")) << first.output;
     const CommandResult rest =
         run(text, "rest.h5", twice + " --restart " + quoted(dir_ / "first.checkpoint.h5") + " " + args,
-            ranks);
+            restart_ranks);
     ASSERT_EQ(rest.status, 0) << rest.output;
     const Bits a = bits("whole.h5", field), b = bits("rest.h5", field);
     EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
@@ -151,15 +154,17 @@ class Checkpoints : public ::testing::Test {
   // A run to the end that checkpoints every round and keeps three, restarted from the oldest
   // kept (two rounds before the end): the uninterrupted run's bits.
   void expect_restart_from_older_alike(const std::string& text, const std::string& field,
-                                       const std::string& args, int ranks) {
-    const CommandResult whole = run(text, "whole.h5", args, ranks);
+                                       const std::string& args, int ranks, int restart_ranks = -1) {
+    if (restart_ranks < 0) restart_ranks = ranks;
+    const CommandResult whole = run(text, "whole.h5", args, restart_ranks);
     ASSERT_EQ(whole.status, 0) << whole.output;
     const std::string file = "checkpoint.file=" + quoted(dir_ / "c.h5");
     const CommandResult first =
         run(text, "first.h5", "checkpoint.every=1 checkpoint.keep=3 " + file + " " + args, ranks);
     ASSERT_EQ(first.status, 0) << first.output;
-    const CommandResult rest =
-        run(text, "rest.h5", "--restart " + quoted(dir_ / "c.h5.2") + " " + file + " " + args, ranks);
+    const CommandResult rest = run(text, "rest.h5",
+                                   "--restart " + quoted(dir_ / "c.h5.2") + " " + file + " " + args,
+                                   restart_ranks);
     ASSERT_EQ(rest.status, 0) << rest.output;
     const Bits a = bits("whole.h5", field), b = bits("rest.h5", field);
     EXPECT_TRUE(same_bits(a.field, b.field)) << "the restarted run's field differs";
@@ -209,6 +214,95 @@ TEST(CheckpointFile, TheChecksumChangesWithAnyOneBit) {
     }
     EXPECT_EQ(io::state_checksum(data.data(), bytes), whole);
     EXPECT_NE(io::state_checksum(data.data(), bytes - 1), whole) << "the length counts";
+  }
+}
+
+// A whole of 10 values cut among 3 ranks as 4, 3 and 3, each part holding one halo value beside
+// each neighbour (halos hold -1, not their owner's value: a reader must take every value from its
+// owner), and a history every rank holds all of. Read on 2 ranks (5 and 5, with halos), and on 1.
+class CheckpointPieces : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::uint64_t begin[] = {0, 4, 7, 10};
+    for (int rank = 0; rank < 3; ++rank) {
+      io::CheckpointWriter w(file(), "laplace3d", 12, rank, 3);
+      w.file().set_attribute("/parameters", "grid.nz", std::int64_t{10});
+      const std::uint64_t first = rank == 0 ? 0 : begin[rank] - 1;
+      const std::uint64_t last = rank == 2 ? 10 : begin[rank + 1] + 1;
+      std::vector<double> held;
+      for (std::uint64_t i = first; i < last; ++i)
+        held.push_back(i >= begin[rank] && i < begin[rank + 1] ? 100.0 + double(i) : -1.0);
+      w.add("u", held.data(), held.size(), io::Share{10, first, begin[rank], begin[rank + 1]});
+      const std::vector<double> history{1, 2, 3};
+      w.add("history", history.data(), history.size(), io::Share{3, 0, 0, 3});
+      w.add("mine", std::vector<double>{double(rank)});
+      w.add("iterations", io::Value{std::int64_t{12}});
+      w.commit(1);
+    }
+  }
+
+  fs::path file() const { return dir_ / "c.h5"; }
+  io::CheckpointReader read(int rank, int ranks) const {
+    return io::CheckpointReader(file(), "laplace3d", rank, ranks,
+                                {{"grid.nz", io::Value{std::int64_t{10}}}}, {});
+  }
+
+  test::ScratchDir dir_;
+};
+
+TEST_F(CheckpointPieces, AnotherRankCountReadsEachValueFromItsOwner) {
+  // Rank 1 of 2 owns 5..9 and holds 4 below them as a halo: from parts 1 and 2.
+  const io::CheckpointReader r = read(1, 2);
+  EXPECT_EQ(r.written_ranks(), 3);
+  EXPECT_EQ(r.step(), 12);
+  EXPECT_EQ(r.doubles("u", 4, 6, 10), (std::vector<double>{104, 105, 106, 107, 108, 109}));
+  EXPECT_EQ(r.doubles("history", 0, 3, 3), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(r.integer("iterations"), 12);
+  // One rank: the whole, from all three.
+  const io::CheckpointReader one = read(0, 1);
+  std::vector<double> whole;
+  for (int i = 0; i < 10; ++i) whole.push_back(100.0 + i);
+  EXPECT_EQ(one.doubles("u", 0, 10, 10), whole);
+}
+
+TEST_F(CheckpointPieces, AsManyRanksReadTheirOwnPartAsWritten) {
+  // Rank 1 of 3 reads its own part, halos as it wrote them.
+  const io::CheckpointReader r = read(1, 3);
+  EXPECT_EQ(r.doubles("u", 3, 5, 10), (std::vector<double>{-1, 104, 105, 106, -1}));
+  EXPECT_EQ(r.doubles("mine", 1), std::vector<double>{1});
+}
+
+TEST_F(CheckpointPieces, WhatOnlyAsManyRanksCanReadIsRefusedNamingBothCounts) {
+  const io::CheckpointReader r = read(0, 2);
+  try {
+    (void)r.doubles("mine", 1);
+    ADD_FAILURE() << "a rank's own array was read on another rank count";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("written by 3 ranks, and this run has 2: its `mine` is "
+                                         "each rank's own (restart on 3 ranks)"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)r.doubles("u", 0, 6, 12);
+    ADD_FAILURE() << "a whole of another size was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a piece of 10 values, and this run's whole has 12"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CheckpointPieces, AMissingPartIsRefusedNamingIt) {
+  fs::remove(io::checkpoint_part(file(), 2, 3));
+  try {
+    (void)read(0, 2);
+    ADD_FAILURE() << "a checkpoint without its rank 2's part was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(io::checkpoint_part(file(), 2, 3).string()),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("no such file"), std::string::npos) << e.what();
   }
 }
 
@@ -395,16 +489,160 @@ TEST_F(CheckpointsAcrossRanks, Laplace3dGpuOn2RanksRestartsToTheSameBits) {
                        "--backend gpu method.variant=temporal", 2);
 }
 
-TEST_F(CheckpointsAcrossRanks, ARestartOnAnotherRankCountIsRefused) {
-  const CommandResult first =
-      run(laplace3d(), "first.h5", "iteration.max_iterations=20 checkpoint.every=20", 2);
+// A checkpoint written on one rank count continues on another: each rank reads its slab's planes
+// (halos too) or its grids from whichever parts own them, and as every cut gives the one-rank
+// run's bits, so does the restart. The counts cut 13 planes, 30 planes in blocks and 7 grids
+// unevenly; 1 is a run with no launcher.
+const std::vector<std::pair<int, int>> kOtherCounts{{2, 3}, {3, 1}, {1, 2}, {3, 2}};
+
+std::string counts_text(const std::pair<int, int>& c) {
+  return "written on " + std::to_string(c.first) + ", restarted on " + std::to_string(c.second);
+}
+
+// A rank count for run(): one rank runs without a launcher.
+int launched(int ranks) { return ranks == 1 ? 0 : ranks; }
+
+TEST_F(CheckpointsAcrossRanks, Laplace3dRestartsOnAnotherRankCountToTheSameBits) {
+  for (const auto& c : kOtherCounts) {
+    SCOPED_TRACE(counts_text(c));
+    expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u", "",
+                         launched(c.first), 0, launched(c.second));
+  }
+  SCOPED_TRACE("double");
+  expect_restart_alike(laplace3d("double"), "iteration.max_iterations", 20, "/fields/u", "", 3, 0,
+                       2);
+}
+
+TEST_F(CheckpointsAcrossRanks, PoissonRestartsOnAnotherRankCountToTheSameBits) {
+  for (const auto& c : kOtherCounts) {
+    SCOPED_TRACE(counts_text(c));
+    expect_restart_alike(poisson(), "iteration.max_cycles", 2, "/fields/u", "", launched(c.first),
+                         0, launched(c.second));
+  }
+  SCOPED_TRACE("float, V-cycles alone");
+  expect_restart_alike(poisson("float", "v"), "iteration.max_cycles", 2, "/fields/u", "", 2, 0, 3);
+}
+
+TEST_F(CheckpointsAcrossRanks, TridiagHeatRestartsOnAnotherRankCountToTheSameBits) {
+  for (const auto& c : kOtherCounts) {
+    SCOPED_TRACE(counts_text(c));
+    expect_restart_alike(heat(), "heat.steps", 23, "/fields/u", "", launched(c.first), 0,
+                         launched(c.second));
+  }
+  SCOPED_TRACE("double");
+  expect_restart_alike(heat("double"), "heat.steps", 23, "/fields/u", "", 2, 0, 3);
+}
+
+TEST_F(CheckpointsAcrossRanks, Laplace3dGpuRestartsOnAnotherRankCountToTheSameBits) {
+  PARASOL_REQUIRE_GPU();
+  // temporal's halos are four planes deep: the restart's come from their owners.
+  expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u",
+                       "--backend gpu method.variant=temporal", 2, 0, 3);
+  expect_restart_alike(laplace3d(), "iteration.max_iterations", 35, "/fields/u",
+                       "--backend gpu method.variant=zreg", 3, 0, 1);
+}
+
+// The GPU march holds its grids in its variant's layout: contiguous ones continue on any rank
+// count; thomas's interleaved one only on as many ranks, refused naming both counts.
+TEST_F(CheckpointsAcrossRanks, TridiagHeatGpuRestartsOnAnotherRankCountWhereItsLayoutAllows) {
+  PARASOL_REQUIRE_GPU();
+  expect_restart_alike(heat(), "heat.steps", 23, "/fields/u",
+                       "--backend gpu method.variant=pcr-shared", 2, 0, 3);
+  const CommandResult first = run(heat(), "first.h5",
+                                  "--backend gpu method.variant=thomas heat.steps=10 checkpoint.every=10", 2);
   ASSERT_EQ(first.status, 0) << first.output;
-  const CommandResult r = run(laplace3d(), "rest.h5",
-                              "iteration.max_iterations=40 --restart " +
+  const CommandResult r = run(heat(), "rest.h5",
+                              "--backend gpu method.variant=thomas heat.steps=20 --restart " +
                                   quoted(dir_ / "first.checkpoint.h5"),
                               3);
   EXPECT_EQ(r.status, 2) << r.output;
-  test::expect_one_line(r, "written by 2 ranks, and this run has 3");
+  test::expect_one_line(r, "written by 2 ranks, and this run has 3: it holds each rank's grids "
+                           "interleaved");
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+}
+
+// montecarlo keeps the cut of the run that began it: each rank runs the streams of batches of the
+// parts it took over, and the integer sums, added in any order, give the first run's bits. 9000
+// paths are 4500 antithetic samples, batches of 500: 5 rounds on 2 ranks, 3 on 3; the stored
+// paths (1600 samples) span two ranks' samples on 3.
+TEST_F(CheckpointsAcrossRanks, MontecarloRestartsOnAnotherRankCountToTheSameBits) {
+  for (const auto& c : kOtherCounts) {
+    SCOPED_TRACE(counts_text(c));
+    expect_restart_from_older_alike(montecarlo(), "/fields/sample_paths",
+                                    "paths.count=9000 output.sample_paths=1600", launched(c.first),
+                                    launched(c.second));
+    for (const char* estimate : {"price", "standard_error"})
+      EXPECT_EQ(
+          std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", estimate)),
+          std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", estimate)))
+          << estimate;
+  }
+}
+
+// A restart on another count checkpoints in turn, and its checkpoint continues on a third: the
+// streams a rank took over are in its part.
+TEST_F(CheckpointsAcrossRanks, MontecarloRestartsTwiceOnOtherRankCountsToTheSameBits) {
+  const std::string args = "paths.count=9000 output.sample_paths=1600 checkpoint.every=1 ";
+  const CommandResult whole = run(montecarlo(), "whole.h5", "paths.count=9000 output.sample_paths=1600");
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const CommandResult first = run(montecarlo(), "first.h5",
+                                  args + "checkpoint.keep=3 checkpoint.file=" + quoted(dir_ / "a.h5"), 2);
+  ASSERT_EQ(first.status, 0) << first.output;
+  // From round 3 of 5 on 3 ranks, checkpointing rounds 4 and 5; from round 4 on one rank.
+  const CommandResult second =
+      run(montecarlo(), "second.h5",
+          args + "checkpoint.keep=2 checkpoint.file=" + quoted(dir_ / "b.h5") + " --restart " +
+              quoted(dir_ / "a.h5.2"),
+          3);
+  ASSERT_EQ(second.status, 0) << second.output;
+  ASSERT_EQ(std::get<std::int64_t>(io::ResultReader(dir_ / "b.h5.1").attribute("/", "step")), 4);
+  const CommandResult rest = run(montecarlo(), "rest.h5",
+                                 "paths.count=9000 output.sample_paths=1600 --restart " +
+                                     quoted(dir_ / "b.h5.1"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/sample_paths").field,
+                        bits("rest.h5", "/fields/sample_paths").field));
+  EXPECT_EQ(std::get<double>(io::ResultReader(dir_ / "whole.h5").attribute("/estimate", "price")),
+            std::get<double>(io::ResultReader(dir_ / "rest.h5").attribute("/estimate", "price")));
+}
+
+// A path count cuts the samples: a restart whose batches follow several ranks' cut keeps it, even
+// on one rank (where a run begun on one rank may run more paths).
+TEST_F(CheckpointsAcrossRanks, AMontecarloRestartOfSeveralRanksCutKeepsThePathCount) {
+  const CommandResult first =
+      run(montecarlo(), "first.h5", "paths.count=9000 checkpoint.every=1", 2);
+  ASSERT_EQ(first.status, 0) << first.output;
+  const std::string before = test::read_text(dir_ / "first.checkpoint.h5");
+  const CommandResult r = run(montecarlo(), "rest.h5",
+                              "paths.count=12000 --restart " + quoted(dir_ / "first.checkpoint.h5"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "paths.count is 12000 here and 9000 in it, whose batches follow 2 "
+                           "ranks' cut of the paths");
+  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+  EXPECT_EQ(test::read_text(dir_ / "first.checkpoint.h5"), before);
+}
+
+// On another rank count every part is read and checked: one missing, or of another step, is
+// refused naming it.
+TEST_F(CheckpointsAcrossRanks, AMissingOrStalePartIsRefusedOnAnotherRankCount) {
+  const std::string file = "checkpoint.file=" + quoted(dir_ / "c.h5");
+  const CommandResult first = run(laplace3d(), "first.h5",
+                                  "iteration.max_iterations=20 checkpoint.every=10 checkpoint.keep=2 " + file,
+                                  2);
+  ASSERT_EQ(first.status, 0) << first.output;
+  const fs::path part = io::checkpoint_part(dir_ / "c.h5", 1, 2);
+  // Rank 1's part of the checkpoint before: step 10 beside rank 0's step 20.
+  fs::copy_file(io::checkpoint_part(dir_ / "c.h5.1", 1, 2), part,
+                fs::copy_options::overwrite_existing);
+  const std::string rest = "iteration.max_iterations=40 --restart " + quoted(dir_ / "c.h5");
+  const CommandResult stale = run(laplace3d(), "rest.h5", rest, 3);
+  EXPECT_EQ(stale.status, 2) << stale.output;
+  test::expect_one_line(stale, "its ranks' parts are of different steps (20 in rank 0's, 10 in this)");
+  fs::remove(part);
+  const CommandResult missing = run(laplace3d(), "rest.h5", rest, 3);
+  EXPECT_EQ(missing.status, 2) << missing.output;
+  test::expect_one_line(missing, "no such file");
+  EXPECT_NE(missing.output.find(part.string()), std::string::npos) << missing.output;
   EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
 }
 
@@ -513,6 +751,110 @@ TEST_F(Checkpoints, PoissonSigusr1WritesACheckpointThatRestartsToTheUninterrupte
   const Bits a = bits("whole.h5", "/fields/u"), b = bits("rest.h5", "/fields/u");
   EXPECT_TRUE(same_bits(a.field, b.field));
   EXPECT_EQ(a.diagnostics, b.diagnostics);
+}
+
+// The process among `launcher`'s descendants that is rank `rank`: the one whose environment says
+// so (Open MPI's OMPI_COMM_WORLD_RANK, PMIx's PMIX_RANK). The launcher itself when none does.
+pid_t rank_process(pid_t launcher, int rank) {
+  const std::string tags[] = {"OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + '\0',
+                              "PMIX_RANK=" + std::to_string(rank) + '\0'};
+  std::vector<pid_t> next{launcher};
+  // A launcher may start its ranks through a proxy of its own: a few generations down.
+  for (int generation = 0; generation < 3 && !next.empty(); ++generation) {
+    std::vector<pid_t> children;
+    for (const pid_t parent : next) {
+      std::error_code ec;
+      for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(parent) + "/task", ec)) {
+        std::ifstream list(task.path() / "children");
+        for (pid_t child = 0; list >> child;) children.push_back(child);
+      }
+    }
+    for (const pid_t child : children) {
+      const std::string environment = test::read_text("/proc/" + std::to_string(child) + "/environ");
+      for (const std::string& tag : tags)
+        if (environment.rfind(tag, 0) == 0 || environment.find('\0' + tag) != std::string::npos)
+          return child;
+    }
+    next = children;
+  }
+  return launcher;
+}
+
+// Under a launcher on 2 ranks, a signal to the launcher (Open MPI's mpirun forwards SIGUSR1 to
+// every rank) or to one rank alone (`to_rank`): the ranks agree at the next safe point, so every
+// rank stops there, each writes its part of one checkpoint, one line names it, and the launcher
+// ends with status 75. Restarted, it gives the uninterrupted run's bits.
+class SignalsAcrossRanks : public Checkpoints {
+ protected:
+  void SetUp() override {
+#ifndef PARASOL_TEST_MPIEXEC
+    GTEST_SKIP() << "this build has no MPI: runs across ranks are not built";
+#endif
+  }
+
+  void expect_every_rank_stops(int signal_number, const std::string& signal_name, int to_rank) {
+    std::vector<std::string> args;
+    {
+      std::istringstream words(launcher(2));
+      for (std::string w; words >> w;) args.push_back(w);
+    }
+    for (const std::string& a : long_run(write_params(laplace3d()), dir_ / "long.h5"))
+      args.push_back(a);
+    const auto whom = [to_rank](pid_t started) {
+      return to_rank < 0 ? started : rank_process(started, to_rank);
+    };
+    const test::SignalledRun r = test::signal_when_logged(
+        args, dir_ / "job.log", "  iteration ", signal_number, std::chrono::seconds(60), whom);
+    ASSERT_TRUE(r.saw) << r.log;
+    ASSERT_TRUE(WIFEXITED(r.wait_status)) << r.log;
+    EXPECT_EQ(WEXITSTATUS(r.wait_status), io::kCheckpointedStatus) << r.log;
+
+    // One line names the checkpoint (the launcher may add its own about the status after it).
+    const fs::path checkpoint = dir_ / "c.h5";
+    std::vector<std::string> naming;
+    for (const std::string& line : lines_of(r.log))
+      if (line.find("--restart " + checkpoint.string()) != std::string::npos) naming.push_back(line);
+    ASSERT_EQ(naming.size(), 1u) << r.log;
+    const std::string stopped = "parasol: " + signal_name + ": stopped at iteration ";
+    ASSERT_EQ(naming[0].rfind(stopped, 0), 0u) << r.log;
+
+    // One checkpoint: both ranks' parts, of the step the line names; no result, no temporary.
+    const std::int64_t step = std::stoll(naming[0].substr(stopped.size()));
+    ASSERT_GT(step, 0);
+    EXPECT_EQ(step % 5, 0) << "a signal is answered at a convergence check";
+    for (int rank = 0; rank < 2; ++rank) {
+      io::ResultReader part(io::checkpoint_part(checkpoint, rank, 2));
+      EXPECT_EQ(std::get<std::int64_t>(part.attribute("/", "step")), step) << "rank " << rank;
+      EXPECT_EQ(std::get<std::int64_t>(part.attribute("/", "ranks")), 2);
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "long.h5")) << "a stopped run wrote its result";
+    for (const auto& entry : fs::directory_iterator(dir_.path()))
+      EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos)
+          << entry.path() << " left behind";
+
+    // Continued on the same ranks a few iterations past it: an uninterrupted run's bits (one
+    // rank's, which every cut gives).
+    const std::string to = "grid.nx=60 grid.ny=60 grid.nz=60 iteration.check_every=5 "
+                           "iteration.max_iterations=" + std::to_string(step + 7) + " ";
+    const CommandResult whole = run(laplace3d(), "whole.h5", to);
+    ASSERT_EQ(whole.status, 0) << whole.output;
+    const CommandResult rest = run(laplace3d(), "rest.h5", to + "--restart " + quoted(checkpoint), 2);
+    ASSERT_EQ(rest.status, 0) << rest.output;
+    EXPECT_TRUE(same_bits(bits("whole.h5", "/fields/u").field, bits("rest.h5", "/fields/u").field));
+  }
+};
+
+TEST_F(SignalsAcrossRanks, Sigusr1ToTheLauncherStopsEveryRankAtOneSafePoint) {
+  expect_every_rank_stops(SIGUSR1, "SIGUSR1", -1);
+}
+
+// The rank that is not rank 0, which speaks for the run: the others learn of it at the safe point.
+TEST_F(SignalsAcrossRanks, SigtermToOneRankStopsEveryRankAtOneSafePoint) {
+  expect_every_rank_stops(SIGTERM, "SIGTERM", 1);
+}
+
+TEST_F(SignalsAcrossRanks, Sigusr1ToRank0StopsEveryRankAtOneSafePoint) {
+  expect_every_rank_stops(SIGUSR1, "SIGUSR1", 0);
 }
 
 TEST_F(Checkpoints, ASecondSignalEndsTheRunAtOnceAndLeavesTheCheckpointBefore) {

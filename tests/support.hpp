@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <initializer_list>
 #include <random>
@@ -103,7 +104,8 @@ inline std::string read_text(const std::filesystem::path& path) {
 
 // A run as a batch job makes one: `args` (the program first; no shell) with stdout and stderr
 // both going to `log`. Once the log holds `wait_for` (or after `patience`), the run gets
-// `signal_number`. Returns waitpid's status: WIFSIGNALED and WTERMSIG say how it ended.
+// `signal_number`, or with `whom` the process it names given the run's (one rank of those a
+// launcher started, say). Returns waitpid's status: WIFSIGNALED and WTERMSIG say how it ended.
 struct SignalledRun {
   int wait_status = 0;
   bool saw = false;  // the log held `wait_for` before the signal was sent
@@ -112,7 +114,8 @@ struct SignalledRun {
 inline SignalledRun signal_when_logged(const std::vector<std::string>& args,
                                        const std::filesystem::path& log,
                                        const std::string& wait_for, int signal_number,
-                                       std::chrono::seconds patience = std::chrono::seconds(60)) {
+                                       std::chrono::seconds patience = std::chrono::seconds(60),
+                                       const std::function<pid_t(pid_t)>& whom = {}) {
   // Made before fork: the child only calls async-signal-safe functions.
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -142,7 +145,7 @@ inline SignalledRun signal_when_logged(const std::vector<std::string>& args,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  kill(child, signal_number);
+  kill(whom ? whom(child) : child, signal_number);
   waitpid(child, &r.wait_status, 0);
   r.log = read_text(log);
   return r;

@@ -76,10 +76,12 @@ class Laplace3dRun final : public SolverRun<Params> {
     checkpoints_.emplace(p_.checkpoint, setup, "laplace3d", t_,
                          std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"});
     if (const io::CheckpointReader* r = checkpoints_->restart()) {
-      // The whole field on one rank; across ranks this rank's local planes, halos included.
+      // This rank's local planes, halos included, from whichever ranks' parts hold them: every
+      // cut gives the one-rank run's bits, so a checkpoint continues on any rank count.
+      const io::Share s = share();
       const auto size = static_cast<std::uint64_t>(points);
-      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", size);
-      else restart_u_ = r->doubles("u", size);
+      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", s.first, size, s.total);
+      else restart_u_ = r->doubles("u", s.first, size, s.total);
       from_.emplace();
       from_->iterations = r->integer("iterations");
       from_->checks = read_checks(*r);
@@ -112,9 +114,10 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     const laplace3d::Checkpoints<T> points = checkpoints_->safe_points<laplace3d::State<T>>(
-        from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
+        from_ ? &*from_ : nullptr,
+        [share = share()](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
           w.add("iterations", s.iterations);
-          w.add("u", s.u, static_cast<std::uint64_t>(s.points));
+          w.add("u", s.u, static_cast<std::uint64_t>(s.points), share);
           add_checks(w, s.checks);
         });
     {
@@ -231,6 +234,16 @@ class Laplace3dRun final : public SolverRun<Params> {
       throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
     p_.block = *block;
     auto_.validate("block", [&] { p_.validate(); });
+  }
+
+  // Where this rank's local planes lie in the whole grid's points: the whole on one rank.
+  io::Share share() const {
+    const auto total = static_cast<std::uint64_t>(p_.grid.points());
+    if (!part_) return {total, 0, 0, total};
+    const auto plane = static_cast<std::uint64_t>(part_->plane_points());
+    return {total, static_cast<std::uint64_t>(part_->first_global()) * plane,
+            static_cast<std::uint64_t>(part_->slab.begin) * plane,
+            static_cast<std::uint64_t>(part_->slab.end) * plane};
   }
 
   // The iterations this run made: a restart's begin where its checkpoint's ended.

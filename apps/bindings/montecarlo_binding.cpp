@@ -83,7 +83,10 @@ class MontecarloRun final : public SolverRun<Params> {
   void prepare(const RunSetup& setup) override {
     take(setup);
     if (looks_up_choice()) choose_automatic();
-    part_ = montecarlo::samples_of(p_, rank(), ranks(), montecarlo::cuts_whole_batches(p_, gpu_));
+    // This rank's stream of batches of its own cut, unless a restart takes over others.
+    streams_ = {ranks(), rank(), 1};
+    prepare_checkpoints(setup);
+    part_ = streams_.samples(p_, montecarlo::cuts_whole_batches(p_, gpu_));
     if (gpu_) check_fits_device(t_, p_);
     // The stored paths, twice when a GPU run is checked against the gold.
     require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
@@ -95,7 +98,6 @@ class MontecarloRun final : public SolverRun<Params> {
                           "the CPU solver's sums over " + std::to_string(part_.count) +
                               " samples need",
                           montecarlo::gold_host_bytes(part_.count));
-    prepare_checkpoints(setup);
   }
 
   std::string describe() const override {
@@ -124,12 +126,18 @@ class MontecarloRun final : public SolverRun<Params> {
       } else {
         // A batch a round, so that a checkpoint can fall between any two.
         const montecarlo::Checkpoints points = checkpoints_->safe_points<montecarlo::State>(
-            from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const montecarlo::State& s) {
+            from_ ? &*from_ : nullptr,
+            [paths = p_.paths](io::CheckpointWriter& w, const montecarlo::State& s) {
               w.add("rounds", s.rounds);
+              w.add("paths", paths);
+              w.add("streams.ranks", std::int64_t{s.streams.ranks});
+              w.add("streams.first", std::int64_t{s.streams.first});
+              w.add("streams.count", std::int64_t{s.streams.count});
               add_sums(w, s.sums);
               w.add("sample", *s.sample);
             });
-        result_ = montecarlo::solve_in_rounds(p_, gpu_, progress_on(line), part_, rounds(), points);
+        result_ =
+            montecarlo::solve_in_rounds(p_, gpu_, progress_on(line), streams_, rounds(), points);
       }
     }
     checkpoints_->finish("batch", rounds());
@@ -201,9 +209,10 @@ class MontecarloRun final : public SolverRun<Params> {
     auto_.validate("block", [&] { p_.validate(); });
   }
 
-  // Rounds of batches every rank makes, one checkpoint's step each.
+  // Rounds of batches every rank makes, one checkpoint's step each: those of the cut its streams
+  // are of.
   std::int64_t rounds() const {
-    return montecarlo::batch_rounds(p_, ranks(), montecarlo::cuts_whole_batches(p_, gpu_));
+    return montecarlo::batch_rounds(p_, streams_.ranks, montecarlo::cuts_whole_batches(p_, gpu_));
   }
 
   // The 128-bit sums as four 64-bit halves: HDF5 attributes hold no wider integer.
@@ -218,15 +227,17 @@ class MontecarloRun final : public SolverRun<Params> {
     w.add("sums.count", sums.count);
   }
 
-  static montecarlo::PayoffSums read_sums(const io::CheckpointReader& r) {
+  // Written rank `part`'s sums.
+  static montecarlo::PayoffSums read_sums(const io::CheckpointReader& r, int part) {
     const auto whole = [&](const char* low, const char* high) {
-      return (static_cast<montecarlo::Uint128>(static_cast<std::uint64_t>(r.integer(high))) << 64) |
-             static_cast<std::uint64_t>(r.integer(low));
+      return (static_cast<montecarlo::Uint128>(static_cast<std::uint64_t>(r.integer(high, part)))
+              << 64) |
+             static_cast<std::uint64_t>(r.integer(low, part));
     };
     montecarlo::PayoffSums sums;
     sums.sum = whole("sums.sum_low", "sums.sum_high");
     sums.sum_sq = whole("sums.sum_sq_low", "sums.sum_sq_high");
-    sums.count = r.integer("sums.count");
+    sums.count = r.integer("sums.count", part);
     return sums;
   }
 
@@ -245,18 +256,60 @@ class MontecarloRun final : public SolverRun<Params> {
                        "to the same numbers after a restart");
     const io::CheckpointReader* r = checkpoints_->restart();
     if (r == nullptr) return;
-    restart_sample_ = r->floats(
-        "sample", static_cast<std::uint64_t>(p_.sample_paths) * 2 * (static_cast<std::uint64_t>(p_.steps) + 1));
+    const auto refused = [&](const std::string& why) {
+      return InputError(r->path().string(), "", "checkpoint refused: " + why);
+    };
+    // The cut the batches follow is the first run's: a path count a restart changes would cut
+    // the samples of several streams elsewhere.
+    streams_ = {static_cast<int>(r->integer("streams.ranks")), 0, 0};
+    if (streams_.ranks > 1 && r->integer("paths") != p_.paths)
+      throw refused("paths.count is " + std::to_string(p_.paths) + " here and " +
+                    std::to_string(r->integer("paths")) + " in it, whose batches follow " +
+                    std::to_string(streams_.ranks) + " ranks' cut of the paths");
     from_.emplace();
     from_->rounds = r->integer("rounds");
     if (from_->rounds > rounds())
-      throw InputError(r->path().string(), "",
-                       "checkpoint refused: it is past batch " + std::to_string(rounds()) +
-                           ", the last of paths.count = " + std::to_string(p_.paths));
-    from_->sums = read_sums(*r);
+      throw refused("it is past batch " + std::to_string(rounds()) +
+                    ", the last of paths.count = " + std::to_string(p_.paths));
+    // The written ranks' parts this rank takes over: its own on as many ranks as wrote them, and
+    // otherwise a block of them, as evenly as they go (all on one rank, none past their count).
+    // The payoff sums are integers, so added in any order they are the first run's.
+    const int n = r->written_ranks(), m = ranks(), j = rank();
+    const int first = n / m * j + std::min(j, n % m), count = n / m + (j < n % m ? 1 : 0);
+    const auto size = static_cast<std::uint64_t>(p_.sample_paths) * 2 *
+                      (static_cast<std::uint64_t>(p_.steps) + 1);
+    const std::size_t row = 2 * (static_cast<std::size_t>(p_.steps) + 1);
+    const bool whole_batches = montecarlo::cuts_whole_batches(p_, gpu_);
+    restart_sample_.assign(size, 0.0f);
+    for (int q = first; q < first + count; ++q) {
+      const montecarlo::Streams s{static_cast<int>(r->integer("streams.ranks", q)),
+                                  static_cast<int>(r->integer("streams.first", q)),
+                                  static_cast<int>(r->integer("streams.count", q))};
+      if (s.ranks != streams_.ranks)
+        throw refused("its ranks' batches follow different cuts (rank " + std::to_string(q) + "'s)");
+      // A part with no streams (a rank past the count that began the run) adds nothing.
+      if (s.count == 0) continue;
+      if (streams_.count == 0) streams_.first = s.first;
+      if (s.first != streams_.first + streams_.count)
+        throw refused("its ranks' streams of batches do not follow one another (rank " +
+                      std::to_string(q) + "'s)");
+      streams_.count += s.count;
+      const montecarlo::PayoffSums sums = read_sums(*r, q);
+      from_->sums.sum += sums.sum;
+      from_->sums.sum_sq += sums.sum_sq;
+      from_->sums.count += sums.count;
+      // Each part's stored paths are those among its streams' samples.
+      const std::vector<float> sample = r->floats("sample", size, q);
+      const montecarlo::Samples rows = montecarlo::stored_rows(p_, s.samples(p_, whole_batches));
+      std::copy(sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
+                sample.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
+                restart_sample_.begin() + static_cast<std::ptrdiff_t>(rows.first * row));
+    }
+    from_->streams = streams_;
     from_->sample = &restart_sample_;
   }
 
+  montecarlo::Streams streams_;  // the streams of batches this rank runs
   montecarlo::Samples part_;  // the samples this rank simulates: all of them on one rank
   montecarlo::Result result_;
   std::optional<Checkpointing> checkpoints_;

@@ -128,14 +128,17 @@ class PoissonRun final : public SolverRun<Params> {
     checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,
                          std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"});
     if (const io::CheckpointReader* r = checkpoints_->restart()) {
-      // This rank's planes of the fine level, without halos, and every cycle's report so far.
-      const auto planes = static_cast<std::uint64_t>(p_.nx * p_.ny * cuts_[0].planes());
-      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", planes);
-      else restart_u_ = r->doubles("u", planes);
+      // This rank's planes of the fine level, without halos, from whichever ranks' parts hold
+      // them (every cut gives the one-rank bits), and every cycle's report so far.
+      const io::Share s = share();
+      const std::uint64_t planes = s.owned_end - s.owned_begin;
+      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", s.first, planes, s.total);
+      else restart_u_ = r->doubles("u", s.first, planes, s.total);
       const auto reports = static_cast<std::uint64_t>(r->integer("cycles"));
-      const std::vector<double> max = r->doubles("residual_max", reports),
-                                l2 = r->doubles("residual_l2", reports),
-                                factor = r->doubles("factor", reports);
+      // The reports are the same on every rank: whole shares of their own.
+      const auto whole = [&](const char* name) { return r->doubles(name, 0, reports, reports); };
+      const std::vector<double> max = whole("residual_max"), l2 = whole("residual_l2"),
+                                factor = whole("factor");
       from_.emplace();
       for (std::size_t i = 0; i < reports; ++i) from_->cycles.push_back({max[i], l2[i], factor[i]});
       from_->u = restart_u_.data();
@@ -181,7 +184,8 @@ class PoissonRun final : public SolverRun<Params> {
       line.update(cycle, p_.max_cycles, seconds, "residual " + sci(c.residual_max));
     };
     const poisson::Checkpoints<T> points = checkpoints_->safe_points<poisson::State<T>>(
-        from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const poisson::State<T>& s) {
+        from_ ? &*from_ : nullptr,
+        [share = share()](io::CheckpointWriter& w, const poisson::State<T>& s) {
           std::vector<double> max, l2, factor;
           for (const poisson::CycleReport& c : s.cycles) {
             max.push_back(c.residual_max);
@@ -189,10 +193,12 @@ class PoissonRun final : public SolverRun<Params> {
             factor.push_back(c.factor);
           }
           w.add("cycles", static_cast<std::int64_t>(s.cycles.size()));
-          w.add("u", s.u, static_cast<std::uint64_t>(s.points));
-          w.add("residual_max", max);
-          w.add("residual_l2", l2);
-          w.add("factor", factor);
+          w.add("u", s.u, static_cast<std::uint64_t>(s.points), share);
+          const auto n = static_cast<std::uint64_t>(max.size());
+          const io::Share all{n, 0, 0, n};
+          w.add("residual_max", max.data(), n, all);
+          w.add("residual_l2", l2.data(), n, all);
+          w.add("factor", factor.data(), n, all);
         });
     outcome_ = solve_in_place(p_, f_, u_, progress, &points);
     checkpoints_->finish("V-cycle", p_.max_cycles);
@@ -374,6 +380,13 @@ class PoissonRun final : public SolverRun<Params> {
   }
 
   bool fmg() const { return p_.cycle == Cycle::fmg; }
+  // Where this rank's planes of u lie in the whole grid's cells.
+  io::Share share() const {
+    const auto plane = static_cast<std::uint64_t>(p_.nx * p_.ny);
+    const auto begin = static_cast<std::uint64_t>(cuts_[0].begin) * plane;
+    return {static_cast<std::uint64_t>(p_.cells()), begin, begin,
+            static_cast<std::uint64_t>(cuts_[0].end) * plane};
+  }
   bool single() const { return p_.precision == poisson::Precision::single; }
   bool converged() const { return outcome_.stop == StopReason::tolerance; }
 

@@ -444,9 +444,29 @@ class TridiagRun final : public SolverRun<Params> {
                        "checkpoint refused: it is at step " + std::to_string(restart_steps_) +
                            ", past heat.steps = " + std::to_string(p_.heat.steps));
     const auto size = static_cast<std::uint64_t>(dims.size());
-    if (!gpu_) restart_gold_ = r->doubles("u", size);
-    else if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", size);
+    if (const std::optional<io::Share> s = share()) {
+      // Whole grids one after another: this rank's from whichever ranks' parts hold them (every
+      // cut marches each grid alike, so a checkpoint continues on any rank count).
+      if (!gpu_) restart_gold_ = r->doubles("u", s->first, size, s->total);
+      else if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", s->first, size, s->total);
+      else restart_x_ = r->doubles("u", s->first, size, s->total);
+      return;
+    }
+    r->require_same_ranks("it holds each rank's grids interleaved point by point, which only "
+                          "the same cut reads back");
+    if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", size);
     else restart_x_ = r->doubles("u", size);
+  }
+
+  // Where this rank's grids lie among the whole run's, when the march holds them contiguous
+  // ([grid][point]); none when its layout interleaves them.
+  std::optional<io::Share> share() const {
+    if (gpu_ && tridiag::required_layout(launch_.variant) != tridiag::Layout::contiguous)
+      return std::nullopt;
+    const auto points = static_cast<std::uint64_t>(p_.heat.points);
+    const auto first = static_cast<std::uint64_t>(part_.first_grid) * points;
+    return io::Share{static_cast<std::uint64_t>(p_.heat.grids) * points, first, first,
+                     first + static_cast<std::uint64_t>(part_.grids) * points};
   }
 
   // "the gold's doubles", "float in the interleaved layout".
@@ -464,10 +484,11 @@ class TridiagRun final : public SolverRun<Params> {
     const std::string held = held_by();
     return checkpoints_->safe_points<tridiag::HeatState<U>>(
         restart.empty() ? nullptr : &from,
-        [held](io::CheckpointWriter& w, const tridiag::HeatState<U>& s) {
+        [held, share = share()](io::CheckpointWriter& w, const tridiag::HeatState<U>& s) {
           w.add("steps", s.steps);
           w.add("held", std::string(held));
-          w.add("u", s.u, static_cast<std::uint64_t>(s.values));
+          if (share) w.add("u", s.u, static_cast<std::uint64_t>(s.values), *share);
+          else w.add("u", s.u, static_cast<std::uint64_t>(s.values));
         });
   }
 

@@ -71,15 +71,21 @@ std::int64_t batch_rounds(const Params& p, int ranks, bool whole_batches) {
   return (most + batch - 1) / batch;
 }
 
-Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress, Samples part,
-                       std::int64_t rounds, const Checkpoints& checkpoints) {
+Samples Streams::samples(const Params& p, bool whole_batches) const {
+  if (count <= 0) return {0, 0};
+  const Samples first_part = samples_of(p, first, ranks, whole_batches);
+  const Samples last_part = samples_of(p, first + count - 1, ranks, whole_batches);
+  return {first_part.first, last_part.first + last_part.count - first_part.first};
+}
+
+Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress,
+                       const Streams& streams, std::int64_t rounds, const Checkpoints& checkpoints) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t copies = p.antithetic ? 2 : 1;
-  const std::int64_t samples = p.paths / copies;
-  const std::int64_t first = std::min(samples, part.first);
-  const std::int64_t last = part.count < 0 ? samples : std::min(samples, first + part.count);
+  const bool whole_batches = cuts_whole_batches(p, gpu);
   const std::int64_t batch = batch_samples(p);
   const std::size_t row = 2 * (static_cast<std::size_t>(p.steps) + 1);
+  const std::int64_t total = streams.samples(p, whole_batches).count;
   Result whole;
   std::int64_t round = 0;
   if (const State* from = checkpoints.from) {
@@ -89,16 +95,21 @@ Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progre
   } else {
     whole.sample.assign(static_cast<std::size_t>(p.sample_paths) * row, 0.0f);
   }
+  // Samples done before this run's, for the progress line: every stream's first `round` batches.
+  std::int64_t done = 0;
+  for (int s = streams.first; s < streams.first + streams.count; ++s)
+    done += std::min(round * batch, samples_of(p, s, streams.ranks, whole_batches).count);
   while (round < rounds) {
-    // Whole batches from the part's start, as one solve of the part cuts them: host-rng's
-    // generator is then set where that solve's would be.
-    const Samples batch_part{first + round * batch,
-                             std::max<std::int64_t>(0, std::min(batch, last - first - round * batch))};
-    if (batch_part.count > 0) {
+    for (int s = streams.first; s < streams.first + streams.count; ++s) {
+      // Whole batches from the stream's start, as one solve of its samples cuts them: host-rng's
+      // generator is then set where that solve's would be.
+      const Samples part = samples_of(p, s, streams.ranks, whole_batches);
+      const Samples batch_part{
+          part.first + round * batch,
+          std::max<std::int64_t>(0, std::min(batch, part.count - round * batch))};
+      if (batch_part.count == 0) continue;
       const ProgressCallback shifted = [&](const Progress& pr) {
-        if (progress)
-          progress({copies * (batch_part.first - first) + pr.paths, copies * (last - first),
-                    seconds_since(start)});
+        if (progress) progress({copies * done + pr.paths, copies * total, seconds_since(start)});
       };
       const Result r = gpu ? solve_gpu(p, shifted, batch_part) : solve_gold(p, shifted, batch_part);
       // Integers: added in any order they are the one solve's sums.
@@ -111,11 +122,12 @@ Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progre
       std::copy(r.sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
                 r.sample.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
                 whole.sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row));
+      done += batch_part.count;
     }
     ++round;
     if (!checkpoints.at) continue;
     const AtSafePoint a = checkpoints.at(round);
-    if (a != AtSafePoint::go_on) checkpoints.save({round, whole.sums, &whole.sample});
+    if (a != AtSafePoint::go_on) checkpoints.save({round, streams, whole.sums, &whole.sample});
     if (a == AtSafePoint::save_and_stop) break;
   }
   whole.estimate = estimate_from(whole.sums, price_unit(p));

@@ -39,28 +39,44 @@ Samples stored_rows(const Params& p, Samples part);
 // the slowest rank's total seconds. One all-gather of a small record a rank; on one rank, `mine`.
 Result whole_run(comm::Context& context, const Params& p, Result mine);
 
+// The batches a rank runs. A run's samples are cut among `ranks` ranks (samples_of), and each
+// rank's share is a stream of batches from its start, one batch a round; a rank runs the streams
+// [first, first + count) of that cut. A run runs its own rank's stream of its own cut; a restart
+// on another rank count keeps the cut of the run that began it, and each rank runs the streams of
+// the parts it took over (a block of them; none on a rank past the count that began it), so the
+// batches, their sums and the rounds are the ones the first run's would have been.
+struct Streams {
+  int ranks = 1;
+  int first = 0, count = 1;
+  // The samples of streams [first, first + count): one run of sample indices.
+  Samples samples(const Params& p, bool whole_batches) const;
+};
+
 // What a checkpoint holds of a run, enough to continue it to the same bits: the rounds of
-// batches done (every rank's, a round being one batch of method.batch_paths paths from each), the
-// payoff sums of this rank's samples in them, and the stored sample paths among those (`sample`,
-// not owned). No generator state is needed: the gold and device-rng draw each sample's normals
-// from Philox counters of its index, and host-rng's generator is set to the offset of the batch
-// it starts at, so the next sample's index is every stream's position.
+// batches done (every stream's, a round being one batch of method.batch_paths paths from each),
+// the streams this rank ran, the payoff sums of their samples in them, and the stored sample
+// paths among those (`sample`, not owned). No generator state is needed: the gold and device-rng
+// draw each sample's normals from Philox counters of its index, and host-rng's generator is set
+// to the offset of the batch it starts at, so the next sample's index is every stream's position.
 struct State {
   std::int64_t rounds = 0;
+  Streams streams;
   PayoffSums sums;
   const std::vector<float>* sample = nullptr;
 };
 // A run's safe points are the ends of its rounds.
 using Checkpoints = SafePoints<State>;
 
-// Rounds of batches a run of `p` on `ranks` ranks makes: rank 0's batches, the most any rank has.
+// Rounds of batches a run of `p` cut among `ranks` ranks makes: rank 0's batches, the most any
+// rank's stream has.
 std::int64_t batch_rounds(const Params& p, int ranks, bool whole_batches);
 
-// solve_gpu (`gpu`) or solve_gold of `part`, one batch of it a round, for `rounds` rounds, meeting
-// `checkpoints` after each (a rank whose samples ran out meets them too) and continuing from
-// checkpoints.from when set: the bits one solve of `part` gives. Stops early where `at` says so.
-Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress, Samples part,
-                       std::int64_t rounds, const Checkpoints& checkpoints);
+// solve_gpu (`gpu`) or solve_gold of `streams`, one batch of each a round, for `rounds` rounds,
+// meeting `checkpoints` after each (a rank whose samples ran out meets them too) and continuing
+// from checkpoints.from when set: the bits one solve of the streams' samples gives. Stops early
+// where `at` says so.
+Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress,
+                       const Streams& streams, std::int64_t rounds, const Checkpoints& checkpoints);
 
 // A run's estimate (the whole run's, across ranks) judged against the gold. A CPU run is the gold
 // solver itself (the same seed, the same bits), so it is its own gold; a GPU run's gold simulates

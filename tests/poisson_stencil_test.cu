@@ -129,7 +129,7 @@ TEST(PoissonStencil, TrilinearReproducesLinearFields) {
     p.hz = hz;
     for (int f = 0; f < 6; ++f) p.face(f) = c.faces[f];
     const Level fine{p.nx, p.ny, p.nz, hx, hy, hz};
-    const Level coarse{nx, ny, nz, 2 * hx, 2 * hy, 2 * hz};
+    const Level coarse{nx, ny, nz, 2 * hx, 2 * hy, 2 * hz, 2, 2, 2};
     const LevelGrid<double> gc = grid_of<double>(p, coarse);
     const PerFace ghost = ghost_data(p, coarse);
     const auto u = [&](double x, double z) { return c.c0 + c.cx * x + c.cz * z; };

@@ -242,8 +242,7 @@ struct DeviceSolver<T>::Impl {
     const Level& c = coarse.level;
     if (p.variant == Variant::fused) {
       residual_restrict_kernel<<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(
-          fine.grid, coarse.grid.nx, coarse.grid.ny, coarse.grid.nz, fine.current(), b,
-          coarse.b.data());
+          fine.grid, coarse.grid, fine.current(), b, coarse.b.data());
       PARASOL_CHECK_LAUNCH(stream);
       return;
     }
@@ -256,7 +255,7 @@ struct DeviceSolver<T>::Impl {
   void restrict_field(std::size_t l, const T* fine, T* coarse) {
     const LevelData& c = level[l + 1];
     restrict_kernel<<<cell_grid(c.level.nx, c.level.ny, c.level.nz), kCellBlock, 0, stream>>>(
-        level[l].grid, c.grid.nx, c.grid.ny, c.grid.nz, fine, coarse);
+        level[l].grid, c.grid, fine, coarse);
     PARASOL_CHECK_LAUNCH(stream);
   }
 

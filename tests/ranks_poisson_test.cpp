@@ -97,6 +97,22 @@ TEST_F(PoissonRanks, TheSingularProblemAndChebyshevInFloatGiveTheOneRankBits) {
       {2, 3});
 }
 
+TEST_F(PoissonRanks, SemiCoarsenedLevelsGiveTheOneRankBits) {
+  // 192 × 192 × 10: level 1 (96 × 96 × 5, 46080 cells) is cut, in blocks of two planes; level 2
+  // (48 × 48 × 5) halves x and y alone and is gathered: its parents are on their ranks whole.
+  // 5 blocks cut 3 + 2 and 2 + 2 + 1.
+  const std::string extra = "[source]\nkind = \"gaussian\"\n[iteration]\nmax_cycles = 2\n";
+  expect_one_rank_bits<double>(problem(192, 192, 10, kMixed, extra), {2, 3});
+  // 192 × 192 × 5: z never halves, so level 1 (96 × 96 × 5) is cut where level 0 is, plane by
+  // plane.
+  expect_one_rank_bits<double>(problem(192, 192, 5, kMixed, extra), {3});
+  // A flat bar: 96 × 8 × 6 goes down to 3 × 2 × 3, y stopping at 2 cells (a Dirichlet face);
+  // level 1 is gathered from blocks of two planes, 2 + 1 on two ranks.
+  expect_one_rank_bits<double>(
+      problem(96, 8, 6, kMixed, "[source]\nkind = \"gaussian\"\n[iteration]\ntolerance = 1e-10\n"),
+      {2, 3});
+}
+
 TEST_F(PoissonRanks, ASourceFromAFileReadByEachRankGivesTheOneRankBits) {
   // Each rank reads only its planes of f (read_rows).
   std::vector<double> f(20 * 12 * 16);

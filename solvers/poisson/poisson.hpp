@@ -14,12 +14,20 @@
 //   A boundary cell's diagonal is α + Σ 2/h² with, per axis and face, +1/h² for Dirichlet and
 //   −1/h² for Neumann (ghost_weight). Every level solves A e = r with these homogeneous
 //   conditions; only FMG's level right-hand sides and its prolongation see the data (below).
-// - Levels (levels()), by semi-coarsening: level 0 is the grid; in the next, each axis that is
-//   even and has at least 4 cells halves its cells and doubles its spacing, and the others keep
-//   theirs (Level's ratios rx, ry, rz: 2 or 1). A level is made while some axis halves and the
-//   level above has more than `bottom_cells` cells. On a cube every axis halves at every level;
-//   a thin or flat box (64 × 2 × 2, 512 × 512 × 2) goes on coarsening its long axes, where
-//   stopping at the first short axis would leave one level, solved by smoother sweeps alone.
+// - Levels (levels()), by semi-coarsening: level 0 is the grid; in the next, some axes halve
+//   their cells and double their spacing and the others keep theirs (Level's ratios rx, ry, rz:
+//   2 or 1). An axis may halve while it is even and has at least 4 cells, or 2 between Neumann
+//   and periodic faces (a Dirichlet ghost, −u_0, would halve the correction on a side of one
+//   cell; theirs give the parent's value back). Of the axes that may, those whose spacing is
+//   below twice the smallest of theirs halve (1/h² within 4 times the strongest coupling); a
+//   longer-celled axis waits until the others' spacing has grown to it, so no level has cells
+//   too stretched for a point smoother. Levels are made until no axis may halve or the longest
+//   side is no longer than a cube of `bottom_cells` cells has (the bottom sweeps carry a
+//   correction about √sweeps cells: 64 of them solve 4³, not a line of 16). On a cube of equal
+//   spacings every axis halves at every level, down to the cube of bottom_cells. A thin or flat
+//   box goes on coarsening its long axes (64 × 2 × 2 between periodic and Neumann faces:
+//   32 × 1 × 1, then a line down to 4 × 1 × 1), where stopping at the first short side left one
+//   level, smoother sweeps alone (factors 0.7 to 0.9999 a cycle).
 // - Restriction: the mean of the children, 2 per halved axis and 1 per other (8 on a cube),
 //   summed z, y, x in order. Prolongation: trilinear along the halved axes and the identity along
 //   the others, in FMG (HPGMG-FV's choice) and in the V-cycle alike: along a halved axis a child

@@ -60,6 +60,10 @@ std::vector<Problem> problems() {
       {"film128x128x2", 128, 128, 2, {D(0.5), N(0), P, P, N(0.25), N(0)}, 0.0, {1.0, 1.0, 1.0 / 64}},
       // Flat with a Dirichlet z face: z stays at 2 cells, x and y halve down to 3 x 2 x 2.
       {"flat96x64x2_mixed", 96, 64, 2, {D(1.0), N(-0.5), N(0.25), D(0), D(0), N(0.5)}},
+      // z periodic and odd on every level (40 x 24 x 5 -> 20 x 24 x 5 -> 10 x 12 x 5 -> 5 x 6 x 5
+      // -> 5 x 3 x 5): red meets red across the wrap on levels that are smoothed, where the plain
+      // variant sweeps by the fused pass, as the gold does there, a colour from its old values.
+      {"oddperiodic40x24x5", 40, 24, 5, {N(0.1), N(0), D(0), D(0.5), P, P}},
       {"helmholtz20x12x28_neumann", 20, 12, 28, {N(0.1), N(-0.2), N(0), N(0.3), N(0), N(0)}, 2.5},
       {"tiny2x2x2", 2, 2, 2, {D(1), D(0), N(0), D(0), P, P}},
       {"singular16_neumann", 16, 16, 16, {N(0), N(0), N(0), N(0), N(0), N(0)}},
@@ -372,6 +376,17 @@ TEST(PoissonGpu, DeviceBytesCountEveryField) {
   p.smoother = Smoother::rbgs;
   EXPECT_EQ(device_bytes<float>(p), fixed + 4 * (4 * 4096 + 4 * 512 + 5 * 64));
   EXPECT_EQ(device_bytes<double>(p) - fixed, 2 * (device_bytes<float>(p) - fixed));
+  // A periodic side of odd length (z: 16 x 16 x 5 down to 2 x 2 x 5, the same levels as between
+  // Dirichlet faces): the plain variant's red-black sweeps go through the fused pass there, into a
+  // second field on every level.
+  Params odd;
+  odd.nx = odd.ny = 16;
+  odd.nz = 5;
+  odd.variant = Variant::plain;
+  odd.smoother = Smoother::rbgs;
+  const std::size_t walled = device_bytes<float>(odd);
+  odd.z_min.kind = odd.z_max.kind = FaceKind::periodic;
+  EXPECT_EQ(device_bytes<float>(odd), walled + 4 * (1280 + 320 + 80 + 20));
 }
 
 }  // namespace

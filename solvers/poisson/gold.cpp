@@ -191,6 +191,13 @@ class Multigrid {
       b_.emplace_back(s.held ? s.size() : 0, T(0));
       r_.emplace_back(s.held ? s.size() : 0, T(0));
     }
+    // Whether some rank's planes split the children of a plane of the first gathered level (a
+    // grid too thin for blocks, cut by single planes: slab_cut).
+    const auto gathered = static_cast<std::size_t>(cut_levels_);
+    for (int r = 0; size_ > 1 && gathered < all.size() && r < size_; ++r) {
+      const Slice s = slice_of(all, gathered - 1, r);
+      straddled_ = straddled_ || s.k0 % all[gathered].rz != 0 || s.k1 % all[gathered].rz != 0;
+    }
   }
 
   std::size_t depth() const { return ops_.size(); }
@@ -381,18 +388,39 @@ class Multigrid {
     if (!f.held) return;
     const bool gathering = cut(l) && !cut(l + 1);
     const Level& cl = slice(l + 1).l;
+    if (gathering && straddled_) {
+      // A coarse plane's children on two ranks: rank 0 gathers the fine planes whole and
+      // restricts them itself, the same sums in the same order.
+      const Slice w = whole(f.l);
+      std::vector<T> whole_fine(root() ? w.size() : 0, T(0));
+      gather(w, f, fine, whole_fine, l);
+      if (root()) restrict_cells(w, whole_fine, slice(l + 1), into[l + 1], threaded(l));
+      return;
+    }
     // The coarse planes over this rank's fine ones: whole children under each (the cut is in
     // blocks of the planes under a cut level's plane).
     const Slice mine{cl, f.k0 / cl.rz, f.k1 / cl.rz, true};
-    std::vector<T> local;
-    std::vector<T>& coarse = gathering ? local : into[l + 1];
-    if (gathering) local.assign(mine.size(), T(0));
-    const Slice& c = gathering ? mine : slice(l + 1);
+    if (!gathering) {
+      restrict_cells(f, fine, slice(l + 1), into[l + 1], threaded(l));
+      return;
+    }
+    std::vector<T> local(mine.size(), T(0));
+    restrict_cells(f, fine, mine, local, threaded(l));
+    gather(slice(l + 1), mine, local, into[l + 1], l + 1);
+  }
+
+ private:
+  static constexpr int kWrapTag = 101, kGatherTag = 103;
+
+  // coarse = R fine on the coarse slice c's planes, from the fine slice f holding their children.
+  static void restrict_cells(const Slice& f, const std::vector<T>& fine, const Slice& c,
+                             std::vector<T>& coarse, bool threaded) {
+    const Level& cl = c.l;
     const T mean = T(1.0 / cl.children());  // 1/8 on a cube: a power of 2, exact in T
-#pragma omp parallel for if (threaded(l))
+#pragma omp parallel for if (threaded)
     for (Index k = c.k0; k < c.k1; ++k)
-      for (Index j = 0; j < c.l.ny; ++j)
-        for (Index i = 0; i < c.l.nx; ++i) {
+      for (Index j = 0; j < cl.ny; ++j)
+        for (Index i = 0; i < cl.nx; ++i) {
           T s = 0;
           for (Index dk = 0; dk < cl.rz; ++dk)
             for (Index dj = 0; dj < cl.ry; ++dj)
@@ -400,15 +428,13 @@ class Multigrid {
                 s += fine[f.at(cl.rx * i + di, cl.ry * j + dj, cl.rz * k + dk)];
           coarse[c.at(i, j, k)] = s * mean;
         }
-    if (gathering) gather(l + 1, mine, local, into[l + 1]);
   }
 
- private:
-  static constexpr int kWrapTag = 101, kGatherTag = 103;
-
-  // Rank 0 collects every rank's planes of level l (`mine`, `local` on each) into `whole_level`.
-  void gather(std::size_t l, const Slice& mine, const std::vector<T>& local,
-              std::vector<T>& whole_level) {
+  // Rank 0 collects every rank's planes of a level (`mine`, `local` on each) into `whole_level`,
+  // stored as `w`: level `l`'s planes of each rank, or where level l is the first gathered one,
+  // the planes over each rank's planes of the level above.
+  void gather(const Slice& w, const Slice& mine, const std::vector<T>& local,
+              std::vector<T>& whole_level, std::size_t l) {
     const std::size_t plane = mine.plane();
     const auto interior = [&](const std::vector<T>& v) { return v.data() + plane; };
     if (!root()) {
@@ -416,13 +442,14 @@ class Multigrid {
                      kGatherTag);
       return;
     }
-    const Slice& w = slice(l);
     std::copy_n(interior(local), plane * static_cast<std::size_t>(mine.planes()),
                 whole_level.begin() + static_cast<std::ptrdiff_t>(w.at(0, 0, mine.k0)));
     const std::vector<Level> all = levels(p_);
     for (int r = 1; r < size_; ++r) {
-      const Slice theirs = slice_of(all, l - 1, r);
-      const Index k0 = theirs.k0 / w.l.rz, k1 = theirs.k1 / w.l.rz;
+      const bool cut_level = cut(l);
+      const Slice theirs = slice_of(all, cut_level ? l : l - 1, r);
+      const Index rz = cut_level ? 1 : w.l.rz;
+      const Index k0 = theirs.k0 / rz, k1 = theirs.k1 / rz;
       context_->recv(whole_level.data() + w.at(0, 0, k0), plane * static_cast<std::size_t>(k1 - k0),
                      r, kGatherTag);
     }
@@ -575,6 +602,7 @@ class Multigrid {
   comm::Context* context_;  // null on one rank
   int rank_, size_;
   Index cut_levels_;
+  bool straddled_ = false;  // the restriction into the first gathered level gathers the fine planes
   std::vector<Operator<T>> ops_;
   std::vector<std::vector<T>> x_, b_, r_;
   std::vector<T> broadcast_;  // a gathered level's x, whole, on every rank
@@ -716,14 +744,11 @@ SlabCut slab_cut(const Params& p, int rank, int size) {
   // level otherwise. A level that kept its planes (rz = 1) keeps the cut of the level above.
   const auto shift = [&] { return std::min(c.cut_levels, depth - 1); };
   if (c.cut_levels > 1 && planes(shift()) < size) --c.cut_levels;
-  const std::int64_t block = p.nz / planes(shift());
-  if (planes(shift()) < size)
-    throw InputError("", "grid.nz",
-                     "expected at least " + std::to_string(block) +
-                         " planes per rank (whole children under each rank's coarse "
-                         "planes): " + std::to_string(p.nz) + " planes for " +
-                         std::to_string(size) + " ranks");
-  const comm::Slab s = comm::even_slab(planes(shift()), rank, size);
+  // A grid too thin for blocks under the first gathered level (2 planes on 2 ranks, z going to
+  // one cell) is cut by single planes; the restriction into that level then gathers the fine
+  // planes onto rank 0 (gold.cpp).
+  const std::int64_t block = planes(shift()) >= size ? p.nz / planes(shift()) : 1;
+  const comm::Slab s = comm::even_slab(p.nz / block, rank, size);
   c.begin = s.begin * block;
   c.end = s.end * block;
   return c;

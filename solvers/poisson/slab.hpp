@@ -31,7 +31,7 @@ struct SlabCut {
 };
 
 // The cut of p's grid among `size` ranks, as rank `rank` holds it. InputError (key "grid.nz")
-// when the ranks outnumber the blocks of planes.
+// when the ranks outnumber the planes.
 SlabCut slab_cut(const Params& p, int rank, int size);
 
 // The multigrid of solve_gold across the ranks of `context`: `f` and `u` are this rank's planes

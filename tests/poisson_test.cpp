@@ -279,9 +279,11 @@ TEST(PoissonGold, FullMultigridAloneReachesTheDiscretisationError) {
   EXPECT_GT(std::log2(errors[0] / errors[1]), 1.85);
 }
 
-// Cells of aspect 2:1 with mixed faces: every V-cycle contracts the residual (a point smoother
-// slows on stretched cells, to about 0.4 a cycle, but never lets it grow), to the tolerance. A
-// piecewise-constant V-cycle prolongation grew it by 1.1 a cycle here.
+// Cells of aspect 2:1 with mixed faces: every V-cycle contracts the residual to the tolerance as
+// on a cube. z, its cells twice as long, waits a level while x and y halve, so the levels below
+// have cubic cells: 0.093 to 0.098 a cycle. Halving every axis together left the cells stretched
+// on every level, where the point smoother slowed to 0.38 a cycle; a piecewise-constant V-cycle
+// prolongation grew the residual by 1.1 a cycle here.
 TEST(PoissonGold, StretchedCellsStillConverge) {
   Params p = box(64, 64, 32, F::dirichlet, F::dirichlet, F::dirichlet, F::neumann, F::periodic,
                  F::periodic);
@@ -293,7 +295,8 @@ TEST(PoissonGold, StretchedCellsStillConverge) {
   std::vector<double> u;
   const Outcome o = solve_gold(p, f, u);
   EXPECT_EQ(o.stop, StopReason::tolerance);
-  for (std::size_t i = 1; i < o.cycles.size(); ++i) EXPECT_LT(o.cycles[i].factor, 0.5) << i;
+  EXPECT_EQ(o.levels, 5);  // 64x64x32, 32x32x32, ..., 4x4x4
+  for (std::size_t i = 1; i < o.cycles.size(); ++i) EXPECT_LT(o.cycles[i].factor, 0.12) << i;
 }
 
 TEST(PoissonGold, VCyclesContractTheResidualTenfoldEach) {

@@ -386,9 +386,11 @@ class Multigrid {
   void restrict_down(std::size_t l, const std::vector<T>& fine, std::vector<std::vector<T>>& into) {
     const Slice& f = slice(l);
     if (!f.held) return;
-    const bool gathering = cut(l) && !cut(l + 1);
-    const Level& cl = slice(l + 1).l;
-    if (gathering && straddled_) {
+    if (!(cut(l) && !cut(l + 1))) {
+      restrict_cells(f, fine, slice(l + 1), into[l + 1], threaded(l));
+      return;
+    }
+    if (straddled_) {
       // A coarse plane's children on two ranks: rank 0 gathers the fine planes whole and
       // restricts them itself, the same sums in the same order.
       const Slice w = whole(f.l);
@@ -398,12 +400,9 @@ class Multigrid {
       return;
     }
     // The coarse planes over this rank's fine ones: whole children under each (the cut is in
-    // blocks of the planes under a cut level's plane).
+    // blocks of the planes under a plane of the gathered level).
+    const Level& cl = slice(l + 1).l;
     const Slice mine{cl, f.k0 / cl.rz, f.k1 / cl.rz, true};
-    if (!gathering) {
-      restrict_cells(f, fine, slice(l + 1), into[l + 1], threaded(l));
-      return;
-    }
     std::vector<T> local(mine.size(), T(0));
     restrict_cells(f, fine, mine, local, threaded(l));
     gather(slice(l + 1), mine, local, into[l + 1], l + 1);

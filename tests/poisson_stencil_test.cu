@@ -100,6 +100,36 @@ TEST(PoissonStencil, DiagonalMatchesTheGold) {
   }
 }
 
+// Restriction is the mean of the children, 2 per halved axis and 1 per other: a field linear in
+// x, y and z, at the fine cell centres, restricts to its value at each coarse cell's centre, for
+// a cube's level and for semi-coarsened ones.
+TEST(PoissonStencil, RestrictionTakesTheMeanOfTheChildren) {
+  const std::int64_t nx = 3, ny = 4, nz = 2;  // the coarse level's cells
+  const double hx = 0.5, hy = 0.25, hz = 1.0;  // and spacings
+  const auto u = [](double x, double y, double z) { return 0.5 + 2 * x - 3 * y + 0.75 * z; };
+  const int ratios[][3] = {{2, 2, 2}, {2, 1, 2}, {1, 2, 1}, {1, 1, 2}};
+  for (const auto& r : ratios) {
+    Params p;
+    const Level fine{r[0] * nx, r[1] * ny, r[2] * nz, hx / r[0], hy / r[1], hz / r[2]};
+    const Level coarse{nx, ny, nz, hx, hy, hz, r[0], r[1], r[2]};
+    const LevelGrid<double> gf = grid_of<double>(p, fine), gc = grid_of<double>(p, coarse);
+    std::vector<double> uf(static_cast<std::size_t>(fine.cells()));
+    for (std::int64_t k = 0; k < fine.nz; ++k)
+      for (std::int64_t j = 0; j < fine.ny; ++j)
+        for (std::int64_t i = 0; i < fine.nx; ++i)
+          uf[i + fine.nx * (j + fine.ny * k)] =
+              u((i + 0.5) * fine.hx, (j + 0.5) * fine.hy, (k + 0.5) * fine.hz);
+    for (int k = 0; k < nz; ++k)
+      for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i)
+          ASSERT_NEAR(mean_of_children(gf, gc, i, j, k,
+                                       [&](int, int, int, std::int64_t at) { return uf[at]; }),
+                      u((i + 0.5) * hx, (j + 0.5) * hy, (k + 0.5) * hz), 1e-13)
+              << "ratios " << r[0] << r[1] << r[2] << " coarse cell (" << i << ", " << j << ", "
+              << k << ")";
+  }
+}
+
 // A field linear along an axis is reproduced exactly by trilinear interpolation between cell
 // centres, and by the ghost rules beyond faces whose data are that field's own: a Dirichlet face
 // holding its value, a Neumann face its outward slope. So on a coarse level holding

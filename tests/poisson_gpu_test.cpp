@@ -1,6 +1,6 @@
 // poisson on the GPU: each variant x smoother x precision against the CPU gold on random sources
-// and awkward grids (odd sides, non-cubes, each face kind, a side coarsened to one cell, the
-// singular cases), on poisoned output; the same bits run after run; plain and fused cycle for
+// and awkward grids (odd sides, non-cubes, thin and flat boxes whose long axes coarsen alone, a
+// side coarsened to one cell, each face kind, the singular cases), on poisoned output; the same bits run after run; plain and fused cycle for
 // cycle; FMG to the discretisation error; a hierarchy too big for the device refused.
 #include <gtest/gtest.h>
 
@@ -30,12 +30,14 @@ void PrintTo(Smoother s, std::ostream* out) { *out << name(s); }
 
 namespace {
 
-// A grid and its faces: (kind, value) from x_min to z_max.
+// A grid and its faces: (kind, value) from x_min to z_max; the box's sides (unequal by default:
+// each axis has its own 1/h^2).
 struct Problem {
   std::string name;
   std::int64_t nx, ny, nz;
   std::array<Face, 6> faces;
   double alpha = 0.0;
+  std::array<double, 3> sides{1.0, 1.3, 0.8};
 };
 
 constexpr Face D(double g) { return {FaceKind::dirichlet, g}; }
@@ -45,12 +47,23 @@ constexpr Face P{FaceKind::periodic, 0.0};
 std::vector<Problem> problems() {
   return {
       {"cube32_dirichlet", 32, 32, 32, {D(0), D(0), D(0), D(0), D(0), D(0)}},
-      // 48 x 24 x 32 -> 24 x 12 x 16 -> 12 x 6 x 8 -> 6 x 3 x 4: the bottom has an odd side.
+      // 48 x 24 x 32 -> 24 x 24 x 16 (y, its cells twice as long, waits) -> 12 x 12 x 8 ->
+      // 6 x 6 x 4 -> 3 x 3 x 2: semi-coarsening, and a bottom with odd sides.
       {"noncube48x24x32_mixed", 48, 24, 32, {D(1.0), D(-0.5), N(0.25), N(0.0), P, P}},
       // Every side odd: one level, solved by the bottom sweeps alone, on one block.
       {"odd33x17x9_dirichlet", 33, 17, 9, {D(0.5), D(0), D(0), D(-1), D(0), D(0.25)}},
-      // y and z coarsened to one cell: a periodic axis of one cell is its own neighbour.
+      // x coarsened alone, down to 4 x 2 x 2: y and z, their cells 40 and 25 times longer, keep
+      // their 2 cells (one level, before semi-coarsening).
       {"thin64x2x2", 64, 2, 2, {D(0), D(1), P, P, N(0.5), N(-0.5)}},
+      // A film of cubic cells: z, between Neumann faces, goes to one cell at once (its own
+      // neighbour), then x and y halve down to 4 x 4 x 1.
+      {"film128x128x2", 128, 128, 2, {D(0.5), N(0), P, P, N(0.25), N(0)}, 0.0, {1.0, 1.0, 1.0 / 64}},
+      // Flat with a Dirichlet z face: z stays at 2 cells, x and y halve down to 3 x 2 x 2.
+      {"flat96x64x2_mixed", 96, 64, 2, {D(1.0), N(-0.5), N(0.25), D(0), D(0), N(0.5)}},
+      // z periodic and odd on every level (40 x 24 x 5 -> 20 x 24 x 5 -> 10 x 12 x 5 -> 5 x 6 x 5
+      // -> 5 x 3 x 5): red meets red across the wrap on levels that are smoothed, where the plain
+      // variant sweeps by the fused pass, as the gold does there, a colour from its old values.
+      {"oddperiodic40x24x5", 40, 24, 5, {N(0.1), N(0), D(0), D(0.5), P, P}},
       {"helmholtz20x12x28_neumann", 20, 12, 28, {N(0.1), N(-0.2), N(0), N(0.3), N(0), N(0)}, 2.5},
       {"tiny2x2x2", 2, 2, 2, {D(1), D(0), N(0), D(0), P, P}},
       {"singular16_neumann", 16, 16, 16, {N(0), N(0), N(0), N(0), N(0), N(0)}},
@@ -66,9 +79,9 @@ Params make_params(const Problem& pr, Variant variant, Smoother smoother, Precis
   p.nx = pr.nx;
   p.ny = pr.ny;
   p.nz = pr.nz;
-  p.hx = 1.0 / static_cast<double>(pr.nx);
-  p.hy = 1.3 / static_cast<double>(pr.ny);  // unequal spacings: each axis has its own 1/h^2
-  p.hz = 0.8 / static_cast<double>(pr.nz);
+  p.hx = pr.sides[0] / static_cast<double>(pr.nx);
+  p.hy = pr.sides[1] / static_cast<double>(pr.ny);
+  p.hz = pr.sides[2] / static_cast<double>(pr.nz);
   p.alpha = pr.alpha;
   for (int f = 0; f < 6; ++f) p.face(f) = pr.faces[f];
   p.source.kind = SourceKind::zero;  // the tests hand f in themselves
@@ -366,6 +379,17 @@ TEST(PoissonGpu, DeviceBytesCountEveryField) {
   p.smoother = Smoother::rbgs;
   EXPECT_EQ(device_bytes<float>(p), fixed + 4 * (4 * 4096 + 4 * 512 + 5 * 64));
   EXPECT_EQ(device_bytes<double>(p) - fixed, 2 * (device_bytes<float>(p) - fixed));
+  // A periodic side of odd length (z: 16 x 16 x 5 down to 2 x 2 x 5, the same levels as between
+  // Dirichlet faces): the plain variant's red-black sweeps go through the fused pass there, into a
+  // second field on every level.
+  Params odd;
+  odd.nx = odd.ny = 16;
+  odd.nz = 5;
+  odd.variant = Variant::plain;
+  odd.smoother = Smoother::rbgs;
+  const std::size_t walled = device_bytes<float>(odd);
+  odd.z_min.kind = odd.z_max.kind = FaceKind::periodic;
+  EXPECT_EQ(device_bytes<float>(odd), walled + 4 * (1280 + 320 + 80 + 20));
 }
 
 }  // namespace

@@ -100,51 +100,85 @@ TEST(PoissonStencil, DiagonalMatchesTheGold) {
   }
 }
 
+// Restriction is the mean of the children, 2 per halved axis and 1 per other: a field linear in
+// x, y and z, at the fine cell centres, restricts to its value at each coarse cell's centre, for
+// a cube's level and for semi-coarsened ones.
+TEST(PoissonStencil, RestrictionTakesTheMeanOfTheChildren) {
+  const std::int64_t nx = 3, ny = 4, nz = 2;  // the coarse level's cells
+  const double hx = 0.5, hy = 0.25, hz = 1.0;  // and spacings
+  const auto u = [](double x, double y, double z) { return 0.5 + 2 * x - 3 * y + 0.75 * z; };
+  const int ratios[][3] = {{2, 2, 2}, {2, 1, 2}, {1, 2, 1}, {1, 1, 2}};
+  for (const auto& r : ratios) {
+    Params p;
+    const Level fine{r[0] * nx, r[1] * ny, r[2] * nz, hx / r[0], hy / r[1], hz / r[2]};
+    const Level coarse{nx, ny, nz, hx, hy, hz, r[0], r[1], r[2]};
+    const LevelGrid<double> gf = grid_of<double>(p, fine), gc = grid_of<double>(p, coarse);
+    std::vector<double> uf(static_cast<std::size_t>(fine.cells()));
+    for (std::int64_t k = 0; k < fine.nz; ++k)
+      for (std::int64_t j = 0; j < fine.ny; ++j)
+        for (std::int64_t i = 0; i < fine.nx; ++i)
+          uf[i + fine.nx * (j + fine.ny * k)] =
+              u((i + 0.5) * fine.hx, (j + 0.5) * fine.hy, (k + 0.5) * fine.hz);
+    for (int k = 0; k < nz; ++k)
+      for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i)
+          ASSERT_NEAR(mean_of_children(gf, gc, i, j, k,
+                                       [&](int, int, int, std::int64_t at) { return uf[at]; }),
+                      u((i + 0.5) * hx, (j + 0.5) * hy, (k + 0.5) * hz), 1e-13)
+              << "ratios " << r[0] << r[1] << r[2] << " coarse cell (" << i << ", " << j << ", "
+              << k << ")";
+  }
+}
+
 // A field linear along an axis is reproduced exactly by trilinear interpolation between cell
 // centres, and by the ghost rules beyond faces whose data are that field's own: a Dirichlet face
 // holding its value, a Neumann face its outward slope. So on a coarse level holding
 // u = 1 + 2x - 3z (its x and z faces Neumann with the slopes, y periodic), or u = 0.5 - 4x (x faces
 // Dirichlet with its values, y Neumann 0, z periodic), every fine cell, corners included, gets u
-// at its centre.
+// at its centre: below a cube's level (every axis halved) and below semi-coarsened ones, where an
+// axis that kept its cells is copied (its fine cell centres are the coarse ones).
 TEST(PoissonStencil, TrilinearReproducesLinearFields) {
   struct Linear {
     std::string name;
     Face faces[6];
     double c0, cx, cz;
   };
-  const double hx = 0.25, hy = 0.5, hz = 0.2;  // the fine level's; the coarse level's are twice
+  const double hx = 0.5, hy = 1.0, hz = 0.4;  // the coarse level's
   const std::int64_t nx = 4, ny = 4, nz = 6;  // the coarse level's cells
-  const double lx = nx * 2 * hx;
+  const double lx = nx * hx;
   const Linear cases[] = {
       {"neumann_xz", {N(-2), N(2), P, P, N(3), N(-3)}, 1.0, 2.0, -3.0},
       {"dirichlet_x", {D(0.5), D(0.5 - 4 * lx), N(0), N(0), P, P}, 0.5, -4.0, 0.0},
   };
-  for (const Linear& c : cases) {
-    Params p;
-    p.nx = 2 * nx;
-    p.ny = 2 * ny;
-    p.nz = 2 * nz;
-    p.hx = hx;
-    p.hy = hy;
-    p.hz = hz;
-    for (int f = 0; f < 6; ++f) p.face(f) = c.faces[f];
-    const Level fine{p.nx, p.ny, p.nz, hx, hy, hz};
-    const Level coarse{nx, ny, nz, 2 * hx, 2 * hy, 2 * hz};
-    const LevelGrid<double> gc = grid_of<double>(p, coarse);
-    const PerFace ghost = ghost_data(p, coarse);
-    const auto u = [&](double x, double z) { return c.c0 + c.cx * x + c.cz * z; };
-    std::vector<double> uc(static_cast<std::size_t>(coarse.cells()));
-    for (std::int64_t k = 0; k < nz; ++k)
-      for (std::int64_t j = 0; j < ny; ++j)
-        for (std::int64_t i = 0; i < nx; ++i)
-          uc[i + nx * (j + ny * k)] = u((i + 0.5) * coarse.hx, (k + 0.5) * coarse.hz);
-    for (int k = 0; k < fine.nz; ++k)
-      for (int j = 0; j < fine.ny; ++j)
-        for (int i = 0; i < fine.nx; ++i)
-          ASSERT_NEAR(trilinear_at(gc, ghost, uc.data(), i, j, k),
-                      u((i + 0.5) * fine.hx, (k + 0.5) * fine.hz), 1e-12)
-              << c.name << " fine cell (" << i << ", " << j << ", " << k << ")";
-  }
+  const int ratios[][3] = {{2, 2, 2}, {2, 1, 2}, {1, 2, 1}, {1, 1, 2}};
+  for (const Linear& c : cases)
+    for (const auto& r : ratios) {
+      Params p;
+      p.nx = r[0] * nx;
+      p.ny = r[1] * ny;
+      p.nz = r[2] * nz;
+      p.hx = hx / r[0];
+      p.hy = hy / r[1];
+      p.hz = hz / r[2];
+      for (int f = 0; f < 6; ++f) p.face(f) = c.faces[f];
+      const Level fine{p.nx, p.ny, p.nz, p.hx, p.hy, p.hz};
+      const Level coarse{nx, ny, nz, hx, hy, hz, r[0], r[1], r[2]};
+      const LevelGrid<double> gc = grid_of<double>(p, coarse);
+      const PerFace ghost = ghost_data(p, coarse);
+      const auto u = [&](double x, double z) { return c.c0 + c.cx * x + c.cz * z; };
+      std::vector<double> uc(static_cast<std::size_t>(coarse.cells()));
+      for (std::int64_t k = 0; k < nz; ++k)
+        for (std::int64_t j = 0; j < ny; ++j)
+          for (std::int64_t i = 0; i < nx; ++i)
+            uc[i + nx * (j + ny * k)] = u((i + 0.5) * coarse.hx, (k + 0.5) * coarse.hz);
+      for (int k = 0; k < fine.nz; ++k)
+        for (int j = 0; j < fine.ny; ++j)
+          for (int i = 0; i < fine.nx; ++i)
+            ASSERT_NEAR(trilinear_at(gc, ghost, uc.data(), i, j, k),
+                        u((i + 0.5) * fine.hx, (k + 0.5) * fine.hz), 1e-12)
+                << c.name << " ratios " << r[0] << r[1] << r[2] << " fine cell (" << i << ", "
+                << j << ", " << k << ")";
+    }
 }
 
 }  // namespace

@@ -172,7 +172,7 @@ TEST_P(PoissonFaces, MultigridAgreesWithGaussSeidelOnATinyGrid) {
   Params p = with_kinds(8, 4, 6, GetParam());
   p.alpha = singular(p) ? 0.0 : 0.5;
   give_face_values(p);
-  p.bottom_cells = 8;  // three levels: 8x4x6, 4x2x3 and the bottom at 4x2x3
+  p.bottom_cells = 8;  // three or four levels, down to sides of 2 (3 where odd)
   p.tolerance = 1e-12;
   p.max_cycles = 40;
   std::vector<double> f = random_field(p.cells(), test::kSeed);
@@ -188,7 +188,7 @@ TEST_P(PoissonFaces, MultigridAgreesWithGaussSeidelOnATinyGrid) {
       std::vector<double> u;
       const Outcome o = solve_gold(p, f, u);
       EXPECT_EQ(o.stop, StopReason::tolerance);
-      EXPECT_EQ(o.levels, 2);
+      EXPECT_GE(o.levels, 3);
       // Both residuals are below 1e-12 of b: the answers agree to about that, times the small
       // condition number of a grid this size.
       double diff = 0;
@@ -279,9 +279,11 @@ TEST(PoissonGold, FullMultigridAloneReachesTheDiscretisationError) {
   EXPECT_GT(std::log2(errors[0] / errors[1]), 1.85);
 }
 
-// Cells of aspect 2:1 with mixed faces: every V-cycle contracts the residual (a point smoother
-// slows on stretched cells, to about 0.4 a cycle, but never lets it grow), to the tolerance. A
-// piecewise-constant V-cycle prolongation grew it by 1.1 a cycle here.
+// Cells of aspect 2:1 with mixed faces: every V-cycle contracts the residual to the tolerance as
+// on a cube. z, its cells twice as long, waits a level while x and y halve, so the levels below
+// have cubic cells: 0.093 to 0.098 a cycle. Halving every axis together left the cells stretched
+// on every level, where the point smoother slowed to 0.38 a cycle; a piecewise-constant V-cycle
+// prolongation grew the residual by 1.1 a cycle here.
 TEST(PoissonGold, StretchedCellsStillConverge) {
   Params p = box(64, 64, 32, F::dirichlet, F::dirichlet, F::dirichlet, F::neumann, F::periodic,
                  F::periodic);
@@ -293,7 +295,8 @@ TEST(PoissonGold, StretchedCellsStillConverge) {
   std::vector<double> u;
   const Outcome o = solve_gold(p, f, u);
   EXPECT_EQ(o.stop, StopReason::tolerance);
-  for (std::size_t i = 1; i < o.cycles.size(); ++i) EXPECT_LT(o.cycles[i].factor, 0.5) << i;
+  EXPECT_EQ(o.levels, 5);  // 64x64x32, 32x32x32, ..., 4x4x4
+  for (std::size_t i = 1; i < o.cycles.size(); ++i) EXPECT_LT(o.cycles[i].factor, 0.12) << i;
 }
 
 TEST(PoissonGold, VCyclesContractTheResidualTenfoldEach) {
@@ -358,23 +361,135 @@ TEST(PoissonGold, TheAnswerDoesNotDependOnTheThreadCount) {
     EXPECT_EQ(a.cycles[c].residual_l2, b.cycles[c].residual_l2);
 }
 
-TEST(PoissonGold, LevelsHalveWhileEverySideIsEvenAndAboveTheBottom) {
-  Params p;
-  p.nx = 64;
-  p.ny = 32;
-  p.nz = 24;
-  p.bottom_cells = 64;
-  const std::vector<Level> l = levels(p);
-  ASSERT_EQ(l.size(), 4u);  // 64x32x24, 32x16x12, 16x8x6, 8x4x3 (odd: the bottom)
-  EXPECT_EQ(l.back().nx, 8);
-  EXPECT_EQ(l.back().nz, 3);
-  EXPECT_DOUBLE_EQ(l.back().hx, 8 * p.hx);
+// A level's sides, and the ratios to the level above, as "32x1x1/2x2x2".
+std::string shape_of(const Level& l) {
+  return std::to_string(l.nx) + "x" + std::to_string(l.ny) + "x" + std::to_string(l.nz) + "/" +
+         std::to_string(l.rx) + "x" + std::to_string(l.ry) + "x" + std::to_string(l.rz);
+}
+
+std::vector<std::string> hierarchy(const Params& p) {
+  std::vector<std::string> out;
+  for (const Level& l : levels(p)) out.push_back(shape_of(l));
+  return out;
+}
+
+using Shapes = std::vector<std::string>;
+
+TEST(PoissonGold, LevelsHalveTheAxesThatMayAndAreCoupledStrongly) {
+  // A cube: every axis at every level, down to 4³ (a cube of bottom_cells), as before
+  // semi-coarsening: the same levels, so the same bits.
+  Params cube = box(64, 64, 64, F::dirichlet, F::dirichlet, F::neumann, F::dirichlet,
+                    F::periodic, F::periodic);
+  EXPECT_EQ(hierarchy(cube), (Shapes{"64x64x64/1x1x1", "32x32x32/2x2x2", "16x16x16/2x2x2",
+                                     "8x8x8/2x2x2", "4x4x4/2x2x2"}));
+  EXPECT_DOUBLE_EQ(levels(cube).back().hx, 16 * cube.hx);
+  // An odd side stops halving; the others go on, to a longest side of 4.
+  Params mixed = cube;
+  mixed.ny = 32;
+  mixed.nz = 24;
+  mixed.hy = mixed.hz = mixed.hx;
+  EXPECT_EQ(hierarchy(mixed), (Shapes{"64x32x24/1x1x1", "32x16x12/2x2x2", "16x8x6/2x2x2",
+                                      "8x4x3/2x2x2", "4x2x3/2x2x1"}));
+  // A thin box of cubic cells: y periodic and z Neumann go down to one cell (their ghosts give
+  // the parent's value back); x goes on alone, a line, until 4 cells.
+  Params thin = box(64, 2, 2, F::dirichlet, F::dirichlet, F::periodic, F::periodic, F::neumann,
+                    F::neumann);
+  thin.hy = thin.hz = thin.hx;
+  EXPECT_EQ(hierarchy(thin), (Shapes{"64x2x2/1x1x1", "32x1x1/2x2x2", "16x1x1/2x1x1",
+                                     "8x1x1/2x1x1", "4x1x1/2x1x1"}));
+  // With Dirichlet faces every axis stops at 2 cells, and its spacing stays.
+  Params walled = thin;
+  for (int f = 2; f < 6; ++f) walled.face(f).kind = F::dirichlet;
+  EXPECT_EQ(hierarchy(walled), (Shapes{"64x2x2/1x1x1", "32x2x2/2x1x1", "16x2x2/2x1x1",
+                                       "8x2x2/2x1x1", "4x2x2/2x1x1"}));
+  EXPECT_DOUBLE_EQ(levels(walled).back().hx, 16 * walled.hx);
+  EXPECT_DOUBLE_EQ(levels(walled).back().hy, walled.hy);
+  // Cells twice as long in z (1/h² a quarter of x's): z waits one level, until the cells are
+  // cubes, then all halve together.
+  Params stretched = box(64, 64, 32, F::dirichlet, F::dirichlet, F::dirichlet, F::dirichlet,
+                         F::dirichlet, F::dirichlet);
+  EXPECT_EQ(hierarchy(stretched), (Shapes{"64x64x32/1x1x1", "32x32x32/2x2x1", "16x16x16/2x2x2",
+                                          "8x8x8/2x2x2", "4x4x4/2x2x2"}));
+  // Sides that never halve: one level.
+  EXPECT_EQ(hierarchy(box(33, 17, 9, F::dirichlet, F::dirichlet, F::dirichlet, F::dirichlet,
+                          F::dirichlet, F::dirichlet)),
+            Shapes{"33x17x9/1x1x1"});
+}
+
+TEST(PoissonGold, ChebyshevStepsStartWithAWeightedJacobiStep) {
   // Chebyshev's first step is a Jacobi step weighted 1/θ, with θ = (2 + 1/4)/2.
   const auto steps = chebyshev_steps(3);
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_DOUBLE_EQ(steps[0].c1, 0.0);
   EXPECT_DOUBLE_EQ(steps[0].c2, 1 / 1.125);
 }
+
+// Thin and flat boxes (thin films, 2D-like problems): the hierarchy goes on coarsening the long
+// axes, so a V-cycle contracts the residual as on a cube, for cubic cells and for the GPU tests'
+// stretched ones, each smoother, a random source and data on every face that takes any.
+struct Box {
+  std::string name;
+  std::int64_t nx, ny, nz;
+  Kinds kinds;
+};
+
+std::vector<Box> thin_and_flat() {
+  return {{"thin64x2x2", 64, 2, 2, {F::dirichlet, F::dirichlet, F::periodic, F::periodic, F::neumann, F::neumann}},
+          {"thin64x2x2_periodic", 64, 2, 2, {F::periodic, F::periodic, F::periodic, F::periodic, F::periodic, F::periodic}},
+          {"flat128x128x2", 128, 128, 2, {F::dirichlet, F::neumann, F::neumann, F::dirichlet, F::dirichlet, F::neumann}},
+          {"flat128x128x2_periodic_z", 128, 128, 2, {F::dirichlet, F::neumann, F::neumann, F::dirichlet, F::periodic, F::periodic}},
+          {"bar96x8x4_mixed", 96, 8, 4, {F::dirichlet, F::neumann, F::neumann, F::dirichlet, F::periodic, F::periodic}}};
+}
+
+// The solve of a box by V-cycles from a random source, with cubic cells or the GPU tests' box of
+// sides 1, 1.3 and 0.8.
+Outcome solve_box(std::int64_t nx, std::int64_t ny, std::int64_t nz, const Kinds& kinds,
+                  bool cubic, Smoother s) {
+  Params p = with_kinds(nx, ny, nz, kinds);
+  p.hx = 1.0 / static_cast<double>(nx);
+  p.hy = cubic ? p.hx : 1.3 / static_cast<double>(ny);
+  p.hz = cubic ? p.hx : 0.8 / static_cast<double>(nz);
+  give_face_values(p);
+  p.cycle = Cycle::v;
+  p.smoother = s;
+  p.tolerance = 1e-10;
+  p.max_cycles = 40;
+  std::vector<double> f = random_field(p.cells(), test::kSeed);
+  make_compatible(p, f);
+  std::vector<double> u;
+  return solve_gold(p, f, u);
+}
+
+double worst_factor(const Outcome& o) {
+  double worst = 0;
+  for (std::size_t c = 1; c < o.cycles.size(); ++c) worst = std::max(worst, o.cycles[c].factor);
+  return worst;
+}
+
+class PoissonThinBoxes : public ::testing::TestWithParam<Box> {};
+
+TEST_P(PoissonThinBoxes, VCyclesContractAsOnACubeToTheTolerance) {
+  const Box& b = GetParam();
+  const Kinds mixed{F::dirichlet, F::neumann, F::neumann, F::dirichlet, F::periodic, F::periodic};
+  for (const bool cubic : {true, false})
+    for (Smoother s : kSmoothers) {
+      SCOPED_TRACE(b.name + (cubic ? " cubic cells " : " stretched cells ") + std::string(name(s)));
+      const Outcome o = solve_box(b.nx, b.ny, b.nz, b.kinds, cubic, s);
+      EXPECT_GE(o.levels, 4);
+      EXPECT_EQ(o.stop, StopReason::tolerance);
+      // Comparable to a cube's: a 32³ cube of the same cells contracts 0.08 to 0.19 a cycle with
+      // red-black Gauss–Seidel and 0.18 to 0.30 with Chebyshev (measured). Within 0.21 (these
+      // boxes: 0.03 to 0.20), or 10 % above the cube's where its is higher. Stopping at the first
+      // short side, as before semi-coarsening, left one level and factors of 0.7 to 0.9999.
+      const double cube = worst_factor(solve_box(32, 32, 32, mixed, cubic, s));
+      EXPECT_LE(worst_factor(o), std::max(0.21, 1.1 * cube)) << "the cube's: " << cube;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Boxes, PoissonThinBoxes, ::testing::ValuesIn(thin_and_flat()),
+                         [](const ::testing::TestParamInfo<Box>& box_info) {
+                           return box_info.param.name;
+                         });
 
 TEST(PoissonParams, RefusesWhatCannotBeSolved) {
   const auto refused = [](auto change, const std::string& key) {

@@ -2,8 +2,10 @@
 // gives the one-rank run's bits: mixed faces with a periodic z (the wrap crosses from the last
 // rank to the first), a grid deep enough that two levels are cut before the rest are gathered
 // onto rank 0, the singular case (the compatibility shift and the means summed across ranks),
-// Chebyshev in float, a source read by planes from a file; uneven cuts throughout. A grid too
-// thin for the ranks is one line from rank 0 and nothing written.
+// Chebyshev in float, a source read by planes from a file, semi-coarsened levels (an axis halving
+// alone, a cut level keeping its planes, grids too thin for blocks of planes); uneven cuts
+// throughout. A grid with
+// fewer planes than ranks is one line from rank 0 and nothing written.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -97,6 +99,27 @@ TEST_F(PoissonRanks, TheSingularProblemAndChebyshevInFloatGiveTheOneRankBits) {
       {2, 3});
 }
 
+TEST_F(PoissonRanks, SemiCoarsenedLevelsGiveTheOneRankBits) {
+  // 192 × 192 × 10: level 1 (96 × 96 × 5, 46080 cells) is cut, in blocks of two planes; level 2
+  // (48 × 48 × 5) halves x and y alone and is gathered: its parents are on their ranks whole.
+  // 5 blocks cut 3 + 2 and 2 + 2 + 1.
+  const std::string extra = "[source]\nkind = \"gaussian\"\n[iteration]\nmax_cycles = 2\n";
+  expect_one_rank_bits<double>(problem(192, 192, 10, kMixed, extra), {2, 3});
+  // 192 × 192 × 5: z never halves, so level 1 (96 × 96 × 5) is cut where level 0 is, plane by
+  // plane.
+  expect_one_rank_bits<double>(problem(192, 192, 5, kMixed, extra), {3});
+  // Too thin for blocks of two planes: 4 planes on 3 ranks (2 + 1 + 1), and a film of 2 planes
+  // whose z goes to one cell on 2, are cut by single planes, and the restriction into level 1
+  // gathers the fine planes onto rank 0 (a coarse plane's children are on two ranks).
+  expect_one_rank_bits<double>(problem(8, 8, 4, kMixed, extra), {3});
+  expect_one_rank_bits<double>(problem(64, 64, 2, kMixed, extra), {2});
+  // A flat bar: 96 × 8 × 6 goes down to 3 × 2 × 3, y stopping at 2 cells (a Dirichlet face);
+  // level 1 is gathered from blocks of two planes, 2 + 1 on two ranks.
+  expect_one_rank_bits<double>(
+      problem(96, 8, 6, kMixed, "[source]\nkind = \"gaussian\"\n[iteration]\ntolerance = 1e-10\n"),
+      {2, 3});
+}
+
 TEST_F(PoissonRanks, ASourceFromAFileReadByEachRankGivesTheOneRankBits) {
   // Each rank reads only its planes of f (read_rows).
   std::vector<double> f(20 * 12 * 16);
@@ -111,9 +134,9 @@ TEST_F(PoissonRanks, ASourceFromAFileReadByEachRankGivesTheOneRankBits) {
 }
 
 TEST_F(PoissonRanks, AGridTooThinForTheRanksIsOneLineFromRankZero) {
-  // 4 planes in pairs: 2 pairs cannot go round 3 ranks.
+  // 2 planes cannot go round 3 ranks.
   const auto r = test::run_shell(std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
-                                 quoted(write_params(problem(8, 8, 4, kMixed, ""))) + " -o " +
+                                 quoted(write_params(problem(8, 8, 2, kMixed, ""))) + " -o " +
                                  quoted(dir_ / "out.h5") + " --backend cpu");
   EXPECT_EQ(r.status, 2) << r.output;
   test::expect_one_line(r, "grid.nz");

@@ -118,11 +118,15 @@ class PoissonRun final : public SolverRun<Params> {
       for (std::int64_t r = 0; r < p_.refinements; ++r)
         cuts_.push_back(poisson::slab_cut(coarser(p_, r), rank(), ranks()));
     });
-    // The levels hold four fields each (x, b, r and the smoother's scratch) in T, 8/7 of the
-    // grid in all; f, the gold's u and the manufactured solution are in double beside them.
+    // The levels hold four fields each (x, b, r and the smoother's scratch) in T: 8/7 of the
+    // grid's cells on a cube, up to twice them where one axis halves alone; f, the gold's u and
+    // the manufactured solution are in double beside them.
+    double hierarchy = 0;
+    for (const poisson::Level& l : poisson::levels(p_))
+      hierarchy += static_cast<double>(l.cells()) / static_cast<double>(p_.cells());
     const double cells = static_cast<double>(p_.nx * p_.ny * cuts_[0].planes());
     require_host_memory(t_.source(), "grid", "a " + extent(p_) + " grid needs",
-                        cells * (4.0 * 8 / 7 * sizeof(T) + 3.0 * sizeof(double)));
+                        cells * (4.0 * hierarchy * sizeof(T) + 3.0 * sizeof(double)));
     if (p_.source.kind == SourceKind::file) f_ = read_source(t_, p_, cuts_[0].begin, cuts_[0].end);
     // A restart may run more cycles, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,

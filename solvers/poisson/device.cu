@@ -44,10 +44,23 @@ bool uses_residual_field(const Params& p, std::size_t level) {
   return level == 0 || p.variant == Variant::plain;  // level 0's: the benchmark's sweep writes it
 }
 
+// Whether a periodic axis of the level has an odd length of 3 or more: red meets red across the
+// wrap, and the in-place red-black kernel would read a neighbour that some threads have updated
+// and others not. The fused pass, which writes into the other field, reads each colour's values
+// from before its half sweep, as the gold does there (poisson.hpp): it smooths such a level in
+// either variant. Semi-coarsening makes such levels (an odd periodic side that stopped halving
+// while others go on); the bottom solve orders its colours by barriers and needs nothing.
+bool odd_periodic(const Params& p, const Level& l) {
+  const std::int64_t n[3] = {l.nx, l.ny, l.nz};
+  for (int axis = 0; axis < 3; ++axis)
+    if (p.face(axis, 0).kind == FaceKind::periodic && n[axis] % 2 == 1 && n[axis] >= 3) return true;
+  return false;
+}
+
 // A second field per level, which sweeps that cannot write in place write into: Chebyshev's steps
 // (Jacobi order) and the fused red-black sweep (a tile's neighbours still read the old values).
-bool uses_second_field(const Params& p) {
-  return p.smoother == Smoother::chebyshev || p.variant == Variant::fused;
+bool uses_second_field(const Params& p, const Level& l) {
+  return p.smoother == Smoother::chebyshev || p.variant == Variant::fused || odd_periodic(p, l);
 }
 
 }  // namespace
@@ -60,7 +73,7 @@ std::size_t device_bytes(const Params& p) {
     const auto cells = static_cast<std::size_t>(all[l].cells());
     int fields = 2;  // u, b
     if (uses_residual_field(p, l)) ++fields;
-    if (uses_second_field(p)) ++fields;
+    if (uses_second_field(p, all[l])) ++fields;
     if (l > 0) ++fields;                               // FMG's right-hand side
     if (l + 1 == all.size()) ++fields;                 // the bottom solve's scratch
     values += fields * cells;
@@ -137,7 +150,7 @@ struct DeviceSolver<T>::Impl {
       d.u = DeviceBuffer<T>(cells);
       d.b = DeviceBuffer<T>(cells);
       if (uses_residual_field(p, l)) d.r = DeviceBuffer<T>(cells);
-      if (uses_second_field(p)) d.previous = DeviceBuffer<T>(cells);
+      if (uses_second_field(p, all[l])) d.previous = DeviceBuffer<T>(cells);
       if (l > 0) d.fmg_b = DeviceBuffer<T>(cells);
     }
     scratch = DeviceBuffer<T>(static_cast<std::size_t>(all.back().cells()));
@@ -195,7 +208,7 @@ struct DeviceSolver<T>::Impl {
       }
       return;
     }
-    if (p.variant == Variant::fused) {
+    if (p.variant == Variant::fused || odd_periodic(p, d.level)) {
       for (std::int64_t s = 0; s < sweeps; ++s) fused_pass(d, b, RedBlackPass<T>{});
       return;
     }
@@ -244,8 +257,7 @@ struct DeviceSolver<T>::Impl {
     const Level& c = coarse.level;
     if (p.variant == Variant::fused) {
       residual_restrict_kernel<<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(
-          fine.grid, coarse.grid.nx, coarse.grid.ny, coarse.grid.nz, fine.current(), b,
-          coarse.b.data());
+          fine.grid, coarse.grid, fine.current(), b, coarse.b.data());
       PARASOL_CHECK_LAUNCH(stream);
       return;
     }
@@ -258,7 +270,7 @@ struct DeviceSolver<T>::Impl {
   void restrict_field(std::size_t l, const T* fine, T* coarse) {
     const LevelData& c = level[l + 1];
     restrict_kernel<<<cell_grid(c.level.nx, c.level.ny, c.level.nz), kCellBlock, 0, stream>>>(
-        level[l].grid, c.grid.nx, c.grid.ny, c.grid.nz, fine, coarse);
+        level[l].grid, c.grid, fine, coarse);
     PARASOL_CHECK_LAUNCH(stream);
   }
 

@@ -17,14 +17,36 @@ namespace parasol::poisson {
 
 std::vector<Level> levels(const Params& p) {
   std::vector<Level> out{{p.nx, p.ny, p.nz, p.hx, p.hy, p.hz}};
+  // Whether an axis of n cells may halve. One of one cell below meets its faces on both sides of
+  // every cell: at a Dirichlet face the trilinear prolongation's ghost (−u_0) halves the
+  // correction there, so an axis with one stops at 2 cells; Neumann and periodic ghosts give the
+  // parent's own value, and an axis between them goes down to 1.
+  const auto may_halve = [&](std::int64_t n, int axis) {
+    const bool dirichlet = p.face(axis, 0).kind == FaceKind::dirichlet ||
+                           p.face(axis, 1).kind == FaceKind::dirichlet;
+    return n % 2 == 0 && n >= (dirichlet ? 4 : 2);
+  };
   for (;;) {
     const Level& l = out.back();
-    // An axis of one cell below would meet its faces on both sides of every cell, where the
-    // trilinear prolongation's ghosts halve the correction: the coarsening stops at 2 cells.
-    if (l.nx % 2 != 0 || l.ny % 2 != 0 || l.nz % 2 != 0 || l.cells() <= p.bottom_cells ||
-        std::min({l.nx, l.ny, l.nz}) < 4)
-      break;
-    out.push_back({l.nx / 2, l.ny / 2, l.nz / 2, 2 * l.hx, 2 * l.hy, 2 * l.hz});
+    const std::int64_t n[3] = {l.nx, l.ny, l.nz};
+    const double h[3] = {l.hx, l.hy, l.hz};
+    // Small enough: no side longer than a cube of bottom_cells cells has (so at most that many
+    // cells). The bottom sweeps of a point smoother carry a correction about √sweeps cells: 64
+    // of them solve a 4³ level but not a line of 16.
+    const double longest = static_cast<double>(std::max({l.nx, l.ny, l.nz}));
+    if (longest * longest * longest <= static_cast<double>(p.bottom_cells)) break;
+    // Of the axes that may halve, those coupled about as strongly as the strongest (1/h² within
+    // 4 times its) halve; a weaker one waits until the others' spacing has grown to it. Halving
+    // a weakly coupled axis would leave cells the point smoother cannot smooth across.
+    double h_min = 0;
+    for (int axis = 0; axis < 3; ++axis)
+      if (may_halve(n[axis], axis) && (h_min == 0 || h[axis] < h_min)) h_min = h[axis];
+    if (h_min == 0) break;
+    int r[3];
+    for (int axis = 0; axis < 3; ++axis)
+      r[axis] = may_halve(n[axis], axis) && h[axis] < 2 * h_min ? 2 : 1;
+    out.push_back({l.nx / r[0], l.ny / r[1], l.nz / r[2], r[0] * l.hx, r[1] * l.hy, r[2] * l.hz,
+                   r[0], r[1], r[2]});
   }
   return out;
 }
@@ -169,6 +191,13 @@ class Multigrid {
       b_.emplace_back(s.held ? s.size() : 0, T(0));
       r_.emplace_back(s.held ? s.size() : 0, T(0));
     }
+    // Whether some rank's planes split the children of a plane of the first gathered level (a
+    // grid too thin for blocks, cut by single planes: slab_cut).
+    const auto gathered = static_cast<std::size_t>(cut_levels_);
+    for (int r = 0; size_ > 1 && gathered < all.size() && r < size_; ++r) {
+      const Slice s = slice_of(all, gathered - 1, r);
+      straddled_ = straddled_ || s.k0 % all[gathered].rz != 0 || s.k1 % all[gathered].rz != 0;
+    }
   }
 
   std::size_t depth() const { return ops_.size(); }
@@ -190,8 +219,10 @@ class Multigrid {
     const Level& level = all[l];
     if (size_ == 1) return whole(level);
     if (static_cast<Index>(l) >= cut_levels_) return {level, 0, r == 0 ? level.nz : 0, r == 0};
+    // The level's planes are whole blocks of the grid's (slab_cut), p.nz / nz of them each.
     const SlabCut c = slab_cut(p_, r, size_);
-    return {level, c.begin >> l, c.end >> l, true};
+    const Index block = p_.nz / level.nz;
+    return {level, c.begin / block, c.end / block, true};
   }
 
   // Fills the halo planes of `v` at level `l` (held there): the neighbouring ranks' planes, and
@@ -350,38 +381,59 @@ class Multigrid {
   }
 
   // `fine` at level l restricted into level l + 1 of `into` (the mean of the children of each
-  // coarse cell); onto rank 0 when level l + 1 is gathered there and level l is cut.
+  // coarse cell, summed z, y, x in order); onto rank 0 when level l + 1 is gathered there and
+  // level l is cut.
   void restrict_down(std::size_t l, const std::vector<T>& fine, std::vector<std::vector<T>>& into) {
     const Slice& f = slice(l);
     if (!f.held) return;
-    const bool gathering = cut(l) && !cut(l + 1);
+    if (!(cut(l) && !cut(l + 1))) {
+      restrict_cells(f, fine, slice(l + 1), into[l + 1], threaded(l));
+      return;
+    }
+    if (straddled_) {
+      // A coarse plane's children on two ranks: rank 0 gathers the fine planes whole and
+      // restricts them itself, the same sums in the same order.
+      const Slice w = whole(f.l);
+      std::vector<T> whole_fine(root() ? w.size() : 0, T(0));
+      gather(w, f, fine, whole_fine, l);
+      if (root()) restrict_cells(w, whole_fine, slice(l + 1), into[l + 1], threaded(l));
+      return;
+    }
     // The coarse planes over this rank's fine ones: whole children under each (the cut is in
-    // blocks of 2^m planes).
-    const Slice mine{slice(l + 1).l, f.k0 / 2, f.k1 / 2, true};
-    std::vector<T> local;
-    std::vector<T>& coarse = gathering ? local : into[l + 1];
-    if (gathering) local.assign(mine.size(), T(0));
-    const Slice& c = gathering ? mine : slice(l + 1);
-    const T eighth = T(0.125);
-#pragma omp parallel for if (threaded(l))
-    for (Index k = c.k0; k < c.k1; ++k)
-      for (Index j = 0; j < c.l.ny; ++j)
-        for (Index i = 0; i < c.l.nx; ++i) {
-          T s = 0;
-          for (Index dk = 0; dk < 2; ++dk)
-            for (Index dj = 0; dj < 2; ++dj)
-              for (Index di = 0; di < 2; ++di) s += fine[f.at(2 * i + di, 2 * j + dj, 2 * k + dk)];
-          coarse[c.at(i, j, k)] = s * eighth;
-        }
-    if (gathering) gather(l + 1, mine, local, into[l + 1]);
+    // blocks of the planes under a plane of the gathered level).
+    const Level& cl = slice(l + 1).l;
+    const Slice mine{cl, f.k0 / cl.rz, f.k1 / cl.rz, true};
+    std::vector<T> local(mine.size(), T(0));
+    restrict_cells(f, fine, mine, local, threaded(l));
+    gather(slice(l + 1), mine, local, into[l + 1], l + 1);
   }
 
  private:
   static constexpr int kWrapTag = 101, kGatherTag = 103;
 
-  // Rank 0 collects every rank's planes of level l (`mine`, `local` on each) into `whole_level`.
-  void gather(std::size_t l, const Slice& mine, const std::vector<T>& local,
-              std::vector<T>& whole_level) {
+  // coarse = R fine on the coarse slice c's planes, from the fine slice f holding their children.
+  static void restrict_cells(const Slice& f, const std::vector<T>& fine, const Slice& c,
+                             std::vector<T>& coarse, bool threaded) {
+    const Level& cl = c.l;
+    const T mean = T(1.0 / cl.children());  // 1/8 on a cube: a power of 2, exact in T
+#pragma omp parallel for if (threaded)
+    for (Index k = c.k0; k < c.k1; ++k)
+      for (Index j = 0; j < cl.ny; ++j)
+        for (Index i = 0; i < cl.nx; ++i) {
+          T s = 0;
+          for (Index dk = 0; dk < cl.rz; ++dk)
+            for (Index dj = 0; dj < cl.ry; ++dj)
+              for (Index di = 0; di < cl.rx; ++di)
+                s += fine[f.at(cl.rx * i + di, cl.ry * j + dj, cl.rz * k + dk)];
+          coarse[c.at(i, j, k)] = s * mean;
+        }
+  }
+
+  // Rank 0 collects every rank's planes of a level (`mine`, `local` on each) into `whole_level`,
+  // stored as `w`: level `l`'s planes of each rank, or where level l is the first gathered one,
+  // the planes over each rank's planes of the level above.
+  void gather(const Slice& w, const Slice& mine, const std::vector<T>& local,
+              std::vector<T>& whole_level, std::size_t l) {
     const std::size_t plane = mine.plane();
     const auto interior = [&](const std::vector<T>& v) { return v.data() + plane; };
     if (!root()) {
@@ -389,13 +441,14 @@ class Multigrid {
                      kGatherTag);
       return;
     }
-    const Slice& w = slice(l);
     std::copy_n(interior(local), plane * static_cast<std::size_t>(mine.planes()),
                 whole_level.begin() + static_cast<std::ptrdiff_t>(w.at(0, 0, mine.k0)));
     const std::vector<Level> all = levels(p_);
     for (int r = 1; r < size_; ++r) {
-      const Slice theirs = slice_of(all, l - 1, r);
-      const Index k0 = theirs.k0 / 2, k1 = theirs.k1 / 2;
+      const bool cut_level = cut(l);
+      const Slice theirs = slice_of(all, cut_level ? l : l - 1, r);
+      const Index rz = cut_level ? 1 : w.l.rz;
+      const Index k0 = theirs.k0 / rz, k1 = theirs.k1 / rz;
       context_->recv(whole_level.data() + w.at(0, 0, k0), plane * static_cast<std::size_t>(k1 - k0),
                      r, kGatherTag);
     }
@@ -444,25 +497,28 @@ class Multigrid {
     prolong(l, c, u, 1, [](T& x, double v) { x = static_cast<T>(v); });
   }
 
-  // Trilinear prolongation of `u` (on slice c) onto level l, HPGMG-FV's weights: per axis 3/4 of
-  // the parent and 1/4 of its neighbour on the child's side, summed in double; `put(x, v)`
-  // stores each fine cell's value. `data` scales the ghosts' boundary data (coarse_at).
+  // Trilinear prolongation of `u` (on slice c) onto level l, HPGMG-FV's weights: along each
+  // halved axis 3/4 of the parent and 1/4 of its neighbour on the child's side, along the others
+  // the parent alone; summed in double; `put(x, v)` stores each fine cell's value. `data` scales
+  // the ghosts' boundary data (coarse_at).
   template <class Put>
   void prolong(std::size_t l, const Slice& c, const std::vector<T>& u, double data, Put put) {
     const Slice& f = slice(l);
+    const Level& cl = c.l;
     std::vector<T>& x = x_[l];
+    const auto weight = [](int ratio, int offset) { return ratio == 1 ? 1.0 : offset ? 0.25 : 0.75; };
 #pragma omp parallel for if (threaded(l))
     for (Index k = f.k0; k < f.k1; ++k)
       for (Index j = 0; j < f.l.ny; ++j)
         for (Index i = 0; i < f.l.nx; ++i) {
-          const Index ci = i / 2, cj = j / 2, ck = k / 2;
+          const Index ci = i / cl.rx, cj = j / cl.ry, ck = k / cl.rz;
           // The neighbour on the child's side: the child at offset −1/4 leans to the lower one.
           const Index si = i % 2 == 0 ? -1 : 1, sj = j % 2 == 0 ? -1 : 1, sk = k % 2 == 0 ? -1 : 1;
           double v = 0;
-          for (int dk = 0; dk < 2; ++dk)
-            for (int dj = 0; dj < 2; ++dj)
-              for (int di = 0; di < 2; ++di) {
-                const double w = (di ? 0.25 : 0.75) * (dj ? 0.25 : 0.75) * (dk ? 0.25 : 0.75);
+          for (int dk = 0; dk < cl.rz; ++dk)
+            for (int dj = 0; dj < cl.ry; ++dj)
+              for (int di = 0; di < cl.rx; ++di) {
+                const double w = weight(cl.rx, di) * weight(cl.ry, dj) * weight(cl.rz, dk);
                 v += w * coarse_at(c, u, ci + di * si, cj + dj * sj, ck + dk * sk, data);
               }
           put(x[f.at(i, j, k)], v);
@@ -545,6 +601,7 @@ class Multigrid {
   comm::Context* context_;  // null on one rank
   int rank_, size_;
   Index cut_levels_;
+  bool straddled_ = false;  // the restriction into the first gathered level gathers the fine planes
   std::vector<Operator<T>> ops_;
   std::vector<std::vector<T>> x_, b_, r_;
   std::vector<T> broadcast_;  // a gathered level's x, whole, on every rank
@@ -677,20 +734,19 @@ SlabCut slab_cut(const Params& p, int rank, int size) {
                          " planes for " + std::to_string(size) + " ranks");
   c.cut_levels = 1;
   const auto depth = static_cast<std::int64_t>(all.size());
-  while (c.cut_levels < depth && (p.nz >> c.cut_levels) >= size &&
+  const auto planes = [&](std::int64_t level) { return all[static_cast<std::size_t>(level)].nz; };
+  while (c.cut_levels < depth && planes(c.cut_levels) >= size &&
          all[static_cast<std::size_t>(c.cut_levels)].cells() > kGatherCells)
     ++c.cut_levels;
-  // Blocks of 2^m planes, cut evenly, m the cut levels when a gathered level follows (its
-  // parents need whole pairs of children under each rank) and the coarsenings otherwise.
+  // Blocks of the grid's planes under one plane of level m, cut evenly, m the cut levels when a
+  // gathered level follows (its parents need whole children under each rank) and the deepest
+  // level otherwise. A level that kept its planes (rz = 1) keeps the cut of the level above.
   const auto shift = [&] { return std::min(c.cut_levels, depth - 1); };
-  if (c.cut_levels > 1 && (p.nz >> shift()) < size) --c.cut_levels;
-  if ((p.nz >> shift()) < size)
-    throw InputError("", "grid.nz",
-                     "expected at least " + std::to_string(std::int64_t{1} << shift()) +
-                         " planes per rank (whole pairs of planes under each rank's coarse "
-                         "ones): " + std::to_string(p.nz) + " planes for " +
-                         std::to_string(size) + " ranks");
-  const std::int64_t block = std::int64_t{1} << shift();
+  if (c.cut_levels > 1 && planes(shift()) < size) --c.cut_levels;
+  // A grid too thin for blocks under the first gathered level (2 planes on 2 ranks, z going to
+  // one cell) is cut by single planes; the restriction into that level then gathers the fine
+  // planes onto rank 0 (gold.cpp).
+  const std::int64_t block = planes(shift()) >= size ? p.nz / planes(shift()) : 1;
   const comm::Slab s = comm::even_slab(p.nz / block, rank, size);
   c.begin = s.begin * block;
   c.end = s.end * block;

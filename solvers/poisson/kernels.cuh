@@ -264,46 +264,51 @@ __global__ void __launch_bounds__(kCellThreads)
   });
 }
 
-// The mean of a coarse cell's 8 children, summed z, y, x in order: `child(at)` gives a fine
-// value, so restriction of a field and of a residual computed on the fly add the same numbers in
-// the same order.
+// The mean of a coarse cell's children (2 per halved axis, 1 per other: the coarse level's
+// ratios), summed z, y, x in order: `child(at)` gives a fine value, so restriction of a field and
+// of a residual computed on the fly add the same numbers in the same order, the gold's.
 template <class T, class Child>
-__device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine, int i, int j, int k,
-                                              Child&& child) {
+__host__ __device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine,
+                                                       const LevelGrid<T>& coarse, int i, int j,
+                                                       int k, Child&& child) {
   T sum = T(0);
-#pragma unroll
+  // Over 2 with the ratio as a guard, not a loop bound: constant trip counts, so the compiler
+  // unrolls a cube's 8 loads (host code, where tests/poisson_stencil_test.cu checks it, would
+  // warn at a pragma).
   for (int dk = 0; dk < 2; ++dk)
-#pragma unroll
     for (int dj = 0; dj < 2; ++dj)
-#pragma unroll
       for (int di = 0; di < 2; ++di) {
-        const int fi = 2 * i + di, fj = 2 * j + dj, fk = 2 * k + dk;
+        if (dk >= coarse.rz || dj >= coarse.ry || di >= coarse.rx) continue;
+        const int fi = coarse.rx * i + di, fj = coarse.ry * j + dj, fk = coarse.rz * k + dk;
         sum += child(fi, fj, fk, fi + fine.nx * (fj + static_cast<std::int64_t>(fine.ny) * fk));
       }
-  return sum * T(0.125);
+  return sum * T(1.0 / (coarse.rx * coarse.ry * coarse.rz));  // a power of 2: exact
 }
 
 // coarse = R fine (plain: a field, the residual or a source).
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
-    restrict_kernel(LevelGrid<T> fine, int cnx, int cny, int cnz, const T* __restrict__ x,
+    restrict_kernel(LevelGrid<T> fine, LevelGrid<T> coarse_grid, const T* __restrict__ x,
                     T* __restrict__ coarse) {
-  for_each_cell(cnx, cny, cnz, [&](int i, int j, int k, std::int64_t at) {
-    coarse[at] = mean_of_children(fine, i, j, k,
-                                  [&](int, int, int, std::int64_t f) { return x[f]; });
-  });
+  for_each_cell(coarse_grid.nx, coarse_grid.ny, coarse_grid.nz,
+                [&](int i, int j, int k, std::int64_t at) {
+                  coarse[at] = mean_of_children(fine, coarse_grid, i, j, k,
+                                                [&](int, int, int, std::int64_t f) { return x[f]; });
+                });
 }
 
 // coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
-    residual_restrict_kernel(LevelGrid<T> fine, int cnx, int cny, int cnz, const T* __restrict__ u,
+    residual_restrict_kernel(LevelGrid<T> fine, LevelGrid<T> coarse_grid, const T* __restrict__ u,
                              const T* __restrict__ b, T* __restrict__ coarse) {
-  for_each_cell(cnx, cny, cnz, [&](int i, int j, int k, std::int64_t at) {
-    coarse[at] = mean_of_children(fine, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
-      return residual_at(fine, u, b, fi, fj, fk, f);
-    });
-  });
+  for_each_cell(coarse_grid.nx, coarse_grid.ny, coarse_grid.nz,
+                [&](int i, int j, int k, std::int64_t at) {
+                  coarse[at] = mean_of_children(
+                      fine, coarse_grid, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
+                        return residual_at(fine, u, b, fi, fj, fk, f);
+                      });
+                });
 }
 
 // A number per face, x_min, x_max, y_min, y_max, z_min, z_max: the data part of each ghost (the
@@ -344,15 +349,16 @@ inline PerFace ghost_data(const Params& p, const Level& level) {
   return d;
 }
 
-// (P u_coarse) at fine cell (i, j, k), trilinear (FMG): per axis 3/4 of the parent and 1/4 of its
-// neighbour on the child's side, that neighbour beyond a face being the coarse ghost with the
-// boundary data. Past two or three faces (a corner) the rules apply z first, then y, then x, as
-// the gold resolves them; in double, as the gold computes.
+// (P u_coarse) at fine cell (i, j, k), trilinear (FMG): along each halved axis 3/4 of the parent
+// and 1/4 of its neighbour on the child's side, that neighbour beyond a face being the coarse
+// ghost with the boundary data; along an axis the coarse level did not halve, the parent alone.
+// Past two or three faces (a corner) the rules apply z first, then y, then x, as the gold
+// resolves them; in double, as the gold computes.
 template <class T>
 __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
                                                const PerFace& ghost, const T* uc, int i,
                                                int j, int k) {
-  const int ci = i >> 1, cj = j >> 1, ck = k >> 1;
+  const int ci = i / coarse.rx, cj = j / coarse.ry, ck = k / coarse.rz;
   const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
   // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped).
   const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
@@ -391,25 +397,33 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
     apply(fx);
     return v;
   };
+  const auto weight = [](int ratio, int offset) { return ratio == 1 ? 1.0 : offset ? 0.25 : 0.75; };
   double sum = 0.0;
-  // Away from the faces (all but a cell's width of the box) the eight parents are inside: read
-  // them directly. The same values, weights and order as below; the folds' branches and index
+  // Over 2 with the ratio as a guard, not a loop bound, as mean_of_children: constant trip counts,
+  // so the compiler unrolls a cube's 8 terms as before (a host pragma would warn).
+  // Away from the faces (all but a cell's width of the box) every parent is inside: read them
+  // directly. The same values, weights and order as below; the folds' branches and index
   // arithmetic were most of the kernel's instructions.
-  if (ci + si >= 0 && ci + si < coarse.nx && cj + sj >= 0 && cj + sj < coarse.ny && ck + sk >= 0 &&
-      ck + sk < coarse.nz) {
+  if ((coarse.rx == 1 || (ci + si >= 0 && ci + si < coarse.nx)) &&
+      (coarse.ry == 1 || (cj + sj >= 0 && cj + sj < coarse.ny)) &&
+      (coarse.rz == 1 || (ck + sk >= 0 && ck + sk < coarse.nz))) {
     const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
     const T* base = uc + ci + sy * cj + sz * ck;
     for (int c = 0; c < 2; ++c)
       for (int b = 0; b < 2; ++b)
-        for (int a = 0; a < 2; ++a)
-          sum += (a ? 0.25 : 0.75) * (b ? 0.25 : 0.75) * (c ? 0.25 : 0.75) *
+        for (int a = 0; a < 2; ++a) {
+          if (c >= coarse.rz || b >= coarse.ry || a >= coarse.rx) continue;
+          sum += weight(coarse.rx, a) * weight(coarse.ry, b) * weight(coarse.rz, c) *
                  static_cast<double>(base[a * si + sy * (b * sj) + sz * (c * sk)]);
+        }
     return sum;
   }
   for (int c = 0; c < 2; ++c)
     for (int b = 0; b < 2; ++b)
-      for (int a = 0; a < 2; ++a)
-        sum += (a ? 0.25 : 0.75) * (b ? 0.25 : 0.75) * (c ? 0.25 : 0.75) * value(a, b, c);
+      for (int a = 0; a < 2; ++a) {
+        if (c >= coarse.rz || b >= coarse.ry || a >= coarse.rx) continue;
+        sum += weight(coarse.rx, a) * weight(coarse.ry, b) * weight(coarse.rz, c) * value(a, b, c);
+      }
   return sum;
 }
 

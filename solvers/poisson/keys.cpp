@@ -13,8 +13,8 @@ const Keys<Params>& keys() {
           std::pair{"grid.nz", +[](P& p) -> std::int64_t& { return p.nz; }}})
       k.push_back(key<P>(axis, get,
                          "cells in this direction (unknowns at cell centres); the multigrid "
-                         "coarsens while every side is even, so sides of 2^m times a small number "
-                         "go deepest")
+                         "halves each side while it is even (semi-coarsening), so sides of 2^m "
+                         "times a small number go deepest")
                       .required()
                       .values("≥ 2")
                       .unit("cells"));
@@ -107,8 +107,9 @@ const Keys<Params>& keys() {
                        "smoother sweeps after each coarse-grid correction")
                     .values("≥ 0"));
     k.push_back(key<P>("method.bottom_cells", [](P& p) -> auto& { return p.bottom_cells; },
-                       "a level of at most this many cells (or with an odd side) is the "
-                       "coarsest, solved by method.bottom_sweeps sweeps")
+                       "a level no longer along any side than a cube of this many cells (or "
+                       "with no side left to halve) is the coarsest, solved by "
+                       "method.bottom_sweeps sweeps")
                     .at_least(1)
                     .unit("cells"));
     k.push_back(key<P>("method.bottom_sweeps", [](P& p) -> auto& { return p.bottom_sweeps; },

@@ -91,8 +91,9 @@ struct Params {
   Smoother smoother = Smoother::rbgs;
   Cycle cycle = Cycle::fmg;
   std::int64_t pre_sweeps = 2, post_sweeps = 2;
-  // A level of at most this many cells (or one with an odd side) is the coarsest: it is solved
-  // by `bottom_sweeps` smoother sweeps.
+  // A level no longer along any side than a cube of this many cells (so with at most this many
+  // cells), or with no side left to halve, is the coarsest (levels() in poisson.hpp): it is
+  // solved by `bottom_sweeps` smoother sweeps.
   std::int64_t bottom_cells = 64;
   std::int64_t bottom_sweeps = 64;
   double tolerance = 1e-10;     // stop once ‖b − A u‖_max / ‖b‖_max < tolerance (poisson.hpp)

@@ -14,12 +14,25 @@
 //   A boundary cell's diagonal is α + Σ 2/h² with, per axis and face, +1/h² for Dirichlet and
 //   −1/h² for Neumann (ghost_weight). Every level solves A e = r with these homogeneous
 //   conditions; only FMG's level right-hand sides and its prolongation see the data (below).
-// - Levels (levels()): level 0 is the grid; the next has half the cells in each axis and twice
-//   the spacing, made while every axis is even and has at least 4 cells, and the level has more
-//   than `bottom_cells` cells.
-// - Restriction: the mean of the 8 children. Prolongation: trilinear, in FMG (HPGMG-FV's choice)
-//   and in the V-cycle alike: a child at offset ±1/4 of its parent's side takes per axis 3/4 of
-//   the parent and 1/4 of the parent's neighbour on the child's side; a neighbour beyond a face
+// - Levels (levels()), by semi-coarsening: level 0 is the grid; in the next, some axes halve
+//   their cells and double their spacing and the others keep theirs (Level's ratios rx, ry, rz:
+//   2 or 1). An axis may halve while it is even and has at least 4 cells, or 2 between Neumann
+//   and periodic faces (a Dirichlet ghost, −u_0, would halve the correction on a side of one
+//   cell; theirs give the parent's value back). Of the axes that may, those whose spacing is
+//   below twice the smallest of theirs halve (1/h² within 4 times the strongest coupling); a
+//   longer-celled axis waits until the others' spacing has grown to it, so no level has cells
+//   too stretched for a point smoother. Levels are made until no axis may halve or the longest
+//   side is no longer than a cube of `bottom_cells` cells has (the bottom sweeps carry a
+//   correction about √sweeps cells: 64 of them solve 4³, not a line of 16). On a cube of equal
+//   spacings every axis halves at every level, down to the cube of bottom_cells. A thin or flat
+//   box goes on coarsening its long axes (64 × 2 × 2 between periodic and Neumann faces:
+//   32 × 1 × 1, then a line down to 4 × 1 × 1), where stopping at the first short side left one
+//   level, smoother sweeps alone (factors 0.7 to 0.9999 a cycle).
+// - Restriction: the mean of the children, 2 per halved axis and 1 per other (8 on a cube),
+//   summed z, y, x in order. Prolongation: trilinear along the halved axes and the identity along
+//   the others, in FMG (HPGMG-FV's choice) and in the V-cycle alike: along a halved axis a child
+//   at offset ±1/4 of its parent's side takes 3/4 of the parent and 1/4 of the parent's neighbour
+//   on the child's side; a neighbour beyond a face
 //   is the coarse level's ghost (Dirichlet 2g − u_0, Neumann u_0 + h_coarse g, periodic wrap),
 //   with the boundary data in FMG and g = 0 in the V-cycle, whose correction it adds. Piecewise
 //   constant prolongation in the V-cycle (each child its parent's value) contracts the residual
@@ -34,7 +47,7 @@
 //     u_{s+1} = u_s + c1_s (u_s − u_{s−1}) + c2_s D⁻¹ (rhs − A u_s)  (chebyshev_steps; c1_0 = 0),
 //     every cell from the values of sweep s (Jacobi order).
 // - V-cycle at level l on A e = r from e = 0: pre-smooth; r_c = R (r − A e); the coarse level's
-//   V-cycle; e += P_const e_c; post-smooth. The coarsest level: `bottom_sweeps` smoother sweeps
+//   V-cycle; e += P e_c; post-smooth. The coarsest level: `bottom_sweeps` smoother sweeps
 //   from e = 0. The finest level is the same cycle on A u = b from the current u.
 // - FMG: level right-hand sides b_l = R^l f + boundary_terms at level l's spacing (data kept, so
 //   each level is the problem itself, discretised coarser); u_L = bottom sweeps on b_L; then for
@@ -67,11 +80,15 @@
 
 namespace parasol::poisson {
 
-// One level of the hierarchy: its cells and spacing.
+// One level of the hierarchy: its cells and spacing, and per axis the finer level's cells under
+// each of its cells (2 where the axis halved, 1 where it kept its cells; level 0's are 1). The
+// transfers between a level and the one above read their children and weights from these.
 struct Level {
   std::int64_t nx = 0, ny = 0, nz = 0;
   double hx = 1, hy = 1, hz = 1;
+  int rx = 1, ry = 1, rz = 1;
   std::int64_t cells() const { return nx * ny * nz; }
+  int children() const { return rx * ry * rz; }
 };
 
 // Level 0 (the grid) first, the coarsest last.

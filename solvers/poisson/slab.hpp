@@ -1,8 +1,9 @@
 // poisson across ranks on the CPU: the grid cut into slabs of whole z planes, each rank holding
 // its planes of the first m levels with one halo plane on each side, exchanged through comm/
-// before any z-neighbour is read. The cut is made in blocks of 2^m planes, so that every cut
-// level holds whole pairs of children under each rank's coarse planes and restriction and
-// prolongation stay on the rank; the levels below are gathered onto rank 0, which runs their
+// before any z-neighbour is read. The cut is made in blocks of the grid's planes under one plane
+// of the level that decides it (2^k planes, z having halved k times down to it; a level that
+// keeps its planes keeps the cut above it), so that every cut level holds whole children under
+// each rank's coarse planes and restriction and prolongation stay on the rank; the levels below are gathered onto rank 0, which runs their
 // part of every cycle, and their correction is broadcast back. Every cell's arithmetic is the one-rank gold's,
 // and every sum is taken plane by plane in plane order, so an N-rank run gives the one-rank
 // run's bits. Host-only API: compiles without nvcc, MPI or NCCL.
@@ -30,7 +31,7 @@ struct SlabCut {
 };
 
 // The cut of p's grid among `size` ranks, as rank `rank` holds it. InputError (key "grid.nz")
-// when the ranks outnumber the blocks of planes.
+// when the ranks outnumber the planes.
 SlabCut slab_cut(const Params& p, int rank, int size);
 
 // The multigrid of solve_gold across the ranks of `context`: `f` and `u` are this rank's planes

@@ -27,6 +27,7 @@ struct LevelGrid {
   T cx = 0, cy = 0, cz = 0;  // 1 / h^2 per axis
   T alpha = 0;
   signed char lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // ghost factors: x_min, y_min, z_min; x_max...
+  int rx = 1, ry = 1, rz = 1;  // Level's: the finer level's cells under a cell, per axis (1 or 2)
 
   __host__ __device__ std::int64_t cells() const {
     return static_cast<std::int64_t>(nx) * ny * nz;
@@ -55,6 +56,9 @@ LevelGrid<T> grid_of(const Params& p, const Level& level) {
   g.cy = static_cast<T>(1.0 / (level.hy * level.hy));
   g.cz = static_cast<T>(1.0 / (level.hz * level.hz));
   g.alpha = static_cast<T>(p.alpha);
+  g.rx = level.rx;
+  g.ry = level.ry;
+  g.rz = level.rz;
   for (int axis = 0; axis < 3; ++axis) {
     g.lo[axis] = ghost_factor(p.face(axis, 0).kind);
     g.hi[axis] = ghost_factor(p.face(axis, 1).kind);

@@ -12,8 +12,6 @@
 #include "apps/solver_run.hpp"
 #include "apps/stop_report.hpp"
 #include "kernels/device.hpp"
-#include "kernels/validate.hpp"
-#include "io/read_keys.hpp"
 #include "solvers/laplace3d/keys.hpp"
 #include "solvers/laplace3d/slab.hpp"
 #include "solvers/laplace3d/study.hpp"
@@ -40,15 +38,13 @@ io::AutotuneKey laplace3d_key(const Params& p) {
 // What only the device can tell: block limits and free memory for `points` of the grid (all of
 // them, or a rank's slab with its halos).
 void check_fits_device(const io::ParamTable& t, const Params& p, double points) {
-  io::with_sources(t, [&] { check_block_limits(p.block, current_device(), "method.block"); });
+  check_method_block(t, p.block);
   const double whole = static_cast<double>(p.grid.points());
   require_device_memory(t.source(), "grid",
                         "a " + extent(p) + " grid in " + std::string(name(p.precision)) +
                             (points < whole ? " needs, for this rank's slab," : " needs"),
                         static_cast<double>(laplace3d::device_bytes(p)) * points / whole);
 }
-
-double element_bytes(const Params& p) { return p.precision == laplace3d::Precision::single ? 4 : 8; }
 
 template <class T>
 class Laplace3dRun final : public SolverRun<Params> {
@@ -71,7 +67,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     if (gpu_) check_fits_device(t_, p_, points);
     // The host holds the initial field and the result, and the gold two fields of its own.
     require_host_memory(t_.source(), "grid", "the grid needs",
-                        (gpu_ ? 2 : 3) * element_bytes(p_) * points);
+                        (gpu_ ? 2 : 3) * sizeof(T) * points);
     // A restart may run on for more iterations, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "laplace3d", t_,
                          std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"});
@@ -207,10 +203,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.spacing = {p_.spacing, p_.spacing, p_.spacing};
-    const std::filesystem::path& path = out.file->path();
-    out.sidecars.push_back({io::xdmf_path_for(path),
-                            io::xdmf_text(path.filename().string(), grid,
-                                          {"/fields/u", "u", int(sizeof(T))})});
+    out.add_xdmf(grid, {"/fields/u", "u", int(sizeof(T))});
   }
 
  private:
@@ -221,15 +214,11 @@ class Laplace3dRun final : public SolverRun<Params> {
     const Params d;
     p_.variant = d.variant;
     p_.block = d.block;
-    auto_ = look_up_choice(autotune_file_, laplace3d_key(p_),
-                           std::string(name(d.variant)) + " " + to_string(d.block));
-    if (!auto_.choice) return;
+    if (!look_up(laplace3d_key(p_), std::string(name(d.variant)) + " " + to_string(d.block)))
+      return;
     // Written by a build with other variants or shapes compiled in, a choice may not parse.
     p_.variant = auto_.variant(laplace3d::parse_variant);
-    const std::optional<Shape> block = shape_from_string(auto_.choice->axis("block").value_or(""));
-    if (!block)
-      throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
-    p_.block = *block;
+    p_.block = auto_.shape("block", "128x2x1");
     auto_.validate("block", [&] { p_.validate(); });
   }
 
@@ -260,10 +249,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
     measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
-    for (Variant v : s_.variants)
-      for (const Shape& b : laplace3d::compiled_shapes(v))
-        if (s_.blocks.empty() || std::find(s_.blocks.begin(), s_.blocks.end(), b) != s_.blocks.end())
-          configurations_.push_back({v, b});
+    configurations_ = compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes);
   }
 
   std::string describe() const override {
@@ -274,7 +260,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   SweepColumns columns() const override {
     return {{{"variant", "variant", 10}, {"block", "block", 10}},
             {"gpoints_per_s", "Gpoints/s", 10, 1},
-            SweepColumns::Roofline{{"gb_per_s", "GB/s", 9, 1}, {"percent_of_copy", "% copy", 7, 1}},
+            copy_roofline(9),
             {"max_abs_diff", "max|diff|", 11, 3, 'g'},
             {}};
   }
@@ -319,15 +305,9 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   bool sweeps_across_ranks() const override { return true; }
-  void use_ranks(comm::Context& context, comm::Transport transport) override {
-    context_ = &context;
-    transport_ = transport;
-  }
 
  private:
   std::vector<std::pair<Variant, Shape>> configurations_;
-  comm::Context* context_ = nullptr;  // across ranks only
-  comm::Transport transport_ = comm::Transport::automatic;
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 
@@ -342,27 +322,14 @@ DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem:
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  auto file = read(t, path);
-  const bool single = file.params.precision == laplace3d::Precision::single;
-  return in_precision<Run, Laplace3dRun>(single, t, std::move(file.params), file.automatic);
+  return run_in_precision<Laplace3dRun>(t, read(t, path));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
   auto file = read(t, path);
-  const SweepParams& s = file.sweep;
-  for (const Shape& b : s.blocks) {
-    bool compiled = false;
-    for (Variant v : s.variants) {
-      const auto shapes = laplace3d::compiled_shapes(v);
-      compiled = compiled || std::find(shapes.begin(), shapes.end(), b) != shapes.end();
-    }
-    if (!compiled)
-      throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
-                       "block " + to_string(b) + " is not compiled in for any listed variant");
-  }
-  const bool single = file.params.precision == laplace3d::Precision::single;
-  return in_precision<Study, Laplace3dStudy>(single, t, std::move(file.params),
-                                             std::move(file.sweep));
+  require_compiled_blocks(t, "sweep.blocks", file.sweep.variants, file.sweep.blocks,
+                          laplace3d::compiled_shapes);
+  return study_in_precision<Laplace3dStudy>(t, std::move(file));
 }
 
 }  // namespace

@@ -98,6 +98,19 @@ std::vector<double> read_source(const io::ParamTable& t, const Params& p, std::i
   return f;
 }
 
+// Each cycle's residual norms and factor as three series (/diagnostics and a checkpoint hold them
+// so).
+struct CycleSeries {
+  std::vector<double> max, l2, factor;
+  explicit CycleSeries(const std::vector<poisson::CycleReport>& cycles) {
+    for (const poisson::CycleReport& c : cycles) {
+      max.push_back(c.residual_max);
+      l2.push_back(c.residual_l2);
+      factor.push_back(c.factor);
+    }
+  }
+};
+
 // A discretisation error: max and rms of u − u* over the cells.
 struct DiscretisationError {
   double max = 0, rms = 0;
@@ -177,12 +190,8 @@ class PoissonRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    std::string where = "CPU gold solver";
-#ifdef PARASOL_POISSON_DEVICE
-    if (gpu_) where = std::string(name(p_.variant)) + " on " + current_device().name;
-#endif
     return extent(p_) + " cells " + std::string(name(p_.precision)) + ", " + method(p_) + ", " +
-           where + ", tolerance " + formatted("%g", p_.tolerance);
+           ran(std::string(name(p_.variant))) + ", tolerance " + formatted("%g", p_.tolerance);
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -210,17 +219,12 @@ class PoissonRun final : public SolverRun<Params> {
     };
     const poisson::Checkpoints<T> points = checkpoints_->safe_points<poisson::State<T>>(
         from_ ? &*from_ : nullptr, [](io::CheckpointWriter& w, const poisson::State<T>& s) {
-          std::vector<double> max, l2, factor;
-          for (const poisson::CycleReport& c : s.cycles) {
-            max.push_back(c.residual_max);
-            l2.push_back(c.residual_l2);
-            factor.push_back(c.factor);
-          }
+          const CycleSeries series(s.cycles);
           w.add("cycles", static_cast<std::int64_t>(s.cycles.size()));
           w.add("u", s.u, static_cast<std::uint64_t>(s.points));
-          w.add("residual_max", max);
-          w.add("residual_l2", l2);
-          w.add("factor", factor);
+          w.add("residual_max", series.max);
+          w.add("residual_l2", series.l2);
+          w.add("factor", series.factor);
         });
     outcome_ = solve_in_place(p_, f_, u_, progress, &points);
     checkpoints_->finish("V-cycle", p_.max_cycles);
@@ -255,19 +259,14 @@ class PoissonRun final : public SolverRun<Params> {
 
   void report(io::ResultFile& out) override {
     const std::vector<poisson::CycleReport>& c = outcome_.cycles;
-    std::vector<double> residual_max, residual_l2, factor;
-    for (const auto& r : c) {
-      residual_max.push_back(r.residual_max);
-      residual_l2.push_back(r.residual_l2);
-      factor.push_back(r.factor);
-    }
+    const CycleSeries series(c);
     const std::int64_t vcycles = static_cast<std::int64_t>(c.size()) - (fmg() ? 1 : 0);
     out.set_attribute("/diagnostics", "cycles", vcycles);
     out.set_attribute("/diagnostics", "fmg", fmg());
     out.set_attribute("/diagnostics", "levels", outcome_.levels);
-    out.set_attribute("/diagnostics", "residual_max", residual_max);
-    out.set_attribute("/diagnostics", "residual_l2", residual_l2);
-    out.set_attribute("/diagnostics", "factor", factor);
+    out.set_attribute("/diagnostics", "residual_max", series.max);
+    out.set_attribute("/diagnostics", "residual_l2", series.l2);
+    out.set_attribute("/diagnostics", "factor", series.factor);
     out.set_attribute("/diagnostics", "rhs_max", outcome_.b_max);
     out.set_attribute("/diagnostics", "rhs_l2", outcome_.b_l2);
     out.set_attribute("/diagnostics", "converged", converged());
@@ -390,17 +389,10 @@ class PoissonRun final : public SolverRun<Params> {
     grid.points = {dims[2], dims[1], dims[0]};
     grid.origin = {p_.hx / 2, p_.hy / 2, p_.hz / 2};
     grid.spacing = {p_.hx, p_.hy, p_.hz};
-    const std::filesystem::path& path = out.file->path();
-    out.sidecars.push_back({io::xdmf_path_for(path),
-                            io::xdmf_text(path.filename().string(), grid,
-                                          {"/fields/u", "u", int(sizeof(T))})});
+    out.add_xdmf(grid, {"/fields/u", "u", int(sizeof(T))});
   }
 
  private:
-  static double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
   bool fmg() const { return p_.cycle == Cycle::fmg; }
   bool single() const { return p_.precision == poisson::Precision::single; }
   bool converged() const { return outcome_.stop == StopReason::tolerance; }
@@ -468,11 +460,10 @@ class PoissonStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const Config& c : configurations_)
-      cells.push_back({std::string(name(c.variant)), std::string(name(c.smoother)),
-                       std::string(name(c.cycle))});
-    return cells;
+    return cells_of(configurations_, [](const Config& c) {
+      return std::vector<Cell>{std::string(name(c.variant)), std::string(name(c.smoother)),
+                               std::string(name(c.cycle))};
+    });
   }
 
   Measurement measure(std::size_t i) override {
@@ -526,21 +517,14 @@ class PoissonStudy final : public SolverStudy<Params, SweepParams> {
   std::vector<T> gold_;  // the gold's solve in T, which every configuration is judged against
 };
 
-std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
-  return io::read_checked(t, [&] { return io::read_keys(t, poisson::keys(), path); },
-                          [&] { return io::read_keys(t, poisson::sweep_keys(), path); });
-}
-
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  Params p = read(t, path).first;
-  const bool single = p.precision == poisson::Precision::single;
-  return in_precision<Run, PoissonRun>(single, t, std::move(p));
+  return run_in_precision<PoissonRun>(
+      t, read_declared(t, poisson::keys(), poisson::sweep_keys(), path));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
-  auto [p, s] = read(t, path);
-  const bool single = p.precision == poisson::Precision::single;
-  return in_precision<Study, PoissonStudy>(single, t, std::move(p), std::move(s));
+  return study_in_precision<PoissonStudy>(
+      t, read_declared(t, poisson::keys(), poisson::sweep_keys(), path));
 }
 
 }  // namespace

@@ -5,15 +5,18 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "comm/over_ranks.hpp"
 #include "apps/binding.hpp"
+#include "apps/checkpointing.hpp"
 #include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "kernels/precision.hpp"
@@ -103,6 +106,31 @@ void require_compiled_blocks(const io::ParamTable& t, const std::string& key,
     if (compiled_pairs(variants, {b}, compiled).empty())
       throw InputError(t.source_of(key), key,
                        "block " + to_string(b) + " is not compiled in for any listed variant");
+}
+
+// A restart's field `name` of `values` elements in T: a checkpoint holds the run's own precision.
+template <class T>
+std::vector<T> restart_values(const io::CheckpointReader& r, const std::string& name,
+                              std::uint64_t values) {
+  if constexpr (std::is_same_v<T, float>) return r.floats(name, values);
+  else return r.doubles(name, values);
+}
+
+// The refusal of a checkpoint beyond the run's last step: "checkpoint refused: it is at `at`
+// ("iteration 120"), past `key` = `last`".
+inline InputError past_the_end(const io::CheckpointReader& r, const std::string& at,
+                               const std::string& key, std::int64_t last) {
+  return InputError(r.path().string(), "",
+                    "checkpoint refused: it is at " + at + ", past " + key + " = " +
+                        std::to_string(last));
+}
+
+// The seconds `checkpoints` spent writing, as the phase "checkpoint" when there were any; returned,
+// since the solver's own compute time includes them and must not count them again.
+inline double add_checkpoint_phase(PhaseTimer& timings, const Checkpointing& checkpoints) {
+  const double seconds = checkpoints.seconds();
+  if (seconds > 0) timings.add("checkpoint", seconds);
+  return seconds;
 }
 
 // The three phases a solve on the device reports alike (`t` has host_to_device, compute and

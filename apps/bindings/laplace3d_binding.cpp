@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
-#include <type_traits>
 
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "io/xdmf.hpp"
 #include "apps/progress.hpp"
@@ -73,20 +71,15 @@ class Laplace3dRun final : public SolverRun<Params> {
                          std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"});
     if (const io::CheckpointReader* r = checkpoints_->restart()) {
       // The whole field on one rank; across ranks this rank's local planes, halos included.
-      const auto size = static_cast<std::uint64_t>(points);
-      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", size);
-      else restart_u_ = r->doubles("u", size);
+      restart_u_ = restart_values<T>(*r, "u", static_cast<std::uint64_t>(points));
       from_.emplace();
       from_->iterations = r->integer("iterations");
       from_->checks = read_checks(*r);
       from_->u = restart_u_.data();
       from_->points = static_cast<std::int64_t>(restart_u_.size());
       if (from_->iterations > p_.max_iterations)
-        throw InputError(r->path().string(), "",
-                         "checkpoint refused: it is at iteration " +
-                             std::to_string(from_->iterations) +
-                             ", past iteration.max_iterations = " +
-                             std::to_string(p_.max_iterations));
+        throw past_the_end(*r, "iteration " + std::to_string(from_->iterations),
+                           "iteration.max_iterations", p_.max_iterations);
     }
   }
 
@@ -146,8 +139,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     // "exchange", they are not counted again in "compute", so the phases add up to the wall.
     // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
     // Checkpoints are written inside the solve's loop: their seconds are a phase of their own.
-    const double checkpointing = checkpoints_->seconds();
-    if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+    const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
     timings.add("compute", std::max(0.0, result_.timings.compute - exchange_ - checkpointing));
     timings.add("device_to_host", result_.timings.device_to_host);
   }

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "apps/bindings/montecarlo_basket_binding.hpp"
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"
@@ -130,7 +129,7 @@ class MontecarloRun final : public SolverRun<Params> {
       }
     }
     checkpoints_->finish("batch", rounds());
-    if (checkpoints_->seconds() > 0) timings.add("checkpoint", checkpoints_->seconds());
+    add_checkpoint_phase(timings, *checkpoints_);
     timings.add("generate", result_.timings.generate);
     timings.add("paths", result_.timings.paths);
     combine_over_ranks(timings, [&](comm::Context& context) {

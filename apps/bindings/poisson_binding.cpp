@@ -7,12 +7,10 @@
 #include <cmath>
 #include <optional>
 #include <set>
-#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
@@ -171,8 +169,7 @@ class PoissonRun final : public SolverRun<Params> {
     if (const io::CheckpointReader* r = checkpoints_->restart()) {
       // This rank's planes of the fine level, without halos, and every cycle's report so far.
       const auto planes = static_cast<std::uint64_t>(p_.nx * p_.ny * cuts_[0].planes());
-      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", planes);
-      else restart_u_ = r->doubles("u", planes);
+      restart_u_ = restart_values<T>(*r, "u", planes);
       const auto reports = static_cast<std::uint64_t>(r->integer("cycles"));
       const std::vector<double> max = r->doubles("residual_max", reports),
                                 l2 = r->doubles("residual_l2", reports),
@@ -182,10 +179,8 @@ class PoissonRun final : public SolverRun<Params> {
       from_->u = restart_u_.data();
       from_->points = static_cast<std::int64_t>(restart_u_.size());
       if (reports == 0 || from_->step(fmg()) > p_.max_cycles)
-        throw InputError(r->path().string(), "",
-                         "checkpoint refused: it is at V-cycle " +
-                             std::to_string(from_->step(fmg())) +
-                             ", past iteration.max_cycles = " + std::to_string(p_.max_cycles));
+        throw past_the_end(*r, "V-cycle " + std::to_string(from_->step(fmg())),
+                           "iteration.max_cycles", p_.max_cycles);
     }
   }
 
@@ -235,8 +230,7 @@ class PoissonRun final : public SolverRun<Params> {
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
     // Checkpoints are written between cycles, inside the solve: their seconds are a phase apart.
-    const double checkpointing = checkpoints_->seconds();
-    if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+    const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
     timings.add("compute", std::max(0.0, outcome_.seconds - exchange - checkpointing));
     if (ranks() > 1) timings.add("exchange", exchange);
 

@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "apps/bindings/tridiag_inputs.hpp"
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
@@ -184,9 +183,7 @@ class TridiagRun final : public SolverRun<Params> {
       }
       checkpoints_->finish("step", p_.heat.steps);
       // Checkpoints are written inside the march: their seconds are a phase of their own.
-      const double checkpointing = checkpoints_->seconds();
-      if (checkpointing > 0) timings.add("checkpoint", checkpointing);
-      t.compute = std::max(0.0, t.compute - checkpointing);
+      t.compute = std::max(0.0, t.compute - add_checkpoint_phase(timings, *checkpoints_));
     } else if (kinds()) {
       t = solve_kind();
       solve_seconds_ = t.compute;
@@ -436,13 +433,10 @@ class TridiagRun final : public SolverRun<Params> {
                            held_by() + " (restart it on the backend and variant that wrote it)");
     restart_steps_ = r->integer("steps");
     if (restart_steps_ > p_.heat.steps)
-      throw InputError(r->path().string(), "",
-                       "checkpoint refused: it is at step " + std::to_string(restart_steps_) +
-                           ", past heat.steps = " + std::to_string(p_.heat.steps));
+      throw past_the_end(*r, "step " + std::to_string(restart_steps_), "heat.steps", p_.heat.steps);
     const auto size = static_cast<std::uint64_t>(dims.size());
     if (!gpu_) restart_gold_ = r->doubles("u", size);
-    else if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", size);
-    else restart_x_ = r->doubles("u", size);
+    else restart_x_ = restart_values<T>(*r, "u", size);
   }
 
   // "the gold's doubles", "float in the interleaved layout".

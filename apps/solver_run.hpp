@@ -1,7 +1,9 @@
 // What every solver's Run and Study hold and say alike, so that a binding writes only what is its
 // own: the parameter table and the parameters read from it, method.variant = "auto" and what the
 // autotune file held, the setup's backend and ranks, and how a run across ranks combines its
-// numbers and describes its cut.
+// numbers and describes its cut; and the steps bindings would otherwise each write again (the
+// Run or Study in its precision, method.block against the device, a sweep's variant x block
+// product, a restart's field and the checkpoint phase). docs/adding-a-solver.md lists them.
 #pragma once
 
 #include <algorithm>

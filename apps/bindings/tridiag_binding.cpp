@@ -116,10 +116,7 @@ class TridiagRun final : public SolverRun<Params> {
       batch_ = tridiag::random_batch<T>({p_.random.n, mine.count(), tridiag::Layout::contiguous},
                                         p_.random.seed, mine.begin);
     } else {
-      BatchPart<T> part = read_batch_part<T>(p_.input, rank(), ranks());
-      batch_ = std::move(part.batch);
-      first_ = part.first;
-      systems_ = part.systems;
+      batch_ = take_part(read_batch_part<T>(p_.input, rank(), ranks()));
     }
     const Dims dims = heat() ? Dims{part_.points, part_.grids} : batch_.dims;
     if (looks_up_choice()) choose_automatic(dims.n);
@@ -288,6 +285,23 @@ class TridiagRun final : public SolverRun<Params> {
   // A batch of another kind than general (heat rings are marched as heat).
   bool kinds() const { return !heat() && p_.kind != tridiag::Kind::general; }
 
+  // This rank's systems of a file's batch, with where they lie among the file's.
+  template <class Part>
+  auto take_part(Part part) {
+    first_ = part.first;
+    systems_ = part.systems;
+    return std::move(part.batch);
+  }
+
+  // A CPU run of a batch: the gold in double (`gold()`), timed as compute, and x rounded from it.
+  template <class Gold>
+  tridiag::Timings solve_on_cpu(Gold&& gold) {
+    const auto start = std::chrono::steady_clock::now();
+    gold_ = gold();
+    x_ = rounded<T>(gold_);
+    return {0, seconds_since(start), 0};
+  }
+
   // This rank's share of a random batch's systems.
   comm::Slab share_of_random() {
     comm::Slab mine;
@@ -306,10 +320,7 @@ class TridiagRun final : public SolverRun<Params> {
       kinds_ = tridiag::random_kind_batch<T>({p_.kind, p_.random.n, mine.count(), p_.rhs},
                                              p_.random.seed, mine.begin);
     } else {
-      KindBatchPart<T> part = read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank(), ranks());
-      kinds_ = std::move(part.batch);
-      first_ = part.first;
-      systems_ = part.systems;
+      kinds_ = take_part(read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank(), ranks()));
     }
     if (looks_up_choice()) choose_automatic(kinds_.dims.n);
     io::with_sources(t_, [&] { launch_ = resolve(kinds_.dims.n, kinds_.dims.systems); });
@@ -319,12 +330,7 @@ class TridiagRun final : public SolverRun<Params> {
   // The kind's batch on the GPU or by the gold; a failure names where the systems came from.
   tridiag::Timings solve_kind() {
     try {
-      if (!gpu_) {
-        const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::solve_kind_gold(kinds_);
-        x_ = rounded<T>(gold_);
-        return {0, seconds_since(start), 0};
-      }
+      if (!gpu_) return solve_on_cpu([&] { return tridiag::solve_kind_gold(kinds_); });
       tridiag::Result<T> r = tridiag::solve_kind_gpu<T>(launch_, kinds_);
       x_ = std::move(r.x);
       return r.timings;
@@ -400,12 +406,7 @@ class TridiagRun final : public SolverRun<Params> {
   // names the file, and that no algorithm here pivots.
   tridiag::Timings solve_batch() {
     try {
-      if (!gpu_) {
-        const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::solve_gold(batch_);
-        x_ = rounded<T>(gold_);
-        return {0, seconds_since(start), 0};
-      }
+      if (!gpu_) return solve_on_cpu([&] { return tridiag::solve_gold(batch_); });
       const tridiag::Layout layout = tridiag::required_layout(launch_.variant);
       const tridiag::Result<T> r = tridiag::solve_gpu<T>(launch_, relayout(batch_, layout));
       x_ = relayout(r.x, {batch_.dims.n, batch_.dims.systems, layout}, tridiag::Layout::contiguous);

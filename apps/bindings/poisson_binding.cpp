@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -460,32 +461,49 @@ class PoissonStudy final : public SolverStudy<Params, SweepParams> {
     });
   }
 
+  // The sweep-row protocol (kernels/sweep_row.hpp). Each solve starts from u = 0, so the re-check
+  // judges the last timed solve like the first; a solve is timed by its own clock (it waits for
+  // its cycles to learn whether to go on), and the row's extra is the cycles the last one took.
   Measurement measure(std::size_t i) override {
-    Measurement m;
 #ifdef PARASOL_POISSON_DEVICE
+    const Config& c = configurations_[i];
     Params q = p_;
-    q.variant = configurations_[i].variant;
-    q.smoother = configurations_[i].smoother;
-    q.cycle = configurations_[i].cycle;
+    q.variant = c.variant;
+    q.smoother = c.smoother;
+    q.cycle = c.cycle;
     const std::vector<T> source(f_.begin(), f_.end());
-    poisson::DeviceSolver<T> solver(q);
-    solver.upload_source(source.data());
-    solver.poison();
-    Outcome o = solver.solve();
-    std::vector<T> u(source.size());
-    solver.download(u.data());
-    m.agreement = poisson::agreement(q, f_, u, gold_);
-    double total = 0;
-    for (std::int64_t r = 0; s_.repeats.more(r, total); ++r) {
-      o = solver.solve();
-      total += o.seconds;
-      m.seconds.push_back(o.seconds);
-    }
+    std::optional<poisson::DeviceSolver<T>> solver;  // made in the row, so its failure is the row's
+    Outcome o;
+    RowSteps steps;
+    steps.method = std::string(name(c.variant)) + " " + method(q);
+    steps.poison = [&] {
+      solver.emplace(q);
+      solver->upload_source(source.data());
+      solver->poison();
+    };
+    steps.run = [&] { o = solver->solve(); };
+    steps.check = [&] {
+      std::vector<T> u(source.size());
+      solver->download(u.data());
+      return poisson::agreement(q, f_, u, gold_);
+    };
+    steps.time = [&](const std::function<void()>&) {
+      std::vector<double> seconds;
+      double total = 0;
+      for (std::int64_t r = 0; s_.repeats.more(r, total); ++r) {
+        o = solver->solve();
+        total += o.seconds;
+        seconds.push_back(o.seconds);
+      }
+      return seconds;
+    };
+    Measurement m = measured(steps);
     m.extras = {static_cast<std::int64_t>(o.cycles.size())};
+    return m;
 #else
     (void)i;
+    return {};
 #endif
-    return m;
   }
 
   // One solve: FMG and V-cycles to the tolerance, over the grid's cells.

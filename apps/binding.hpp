@@ -20,6 +20,7 @@
 #include "io/direct_write.hpp"
 #include "io/param_table.hpp"
 #include "io/result_file.hpp"
+#include "io/xdmf.hpp"
 #include "apps/options.hpp"
 #include "apps/results_table.hpp"
 #include "comm/context.hpp"
@@ -133,6 +134,14 @@ struct Output {
     offset[0] = first_row;
     count[0] = rows;
     if (rows > 0) put(dataset, offset, count, data, true);
+  }
+
+  // The XDMF sidecar that shows `field` on `grid` beside the result (rank 0, once the field is
+  // written), so that ParaView and VisIt open the HDF5 file.
+  void add_xdmf(const io::UniformGrid3& grid, const io::XdmfField& field) {
+    const std::filesystem::path& path = file->path();
+    sidecars.push_back(
+        {io::xdmf_path_for(path), io::xdmf_text(path.filename().string(), grid, field)});
   }
 
   // The same in steps: rank 0 makes the dataset (`dims`), then each rank writes its blocks,
@@ -379,6 +388,9 @@ struct AutoChoice {
   std::int64_t integer(const std::string& axis, std::int64_t least, std::int64_t most,
                        const std::string& what,
                        const std::optional<std::string>& fallback = std::nullopt) const;
+  // The stored `axis` read as a block shape ("32x8x1"), or the unusable() error for `axis`
+  // saying what it should hold: "expected a block shape such as "`example`", got "..."".
+  Shape shape(const std::string& axis, const std::string& example) const;
   // The stored variant read by `parse`, or the unusable() error for "variant".
   template <class Parse>
   auto variant(Parse parse) const -> decltype(parse(std::string())) {
@@ -481,6 +493,12 @@ std::vector<KeyInfo> declared(const Keys<P>& run, const Keys<S>& sweep) {
   std::vector<KeyInfo> all = infos(run);
   for (KeyInfo& k : infos(sweep, true)) all.push_back(std::move(k));
   return all;
+}
+
+// The roofline of a memory-bound sweep against a device-to-device copy
+// (SolverStudy::measure_copy_roofline), its GB/s column `width` wide.
+inline SweepColumns::Roofline copy_roofline(int width) {
+  return {{"gb_per_s", "GB/s", width, 1}, {"percent_of_copy", "% copy", 7, 1}};
 }
 
 // A solver's Run or Study in the precision the parameters chose: Made<float> when `single`,

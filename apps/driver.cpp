@@ -91,6 +91,16 @@ std::int64_t AutoChoice::integer(const std::string& axis, std::int64_t least,
   return value;
 }
 
+Shape AutoChoice::shape(const std::string& axis, const std::string& example) const {
+  const std::string text = choice->axis(axis).value_or("");
+  const std::optional<Shape> block = shape_from_string(text);
+  if (!block)
+    throw unusable(
+        InputError("expected a block shape such as \"" + example + "\", got \"" + text + "\""),
+        axis);
+  return *block;
+}
+
 void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice) {
   out.set_attribute("/method", "chosen_by", automatic ? choice.chosen_by() : "parameters");
   if (automatic) out.set_attribute("/method", "autotune_file", choice.file.string());

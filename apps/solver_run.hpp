@@ -1,19 +1,27 @@
 // What every solver's Run and Study hold and say alike, so that a binding writes only what is its
 // own: the parameter table and the parameters read from it, method.variant = "auto" and what the
 // autotune file held, the setup's backend and ranks, and how a run across ranks combines its
-// numbers and describes its cut.
+// numbers and describes its cut; and the steps bindings would otherwise each write again (the
+// Run or Study in its precision, method.block against the device, a sweep's variant x block
+// product, a restart's field and the checkpoint phase). docs/adding-a-solver.md lists them.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "comm/over_ranks.hpp"
 #include "apps/binding.hpp"
+#include "apps/checkpointing.hpp"
 #include "io/read_keys.hpp"
 #include "kernels/device.hpp"
+#include "kernels/precision.hpp"
 #include "kernels/stream.hpp"
 
 namespace parasol::app {
@@ -59,6 +67,83 @@ DeclaredFile<P, S> read_declared(io::ParamTable& t, const Keys<P>& keys, const K
   return read_declared(t, keys, sweep_keys, params_path, [](P&, bool) {});
 }
 
+// A run or sweep of a solver whose Run and Study are templates on the element type: Made<float>
+// when the file's method.precision is single, else Made<double>.
+template <template <class> class Made, class P, class S>
+std::unique_ptr<Run> run_in_precision(io::ParamTable& t, DeclaredFile<P, S> file) {
+  const bool single = file.params.precision == Precision::single;
+  return in_precision<Run, Made>(single, t, std::move(file.params), file.automatic);
+}
+template <template <class> class Made, class P, class S>
+std::unique_ptr<Study> study_in_precision(io::ParamTable& t, DeclaredFile<P, S> file) {
+  const bool single = file.params.precision == Precision::single;
+  return in_precision<Study, Made>(single, t, std::move(file.params), std::move(file.sweep));
+}
+
+// What only the device can tell of method.block: whether it fits the device's block limits.
+inline void check_method_block(const io::ParamTable& t, const Shape& block) {
+  io::with_sources(t, [&] { check_block_limits(block, current_device(), "method.block"); });
+}
+
+// The (variant, block) pairs of a sweep over variants and block shapes: each of `variants` with
+// each shape `compiled(variant)` lists that `blocks` lists too (every one when `blocks` is empty).
+template <class Variant, class Compiled>
+std::vector<std::pair<Variant, Shape>> compiled_pairs(const std::vector<Variant>& variants,
+                                                      const std::vector<Shape>& blocks,
+                                                      Compiled&& compiled) {
+  std::vector<std::pair<Variant, Shape>> pairs;
+  for (Variant v : variants)
+    for (const Shape& b : compiled(v))
+      if (blocks.empty() || std::find(blocks.begin(), blocks.end(), b) != blocks.end())
+        pairs.push_back({v, b});
+  return pairs;
+}
+
+// The InputError at `key` (sweep.blocks) for a listed block that no listed variant compiles.
+template <class Variant, class Compiled>
+void require_compiled_blocks(const io::ParamTable& t, const std::string& key,
+                             const std::vector<Variant>& variants,
+                             const std::vector<Shape>& blocks, Compiled&& compiled) {
+  for (const Shape& b : blocks)
+    if (compiled_pairs(variants, {b}, compiled).empty())
+      throw InputError(t.source_of(key), key,
+                       "block " + to_string(b) + " is not compiled in for any listed variant");
+}
+
+// A restart's field `name` of `values` elements in T: a checkpoint holds the run's own precision.
+template <class T>
+std::vector<T> restart_values(const io::CheckpointReader& r, const std::string& name,
+                              std::uint64_t values) {
+  if constexpr (std::is_same_v<T, float>) return r.floats(name, values);
+  else return r.doubles(name, values);
+}
+
+// Values [first, first + count) of a field of `total` written in parts across ranks, from
+// whichever parts hold them (io::CheckpointReader's ranged read), in the run's precision.
+template <class T>
+std::vector<T> restart_values(const io::CheckpointReader& r, const std::string& name,
+                              std::uint64_t first, std::uint64_t count, std::uint64_t total) {
+  if constexpr (std::is_same_v<T, float>) return r.floats(name, first, count, total);
+  else return r.doubles(name, first, count, total);
+}
+
+// The refusal of a checkpoint beyond the run's last step: "checkpoint refused: it is at `at`
+// ("iteration 120"), past `key` = `last`".
+inline InputError past_the_end(const io::CheckpointReader& r, const std::string& at,
+                               const std::string& key, std::int64_t last) {
+  return InputError(r.path().string(), "",
+                    "checkpoint refused: it is at " + at + ", past " + key + " = " +
+                        std::to_string(last));
+}
+
+// The seconds `checkpoints` spent writing, as the phase "checkpoint" when there were any; returned,
+// since the solver's own compute time includes them and must not count them again.
+inline double add_checkpoint_phase(PhaseTimer& timings, const Checkpointing& checkpoints) {
+  const double seconds = checkpoints.seconds();
+  if (seconds > 0) timings.add("checkpoint", seconds);
+  return seconds;
+}
+
 // The three phases a solve on the device reports alike (`t` has host_to_device, compute and
 // device_to_host seconds), added to a run's timings.
 template <class Timings>
@@ -98,6 +183,12 @@ class SolverRun : public Run {
     return gpu_ ? method + chosen() + " on " + current_device().name : "CPU gold solver";
   }
   void write_chosen_by(io::ResultFile& out) const { app::write_chosen_by(out, automatic_, auto_); }
+  // method.variant = "auto": the choice stored for `key` (auto_), or a note on stderr that
+  // `fallback` runs ("zreg 64x4x1"); true when one is stored.
+  bool look_up(const io::AutotuneKey& key, const std::string& fallback) {
+    auto_ = look_up_choice(autotune_file_, key, fallback);
+    return auto_.choice.has_value();
+  }
   void write_ranks(io::ResultFile& out, const std::string& decomposition) const {
     app::write_ranks(out, ranks(), decomposition);
   }
@@ -137,6 +228,11 @@ class SolverStudy : public Study {
   // copy. 0 for a sweep that measures none.
   double roofline_per_run() const override { return bytes_; }
   double ceiling_per_second() const override { return copy_; }
+  // Kept for a sweep across ranks (one that says sweeps_across_ranks()).
+  void use_ranks(comm::Context& context, comm::Transport transport) override {
+    context_ = &context;
+    transport_ = transport;
+  }
 
  protected:
   // `bytes` one run must move (read + written), and a device-to-device copy of as many bytes
@@ -158,6 +254,8 @@ class SolverStudy : public Study {
   SweepParams s_;
   std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
   double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
+  comm::Context* context_ = nullptr;  // across ranks only (use_ranks)
+  comm::Transport transport_ = comm::Transport::automatic;
 };
 
 }  // namespace parasol::app

@@ -397,6 +397,41 @@ void profile_extremes(io::ResultFile& out, const std::filesystem::path& ncu, con
   out.write_column(g + "duration_ns", duration);
 }
 
+// --autotune's file, read now so that one that cannot be used fails before any timing; empty
+// without --autotune.
+std::filesystem::path autotune_file_of(const SweepOptions& options) {
+  if (!options.autotune) return {};
+  const std::filesystem::path file = io::autotune_path(options.autotune_file);
+  (void)io::AutotuneFile::load(file);
+  io::require_storable(file);
+  return file;
+}
+
+// --autotune: `choice`, the fastest agreeing row of `table` (of `timed` configurations) in the
+// sweep file `sweep`, stored in `file` with its measurement and provenance, and said with
+// `then` after it. Status 1, and nothing stored, when no row agreed (`what`: "configuration").
+int store_fastest(std::optional<io::AutotuneChoice> choice, const SweepTable& table,
+                  std::size_t timed, const std::filesystem::path& sweep,
+                  const std::filesystem::path& file, const std::string& what,
+                  const std::string& then = "") {
+  if (!table.fastest() || !choice) {
+    std::cerr << "parasol: --autotune: no " << what << " agreed with the gold; nothing stored in "
+              << file.string() << "\n";
+    return 1;
+  }
+  choice->timed = static_cast<std::int64_t>(timed);
+  choice->measured = table.measured(*table.fastest());
+  choice->date = utc_now();
+  choice->sweep_file = std::filesystem::absolute(sweep).string();
+  choice->parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
+  // Read again, under the file's lock, rather than reuse a copy read at the start: another
+  // sweep may have stored a choice for another problem meanwhile.
+  io::AutotuneFile::store(file, *choice);
+  say("autotune: " + choice->describe() + " stored for " + io::describe(choice->key) + " in " +
+      file.string() + then);
+  return 0;
+}
+
 // 1, 2, 4, ... up to the thread count in force (--threads, else the cores this process may use),
 // and that count itself.
 std::vector<int> thread_counts() {
@@ -416,13 +451,7 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   RunOptions run_options;
   run_options.params_path = options.params_path;
   const RunSetup setup{run_options, Backend::cpu, {}, context};
-  // The autotune file is read now, so one that cannot be used fails before any timing.
-  std::filesystem::path autotune_file;
-  if (options.autotune) {
-    autotune_file = io::autotune_path(options.autotune_file);
-    (void)io::AutotuneFile::load(autotune_file);
-    io::require_storable(autotune_file);
-  }
+  const std::filesystem::path autotune_file = autotune_file_of(options);
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
   io::ResultFile out(path, options.force, options.compression);
   write_parameters(out, params);
@@ -475,23 +504,13 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
   out.commit();
   say("wrote " + path.string());
   if (!autotune_file.empty()) {
-    if (!table.fastest()) {
-      std::cerr << "parasol: --autotune: no thread count agreed with the gold; nothing stored in "
-                << autotune_file.string() << "\n";
+    std::optional<io::AutotuneChoice> choice;
+    if (table.fastest())
+      choice = choice_of(cpu_autotune_key(binding.name, params, options.params_path), "cpu",
+                         {{"threads", std::to_string(counts[*table.fastest()])}});
+    if (store_fastest(choice, table, rows.size(), path, autotune_file, "thread count",
+                      "; parasol run --threads auto uses it") != 0)
       return 1;
-    }
-    io::AutotuneChoice choice;
-    choice.key = cpu_autotune_key(binding.name, params, options.params_path);
-    choice.variant = "cpu";
-    choice.axes = {{"threads", std::to_string(counts[*table.fastest()])}};
-    choice.timed = static_cast<std::int64_t>(rows.size());
-    choice.measured = table.measured(*table.fastest());
-    choice.date = utc_now();
-    choice.sweep_file = std::filesystem::absolute(path).string();
-    choice.parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
-    io::AutotuneFile::store(autotune_file, choice);
-    say("autotune: " + choice.describe() + " stored for " + io::describe(choice.key) + " in " +
-        autotune_file.string() + "; parasol run --threads auto uses it");
   }
   return table.all_passed() ? 0 : 1;
 }
@@ -621,13 +640,7 @@ int sweep_command(comm::Context& context, const SweepOptions& asked,
       throw InputError("command line", "--profile", "profiles GPU kernels; not with --backend cpu");
     ncu = ncu_or_refuse();
   }
-  // The autotune file is read now, so one that cannot be used fails before any timing.
-  std::filesystem::path autotune_file;
-  if (options.autotune) {
-    autotune_file = io::autotune_path(options.autotune_file);
-    (void)io::AutotuneFile::load(autotune_file);
-    io::require_storable(autotune_file);
-  }
+  const std::filesystem::path autotune_file = autotune_file_of(options);
   std::string reason;
   if (!gpu_available(&reason))
     throw Error("parasol sweep times GPU kernels and needs a device: " + reason +
@@ -656,21 +669,9 @@ int sweep_command(comm::Context& context, const SweepOptions& asked,
   if (!autotune_file.empty()) {
     std::optional<io::AutotuneChoice> choice;
     if (table.fastest()) choice = study->autotune_choice(*table.fastest());
-    if (!choice) {
-      std::cerr << "parasol: --autotune: no configuration agreed with the gold; nothing stored in "
-                << autotune_file.string() << "\n";
+    if (store_fastest(choice, table, configurations.size(), path, autotune_file,
+                      "configuration") != 0)
       return 1;
-    }
-    choice->timed = static_cast<std::int64_t>(configurations.size());
-    choice->measured = table.measured(*table.fastest());
-    choice->date = utc_now();
-    choice->sweep_file = std::filesystem::absolute(path).string();
-    choice->parasol_version = std::string(kVersion) + " (" + kGitDescribe + ")";
-    // Read again, under the file's lock, rather than reuse the copy read at the start: another
-    // sweep may have stored a choice for another problem meanwhile.
-    io::AutotuneFile::store(autotune_file, *choice);
-    say("autotune: " + choice->describe() + " stored for " +
-        io::describe(choice->key) + " in " + autotune_file.string());
   }
   return table.all_passed() ? 0 : 1;
 }

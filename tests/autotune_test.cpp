@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "apps/binding.hpp"
+#include "apps/solver_run.hpp"
 #include "io/autotune.hpp"
 #include "kernels/error.hpp"
 #include "kernels/shape.hpp"
@@ -370,6 +371,60 @@ TEST(Autotune, IntegerAxesOfAStoredChoiceAreReadOrRefusedByName) {
   EXPECT_TRUE(contains(refusal("huge", 0, INT64_MAX), "choice.huge"));
   EXPECT_TRUE(
       contains(refusal("missing", 0, 1), "choice.missing: expected threads per block, got \"\""));
+}
+
+TEST(Autotune, ABlockAxisOfAStoredChoiceIsReadOrRefusedByName) {
+  app::AutoChoice a;
+  a.file = "tuned.toml";
+  io::AutotuneChoice c;
+  c.line = 4;
+  c.variant = "zreg";
+  c.axes = {{"block", "64x4x1"}, {"tile", "64x"}};
+  a.choice = c;
+  EXPECT_EQ(a.shape("block", "128x2x1"), (Shape{64, 4, 1}));
+  const auto refusal = [&](const std::string& axis) {
+    try {
+      a.shape(axis, "128x2x1");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string bad = refusal("tile");
+  EXPECT_TRUE(contains(bad, "tuned.toml:4: choice.tile: expected a block shape such as "
+                            "\"128x2x1\", got \"64x\""))
+      << bad;
+  const std::string missing = refusal("missing");
+  EXPECT_TRUE(contains(missing, "choice.missing: expected a block shape")) << missing;
+}
+
+// A sweep over variants and block shapes times each variant with the blocks compiled for it that
+// sweep.blocks lists (all of them when it lists none), and refuses a listed block none compiles.
+TEST(Autotune, SweptBlocksAreTheCompiledOnesListed) {
+  enum class V { narrow, wide };
+  const auto compiled = [](V v) {
+    return v == V::narrow ? std::vector<Shape>{{32, 4, 1}, {32, 8, 1}}
+                          : std::vector<Shape>{{32, 8, 1}, {128, 2, 1}};
+  };
+  const std::vector<V> both{V::narrow, V::wide};
+  EXPECT_EQ(app::compiled_pairs(both, {}, compiled).size(), 4u);
+  const auto listed = app::compiled_pairs(both, {{32, 8, 1}}, compiled);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].first, V::narrow);
+  EXPECT_EQ(listed[1].first, V::wide);
+  EXPECT_TRUE(app::compiled_pairs(std::vector<V>{V::narrow}, {{128, 2, 1}}, compiled).empty());
+
+  io::ParamTable t = io::ParamTable::parse("[sweep]\nblocks = [[128, 2, 1]]\n", "s.toml");
+  EXPECT_NO_THROW(app::require_compiled_blocks(t, "sweep.blocks", both, {{128, 2, 1}}, compiled));
+  try {
+    app::require_compiled_blocks(t, "sweep.blocks", std::vector<V>{V::narrow}, {{128, 2, 1}},
+                                 compiled);
+    ADD_FAILURE() << "a block no listed variant compiles was taken";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "s.toml:2: sweep.blocks: block 128x2x1 is not compiled in for "
+                                   "any listed variant"))
+        << e.what();
+  }
 }
 
 // Sweeps storing at once: each process reads, puts and saves under the file's lock, so none

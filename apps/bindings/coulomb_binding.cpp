@@ -32,14 +32,6 @@ constexpr double kScatterSweepLimit = 2e9;
 
 using coulomb::SweepParams;
 
-// The whole parameter file: the parameters, then the [sweep] table. A relative atoms.file is
-// resolved against the parameter file's folder (one given on the command line, against the
-// current folder).
-DeclaredFile<Params, SweepParams> read_all(io::ParamTable& t,
-                                           const std::filesystem::path& params_path) {
-  return read_declared(t, coulomb::keys(), coulomb::sweep_keys(), params_path);
-}
-
 // The problem class of a choice: the lattice and the atom count, exactly
 // ("lattice=256x256x256,atoms=23558").
 io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
@@ -57,7 +49,7 @@ std::string block_of(const coulomb::Method& m) {
 // atom slices' partial sums (of the whole lattice, or of this rank's part).
 void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms,
                        const coulomb::Part& part) {
-  io::with_sources(t, [&] { check_block_limits(p.block, current_device(), "method.block"); });
+  check_method_block(t, p.block);
   const bool share = part.points() < p.lattice.points();
   require_device_memory(t.source(), "lattice",
                         "a " + coulomb::extent(p.lattice) + " lattice and " +
@@ -215,11 +207,9 @@ class CoulombRun final : public SolverRun<Params> {
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.origin = n.origin;
     grid.spacing = {n.spacing, n.spacing, n.spacing};
-    const std::filesystem::path& path = out.file->path();
-    out.sidecars.push_back({io::xdmf_path_for(path),
-                            io::xdmf_text(path.filename().string(), grid,
-                                          {kField, "potential", 4})});
+    out.add_xdmf(grid, {kField, "potential", 4});
     if (!p_.write_dx) return;
+    const std::filesystem::path& path = out.file->path();
     const float* values = ranks() == 1 ? result_.potential.data() : gathered_.data();
     out.sidecars.push_back(
         {std::filesystem::path(path).replace_extension(".dx"),
@@ -244,19 +234,9 @@ class CoulombRun final : public SolverRun<Params> {
   void choose_automatic() {
     const Params d;
     p_ = coulomb::with_method(p_, {d.variant, d.block, d.coarsening});
-    auto_ = look_up_choice(autotune_file_, coulomb_key(p_, atom_count_),
-                           coulomb::describe_method(p_));
-    if (!auto_.choice) return;
+    if (!look_up(coulomb_key(p_, atom_count_), coulomb::describe_method(p_))) return;
     p_.variant = auto_.variant(coulomb::parse_variant);
-    const std::string block = auto_.choice->axis("block").value_or("");
-    if (block != "-") {
-      const std::optional<Shape> shape = shape_from_string(block);
-      if (!shape)
-        throw auto_.unusable(
-            InputError("expected a block shape such as \"32x8x1\", got \"" + block + "\""),
-            "block");
-      p_.block = *shape;
-    }
+    if (auto_.choice->axis("block").value_or("") != "-") p_.block = auto_.shape("block", "32x8x1");
     p_.coarsening = static_cast<int>(auto_.integer("coarsening", 1, 64, "points per thread"));
     auto_.validate("coarsening", [&] { p_.validate(); });
   }
@@ -376,13 +356,16 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   std::optional<coulomb::DeviceProblem> problem_;  // the atoms, uploaded once
 };
 
+// The whole parameter file: the parameters, then the [sweep] table. A relative atoms.file is
+// resolved against the parameter file's folder (one given on the command line, against the
+// current folder).
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto file = read_all(t, params_path);
+  auto file = read_declared(t, coulomb::keys(), coulomb::sweep_keys(), params_path);
   return std::make_unique<CoulombRun>(t, std::move(file.params), file.automatic);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto file = read_all(t, params_path);
+  auto file = read_declared(t, coulomb::keys(), coulomb::sweep_keys(), params_path);
   return std::make_unique<CoulombStudy>(t, std::move(file.params), file.sweep);
 }
 

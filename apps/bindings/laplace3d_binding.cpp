@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <optional>
 #include <set>
-#include <type_traits>
 
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "apps/stop_report.hpp"
 #include "kernels/device.hpp"
-#include "kernels/validate.hpp"
-#include "io/read_keys.hpp"
 #include "solvers/laplace3d/keys.hpp"
 #include "solvers/laplace3d/slab.hpp"
 #include "solvers/laplace3d/study.hpp"
@@ -40,15 +36,13 @@ io::AutotuneKey laplace3d_key(const Params& p) {
 // What only the device can tell: block limits and free memory for `points` of the grid (all of
 // them, or a rank's slab with its halos).
 void check_fits_device(const io::ParamTable& t, const Params& p, double points) {
-  io::with_sources(t, [&] { check_block_limits(p.block, current_device(), "method.block"); });
+  check_method_block(t, p.block);
   const double whole = static_cast<double>(p.grid.points());
   require_device_memory(t.source(), "grid",
                         "a " + extent(p) + " grid in " + std::string(name(p.precision)) +
                             (points < whole ? " needs, for this rank's slab," : " needs"),
                         static_cast<double>(laplace3d::device_bytes(p)) * points / whole);
 }
-
-double element_bytes(const Params& p) { return p.precision == laplace3d::Precision::single ? 4 : 8; }
 
 template <class T>
 class Laplace3dRun final : public SolverRun<Params> {
@@ -71,7 +65,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     if (gpu_) check_fits_device(t_, p_, points);
     // The host holds the initial field and the result, and the gold two fields of its own.
     require_host_memory(t_.source(), "grid", "the grid needs",
-                        (gpu_ ? 2 : 3) * element_bytes(p_) * points);
+                        (gpu_ ? 2 : 3) * sizeof(T) * points);
     // A restart may run on for more iterations, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "laplace3d", t_,
                          std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"});
@@ -79,20 +73,15 @@ class Laplace3dRun final : public SolverRun<Params> {
       // This rank's local planes, halos included, from whichever ranks' parts hold them: every
       // cut gives the one-rank run's bits, so a checkpoint continues on any rank count.
       const io::Share s = share();
-      const auto size = static_cast<std::uint64_t>(points);
-      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", s.first, size, s.total);
-      else restart_u_ = r->doubles("u", s.first, size, s.total);
+      restart_u_ = restart_values<T>(*r, "u", s.first, static_cast<std::uint64_t>(points), s.total);
       from_.emplace();
       from_->iterations = r->integer("iterations");
       from_->checks = read_checks(*r);
       from_->u = restart_u_.data();
       from_->points = static_cast<std::int64_t>(restart_u_.size());
       if (from_->iterations > p_.max_iterations)
-        throw InputError(r->path().string(), "",
-                         "checkpoint refused: it is at iteration " +
-                             std::to_string(from_->iterations) +
-                             ", past iteration.max_iterations = " +
-                             std::to_string(p_.max_iterations));
+        throw past_the_end(*r, "iteration " + std::to_string(from_->iterations),
+                           "iteration.max_iterations", p_.max_iterations);
     }
   }
 
@@ -153,8 +142,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     // "exchange", they are not counted again in "compute", so the phases add up to the wall.
     // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
     // Checkpoints are written inside the solve's loop: their seconds are a phase of their own.
-    const double checkpointing = checkpoints_->seconds();
-    if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+    const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
     timings.add("compute", std::max(0.0, result_.timings.compute - exchange_ - checkpointing));
     timings.add("device_to_host", result_.timings.device_to_host);
   }
@@ -210,10 +198,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     io::UniformGrid3 grid;
     grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
     grid.spacing = {p_.spacing, p_.spacing, p_.spacing};
-    const std::filesystem::path& path = out.file->path();
-    out.sidecars.push_back({io::xdmf_path_for(path),
-                            io::xdmf_text(path.filename().string(), grid,
-                                          {"/fields/u", "u", int(sizeof(T))})});
+    out.add_xdmf(grid, {"/fields/u", "u", int(sizeof(T))});
   }
 
  private:
@@ -224,15 +209,11 @@ class Laplace3dRun final : public SolverRun<Params> {
     const Params d;
     p_.variant = d.variant;
     p_.block = d.block;
-    auto_ = look_up_choice(autotune_file_, laplace3d_key(p_),
-                           std::string(name(d.variant)) + " " + to_string(d.block));
-    if (!auto_.choice) return;
+    if (!look_up(laplace3d_key(p_), std::string(name(d.variant)) + " " + to_string(d.block)))
+      return;
     // Written by a build with other variants or shapes compiled in, a choice may not parse.
     p_.variant = auto_.variant(laplace3d::parse_variant);
-    const std::optional<Shape> block = shape_from_string(auto_.choice->axis("block").value_or(""));
-    if (!block)
-      throw auto_.unusable(InputError("expected a block shape such as \"128x2x1\""), "block");
-    p_.block = *block;
+    p_.block = auto_.shape("block", "128x2x1");
     auto_.validate("block", [&] { p_.validate(); });
   }
 
@@ -273,10 +254,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
     measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
-    for (Variant v : s_.variants)
-      for (const Shape& b : laplace3d::compiled_shapes(v))
-        if (s_.blocks.empty() || std::find(s_.blocks.begin(), s_.blocks.end(), b) != s_.blocks.end())
-          configurations_.push_back({v, b});
+    configurations_ = compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes);
   }
 
   std::string describe() const override {
@@ -287,7 +265,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   SweepColumns columns() const override {
     return {{{"variant", "variant", 10}, {"block", "block", 10}},
             {"gpoints_per_s", "Gpoints/s", 10, 1},
-            SweepColumns::Roofline{{"gb_per_s", "GB/s", 9, 1}, {"percent_of_copy", "% copy", 7, 1}},
+            copy_roofline(9),
             {"max_abs_diff", "max|diff|", 11, 3, 'g'},
             {}};
   }
@@ -332,15 +310,9 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   bool sweeps_across_ranks() const override { return true; }
-  void use_ranks(comm::Context& context, comm::Transport transport) override {
-    context_ = &context;
-    transport_ = transport;
-  }
 
  private:
   std::vector<std::pair<Variant, Shape>> configurations_;
-  comm::Context* context_ = nullptr;  // across ranks only
-  comm::Transport transport_ = comm::Transport::automatic;
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 
@@ -355,27 +327,14 @@ DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem:
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  auto file = read(t, path);
-  const bool single = file.params.precision == laplace3d::Precision::single;
-  return in_precision<Run, Laplace3dRun>(single, t, std::move(file.params), file.automatic);
+  return run_in_precision<Laplace3dRun>(t, read(t, path));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
   auto file = read(t, path);
-  const SweepParams& s = file.sweep;
-  for (const Shape& b : s.blocks) {
-    bool compiled = false;
-    for (Variant v : s.variants) {
-      const auto shapes = laplace3d::compiled_shapes(v);
-      compiled = compiled || std::find(shapes.begin(), shapes.end(), b) != shapes.end();
-    }
-    if (!compiled)
-      throw InputError(t.source_of("sweep.blocks"), "sweep.blocks",
-                       "block " + to_string(b) + " is not compiled in for any listed variant");
-  }
-  const bool single = file.params.precision == laplace3d::Precision::single;
-  return in_precision<Study, Laplace3dStudy>(single, t, std::move(file.params),
-                                             std::move(file.sweep));
+  require_compiled_blocks(t, "sweep.blocks", file.sweep.variants, file.sweep.blocks,
+                          laplace3d::compiled_shapes);
+  return study_in_precision<Laplace3dStudy>(t, std::move(file));
 }
 
 }  // namespace

@@ -185,27 +185,18 @@ class BasketStudy final : public SolverStudy<BasketParams, SweepParams> {
                     [](BasketVariant v) { return std::vector<Cell>{std::string(name(v))}; });
   }
 
-  // The sweep-row protocol (kernels/sweep_row.hpp), the first price in the row's extras; against
-  // the closed form where the model has one. No poison: a run starts its sums from zero itself.
+  // Judged against the closed form where the model has one.
   Measurement measure(std::size_t i) override {
     BasketParams q = p_;
     q.variant = variants_[i];
     montecarlo::BasketSimulator simulator(q, *stream_);
-    std::optional<montecarlo::Estimate> first;
-    RowSteps steps;
-    steps.method = std::string(name(q.variant));
-    steps.run = [&] { simulator.run(); };
-    steps.check = [&] {
-      const BasketResult r = simulator.result();
-      if (!first) first = r.price;
-      const std::optional<Agreement> exact = montecarlo::agreement_with_exact(p_, r.price);
-      return exact ? *exact : montecarlo::agreement(r.price, gold_);
-    };
-    steps.time = timed_on(*stream_, s_.repeats);
-    Measurement m = measured(steps);
-    const double nan = std::numeric_limits<double>::quiet_NaN();  // a row that failed to run
-    m.extras = {first ? first->price : nan, first ? first->standard_error : nan};
-    return m;
+    return measured_estimate(
+        std::string(name(q.variant)), timed_on(*stream_, s_.repeats), [&] { simulator.run(); },
+        [&] { return simulator.result().price; },
+        [&](const montecarlo::Estimate& e) {
+          const std::optional<Agreement> exact = montecarlo::agreement_with_exact(p_, e);
+          return exact ? *exact : montecarlo::agreement(e, gold_);
+        });
   }
 
   double units_per_run() const override { return path_steps(p_); }
@@ -232,6 +223,26 @@ std::pair<BasketParams, SweepParams> read_all(io::ParamTable& t,
 }
 
 }  // namespace
+
+Measurement measured_estimate(const std::string& method, TimeRuns time,
+                              const std::function<void()>& run,
+                              const std::function<montecarlo::Estimate()>& estimate,
+                              const std::function<Agreement(const montecarlo::Estimate&)>& judge) {
+  std::optional<montecarlo::Estimate> first;
+  RowSteps steps;
+  steps.method = method;
+  steps.run = run;
+  steps.check = [&] {
+    const montecarlo::Estimate e = estimate();
+    if (!first) first = e;
+    return judge(e);
+  };
+  steps.time = std::move(time);
+  Measurement m = measured(steps);
+  const double nan = std::numeric_limits<double>::quiet_NaN();  // a row that failed to run
+  m.extras = {first ? first->price : nan, first ? first->standard_error : nan};
+  return m;
+}
 
 SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes) {
   return {std::move(axes),

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "apps/solver_run.hpp"
@@ -21,6 +23,15 @@ bool is_basket_model(io::ParamTable& t);
 std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& params_path);
 std::unique_ptr<Study> make_basket_study(io::ParamTable& t,
                                          const std::filesystem::path& params_path);
+
+// A configuration measured by the sweep-row protocol (kernels/sweep_row.hpp): `run` simulates,
+// `estimate` is what it found, `judge` holds that against the gold; the row's extras are the first
+// estimate's price and standard error. No poison: a run starts its sums from zero itself, so no
+// output is left unwritten.
+Measurement measured_estimate(const std::string& method, TimeRuns time,
+                              const std::function<void()>& run,
+                              const std::function<montecarlo::Estimate()>& estimate,
+                              const std::function<Agreement(const montecarlo::Estimate&)>& judge);
 
 // A sweep's columns: its `axes`, the rate in Gpath-steps/s, the check in standard errors, and
 // each row's price and standard error.

@@ -2,12 +2,10 @@
 // standard error, sample paths on request), and its sweep over variants, block sizes and
 // host-rng's orderings, every row judged against one CPU gold estimate.
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <set>
 
 #include "apps/bindings/montecarlo_basket_binding.hpp"
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "kernels/device.hpp"
@@ -33,9 +31,7 @@ std::string describe_model(const Params& p) {
 // What only the device can tell: its block limits, and room for host-rng's normals (2 x steps
 // floats per sample of a batch) and the stored sample paths.
 void check_fits_device(const io::ParamTable& t, const Params& p) {
-  io::with_sources(t, [&] {
-    check_block_limits(Shape{p.block, 1, 1}, current_device(), "method.block");
-  });
+  check_method_block(t, Shape{p.block, 1, 1});
   require_device_memory(t.source_of("output.sample_paths"), "output.sample_paths",
                         "the sample paths need", montecarlo::sample_path_bytes(p));
   if (p.variant != Variant::host_rng) return;
@@ -141,7 +137,7 @@ class MontecarloRun final : public SolverRun<Params> {
       }
     }
     checkpoints_->finish("batch", rounds());
-    if (checkpoints_->seconds() > 0) timings.add("checkpoint", checkpoints_->seconds());
+    add_checkpoint_phase(timings, *checkpoints_);
     timings.add("generate", result_.timings.generate);
     timings.add("paths", result_.timings.paths);
     combine_over_ranks(timings, [&](comm::Context& context) {
@@ -200,8 +196,7 @@ class MontecarloRun final : public SolverRun<Params> {
     p_.variant = d.variant;
     p_.block = d.block;
     p_.ordering = d.ordering;
-    auto_ = look_up_choice(autotune_file_, montecarlo_key(p_), method_of(p_));
-    if (!auto_.choice) return;
+    if (!look_up(montecarlo_key(p_), method_of(p_))) return;
     p_.variant = auto_.variant(montecarlo::parse_variant);
     if (const std::optional<std::string> o = auto_.choice->axis("ordering"); o && *o != "-")
       auto_.validate("ordering", [&] { p_.ordering = montecarlo::parse_ordering(*o); });
@@ -353,26 +348,14 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
     });
   }
 
-  // The sweep-row protocol (kernels/sweep_row.hpp), the first estimate in the row's extras. No
-  // poison: a run starts its payoff sums from zero itself, so no output is left unwritten. The
-  // re-check judges the last timed run's estimate: host-rng's draws move on from run to run, so
-  // it is a second estimate of its own, judged alike.
+  // The re-check judges the last timed run's estimate: host-rng's draws move on from run to run,
+  // so it is a second estimate of its own, judged alike.
   Measurement measure(std::size_t i) override {
     montecarlo::Simulator simulator(configurations_[i], *stream_);
-    std::optional<montecarlo::Estimate> first;
-    RowSteps steps;
-    steps.method = std::string(name(configurations_[i].variant));
-    steps.run = [&] { simulator.run(); };
-    steps.check = [&] {
-      const montecarlo::Estimate e = simulator.estimate();
-      if (!first) first = e;
-      return montecarlo::agreement(e, gold_);
-    };
-    steps.time = timed_on(*stream_, s_.repeats);
-    Measurement m = measured(steps);
-    const double nan = std::numeric_limits<double>::quiet_NaN();  // a row that failed to run
-    m.extras = {first ? first->price : nan, first ? first->standard_error : nan};
-    return m;
+    return measured_estimate(
+        std::string(name(configurations_[i].variant)), timed_on(*stream_, s_.repeats),
+        [&] { simulator.run(); }, [&] { return simulator.estimate(); },
+        [&](const montecarlo::Estimate& e) { return montecarlo::agreement(e, gold_); });
   }
 
   double units_per_run() const override { return path_steps(p_); }

@@ -5,14 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
-#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
@@ -98,6 +97,19 @@ std::vector<double> read_source(const io::ParamTable& t, const Params& p, std::i
   return f;
 }
 
+// Each cycle's residual norms and factor as three series (/diagnostics and a checkpoint hold them
+// so).
+struct CycleSeries {
+  std::vector<double> max, l2, factor;
+  explicit CycleSeries(const std::vector<poisson::CycleReport>& cycles) {
+    for (const poisson::CycleReport& c : cycles) {
+      max.push_back(c.residual_max);
+      l2.push_back(c.residual_l2);
+      factor.push_back(c.factor);
+    }
+  }
+};
+
 template <class T>
 class PoissonRun final : public SolverRun<Params> {
  public:
@@ -135,9 +147,7 @@ class PoissonRun final : public SolverRun<Params> {
       // This rank's planes of the fine level, without halos, from whichever ranks' parts hold
       // them (every cut gives the one-rank bits), and every cycle's report so far.
       const io::Share s = share();
-      const std::uint64_t planes = s.owned_end - s.owned_begin;
-      if constexpr (std::is_same_v<T, float>) restart_u_ = r->floats("u", s.first, planes, s.total);
-      else restart_u_ = r->doubles("u", s.first, planes, s.total);
+      restart_u_ = restart_values<T>(*r, "u", s.first, s.owned_end - s.owned_begin, s.total);
       const auto reports = static_cast<std::uint64_t>(r->integer("cycles"));
       // The reports are the same on every rank: whole shares of their own.
       const auto whole = [&](const char* name) { return r->doubles(name, 0, reports, reports); };
@@ -148,20 +158,14 @@ class PoissonRun final : public SolverRun<Params> {
       from_->u = restart_u_.data();
       from_->points = static_cast<std::int64_t>(restart_u_.size());
       if (reports == 0 || from_->step(fmg()) > p_.max_cycles)
-        throw InputError(r->path().string(), "",
-                         "checkpoint refused: it is at V-cycle " +
-                             std::to_string(from_->step(fmg())) +
-                             ", past iteration.max_cycles = " + std::to_string(p_.max_cycles));
+        throw past_the_end(*r, "V-cycle " + std::to_string(from_->step(fmg())),
+                           "iteration.max_cycles", p_.max_cycles);
     }
   }
 
   std::string describe() const override {
-    std::string where = "CPU gold solver";
-#ifdef PARASOL_POISSON_DEVICE
-    if (gpu_) where = std::string(name(p_.variant)) + " on " + current_device().name;
-#endif
     return extent(p_) + " cells " + std::string(name(p_.precision)) + ", " + method(p_) + ", " +
-           where + ", tolerance " + formatted("%g", p_.tolerance);
+           ran(std::string(name(p_.variant))) + ", tolerance " + formatted("%g", p_.tolerance);
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -190,19 +194,14 @@ class PoissonRun final : public SolverRun<Params> {
     const poisson::Checkpoints<T> points = checkpoints_->safe_points<poisson::State<T>>(
         from_ ? &*from_ : nullptr,
         [share = share()](io::CheckpointWriter& w, const poisson::State<T>& s) {
-          std::vector<double> max, l2, factor;
-          for (const poisson::CycleReport& c : s.cycles) {
-            max.push_back(c.residual_max);
-            l2.push_back(c.residual_l2);
-            factor.push_back(c.factor);
-          }
+          const CycleSeries series(s.cycles);
           w.add("cycles", static_cast<std::int64_t>(s.cycles.size()));
           w.add("u", s.u, static_cast<std::uint64_t>(s.points), share);
-          const auto n = static_cast<std::uint64_t>(max.size());
+          const auto n = static_cast<std::uint64_t>(series.max.size());
           const io::Share all{n, 0, 0, n};
-          w.add("residual_max", max.data(), n, all);
-          w.add("residual_l2", l2.data(), n, all);
-          w.add("factor", factor.data(), n, all);
+          w.add("residual_max", series.max.data(), n, all);
+          w.add("residual_l2", series.l2.data(), n, all);
+          w.add("factor", series.factor.data(), n, all);
         });
     outcome_ = solve_in_place(p_, f_, u_, progress, &points);
     checkpoints_->finish("V-cycle", p_.max_cycles);
@@ -213,8 +212,7 @@ class PoissonRun final : public SolverRun<Params> {
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
     // Checkpoints are written between cycles, inside the solve: their seconds are a phase apart.
-    const double checkpointing = checkpoints_->seconds();
-    if (checkpointing > 0) timings.add("checkpoint", checkpointing);
+    const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
     timings.add("compute", std::max(0.0, outcome_.seconds - exchange - checkpointing));
     if (ranks() > 1) timings.add("exchange", exchange);
 
@@ -237,19 +235,14 @@ class PoissonRun final : public SolverRun<Params> {
 
   void report(io::ResultFile& out) override {
     const std::vector<poisson::CycleReport>& c = outcome_.cycles;
-    std::vector<double> residual_max, residual_l2, factor;
-    for (const auto& r : c) {
-      residual_max.push_back(r.residual_max);
-      residual_l2.push_back(r.residual_l2);
-      factor.push_back(r.factor);
-    }
+    const CycleSeries series(c);
     const std::int64_t vcycles = static_cast<std::int64_t>(c.size()) - (fmg() ? 1 : 0);
     out.set_attribute("/diagnostics", "cycles", vcycles);
     out.set_attribute("/diagnostics", "fmg", fmg());
     out.set_attribute("/diagnostics", "levels", outcome_.levels);
-    out.set_attribute("/diagnostics", "residual_max", residual_max);
-    out.set_attribute("/diagnostics", "residual_l2", residual_l2);
-    out.set_attribute("/diagnostics", "factor", factor);
+    out.set_attribute("/diagnostics", "residual_max", series.max);
+    out.set_attribute("/diagnostics", "residual_l2", series.l2);
+    out.set_attribute("/diagnostics", "factor", series.factor);
     out.set_attribute("/diagnostics", "rhs_max", outcome_.b_max);
     out.set_attribute("/diagnostics", "rhs_l2", outcome_.b_l2);
     out.set_attribute("/diagnostics", "converged", converged());
@@ -372,17 +365,10 @@ class PoissonRun final : public SolverRun<Params> {
     grid.points = {dims[2], dims[1], dims[0]};
     grid.origin = {p_.hx / 2, p_.hy / 2, p_.hz / 2};
     grid.spacing = {p_.hx, p_.hy, p_.hz};
-    const std::filesystem::path& path = out.file->path();
-    out.sidecars.push_back({io::xdmf_path_for(path),
-                            io::xdmf_text(path.filename().string(), grid,
-                                          {"/fields/u", "u", int(sizeof(T))})});
+    out.add_xdmf(grid, {"/fields/u", "u", int(sizeof(T))});
   }
 
  private:
-  static double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
   bool fmg() const { return p_.cycle == Cycle::fmg; }
   // Where this rank's planes of u lie in the whole grid's cells.
   io::Share share() const {
@@ -457,39 +443,55 @@ class PoissonStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const Config& c : configurations_)
-      cells.push_back({std::string(name(c.variant)), std::string(name(c.smoother)),
-                       std::string(name(c.cycle))});
-    return cells;
+    return cells_of(configurations_, [](const Config& c) {
+      return std::vector<Cell>{std::string(name(c.variant)), std::string(name(c.smoother)),
+                               std::string(name(c.cycle))};
+    });
   }
 
+  // The sweep-row protocol (kernels/sweep_row.hpp). Each solve starts from u = 0, so the re-check
+  // judges the last timed solve like the first; a solve is timed by its own clock (it waits for
+  // its cycles to learn whether to go on), and the row's extra is the cycles the last one took.
   Measurement measure(std::size_t i) override {
-    Measurement m;
 #ifdef PARASOL_POISSON_DEVICE
+    const Config& c = configurations_[i];
     Params q = p_;
-    q.variant = configurations_[i].variant;
-    q.smoother = configurations_[i].smoother;
-    q.cycle = configurations_[i].cycle;
+    q.variant = c.variant;
+    q.smoother = c.smoother;
+    q.cycle = c.cycle;
     const std::vector<T> source(f_.begin(), f_.end());
-    poisson::DeviceSolver<T> solver(q);
-    solver.upload_source(source.data());
-    solver.poison();
-    Outcome o = solver.solve();
-    std::vector<T> u(source.size());
-    solver.download(u.data());
-    m.agreement = poisson::agreement(q, f_, u, gold_);
-    double total = 0;
-    for (std::int64_t r = 0; s_.repeats.more(r, total); ++r) {
-      o = solver.solve();
-      total += o.seconds;
-      m.seconds.push_back(o.seconds);
-    }
+    std::optional<poisson::DeviceSolver<T>> solver;  // made in the row, so its failure is the row's
+    Outcome o;
+    RowSteps steps;
+    steps.method = std::string(name(c.variant)) + " " + method(q);
+    steps.poison = [&] {
+      solver.emplace(q);
+      solver->upload_source(source.data());
+      solver->poison();
+    };
+    steps.run = [&] { o = solver->solve(); };
+    steps.check = [&] {
+      std::vector<T> u(source.size());
+      solver->download(u.data());
+      return poisson::agreement(q, f_, u, gold_);
+    };
+    steps.time = [&](const std::function<void()>&) {
+      std::vector<double> seconds;
+      double total = 0;
+      for (std::int64_t r = 0; s_.repeats.more(r, total); ++r) {
+        o = solver->solve();
+        total += o.seconds;
+        seconds.push_back(o.seconds);
+      }
+      return seconds;
+    };
+    Measurement m = measured(steps);
     m.extras = {static_cast<std::int64_t>(o.cycles.size())};
+    return m;
 #else
     (void)i;
+    return {};
 #endif
-    return m;
   }
 
   // One solve: FMG and V-cycles to the tolerance, over the grid's cells.
@@ -515,21 +517,14 @@ class PoissonStudy final : public SolverStudy<Params, SweepParams> {
   std::vector<T> gold_;  // the gold's solve in T, which every configuration is judged against
 };
 
-std::pair<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
-  return io::read_checked(t, [&] { return io::read_keys(t, poisson::keys(), path); },
-                          [&] { return io::read_keys(t, poisson::sweep_keys(), path); });
-}
-
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  Params p = read(t, path).first;
-  const bool single = p.precision == poisson::Precision::single;
-  return in_precision<Run, PoissonRun>(single, t, std::move(p));
+  return run_in_precision<PoissonRun>(
+      t, read_declared(t, poisson::keys(), poisson::sweep_keys(), path));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
-  auto [p, s] = read(t, path);
-  const bool single = p.precision == poisson::Precision::single;
-  return in_precision<Study, PoissonStudy>(single, t, std::move(p), std::move(s));
+  return study_in_precision<PoissonStudy>(
+      t, read_declared(t, poisson::keys(), poisson::sweep_keys(), path));
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "apps/bindings/tridiag_inputs.hpp"
-#include "apps/checkpointing.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
@@ -117,10 +116,7 @@ class TridiagRun final : public SolverRun<Params> {
       batch_ = tridiag::random_batch<T>({p_.random.n, mine.count(), tridiag::Layout::contiguous},
                                         p_.random.seed, mine.begin);
     } else {
-      BatchPart<T> part = read_batch_part<T>(p_.input, rank(), ranks());
-      batch_ = std::move(part.batch);
-      first_ = part.first;
-      systems_ = part.systems;
+      batch_ = take_part(read_batch_part<T>(p_.input, rank(), ranks()));
     }
     const Dims dims = heat() ? Dims{part_.points, part_.grids} : batch_.dims;
     if (looks_up_choice()) choose_automatic(dims.n);
@@ -149,9 +145,7 @@ class TridiagRun final : public SolverRun<Params> {
                      std::to_string(h.steps) + " steps at lambda " + shown(h.lambda)
                : std::to_string(systems_) + " " + kind + "systems of " + std::to_string(n) +
                      " rows" + rhs + source;
-    return what + ", " + std::string(name(p_.precision)) + "; " +
-           (gpu_ ? method_of(launch_) + chosen() + " on " + current_device().name
-                 : "CPU gold solver");
+    return what + ", " + std::string(name(p_.precision)) + "; " + ran(method_of(launch_));
   }
 
   void write_method(io::ResultFile& out) const override {
@@ -186,9 +180,7 @@ class TridiagRun final : public SolverRun<Params> {
       }
       checkpoints_->finish("step", p_.heat.steps);
       // Checkpoints are written inside the march: their seconds are a phase of their own.
-      const double checkpointing = checkpoints_->seconds();
-      if (checkpointing > 0) timings.add("checkpoint", checkpointing);
-      t.compute = std::max(0.0, t.compute - checkpointing);
+      t.compute = std::max(0.0, t.compute - add_checkpoint_phase(timings, *checkpoints_));
     } else if (kinds()) {
       t = solve_kind();
       solve_seconds_ = t.compute;
@@ -293,6 +285,23 @@ class TridiagRun final : public SolverRun<Params> {
   // A batch of another kind than general (heat rings are marched as heat).
   bool kinds() const { return !heat() && p_.kind != tridiag::Kind::general; }
 
+  // This rank's systems of a file's batch, with where they lie among the file's.
+  template <class Part>
+  auto take_part(Part part) {
+    first_ = part.first;
+    systems_ = part.systems;
+    return std::move(part.batch);
+  }
+
+  // A CPU run of a batch: the gold in double (`gold()`), timed as compute, and x rounded from it.
+  template <class Gold>
+  tridiag::Timings solve_on_cpu(Gold&& gold) {
+    const auto start = std::chrono::steady_clock::now();
+    gold_ = gold();
+    x_ = rounded<T>(gold_);
+    return {0, seconds_since(start), 0};
+  }
+
   // This rank's share of a random batch's systems.
   comm::Slab share_of_random() {
     comm::Slab mine;
@@ -311,10 +320,7 @@ class TridiagRun final : public SolverRun<Params> {
       kinds_ = tridiag::random_kind_batch<T>({p_.kind, p_.random.n, mine.count(), p_.rhs},
                                              p_.random.seed, mine.begin);
     } else {
-      KindBatchPart<T> part = read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank(), ranks());
-      kinds_ = std::move(part.batch);
-      first_ = part.first;
-      systems_ = part.systems;
+      kinds_ = take_part(read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank(), ranks()));
     }
     if (looks_up_choice()) choose_automatic(kinds_.dims.n);
     io::with_sources(t_, [&] { launch_ = resolve(kinds_.dims.n, kinds_.dims.systems); });
@@ -324,12 +330,7 @@ class TridiagRun final : public SolverRun<Params> {
   // The kind's batch on the GPU or by the gold; a failure names where the systems came from.
   tridiag::Timings solve_kind() {
     try {
-      if (!gpu_) {
-        const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::solve_kind_gold(kinds_);
-        x_ = rounded<T>(gold_);
-        return {0, seconds_since(start), 0};
-      }
+      if (!gpu_) return solve_on_cpu([&] { return tridiag::solve_kind_gold(kinds_); });
       tridiag::Result<T> r = tridiag::solve_kind_gpu<T>(launch_, kinds_);
       x_ = std::move(r.x);
       return r.timings;
@@ -381,9 +382,7 @@ class TridiagRun final : public SolverRun<Params> {
     p_.variant = d.variant;
     p_.threads = d.threads;
     p_.chunk = d.chunk;
-    auto_ = look_up_choice(autotune_file_, tridiag_key(p_, n, systems_),
-                           method_of({d.variant, d.threads, d.chunk}));
-    if (!auto_.choice) return;
+    if (!look_up(tridiag_key(p_, n, systems_), method_of({d.variant, d.threads, d.chunk}))) return;
     p_.variant = auto_.variant(tridiag::parse_variant);
     p_.threads = static_cast<int>(auto_.integer("threads", INT_MIN, INT_MAX, "an integer"));
     p_.chunk = static_cast<int>(auto_.integer("chunk", INT_MIN, INT_MAX, "an integer"));
@@ -407,12 +406,7 @@ class TridiagRun final : public SolverRun<Params> {
   // names the file, and that no algorithm here pivots.
   tridiag::Timings solve_batch() {
     try {
-      if (!gpu_) {
-        const auto start = std::chrono::steady_clock::now();
-        gold_ = tridiag::solve_gold(batch_);
-        x_ = rounded<T>(gold_);
-        return {0, seconds_since(start), 0};
-      }
+      if (!gpu_) return solve_on_cpu([&] { return tridiag::solve_gold(batch_); });
       const tridiag::Layout layout = tridiag::required_layout(launch_.variant);
       const tridiag::Result<T> r = tridiag::solve_gpu<T>(launch_, relayout(batch_, layout));
       x_ = relayout(r.x, {batch_.dims.n, batch_.dims.systems, layout}, tridiag::Layout::contiguous);
@@ -440,22 +434,18 @@ class TridiagRun final : public SolverRun<Params> {
                            held_by() + " (restart it on the backend and variant that wrote it)");
     restart_steps_ = r->integer("steps");
     if (restart_steps_ > p_.heat.steps)
-      throw InputError(r->path().string(), "",
-                       "checkpoint refused: it is at step " + std::to_string(restart_steps_) +
-                           ", past heat.steps = " + std::to_string(p_.heat.steps));
+      throw past_the_end(*r, "step " + std::to_string(restart_steps_), "heat.steps", p_.heat.steps);
     const auto size = static_cast<std::uint64_t>(dims.size());
     if (const std::optional<io::Share> s = share()) {
       // Whole grids one after another: this rank's from whichever ranks' parts hold them (every
       // cut marches each grid alike, so a checkpoint continues on any rank count).
       if (!gpu_) restart_gold_ = r->doubles("u", s->first, size, s->total);
-      else if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", s->first, size, s->total);
-      else restart_x_ = r->doubles("u", s->first, size, s->total);
+      else restart_x_ = restart_values<T>(*r, "u", s->first, size, s->total);
       return;
     }
     r->require_same_ranks("it holds each rank's grids interleaved point by point, which only "
                           "the same cut reads back");
-    if constexpr (std::is_same_v<T, float>) restart_x_ = r->floats("u", size);
-    else restart_x_ = r->doubles("u", size);
+    restart_x_ = restart_values<T>(*r, "u", size);
   }
 
   // Where this rank's grids lie among the whole run's, when the march holds them contiguous
@@ -510,41 +500,20 @@ class TridiagRun final : public SolverRun<Params> {
   double compute_seconds_ = 0, solve_seconds_ = 0;
 };
 
+// What the sweeps of a general batch and of another kind's share: the axes (variant x threads x
+// chunk), the rate in unknowns, the roofline against the copy, the check of a solve the device
+// flags as failed, and the autotune choice. A configuration that cannot solve the batch is
+// skipped with its reason; the others are measured by the sweep-row protocol
+// (kernels/sweep_row.hpp), each launch checked first on an output poisoned with NaN.
 template <class T>
-class TridiagStudy final : public SolverStudy<Params, SweepParams> {
+class BatchStudy : public SolverStudy<Params, SweepParams> {
  public:
   using SolverStudy::SolverStudy;
-
-  void prepare() override {
-    batch_ = p_.problem == Problem::heat   ? tridiag::heat_step<T>(p_.heat)
-             : p_.problem == Problem::file ? read_batch<T>(p_.input)
-                                           : tridiag::random_batch<T>(
-                                                 {p_.random.n, p_.random.systems,
-                                                  tridiag::Layout::contiguous},
-                                                 p_.random.seed);
-    require_memory<T>(t_, p_, batch_.dims, true, true);
-    gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
-    // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
-    // give it), not a pass over the whole batch.
-    condition_ = p_.problem == Problem::heat ? tridiag::condition_bound(p_.heat)
-                                             : tridiag::condition_bound(batch_);
-    configurations_ = tridiag::configurations_for(s_.variants, s_.threads, s_.chunks, batch_.dims,
-                                                  static_cast<int>(sizeof(T)));
-    stream_.emplace();
-    residents_.emplace(batch_, gold_, condition_, *stream_);
-    measure_copy_roofline(tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
-  }
-
-  std::string describe() const override {
-    return extent(batch_.dims) + ", " + std::string(name(p_.precision)) + " on " +
-           current_device().name + "; " + copy_described() + ", " +
-           describe_repeats(s_.repeats, "solves");
-  }
 
   SweepColumns columns() const override {
     return {{{"variant", "variant", 11}, {"threads", "threads", 7}, {"chunk", "chunk", 5}},
             {"gunknowns_per_s", "Gunknowns/s", 11, 2},
-            SweepColumns::Roofline{{"gb_per_s", "GB/s", 8, 1}, {"percent_of_copy", "% copy", 7, 1}},
+            copy_roofline(8),
             {tridiag::kMeasure, "max rel diff", 12, 2, 'g'},
             {}};
   }
@@ -556,8 +525,6 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
     });
   }
 
-  // The sweep-row protocol (kernels/sweep_row.hpp); a solve the device flags as failed (a zero
-  // pivot the gold did not meet) fails its check.
   Measurement measure(std::size_t i) override {
     const tridiag::Configuration& c = configurations_[i];
     if (!c.skipped.empty()) {
@@ -566,35 +533,91 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
       return m;
     }
     if (!c.note.empty()) say(c.note);
-    auto& on_device = residents_->in(tridiag::required_layout(c.launch.variant));
-    tridiag::DeviceBatch<T>& device = on_device.batch;
-    RowSteps steps;
-    steps.method = method_of(c.launch);
-    steps.poison = [&] { device.poison(); };
-    steps.run = [&] { device.solve(c.launch); };
-    steps.check = [&] { return checked(device, [&] { return residents_->agreement(on_device); }); };
-    steps.time = timed_on(device.stream(), s_.repeats);
-    return measured(steps);
-  }
-
-  double units_per_run() const override { return static_cast<double>(batch_.dims.size()); }
-
-  void write_attributes(io::ResultFile& out) const override {
-    write_copy_bandwidth(out);
-    out.set_attribute("/sweep", "bytes_per_solve", bytes_);
-    out.set_attribute("/sweep", "n", batch_.dims.n);
-    out.set_attribute("/sweep", "systems", batch_.dims.systems);
-    out.set_attribute("/sweep", "condition_bound", condition_);
-    out.set_attribute("/sweep", "check_tolerance",
-                      tridiag::tolerance<T>(condition_, batch_.dims.n));
+    return measure_launch(c.launch);
   }
 
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Launch& l = configurations_[i].launch;
-    return choice_of(tridiag_key(p_, batch_.dims.n, batch_.dims.systems),
-                     std::string(name(l.variant)),
+    return choice_of(tridiag_key(p_, n_, systems_), std::string(name(l.variant)),
                      {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}});
+  }
+
+ protected:
+  virtual Measurement measure_launch(const Launch& launch) = 0;
+
+  // The attributes of /sweep both write first.
+  void write_batch_attributes(io::ResultFile& out) const {
+    write_copy_bandwidth(out);
+    out.set_attribute("/sweep", "bytes_per_solve", bytes_);
+    out.set_attribute("/sweep", "n", n_);
+    out.set_attribute("/sweep", "systems", systems_);
+  }
+
+  // `agree` once `check_device` finds the solves so far clean; a failure the gold did not meet
+  // (a zero pivot) fails the row.
+  template <class CheckDevice, class Agree>
+  static Agreement checked(const Launch& launch, CheckDevice&& check_device, Agree&& agree) {
+    try {
+      check_device();
+    } catch (const tridiag::NumericalError& e) {
+      const std::string what = method_of(launch) + ": " + e.what();
+      say(what + ", where the gold solved it");
+      return tridiag::failed_solve(what);
+    }
+    return agree();
+  }
+
+  std::vector<double> gold_;
+  double condition_ = 0;
+  std::int64_t n_ = 0, systems_ = 0;  // the batch's
+  std::vector<tridiag::Configuration> configurations_;
+};
+
+template <class T>
+class TridiagStudy final : public BatchStudy<T> {
+  using Base = BatchStudy<T>;
+  using Base::checked, Base::condition_, Base::configurations_, Base::gold_, Base::p_, Base::s_,
+      Base::stream_, Base::t_;
+
+ public:
+  using Base::Base;
+
+  void prepare() override {
+    batch_ = p_.problem == Problem::heat   ? tridiag::heat_step<T>(p_.heat)
+             : p_.problem == Problem::file ? read_batch<T>(p_.input)
+                                           : tridiag::random_batch<T>(
+                                                 {p_.random.n, p_.random.systems,
+                                                  tridiag::Layout::contiguous},
+                                                 p_.random.seed);
+    Base::n_ = batch_.dims.n;
+    Base::systems_ = batch_.dims.systems;
+    require_memory<T>(t_, p_, batch_.dims, true, true);
+    gold_ = tridiag::solve_gold(batch_);  // a singular batch stops here
+    // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
+    // give it), not a pass over the whole batch.
+    condition_ = p_.problem == Problem::heat ? tridiag::condition_bound(p_.heat)
+                                             : tridiag::condition_bound(batch_);
+    configurations_ = tridiag::configurations_for(s_.variants, s_.threads, s_.chunks, batch_.dims,
+                                                  static_cast<int>(sizeof(T)));
+    stream_.emplace();
+    residents_.emplace(batch_, gold_, condition_, *stream_);
+    this->measure_copy_roofline(tridiag::bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
+  }
+
+  std::string describe() const override {
+    return extent(batch_.dims) + ", " + std::string(name(p_.precision)) + " on " +
+           current_device().name + "; " + this->copy_described() + ", " +
+           describe_repeats(s_.repeats, "solves");
+  }
+
+  double units_per_run() const override { return static_cast<double>(batch_.dims.size()); }
+
+  void write_attributes(io::ResultFile& out) const override {
+    this->write_batch_attributes(out);
+    out.set_attribute("/sweep", "condition_bound", condition_);
+    out.set_attribute("/sweep", "check_tolerance",
+                      tridiag::tolerance<T>(condition_, batch_.dims.n));
   }
 
   InputError nothing_to_time() const override {
@@ -603,37 +626,41 @@ class TridiagStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
-  template <class Agree>
-  Agreement checked(tridiag::DeviceBatch<T>& device, Agree&& agree) {
-    try {
-      device.check();
-    } catch (const tridiag::NumericalError& e) {
-      const std::string what = method_of(device.launch()) + ": " + e.what();
-      say(what + ", where the gold solved it");
-      return tridiag::failed_solve(what);
-    }
-    return agree();
+  Measurement measure_launch(const Launch& launch) override {
+    auto& on_device = residents_->in(tridiag::required_layout(launch.variant));
+    tridiag::DeviceBatch<T>& device = on_device.batch;
+    RowSteps steps;
+    steps.method = method_of(launch);
+    steps.poison = [&] { device.poison(); };
+    steps.run = [&] { device.solve(launch); };
+    steps.check = [&] {
+      return checked(device.launch(), [&] { device.check(); },
+                     [&] { return residents_->agreement(on_device); });
+    };
+    steps.time = timed_on(device.stream(), s_.repeats);
+    return measured(steps);
   }
 
   Batch<T> batch_;  // contiguous
-  std::vector<double> gold_;
-  double condition_ = 0;
-  std::vector<tridiag::Configuration> configurations_;
   std::optional<tridiag::ResidentBatches<T>> residents_;  // made in prepare(), beside stream_
 };
 
 // The sweep of another kind's batch (drawn, read, or one step of a heat ring): each variant that
 // solves the kind (variants_for) over the listed threads and chunks, against the kind's byte
-// floor (kind_bytes_per_solve) at the copy bandwidth, each launch checked first on an output
-// poisoned with NaN against the kind's gold.
+// floor (kind_bytes_per_solve) at the copy bandwidth, each launch checked against the kind's gold.
 template <class T>
-class KindStudy final : public SolverStudy<Params, SweepParams> {
+class KindStudy final : public BatchStudy<T> {
+  using Base = BatchStudy<T>;
+  using Base::checked, Base::condition_, Base::configurations_, Base::gold_, Base::p_, Base::s_,
+      Base::stream_, Base::t_;
+
  public:
-  using SolverStudy::SolverStudy;
+  using Base::Base;
 
   void prepare() override {
     batch_ = drawn_read_or_stepped();
+    Base::n_ = batch_.dims.n;
+    Base::systems_ = batch_.dims.systems;
     require_kind_memory<T>(t_, p_, batch_.dims, true, true);
     gold_ = tridiag::solve_kind_gold(batch_);  // a singular batch stops here
     condition_ = tridiag::condition_bound(batch_);
@@ -647,7 +674,7 @@ class KindStudy final : public SolverStudy<Params, SweepParams> {
         variants, s_.threads, s_.chunks, {batch_.dims.n, batch_.dims.systems, tridiag::Layout::contiguous},
         static_cast<int>(sizeof(T)));
     stream_.emplace();
-    measure_copy_roofline(tridiag::kind_bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
+    this->measure_copy_roofline(tridiag::kind_bytes_per_solve(batch_.dims, static_cast<int>(sizeof(T))));
   }
 
   std::string describe() const override {
@@ -656,53 +683,7 @@ class KindStudy final : public SolverStudy<Params, SweepParams> {
            std::to_string(k.n) + " rows" +
            (k.kind == tridiag::Kind::multi_rhs ? " x " + std::to_string(k.rhs) + " right-hand sides" : "") +
            ", " + std::string(name(p_.precision)) + " on " + current_device().name + "; " +
-           copy_described() + ", " + describe_repeats(s_.repeats, "solves");
-  }
-
-  SweepColumns columns() const override {
-    return {{{"variant", "variant", 11}, {"threads", "threads", 7}, {"chunk", "chunk", 5}},
-            {"gunknowns_per_s", "Gunknowns/s", 11, 2},
-            SweepColumns::Roofline{{"gb_per_s", "GB/s", 8, 1}, {"percent_of_copy", "% copy", 7, 1}},
-            {tridiag::kMeasure, "max rel diff", 12, 2, 'g'},
-            {}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    std::vector<std::vector<Cell>> cells;
-    for (const tridiag::Configuration& c : configurations_)
-      cells.push_back({std::string(name(c.launch.variant)), std::int64_t{c.launch.threads},
-                       std::int64_t{c.launch.chunk}});
-    return cells;
-  }
-
-  Measurement measure(std::size_t i) override {
-    const tridiag::Configuration& c = configurations_[i];
-    Measurement m;
-    m.skipped = c.skipped;
-    if (!c.skipped.empty()) return m;
-    if (!c.note.empty()) say(c.note);
-    try {
-      tridiag::KindSolver<T> solver(c.launch, batch_.dims);
-      Resident& r = resident(solver.layout());
-      const auto solve = [&] { solver.solve(r.pointers.data(), r.d.data(), r.x.data(), *stream_); };
-      fill_bytes(r.x, 0xFF, *stream_);
-      solve();
-      m.agreement = checked(solver, [&] {
-        const tridiag::KindDims& k = batch_.dims;
-        const std::vector<T> x = tridiag::relayout(download(r.x, *stream_),
-                                                   {k.rhs_width(), k.systems, r.layout},
-                                                   tridiag::Layout::contiguous);
-        return tridiag::kind_agreement(x, gold_, k, condition_);
-      });
-      solve();  // warm-up
-      m.seconds = timed_runs(*stream_, s_.repeats, solve);
-      m.agreement = checked(solver, [&] { return m.agreement; });
-    } catch (const CudaError& e) {
-      if (e.sticky()) throw;
-      say(method_of(c.launch) + ": " + e.what());
-      m.seconds.clear();
-    }
-    return m;
+           this->copy_described() + ", " + describe_repeats(s_.repeats, "solves");
   }
 
   double units_per_run() const override {
@@ -710,25 +691,12 @@ class KindStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   void write_attributes(io::ResultFile& out) const override {
-    write_copy_bandwidth(out);
-    out.set_attribute("/sweep", "bytes_per_solve", bytes_);
-    out.set_attribute("/sweep", "n", batch_.dims.n);
-    out.set_attribute("/sweep", "systems", batch_.dims.systems);
+    this->write_batch_attributes(out);
     out.set_attribute("/sweep", "kind", std::string(name(batch_.dims.kind)));
     out.set_attribute("/sweep", "rhs", std::int64_t{batch_.dims.rhs});
     out.set_attribute("/sweep", "condition_bound", condition_);
     out.set_attribute("/sweep", "check_tolerance",
                       tridiag::kind_tolerance<T>(batch_.dims, condition_));
-  }
-
-  bool can_autotune() const override { return true; }
-  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Launch& l = configurations_[i].launch;
-    io::AutotuneChoice c;
-    c.key = tridiag_key(p_, batch_.dims.n, batch_.dims.systems);
-    c.variant = name(l.variant);
-    c.axes = {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}};
-    return c;
   }
 
   InputError nothing_to_time() const override {
@@ -750,6 +718,37 @@ class KindStudy final : public SolverStudy<Params, SweepParams> {
     std::vector<const T*> pointers;
     DeviceBuffer<T> d, x;
   };
+
+  // The solver is made, and the batch uploaded in its layout, inside the row's poison step, so
+  // that a launch the device refuses there fails only its row. The re-check asks the device
+  // whether a timed solve failed; the first check's agreement stands otherwise.
+  Measurement measure_launch(const Launch& launch) override {
+    std::optional<tridiag::KindSolver<T>> solver;
+    Resident* r = nullptr;
+    Agreement first;
+    const auto check_device = [&] { solver->check(*stream_); };
+    RowSteps steps;
+    steps.method = method_of(launch);
+    steps.poison = [&] {
+      solver.emplace(launch, batch_.dims);
+      r = &resident(solver->layout());
+      fill_bytes(r->x, 0xFF, *stream_);
+    };
+    steps.run = [&] { solver->solve(r->pointers.data(), r->d.data(), r->x.data(), *stream_); };
+    steps.check = [&] {
+      first = checked(solver->launch(), check_device, [&] {
+        const tridiag::KindDims& k = batch_.dims;
+        const std::vector<T> x = tridiag::relayout(download(r->x, *stream_),
+                                                   {k.rhs_width(), k.systems, r->layout},
+                                                   tridiag::Layout::contiguous);
+        return tridiag::kind_agreement(x, gold_, k, condition_);
+      });
+      return first;
+    };
+    steps.recheck = [&] { return checked(solver->launch(), check_device, [&] { return first; }); };
+    steps.time = timed_on(*stream_, s_.repeats);
+    return measured(steps);
+  }
 
   // The batch the sweep solves: drawn from the seed, read, or a heat ring's first step.
   tridiag::KindBatch<T> drawn_read_or_stepped() const {
@@ -787,56 +786,23 @@ class KindStudy final : public SolverStudy<Params, SweepParams> {
     return *resident_;
   }
 
-  // `agree` once the solves so far check clean; a failure the gold did not meet fails the row.
-  template <class Agree>
-  Agreement checked(tridiag::KindSolver<T>& solver, Agree&& agree) {
-    try {
-      solver.check(*stream_);
-    } catch (const tridiag::NumericalError& e) {
-      const std::string what = method_of(solver.launch()) + ": " + e.what();
-      say(what + ", where the gold solved it");
-      return tridiag::failed_solve(what);
-    }
-    return agree();
-  }
-
   tridiag::KindBatch<T> batch_;  // contiguous
-  std::vector<double> gold_;
-  double condition_ = 0;
-  std::vector<tridiag::Configuration> configurations_;
   std::optional<Resident> resident_;
 };
 
-// The whole parameter file, its [sweep] table included, read and checked; `automatic`: it says
-// method.variant = "auto". A relative input.file is resolved against the parameter file's folder.
-// The other problem's keys are an error, not ignored (io::read_keys refuses them).
-std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& params_path,
-                                        bool& automatic) {
-  return io::read_checked(
-      t,
-      [&] {
-        std::vector<std::string> autos;
-        Params p = io::read_keys(t, tridiag::keys(), params_path, &autos);
-        automatic = !autos.empty();
-        return p;
-      },
-      [&] { return io::read_keys(t, tridiag::sweep_keys(), params_path); });
-}
-
+// The whole parameter file, its [sweep] table included, read and checked. A relative input.file
+// is resolved against the parameter file's folder. The other problem's keys are an error, not
+// ignored (io::read_keys refuses them).
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  bool automatic = false;
-  Params p = read_all(t, params_path, automatic).first;
-  const bool single = p.precision == tridiag::Precision::single;
-  return in_precision<Run, TridiagRun>(single, t, std::move(p), automatic);
+  return run_in_precision<TridiagRun>(
+      t, read_declared(t, tridiag::keys(), tridiag::sweep_keys(), params_path));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  bool automatic = false;
-  auto [p, s] = read_all(t, params_path, automatic);
-  const bool single = p.precision == tridiag::Precision::single;
-  if (p.kind != tridiag::Kind::general)
-    return in_precision<Study, KindStudy>(single, t, std::move(p), std::move(s));
-  return in_precision<Study, TridiagStudy>(single, t, std::move(p), std::move(s));
+  auto file = read_declared(t, tridiag::keys(), tridiag::sweep_keys(), params_path);
+  if (file.params.kind != tridiag::Kind::general)
+    return study_in_precision<KindStudy>(t, std::move(file));
+  return study_in_precision<TridiagStudy>(t, std::move(file));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/portable_math.hpp"
+#include "kernels/seeded_draws.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -125,6 +126,27 @@ TEST(PortableMath, FloorOfIsTheFloor) {
   for (const double v : {0.0, 0.5, 1.0, 1.5, -0.5, -1.0, -1.5, 1e15 + 0.5, -1e15 - 0.5,
                          0x1p52 + 1.0, std::nextafter(1.0, 0.0), std::nextafter(-1.0, 0.0)})
     EXPECT_EQ(portable::floor_of(v), std::floor(v)) << std::hexfloat << v;
+}
+
+// The first normals of stream (seed 1, stream 0), as docs/generated-inputs.md defines them: a
+// program outside Parasol that follows the page gets these bits, and a change to them changes
+// every generated input (say so in the page). Beside them, the C library's Box-Muller of the same
+// words, a few ulps away: the second pair shows the two rounding differently.
+TEST(PortableMath, FirstNormalsOfAStreamAreTheDocumentedOnes) {
+  const CounterDraws draws(1, 0);
+  const double expected[6] = {0x1.af2b6430775b6p-1, -0x1.3532b0c698c0dp-3, 0x1.ce506a255abafp-2,
+                              -0x1.398c5d1ae1cedp+0, 0x1.9d51d6cda2e68p-1, -0x1.2e9765ecd4254p+0};
+  for (int q = 0; q < 3; ++q) {
+    const auto w0 = draws.word(2 * q), w1 = draws.word(2 * q + 1);
+    const SeededDraws::Pair pair = SeededDraws::normal_pair(w0, w1);
+    EXPECT_EQ(pair.first, expected[2 * q]) << std::hexfloat << "pair " << q << ": " << pair.first;
+    EXPECT_EQ(pair.second, expected[2 * q + 1]) << std::hexfloat << "pair " << q << ": "
+                                                << pair.second;
+    const double r = std::sqrt(-2.0 * std::log(SeededDraws::open_unit_of(w0)));
+    const double t = 6.283185307179586476925286766559 * SeededDraws::open_unit_of(w1);
+    EXPECT_LE(ulps_apart(pair.first, r * std::cos(t)), 4);
+    EXPECT_LE(ulps_apart(pair.second, r * std::sin(t)), 4);
+  }
 }
 
 __global__ void portable_math_kernel(const double* x, std::int64_t n, double* log_x,

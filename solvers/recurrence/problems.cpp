@@ -11,6 +11,7 @@
 #include "kernels/error.hpp"
 #include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
+#include "solvers/recurrence/ar1_steps.hpp"
 
 namespace parasol::recurrence {
 namespace {
@@ -39,8 +40,8 @@ void fresh_elements(Series<T>& series, std::int64_t n) {
 }
 
 // Elements [begin, end) of the AR(1) series laid one after another (series k's step j is element
-// k a.length + j), into s and u from their starts, on every core: each Box-Muller pair on its
-// own, as ar1_series (problems.hpp) defines them.
+// k a.length + j), into s and u from their starts, on every core: a pair of steps at a time, as
+// ar1_pair (ar1_steps.hpp) makes them.
 template <class T>
 void draw_ar1(const Ar1& a, std::int64_t begin, std::int64_t end, T* s, T* u) {
   if (begin >= end) return;
@@ -49,15 +50,10 @@ void draw_ar1(const Ar1& a, std::int64_t begin, std::int64_t end, T* s, T* u) {
   const std::int64_t pairs = (a.length + 1) / 2;
   const auto pair_of = [&](std::int64_t i) { return i / a.length * pairs + i % a.length / 2; };
   const std::int64_t first_pair = pair_of(begin), count = pair_of(end - 1) + 1 - first_pair;
-  const double width = a.phi_max - a.phi_min;
-  const auto put = [&](std::int64_t i, std::int64_t j, const CounterDraws& coefficients,
-                       double normal) {
+  const auto put = [&](std::int64_t i, double s_value, double u_value) {
     if (i < begin || i >= end) return;
-    const double phi = a.time_varying
-                           ? a.phi_min + width * SeededDraws::open_unit_of(coefficients.word(j))
-                           : a.phi;
-    s[i - begin] = static_cast<T>(phi);
-    u[i - begin] = static_cast<T>(a.sigma * normal);
+    s[i - begin] = static_cast<T>(s_value);
+    u[i - begin] = static_cast<T>(u_value);
   };
   constexpr std::int64_t kPairsAtOnce = std::int64_t{1} << 14;  // a thread's share at a time
   for_chunks(
@@ -67,10 +63,9 @@ void draw_ar1(const Ar1& a, std::int64_t begin, std::int64_t end, T* s, T* u) {
           const std::int64_t k = p / pairs, stop = std::min(first_pair + last, (k + 1) * pairs);
           const CounterDraws noise(a.seed, 2 * k), coefficients(a.seed, 2 * k + 1);
           for (std::int64_t j = 2 * (p - k * pairs); p < stop; ++p, j += 2) {
-            const SeededDraws::Pair pair =
-                SeededDraws::normal_pair(noise.word(j), noise.word(j + 1));
-            put(k * a.length + j, j, coefficients, pair.first);
-            if (j + 1 < a.length) put(k * a.length + j + 1, j + 1, coefficients, pair.second);
+            const Ar1Pair pair = ar1_pair(a, noise, coefficients, j);
+            put(k * a.length + j, pair.s0, pair.u0);
+            if (j + 1 < a.length) put(k * a.length + j + 1, pair.s1, pair.u1);
           }
         }
       },
@@ -90,6 +85,16 @@ Series<T> ar1_series(const Ar1& a) {
 
 template <class T>
 SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut) {
+  SeriesPart<T> part = ar1_run<T>(a, rank, size, cut);
+  if (part.series.offsets.back() == 0) return part;
+  fresh_elements(part.series, part.series.offsets.back());
+  draw_ar1(a, part.first, part.first + part.series.offsets.back(), part.series.s.data(),
+           part.series.u.data());
+  return part;
+}
+
+template <class T>
+SeriesPart<T> ar1_run(const Ar1& a, int rank, int size, Cut cut) {
   SeriesPart<T> part;
   part.whole = a.series * a.length;
   const Span span = span_of(part.whole, kTileElements<T>, rank, size, cut);
@@ -106,8 +111,6 @@ SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut) {
     series.initial.push_back(k == k0 && part.continued ? T(0) : static_cast<T>(a.x0));
   }
   series.offsets.push_back(span.count);
-  fresh_elements(series, span.count);
-  draw_ar1(a, begin, end, series.s.data(), series.u.data());
   return part;
 }
 
@@ -351,6 +354,8 @@ template Series<float> ar1_series<float>(const Ar1&);
 template Series<double> ar1_series<double>(const Ar1&);
 template SeriesPart<float> ar1_part<float>(const Ar1&, int, int, Cut);
 template SeriesPart<double> ar1_part<double>(const Ar1&, int, int, Cut);
+template SeriesPart<float> ar1_run<float>(const Ar1&, int, int, Cut);
+template SeriesPart<double> ar1_run<double>(const Ar1&, int, int, Cut);
 template Series<float> ar1_segments<float>(const Ar1&);
 template Series<double> ar1_segments<double>(const Ar1&);
 template Series<float> smoothing_series<float>(const std::vector<double>&, std::int64_t, double);

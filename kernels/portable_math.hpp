@@ -18,7 +18,7 @@
 // Every branch of fdlibm that only saves time is left out, so that a loop over many values can
 // run in vector registers: no call into a library, and selects rather than branches.
 //
-// Ranges: log for 0 < x < infinity (finite; the draws take it on (0, 1]); sin and cos for
+// Ranges: log for 0 < x < 2^969 (x 2^54 finite; the draws take it on (0, 1]); sin and cos for
 // 0 <= x < 2^19 (the draws take them on [0, 2 pi)): the reduction's quadrant is an int and its
 // first part of pi/2 has 33 bits, so n pi/2 is exact for n < 2^20.
 #pragma once
@@ -31,6 +31,10 @@
 #else
 #define PARASOL_HOST_DEVICE
 #endif
+// On the one function a loop of draws calls (a pair of samples or steps): inlined into the loop
+// whatever its size, so that the loop can run in vector registers (GCC will not vectorise a
+// loop around a call).
+#define PARASOL_INLINE_DRAW __attribute__((always_inline))
 
 #if defined(__FMA__) && !defined(__CUDA_ARCH__) && !defined(PARASOL_FP_CONTRACT_OFF)
 #error "kernels/portable_math.hpp: the target has FMA; compile with -ffp-contract=off and define PARASOL_FP_CONTRACT_OFF (kernels/CMakeLists.txt, parasol_exact_arithmetic)"
@@ -119,16 +123,17 @@ PARASOL_HOST_DEVICE inline double log(double x) {
                    kLg3 = 2.857142874366239149e-01, kLg4 = 2.222219843214978396e-01,
                    kLg5 = 1.818357216161805012e-01, kLg6 = 1.531383769920937332e-01,
                    kLg7 = 1.479819860511658591e-01;
-  // A subnormal x is scaled by 2^54 (exactly) into the normal range first.
-  const bool subnormal = x < 0x1p-1022;
-  const std::int64_t bits = bits_of(subnormal ? x * 0x1p54 : x);
-  const auto high = static_cast<std::int32_t>(bits >> 32);
-  const std::int32_t mantissa = high & 0x000fffff;
-  // i is 2^20 where the mantissa is at least sqrt(2): that x is halved and its exponent raised.
-  const std::int32_t i = (mantissa + 0x95f64) & 0x100000;
-  const std::int32_t k = (high >> 20) - 1023 - (subnormal ? 54 : 0) + (i >> 20);
-  const std::int64_t reduced =
-      (static_cast<std::int64_t>(mantissa | (i ^ 0x3ff00000)) << 32) | (bits & 0xffffffff);
+  // x is scaled by 2^54 (exactly) first, so that a subnormal x is normal; every x alike, so no
+  // select (which x86-64's SSE2 vector unit cannot do on these lanes), and the exponent takes
+  // the 54 back. The bits are unsigned (x > 0): SSE2 has no 64-bit arithmetic shift.
+  const auto bits = static_cast<std::uint64_t>(bits_of(x * 0x1p54));
+  const std::uint64_t mantissa = bits & 0x000fffffffffffffu;
+  // i is 2^52 where the mantissa is at least sqrt(2)'s (its top 20 bits at least 0x6a09c): that
+  // x is halved and its exponent raised.
+  const std::uint64_t i = (mantissa + (std::uint64_t{0x95f64} << 32)) & (std::uint64_t{1} << 52);
+  const std::int32_t k = static_cast<std::int32_t>(bits >> 52) - 1023 - 54 +
+                         static_cast<std::int32_t>(i >> 52);
+  const auto reduced = static_cast<std::int64_t>(mantissa | (i ^ (std::uint64_t{0x3ff} << 52)));
   const Rn f = Rn(double_of(reduced)) - 1.0;  // exact (Sterbenz)
   const Rn s = f / (2.0 + f);
   const Rn dk = static_cast<double>(k);

@@ -15,11 +15,20 @@ namespace parasol {
 struct SeededDraws {
   // Uniform in the open interval (0, 1): k + 1/2 over 2^53, k the word's top 53 bits.
   PARASOL_HOST_DEVICE static double open_unit_of(std::uint64_t word) {
-    return (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53;
+    return ((portable::Rn(top_bits(word)) + 0.5) * 0x1.0p-53).v;
   }
   // Uniform in [0, 1): k over 2^53, k the word's top 53 bits (tridiag's systems and starts).
   PARASOL_HOST_DEVICE static double unit_of(std::uint64_t word) {
-    return static_cast<double>(word >> 11) * 0x1.0p-53;
+    return (portable::Rn(top_bits(word)) * 0x1.0p-53).v;
+  }
+  // The word's top 53 bits as a double, exactly: its two 26- and 27-bit halves through 32-bit
+  // conversions, which x86-64's SSE2 does two at a time where it has no 64-bit one. The same
+  // value as static_cast<double>(word >> 11).
+  PARASOL_HOST_DEVICE static double top_bits(std::uint64_t word) {
+    const std::uint64_t k = word >> 11;
+    return (portable::Rn(static_cast<double>(static_cast<std::int32_t>(k >> 26))) * 0x1p26 +
+            static_cast<double>(static_cast<std::int32_t>(k & 0x3ffffff)))
+        .v;
   }
   struct Pair {
     double first, second;

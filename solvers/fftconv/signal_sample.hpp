@@ -56,13 +56,16 @@ struct SamplePair {
 // Samples 2q and 2q + 1 of a signal (counted over its depth x rows x length) whose normals are
 // `draws`' words: one Box-Muller pair, words 2q and 2q + 1, serves both. The second is past the
 // signal's end when 2q + 1 = size (an odd size), and then unused.
-PARASOL_HOST_DEVICE inline SamplePair sample_pair(const SampleRule& r, const CounterDraws& draws,
+PARASOL_HOST_DEVICE PARASOL_INLINE_DRAW inline SamplePair sample_pair(const SampleRule& r, const CounterDraws& draws,
                                                   std::int64_t q) {
   using portable::Rn;
   const std::int64_t i = 2 * q;
-  const std::int64_t t = i % r.length, next = t + 1 == r.length ? 0 : t + 1;
-  Rn first = r.chirp ? chirp_at(r, t) : 0.0;
-  Rn second = r.chirp ? chirp_at(r, next) : 0.0;
+  Rn first = 0.0, second = 0.0;
+  if (r.chirp) {  // the same for every pair of a loop: no branch inside it once unswitched
+    const std::int64_t t = i % r.length, next = t + 1 == r.length ? 0 : t + 1;
+    first = chirp_at(r, t);
+    second = chirp_at(r, next);
+  }
   if (r.noisy) {
     const auto w = static_cast<std::uint64_t>(i);
     const SeededDraws::Pair normals = SeededDraws::normal_pair(draws.word(w), draws.word(w + 1));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cpu_threads.hpp"
 #include "kernels/host_memory.hpp"
@@ -32,7 +33,7 @@ std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_
 
 template <class T>
 void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T* into) {
-  const SampleRule rule = sample_rule(s);
+  const SampleRule rule_of_all = sample_rule(s);
   // A chunk's samples on one thread, a pair at a time (sample_pair): the chunks are even in
   // length, so a pair is split between two chunks only at a stretch's odd first sample, and
   // then each makes the pair and keeps its own half.
@@ -40,6 +41,9 @@ void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T
   for_chunks(
       count, kSamplesAtOnce,
       [&](std::int64_t begin, std::int64_t end) {
+        // The thread's own copy: the stores through `into` might alias the caller's, so the
+        // compiler would read the rule again at every pair and keep its tests in the loop.
+        const SampleRule rule = rule_of_all;
         for (std::int64_t at = first + begin; at < first + end;) {
           // Samples [i, stop) of signal b, into `out` from its sample 0.
           const std::int64_t b = at / rule.size;
@@ -49,11 +53,24 @@ void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T
           const CounterDraws draws(rule.seed, static_cast<std::uint64_t>(b));
           std::int64_t q = i / 2;
           if (i % 2 == 1) out[i] = static_cast<T>(sample_pair(rule, draws, q++).second);
-          for (; 2 * q + 1 < stop; ++q) {
-            const SamplePair pair = sample_pair(rule, draws, q);
-            out[2 * q] = static_cast<T>(pair.first);
-            out[2 * q + 1] = static_cast<T>(pair.second);
-          }
+          // The loop for each kind, its choices constants: a test in the loop would keep it from
+          // running in vector registers (noise; a chirp's i mod length keeps it scalar anyway).
+          const auto whole_pairs = [&](auto chirp, auto noisy) {
+            SampleRule r = rule;
+            r.chirp = decltype(chirp)::value;
+            r.noisy = decltype(noisy)::value;
+            for (; 2 * q + 1 < stop; ++q) {
+              const SamplePair pair = sample_pair(r, draws, q);
+              out[2 * q] = static_cast<T>(pair.first);
+              out[2 * q + 1] = static_cast<T>(pair.second);
+            }
+          };
+          if (!rule.chirp)
+            whole_pairs(std::false_type{}, std::true_type{});
+          else if (rule.noisy)
+            whole_pairs(std::true_type{}, std::true_type{});
+          else
+            whole_pairs(std::true_type{}, std::false_type{});
           if (2 * q < stop) out[2 * q] = static_cast<T>(sample_pair(rule, draws, q).first);
           at = b * rule.size + stop;
         }

@@ -18,7 +18,8 @@ using namespace parasol;
 
 constexpr std::int64_t kSamples = std::int64_t(1) << 23;
 
-// Wall-clock nanoseconds per sample (an inverted rate of samples per 10^9 s), and times the threads (the cores' time per sample).
+// Wall-clock nanoseconds per sample (an inverted rate of samples per 10^9 s), and that times
+// the threads (the cores' time per sample).
 // The CPU column is the process's, every thread's time summed: on a loaded machine it says what
 // the draws cost where the wall clock also counts the waits for a core.
 void set_rate(benchmark::State& state, std::int64_t samples) {
@@ -57,11 +58,16 @@ void bench_ar1(benchmark::State& state) {
   set_rate(state, kSamples);
 }
 
-BENCHMARK_CAPTURE(bench_signal, fftconv_noise, fftconv::SignalKind::noise)
-    ->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+// Each on 1 and 2 threads, timed by the wall clock, with the process's CPU time beside it.
+void threads_1_and_2(benchmark::internal::Benchmark* b) {
+  b->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime()->MeasureProcessCPUTime();
+  b->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK_CAPTURE(bench_signal, fftconv_noise, fftconv::SignalKind::noise)->Apply(threads_1_and_2);
 BENCHMARK_CAPTURE(bench_signal, fftconv_chirp_noise, fftconv::SignalKind::chirp)
-    ->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bench_ar1)->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+    ->Apply(threads_1_and_2);
+BENCHMARK(bench_ar1)->Apply(threads_1_and_2);
 
 }  // namespace
 

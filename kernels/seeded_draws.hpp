@@ -37,7 +37,8 @@ struct SeededDraws {
   // (r cos t, r sin t): with portable::log and portable::sincos, and each product and the sqrt
   // rounded to nearest, never fused, so that the pair is one function of the two words
   // everywhere (docs/generated-inputs.md).
-  PARASOL_HOST_DEVICE static Pair normal_pair(std::uint64_t radius_word, std::uint64_t angle_word) {
+  PARASOL_HOST_DEVICE static Pair normal_pair(std::uint64_t radius_word,
+                                              std::uint64_t angle_word) {
     using portable::Rn;
     constexpr double kTwoPi = 6.283185307179586476925286766559;
     const double radius =
@@ -63,7 +64,9 @@ class CounterDraws {
   PARASOL_HOST_DEVICE CounterDraws(std::uint64_t seed, std::uint64_t stream)
       : key_(mix(mix(seed + kIncrement) + (stream + 1) * kIncrement)) {}
 
-  PARASOL_HOST_DEVICE std::uint64_t word(std::uint64_t i) const { return mix(key_ + (i + 1) * kIncrement); }
+  PARASOL_HOST_DEVICE std::uint64_t word(std::uint64_t i) const {
+    return mix(key_ + (i + 1) * kIncrement);
+  }
 
  private:
   static constexpr std::uint64_t kIncrement = 0x9E3779B97F4A7C15;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -601,6 +602,34 @@ TEST_P(TridiagVariant, HeatMatchesTheGoldWithEnds) {
 
   heat.steps = 0;
   EXPECT_EQ(march_heat_gpu<double>(heat, {GetParam(), 64, 0}).u, heat_initial<double>(heat));
+}
+
+// A random or step start is made on the device (drawn_start_at, heat_start.hpp), in the
+// variant's layout: after no step the march holds heat_initial's values, bit for bit, in float
+// and double, for several seeds, odd sizes and a rank's grids further on (first_grid).
+TEST_P(TridiagVariant, HeatStartMadeOnTheDeviceIsTheHostsBitForBit) {
+  PARASOL_REQUIRE_GPU();
+  for (const Initial initial : {Initial::random, Initial::step})
+    for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{46}})
+      for (const std::int64_t first_grid : {std::int64_t{0}, std::int64_t{13}}) {
+        Heat heat;
+        heat.points = 77;
+        heat.grids = 11;
+        heat.steps = 0;
+        heat.initial = initial;
+        heat.seed = seed;
+        heat.first_grid = first_grid;
+        const std::vector<float> f = march_heat_gpu<float>(heat, {GetParam(), 64, 0}).u;
+        const std::vector<float> f_host = heat_initial<float>(heat);
+        ASSERT_EQ(f.size(), f_host.size());
+        EXPECT_EQ(std::memcmp(f.data(), f_host.data(), f.size() * sizeof(float)), 0)
+            << name(GetParam()) << " seed " << seed << " first grid " << first_grid;
+        const std::vector<double> d = march_heat_gpu<double>(heat, {GetParam(), 64, 0}).u;
+        const std::vector<double> d_host = heat_initial<double>(heat);
+        ASSERT_EQ(d.size(), d_host.size());
+        EXPECT_EQ(std::memcmp(d.data(), d_host.data(), d.size() * sizeof(double)), 0)
+            << name(GetParam()) << " seed " << seed << " first grid " << first_grid;
+      }
 }
 
 // Progress comes in stretches of steps, in order, ending at the last step, and watching changes

@@ -56,8 +56,9 @@ struct SamplePair {
 // Samples 2q and 2q + 1 of a signal (counted over its depth x rows x length) whose normals are
 // `draws`' words: one Box-Muller pair, words 2q and 2q + 1, serves both. The second is past the
 // signal's end when 2q + 1 = size (an odd size), and then unused.
-PARASOL_HOST_DEVICE PARASOL_INLINE_DRAW inline SamplePair sample_pair(const SampleRule& r, const CounterDraws& draws,
-                                                  std::int64_t q) {
+PARASOL_HOST_DEVICE PARASOL_INLINE_DRAW inline SamplePair sample_pair(const SampleRule& r,
+                                                                      const CounterDraws& draws,
+                                                                      std::int64_t q) {
   using portable::Rn;
   const std::int64_t i = 2 * q;
   Rn first = 0.0, second = 0.0;

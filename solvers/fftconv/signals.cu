@@ -26,10 +26,12 @@ __global__ void draw_signal_kernel(SampleRule rule, std::int64_t first, std::int
   for (const std::int64_t at : grid_stride(pairs)) {
     const std::int64_t p = first_pair + at;
     const std::int64_t b = p / per_signal, q = p - b * per_signal;
-    const SamplePair pair = sample_pair(rule, CounterDraws(rule.seed, static_cast<std::uint64_t>(b)), q);
+    const CounterDraws draws(rule.seed, static_cast<std::uint64_t>(b));
+    const SamplePair pair = sample_pair(rule, draws, q);
     const std::int64_t i = b * rule.size + 2 * q - first;
     if (i >= 0 && i < count) into[i] = static_cast<T>(pair.first);
-    if (2 * q + 1 < rule.size && i + 1 >= 0 && i + 1 < count) into[i + 1] = static_cast<T>(pair.second);
+    if (2 * q + 1 < rule.size && i + 1 >= 0 && i + 1 < count)
+      into[i + 1] = static_cast<T>(pair.second);
   }
 }
 

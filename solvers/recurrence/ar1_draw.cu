@@ -48,8 +48,11 @@ void draw_ar1_gpu(const Ar1& a, std::int64_t first, std::int64_t count, T* d_s, 
                   cudaStream_t stream) {
   if (count <= 0) return;
   const std::int64_t per_series = (a.length + 1) / 2;
-  const auto pair_of = [&](std::int64_t i) { return i / a.length * per_series + i % a.length / 2; };
-  const std::int64_t first_pair = pair_of(first), pairs = pair_of(first + count - 1) + 1 - first_pair;
+  const auto pair_of = [&](std::int64_t i) {
+    return i / a.length * per_series + i % a.length / 2;
+  };
+  const std::int64_t first_pair = pair_of(first);
+  const std::int64_t pairs = pair_of(first + count - 1) + 1 - first_pair;
   const int blocks = grid_stride_blocks(pairs, kThreads);
   PARASOL_NOTE_LAUNCH(blocks, kThreads, 0, draw_ar1_kernel<T>);
   draw_ar1_kernel<T><<<blocks, kThreads, 0, stream>>>(a, first, count, first_pair, pairs, d_s, d_u);

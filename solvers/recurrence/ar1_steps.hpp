@@ -21,8 +21,10 @@ struct Ar1Pair {
 // time-varying coefficients are `coefficients`' (CounterDraws(a.seed, 2k) and (a.seed, 2k + 1)
 // for series k): one Box-Muller pair, words j and j + 1, serves both. Step j + 1 is past the
 // series' end when j + 1 = a.length (an odd length), and then unused.
-PARASOL_HOST_DEVICE PARASOL_INLINE_DRAW inline Ar1Pair ar1_pair(const Ar1& a, const CounterDraws& noise,
-                                            const CounterDraws& coefficients, std::int64_t j) {
+PARASOL_HOST_DEVICE PARASOL_INLINE_DRAW inline Ar1Pair ar1_pair(const Ar1& a,
+                                                                const CounterDraws& noise,
+                                                                const CounterDraws& coefficients,
+                                                                std::int64_t j) {
   using portable::Rn;
   const auto w = static_cast<std::uint64_t>(j);
   const SeededDraws::Pair normals = SeededDraws::normal_pair(noise.word(w), noise.word(w + 1));

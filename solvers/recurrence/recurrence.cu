@@ -138,7 +138,8 @@ void Solver<T>::solve_prefixed(const T* s, const T* u, const std::int64_t* offse
 
 template <class T>
 Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn) {
-  const std::int64_t n = drawn ? (series.offsets.empty() ? 0 : series.offsets.back()) : series.size();
+  const std::int64_t n =
+      drawn ? (series.offsets.empty() ? 0 : series.offsets.back()) : series.size();
   if (drawn)
     check_offsets(series.offsets, series.initial.size(), n);
   else

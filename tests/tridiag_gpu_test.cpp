@@ -229,6 +229,28 @@ TEST_P(TridiagVariant, SolvesInPlaceOfTheRightHandSide) {
   expect_near_gold(device.download(device.d, stream), batch, solve_gold(batch), "x aliasing d");
 }
 
+// A random batch drawn on the device (random_row, random_rows.hpp) is random_batch's: solving
+// it gives the bits of solving the host's draws uploaded, in the variant's layout, in float and
+// double, for a rank's systems further on (first_system) and systems of an odd size.
+template <class T>
+void expect_drawn_batch_solves_as_uploaded(Variant v) {
+  for (const std::int64_t first_system : {std::int64_t{0}, std::int64_t{7}}) {
+    const Dims dims{dims_for(v).n - 1, 37, required_layout(v)};
+    const Batch<T> batch = random_batch<T>(dims, test::kSeed, first_system);
+    const Result<T> uploaded = solve_gpu<T>({v, 128, 0}, batch);
+    const Result<T> drawn = solve_gpu<T>({v, 128, 0}, dims, test::kSeed, first_system);
+    ASSERT_EQ(uploaded.x.size(), drawn.x.size());
+    EXPECT_EQ(std::memcmp(uploaded.x.data(), drawn.x.data(), drawn.x.size() * sizeof(T)), 0)
+        << name(v) << ", first system " << first_system;
+  }
+}
+
+TEST_P(TridiagVariant, RandomBatchDrawnOnTheDeviceSolvesAsTheUploadedOne) {
+  PARASOL_REQUIRE_GPU();
+  expect_drawn_batch_solves_as_uploaded<float>(GetParam());
+  expect_drawn_batch_solves_as_uploaded<double>(GetParam());
+}
+
 TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
   PARASOL_REQUIRE_GPU();
   const Dims dims = dims_for(GetParam());

@@ -21,7 +21,7 @@ struct SeededDraws {
   PARASOL_HOST_DEVICE static double unit_of(std::uint64_t word) {
     return (portable::Rn(top_bits(word)) * 0x1.0p-53).v;
   }
-  // The word's top 53 bits as a double, exactly: its two 26- and 27-bit halves through 32-bit
+  // The word's top 53 bits as a double, exactly: their top 27 and low 26 bits through 32-bit
   // conversions, which x86-64's SSE2 does two at a time where it has no 64-bit one. The same
   // value as static_cast<double>(word >> 11).
   PARASOL_HOST_DEVICE static double top_bits(std::uint64_t word) {

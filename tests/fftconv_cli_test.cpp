@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -525,6 +526,43 @@ TEST_F(FftconvCli, GpuRunAgreesWithTheGoldInEveryVariant) {
         EXPECT_LE(number(h5, "/check", "max_relative_difference"),
                   number(h5, "/check", "tolerance"))
             << precision << " " << variant << " " << shape;
+      }
+}
+
+// A GPU run draws a generated signal on the device unless it needs the host's copy (the gold of
+// --check reads it; output.input writes it): so a run with --check and output.input draws on
+// the host, one with neither on the device. They must give the same output, bit for bit (the GPU
+// convolution runs the same kernels in the same order on the same input), for noise and chirp,
+// in float and double, with signals of an odd length in a batch, so that a Box-Muller pair
+// straddles two signals' ends.
+TEST_F(FftconvCli, GpuRunDrawingOnTheDeviceGivesTheHostDrawnRunsBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string precision : {"float", "double"})
+    for (const std::string kind : {"kind = \"noise\"\namplitude = 2.0\n",
+                                   "kind = \"chirp\"\nnoise = 0.1\nf0 = 0.01\nf1 = 0.3\n"})
+      for (const std::string seed : {"1", "46"}) {
+        std::ofstream(dir_ / "p.toml")
+            << "solver = \"fftconv\"\n[problem]\nmode = \"same\"\nprecision = \"" << precision
+            << "\"\n[signal]\n" << kind << "batch = 3\nlength = 100003\nseed = " << seed
+            << "\n[filter]\nlength = 31\n";
+        const std::string run = kExe + " run " + quoted(dir_ / "p.toml") + " --backend gpu --force";
+        const auto host = test::run_shell(run + " --check output.input=true -o " +
+                                          quoted(dir_ / "host.h5"));
+        ASSERT_EQ(host.status, 0) << host.output;
+        const auto device = test::run_shell(run + " output.input=false -o " +
+                                            quoted(dir_ / "device.h5"));
+        ASSERT_EQ(device.status, 0) << device.output;
+        io::ResultReader h(dir_ / "host.h5"), d(dir_ / "device.h5");
+        ASSERT_TRUE(h.exists("/input/signal"));  // the host path drew it
+        EXPECT_FALSE(d.exists("/input/signal"));
+        const std::vector<double> from_host = h.read_doubles("/output");
+        const std::vector<double> from_device = d.read_doubles("/output");
+        ASSERT_EQ(from_host.size(), from_device.size());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < from_host.size(); ++i)
+          differ += std::memcmp(&from_host[i], &from_device[i], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0u) << precision << ", " << kind << "seed " << seed << ": of "
+                              << from_host.size() << " outputs";
       }
 }
 

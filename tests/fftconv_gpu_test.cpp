@@ -18,6 +18,7 @@
 #include "kernels/stream.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/signals.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::fftconv {
@@ -615,6 +616,87 @@ TYPED_TEST(FftconvGpu, FusedImagesAtEveryCompiledColumnLength) {
       EXPECT_LE(a.value, a.tolerance) << name(c.mode) << " " << name(op) << " " << c.rows
                                       << " rows: " << a.description;
     }
+}
+
+// Generated signals drawn on the device (generate_samples_gpu) are the host's (generate_samples)
+// bit for bit: the one sample_pair on both sides, with kernels/portable_math.hpp's log, sin and
+// cos. Noise and chirp + noise, float and double, several seeds; signals of odd sizes (a pair
+// is then cut by a signal's end), 2D ones (the chirp restarts each row), and stretches that
+// start and end mid-signal and on an odd sample (a rank's share, a streamed piece). The device
+// buffer is filled with NaN first, so a sample the kernel never writes cannot pass.
+template <class T>
+void expect_device_draws_equal_host_draws() {
+  struct Stretch {
+    std::int64_t batch, rows, length, first, count;
+  };
+  const Stretch stretches[] = {
+      {1, 1, 1, 0, 1},         {1, 1, 7, 0, 7},         {3, 1, 1001, 0, 3003},
+      {4, 1, 999, 1500, 1997}, {5, 3, 17, 51, 100},      {2, 1, 65537, 65536, 65538},
+      {1, 1, 1 << 20, 12345, (1 << 20) - 12345 - 777},  {7, 2, 33, 1, 7 * 2 * 33 - 2}};
+  for (const SignalKind kind : {SignalKind::noise, SignalKind::chirp})
+    for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{46}, ~std::uint64_t{0}})
+      for (const Stretch& at : stretches) {
+        Signal s;
+        s.kind = kind;
+        s.batch = at.batch;
+        s.rows = at.rows;
+        s.length = at.length;
+        s.amplitude = 1.5;
+        s.f0 = 0.01;
+        s.f1 = 0.4;
+        s.noise = kind == SignalKind::chirp ? 0.1 : 0.0;
+        s.seed = seed;
+        std::vector<T> host(static_cast<std::size_t>(at.count));
+        generate_samples(s, at.first, at.count, host.data());
+        DeviceBuffer<T> d(host.size());
+        fill_bytes(d, 0xFF, nullptr);  // NaN
+        generate_samples_gpu(s, at.first, at.count, d.data(), nullptr);
+        const std::vector<T> device = download(d, nullptr);
+        std::int64_t differ = 0, first_differ = -1;
+        for (std::size_t i = 0; i < host.size(); ++i)
+          if (std::memcmp(&host[i], &device[i], sizeof(T)) != 0 && differ++ == 0)
+            first_differ = static_cast<std::int64_t>(i);
+        EXPECT_EQ(differ, 0) << (kind == SignalKind::noise ? "noise" : "chirp") << ", seed "
+                             << seed << ", " << at.batch << " x " << at.rows << " x "
+                             << at.length << ", samples [" << at.first << ", "
+                             << at.first + at.count << "): first at " << first_differ;
+      }
+}
+
+TEST(FftconvDraws, DeviceDrawsAreTheHostDrawsInFloat) {
+  PARASOL_REQUIRE_GPU();
+  expect_device_draws_equal_host_draws<float>();
+}
+
+TEST(FftconvDraws, DeviceDrawsAreTheHostDrawsInDouble) {
+  PARASOL_REQUIRE_GPU();
+  expect_device_draws_equal_host_draws<double>();
+}
+
+// convolve_gpu from a drawn signal (a share of signals [2, 5) of a batch of 6) is convolve_gpu
+// from the host's draws of the same signals, bit for bit.
+TEST(FftconvDraws, ConvolutionOfADrawnShareIsTheUploadedShares) {
+  PARASOL_REQUIRE_GPU();
+  Signal s;
+  s.kind = SignalKind::chirp;
+  s.batch = 6;
+  s.length = 4099;
+  s.noise = 0.2;
+  s.seed = 7;
+  Problem p;
+  p.mode = Mode::same;
+  p.batch = 3;
+  p.signal = {1, s.length};
+  p.filter = {1, 31};
+  const std::vector<float> filter(31, 1.0f / 31);
+  const std::vector<float> signal = generate_signals<float>(s, 2, 3);
+  const Options o{Variant::r2c, 0};
+  const Result<float> uploaded = convolve_gpu(p, o, signal, filter);
+  const Result<float> drawn = convolve_gpu(p, o, s, 2, filter);
+  ASSERT_EQ(uploaded.output.size(), drawn.output.size());
+  EXPECT_EQ(std::memcmp(uploaded.output.data(), drawn.output.data(),
+                        drawn.output.size() * sizeof(float)),
+            0);
 }
 
 }  // namespace

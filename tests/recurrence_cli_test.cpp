@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -344,6 +345,42 @@ TEST_F(RecurrenceCli, GpuRunAgreesWithTheGoldInBothModes) {
       EXPECT_LE(number(h5, "/check", "max_relative_to_scale"), number(h5, "/check", "tolerance"))
           << mode << " " << precision;
     }
+}
+
+// A GPU run draws a generated AR(1) series on the device unless it needs the host's copy (the
+// gold of --check reads it; output.input writes it): so a run with --check and output.input
+// draws on the host, one with neither on the device. In the reproducible mode (the same bits
+// every run) the two must give the same v, bit for bit, in float and double, for a fixed and a
+// time-varying coefficient, with series of an odd length, so that a Box-Muller pair straddles
+// two series' ends.
+TEST_F(RecurrenceCli, GpuRunDrawingOnTheDeviceGivesTheHostDrawnRunsBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string precision : {"float", "double"})
+    for (const std::string coefficient : {"phi = 0.9\n", "phi_min = 0.5\nphi_max = 0.99\n"})
+      for (const std::string seed : {"1", "46"}) {
+        std::ofstream(dir_ / "p.toml")
+            << "solver = \"recurrence\"\n[problem]\nkind = \"ar1\"\nprecision = \"" << precision
+            << "\"\n[ar1]\nseries = 5\nlength = 100003\nsigma = 1.5\nseed = " << seed << "\n"
+            << coefficient << "[method]\nmode = \"reproducible\"\n";
+        const std::string run = kExe + " run " + quoted(dir_ / "p.toml") + " --backend gpu --force";
+        const auto host = test::run_shell(run + " --check output.input=true -o " +
+                                          quoted(dir_ / "host.h5"));
+        ASSERT_EQ(host.status, 0) << host.output;
+        const auto device = test::run_shell(run + " output.input=false -o " +
+                                            quoted(dir_ / "device.h5"));
+        ASSERT_EQ(device.status, 0) << device.output;
+        io::ResultReader h(dir_ / "host.h5"), d(dir_ / "device.h5");
+        ASSERT_TRUE(h.exists("/input/u"));  // the host path drew it
+        EXPECT_FALSE(d.exists("/input/u"));
+        const std::vector<double> from_host = h.read_doubles("/fields/v");
+        const std::vector<double> from_device = d.read_doubles("/fields/v");
+        ASSERT_EQ(from_host.size(), from_device.size());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < from_host.size(); ++i)
+          differ += std::memcmp(&from_host[i], &from_device[i], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0u) << precision << ", " << coefficient << "seed " << seed << ": of "
+                              << from_host.size() << " elements";
+      }
 }
 
 TEST_F(RecurrenceCli, GpuSweepTimesBothModes) {

@@ -511,6 +511,15 @@ void expect_ar1_runs_are_their_parts(bool time_varying) {
         EXPECT_EQ(made.series.u, cut_out.series.u);
         EXPECT_EQ(made.series.offsets, cut_out.series.offsets);
         EXPECT_EQ(made.series.initial, cut_out.series.initial);
+        // The same run without its elements, for a device to draw them: all else the same.
+        const SeriesPart<T> shape = ar1_run<T>(a, rank, size, cut);
+        EXPECT_TRUE(shape.series.s.empty() && shape.series.u.empty());
+        EXPECT_EQ(shape.first, made.first);
+        EXPECT_EQ(shape.whole, made.whole);
+        EXPECT_EQ(shape.continued, made.continued);
+        EXPECT_EQ(shape.first_segment, made.first_segment);
+        EXPECT_EQ(shape.series.offsets, made.series.offsets);
+        EXPECT_EQ(shape.series.initial, made.series.initial);
       }
   EXPECT_TRUE(split_pair);
 }

@@ -350,5 +350,93 @@ TEST(RecurrenceGpuLong, HundredMillionFloatsMatchTheGold) {
   }
 }
 
+// AR(1) series drawn on the device (draw_ar1_gpu) are the host's (ar1_series) bit for bit: the
+// one ar1_pair on both sides, with kernels/portable_math.hpp's log, sin and cos. Float and double,
+// several seeds, a fixed and a time-varying coefficient, series of odd lengths (a pair cut by a
+// series' end), and runs that start and end mid-series and on an odd step (a rank's run). The
+// device buffers are filled with NaN first, so an element the kernel never writes cannot pass.
+template <class T>
+void expect_device_draws_equal_host_draws() {
+  struct Run {
+    std::int64_t series, length, first, count;
+  };
+  const Run runs[] = {{1, 1, 0, 1},       {1, 7, 0, 7},         {3, 1001, 0, 3003},
+                      {4, 999, 1500, 1997}, {6, 17, 51, 50},    {2, 65537, 65536, 65538},
+                      {1, 1 << 20, 12345, (1 << 20) - 12345 - 777}};
+  for (const bool varying : {false, true})
+    for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{46}, ~std::uint64_t{0}})
+      for (const Run& at : runs) {
+        Ar1 a;
+        a.series = at.series;
+        a.length = at.length;
+        a.phi = 0.9;
+        a.time_varying = varying;
+        a.phi_min = 0.3;
+        a.phi_max = 0.99;
+        a.sigma = 1.5;
+        a.seed = seed;
+        const Series<T> whole = ar1_series<T>(a);
+        DeviceBuffer<T> s(static_cast<std::size_t>(at.count)), u(s.size());
+        fill_bytes(s, 0xFF, nullptr);  // NaN
+        fill_bytes(u, 0xFF, nullptr);
+        draw_ar1_gpu(a, at.first, at.count, s.data(), u.data(), nullptr);
+        const std::vector<T> device_s = download(s, nullptr), device_u = download(u, nullptr);
+        std::int64_t differ = 0, first_differ = -1;
+        for (std::int64_t i = 0; i < at.count; ++i) {
+          const std::size_t w = static_cast<std::size_t>(at.first + i);
+          if ((std::memcmp(&whole.s[w], &device_s[i], sizeof(T)) != 0 ||
+               std::memcmp(&whole.u[w], &device_u[i], sizeof(T)) != 0) &&
+              differ++ == 0)
+            first_differ = i;
+        }
+        EXPECT_EQ(differ, 0) << (varying ? "time-varying" : "fixed") << ", seed " << seed << ", "
+                             << at.series << " x " << at.length << ", elements [" << at.first
+                             << ", " << at.first + at.count << "): first at " << first_differ;
+      }
+}
+
+TEST(RecurrenceDraws, DeviceDrawsAreTheHostDrawsInFloat) {
+  PARASOL_REQUIRE_GPU();
+  expect_device_draws_equal_host_draws<float>();
+}
+
+TEST(RecurrenceDraws, DeviceDrawsAreTheHostDrawsInDouble) {
+  PARASOL_REQUIRE_GPU();
+  expect_device_draws_equal_host_draws<double>();
+}
+
+// A rank's run drawn on the device (DeviceSeries from ar1_run) solves to the bits of the same run
+// drawn on the host and uploaded (ar1_part), in the reproducible mode; and solve_gpu of a drawn
+// whole to those of the uploaded whole.
+TEST(RecurrenceDraws, DrawnRunsSolveToTheUploadedRunsBits) {
+  PARASOL_REQUIRE_GPU();
+  Ar1 a;
+  a.series = 3;
+  a.length = 50001;
+  a.phi = 0.95;
+  a.seed = 5;
+  for (int rank = 0; rank < 3; ++rank) {
+    const SeriesPart<float> uploaded = ar1_part<float>(a, rank, 3, Cut::tiles);
+    const SeriesPart<float> drawn = ar1_run<float>(a, rank, 3, Cut::tiles);
+    EXPECT_TRUE(drawn.series.s.empty());
+    EXPECT_EQ(drawn.series.offsets, uploaded.series.offsets);
+    Stream stream;
+    DeviceSeries<float> up(uploaded.series, stream.get());
+    DeviceSeries<float> on(drawn.series, a, drawn.first, stream.get());
+    ASSERT_EQ(up.size(), on.size());
+    up.solve(ScanMode::reproducible);
+    on.solve(ScanMode::reproducible);
+    const std::vector<float> v_up = up.download(), v_on = on.download();
+    EXPECT_EQ(std::memcmp(v_up.data(), v_on.data(), v_up.size() * sizeof(float)), 0)
+        << "rank " << rank;
+  }
+  const Series<double> whole = ar1_series<double>(a);
+  const Series<double> segments = ar1_segments<double>(a);
+  const Result<double> uploaded = solve_gpu(whole, ScanMode::reproducible);
+  const Result<double> drawn = solve_gpu(segments, ScanMode::reproducible, &a);
+  ASSERT_EQ(uploaded.v.size(), drawn.v.size());
+  EXPECT_EQ(std::memcmp(uploaded.v.data(), drawn.v.data(), drawn.v.size() * sizeof(double)), 0);
+}
+
 }  // namespace
 }  // namespace parasol::recurrence

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
@@ -316,4 +317,31 @@ TEST_F(TridiagCli, GpuSweepTimesEveryVariant) {
 }
 
 }  // namespace
+// A GPU run of random systems draws them on the device unless the gold of --check needs them on
+// the host: the two runs must give the same x, bit for bit (each solve runs the same kernels on
+// the same values), for every variant, in float and double, and several seeds.
+TEST_F(TridiagCli, GpuRandomSystemsDrawnOnTheDeviceGiveTheHostDrawnRunsBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::string variant :
+       {"pcr-shared", "pcr-warp", "thomas-pcr", "thomas", "thomas-scan"})
+    for (const std::string precision : {"float", "double"})
+      for (const std::string seed : {"1", "46"}) {
+        std::ofstream(dir_ / "p.toml")
+            << "solver = \"tridiag\"\n[problem]\nkind = \"random\"\nprecision = \"" << precision
+            << "\"\n[random]\nn = 99\nsystems = 65\nseed = " << seed << "\n";
+        const std::string run = kExe + " run " + quoted(dir_ / "p.toml") +
+                                " --backend gpu --force method.variant=" + variant;
+        const auto host = test::run_shell(run + " --check -o " + quoted(dir_ / "host.h5"));
+        ASSERT_EQ(host.status, 0) << host.output;
+        const auto device = test::run_shell(run + " -o " + quoted(dir_ / "device.h5"));
+        ASSERT_EQ(device.status, 0) << device.output;
+        const std::vector<double> h = io::ResultReader(dir_ / "host.h5").read_doubles("/fields/x");
+        const std::vector<double> d =
+            io::ResultReader(dir_ / "device.h5").read_doubles("/fields/x");
+        ASSERT_EQ(h.size(), d.size());
+        EXPECT_EQ(std::memcmp(h.data(), d.data(), h.size() * sizeof(double)), 0)
+            << variant << ", " << precision << ", seed " << seed;
+      }
+}
+
 }  // namespace parasol

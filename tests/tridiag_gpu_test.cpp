@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -226,6 +227,28 @@ TEST_P(TridiagVariant, SolvesInPlaceOfTheRightHandSide) {
                device.d.data(), stream);
   solver.check(stream);
   expect_near_gold(device.download(device.d, stream), batch, solve_gold(batch), "x aliasing d");
+}
+
+// A random batch drawn on the device (random_row, random_rows.hpp) is random_batch's: solving
+// it gives the bits of solving the host's draws uploaded, in the variant's layout, in float and
+// double, for a rank's systems further on (first_system) and systems of an odd size.
+template <class T>
+void expect_drawn_batch_solves_as_uploaded(Variant v) {
+  for (const std::int64_t first_system : {std::int64_t{0}, std::int64_t{7}}) {
+    const Dims dims{dims_for(v).n - 1, 37, required_layout(v)};
+    const Batch<T> batch = random_batch<T>(dims, test::kSeed, first_system);
+    const Result<T> uploaded = solve_gpu<T>({v, 128, 0}, batch);
+    const Result<T> drawn = solve_gpu<T>({v, 128, 0}, dims, test::kSeed, first_system);
+    ASSERT_EQ(uploaded.x.size(), drawn.x.size());
+    EXPECT_EQ(std::memcmp(uploaded.x.data(), drawn.x.data(), drawn.x.size() * sizeof(T)), 0)
+        << name(v) << ", first system " << first_system;
+  }
+}
+
+TEST_P(TridiagVariant, RandomBatchDrawnOnTheDeviceSolvesAsTheUploadedOne) {
+  PARASOL_REQUIRE_GPU();
+  expect_drawn_batch_solves_as_uploaded<float>(GetParam());
+  expect_drawn_batch_solves_as_uploaded<double>(GetParam());
 }
 
 TEST_P(TridiagVariant, SingularSystemsAreNamedAndTheRecordCleared) {
@@ -601,6 +624,34 @@ TEST_P(TridiagVariant, HeatMatchesTheGoldWithEnds) {
 
   heat.steps = 0;
   EXPECT_EQ(march_heat_gpu<double>(heat, {GetParam(), 64, 0}).u, heat_initial<double>(heat));
+}
+
+// A random or step start is made on the device (drawn_start_at, heat_start.hpp), in the
+// variant's layout: after no step the march holds heat_initial's values, bit for bit, in float
+// and double, for several seeds, odd sizes and a rank's grids further on (first_grid).
+TEST_P(TridiagVariant, HeatStartMadeOnTheDeviceIsTheHostsBitForBit) {
+  PARASOL_REQUIRE_GPU();
+  for (const Initial initial : {Initial::random, Initial::step})
+    for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{46}})
+      for (const std::int64_t first_grid : {std::int64_t{0}, std::int64_t{13}}) {
+        Heat heat;
+        heat.points = 77;
+        heat.grids = 11;
+        heat.steps = 0;
+        heat.initial = initial;
+        heat.seed = seed;
+        heat.first_grid = first_grid;
+        const std::vector<float> f = march_heat_gpu<float>(heat, {GetParam(), 64, 0}).u;
+        const std::vector<float> f_host = heat_initial<float>(heat);
+        ASSERT_EQ(f.size(), f_host.size());
+        EXPECT_EQ(std::memcmp(f.data(), f_host.data(), f.size() * sizeof(float)), 0)
+            << name(GetParam()) << " seed " << seed << " first grid " << first_grid;
+        const std::vector<double> d = march_heat_gpu<double>(heat, {GetParam(), 64, 0}).u;
+        const std::vector<double> d_host = heat_initial<double>(heat);
+        ASSERT_EQ(d.size(), d_host.size());
+        EXPECT_EQ(std::memcmp(d.data(), d_host.data(), d.size() * sizeof(double)), 0)
+            << name(GetParam()) << " seed " << seed << " first grid " << first_grid;
+      }
 }
 
 // Progress comes in stretches of steps, in order, ending at the last step, and watching changes

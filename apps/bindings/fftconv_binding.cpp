@@ -102,7 +102,7 @@ class FftconvRun final : public SolverRun<Params> {
     method_ = {p_.variant, p_.block};
     if (ranks() > 1) return prepare_share(q);
     in::require_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
-    ops_ = in::load_operands<T>(p_, q);
+    ops_ = in::load_operands<T>(p_, q, in::draws_on_device(p_, gpu_, check_));
   }
 
   std::string describe() const override {
@@ -119,8 +119,11 @@ class FftconvRun final : public SolverRun<Params> {
     if (range()) {
       solve_range(timings);
     } else if (gpu_) {
-      result_ = rephrasing(
-          [&] { return fftconv::convolve_gpu(ops_.problem, method_, ops_.signal, ops_.filter); });
+      result_ = rephrasing([&] {
+        return ops_.drawn ? fftconv::convolve_gpu(ops_.problem, method_, p_.signal,
+                                                  ops_.first_drawn, ops_.filter)
+                          : fftconv::convolve_gpu(ops_.problem, method_, ops_.signal, ops_.filter);
+      });
       add_phases(timings, true);
     } else {
       const auto started = Clock::now();
@@ -295,7 +298,8 @@ class FftconvRun final : public SolverRun<Params> {
     method_ = share_->method;
     if (!range()) {
       in::require_memory(t_, p_, share_->part(q), sizeof(T), gpu_, !gpu_ || check_);
-      ops_ = in::load_share<T>(p_, q, share_->first, share_->count);
+      ops_ = in::load_share<T>(p_, q, share_->first, share_->count,
+                               in::draws_on_device(p_, gpu_, check_));
       return;
     }
     // The signal is read piece by piece as the blocks need it (a file's by hyperslab), as a

@@ -253,10 +253,14 @@ Problem problem_of(const io::ParamTable& t, const Params& p) {
   return q;
 }
 
+bool draws_on_device(const Params& p, bool gpu, bool check) {
+  return gpu && !check && !p.write_input && p.signal_generated() && !p.streamed;
+}
+
 // The filter first, and a file before a generated signal: a mistake in a file is reported
 // before seconds go into a long signal.
 template <class T>
-Operands<T> load_operands(const Params& p, const Problem& q) {
+Operands<T> load_operands(const Params& p, const Problem& q, bool on_device) {
   Operands<T> ops;
   ops.problem = q;
   ops.filter = p.filter_generated()
@@ -265,12 +269,15 @@ Operands<T> load_operands(const Params& p, const Problem& q) {
   if (!p.signal_generated() && !p.streamed)
     ops.signal = read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
   // A streamed run (or a rank's range) draws the stretches it reads as it reads them.
-  if (p.signal_generated() && !p.streamed) ops.signal = fftconv::generate_signal<T>(p.signal);
+  ops.drawn = on_device && p.signal_generated() && !p.streamed;
+  if (p.signal_generated() && !p.streamed && !ops.drawn)
+    ops.signal = fftconv::generate_signal<T>(p.signal);
   return ops;
 }
 
 template <class T>
-Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count) {
+Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count,
+                       bool on_device) {
   Operands<T> ops;
   ops.problem = q;
   ops.problem.batch = count;
@@ -283,6 +290,9 @@ Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, st
                                q.filter.size());
   else
     ops.filter = read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
+  ops.drawn = on_device && p.signal_generated() && !p.streamed;
+  ops.first_drawn = first;
+  if (ops.drawn) return ops;
   ops.signal = p.signal_generated()
                    ? fftconv::generate_signals<T>(p.signal, first, count)
                    : read_share<T>(p.signal.file, p.signal.dataset, "signal.dataset", first,
@@ -488,12 +498,12 @@ template void write_volume_inputs<double>(io::ResultFile&, const Params&,
                                           const VolumeOperands<double>&);
 template Problem problem_of<float>(const io::ParamTable&, const Params&);
 template Problem problem_of<double>(const io::ParamTable&, const Params&);
-template Operands<float> load_operands<float>(const Params&, const Problem&);
-template Operands<double> load_operands<double>(const Params&, const Problem&);
+template Operands<float> load_operands<float>(const Params&, const Problem&, bool);
+template Operands<double> load_operands<double>(const Params&, const Problem&, bool);
 template Operands<float> load_share<float>(const Params&, const Problem&, std::int64_t,
-                                         std::int64_t);
+                                         std::int64_t, bool);
 template Operands<double> load_share<double>(const Params&, const Problem&, std::int64_t,
-                                           std::int64_t);
+                                           std::int64_t, bool);
 template void write_input_share<float>(Output&, const Params&, const Problem&,
                                         const Operands<float>&, std::int64_t);
 template void write_input_share<double>(Output&, const Params&, const Problem&,

@@ -56,19 +56,32 @@ Problem problem_of(const io::ParamTable& t, const Params& p);
 template <class T>
 struct Operands {
   Problem problem;
-  std::vector<T> signal;  // batch * signal.size() values; empty when streamed from a file
+  std::vector<T> signal;  // batch * signal.size() values; empty when streamed from a file, or
+                          // when drawn on the device
   std::vector<T> filter;  // filters * filter.size() values
+  // The signal left to be drawn on the device (fftconv::convolve_gpu from a Signal): signals
+  // [first_drawn, first_drawn + problem.batch) of the batch p.signal generates.
+  bool drawn = false;
+  std::int64_t first_drawn = 0;
 };
 
-// The values of problem q (from problem_of), generated or read and checked to be finite.
+// Whether a run draws its generated signal on the device and never on the host: a GPU run of a
+// generated, unstreamed signal that needs no host copy (no --check, whose gold reads it; no
+// output.input, which writes it).
+bool draws_on_device(const Params& p, bool gpu, bool check);
+
+// The values of problem q (from problem_of), generated or read and checked to be finite. With
+// `on_device` (draws_on_device) a generated signal is left to the device (Operands::drawn).
 template <class T>
-Operands<T> load_operands(const Params& p, const Problem& q);
+Operands<T> load_operands(const Params& p, const Problem& q, bool on_device = false);
 
 // A rank's share of a batch: signals [first, first + count) of problem q and their filters (the
 // one filter, or the share's own when each signal has one), generated or read alone (only those
-// rows of each file), checked to be finite. The problem returned has batch = count.
+// rows of each file), checked to be finite. The problem returned has batch = count. With
+// `on_device`, as load_operands.
 template <class T>
-Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count);
+Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count,
+                       bool on_device = false);
 
 // A streamed run's signal: samples [offset, offset + count), from memory or by hyperslab from
 // its file, checked to be finite as they are read.

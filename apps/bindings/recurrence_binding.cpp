@@ -56,13 +56,20 @@ void require_host(const io::ParamTable& t, const Params& p, std::int64_t element
                       (3.0 * sizeof(T) + 16.0) * static_cast<double>(elements));
 }
 
+// A series' elements by its offsets: one drawn on the device holds no s or u on the host.
+template <class T>
+std::int64_t elements_of(const Series<T>& series) {
+  return series.offsets.empty() ? 0 : series.offsets.back();
+}
+
 // s, u and v, the offsets and initial values, and a little for the scan's tile states.
 template <class T>
 void require_device(const io::ParamTable& t, const Params& p, const Series<T>& series) {
   require_device_memory(
       t.source(), size_key(p),
-      std::to_string(series.size()) + " elements in " + std::string(name(p.precision)) + " need",
-      1.01 * recurrence::bytes_per_solve(series.size(), sizeof(T)) +
+      std::to_string(elements_of(series)) + " elements in " + std::string(name(p.precision)) +
+          " need",
+      1.01 * recurrence::bytes_per_solve(elements_of(series), sizeof(T)) +
           static_cast<double>(sizeof(std::int64_t) + sizeof(T)) *
               static_cast<double>(series.segments() + 1));
 }
@@ -117,14 +124,21 @@ class RecurrenceRun final : public SolverRun<Params> {
   void prepare(const RunSetup& setup) override {
     take(setup);
     const recurrence::Cut cut = recurrence::cut_for(gpu_, p_.mode);
+    // A GPU run that needs no host copy of a generated series (no gold to judge it by, no
+    // /input/s and /input/u to write) draws s and u on the device as it solves: the same bits.
+    drawn_ = gpu_ && p_.problem == Problem::ar1 && !check_ && !p_.write_input;
     if (ranks() > 1 && p_.problem == Problem::ar1) {
       // Each rank draws only the series its run meets, and keeps only its run; every rank holds
       // the offsets and initial values of the whole, for rank 0 to write.
-      require_host<T>(t_, p_,
-                      recurrence::span_of(p_.ar1.series * p_.ar1.length,
-                                          recurrence::kTileElements<T>, rank(), ranks(), cut)
-                          .count);
-      part_ = recurrence::ar1_part<T>(p_.ar1, rank(), ranks(), cut);
+      if (!drawn_)
+        require_host<T>(t_, p_,
+                        recurrence::span_of(p_.ar1.series * p_.ar1.length,
+                                            recurrence::kTileElements<T>, rank(), ranks(), cut)
+                            .count);
+      part_ = drawn_ ? recurrence::ar1_run<T>(p_.ar1, rank(), ranks(), cut)
+                     : recurrence::ar1_part<T>(p_.ar1, rank(), ranks(), cut);
+      series_ = recurrence::ar1_segments<T>(p_.ar1);
+    } else if (drawn_) {
       series_ = recurrence::ar1_segments<T>(p_.ar1);
     } else {
       // s and u (or smoothing's y) of a file: each rank reads its run of them alone.
@@ -158,7 +172,7 @@ class RecurrenceRun final : public SolverRun<Params> {
       solve_part(t);
       timings.add("exchange", t.exchange);
     } else if (gpu_) {
-      recurrence::Result<T> r = recurrence::solve_gpu(series_, p_.mode);
+      recurrence::Result<T> r = recurrence::solve_gpu(series_, p_.mode, drawn());
       v_ = std::move(r.v);
       t = r.timings;
     } else {
@@ -258,7 +272,7 @@ class RecurrenceRun final : public SolverRun<Params> {
   // This rank's run, solved by the gold or the scan, with the carries exchanged.
   void solve_part(recurrence::Timings& t) {
     if (gpu_) {
-      recurrence::Result<T> r = recurrence::solve_gpu_part(*part_, p_.mode, *context_);
+      recurrence::Result<T> r = recurrence::solve_gpu_part(*part_, p_.mode, *context_, drawn());
       v_ = std::move(r.v);
       t = r.timings;
       return;
@@ -285,8 +299,11 @@ class RecurrenceRun final : public SolverRun<Params> {
     });
   }
 
+  const recurrence::Ar1* drawn() const { return drawn_ ? &p_.ar1 : nullptr; }
+
   // Across ranks on the GPU, reproducible: the slowest rank's tile totals and prefixed scan.
   std::pair<double, double> steps_{0, 0};
+  bool drawn_ = false;  // s and u drawn on the device, never held on the host
   Series<T> series_;  // across ranks its offsets and initial values only: part_ holds the run
   std::optional<recurrence::SeriesPart<T>> part_;
   std::vector<T> v_;

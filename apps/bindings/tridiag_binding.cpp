@@ -113,8 +113,14 @@ class TridiagRun final : public SolverRun<Params> {
       return;
     } else if (p_.problem == Problem::random) {
       const comm::Slab mine = share_of_random();
-      batch_ = tridiag::random_batch<T>({p_.random.n, mine.count(), tridiag::Layout::contiguous},
-                                        p_.random.seed, mine.begin);
+      // A GPU run that needs no host copy (no gold: no --check) draws its systems on the
+      // device, the same bits (solve_batch); batch_ then holds their extent alone.
+      drawn_ = gpu_ && !check_;
+      const Dims dims{p_.random.n, mine.count(), tridiag::Layout::contiguous};
+      if (drawn_)
+        batch_.dims = dims;
+      else
+        batch_ = tridiag::random_batch<T>(dims, p_.random.seed, mine.begin);
     } else {
       batch_ = take_part(read_batch_part<T>(p_.input, rank(), ranks()));
     }
@@ -408,7 +414,10 @@ class TridiagRun final : public SolverRun<Params> {
     try {
       if (!gpu_) return solve_on_cpu([&] { return tridiag::solve_gold(batch_); });
       const tridiag::Layout layout = tridiag::required_layout(launch_.variant);
-      const tridiag::Result<T> r = tridiag::solve_gpu<T>(launch_, relayout(batch_, layout));
+      const tridiag::Result<T> r =
+          drawn_ ? tridiag::solve_gpu<T>(launch_, {batch_.dims.n, batch_.dims.systems, layout},
+                                         p_.random.seed, first_)
+                 : tridiag::solve_gpu<T>(launch_, relayout(batch_, layout));
       x_ = relayout(r.x, {batch_.dims.n, batch_.dims.systems, layout}, tridiag::Layout::contiguous);
       return r.timings;
     } catch (const tridiag::NumericalError& e) {
@@ -490,6 +499,7 @@ class TridiagRun final : public SolverRun<Params> {
   tridiag::HeatState<double> gold_from_;
   tridiag::Heat part_;        // the grids this rank marches: all of them on one rank
   std::int64_t first_ = 0;            // this rank's first system (grid)
+  bool drawn_ = false;                // a random batch drawn on the device, never on the host
   std::int64_t systems_ = 0;          // in the whole problem
   tridiag::KindBatch<T> kinds_;       // another kind's (this rank's systems), contiguous
   tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks

@@ -27,6 +27,7 @@
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/fused.hpp"
 #include "solvers/fftconv/plan_cache.hpp"
+#include "solvers/fftconv/signals.hpp"
 #include "solvers/fftconv/rows.cuh"
 
 namespace parasol::fftconv {
@@ -999,19 +1000,20 @@ void Convolver<T>::convolve_streamed(const Problem& p, const Options& o,
   }
 }
 
-template <class T>
-Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
-                       const std::vector<T>& filter) {
-  check_problem(p);
-  check_values(p, signal.size(), filter.size());
+namespace {
+
+// Upload (or draw), convolve, download: `fill_signal(x, stream)` puts the batch's signal into
+// the device buffer x, enqueued on the stream.
+template <class T, class FillSignal>
+Result<T> convolve_gpu_with(const Problem& p, const Options& o, std::size_t signal_size,
+                            FillSignal fill_signal, const std::vector<T>& filter) {
   const std::int64_t outputs = p.batch * output_extent(p).size();
   Stream stream;
   Result<T> result;
   EventTimer h2d(stream.get()), compute(stream.get()), d2h(stream.get());
   h2d.start();
-  DeviceBuffer<T> x(signal.size()), h(filter.size()), y(static_cast<std::size_t>(outputs));
-  PARASOL_CUDA(cudaMemcpyAsync(x.data(), signal.data(), x.bytes(), cudaMemcpyHostToDevice,
-                               stream.get()));
+  DeviceBuffer<T> x(signal_size), h(filter.size()), y(static_cast<std::size_t>(outputs));
+  fill_signal(x, stream.get());
   PARASOL_CUDA(cudaMemcpyAsync(h.data(), filter.data(), h.bytes(), cudaMemcpyHostToDevice,
                                stream.get()));
   h2d.stop();
@@ -1034,6 +1036,36 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
   d2h.stop();
   result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds(), setup.seconds()};
   return result;
+}
+
+}  // namespace
+
+template <class T>
+Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
+                       const std::vector<T>& filter) {
+  check_problem(p);
+  check_values(p, signal.size(), filter.size());
+  return convolve_gpu_with<T>(
+      p, o, signal.size(),
+      [&](DeviceBuffer<T>& x, cudaStream_t stream) {
+        PARASOL_CUDA(
+            cudaMemcpyAsync(x.data(), signal.data(), x.bytes(), cudaMemcpyHostToDevice, stream));
+      },
+      filter);
+}
+
+template <class T>
+Result<T> convolve_gpu(const Problem& p, const Options& o, const Signal& drawn,
+                       std::int64_t first_signal, const std::vector<T>& filter) {
+  check_problem(p);
+  const std::int64_t size = p.batch * p.signal.size();
+  check_values(p, static_cast<std::size_t>(size), filter.size());
+  return convolve_gpu_with<T>(
+      p, o, static_cast<std::size_t>(size),
+      [&](DeviceBuffer<T>& x, cudaStream_t stream) {
+        generate_samples_gpu(drawn, first_signal * p.signal.size(), size, x.data(), stream);
+      },
+      filter);
 }
 
 template <class T>
@@ -1202,6 +1234,10 @@ template std::future<void> warm_up_async<float>(const Problem&, std::vector<Opti
 template std::future<void> warm_up_async<double>(const Problem&, std::vector<Options>);
 template Result<float> convolve_gpu(const Problem&, const Options&, const std::vector<float>&,
                                     const std::vector<float>&);
+template Result<float> convolve_gpu(const Problem&, const Options&, const Signal&, std::int64_t,
+                                    const std::vector<float>&);
+template Result<double> convolve_gpu(const Problem&, const Options&, const Signal&, std::int64_t,
+                                     const std::vector<double>&);
 template Result<double> convolve_gpu(const Problem&, const Options&, const std::vector<double>&,
                                      const std::vector<double>&);
 template Result<float> convolve_range_gpu(const Problem&, const Options&,

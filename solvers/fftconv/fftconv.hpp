@@ -305,6 +305,15 @@ template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
                        const std::vector<T>& filter);
 
+struct Signal;  // params.hpp
+
+// The same with the signals not uploaded but drawn on the device: signals [first_signal,
+// first_signal + p.batch) of the batch `drawn` generates (generate_samples_gpu, signals.hpp: the
+// host's bits). host_to_device times the draw and the filter's upload.
+template <class T>
+Result<T> convolve_gpu(const Problem& p, const Options& o, const Signal& drawn,
+                       std::int64_t first_signal, const std::vector<T>& filter);
+
 // A range of one 1D signal's output in device memory, as a rank's share of a run across ranks:
 // output samples [first_output, first_output + outputs) of the whole problem p (batch 1), with
 // `o` as chosen_options makes it (overlap-save or fused, block explicit). `window` holds signal

@@ -2,25 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cpu_threads.hpp"
 #include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
+#include "solvers/fftconv/signal_sample.hpp"
 
 namespace parasol::fftconv {
 namespace {
-
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-// The chirp at sample t of a row of `length`. The phase is reduced to a fraction of a cycle
-// before the cosine: at t = 2^26 it is some 10^7 cycles, and cos of so large an argument would
-// lose digits that the fraction keeps.
-double chirp(const Signal& s, std::int64_t t) {
-  const double time = static_cast<double>(t);
-  const double cycles =
-      s.f0 * time + (s.f1 - s.f0) * time * time / (2.0 * static_cast<double>(s.length));
-  return s.amplitude * std::cos(kTwoPi * (cycles - std::floor(cycles)));
-}
 
 std::vector<double> taps_along(const Filter& f, std::int64_t taps) {
   return f.kind == FilterKind::box ? box_taps(taps) : gaussian_taps(taps, gaussian_sigma(f, taps));
@@ -43,36 +33,46 @@ std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_
 
 template <class T>
 void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T* into) {
-  const std::int64_t size = s.depth * s.rows * s.length;
-  const bool noisy = s.kind == SignalKind::noise || s.noise > 0;
-  const double scale = s.kind == SignalKind::noise ? s.amplitude : s.noise;
-  // A chunk's samples on one thread, a pair of normals at a time: the chunks are even in
-  // length, so a pair is split between two chunks only at a stretch's odd first sample.
+  const SampleRule rule_of_all = sample_rule(s);
+  // A chunk's samples on one thread, a pair at a time (sample_pair): the chunks are even in
+  // length, so a pair is split between two chunks only at a stretch's odd first sample, and
+  // then each makes the pair and keeps its own half.
   constexpr std::int64_t kSamplesAtOnce = std::int64_t{1} << 14;
   for_chunks(
       count, kSamplesAtOnce,
       [&](std::int64_t begin, std::int64_t end) {
+        // The thread's own copy: the stores through `into` might alias the caller's, so the
+        // compiler would read the rule again at every pair and keep its tests in the loop.
+        const SampleRule rule = rule_of_all;
         for (std::int64_t at = first + begin; at < first + end;) {
-          const std::int64_t b = at / size, stop = std::min(first + end, (b + 1) * size);
-          const CounterDraws draws(s.seed, static_cast<std::uint64_t>(b));
-          for (std::int64_t i = at - b * size; at < stop; ++i, ++at) {
-            double value = s.kind == SignalKind::chirp ? chirp(s, i % s.length) : 0.0;
-            if (noisy) {
-              const auto q = static_cast<std::uint64_t>(i / 2);
-              const SeededDraws::Pair pair = SeededDraws::normal_pair(draws.word(2 * q),
-                                                                      draws.word(2 * q + 1));
-              value += scale * (i % 2 == 0 ? pair.first : pair.second);
-              // The pair's second normal is the next sample's, when it is in the stretch.
-              if (i % 2 == 0 && at + 1 < stop) {
-                into[at - first] = static_cast<T>(value);
-                ++i;
-                ++at;
-                value = s.kind == SignalKind::chirp ? chirp(s, i % s.length) : 0.0;
-                value += scale * pair.second;
-              }
+          // Samples [i, stop) of signal b, into `out` from its sample 0.
+          const std::int64_t b = at / rule.size;
+          const std::int64_t i = at - b * rule.size;
+          const std::int64_t stop = std::min(first + end, (b + 1) * rule.size) - b * rule.size;
+          T* out = into + (b * rule.size - first);
+          const CounterDraws draws(rule.seed, static_cast<std::uint64_t>(b));
+          std::int64_t q = i / 2;
+          if (i % 2 == 1) out[i] = static_cast<T>(sample_pair(rule, draws, q++).second);
+          // The loop for each kind, its choices constants: a test in the loop would keep it from
+          // running in vector registers (noise; a chirp's i mod length keeps it scalar anyway).
+          const auto whole_pairs = [&](auto chirp, auto noisy) {
+            SampleRule r = rule;
+            r.chirp = decltype(chirp)::value;
+            r.noisy = decltype(noisy)::value;
+            for (; 2 * q + 1 < stop; ++q) {
+              const SamplePair pair = sample_pair(r, draws, q);
+              out[2 * q] = static_cast<T>(pair.first);
+              out[2 * q + 1] = static_cast<T>(pair.second);
             }
-            into[at - first] = static_cast<T>(value);
-          }
+          };
+          if (!rule.chirp)
+            whole_pairs(std::false_type{}, std::true_type{});
+          else if (rule.noisy)
+            whole_pairs(std::true_type{}, std::true_type{});
+          else
+            whole_pairs(std::true_type{}, std::false_type{});
+          if (2 * q < stop) out[2 * q] = static_cast<T>(sample_pair(rule, draws, q).first);
+          at = b * rule.size + stop;
         }
       },
       [](std::int64_t) {});

@@ -2,6 +2,8 @@
 // box filters. Reading input files is the front end's (solvers do not depend on HDF5).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -16,9 +18,10 @@ namespace parasol::fftconv {
 // words exactly; docs/generated-inputs.md): its normal is SeededDraws::normal_pair (Box-Muller)
 // of words 2q and 2q + 1 of CounterDraws(s.seed, b), q = i / 2, the pair's first for even i and
 // its second for odd i. A noise sample is amplitude times that normal; a chirp sample is the
-// chirp at i mod length plus `noise` times it (none drawn when noise is 0). So any stretch of
-// any signal is made alone, and a seed gives the same samples whatever the batch, the ranks,
-// the threads or the cut, on any machine whose log, cos and sin round alike.
+// chirp at i mod length plus `noise` times it (none drawn when noise is 0); sample_pair
+// (signal_sample.hpp) is that definition, shared with the device's draws. So any stretch of any
+// signal is made alone, and a seed gives the same samples whatever the batch, the ranks, the
+// threads or the cut, on any machine, host or device (kernels/portable_math.hpp).
 template <class T>
 std::vector<T> generate_signal(const Signal& s);
 // Signals [first, first + count) of the batch alone (a rank's share), as generate_signal makes
@@ -30,6 +33,12 @@ std::vector<T> generate_signals(const Signal& s, std::int64_t first, std::int64_
 // piece) made without the samples before it.
 template <class T>
 void generate_samples(const Signal& s, std::int64_t first, std::int64_t count, T* into);
+
+// The same samples drawn on the device into d_into (device memory), enqueued on `stream`: the
+// host's bits (sample_pair, one definition), a thread per pair of samples (signals.cu).
+template <class T>
+void generate_samples_gpu(const Signal& s, std::int64_t first, std::int64_t count, T* d_into,
+                          cudaStream_t stream);
 
 // One filter of f.depth x f.rows x f.length taps (gaussian or box; 2D and 3D: the product of the
 // 1D filters along each axis), summing to 1 before rounding to T.

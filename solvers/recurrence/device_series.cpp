@@ -7,6 +7,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -26,6 +27,24 @@ DeviceSeries<T>::DeviceSeries(const Series<T>& series, cudaStream_t stream)
   upload(offsets_, series.offsets, stream_);
   // The series is the caller's pageable memory: the copies must have read it before it can go.
   PARASOL_CUDA(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+DeviceSeries<T>::DeviceSeries(const Series<T>& segments, const Ar1& drawn, std::int64_t first,
+                              cudaStream_t stream)
+    : n_(segments.offsets.empty() ? 0 : segments.offsets.back()),
+      segments_(segments.segments()),
+      stream_(stream) {
+  check_offsets(segments.offsets, segments.initial.size(), n_);
+  s_ = DeviceBuffer<T>(static_cast<std::size_t>(n_));
+  u_ = DeviceBuffer<T>(static_cast<std::size_t>(n_));
+  v_ = DeviceBuffer<T>(static_cast<std::size_t>(n_));
+  initial_ = DeviceBuffer<T>(segments.initial.size());
+  offsets_ = DeviceBuffer<std::int64_t>(segments.offsets.size());
+  draw_ar1_gpu(drawn, first, n_, s_.data(), u_.data(), stream_);
+  upload(initial_, segments.initial, stream_);
+  upload(offsets_, segments.offsets, stream_);
+  PARASOL_CUDA(cudaStreamSynchronize(stream_));  // as the uploading constructor: ready when made
 }
 
 template <class T>

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <future>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
+#include "solvers/recurrence/ar1_steps.hpp"
 
 namespace parasol::recurrence {
 namespace {
@@ -39,39 +41,64 @@ void fresh_elements(Series<T>& series, std::int64_t n) {
 }
 
 // Elements [begin, end) of the AR(1) series laid one after another (series k's step j is element
-// k a.length + j), into s and u from their starts, on every core: each Box-Muller pair on its
-// own, as ar1_series (problems.hpp) defines them.
+// k a.length + j), into s and u from their starts, on every core: a pair of steps at a time, as
+// ar1_pair (ar1_steps.hpp) makes them.
 template <class T>
-void draw_ar1(const Ar1& a, std::int64_t begin, std::int64_t end, T* s, T* u) {
+void draw_ar1(const Ar1& problem, std::int64_t begin, std::int64_t end, T* s, T* u) {
   if (begin >= end) return;
+  const std::int64_t length = problem.length;
   // Pair p is pair p % pairs of series p / pairs: steps 2 (p % pairs) and the one after, when
   // there is one (an odd length leaves the last pair half used).
-  const std::int64_t pairs = (a.length + 1) / 2;
-  const auto pair_of = [&](std::int64_t i) { return i / a.length * pairs + i % a.length / 2; };
+  const std::int64_t pairs = (length + 1) / 2;
+  const auto pair_of = [&](std::int64_t i) { return i / length * pairs + i % length / 2; };
   const std::int64_t first_pair = pair_of(begin), count = pair_of(end - 1) + 1 - first_pair;
-  const double width = a.phi_max - a.phi_min;
-  const auto put = [&](std::int64_t i, std::int64_t j, const CounterDraws& coefficients,
-                       double normal) {
-    if (i < begin || i >= end) return;
-    const double phi = a.time_varying
-                           ? a.phi_min + width * SeededDraws::open_unit_of(coefficients.word(j))
-                           : a.phi;
-    s[i - begin] = static_cast<T>(phi);
-    u[i - begin] = static_cast<T>(a.sigma * normal);
-  };
   constexpr std::int64_t kPairsAtOnce = std::int64_t{1} << 14;  // a thread's share at a time
   for_chunks(
       count, kPairsAtOnce,
       [&](std::int64_t first, std::int64_t last) {
+        // The thread's own copy: the stores through s and u might alias the caller's, so the
+        // compiler would read it again at every pair and keep its tests in the loop.
+        const Ar1 a = problem;
         for (std::int64_t p = first_pair + first; p < first_pair + last;) {
           const std::int64_t k = p / pairs, stop = std::min(first_pair + last, (k + 1) * pairs);
           const CounterDraws noise(a.seed, 2 * k), coefficients(a.seed, 2 * k + 1);
-          for (std::int64_t j = 2 * (p - k * pairs); p < stop; ++p, j += 2) {
-            const SeededDraws::Pair pair =
-                SeededDraws::normal_pair(noise.word(j), noise.word(j + 1));
-            put(k * a.length + j, j, coefficients, pair.first);
-            if (j + 1 < a.length) put(k * a.length + j + 1, j + 1, coefficients, pair.second);
+          // Steps [lo, hi) of series k are this chunk's: its pairs', within [begin, end) and
+          // the series. Only the first step of all (begin) may cut a pair at its start, and
+          // only the last (end, or an odd length) at its end: between them every pair is
+          // written whole, with no test in the loop.
+          const std::int64_t at = k * a.length - begin;  // where step 0 of series k goes
+          const std::int64_t lo = std::max(2 * (p - k * pairs), -at);
+          const std::int64_t hi = std::min({2 * (stop - k * pairs), a.length, end - begin - at});
+          const auto put = [&](std::int64_t j, double s_value, double u_value) {
+            s[at + j] = static_cast<T>(s_value);
+            u[at + j] = static_cast<T>(u_value);
+          };
+          std::int64_t j = lo - lo % 2;
+          if (lo % 2 == 1) {
+            const Ar1Pair pair = ar1_pair(a, noise, coefficients, j);
+            put(j + 1, pair.s1, pair.u1);
+            j += 2;
           }
+          // The loop twice, a fixed and a time-varying coefficient, each with its choice a
+          // constant: a test in the loop would keep it from running in vector registers.
+          const auto whole_pairs = [&](auto varying) {
+            Ar1 rule = a;
+            rule.time_varying = decltype(varying)::value;
+            for (; j + 1 < hi; j += 2) {
+              const Ar1Pair pair = ar1_pair(rule, noise, coefficients, j);
+              put(j, pair.s0, pair.u0);
+              put(j + 1, pair.s1, pair.u1);
+            }
+          };
+          if (a.time_varying)
+            whole_pairs(std::true_type{});
+          else
+            whole_pairs(std::false_type{});
+          if (j < hi) {
+            const Ar1Pair pair = ar1_pair(a, noise, coefficients, j);
+            put(j, pair.s0, pair.u0);
+          }
+          p = stop;
         }
       },
       [](std::int64_t) {});
@@ -90,6 +117,16 @@ Series<T> ar1_series(const Ar1& a) {
 
 template <class T>
 SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut) {
+  SeriesPart<T> part = ar1_run<T>(a, rank, size, cut);
+  if (part.series.offsets.back() == 0) return part;
+  fresh_elements(part.series, part.series.offsets.back());
+  draw_ar1(a, part.first, part.first + part.series.offsets.back(), part.series.s.data(),
+           part.series.u.data());
+  return part;
+}
+
+template <class T>
+SeriesPart<T> ar1_run(const Ar1& a, int rank, int size, Cut cut) {
   SeriesPart<T> part;
   part.whole = a.series * a.length;
   const Span span = span_of(part.whole, kTileElements<T>, rank, size, cut);
@@ -106,8 +143,6 @@ SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut) {
     series.initial.push_back(k == k0 && part.continued ? T(0) : static_cast<T>(a.x0));
   }
   series.offsets.push_back(span.count);
-  fresh_elements(series, span.count);
-  draw_ar1(a, begin, end, series.s.data(), series.u.data());
   return part;
 }
 
@@ -351,6 +386,8 @@ template Series<float> ar1_series<float>(const Ar1&);
 template Series<double> ar1_series<double>(const Ar1&);
 template SeriesPart<float> ar1_part<float>(const Ar1&, int, int, Cut);
 template SeriesPart<double> ar1_part<double>(const Ar1&, int, int, Cut);
+template SeriesPart<float> ar1_run<float>(const Ar1&, int, int, Cut);
+template SeriesPart<double> ar1_run<double>(const Ar1&, int, int, Cut);
 template Series<float> ar1_segments<float>(const Ar1&);
 template Series<double> ar1_segments<double>(const Ar1&);
 template Series<float> smoothing_series<float>(const std::vector<double>&, std::int64_t, double);

@@ -18,8 +18,9 @@ namespace parasol::recurrence {
 // SeededDraws::normal_pair (Box-Muller) of words 2q and 2q + 1 of CounterDraws(a.seed, 2k),
 // q = j / 2, the pair's first for even j and its second for odd j; a time-varying coefficient is
 // phi_min + (phi_max - phi_min) times open_unit_of word j of CounterDraws(a.seed, 2k + 1).
-// s = phi and u = sigma times the normal, rounded to T. A seed gives the same series on any
-// machine whose log, cos and sin round alike.
+// s = phi and u = sigma times the normal, rounded to T (ar1_pair in ar1_steps.hpp, shared with
+// the device's draws). A seed gives the same series on any machine, host or device
+// (kernels/portable_math.hpp).
 template <class T>
 Series<T> ar1_series(const Ar1& a);
 
@@ -27,6 +28,18 @@ Series<T> ar1_series(const Ar1& a);
 // without the rest: only the run's elements are drawn.
 template <class T>
 SeriesPart<T> ar1_part(const Ar1& a, int rank, int size, Cut cut);
+
+// ar1_part without s and u: the run's place, offsets and initial values alone, for a run whose
+// elements are drawn on the device (draw_ar1_gpu).
+template <class T>
+SeriesPart<T> ar1_run(const Ar1& a, int rank, int size, Cut cut);
+
+// Elements [first, first + count) of ar1_series(a)'s s and u, drawn on the device into d_s and
+// d_u from their starts, enqueued on `stream`: the same bits as the host draws (ar1_pair, one
+// definition), a thread per pair of steps (ar1_draw.cu).
+template <class T>
+void draw_ar1_gpu(const Ar1& a, std::int64_t first, std::int64_t count, T* d_s, T* d_u,
+                  cudaStream_t stream);
 
 // ar1_series(a)'s offsets and initial values alone (no elements): what every rank of a run
 // across ranks holds of the whole.

@@ -23,7 +23,8 @@ namespace {
 template <class T>
 std::int64_t continued_stretch(const SeriesPart<T>& part) {
   if (!part.continued) return 0;
-  return part.series.segments() > 1 ? part.series.offsets[1] : part.size();
+  // The offsets, not s: a run drawn on the device holds no s on the host.
+  return part.series.segments() > 1 ? part.series.offsets[1] : part.series.offsets.back();
 }
 
 // A product of many coefficients, as the carry's weight: below long double's least normal it
@@ -40,6 +41,24 @@ template <class T>
 T product_of(const std::vector<T>& s) {
   long double product = 1;
   for (std::size_t i = 0; i < s.size() && product != 0; ++i) times(product, s[i]);
+  return static_cast<T>(product);
+}
+
+// The same of a run whose s is on the device alone (drawn there), brought back a piece at a
+// time until the product is 0: for |s| <= 0.99 within 1.2 million elements (0.99^n passes long
+// double's least normal, 2^-16382, at n = 1.13 million), so a run's s is not brought back whole.
+template <class T>
+T product_on_device(const DeviceSeries<T>& device) {
+  constexpr std::int64_t kPiece = std::int64_t{1} << 16;
+  std::vector<T> piece;
+  long double product = 1;
+  for (std::int64_t at = 0; at < device.size() && product != 0; at += kPiece) {
+    piece.resize(static_cast<std::size_t>(std::min(kPiece, device.size() - at)));
+    PARASOL_CUDA(cudaMemcpyAsync(piece.data(), device.s() + at, piece.size() * sizeof(T),
+                                 cudaMemcpyDeviceToHost, device.stream()));
+    PARASOL_CUDA(cudaStreamSynchronize(device.stream()));
+    for (std::size_t i = 0; i < piece.size() && product != 0; ++i) times(product, piece[i]);
+  }
   return static_cast<T>(product);
 }
 
@@ -144,14 +163,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 template <class T>
-Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context) {
-  const std::int64_t n = part.size();
+Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context,
+                         const Ar1* drawn) {
+  const std::int64_t n = drawn ? part.series.offsets.back() : part.size();
   if (mode == ScanMode::reproducible && part.first % kTileElements<T> != 0)
     throw Error("recurrence: a reproducible run across ranks must start on a tile boundary");
   Result<T> result;
   Stream stream;
   auto start = std::chrono::steady_clock::now();
-  DeviceSeries<T> device(part.series, stream.get());  // waits for its uploads
+  DeviceSeries<T> device = drawn ? DeviceSeries<T>(part.series, *drawn, part.first, stream.get())
+                                 : DeviceSeries<T>(part.series, stream.get());  // waits
   result.timings.host_to_device = seconds_since(start);
 
   if (mode == ScanMode::reproducible) {
@@ -185,7 +206,8 @@ Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context
     if (n > 0) {
       device.solve(mode);
       mine.u = device.value(n - 1);
-      mine.s = part.continued && continued_stretch(part) == n ? product_of(part.series.s) : T(0);
+      const bool through = part.continued && continued_stretch(part) == n;
+      mine.s = !through ? T(0) : drawn ? product_on_device(device) : product_of(part.series.s);
     }
     const comm::Scan<Map<T>> scan =
         context.exclusive_scan(mine, Map<T>{T(1), T(0)}, [](const Map<T>& a, const Map<T>& b) {
@@ -296,9 +318,10 @@ template std::vector<double> solve_gold_part<float>(const SeriesPart<float>&, co
                                                     double*);
 template std::vector<double> solve_gold_part<double>(const SeriesPart<double>&, comm::Context&,
                                                      double*);
-template Result<float> solve_gpu_part<float>(const SeriesPart<float>&, ScanMode, comm::Context&);
+template Result<float> solve_gpu_part<float>(const SeriesPart<float>&, ScanMode, comm::Context&,
+                                             const Ar1*);
 template Result<double> solve_gpu_part<double>(const SeriesPart<double>&, ScanMode,
-                                               comm::Context&);
+                                               comm::Context&, const Ar1*);
 template std::vector<double> magnitude_scale_part<float>(const SeriesPart<float>&,
                                                          comm::Context&);
 template std::vector<double> magnitude_scale_part<double>(const SeriesPart<double>&,

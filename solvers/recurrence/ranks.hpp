@@ -73,8 +73,11 @@ std::vector<double> solve_gold_part(const SeriesPart<T>& part, comm::Context& co
 
 // The scan on this rank's run on its device: upload, the exchange of carries, solve, download.
 // Collective. The part must have been cut by tiles for ScanMode::reproducible (cut_for(mode)).
+// With `drawn`, the part holds no s and u (ar1_run) and the run's are drawn on the device from
+// that AR(1) problem (DeviceSeries), host_to_device timing the draw.
 template <class T>
-Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context);
+Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context,
+                         const Ar1* drawn = nullptr);
 
 // The cut each way of solving needs.
 inline Cut cut_for(bool gpu, ScanMode mode) {

@@ -7,6 +7,7 @@
 #include "kernels/event.hpp"
 #include "kernels/scan/device.cuh"
 #include "kernels/stream.hpp"
+#include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -136,9 +137,13 @@ void Solver<T>::solve_prefixed(const T* s, const T* u, const std::int64_t* offse
 }
 
 template <class T>
-Result<T> solve_gpu(const Series<T>& series, ScanMode mode) {
-  check_series(series);
-  const std::int64_t n = series.size();
+Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn) {
+  const std::int64_t n =
+      drawn ? (series.offsets.empty() ? 0 : series.offsets.back()) : series.size();
+  if (drawn)
+    check_offsets(series.offsets, series.initial.size(), n);
+  else
+    check_series(series);
   Stream stream;
   const auto upload = [&](const auto& host) {
     using V = typename std::decay_t<decltype(host)>::value_type;
@@ -151,7 +156,10 @@ Result<T> solve_gpu(const Series<T>& series, ScanMode mode) {
   Result<T> result;
   EventTimer h2d(stream.get()), compute(stream.get()), d2h(stream.get());
   h2d.start();
-  DeviceBuffer<T> s = upload(series.s), u = upload(series.u), initial = upload(series.initial);
+  DeviceBuffer<T> s = drawn ? DeviceBuffer<T>(static_cast<std::size_t>(n)) : upload(series.s);
+  DeviceBuffer<T> u = drawn ? DeviceBuffer<T>(static_cast<std::size_t>(n)) : upload(series.u);
+  if (drawn) draw_ar1_gpu(*drawn, 0, n, s.data(), u.data(), stream.get());
+  DeviceBuffer<T> initial = upload(series.initial);
   DeviceBuffer<std::int64_t> offsets = upload(series.offsets);
   DeviceBuffer<T> v(static_cast<std::size_t>(n));
   h2d.stop();
@@ -172,7 +180,7 @@ Result<T> solve_gpu(const Series<T>& series, ScanMode mode) {
 
 template class Solver<float>;
 template class Solver<double>;
-template Result<float> solve_gpu(const Series<float>&, ScanMode);
-template Result<double> solve_gpu(const Series<double>&, ScanMode);
+template Result<float> solve_gpu(const Series<float>&, ScanMode, const Ar1*);
+template Result<double> solve_gpu(const Series<double>&, ScanMode, const Ar1*);
 
 }  // namespace parasol::recurrence

@@ -155,9 +155,13 @@ struct Result {
   Timings timings;
 };
 
-// Upload, solve, download.
+struct Ar1;  // params.hpp
+
+// Upload, solve, download. With `drawn`, s and u are not uploaded but drawn on the device from
+// that AR(1) problem (draw_ar1_gpu, problems.hpp: the host's bits), and `series` holds its
+// offsets and initial values alone (ar1_segments); host_to_device then times the draw.
 template <class T>
-Result<T> solve_gpu(const Series<T>& series, ScanMode mode);
+Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn = nullptr);
 
 // A series resident on the device, for the sweep and the benchmarks: s, u, the offsets and the
 // initial values uploaded once, v solved into many times and read back when asked. The app
@@ -167,6 +171,11 @@ class DeviceSeries {
  public:
   // Checks the series (check_series) and uploads it on the stream.
   DeviceSeries(const Series<T>& series, cudaStream_t stream);
+  // A run of an AR(1) problem made on the device: `segments` holds the run's offsets and initial
+  // values alone (ar1_run), uploaded; s and u are elements [first, first + n) of the whole
+  // problem, n = segments.offsets.back(), drawn on the device (draw_ar1_gpu), not on the host.
+  DeviceSeries(const Series<T>& segments, const Ar1& drawn, std::int64_t first,
+               cudaStream_t stream);
   // Fills v with NaN, so an element the scan never writes cannot pass for a result.
   void poison();
   // v from s, u, the offsets and the initial values, enqueued on the stream. The Solver (and its
@@ -174,6 +183,7 @@ class DeviceSeries {
   void solve(ScanMode mode);
   std::vector<T> download() const;  // v; waits for the stream
   const T* v() const { return v_.data(); }  // v on the device
+  const T* s() const { return s_.data(); }  // s on the device
 
   // Across ranks (ranks.cpp): one initial value replaced, now; v[i], waiting for the stream; the
   // reproducible scan's tile totals of this run (waits); and the run solved reproducibly from

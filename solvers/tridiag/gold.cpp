@@ -8,6 +8,7 @@
 #include "kernels/error.hpp"
 #include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
+#include "solvers/tridiag/random_rows.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -81,25 +82,12 @@ Batch<T> random_batch(const Dims& dims, std::uint64_t seed, std::int64_t first_s
       [&](std::int64_t first, std::int64_t last) {
         for (std::int64_t row = first; row < last; ++row) {
           const std::int64_t m = row / dims.n, i = row % dims.n;
-          const auto word = [&](std::uint64_t k) {
-            return draws.word(5 * static_cast<std::uint64_t>(first_system * dims.n + row) + k);
-          };
-          double a = 2 * SeededDraws::unit_of(word(0)) - 1;
-          double c = 2 * SeededDraws::unit_of(word(1)) - 1;
-          const double u = SeededDraws::unit_of(word(2));
-          const bool negative = (word(3) >> 63) != 0;
-          const double d = 2 * SeededDraws::unit_of(word(4)) - 1;
-          if (i == 0) a = 0;
-          if (i == dims.n - 1) c = 0;
-          const T at = static_cast<T>(a), ct = static_cast<T>(c);
-          // Dominance measured on the stored (rounded) off-diagonals.
-          const double magnitude =
-              std::abs(static_cast<double>(at)) + std::abs(static_cast<double>(ct)) + 1 + u;
+          const RandomRow<T> drawn = random_row<T>(draws, dims.n, first_system * dims.n + row);
           const auto k = static_cast<std::size_t>(dims.index(m, i));
-          batch.a[k] = at;
-          batch.b[k] = static_cast<T>(negative ? -magnitude : magnitude);
-          batch.c[k] = ct;
-          batch.d[k] = static_cast<T>(d);
+          batch.a[k] = drawn.a;
+          batch.b[k] = drawn.b;
+          batch.c[k] = drawn.c;
+          batch.d[k] = drawn.d;
         }
       },
       [](std::int64_t) {});

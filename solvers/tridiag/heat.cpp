@@ -10,6 +10,7 @@
 #include "kernels/host_memory.hpp"
 #include "kernels/seeded_draws.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/heat_start.hpp"
 
 namespace parasol::tridiag {
 namespace {
@@ -31,28 +32,17 @@ std::vector<T> heat_initial(const Heat& heat) {
   const std::int64_t n = heat.points;
   std::vector<T> u = huge_vector<T>(static_cast<std::size_t>(n * heat.grids));
   // A random start's point j of grid g is word (first_grid + g) n + j of its stream: a rank's
-  // grids are drawn alone, on every core, as the whole problem's are.
+  // grids are drawn alone, on every core, as the whole problem's are (drawn_start_at).
   const CounterDraws draws(heat.seed, 0);
-  const std::int64_t first = heat.first_grid * n;
   constexpr std::int64_t kPointsAtOnce = std::int64_t{1} << 14;
   for_chunks(
       n * heat.grids, kPointsAtOnce,
       [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
           const std::int64_t j = i % n;
-          double value = 0;
-          switch (heat.initial) {
-            case Initial::sine: value = sine_mode(heat, j); break;
-            case Initial::random:
-              value = SeededDraws::unit_of(draws.word(static_cast<std::uint64_t>(first + i)));
-              break;
-            case Initial::step: {
-              // Point j sits at x = (j + 1) / (n + 1) on [0, 1]; 1 where 1/3 <= x <= 2/3.
-              const std::int64_t x3 = 3 * (j + 1);
-              value = x3 >= n + 1 && x3 <= 2 * (n + 1) ? 1.0 : 0.0;
-              break;
-            }
-          }
+          const double value = heat.initial == Initial::sine
+                                   ? sine_mode(heat, j)
+                                   : drawn_start_at(heat, draws, i / n, j);
           u[static_cast<std::size_t>(i)] = static_cast<T>(value);
         }
       },

@@ -13,6 +13,7 @@
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/heat_start.hpp"
 #include "solvers/tridiag/kinds.hpp"
 
 namespace parasol::tridiag {
@@ -39,6 +40,37 @@ void build_rhs(const Heat& heat, const Dims& dims, const T* d_u, T* d_d, cudaStr
   heat_rhs_kernel<T><<<blocks, kThreads, 0, stream>>>(
       dims.n, dims.systems, dims.layout == Layout::interleaved, static_cast<T>(heat.lambda),
       static_cast<T>(heat.left), static_cast<T>(heat.right), d_u, d_d);
+  PARASOL_CHECK_LAUNCH(stream);
+}
+
+// The step matrix (a = c = -1, b = 2 + lambda, as heat_matrix makes it) and, for a random or
+// step start, the starting temperatures (drawn_start_at, the host's bits) made on the device
+// in the layout's order: nothing of the size of the problem is made on the host or uploaded.
+template <class T>
+__global__ void heat_start_kernel(Heat heat, CounterDraws draws, std::int64_t n,
+                                  std::int64_t systems, bool interleaved, bool start, T* a, T* b,
+                                  T* c, T* u) {
+  const T diagonal = static_cast<T>(2 + heat.lambda);
+  for (const std::int64_t k : grid_stride(n * systems)) {
+    a[k] = T(-1);
+    b[k] = diagonal;
+    c[k] = T(-1);
+    if (!start) continue;
+    const std::int64_t row = interleaved ? k / systems : k % n;
+    const std::int64_t grid = interleaved ? k % systems : k / n;
+    u[k] = static_cast<T>(drawn_start_at(heat, draws, grid, row));
+  }
+}
+
+template <class T>
+void make_on_device(const Heat& heat, const Dims& dims, bool start, T* a, T* b, T* c, T* u,
+                    cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  const int blocks = grid_stride_blocks(dims.size(), kThreads);
+  PARASOL_NOTE_LAUNCH(blocks, kThreads, 0, heat_start_kernel<T>);
+  heat_start_kernel<T><<<blocks, kThreads, 0, stream>>>(
+      heat, CounterDraws(heat.seed, 0), dims.n, dims.systems,
+      dims.layout == Layout::interleaved, start, a, b, c, u);
   PARASOL_CHECK_LAUNCH(stream);
 }
 
@@ -90,12 +122,15 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   else
     line = std::make_unique<Solver<T>>(launch, Dims{heat.points, heat.grids, required_layout(launch.variant)});
   const Dims dims{heat.points, heat.grids, ring ? ring->layout() : line->dims().layout};
-  const Batch<T> matrix = heat_matrix<T>(heat, dims.layout);
   const HeatState<T>* from = checkpoints != nullptr ? checkpoints->from : nullptr;
+  // A random or step start is made on the device; a sine start (the C library's sin) and a
+  // checkpoint's state come from the host.
+  const bool start_on_device = from == nullptr && heat.initial != Initial::sine;
   const std::vector<T> initial =
-      from != nullptr
-          ? std::vector<T>(from->u, from->u + from->values)
-          : relayout(heat_initial<T>(heat), {dims.n, dims.systems, Layout::contiguous}, dims.layout);
+      from != nullptr  ? std::vector<T>(from->u, from->u + from->values)
+      : start_on_device ? std::vector<T>()
+                        : relayout(heat_initial<T>(heat), {dims.n, dims.systems, Layout::contiguous},
+                                   dims.layout);
   const auto size = static_cast<std::size_t>(dims.size());
   Stream stream;
   HeatResult<T> result;
@@ -103,11 +138,10 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   EventTimer h2d(stream);
   h2d.start();
   DeviceBuffer<T> a(size), b(size), c(size), d(size), u(size);
-  const std::pair<DeviceBuffer<T>*, const std::vector<T>*> uploads[] = {
-      {&a, &matrix.a}, {&b, &matrix.b}, {&c, &matrix.c}, {&u, &initial}};
-  for (const auto& [device, host] : uploads)
-    PARASOL_CUDA(cudaMemcpyAsync(device->data(), host->data(), device->bytes(),
-                                 cudaMemcpyHostToDevice, stream));
+  make_on_device(heat, dims, start_on_device, a.data(), b.data(), c.data(), u.data(), stream);
+  if (!start_on_device)
+    PARASOL_CUDA(
+        cudaMemcpyAsync(u.data(), initial.data(), u.bytes(), cudaMemcpyHostToDevice, stream));
   h2d.stop();
   result.timings.host_to_device = h2d.seconds();
 

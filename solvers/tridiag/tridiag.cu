@@ -15,6 +15,7 @@
 #include "solvers/tridiag/chunk.cuh"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/pcr.cuh"
+#include "solvers/tridiag/random_rows.hpp"
 #include "solvers/tridiag/segments.cuh"
 #include "solvers/tridiag/thomas_scan.cuh"
 #include "solvers/tridiag/tridiag.hpp"
@@ -422,9 +423,12 @@ void Solver<T>::check(cudaStream_t stream) {
                                    "otherwise safe to eliminate in order)");
 }
 
-template <class T>
-Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch) {
-  const Dims& dims = batch.dims;
+namespace {
+
+// Upload (or draw), solve, check, download: `fill(a, b, c, d, stream)` puts the batch into the
+// device buffers, enqueued on the stream.
+template <class T, class Fill>
+Result<T> solve_gpu_with(const Launch& launch, const Dims& dims, Fill fill) {
   Solver<T> solver(launch, dims);
   Stream stream;
   const auto size = static_cast<std::size_t>(dims.size());
@@ -432,9 +436,7 @@ Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch) {
   Result<T> result;
   EventTimer h2d(stream.get()), compute(stream.get()), d2h(stream.get());
   h2d.start();
-  for (auto [dst, src] : {std::pair{&a, &batch.a}, {&b, &batch.b}, {&c, &batch.c}, {&d, &batch.d}})
-    PARASOL_CUDA(cudaMemcpyAsync(dst->data(), src->data(), dst->bytes(), cudaMemcpyHostToDevice,
-                                 stream.get()));
+  fill(a, b, c, d, stream.get());
   h2d.stop();
   compute.start();
   solver.solve(a.data(), b.data(), c.data(), d.data(), x.data(), stream.get());
@@ -449,9 +451,60 @@ Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch) {
   return result;
 }
 
+// random_batch's rows on the device, each where `interleaved` or contiguous order puts it.
+template <class T>
+__global__ void random_batch_kernel(CounterDraws draws, std::int64_t n, std::int64_t systems,
+                                    bool interleaved, std::int64_t first_row, T* a, T* b, T* c,
+                                    T* d) {
+  for (const std::int64_t k : grid_stride(n * systems)) {
+    const std::int64_t row = interleaved ? k / systems : k % n;
+    const std::int64_t system = interleaved ? k % systems : k / n;
+    const RandomRow<T> drawn = random_row<T>(draws, n, first_row + system * n + row);
+    a[k] = drawn.a;
+    b[k] = drawn.b;
+    c[k] = drawn.c;
+    d[k] = drawn.d;
+  }
+}
+
+}  // namespace
+
+template <class T>
+Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch) {
+  return solve_gpu_with<T>(launch, batch.dims,
+                           [&](DeviceBuffer<T>& a, DeviceBuffer<T>& b, DeviceBuffer<T>& c,
+                               DeviceBuffer<T>& d, cudaStream_t stream) {
+                             for (auto [dst, src] : {std::pair{&a, &batch.a}, {&b, &batch.b},
+                                                     {&c, &batch.c}, {&d, &batch.d}})
+                               PARASOL_CUDA(cudaMemcpyAsync(dst->data(), src->data(),
+                                                            dst->bytes(), cudaMemcpyHostToDevice,
+                                                            stream));
+                           });
+}
+
+template <class T>
+Result<T> solve_gpu(const Launch& launch, const Dims& dims, std::uint64_t seed,
+                    std::int64_t first_system) {
+  return solve_gpu_with<T>(
+      launch, dims,
+      [&](DeviceBuffer<T>& a, DeviceBuffer<T>& b, DeviceBuffer<T>& c, DeviceBuffer<T>& d,
+          cudaStream_t stream) {
+        constexpr int kThreads = 256;
+        const int blocks = grid_stride_blocks(dims.size(), kThreads);
+        PARASOL_NOTE_LAUNCH(blocks, kThreads, 0, random_batch_kernel<T>);
+        random_batch_kernel<T><<<blocks, kThreads, 0, stream>>>(
+            CounterDraws(seed, 0), dims.n, dims.systems, dims.layout == Layout::interleaved,
+            first_system * dims.n, a.data(), b.data(), c.data(), d.data());
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+}
+
 template class Solver<float>;
 template class Solver<double>;
 template Result<float> solve_gpu(const Launch&, const Batch<float>&);
 template Result<double> solve_gpu(const Launch&, const Batch<double>&);
+template Result<float> solve_gpu<float>(const Launch&, const Dims&, std::uint64_t, std::int64_t);
+template Result<double> solve_gpu<double>(const Launch&, const Dims&, std::uint64_t,
+                                          std::int64_t);
 
 }  // namespace parasol::tridiag

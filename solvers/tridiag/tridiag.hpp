@@ -151,6 +151,13 @@ DeviceBuffer<U> upload_relaid(const std::vector<U>& values, const Dims& from, La
 template <class T>
 Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch);
 
+// The same for random_batch(dims, seed, first_system) drawn on the device, in dims.layout,
+// rather than uploaded (random_row, random_rows.hpp: the host's bits); host_to_device times
+// the draw.
+template <class T>
+Result<T> solve_gpu(const Launch& launch, const Dims& dims, std::uint64_t seed,
+                    std::int64_t first_system);
+
 // A batch resident on the device, for the sweep and the benchmarks: uploaded once in the layout
 // its variants need, solved many times, read back when asked. The app never touches a device
 // pointer.

@@ -551,14 +551,14 @@ TEST_F(CheckpointsAcrossRanks, TridiagHeatGpuRestartsOnAnotherRankCountWhereItsL
   const CommandResult first = run(heat(), "first.h5",
                                   "--backend gpu method.variant=thomas heat.steps=10 checkpoint.every=10", 2);
   ASSERT_EQ(first.status, 0) << first.output;
-  const CommandResult r = run(heat(), "rest.h5",
+  const CommandResult r = run(heat(), "refused.h5",
                               "--backend gpu method.variant=thomas heat.steps=20 --restart " +
                                   quoted(dir_ / "first.checkpoint.h5"),
                               3);
   EXPECT_EQ(r.status, 2) << r.output;
   test::expect_one_line(r, "written by 2 ranks, and this run has 3: it holds each rank's grids "
                            "interleaved");
-  EXPECT_FALSE(fs::exists(dir_ / "rest.h5"));
+  EXPECT_FALSE(fs::exists(dir_ / "refused.h5"));  // (rest.h5 is the restart above's)
 }
 
 // montecarlo keeps the cut of the run that began it: each rank runs the streams of batches of the

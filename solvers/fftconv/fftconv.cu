@@ -21,6 +21,7 @@
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
@@ -1029,7 +1030,7 @@ Result<T> convolve_gpu_with(const Problem& p, const Options& o, std::size_t sign
   compute.start();
   result.variant = convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
   compute.stop();
-  result.output.resize(static_cast<std::size_t>(outputs));
+  result.output = huge_vector<T>(static_cast<std::size_t>(outputs));  // first touch on huge pages
   d2h.start();
   PARASOL_CUDA(cudaMemcpyAsync(result.output.data(), y.data(), y.bytes(), cudaMemcpyDeviceToHost,
                                stream.get()));

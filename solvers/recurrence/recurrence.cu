@@ -5,6 +5,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/scan/device.cuh"
 #include "kernels/stream.hpp"
 #include "solvers/recurrence/problems.hpp"
@@ -168,7 +169,7 @@ Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn) {
   solver.solve(s.data(), u.data(), offsets.data(), initial.data(), n, series.segments(), v.data(),
                stream.get());
   compute.stop();
-  result.v.resize(static_cast<std::size_t>(n));
+  result.v = huge_vector<T>(static_cast<std::size_t>(n));  // first touch on huge pages
   d2h.start();
   if (n > 0)
     PARASOL_CUDA(cudaMemcpyAsync(result.v.data(), v.data(), v.bytes(), cudaMemcpyDeviceToHost,

@@ -9,6 +9,7 @@
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
@@ -441,7 +442,7 @@ Result<T> solve_gpu_with(const Launch& launch, const Dims& dims, Fill fill) {
   compute.start();
   solver.solve(a.data(), b.data(), c.data(), d.data(), x.data(), stream.get());
   compute.stop();
-  result.x.resize(size);
+  result.x = huge_vector<T>(size);  // first touch on huge pages
   d2h.start();
   PARASOL_CUDA(cudaMemcpyAsync(result.x.data(), x.data(), x.bytes(), cudaMemcpyDeviceToHost,
                                stream.get()));

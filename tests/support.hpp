@@ -11,6 +11,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -26,6 +27,32 @@
 #include "kernels/device.hpp"
 
 namespace parasol::test {
+
+// Open MPI puts its session directory under $TMPDIR in a folder named by host and user alone;
+// two test processes that start mpirun at the same instant race to make it, and the loser's
+// orte_init fails ("mkdir ... File exists"; seen once in 2,600 tests under ctest -j2). Each test
+// process gives what it launches a TMPDIR of its own, removed when the process ends.
+class OwnTmpdir {
+ public:
+  OwnTmpdir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != 0 ? base : "/tmp") +
+                          "/parasol-test-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) return;  // launches keep the shared one
+    dir_ = pattern;
+    ::setenv("TMPDIR", dir_.c_str(), 1);
+  }
+  ~OwnTmpdir() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  OwnTmpdir(const OwnTmpdir&) = delete;
+  OwnTmpdir& operator=(const OwnTmpdir&) = delete;
+
+ private:
+  std::string dir_;
+};
+inline OwnTmpdir own_tmpdir;
 
 // GPU tests skip, saying why, on machines without a device; they never pass vacuously.
 #define PARASOL_REQUIRE_GPU()                                             \

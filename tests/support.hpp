@@ -40,17 +40,21 @@ class OwnTmpdir {
                           "/parasol-test-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) return;  // launches keep the shared one
     dir_ = pattern;
+    owner_ = ::getpid();
     ::setenv("TMPDIR", dir_.c_str(), 1);
   }
   ~OwnTmpdir() {
+    // Only by the process that made it: a forked child that exits normally must not take the
+    // folder (and the test's files in it) with it.
     std::error_code ec;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+    if (!dir_.empty() && ::getpid() == owner_) std::filesystem::remove_all(dir_, ec);
   }
   OwnTmpdir(const OwnTmpdir&) = delete;
   OwnTmpdir& operator=(const OwnTmpdir&) = delete;
 
  private:
   std::string dir_;
+  pid_t owner_ = 0;
 };
 inline OwnTmpdir own_tmpdir;
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -332,6 +333,40 @@ TEST(FftconvGpu, PlansAreMadeOnceAndRepeatsGiveTheSameOutput) {
     EXPECT_EQ(device.download(), first) << "repeat " << i;
   }
   EXPECT_EQ(device.cached_plans(), plans);
+}
+
+// The one-call host API (Python's convolve on NumPy arrays) writes into the caller's array what
+// convolve_gpu returns, bit for bit, for an image, a batch and a long filter; every sample of the
+// poisoned output is written. Wrong value counts are input errors naming the argument.
+TYPED_TEST(FftconvGpu, OneCallHostApiGivesConvolveGpusBits) {
+  PARASOL_REQUIRE_GPU();
+  using T = TypeParam;
+  Problem image, batch, long_filter;
+  image.signal = {37, 301};
+  image.filter = {1, 63};
+  image.mode = Mode::same;
+  batch.batch = 5;
+  batch.signal = {1, 4099};
+  batch.filter = {1, 31};
+  long_filter.signal = {1, 20000};
+  long_filter.filter = {1, 1500};
+  long_filter.mode = Mode::valid;
+  for (const Problem& p : {image, batch, long_filter}) {
+    const auto signal = random_values<T>(p.batch * p.signal.size(), 11);
+    const auto filter = random_values<T>(p.filters * p.filter.size(), 12);
+    const std::vector<T> expected = convolve_gpu(p, Options{}, signal, filter).output;
+    std::vector<T> y(expected.size(), std::numeric_limits<T>::quiet_NaN());
+    convolve_once(p, Options{}, signal.data(), signal.size(), filter.data(), filter.size(),
+                  y.data());
+    EXPECT_EQ(0, std::memcmp(y.data(), expected.data(), y.size() * sizeof(T)))
+        << "signal " << p.signal.rows << "x" << p.signal.cols << " batch " << p.batch;
+  }
+  std::vector<T> y(301 * 37);
+  const auto signal = random_values<T>(image.signal.size(), 1);
+  const auto filter = random_values<T>(63, 2);
+  EXPECT_THROW(convolve_once(image, Options{}, signal.data(), signal.size() - 1, filter.data(),
+                             filter.size(), y.data()),
+               InputError);
 }
 
 // The sweep's warm-up: every option run once on threads of their own while the caller goes on.

@@ -1,6 +1,6 @@
-// `mpirun -np 2 parasol run` with the CPU backend: the phases in /timings are disjoint and add up
+// `mpirun -np 2 parasol run`: the phases in /timings are disjoint and add up
 // to /timings@wall_s (laplace3d, whose slab solve times its halo exchanges inside its loop, and
-// recurrence, whose carries pass rank to rank inside its solve).
+// recurrence, whose carries pass rank to rank inside its solve), on the CPU and on GPUs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "io/result_reader.hpp"
+#include "kernels/device.hpp"
 #include "tests/ranks_support.hpp"
 
 namespace parasol {
@@ -43,8 +44,18 @@ TEST_F(PhasesAddUp, Laplace3dOnTwoRanks) {
   const std::string text =
       "solver = \"laplace3d\"\n[grid]\nnx = 48\nny = 48\nnz = 48\n[boundary]\nx_min = 1.0\n"
       "[iteration]\nmax_iterations = 4000\ntolerance = 0\n";
-  // On the CPU: a GPU run's upload, allocation and download are not yet phases across ranks.
   const auto r = run(2, text, "laplace3d.h5", "--backend cpu");
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_phases_add_up("laplace3d.h5");
+}
+
+// On the device the upload, the context's start, the download and the release are phases too.
+TEST_F(PhasesAddUp, Laplace3dOnTwoRanksOnTheGpu) {
+  PARASOL_REQUIRE_GPU();
+  const std::string text =
+      "solver = \"laplace3d\"\n[grid]\nnx = 96\nny = 96\nnz = 96\n[boundary]\nx_min = 1.0\n"
+      "[iteration]\nmax_iterations = 4000\ntolerance = 0\n";
+  const auto r = run(2, text, "laplace3d.h5", "--backend gpu");
   ASSERT_EQ(r.status, 0) << r.output;
   expect_phases_add_up("laplace3d.h5");
 }
@@ -53,9 +64,13 @@ TEST_F(PhasesAddUp, RecurrenceOnTwoRanks) {
   const std::string text =
       "solver = \"recurrence\"\n[problem]\nkind = \"ar1\"\n[ar1]\nseries = 8\nlength = 200000\n"
       "phi = 0.9\n[method]\nmode = \"reproducible\"\n";
-  const auto r = run(2, text, "recurrence.h5", "--backend cpu");
-  ASSERT_EQ(r.status, 0) << r.output;
-  expect_phases_add_up("recurrence.h5");
+  for (const char* backend : {"cpu", "gpu"}) {
+    if (std::string(backend) == "gpu" && !gpu_available()) continue;  // the CPU case still runs
+    SCOPED_TRACE(backend);
+    const auto r = run(2, text, "recurrence.h5", std::string("--backend ") + backend);
+    ASSERT_EQ(r.status, 0) << r.output;
+    expect_phases_add_up("recurrence.h5");
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,14 +35,24 @@ std::string dtype_name(const HostArray& a);  // "float32", "int64", ...
 void require_same_dtype(const std::vector<std::pair<const char*, const HostArray*>>& arrays,
                         const char* function);
 
+// Whether `a`'s values already lie in C order, one after another (scalars and empty arrays too).
+inline bool c_order(const HostArray& a) {
+  std::int64_t step = 1;
+  for (std::size_t k = a.ndim(); k-- > 0;) {
+    if (a.shape(k) != 1 && a.stride(k) != step) return false;
+    step *= static_cast<std::int64_t>(a.shape(k));
+  }
+  return true;
+}
+
 // The values of a float32 or float64 array of dtype T in C order (last index fastest), whatever
 // its strides.
 template <class T>
 std::vector<T> values(const HostArray& a) {
   std::vector<T> out(a.size());
   const T* data = static_cast<const T*>(a.data());
-  if (a.ndim() == 0) {
-    out[0] = data[0];
+  if (c_order(a)) {
+    std::copy(data, data + a.size(), out.begin());
     return out;
   }
   // Walk the indices in C order; a.stride() is in elements.
@@ -57,6 +68,28 @@ std::vector<T> values(const HostArray& a) {
   }
   return out;
 }
+
+// The values of `a` (dtype T) in C order, read in place when they already lie so (no copy: a
+// NumPy array made by the caller is the usual case) and copied by values() otherwise.
+template <class T>
+class CValues {
+ public:
+  explicit CValues(const HostArray& a) : size_(a.size()) {
+    if (c_order(a)) {
+      data_ = static_cast<const T*>(a.data());
+    } else {
+      copy_ = values<T>(a);
+      data_ = copy_.data();
+    }
+  }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::vector<T> copy_;
+  const T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 // A new NumPy array that owns `values`, of extent `shape` (C order).
 template <class T>

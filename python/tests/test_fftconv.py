@@ -86,3 +86,16 @@ def test_reversed_and_strided_views_are_read_as_numpy_indexes_them(rng):
     expected = parasol.fftconv.convolve(np.ascontiguousarray(x[::-2]),
                                         np.ascontiguousarray(h[1, ::-1]), backend="cpu")
     np.testing.assert_array_equal(y, expected)
+
+
+@requires_gpu
+def test_gpu_reads_views_and_contiguous_arrays_alike(rng):
+    # Contiguous arrays are uploaded from where they lie, views through a copy in C order: the
+    # same values either way, so the same bits.
+    x = rng.normal(size=(40, 301)).astype(np.float32)
+    h = rng.normal(size=(3, 17)).astype(np.float32)
+    y = parasol.fftconv.convolve(x[::-2, 1:], h[1:2, ::-1], "same", backend="gpu")
+    expected = parasol.fftconv.convolve(np.ascontiguousarray(x[::-2, 1:]),
+                                        np.ascontiguousarray(h[1:2, ::-1]), "same", backend="gpu")
+    np.testing.assert_array_equal(y, expected)
+    assert y.flags.c_contiguous and y.shape == (20, 300)

@@ -1056,6 +1056,21 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
 }
 
 template <class T>
+Variant convolve_once(const Problem& p, const Options& o, const T* signal, std::size_t signal_size,
+                      const T* filter, std::size_t filter_size, T* output) {
+  checked(p, signal_size, filter_size);
+  const auto outputs = static_cast<std::size_t>(p.batch * output_extent(p).size());
+  Stream stream;
+  DeviceBuffer<T> x(signal_size), h(filter_size), y(outputs);
+  upload(x, signal, signal_size, stream.get());
+  upload(h, filter, filter_size, stream.get());
+  Convolver<T> convolver;
+  const Variant ran = convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
+  download(y, output, outputs, stream.get());
+  return ran;
+}
+
+template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const Signal& drawn,
                        std::int64_t first_signal, const std::vector<T>& filter) {
   check_problem(p);
@@ -1233,6 +1248,10 @@ template class DeviceProblem<float>;
 template class DeviceProblem<double>;
 template std::future<void> warm_up_async<float>(const Problem&, std::vector<Options>);
 template std::future<void> warm_up_async<double>(const Problem&, std::vector<Options>);
+template Variant convolve_once(const Problem&, const Options&, const float*, std::size_t,
+                               const float*, std::size_t, float*);
+template Variant convolve_once(const Problem&, const Options&, const double*, std::size_t,
+                               const double*, std::size_t, double*);
 template Result<float> convolve_gpu(const Problem&, const Options&, const std::vector<float>&,
                                     const std::vector<float>&);
 template Result<float> convolve_gpu(const Problem&, const Options&, const Signal&, std::int64_t,

@@ -305,6 +305,15 @@ template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
                        const std::vector<T>& filter);
 
+// One call of the host API, as Python's fftconv.convolve makes it on NumPy arrays: upload
+// `signal` (p.batch x p.signal.size() values, C order) and `filter` (p.filters x
+// p.filter.size()), convolve once, download into `output` (p.batch x output_extent(p).size()
+// values). Unlike convolve_gpu no run is made twice for timing: the plans and the filter's
+// spectrum are made by this call and freed with it. Returns the variant that ran.
+template <class T>
+Variant convolve_once(const Problem& p, const Options& o, const T* signal, std::size_t signal_size,
+                      const T* filter, std::size_t filter_size, T* output);
+
 struct Signal;  // params.hpp
 
 // The same with the signals not uploaded but drawn on the device: signals [first_signal,

@@ -312,6 +312,7 @@ int run_parasol(int argc, char** argv) {
       run.command_line = joined(argc, argv);
       run.transport = comm::parse_transport(transport);
       run.overlap = !no_overlap;
+      run.ends_process = true;
       return app::run_command(*context, run, overrides);
     }
     if (*sweep_cmd) {
@@ -351,10 +352,9 @@ int run_parasol(int argc, char** argv) {
 }  // namespace
 
 // Everything a run does is over when run_parasol returns: results committed, files closed, MPI
-// finalised, output flushed below. What exit would still do is the libraries' own teardown, the
-// CUDA context's above all: 0.1-0.15 s on an H200 that no phase of the run could show (a GPU
-// run's process wall was 5-24 % above its summary's). The process ends without it; the driver
-// releases the device as it does for any process. Under a CUDA profiler (Nsight Systems or
+// finalised, output flushed below, the device's context destroyed in the run's phase "release"
+// (0.1-0.15 s on an H200 that the exit spent after the summary otherwise). What exit would still
+// do is the libraries' own teardown: the process ends without it. Under a CUDA profiler (Nsight Systems or
 // Compute inject a library named by CUDA_INJECTION64_PATH) the exit stays normal, so the
 // profiler's last records are flushed.
 int main(int argc, char** argv) {

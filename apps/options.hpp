@@ -31,6 +31,10 @@ struct RunOptions {
   bool overlap = true;
   // --restart: the checkpoint (rank 0's part) a run continues from; empty for a fresh run.
   std::filesystem::path restart;
+  // The command line's run, whose process ends with it: the device's context is torn down in
+  // the phase "release" rather than by the exit after the summary. Not for a library's caller
+  // (Python's parasol.run), whose process goes on using the device.
+  bool ends_process = false;
 };
 
 struct SweepOptions {

@@ -223,7 +223,8 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     });
     // Collective: every rank gives its host and device.
     const std::vector<comm::RankDevice> devices =
-        context.size() > 1 ? context.devices() : std::vector<comm::RankDevice>{};
+        context.size() > 1 ? context.devices(backend == Backend::gpu)
+                           : std::vector<comm::RankDevice>{};
     if (file) write_ranks(*file, context, backend, devices);
   };
   if (context.size() == 1) {
@@ -277,7 +278,11 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     const Heartbeat beat("check");
     or_abort(context, [&] { agreement = run->check(); });
   }
-  if (context.size() > 1) make_file();
+  if (context.size() > 1) {
+    // Across ranks the file is made now, after the solve: part of writing the result.
+    const auto making = timings.time("write");
+    make_file();
+  }
   if (file) run->report(*file);
   bool agreed = true;
   if (agreement) {
@@ -309,6 +314,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     // spent after its summary (a GPU run's process wall was 0.2 s above the summary's).
     const auto releasing = timings.time("release");
     run.reset();
+    if (options.ends_process && backend == Backend::gpu) release_device_context();
   }
   PhaseTimer mean;
   std::vector<std::vector<double>> by_rank;

@@ -132,13 +132,13 @@ int Context::select_device() {
   return ordinal;
 }
 
-std::vector<RankDevice> Context::devices() {
+std::vector<RankDevice> Context::devices(bool look_at_devices) {
   DeviceRecord mine{};
   mine.rank = rank();
   mine.local_rank = local_rank();
   mine.ordinal = -1;
   copy_text(mine.host, host());
-  if (gpu_available()) {
+  if (look_at_devices && gpu_available()) {
     PARASOL_CUDA(cudaGetDevice(&mine.ordinal));
     cudaDeviceProp prop{};
     PARASOL_CUDA(cudaGetDeviceProperties(&prop, mine.ordinal));

@@ -64,8 +64,10 @@ class Context {
   // Makes device local_rank % device_count current and returns its number; throws Error when
   // there is no device. Ranks beyond the host's GPU count share GPUs (the MPI route allows it).
   int select_device();
-  // Every rank's current device, in rank order (ordinal -1 where a rank has none).
-  std::vector<RankDevice> devices();
+  // Every rank's current device, in rank order (ordinal -1 where a rank has none). Without
+  // `look_at_devices` only the ranks' hosts: a CPU run need not load the GPU's driver (a tenth
+  // of a second) to say where it ran.
+  std::vector<RankDevice> devices(bool look_at_devices = true);
 
   void barrier();
 

@@ -57,6 +57,8 @@ std::string DeviceInfo::compute_capability() const {
   return std::to_string(cc_major) + "." + std::to_string(cc_minor);
 }
 
+void release_device_context() { PARASOL_CUDA(cudaDeviceReset()); }
+
 DeviceInfo current_device() {
   DeviceInfo info;
   PARASOL_CUDA(cudaGetDevice(&info.ordinal));

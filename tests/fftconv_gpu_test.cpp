@@ -335,10 +335,12 @@ TEST(FftconvGpu, PlansAreMadeOnceAndRepeatsGiveTheSameOutput) {
   EXPECT_EQ(device.cached_plans(), plans);
 }
 
-// The one-call host API (Python's convolve on NumPy arrays) writes into the caller's array what
-// convolve_gpu returns, bit for bit, for an image, a batch and a long filter; every sample of the
-// poisoned output is written. Wrong value counts are input errors naming the argument.
-TYPED_TEST(FftconvGpu, OneCallHostApiGivesConvolveGpusBits) {
+// The host API (Python's convolve on NumPy arrays) writes into the caller's array what
+// convolve_gpu returns, bit for bit, for an image, a batch and a long filter, one call at a time
+// and on one HostConvolver kept across them: new values of the same shapes (the filter's too,
+// whose spectrum must not be kept), then other shapes. Every sample of the poisoned output is
+// written. A wrong value count is an input error.
+TYPED_TEST(FftconvGpu, HostApiGivesConvolveGpusBits) {
   PARASOL_REQUIRE_GPU();
   using T = TypeParam;
   Problem image, batch, long_filter;
@@ -351,20 +353,27 @@ TYPED_TEST(FftconvGpu, OneCallHostApiGivesConvolveGpusBits) {
   long_filter.signal = {1, 20000};
   long_filter.filter = {1, 1500};
   long_filter.mode = Mode::valid;
-  for (const Problem& p : {image, batch, long_filter}) {
-    const auto signal = random_values<T>(p.batch * p.signal.size(), 11);
-    const auto filter = random_values<T>(p.filters * p.filter.size(), 12);
+  HostConvolver<T> kept;
+  std::uint64_t seed = 11;
+  for (const Problem& p : {image, image, batch, long_filter, batch}) {
+    const auto signal = random_values<T>(p.batch * p.signal.size(), seed++);
+    const auto filter = random_values<T>(p.filters * p.filter.size(), seed++);
     const std::vector<T> expected = convolve_gpu(p, Options{}, signal, filter).output;
     std::vector<T> y(expected.size(), std::numeric_limits<T>::quiet_NaN());
     convolve_once(p, Options{}, signal.data(), signal.size(), filter.data(), filter.size(),
                   y.data());
     EXPECT_EQ(0, std::memcmp(y.data(), expected.data(), y.size() * sizeof(T)))
-        << "signal " << p.signal.rows << "x" << p.signal.cols << " batch " << p.batch;
+        << "once: signal " << p.signal.rows << "x" << p.signal.cols << " batch " << p.batch;
+    std::fill(y.begin(), y.end(), std::numeric_limits<T>::quiet_NaN());
+    kept.convolve(p, Options{}, signal.data(), signal.size(), filter.data(), filter.size(),
+                  y.data());
+    EXPECT_EQ(0, std::memcmp(y.data(), expected.data(), y.size() * sizeof(T)))
+        << "kept: signal " << p.signal.rows << "x" << p.signal.cols << " batch " << p.batch;
   }
   std::vector<T> y(301 * 37);
   const auto signal = random_values<T>(image.signal.size(), 1);
   const auto filter = random_values<T>(63, 2);
-  EXPECT_THROW(convolve_once(image, Options{}, signal.data(), signal.size() - 1, filter.data(),
+  EXPECT_THROW(kept.convolve(image, Options{}, signal.data(), signal.size() - 1, filter.data(),
                              filter.size(), y.data()),
                InputError);
 }

@@ -27,7 +27,9 @@ def _apply(operation, signal, filter, mode, backend, stream, out):
 def convolve(signal, filter, mode="full", *, backend="auto", stream=None, out=None):
     """scipy.signal.fftconvolve(signal, filter, mode) for 1D or 2D arrays: mode "full", "same"
     or "valid". float32 or float64, of one dtype. The CPU gold sums directly in double; the GPU
-    runs cuFFT or direct sums, whichever is faster for the sizes.
+    runs cuFFT or direct sums, whichever is faster for the sizes. On the GPU, NumPy arrays are
+    uploaded from where they lie and the result downloaded into the array returned; the last
+    call's cuFFT plans and device buffers are kept for the next call of the same shapes and dtype.
 
     Device arrays (C-contiguous, both on one device) run there on `stream` (default: the
     producer's current stream) and give a device array, or fill `out` (a device array of the

@@ -3,6 +3,7 @@
 // otherwise (backend="auto", as the command line's --backend), and returns the caller's dtype.
 #include <nanobind/stl/string.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,17 @@ nb::object recurrence_linear(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
 
 // ---- fftconv ----------------------------------------------------------------------------------
 
+// The host calls' plans and device buffers, one set per dtype, kept from call to call (so a
+// loop over same-shaped NumPy arrays makes its cuFFT plans once) and held for the process's life:
+// freed at exit, when the CUDA runtime may already be gone, they would fail. One call at a time.
+template <class T>
+fftconv::HostConvolver<T>& host_convolver(std::unique_lock<std::mutex>& lock) {
+  static std::mutex mutex;
+  static auto* kept = new fftconv::HostConvolver<T>();
+  lock = std::unique_lock<std::mutex>(mutex);
+  return *kept;
+}
+
 nb::object fftconv_apply(fftconv::Operation operation, const char* fn, nb::handle signal_in,
                          nb::handle filter_in, const std::string& mode_name,
                          const std::string& backend) {
@@ -168,8 +180,9 @@ nb::object fftconv_apply(fftconv::Operation operation, const char* fn, nb::handl
       const CValues<T> x(signal), h(filter);
       y = huge_vector<T>(static_cast<std::size_t>(p.batch * out.size()));
       nb::gil_scoped_release unlocked;
-      fftconv::convolve_once(p, fftconv::Options{}, x.data(), x.size(), h.data(), h.size(),
-                             y.data());
+      std::unique_lock<std::mutex> lock;
+      host_convolver<T>(lock).convolve(p, fftconv::Options{}, x.data(), x.size(), h.data(),
+                                       h.size(), y.data());
     } else {
       const std::vector<T> x = values<T>(signal), h = values<T>(filter);
       nb::gil_scoped_release unlocked;

@@ -99,3 +99,19 @@ def test_gpu_reads_views_and_contiguous_arrays_alike(rng):
                                         np.ascontiguousarray(h[1:2, ::-1]), "same", backend="gpu")
     np.testing.assert_array_equal(y, expected)
     assert y.flags.c_contiguous and y.shape == (20, 300)
+
+
+@requires_gpu
+def test_gpu_calls_on_kept_plans_give_fresh_plans_bits(rng):
+    # The second call runs on the plans and buffers the first kept, with a new filter whose
+    # spectrum must be made again; the third, after a call of other shapes, on fresh ones.
+    x1, x2 = (rng.normal(size=(16, 500)).astype(np.float32) for _ in range(2))
+    h1, h2 = (rng.normal(size=(1, 21)).astype(np.float32) for _ in range(2))
+    parasol.fftconv.convolve(x1, h1, "same", backend="gpu")
+    kept = parasol.fftconv.convolve(x2, h2, "same", backend="gpu")
+    parasol.fftconv.convolve(x1[:8], h1, "full", backend="gpu")
+    fresh = parasol.fftconv.convolve(x2, h2, "same", backend="gpu")
+    np.testing.assert_array_equal(kept, fresh)
+    gold = parasol.fftconv.convolve(x2.astype(np.float64), h2.astype(np.float64), "same",
+                                    backend="cpu")
+    np.testing.assert_allclose(kept, gold, rtol=0, atol=1e-4)

@@ -1055,19 +1055,62 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
       filter);
 }
 
+namespace {
+
+bool same_shapes(const Problem& a, const Problem& b) {
+  return a.batch == b.batch && a.signal == b.signal && a.filters == b.filters &&
+         a.filter == b.filter && a.mode == b.mode && a.operation == b.operation;
+}
+
+}  // namespace
+
+template <class T>
+struct HostConvolver<T>::Kept {
+  Problem problem;
+  int device = -1;
+  Stream stream;
+  DeviceBuffer<T> x, h, y;
+  Convolver<T> convolver;
+};
+
+template <class T>
+HostConvolver<T>::HostConvolver() = default;
+template <class T>
+HostConvolver<T>::~HostConvolver() = default;
+
+template <class T>
+void HostConvolver<T>::clear() {
+  kept_.reset();
+}
+
+template <class T>
+Variant HostConvolver<T>::convolve(const Problem& p, const Options& o, const T* signal,
+                                   std::size_t signal_size, const T* filter,
+                                   std::size_t filter_size, T* output) {
+  checked(p, signal_size, filter_size);
+  int device = 0;
+  PARASOL_CUDA(cudaGetDevice(&device));
+  if (!kept_ || kept_->device != device || !same_shapes(kept_->problem, p)) {
+    kept_.reset();  // the old plans and buffers freed before the new are made
+    kept_ = std::make_unique<Kept>();
+    kept_->problem = p;
+    kept_->device = device;
+    kept_->x = DeviceBuffer<T>(signal_size);
+    kept_->h = DeviceBuffer<T>(filter_size);
+    kept_->y = DeviceBuffer<T>(static_cast<std::size_t>(p.batch * output_extent(p).size()));
+  }
+  Kept& k = *kept_;
+  upload(k.x, signal, signal_size, k.stream.get());
+  upload(k.h, filter, filter_size, k.stream.get());
+  const Variant ran = k.convolver.convolve(p, o, k.x.data(), k.h.data(), k.y.data(), k.stream.get());
+  download(k.y, output, k.y.size(), k.stream.get());
+  return ran;
+}
+
 template <class T>
 Variant convolve_once(const Problem& p, const Options& o, const T* signal, std::size_t signal_size,
                       const T* filter, std::size_t filter_size, T* output) {
-  checked(p, signal_size, filter_size);
-  const auto outputs = static_cast<std::size_t>(p.batch * output_extent(p).size());
-  Stream stream;
-  DeviceBuffer<T> x(signal_size), h(filter_size), y(outputs);
-  upload(x, signal, signal_size, stream.get());
-  upload(h, filter, filter_size, stream.get());
-  Convolver<T> convolver;
-  const Variant ran = convolver.convolve(p, o, x.data(), h.data(), y.data(), stream.get());
-  download(y, output, outputs, stream.get());
-  return ran;
+  return HostConvolver<T>().convolve(p, o, signal, signal_size, filter, filter_size, output);
 }
 
 template <class T>
@@ -1248,6 +1291,8 @@ template class DeviceProblem<float>;
 template class DeviceProblem<double>;
 template std::future<void> warm_up_async<float>(const Problem&, std::vector<Options>);
 template std::future<void> warm_up_async<double>(const Problem&, std::vector<Options>);
+template class HostConvolver<float>;
+template class HostConvolver<double>;
 template Variant convolve_once(const Problem&, const Options&, const float*, std::size_t,
                                const float*, std::size_t, float*);
 template Variant convolve_once(const Problem&, const Options&, const double*, std::size_t,

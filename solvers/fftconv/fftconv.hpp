@@ -305,14 +305,36 @@ template <class T>
 Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>& signal,
                        const std::vector<T>& filter);
 
-// One call of the host API, as Python's fftconv.convolve makes it on NumPy arrays: upload
-// `signal` (p.batch x p.signal.size() values, C order) and `filter` (p.filters x
-// p.filter.size()), convolve once, download into `output` (p.batch x output_extent(p).size()
-// values). Unlike convolve_gpu no run is made twice for timing: the plans and the filter's
-// spectrum are made by this call and freed with it. Returns the variant that ran.
+// One call of the host API: upload `signal` (p.batch x p.signal.size() values, C order) and
+// `filter` (p.filters x p.filter.size()), convolve once, download into `output` (p.batch x
+// output_extent(p).size() values). Unlike convolve_gpu no run is made twice for timing. Returns
+// the variant that ran.
 template <class T>
 Variant convolve_once(const Problem& p, const Options& o, const T* signal, std::size_t signal_size,
                       const T* filter, std::size_t filter_size, T* output);
+
+// convolve_once made repeatable, as Python's fftconv.convolve runs on NumPy arrays: the last
+// problem's cuFFT plans and device buffers are kept on its device, so a call of the same shapes
+// again costs its copies and the convolution alone (CuPy and PyTorch keep their cuFFT plans
+// likewise). Another problem, or another current device, starts afresh. The filter's spectrum
+// is made by each call: the values behind a host pointer may change. One caller at a time.
+template <class T>
+class HostConvolver {
+ public:
+  HostConvolver();
+  ~HostConvolver();
+  HostConvolver(const HostConvolver&) = delete;
+  HostConvolver& operator=(const HostConvolver&) = delete;
+
+  Variant convolve(const Problem& p, const Options& o, const T* signal, std::size_t signal_size,
+                   const T* filter, std::size_t filter_size, T* output);
+  // Frees the plans and buffers kept.
+  void clear();
+
+ private:
+  struct Kept;
+  std::unique_ptr<Kept> kept_;
+};
 
 struct Signal;  // params.hpp
 

@@ -58,12 +58,6 @@ class SlabMultigrid {
   SlabMultigrid(const Params& p, comm::Context& context)
       : p_(p), context_(context), rank_(context.rank()), size_(context.size()),
         all_(levels(p)), results_(4) {
-    if (p.variant != Variant::plain)
-      throw InputError("", "method.variant",
-                       "\"plain\" across ranks on the GPU: the fused variant's pass marches each "
-                       "tile through a level's whole z range, and runs on one rank only (got \"" +
-                           std::string(name(p.variant)) + "\" on " + std::to_string(size_) +
-                           " ranks)");
     for (int r = 0; r < size_; ++r) cuts_.push_back(slab_cut(p, r, size_));
     // Never the coarsest level: the bottom solve is one block over a whole level.
     const auto depth = static_cast<std::int64_t>(all_.size());
@@ -501,7 +495,7 @@ class SlabMultigrid {
       for (std::size_t k = 0; k < nz; ++k) totals[k] = {all[2 * k], all[2 * k + 1]};
     }
     double out[2] = {0.0, 0.0};
-    finish_sum(sum_planes(totals.data(), static_cast<int>(totals.size())), mean,
+    finish_sum(sum_planes(SumMax{0.0, 0.0}, totals.data(), static_cast<int>(totals.size())), mean,
                static_cast<double>(d.level.cells()), out);
     return {out[0], out[1]};
   }
@@ -550,6 +544,13 @@ template <class T>
 Outcome solve_device_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
                           std::vector<T>& u, const Checkpoints<T>* checkpoints) {
   p.validate();
+  // Refused before anything is allocated.
+  if (p.variant != Variant::plain)
+    throw InputError("", "method.variant",
+                     "\"plain\" for the GPU on slabs of planes: the fused variant's pass marches "
+                     "each tile through a level's whole z range, and runs on one rank only (got \"" +
+                         std::string(name(p.variant)) + "\" on " + std::to_string(context.size()) +
+                         " ranks)");
   SlabMultigrid<T> mg(p, context);
   mg.upload_source(f);
   const Outcome out = mg.solve(checkpoints);

@@ -521,10 +521,12 @@ enum class Reading { field, residual, value };
 // (planes_finish_kernel) or by the host after an all-reduce over zeros (exact) across ranks, in
 // the one function below.
 
-// The per-plane grid over x and y: at most 64 x 64 blocks, fixed by the level's nx and ny.
+// The per-plane grid over x and y, fixed by the level's nx and ny: at most 4 x 8 blocks a plane,
+// so that a plane of 512^2 gives each thread 32 cells and 512 planes 16,384 blocks: a block's
+// reduction and partial for every few cells would cost more than their reads (not measured yet).
 inline dim3 plane_partials_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
-  const std::int64_t bx = std::min<std::int64_t>((nx + kCellX - 1) / kCellX, 64);
-  const std::int64_t by = std::min<std::int64_t>((ny + kCellY - 1) / kCellY, 64);
+  const std::int64_t bx = std::min<std::int64_t>((nx + kCellX - 1) / kCellX, 4);
+  const std::int64_t by = std::min<std::int64_t>((ny + kCellY - 1) / kCellY, 8);
   const std::int64_t bz = std::max<std::int64_t>(1, std::min<std::int64_t>(planes, 65535));
   return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz));
 }
@@ -563,14 +565,16 @@ __global__ void __launch_bounds__(kCellThreads)
   }
 }
 
-// totals[q] = plane q's partials (per_plane of them) added by one block, in a fixed tree.
-__global__ void __launch_bounds__(kCellThreads)
+// totals[q] = plane q's partials (per_plane of them) added by one block, in a fixed tree. (A
+// template, as the kernels below, so that each file including this one may hold it.)
+template <int kThreads = kCellThreads>
+__global__ void __launch_bounds__(kThreads)
     plane_totals_kernel(const SumMax* __restrict__ partials, int per_plane, int count,
                         SumMax* __restrict__ totals) {
   const int t = threadIdx.x;
   for (int q = static_cast<int>(blockIdx.x); q < count; q += static_cast<int>(gridDim.x)) {
     SumMax acc{0.0, 0.0};
-    for (int p = t; p < per_plane; p += kCellThreads)
+    for (int p = t; p < per_plane; p += kThreads)
       acc = SumMaxOp{}(acc, partials[static_cast<std::int64_t>(q) * per_plane + p]);
     acc = block_sum_max(acc);
     if (t == 0) totals[q] = acc;
@@ -578,9 +582,9 @@ __global__ void __launch_bounds__(kCellThreads)
   }
 }
 
-// The planes' totals added in plane order: the one sum of the device and the host.
-__host__ __device__ inline SumMax sum_planes(const SumMax* totals, int count) {
-  SumMax acc{0.0, 0.0};
+// The planes' totals added in plane order onto `acc` (from {0, 0}): the one sum of the device and
+// the host, which may take the planes in consecutive runs.
+__host__ __device__ inline SumMax sum_planes(SumMax acc, const SumMax* totals, int count) {
   for (int q = 0; q < count; ++q) {
     acc.sum = acc.sum + totals[q].sum;
     acc.max = Max{}(acc.max, totals[q].max);
@@ -598,10 +602,24 @@ __host__ __device__ inline void finish_sum(const SumMax& acc, bool mean, double 
   }
 }
 
-// finish_sum of sum_planes, on one thread: every plane of the level on this device.
-__global__ void planes_finish_kernel(const SumMax* __restrict__ totals, int count, bool mean,
-                                     double cells, double* __restrict__ out) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) finish_sum(sum_planes(totals, count), mean, cells, out);
+// finish_sum of sum_planes over every plane of the level on this device, on one block: the block
+// loads runs of the totals into shared memory together, and one thread adds them in order (a
+// thread alone would wait on each load from memory in turn).
+inline constexpr int kFinishRun = 512;
+template <int kThreads = kCellThreads>
+__global__ void __launch_bounds__(kThreads)
+    planes_finish_kernel(const SumMax* __restrict__ totals, int count, bool mean, double cells,
+                         double* __restrict__ out) {
+  __shared__ SumMax run[kFinishRun];
+  SumMax acc{0.0, 0.0};
+  for (int first = 0; first < count; first += kFinishRun) {
+    const int n = min(kFinishRun, count - first);
+    for (int q = threadIdx.x; q < n; q += kThreads) run[q] = totals[first + q];
+    __syncthreads();
+    if (threadIdx.x == 0) acc = sum_planes(acc, run, n);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) finish_sum(acc, mean, cells, out);
 }
 
 // A reduction over planes [first, first + count) of a level into `totals` (count of them),
@@ -617,7 +635,7 @@ void enqueue_plane_totals(const LevelGrid<T>& g, int first, int count, const T* 
   plane_partials_kernel<kRead><<<grid, dim3(kCellX, kCellY, 1), 0, stream>>>(g, first, count, x,
                                                                               b, partials);
   PARASOL_CHECK_LAUNCH(stream);
-  plane_totals_kernel<<<static_cast<unsigned>(std::min(count, 65535)), kCellThreads, 0, stream>>>(
+  plane_totals_kernel<><<<static_cast<unsigned>(std::min(count, 65535)), kCellThreads, 0, stream>>>(
       partials, static_cast<int>(grid.x * grid.y), count, totals);
   PARASOL_CHECK_LAUNCH(stream);
 }

@@ -9,7 +9,8 @@
 // sharing a GPU where there are fewer): the plain variant on 2 and 3 ranks gives the one-rank GPU
 // run's bits and passes --check against the gold, for each face kind in z (the halos and the
 // wrap), rbgs and Chebyshev, float and double, FMG and V-cycles, a checkpoint and restart across
-// ranks; the fused variant across ranks is one line naming method.variant.
+// ranks; the default variant gives way to plain across ranks, and fused asked for by name is one
+// line naming method.variant.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -245,6 +246,20 @@ TEST_F(PoissonRanksGpu, ACheckpointAcrossRanksRestartsToTheUninterruptedBits) {
   io::ResultReader a(dir_ / "whole.h5"), b(dir_ / "rest.h5");
   EXPECT_EQ(std::get<std::vector<double>>(b.attribute("/diagnostics", "residual_l2")),
             std::get<std::vector<double>>(a.attribute("/diagnostics", "residual_l2")));
+}
+
+// The default variant (fused) gives way to plain across ranks, and says so in /method: the
+// one-rank plain run's bits.
+TEST_F(PoissonRanksGpu, TheDefaultVariantAcrossRanksRunsPlain) {
+  PARASOL_REQUIRE_GPU();
+  const std::string text = problem(32, 30, 30, kMixed, "[iteration]\nmax_cycles = 3\n");
+  const auto one = run(0, text, "one.h5", "--backend gpu method.variant=plain");
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto two = run(2, text, "two.h5", "--backend gpu");
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_EQ(std::get<std::string>(io::ResultReader(dir_ / "two.h5").attribute("/method", "variant")),
+            "plain");
+  EXPECT_TRUE(same_bits(field<double>("two.h5"), field<double>("one.h5")));
 }
 
 TEST_F(PoissonRanksGpu, TheFusedVariantAcrossRanksIsOneLineNamingTheVariant) {

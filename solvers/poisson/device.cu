@@ -301,8 +301,8 @@ struct DeviceSolver<T>::Impl {
     const LevelData& d = level[0];
     const int planes = static_cast<int>(d.level.nz);
     enqueue_plane_totals<kRead>(d.grid, 0, planes, x, b, partials.data(), totals.data(), stream);
-    planes_finish_kernel<><<<1, kCellThreads, 0, stream>>>(totals.data(), planes, mean,
-                                              static_cast<double>(d.level.cells()), out);
+    planes_finish_kernel<><<<1, kCellThreads, 0, stream>>>(
+        totals.data(), planes, mean, static_cast<double>(d.level.cells()), out);
     PARASOL_CHECK_LAUNCH(stream);
   }
 

@@ -395,13 +395,13 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
                                                int j, int k) {
   const int ci = i / coarse.rx, cj = j / coarse.ry, ck = k / coarse.rz;
   const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
-  // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped: in z,
-  // where the level is stored with halo planes, the halo plane holds the wrap).
-  const auto fold = [&](int& v, int n, int axis, signed char lo, signed char hi) {
-    const bool wrap = axis < 2 || !coarse.z_halos;
+  // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped by
+  // `period`: the axis's cells, or 0 in z where the level is stored with halo planes, the halo
+  // plane holding the wrap).
+  const auto fold = [](int& v, int n, int period, int axis, signed char lo, signed char hi) {
     if (v < 0) {
       if (lo == kPeriodicGhost) {
-        if (wrap) v += n;
+        v += period;
         return -1;
       }
       v = 0;
@@ -409,7 +409,7 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
     }
     if (v >= n) {
       if (hi == kPeriodicGhost) {
-        if (wrap) v -= n;
+        v -= period;
         return -1;
       }
       v = n - 1;
@@ -417,13 +417,16 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
     }
     return -1;
   };
+  const int z_period = coarse.z_halos ? 0 : coarse.nz;
+  const std::int64_t z_base = coarse.z_halos ? coarse.k0 - 1 : 0;  // the storage's first plane
   // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
   const auto value = [&](int a, int b, int c) {
     int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
-    const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
-    const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
-    const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
-    double v = static_cast<double>(uc[coarse.index(x, y, z)]);
+    const int fx = fold(x, coarse.nx, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
+    const int fy = fold(y, coarse.ny, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
+    const int fz = fold(z, coarse.nz, z_period, 2, coarse.lo[2], coarse.hi[2]);
+    double v = static_cast<double>(
+        uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * (z - z_base))]);
     const auto apply = [&](int face) {
       if (face < 0) return;
       const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
@@ -445,7 +448,7 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
       (coarse.ry == 1 || (cj + sj >= 0 && cj + sj < coarse.ny)) &&
       (coarse.rz == 1 || (ck + sk >= 0 && ck + sk < coarse.nz))) {
     const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
-    const T* base = uc + coarse.index(ci, cj, ck);
+    const T* base = uc + ci + sy * cj + sz * (ck - z_base);
     for (int c = 0; c < 2; ++c)
       for (int b = 0; b < 2; ++b)
         for (int a = 0; a < 2; ++a) {

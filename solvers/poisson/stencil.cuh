@@ -117,21 +117,22 @@ __host__ __device__ __forceinline__ T apply_values(const LevelGrid<T>& g, T c, T
   return g.alpha * c + g.cx * x + g.cy * y + g.cz * z;
 }
 
-// The z-neighbours of a cell stored with halo planes (LevelGrid::z_halos): the plane next to it
-// in memory, which past a periodic face holds the wrap; the ghost past any other face. The
-// values below() and above() give on the whole level.
+// The z-neighbours: below() and above() along z, where past a periodic face the neighbour is
+// the plane at the other end of the level, or on a slab stored with halo planes
+// (LevelGrid::z_halos) the halo plane next to it, which holds that plane. One select in the
+// periodic branch alone, so that a whole level's kernels keep their code.
 template <class T>
 __host__ __device__ __forceinline__ T below_z(const LevelGrid<T>& g, const T* u, std::int64_t at,
                                               int k, T centre) {
-  if (!g.z_halos) return below(u, at, k, g.nz, g.sz(), g.lo[2], centre);
-  if (k > 0 || g.lo[2] == kPeriodicGhost) return u[at - g.sz()];
+  if (k > 0) return u[at - g.sz()];
+  if (g.lo[2] == kPeriodicGhost) return u[at + (g.z_halos ? -1 : g.nz - 1) * g.sz()];
   return T(g.lo[2]) * centre;
 }
 template <class T>
 __host__ __device__ __forceinline__ T above_z(const LevelGrid<T>& g, const T* u, std::int64_t at,
                                               int k, T centre) {
-  if (!g.z_halos) return above(u, at, k, g.nz, g.sz(), g.hi[2], centre);
-  if (k < g.nz - 1 || g.hi[2] == kPeriodicGhost) return u[at + g.sz()];
+  if (k < g.nz - 1) return u[at + g.sz()];
+  if (g.hi[2] == kPeriodicGhost) return u[at + (g.z_halos ? 1 : -(g.nz - 1)) * g.sz()];
   return T(g.hi[2]) * centre;
 }
 

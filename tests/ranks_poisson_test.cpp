@@ -173,7 +173,7 @@ TEST_F(PoissonRanksGpu, MixedFacesWithAPeriodicZGiveTheOneRankGpuBits) {
   PARASOL_REQUIRE_GPU();
   // 15 pairs of planes cut 8 + 7 and 5 + 5 + 5; the wrap goes between the first rank and the
   // last; level 1 is gathered onto every rank. FMG, then V-cycles to 1e-10, with the order study
-  // (its 16 x 15 x 15 grid has one level, held whole by every rank).
+  // (its 16 x 15 x 15 grid solved on the same ranks, cut by single planes).
   const std::string extra =
       kPlain + "[study]\nrefinements = 2\n[iteration]\ntolerance = 1e-10\n";
   expect_one_rank_gpu_bits<double>(problem(32, 30, 30, kMixed, extra), {2, 3});

@@ -397,7 +397,8 @@ class PoissonRun final : public SolverRun<Params> {
                          const poisson::Checkpoints<T>* points = nullptr) {
     const std::vector<T> source(f.begin(), f.end());
 #ifdef PARASOL_POISSON_DEVICE
-    if (gpu_ && ranks() > 1) return poisson::solve_device_slab(q, *context_, source, u, points);
+    if (gpu_ && ranks() > 1)
+      return poisson::solve_device_slab(q, *context_, source, u, progress, points);
 #endif
     if (ranks() > 1) return poisson::solve_gold_slab(q, *context_, source, u, progress, points);
 #ifdef PARASOL_POISSON_DEVICE

@@ -110,7 +110,7 @@ class SlabMultigrid {
     stream_.synchronize();
   }
 
-  Outcome solve(const Checkpoints<T>* checkpoints) {
+  Outcome solve(const CycleCallback& on_cycle, const Checkpoints<T>* checkpoints) {
     const auto start = std::chrono::steady_clock::now();
     Outcome out;
     out.levels = depth();
@@ -125,6 +125,9 @@ class SlabMultigrid {
       c.factor = previous_l2 > 0 ? c.residual_l2 / previous_l2 : 0.0;
       previous_l2 = c.residual_l2;
       out.cycles.push_back(c);
+      if (on_cycle)
+        on_cycle(static_cast<std::int64_t>(out.cycles.size()) - (p_.cycle == Cycle::fmg ? 1 : 0), c,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       return c.residual_max < p_.tolerance;
     };
     const bool fmg = p_.cycle == Cycle::fmg;
@@ -542,7 +545,8 @@ class SlabMultigrid {
 
 template <class T>
 Outcome solve_device_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
-                          std::vector<T>& u, const Checkpoints<T>* checkpoints) {
+                          std::vector<T>& u, const CycleCallback& on_cycle,
+                          const Checkpoints<T>* checkpoints) {
   p.validate();
   // Refused before anything is allocated.
   if (p.variant != Variant::plain)
@@ -553,15 +557,16 @@ Outcome solve_device_slab(const Params& p, comm::Context& context, const std::ve
                          " ranks)");
   SlabMultigrid<T> mg(p, context);
   mg.upload_source(f);
-  const Outcome out = mg.solve(checkpoints);
+  const Outcome out = mg.solve(on_cycle, checkpoints);
   mg.download(u);
   return out;
 }
 
 template Outcome solve_device_slab<float>(const Params&, comm::Context&, const std::vector<float>&,
-                                          std::vector<float>&, const Checkpoints<float>*);
+                                          std::vector<float>&, const CycleCallback&,
+                                          const Checkpoints<float>*);
 template Outcome solve_device_slab<double>(const Params&, comm::Context&,
                                            const std::vector<double>&, std::vector<double>&,
-                                           const Checkpoints<double>*);
+                                           const CycleCallback&, const Checkpoints<double>*);
 
 }  // namespace parasol::poisson

@@ -32,11 +32,12 @@ namespace parasol::poisson {
 
 // The GPU multigrid of solve_gold_slab across the ranks of `context` (one device each, chosen by
 // the caller): `f` and `u` are this rank's planes (slab_cut), x fastest; `u` is resized. Every
-// rank gets the whole run's Outcome; a checkpoint's state is this rank's planes of u and the
-// whole run's reports, as the gold's. On one rank it runs the same kernels, un-captured, with
-// every level whole.
+// rank gets the whole run's Outcome; `on_cycle` is called after each cycle; a checkpoint's state
+// is this rank's planes of u and the whole run's reports: all as the gold's. On one rank it runs
+// the same kernels, un-captured, with every level whole.
 template <class T>
 Outcome solve_device_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
-                          std::vector<T>& u, const Checkpoints<T>* checkpoints = nullptr);
+                          std::vector<T>& u, const CycleCallback& on_cycle = {},
+                          const Checkpoints<T>* checkpoints = nullptr);
 
 }  // namespace parasol::poisson

@@ -1,0 +1,236 @@
+// One long system cut among ranks, on the host: the cut, a rank's rows, the interface across
+// ranks and the solve in double (long.hpp).
+#include "solvers/tridiag/long.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "comm/over_ranks.hpp"
+#include "kernels/error.hpp"
+#include "kernels/seeded_draws.hpp"
+#include "solvers/tridiag/check.hpp"
+#include "solvers/tridiag/partition.hpp"
+#include "solvers/tridiag/random_rows.hpp"
+
+namespace parasol::tridiag {
+namespace {
+
+// The interface's messages: the rows to rank 0 and the values back.
+constexpr int kInterfaceRowsTag = 5201;
+constexpr int kInterfaceValuesTag = 5202;
+
+// Values of a piece's interface rows: a', c', d' of its first row and of its last.
+constexpr std::size_t kRowValues = 6;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::vector<std::int64_t> pieces_of(std::int64_t rows, std::int64_t piece_rows) {
+  const std::int64_t pieces = piece_rows > 0 ? std::max<std::int64_t>(1, rows / piece_rows) : 1;
+  return comm::even_planes(rows, static_cast<int>(pieces));
+}
+
+std::vector<std::int64_t> long_cut(std::int64_t n, int ranks, std::int64_t piece_rows,
+                                   const std::string& key) {
+  std::vector<std::int64_t> cut;
+  for (int r = 0; r < ranks; ++r) {
+    const comm::Slab s = comm::even_slab(n, r, ranks);
+    if (s.count() < 2)
+      throw InputError("", key,
+                       "n = " + std::to_string(n) + " rows cut among " + std::to_string(ranks) +
+                           " ranks leaves rank " + std::to_string(r) + " " +
+                           std::to_string(s.count()) +
+                           " (the partition method needs two rows a rank at least); run fewer "
+                           "ranks or a longer system");
+    for (const std::int64_t rows : pieces_of(s.count(), piece_rows)) cut.push_back(rows);
+  }
+  return cut;
+}
+
+template <class T>
+RowsPart<T> random_rows_part(std::int64_t n, std::int64_t systems, std::uint64_t seed,
+                             const comm::Slab& mine) {
+  RowsPart<T> part;
+  part.n = n;
+  part.first_row = mine.begin;
+  const std::int64_t rows = mine.count();
+  Batch<T>& b = part.batch;
+  b.dims = {rows, systems, Layout::contiguous};
+  const auto size = static_cast<std::size_t>(b.dims.size());
+  b.a.resize(size), b.b.resize(size), b.c.resize(size), b.d.resize(size);
+  const CounterDraws draws(seed, 0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < rows * systems; ++k) {
+    const std::int64_t s = k / rows, i = k % rows;
+    const RandomRow<T> row = random_row<T>(draws, n, s * n + mine.begin + i);
+    const auto at = static_cast<std::size_t>(k);
+    b.a[at] = row.a, b.b[at] = row.b, b.c[at] = row.c, b.d[at] = row.d;
+  }
+  return part;
+}
+
+template <class T>
+RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine) {
+  if (whole.dims.layout != Layout::contiguous)
+    throw Error("tridiag::rows_part_of: expected the contiguous layout");
+  RowsPart<T> part;
+  part.n = whole.dims.n;
+  part.first_row = mine.begin;
+  const std::int64_t rows = mine.count(), systems = whole.dims.systems;
+  part.batch.dims = {rows, systems, Layout::contiguous};
+  for (std::int64_t s = 0; s < systems; ++s) {
+    const auto from = static_cast<std::ptrdiff_t>(s * whole.dims.n + mine.begin);
+    const auto take = [&](const std::vector<T>& v, std::vector<T>& out) {
+      out.insert(out.end(), v.begin() + from, v.begin() + from + rows);
+    };
+    take(whole.a, part.batch.a), take(whole.b, part.batch.b);
+    take(whole.c, part.batch.c), take(whole.d, part.batch.d);
+  }
+  return part;
+}
+
+std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
+                                     std::int64_t systems, std::int64_t pieces) {
+  const auto per_system = static_cast<std::size_t>(pieces);
+  if (mine.size() != static_cast<std::size_t>(systems) * per_system * kRowValues)
+    throw Error("tridiag::interface_across: " + std::to_string(mine.size()) + " values for " +
+                std::to_string(systems) + " systems of " + std::to_string(pieces) + " pieces");
+  const std::vector<std::int64_t> counts = context.all_gather(pieces);
+  if (!context.is_root()) {
+    context.send(mine.data(), mine.size(), 0, kInterfaceRowsTag);
+    std::vector<double> back(static_cast<std::size_t>(systems) * per_system * 2);
+    context.recv(back.data(), back.size(), 0, kInterfaceValuesTag);
+    return back;
+  }
+  // Rank 0: every rank's rows, in rank order.
+  const std::size_t ranks = counts.size();
+  std::vector<std::vector<double>> rows(ranks), values(ranks);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const auto here = static_cast<std::size_t>(counts[r]);
+    total += here;
+    values[r].resize(static_cast<std::size_t>(systems) * here * 2);
+    if (r == 0) continue;
+    rows[r].resize(static_cast<std::size_t>(systems) * here * kRowValues);
+    context.recv(rows[r].data(), rows[r].size(), static_cast<int>(r), kInterfaceRowsTag);
+  }
+  rows[0] = mine;
+  // Each system's interface, 2 rows a piece, rank 0's pieces first: as solve_partitioned lays
+  // out the same cut, so the values are its bits.
+  std::vector<double> ia(2 * total), ic(ia.size()), id(ia.size());
+  for (std::int64_t s = 0; s < systems; ++s) {
+    std::size_t q = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const auto here = static_cast<std::size_t>(counts[r]);
+      for (std::size_t p = 0; p < here; ++p, q += 2) {
+        const double* v = &rows[r][(static_cast<std::size_t>(s) * here + p) * kRowValues];
+        ia[q] = v[0], ic[q] = v[1], id[q] = v[2];
+        ia[q + 1] = v[3], ic[q + 1] = v[4], id[q + 1] = v[5];
+      }
+    }
+    std::vector<double> xi;
+    try {
+      xi = solve_interface(ia, ic, id);
+    } catch (const NumericalError& e) {
+      throw NumericalError(s, "system " + std::to_string(s) + ": " + e.what());
+    }
+    q = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const auto here = static_cast<std::size_t>(counts[r]);
+      for (std::size_t p = 0; p < here; ++p, q += 2) {
+        double* v = &values[r][(static_cast<std::size_t>(s) * here + p) * 2];
+        v[0] = xi[q], v[1] = xi[q + 1];
+      }
+    }
+  }
+  for (std::size_t r = 1; r < ranks; ++r)
+    context.send(values[r].data(), values[r].size(), static_cast<int>(r), kInterfaceValuesTag);
+  return values[0];
+}
+
+template <class T>
+LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part) {
+  const Dims& dims = part.batch.dims;
+  const std::int64_t rows = dims.n, systems = dims.systems;
+  if (rows < 2)
+    throw Error("tridiag::solve_long: a rank's rows are one piece of two rows at least, got " +
+                std::to_string(rows));
+  const bool first_piece = part.first_row == 0, last_piece = part.first_row + rows == part.n;
+  LongResult<double> result;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<ReducedPiece> reduced;
+  std::vector<double> mine(static_cast<std::size_t>(systems) * kRowValues);
+  const auto size = static_cast<std::size_t>(rows);
+  std::vector<double> a(size), b(size), c(size), d(size);
+  for (std::int64_t s = 0; s < systems; ++s) {
+    // The whole system's a[0] and c[n - 1] lie outside it: read as 0, as solve_partitioned does.
+    for (std::size_t j = 0; j < size; ++j) {
+      const auto k = static_cast<std::size_t>(s) * size + j;
+      a[j] = j == 0 && first_piece ? 0.0 : static_cast<double>(part.batch.a[k]);
+      b[j] = static_cast<double>(part.batch.b[k]);
+      c[j] = j + 1 == size && last_piece ? 0.0 : static_cast<double>(part.batch.c[k]);
+      d[j] = static_cast<double>(part.batch.d[k]);
+    }
+    try {
+      reduced.push_back(reduce_piece(a.data(), b.data(), c.data(), d.data(), rows));
+    } catch (const NumericalError& e) {
+      throw NumericalError(s, "system " + std::to_string(s) + ": " + e.what() + " of rank " +
+                                  std::to_string(context.rank()) + "'s rows (from row " +
+                                  std::to_string(part.first_row) + ")");
+    }
+    const ReducedPiece& r = reduced.back();
+    double* v = &mine[static_cast<std::size_t>(s) * kRowValues];
+    v[0] = r.a[0], v[1] = r.c[0], v[2] = r.d[0];
+    v[3] = r.a[size - 1], v[4] = r.c[size - 1], v[5] = r.d[size - 1];
+  }
+  result.timings.device.compute = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  const std::vector<double> ends = interface_across(context, mine, systems, 1);
+  result.timings.exchange = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  result.x.resize(static_cast<std::size_t>(dims.size()));
+  for (std::int64_t s = 0; s < systems; ++s) {
+    const auto at = static_cast<std::size_t>(s);
+    try {
+      substitute_piece(reduced[at], ends[2 * at], ends[2 * at + 1], part.first_row,
+                       &result.x[at * size]);
+    } catch (const NumericalError& e) {
+      throw NumericalError(s, "system " + std::to_string(s) + ": " + e.what());
+    }
+  }
+  result.timings.device.compute += seconds_since(start);
+  return result;
+}
+
+template <class T>
+Agreement long_agreement(comm::Context& context, const Batch<T>& whole, const std::vector<T>& x,
+                         const comm::Slab& mine) {
+  const std::vector<double> gold = solve_gold(whole);
+  const Dims& dims = whole.dims;
+  std::vector<double> mine_of_gold;
+  mine_of_gold.reserve(x.size());
+  for (std::int64_t s = 0; s < dims.systems; ++s) {
+    const auto from = gold.begin() + static_cast<std::ptrdiff_t>(s * dims.n + mine.begin);
+    mine_of_gold.insert(mine_of_gold.end(), from, from + static_cast<std::ptrdiff_t>(mine.count()));
+  }
+  const FieldDifference d = comm::over_ranks(context, compare(x, mine_of_gold), x.size(),
+                                             static_cast<std::uint64_t>(dims.size()));
+  const double scale = comm::max_over_ranks(context, max_magnitude(mine_of_gold));
+  return agreement<T>(d, scale, condition_bound(whole), dims.n);
+}
+
+#define PARASOL_TRIDIAG_LONG(T)                                                              \
+  template RowsPart<T> random_rows_part<T>(std::int64_t, std::int64_t, std::uint64_t,       \
+                                           const comm::Slab&);                               \
+  template RowsPart<T> rows_part_of<T>(const Batch<T>&, const comm::Slab&);                 \
+  template LongResult<double> solve_long<T>(comm::Context&, const RowsPart<T>&);           \
+  template Agreement long_agreement<T>(comm::Context&, const Batch<T>&, const std::vector<T>&, \
+                                       const comm::Slab&);
+PARASOL_TRIDIAG_LONG(float)
+PARASOL_TRIDIAG_LONG(double)
+#undef PARASOL_TRIDIAG_LONG
+
+}  // namespace parasol::tridiag

@@ -1,0 +1,101 @@
+// One long system (or a few) cut among ranks by rows (system.cut = "rows"): the partition method
+// of partition.hpp across ranks. Each rank holds rows [begin, end) of every system
+// (comm::even_slab, uneven cuts allowed) and reduces them alone; the interface rows, the first
+// and last of each piece, go to rank 0, which solves each system's interface by the Thomas
+// algorithm in the order solve_partitioned does; their values come back and each rank
+// substitutes them into its rows. On the host a rank's rows are one piece, so an N-rank run
+// gives solve_partitioned(batch, N)'s bits; on the device they are cut again into pieces of
+// about kDevicePieceRows rows, one thread each, and the reference is solve_partitioned on that
+// whole cut (long_cut). Host-only API: compiles without nvcc, MPI or NCCL. Every function that
+// takes a Context is called by every rank, in the same order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/context.hpp"
+#include "comm/halo.hpp"
+#include "kernels/agreement.hpp"
+#include "solvers/tridiag/tridiag.hpp"
+
+namespace parasol::tridiag {
+
+// Rows a device thread reduces: a few hundred, so that a rank's 2^27 rows make 2^19 threads (the
+// device full many times over) while the interface, two rows a piece, stays a hundredth of n.
+inline constexpr std::int64_t kDevicePieceRows = 256;
+
+// `rows` rows cut into pieces of about `piece_rows` (rows / piece_rows of them, at least one,
+// as even as can be: comm::even_planes); piece_rows 0: one piece. Rows per piece, in order.
+std::vector<std::int64_t> pieces_of(std::int64_t rows, std::int64_t piece_rows);
+
+// The whole cut of n rows: comm::even_slab among `ranks`, each rank's rows cut by pieces_of.
+// Rows per piece, rank 0's first. InputError naming `key` when a piece would hold fewer than two
+// rows (the partition method eliminates within a piece from its first two rows).
+std::vector<std::int64_t> long_cut(std::int64_t n, int ranks, std::int64_t piece_rows,
+                                   const std::string& key);
+
+// Rows [first_row, first_row + rows) of each of `systems` systems of n rows: batch holds them as
+// systems of dims.n = rows rows, contiguous. Unlike a Batch's systems, a of its first row couples
+// row first_row - 1 (0 in a system's row 0) and c of its last row couples the row after it (0 in
+// a system's last row).
+template <class T>
+struct RowsPart {
+  std::int64_t n = 0;          // rows of each whole system
+  std::int64_t first_row = 0;  // where the part's rows begin in it
+  Batch<T> batch;
+};
+
+// The rows `mine` of random_batch({n, systems}, seed)'s systems, drawn alone (random_row: the
+// same bits as the whole batch's).
+template <class T>
+RowsPart<T> random_rows_part(std::int64_t n, std::int64_t systems, std::uint64_t seed,
+                             const comm::Slab& mine);
+
+// The rows `mine` of a whole batch (contiguous) already on the host.
+template <class T>
+RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine);
+
+// What a solve across ranks spent: the device's phases, and the seconds this rank spent in the
+// interface's exchange (its gather to rank 0, the solve there, and the values sent back).
+struct LongTimings {
+  Timings device;
+  double exchange = 0;
+};
+
+template <class U>
+struct LongResult {
+  std::vector<U> x;  // the part's rows, [system][row]
+  LongTimings timings;
+};
+
+// The interface across ranks: `mine` holds this rank's pieces' interface rows, [system][piece]
+// then a', c', d' of the piece's first row and of its last (6 values), `pieces` pieces a system.
+// Rank 0 gathers every rank's, solves each system's interface (solve_interface) in rank order,
+// and sends each rank its pieces' first and last unknowns: returned, [system][piece][2].
+// NumericalError on rank 0 for a zero pivot (naming the system).
+std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
+                                     std::int64_t systems, std::int64_t pieces);
+
+// On the host, in double: this rank's rows as one piece (reduce_piece), the interface across
+// ranks, then substitute_piece. The bits of solve_partitioned(whole, ranks) on these rows.
+// NumericalError naming the system on a zero pivot or a non-finite value.
+template <class T>
+LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part);
+
+// On the device in T: this rank's rows cut by pieces_of(rows, kDevicePieceRows), one thread a
+// piece (solvers/tridiag/long.cu), the interface across ranks on the host in double. `threads`
+// per block. NumericalError naming the lowest failing system.
+template <class T>
+LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, int threads = 256);
+
+// x (this rank's rows `mine` of every system, [system][row]) against the gold of the whole batch
+// (contiguous), which every rank solves (the gold of one long system is one sweep down and up
+// it), judged by tolerance<T>(condition_bound(whole), n) as a batch is (check.hpp): the
+// partition method is backward stable on the dominant rows that bound holds for. The
+// differences and max|gold| are combined over the ranks.
+template <class T>
+Agreement long_agreement(comm::Context& context, const Batch<T>& whole, const std::vector<T>& x,
+                         const comm::Slab& mine);
+
+}  // namespace parasol::tridiag

@@ -14,6 +14,7 @@
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/partition.hpp"
 #include "tests/support.hpp"
 
@@ -435,6 +436,82 @@ TEST(TridiagPartition, TooManyPiecesAndZeroPivotsAreNamed) {
   singular.c[7] = 0;
   try {
     solve_partitioned(singular, 2);
+    ADD_FAILURE() << "expected a NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.system(), 1) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace parasol::tridiag
+
+namespace parasol::tridiag {
+namespace {
+
+// One long system cut among ranks (long.hpp), what one process can judge: the cut, a rank's
+// rows drawn alone, and the solve on one rank. tests/ranks_tridiag_long_test.cpp runs it across
+// ranks.
+TEST(TridiagLong, TheCutIsEvenAmongRanksThenEvenAmongEachRanksPieces) {
+  EXPECT_EQ(pieces_of(7, 0), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(pieces_of(100, 256), (std::vector<std::int64_t>{100}));  // fewer rows than a piece
+  EXPECT_EQ(pieces_of(1000, 256), (std::vector<std::int64_t>{334, 333, 333}));
+  EXPECT_EQ(long_cut(101, 3, 0, "random.n"), (std::vector<std::int64_t>{34, 34, 33}));
+  // 2048 rows: 8 pieces of 256 on one rank, 4 on each of two: the same whole cut.
+  EXPECT_EQ(long_cut(2048, 1, 256, ""), long_cut(2048, 2, 256, ""));
+  const std::vector<std::int64_t> cut = long_cut(1300, 2, 256, "");  // 650: 2 pieces of 325
+  EXPECT_EQ(cut, (std::vector<std::int64_t>{325, 325, 325, 325}));
+  try {
+    long_cut(5, 3, 0, "random.n");
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "random.n");
+    EXPECT_TRUE(contains(e.what(), "leaves rank 2 1")) << e.what();
+  }
+}
+
+TEST(TridiagLong, AnyCutMatchesTheEvenCutItEquals) {
+  const Batch<double> batch = random_batch<double>({50, 2, Layout::contiguous}, test::kSeed);
+  EXPECT_EQ(solve_partitioned(batch, 4), solve_partitioned(batch, comm::even_planes(50, 4)));
+  // An uneven cut of its own is within the gold's bound too.
+  const std::vector<double> gold = solve_gold(batch);
+  const std::vector<double> cut = solve_partitioned(batch, {2, 30, 3, 15});
+  for (std::size_t k = 0; k < gold.size(); ++k) EXPECT_NEAR(cut[k], gold[k], 1e-13) << k;
+  try {
+    solve_partitioned(batch, {25, 1, 24});
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "pieces");
+  }
+  EXPECT_THROW(solve_partitioned(batch, {25, 24}), InputError);  // 49 rows of 50
+}
+
+TEST(TridiagLong, ARanksRowsAreTheWholeBatchsRowsDrawnAlone) {
+  const std::int64_t n = 37, systems = 3;
+  const Batch<float> whole = random_batch<float>({n, systems, Layout::contiguous}, test::kSeed);
+  for (int rank = 0; rank < 3; ++rank) {
+    const comm::Slab mine = comm::even_slab(n, rank, 3);
+    const RowsPart<float> drawn = random_rows_part<float>(n, systems, test::kSeed, mine);
+    const RowsPart<float> taken = rows_part_of(whole, mine);
+    EXPECT_EQ(drawn.first_row, mine.begin);
+    EXPECT_EQ(drawn.batch.dims.n, mine.count());
+    EXPECT_EQ(drawn.batch.a, taken.batch.a);
+    EXPECT_EQ(drawn.batch.b, taken.batch.b);
+    EXPECT_EQ(drawn.batch.c, taken.batch.c);
+    EXPECT_EQ(drawn.batch.d, taken.batch.d);
+  }
+}
+
+TEST(TridiagLong, OneRanksSolveIsTheOnePiecePartitionsBits) {
+  comm::Context context;
+  for (const std::int64_t n : {2, 3, 4, 57}) {
+    const Batch<double> batch = random_batch<double>({n, 2, Layout::contiguous}, test::kSeed);
+    const LongResult<double> r = solve_long(context, rows_part_of(batch, comm::even_slab(n, 0, 1)));
+    EXPECT_EQ(r.x, solve_partitioned(batch, 1)) << "n " << n;
+  }
+  Batch<double> singular = random_batch<double>({6, 2, Layout::contiguous}, test::kSeed);
+  singular.b[6] = 0;  // system 1's first pivot
+  try {
+    solve_long(context, rows_part_of(singular, comm::even_slab(6, 0, 1)));
     ADD_FAILURE() << "expected a NumericalError";
   } catch (const NumericalError& e) {
     EXPECT_EQ(e.system(), 1) << e.what();

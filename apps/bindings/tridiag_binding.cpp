@@ -914,6 +914,10 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& pa
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   auto file = read_declared(t, tridiag::keys(), tridiag::sweep_keys(), params_path);
+  if (file.params.cut == tridiag::Cut::rows)
+    throw InputError(t.source_of("system.cut"), "system.cut",
+                     "`parasol sweep` times the variants on whole systems; one long system cut "
+                     "by rows has one method (run it with `parasol run`)");
   if (file.params.kind != tridiag::Kind::general)
     return study_in_precision<KindStudy>(t, std::move(file));
   return study_in_precision<TridiagStudy>(t, std::move(file));
@@ -935,7 +939,7 @@ Binding tridiag_binding() {
   b.examples = {"inputs/heat1d.toml",       "inputs/tridiag-file.toml",
                 "inputs/tridiag-periodic.toml", "inputs/tridiag-rhs.toml",
                 "inputs/tridiag-penta.toml",  "inputs/tridiag-block2.toml",
-                "inputs/tridiag-study.toml"};
+                "inputs/tridiag-study.toml",  "inputs/tridiag-long.toml"};
   return b;
 }
 

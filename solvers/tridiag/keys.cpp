@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernels/validate.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/sweep.hpp"
 
 namespace parasol::tridiag {
@@ -69,8 +70,8 @@ const Keys<Params>& keys() {
                           "across ranks: `systems`, each system whole on one rank; `rows`, one "
                           "long system (or a few) whose rows are cut among the ranks and solved "
                           "by the partition method (general systems, `random` or `file`; "
-                          "docs/scaling.md). The GPU cuts each rank's rows again, into pieces of "
-                          "256 rows, one thread each"));
+                          "docs/scaling.md). The GPU cuts each rank's rows again, into pieces of " +
+                              std::to_string(kDevicePieceRows) + " rows, one thread each"));
     k.push_back(key<P>("system.rhs", [](P& p) -> auto& { return p.rhs; },
                        "`multi-rhs`: right-hand sides per system, solved with one elimination")
                     .values("≥ 1")

@@ -30,6 +30,12 @@ std::string drawn(std::int64_t n, std::int64_t systems, const std::string& preci
          "\nsystems = " + std::to_string(systems) + "\nseed = " + std::to_string(kSeed) + "\n";
 }
 
+std::string ring(std::int64_t n, std::int64_t systems) {
+  return "solver = \"tridiag\"\n[problem]\nkind = \"random\"\nprecision = \"double\"\n[system]\n"
+         "kind = \"periodic\"\ncut = \"rows\"\n[random]\nn = " + std::to_string(n) +
+         "\nsystems = " + std::to_string(systems) + "\nseed = " + std::to_string(kSeed) + "\n";
+}
+
 std::string from_file(const std::string& precision) {
   return "solver = \"tridiag\"\n[problem]\nkind = \"file\"\nprecision = \"" + precision +
          "\"\n[system]\ncut = \"rows\"\n[input]\nfile = \"in.h5\"\n";
@@ -37,8 +43,9 @@ std::string from_file(const std::string& precision) {
 
 // The one-rank reference on `cut`, rounded to T as the run writes it, widened back to compare.
 template <class T>
-std::vector<double> reference(const tridiag::Batch<T>& batch, const std::vector<std::int64_t>& cut) {
-  std::vector<double> x = tridiag::solve_partitioned(batch, cut);
+std::vector<double> reference(const tridiag::Batch<T>& batch, const std::vector<std::int64_t>& cut,
+                              bool periodic = false) {
+  std::vector<double> x = tridiag::solve_partitioned(batch, cut, periodic);
   for (double& v : x) v = static_cast<double>(static_cast<T>(v));
   return x;
 }
@@ -85,6 +92,17 @@ TEST_F(TridiagLongRanks, RowsCutAmongRanksGiveTheOneRankPartitionBits) {
   expect_every_cut<double>(8, 3, "double");
 }
 
+// A ring's first and last pieces couple each other: the interface is a ring, solved on rank 0
+// by Sherman-Morrison; the gold is the periodic kind's.
+TEST_F(TridiagLongRanks, RingsCutAmongRanksGiveTheOneRankPartitionBits) {
+  const std::int64_t n = 101, systems = 2;
+  const tridiag::Batch<double> batch = tridiag::periodic_as_batch(tridiag::random_kind_batch<double>(
+      {tridiag::Kind::periodic, n, systems, 1}, kSeed));
+  expect_run(0, ring(n, systems), reference(batch, tridiag::long_cut(n, 1, 0, ""), true));
+  for (int ranks = 1; ranks <= 3; ++ranks)
+    expect_run(ranks, ring(n, systems), reference(batch, tridiag::long_cut(n, ranks, 0, ""), true));
+}
+
 TEST_F(TridiagLongRanks, EachRankReadsItsRowsOfAFile) {
   const std::int64_t n = 29, systems = 3;
   const tridiag::Batch<double> batch =
@@ -120,7 +138,7 @@ TEST_F(TridiagLongRanks, APieceOfFewerThanTwoRowsIsOneLineAndExitTwo) {
 
 // On a GPU machine: 2048 rows are 8 pieces of 256 on one rank and 4 on each of two, the same
 // whole cut, so the same bits; both within the gold's bound (--check) and near the host's
-// partition method on that cut.
+// partition method on that cut; rings alike.
 TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksGiveTheOneRankBitsOnTheSameCut) {
   PARASOL_REQUIRE_GPU();
   const std::int64_t n = 2048, systems = 2;
@@ -149,6 +167,13 @@ TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksGiveTheOneRankBitsOnTheSameCut) {
     if (precision == "float") near_host(0.0f);
     else near_host(0.0);
   }
+  // A ring the same way.
+  const std::string args = "--backend gpu --transport mpi";
+  const auto one = run(0, ring(n, systems), "ring1.h5", "--check " + args);
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto two = run(2, ring(n, systems), "ring2.h5", "--check " + args);
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_TRUE(same_bits(field("ring2.h5"), field("ring1.h5")));
 }
 
 }  // namespace

@@ -263,6 +263,33 @@ TEST(TridiagLong, DevicePiecesMatchThePartitionOnTheSameCut) {
     }
 }
 
+// A ring: every piece's ends couple, the interface a ring on the host.
+template <class T>
+void expect_ring_near_the_partition(std::int64_t n, std::int64_t systems) {
+  SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") + " ring, n " + std::to_string(n) +
+               ", " + std::to_string(systems) + " systems");
+  comm::Context context;
+  const KindBatch<T> ring = random_kind_batch<T>({Kind::periodic, n, systems, 1}, test::kSeed);
+  const Batch<T> batch = periodic_as_batch(ring);
+  const LongResult<T> r =
+      solve_long_gpu(context, rows_part_of(batch, comm::even_slab(n, 0, 1), true), 128);
+  const std::vector<double> host =
+      solve_partitioned(batch, long_cut(n, 1, kDevicePieceRows, ""), true);
+  const std::vector<double> gold = solve_kind_gold(ring);
+  const double bound = kind_tolerance<T>(ring.dims, condition_bound(ring));
+  EXPECT_LE(compare(r.x, host).max_abs / max_magnitude(host), bound);
+  EXPECT_LE(compare(r.x, gold).max_abs / max_magnitude(gold), bound);
+}
+
+TEST(TridiagLong, DevicePiecesOfARingMatchThePartitionOnTheSameCut) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::int64_t n : {3, 4, 255, 257, 515, 3001})
+    for (const std::int64_t systems : {1, 3}) {
+      expect_ring_near_the_partition<float>(n, systems);
+      expect_ring_near_the_partition<double>(n, systems);
+    }
+}
+
 TEST(TridiagLong, ADevicePivotOfZeroNamesItsSystem) {
   PARASOL_REQUIRE_GPU();
   comm::Context context;

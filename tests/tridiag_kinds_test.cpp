@@ -485,6 +485,23 @@ TEST(TridiagLong, AnyCutMatchesTheEvenCutItEquals) {
   EXPECT_THROW(solve_partitioned(batch, {25, 24}), InputError);  // 49 rows of 50
 }
 
+// Rings cut into pieces: the interface is a ring too (Sherman-Morrison), two rows with one piece.
+TEST(TridiagLong, RingsByThePartitionMethodMatchThePeriodicGold) {
+  for (const std::int64_t n : {3, 4, 8, 21, 100})
+    for (const int pieces : {1, 2, 3, 7}) {
+      if (n < 2 * pieces) continue;
+      const Batch<double> ring = periodic_as_batch(
+          random_kind_batch<double>({Kind::periodic, n, 3, 1}, test::kSeed));
+      const std::vector<double> gold =
+          solve_kind_gold(random_kind_batch<double>({Kind::periodic, n, 3, 1}, test::kSeed));
+      const std::vector<double> cut = solve_partitioned(ring, comm::even_planes(n, pieces), true);
+      double worst = 0;
+      for (std::size_t k = 0; k < gold.size(); ++k) worst = std::max(worst, std::abs(gold[k] - cut[k]));
+      // Both in double on rows of condition bound <= 6, Sherman-Morrison twice the rounding.
+      EXPECT_LE(worst, 1e-13) << "n " << n << " pieces " << pieces;
+    }
+}
+
 TEST(TridiagLong, ARanksRowsAreTheWholeBatchsRowsDrawnAlone) {
   const std::int64_t n = 37, systems = 3;
   const Batch<float> whole = random_batch<float>({n, systems, Layout::contiguous}, test::kSeed);
@@ -507,6 +524,9 @@ TEST(TridiagLong, OneRanksSolveIsTheOnePiecePartitionsBits) {
     const Batch<double> batch = random_batch<double>({n, 2, Layout::contiguous}, test::kSeed);
     const LongResult<double> r = solve_long(context, rows_part_of(batch, comm::even_slab(n, 0, 1)));
     EXPECT_EQ(r.x, solve_partitioned(batch, 1)) << "n " << n;
+    if (n < 3) continue;
+    const RowsPart<double> ring = random_ring_rows_part<double>(n, 2, test::kSeed, {0, n, {}});
+    EXPECT_EQ(solve_long(context, ring).x, solve_partitioned(ring.batch, {n}, true)) << "n " << n;
   }
   Batch<double> singular = random_batch<double>({6, 2, Layout::contiguous}, test::kSeed);
   singular.b[6] = 0;  // system 1's first pivot

@@ -152,7 +152,8 @@ class TridiagRun final : public SolverRun<Params> {
           "partition method" + (gpu_ ? ", pieces of " + std::to_string(tridiag::kDevicePieceRows) +
                                            " rows, " + std::to_string(p_.threads) + " threads"
                                      : std::string());
-      return std::to_string(systems_) + (systems_ == 1 ? " system of " : " systems of ") +
+      const std::string kind = rows_.periodic ? " periodic" : "";
+      return std::to_string(systems_) + kind + (systems_ == 1 ? " system of " : " systems of ") +
              std::to_string(rows_.n) + " rows" + source + cut + ", " +
              std::string(name(p_.precision)) + "; " +
              (gpu_ ? method + " on " + current_device().name : "CPU " + method);
@@ -264,6 +265,7 @@ class TridiagRun final : public SolverRun<Params> {
 
   // Unknowns solved: every system's rows, at every step of a march.
   double work() const override {
+    if (rows_cut()) return static_cast<double>(systems_ * rows_.n);
     if (kinds()) {
       tridiag::KindDims whole = kinds_.dims;
       whole.systems = systems_;
@@ -271,8 +273,7 @@ class TridiagRun final : public SolverRun<Params> {
     }
     return heat() ? static_cast<double>(systems_ * p_.heat.points) *
                         static_cast<double>(p_.heat.steps)
-                  : rows_cut() ? static_cast<double>(systems_ * rows_.n)
-                               : static_cast<double>(systems_ * batch_.dims.n);
+                  : static_cast<double>(systems_ * batch_.dims.n);
   }
 
   // The gold in double (a CPU run's own result); across ranks each judges its share against the
@@ -289,6 +290,14 @@ class TridiagRun final : public SolverRun<Params> {
   Agreement check() override {
     if (rows_cut()) {
       // Every rank solves the whole batch's gold: one long system's is one sweep down and up.
+      if (rows_.periodic) {
+        const tridiag::KindBatch<T> ring =
+            p_.problem == Problem::file
+                ? read_kind_batch_part<T>(p_.input, tridiag::Kind::periodic, 1, 0, 1).batch
+                : tridiag::random_kind_batch<T>({tridiag::Kind::periodic, rows_.n, systems_, 1},
+                                                p_.random.seed);
+        return tridiag::long_agreement<T>(*context_, ring, x_, mine_);
+      }
       const Batch<T> whole =
           p_.problem == Problem::file
               ? read_batch<T>(p_.input)
@@ -381,14 +390,21 @@ class TridiagRun final : public SolverRun<Params> {
   // piece) fewer than two rows names the key that sized n.
   void prepare_rows(const RunSetup& setup) {
     const std::int64_t piece_rows = gpu_ ? tridiag::kDevicePieceRows : 0;
+    const bool ring = p_.kind == tridiag::Kind::periodic;
     if (p_.problem == Problem::file) {
       rows_ = read_rows_part<T>(p_.input, rank(), ranks(), piece_rows);
+      rows_.periodic = ring;
       systems_ = rows_.batch.dims.systems;
+      if (ring && rows_.n < 3)
+        throw InputError(p_.input.file, "input.file",
+                         "periodic systems need n >= 3 (a ring of three rows at least), got " +
+                             std::to_string(rows_.n));
     } else {
       io::with_sources(t_, [&] { (void)tridiag::long_cut(p_.random.n, ranks(), piece_rows, "random.n"); });
       systems_ = p_.random.systems;
-      rows_ = tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed,
-                                           comm::even_slab(p_.random.n, rank(), ranks()));
+      const comm::Slab mine = comm::even_slab(p_.random.n, rank(), ranks());
+      rows_ = ring ? tridiag::random_ring_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine)
+                   : tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine);
     }
     mine_ = comm::even_slab(rows_.n, rank(), ranks());
     // With --check every rank holds the whole batch and its gold besides its rows.

@@ -69,7 +69,8 @@ const Keys<Params>& keys() {
     k.push_back(choice<P>("system.cut", [](P& p) -> auto& { return p.cut; }, kCuts, parse_cut,
                           "across ranks: `systems`, each system whole on one rank; `rows`, one "
                           "long system (or a few) whose rows are cut among the ranks and solved "
-                          "by the partition method (general systems, `random` or `file`; "
+                          "by the partition method (general or periodic systems, `random` or "
+                          "`file`; "
                           "docs/scaling.md). The GPU cuts each rank's rows again, into pieces of " +
                               std::to_string(kDevicePieceRows) + " rows, one thread each"));
     k.push_back(key<P>("system.rhs", [](P& p) -> auto& { return p.rhs; },

@@ -73,12 +73,28 @@ RowsPart<T> random_rows_part(std::int64_t n, std::int64_t systems, std::uint64_t
 }
 
 template <class T>
-RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine) {
+RowsPart<T> random_ring_rows_part(std::int64_t n, std::int64_t systems, std::uint64_t seed,
+                                  const comm::Slab& mine) {
+  return rows_part_of(periodic_as_batch(random_kind_batch<T>({Kind::periodic, n, systems, 1}, seed)),
+                      mine, true);
+}
+
+template <class T>
+Batch<T> periodic_as_batch(const KindBatch<T>& ring) {
+  if (ring.dims.kind != Kind::periodic || ring.bands.size() != 3)
+    throw Error("tridiag::periodic_as_batch: expected a periodic batch");
+  return {{ring.dims.n, ring.dims.systems, Layout::contiguous},
+          ring.bands[0], ring.bands[1], ring.bands[2], ring.d};
+}
+
+template <class T>
+RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine, bool periodic) {
   if (whole.dims.layout != Layout::contiguous)
     throw Error("tridiag::rows_part_of: expected the contiguous layout");
   RowsPart<T> part;
   part.n = whole.dims.n;
   part.first_row = mine.begin;
+  part.periodic = periodic;
   const std::int64_t rows = mine.count(), systems = whole.dims.systems;
   part.batch.dims = {rows, systems, Layout::contiguous};
   for (std::int64_t s = 0; s < systems; ++s) {
@@ -93,7 +109,7 @@ RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine) {
 }
 
 std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
-                                     std::int64_t systems, std::int64_t pieces) {
+                                     std::int64_t systems, std::int64_t pieces, bool periodic) {
   const auto per_system = static_cast<std::size_t>(pieces);
   if (mine.size() != static_cast<std::size_t>(systems) * per_system * kRowValues)
     throw Error("tridiag::interface_across: " + std::to_string(mine.size()) + " values for " +
@@ -133,7 +149,7 @@ std::vector<double> interface_across(comm::Context& context, const std::vector<d
     }
     std::vector<double> xi;
     try {
-      xi = solve_interface(ia, ic, id);
+      xi = periodic ? solve_periodic_interface(ia, ic, id) : solve_interface(ia, ic, id);
     } catch (const NumericalError& e) {
       throw NumericalError(s, "system " + std::to_string(s) + ": " + e.what());
     }
@@ -158,7 +174,9 @@ LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part) {
   if (rows < 2)
     throw Error("tridiag::solve_long: a rank's rows are one piece of two rows at least, got " +
                 std::to_string(rows));
-  const bool first_piece = part.first_row == 0, last_piece = part.first_row + rows == part.n;
+  // A ring's first and last rows couple each other: nothing lies outside it.
+  const bool first_piece = !part.periodic && part.first_row == 0;
+  const bool last_piece = !part.periodic && part.first_row + rows == part.n;
   LongResult<double> result;
   auto start = std::chrono::steady_clock::now();
   std::vector<ReducedPiece> reduced;
@@ -188,7 +206,7 @@ LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part) {
   }
   result.timings.device.compute = seconds_since(start);
   start = std::chrono::steady_clock::now();
-  const std::vector<double> ends = interface_across(context, mine, systems, 1);
+  const std::vector<double> ends = interface_across(context, mine, systems, 1, part.periodic);
   result.timings.exchange = seconds_since(start);
   start = std::chrono::steady_clock::now();
   result.x.resize(static_cast<std::size_t>(dims.size()));
@@ -222,10 +240,32 @@ Agreement long_agreement(comm::Context& context, const Batch<T>& whole, const st
   return agreement<T>(d, scale, condition_bound(whole), dims.n);
 }
 
+template <class T>
+Agreement long_agreement(comm::Context& context, const KindBatch<T>& whole,
+                         const std::vector<T>& x, const comm::Slab& mine) {
+  const std::vector<double> gold = solve_kind_gold(whole);
+  const KindDims& dims = whole.dims;
+  std::vector<double> mine_of_gold;
+  mine_of_gold.reserve(x.size());
+  for (std::int64_t s = 0; s < dims.systems; ++s) {
+    const auto from = gold.begin() + static_cast<std::ptrdiff_t>(s * dims.n + mine.begin);
+    mine_of_gold.insert(mine_of_gold.end(), from, from + static_cast<std::ptrdiff_t>(mine.count()));
+  }
+  const FieldDifference d = comm::over_ranks(context, compare(x, mine_of_gold), x.size(),
+                                             static_cast<std::uint64_t>(dims.n * dims.systems));
+  const double scale = comm::max_over_ranks(context, max_magnitude(mine_of_gold));
+  return kind_agreement<T>(d, scale, dims, condition_bound(whole));
+}
+
 #define PARASOL_TRIDIAG_LONG(T)                                                              \
   template RowsPart<T> random_rows_part<T>(std::int64_t, std::int64_t, std::uint64_t,       \
                                            const comm::Slab&);                               \
-  template RowsPart<T> rows_part_of<T>(const Batch<T>&, const comm::Slab&);                 \
+  template RowsPart<T> rows_part_of<T>(const Batch<T>&, const comm::Slab&, bool);           \
+  template Batch<T> periodic_as_batch<T>(const KindBatch<T>&);                              \
+  template RowsPart<T> random_ring_rows_part<T>(std::int64_t, std::int64_t, std::uint64_t,  \
+                                                const comm::Slab&);                         \
+  template Agreement long_agreement<T>(comm::Context&, const KindBatch<T>&,                 \
+                                       const std::vector<T>&, const comm::Slab&);           \
   template LongResult<double> solve_long<T>(comm::Context&, const RowsPart<T>&);           \
   template Agreement long_agreement<T>(comm::Context&, const Batch<T>&, const std::vector<T>&, \
                                        const comm::Slab&);

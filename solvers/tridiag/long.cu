@@ -152,7 +152,9 @@ LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, in
   const auto pieces = static_cast<std::int64_t>(pieces_of(rows, kDevicePieceRows).size());
   const auto size = static_cast<std::size_t>(dims.size());
   const auto threads_total = static_cast<std::size_t>(systems * pieces);
-  const bool outside_first = part.first_row == 0, outside_last = part.first_row + rows == part.n;
+  // A ring's first and last rows couple each other: nothing lies outside it.
+  const bool outside_first = !part.periodic && part.first_row == 0;
+  const bool outside_last = !part.periodic && part.first_row + rows == part.n;
   Stream stream;
   EventTimer h2d(stream.get()), reduce(stream.get()), substitute(stream.get()), d2h(stream.get());
   LongResult<T> result;
@@ -182,7 +184,7 @@ LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, in
   const std::vector<T> rows_t = download(interface, stream.get());
   check_failure(failure, "reducing its pieces", stream.get());
   const std::vector<double> mine(rows_t.begin(), rows_t.end());
-  const std::vector<double> values = interface_across(context, mine, systems, pieces);
+  const std::vector<double> values = interface_across(context, mine, systems, pieces, part.periodic);
   std::vector<T> values_t(values.size());
   for (std::size_t k = 0; k < values.size(); ++k) values_t[k] = static_cast<T>(values[k]);
   upload(ends, values_t, stream.get());

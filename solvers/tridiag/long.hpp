@@ -6,8 +6,9 @@
 // substitutes them into its rows. On the host a rank's rows are one piece, so an N-rank run
 // gives solve_partitioned(batch, N)'s bits; on the device they are cut again into pieces of
 // about kDevicePieceRows rows, one thread each, and the reference is solve_partitioned on that
-// whole cut (long_cut). Host-only API: compiles without nvcc, MPI or NCCL. Every function that
-// takes a Context is called by every rank, in the same order.
+// whole cut (long_cut). Rings (periodic systems) too: their interface is a ring, solved by
+// Sherman-Morrison. Host-only API: compiles without nvcc, MPI or NCCL. Every function that takes
+// a Context is called by every rank, in the same order.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "comm/context.hpp"
 #include "comm/halo.hpp"
 #include "kernels/agreement.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -39,10 +41,13 @@ std::vector<std::int64_t> long_cut(std::int64_t n, int ranks, std::int64_t piece
 // systems of dims.n = rows rows, contiguous. Unlike a Batch's systems, a of its first row couples
 // row first_row - 1 (0 in a system's row 0) and c of its last row couples the row after it (0 in
 // a system's last row).
+// With `periodic` each system is a ring (kinds.hpp): its row 0's a couples row n - 1 and its row
+// n - 1's c couples row 0.
 template <class T>
 struct RowsPart {
   std::int64_t n = 0;          // rows of each whole system
   std::int64_t first_row = 0;  // where the part's rows begin in it
+  bool periodic = false;
   Batch<T> batch;
 };
 
@@ -52,9 +57,21 @@ template <class T>
 RowsPart<T> random_rows_part(std::int64_t n, std::int64_t systems, std::uint64_t seed,
                              const comm::Slab& mine);
 
-// The rows `mine` of a whole batch (contiguous) already on the host.
+// The same for random_kind_batch's periodic systems (rings): drawn whole on every rank and cut,
+// since the kind's draw takes whole systems (n values a row more on each rank than its share).
 template <class T>
-RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine);
+RowsPart<T> random_ring_rows_part(std::int64_t n, std::int64_t systems, std::uint64_t seed,
+                                  const comm::Slab& mine);
+
+// The rows `mine` of a whole batch (contiguous) already on the host; `periodic`: its systems are
+// rings (a periodic KindBatch's arrays in a Batch: periodic_as_batch).
+template <class T>
+RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine, bool periodic = false);
+
+// A periodic KindBatch's a, b, c and d as a Batch (the same [system][row] arrays), for
+// solve_partitioned(..., periodic = true) and rows_part_of.
+template <class T>
+Batch<T> periodic_as_batch(const KindBatch<T>& ring);
 
 // What a solve across ranks spent: the device's phases, and the seconds this rank spent in the
 // interface's exchange (its gather to rank 0, the solve there, and the values sent back).
@@ -73,9 +90,10 @@ struct LongResult {
 // then a', c', d' of the piece's first row and of its last (6 values), `pieces` pieces a system.
 // Rank 0 gathers every rank's, solves each system's interface (solve_interface) in rank order,
 // and sends each rank its pieces' first and last unknowns: returned, [system][piece][2].
-// NumericalError on rank 0 for a zero pivot (naming the system).
+// `periodic`: the interface is a ring (solve_periodic_interface). NumericalError on rank 0 for a
+// zero pivot (naming the system).
 std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
-                                     std::int64_t systems, std::int64_t pieces);
+                                     std::int64_t systems, std::int64_t pieces, bool periodic);
 
 // On the host, in double: this rank's rows as one piece (reduce_piece), the interface across
 // ranks, then substitute_piece. The bits of solve_partitioned(whole, ranks) on these rows.
@@ -97,5 +115,10 @@ LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, in
 template <class T>
 Agreement long_agreement(comm::Context& context, const Batch<T>& whole, const std::vector<T>& x,
                          const comm::Slab& mine);
+
+// The same for rings: the periodic gold (solve_kind_gold) and kind_tolerance's bound.
+template <class T>
+Agreement long_agreement(comm::Context& context, const KindBatch<T>& whole,
+                         const std::vector<T>& x, const comm::Slab& mine);
 
 }  // namespace parasol::tridiag

@@ -100,9 +100,12 @@ void Params::validate() const {
                            std::string(name(variant)));
     }
   }
-  require(cut == Cut::systems || (kind == Kind::general && problem != Problem::heat), "system.cut",
-          "expected \"systems\": rows are cut among ranks for general systems drawn or read "
-          "(problem.kind = \"random\" or \"file\", system.kind = \"general\")");
+  require(cut == Cut::systems ||
+              ((kind == Kind::general || kind == Kind::periodic) && problem != Problem::heat),
+          "system.cut",
+          "expected \"systems\": rows are cut among ranks for general or periodic systems drawn "
+          "or read (problem.kind = \"random\" or \"file\", system.kind = \"general\" or "
+          "\"periodic\")");
   require(problem != Problem::heat || kind == Kind::general || kind == Kind::periodic,
           "system.kind",
           "the heat problem makes general systems (fixed ends) or periodic ones (a ring), not " +

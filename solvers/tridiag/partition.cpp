@@ -67,6 +67,41 @@ std::vector<double> solve_interface(const std::vector<double>& ia, const std::ve
   return xi;
 }
 
+std::vector<double> solve_periodic_interface(const std::vector<double>& ia,
+                                             const std::vector<double>& ic,
+                                             const std::vector<double>& id) {
+  // A = A' + u v^T, u = (gamma, 0, ..., 0, ic[L-1]), v = (1, 0, ..., 0, ia[0] / gamma) with
+  // gamma = -1 (minus the unit diagonal): A' is the band with 2 and 1 + ia[0] ic[L-1] at its
+  // ends. With two rows the corners fall on the band's own places, and the same u v^T takes
+  // them off it.
+  const std::size_t size = ia.size(), last = size - 1;
+  const double gamma = -1, corner = ia[0] / gamma;
+  std::vector<double> diagonal(size, 1.0), u(size, 0.0);
+  diagonal[0] -= gamma;
+  diagonal[last] -= ia[0] * ic[last] / gamma;
+  u[0] = gamma;
+  u[last] = ic[last];
+  const auto thomas = [&](const std::vector<double>& rhs) {
+    std::vector<double> cp(size), y(size);
+    for (std::size_t q = 0; q < size; ++q) {
+      const double lower = q > 0 ? ia[q] : 0.0;
+      const double pivot = q > 0 ? diagonal[q] - lower * cp[q - 1] : diagonal[q];
+      if (pivot == 0) throw NumericalError(0, "zero pivot in the interface");
+      cp[q] = q < last ? ic[q] / pivot : 0.0;
+      y[q] = (rhs[q] - (q > 0 ? lower * y[q - 1] : 0.0)) / pivot;
+    }
+    for (std::size_t q = last; q-- > 0;) y[q] -= cp[q] * y[q + 1];
+    return y;
+  };
+  const std::vector<double> y = thomas(id), z = thomas(u);
+  const double denominator = 1 + z[0] + corner * z[last];
+  if (denominator == 0) throw NumericalError(0, "zero pivot in the interface's correction");
+  const double factor = (y[0] + corner * y[last]) / denominator;
+  std::vector<double> x(size);
+  for (std::size_t q = 0; q < size; ++q) x[q] = y[q] - factor * z[q];
+  return x;
+}
+
 void substitute_piece(const ReducedPiece& r, double first, double last, std::int64_t first_row,
                       double* x) {
   const std::size_t rows = r.a.size();
@@ -90,7 +125,8 @@ std::vector<double> solve_partitioned(const Batch<T>& batch, int pieces) {
 }
 
 template <class T>
-std::vector<double> solve_partitioned(const Batch<T>& batch, const std::vector<std::int64_t>& rows) {
+std::vector<double> solve_partitioned(const Batch<T>& batch, const std::vector<std::int64_t>& rows,
+                                      bool periodic) {
   const Dims& dims = batch.dims;
   if (dims.layout != Layout::contiguous)
     throw Error("tridiag::solve_partitioned: expected the contiguous layout");
@@ -113,9 +149,9 @@ std::vector<double> solve_partitioned(const Batch<T>& batch, const std::vector<s
   for (std::int64_t m = 0; m < dims.systems; ++m) {
     for (std::int64_t i = 0; i < n; ++i) {
       const auto k = static_cast<std::size_t>(m * n + i);
-      a[static_cast<std::size_t>(i)] = i > 0 ? static_cast<double>(batch.a[k]) : 0.0;
+      a[static_cast<std::size_t>(i)] = i > 0 || periodic ? static_cast<double>(batch.a[k]) : 0.0;
       b[static_cast<std::size_t>(i)] = static_cast<double>(batch.b[k]);
-      c[static_cast<std::size_t>(i)] = i < n - 1 ? static_cast<double>(batch.c[k]) : 0.0;
+      c[static_cast<std::size_t>(i)] = i < n - 1 || periodic ? static_cast<double>(batch.c[k]) : 0.0;
       d[static_cast<std::size_t>(i)] = static_cast<double>(batch.d[k]);
     }
     try {
@@ -134,7 +170,8 @@ std::vector<double> solve_partitioned(const Batch<T>& batch, const std::vector<s
         ia[q] = r.a[0], ic[q] = r.c[0], id[q] = r.d[0];
         ia[q + 1] = r.a[last], ic[q + 1] = r.c[last], id[q + 1] = r.d[last];
       }
-      const std::vector<double> xi = solve_interface(ia, ic, id);
+      const std::vector<double> xi =
+          periodic ? solve_periodic_interface(ia, ic, id) : solve_interface(ia, ic, id);
       // 3. Each piece's rows between its first and last.
       for (std::size_t p = 0; p < pieces; ++p)
         substitute_piece(reduced[p], xi[2 * p], xi[2 * p + 1], begins[p],
@@ -149,8 +186,8 @@ std::vector<double> solve_partitioned(const Batch<T>& batch, const std::vector<s
 template std::vector<double> solve_partitioned<float>(const Batch<float>&, int);
 template std::vector<double> solve_partitioned<double>(const Batch<double>&, int);
 template std::vector<double> solve_partitioned<float>(const Batch<float>&,
-                                                      const std::vector<std::int64_t>&);
+                                                      const std::vector<std::int64_t>&, bool);
 template std::vector<double> solve_partitioned<double>(const Batch<double>&,
-                                                       const std::vector<std::int64_t>&);
+                                                       const std::vector<std::int64_t>&, bool);
 
 }  // namespace parasol::tridiag

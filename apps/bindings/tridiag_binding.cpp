@@ -177,10 +177,12 @@ class TridiagRun final : public SolverRun<Params> {
 
   void write_method(io::ResultFile& out) const override {
     if (rows_cut()) {
+      // The partition method's pieces are its rows per thread (about so many: even_planes).
       out.set_attribute("/method", "variant", std::string("partition"));
       out.set_attribute("/method", "threads", std::int64_t{p_.threads});
-      out.set_attribute("/method", "piece_rows", tridiag::kDevicePieceRows);
-      out.set_attribute("/method", "cut", std::string("rows"));
+      out.set_attribute("/method", "chunk", tridiag::kDevicePieceRows);
+      out.set_attribute("/method", "layout", std::string(name(tridiag::Layout::contiguous)));
+      write_chosen_by(out);
       return;
     }
     out.set_attribute("/method", "variant", std::string(name(launch_.variant)));
@@ -329,6 +331,7 @@ class TridiagRun final : public SolverRun<Params> {
                               std::string("as d divided by the coefficients' unit"));
       write_input(out, systems_, rows_.n);
       out.file->set_attribute("/input", "cut", std::string("rows"));
+      if (rows_.periodic) out.file->set_attribute("/input", "kind", std::string("periodic"));
       return;
     }
     if (kinds()) {
@@ -417,20 +420,25 @@ class TridiagRun final : public SolverRun<Params> {
                        "march checkpoints");
   }
 
-  // This rank's rows by the partition method, the interface across ranks timed as "exchange";
-  // a failure names where the systems came from.
+  // This rank's rows by the partition method, the interface across ranks timed as "exchange"
+  // (on one rank, where nothing is exchanged, as compute); a failure names where the systems
+  // came from.
   tridiag::Timings solve_rows(PhaseTimer& timings) {
+    const auto timed = [&](const tridiag::LongTimings& t) {
+      tridiag::Timings device = t.device;
+      if (ranks() > 1) timings.add("exchange", t.exchange);
+      else device.compute += t.exchange;
+      return device;
+    };
     try {
       if (gpu_) {
         tridiag::LongResult<T> r = tridiag::solve_long_gpu<T>(*context_, rows_, p_.threads);
         x_ = std::move(r.x);
-        timings.add("exchange", r.timings.exchange);
-        return r.timings.device;
+        return timed(r.timings);
       }
       const tridiag::LongResult<double> r = tridiag::solve_long<T>(*context_, rows_);
       x_ = rounded<T>(r.x);
-      timings.add("exchange", r.timings.exchange);
-      return r.timings.device;
+      return timed(r.timings);
     } catch (const tridiag::NumericalError& e) {
       const std::string where = p_.problem == Problem::file ? p_.input.file : "random.seed";
       throw tridiag::NumericalError(e.system(), where + ": " + e.what());

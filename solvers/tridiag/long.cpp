@@ -108,63 +108,96 @@ RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine, bool per
   return part;
 }
 
-std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
-                                     std::int64_t systems, std::int64_t pieces, bool periodic) {
-  const auto per_system = static_cast<std::size_t>(pieces);
-  if (mine.size() != static_cast<std::size_t>(systems) * per_system * kRowValues)
-    throw Error("tridiag::interface_across: " + std::to_string(mine.size()) + " values for " +
-                std::to_string(systems) + " systems of " + std::to_string(pieces) + " pieces");
-  const std::vector<std::int64_t> counts = context.all_gather(pieces);
+namespace {
+
+// Every rank's two rows a system (`top`: a', c', d' of its first and last, [system][6]) to rank
+// 0, which solves each system's 2 x ranks interface rows in rank order and sends each rank its
+// two values back: returned, [system][2].
+std::vector<double> interface_of_ranks(comm::Context& context, const std::vector<double>& top,
+                                       std::int64_t systems, bool periodic) {
+  const auto count = static_cast<std::size_t>(systems);
   if (!context.is_root()) {
-    context.send(mine.data(), mine.size(), 0, kInterfaceRowsTag);
-    std::vector<double> back(static_cast<std::size_t>(systems) * per_system * 2);
+    context.send(top.data(), top.size(), 0, kInterfaceRowsTag);
+    std::vector<double> back(count * 2);
     context.recv(back.data(), back.size(), 0, kInterfaceValuesTag);
     return back;
   }
-  // Rank 0: every rank's rows, in rank order.
-  const std::size_t ranks = counts.size();
-  std::vector<std::vector<double>> rows(ranks), values(ranks);
-  std::size_t total = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const auto here = static_cast<std::size_t>(counts[r]);
-    total += here;
-    values[r].resize(static_cast<std::size_t>(systems) * here * 2);
-    if (r == 0) continue;
-    rows[r].resize(static_cast<std::size_t>(systems) * here * kRowValues);
+  const auto ranks = static_cast<std::size_t>(context.size());
+  std::vector<std::vector<double>> rows(ranks, std::vector<double>(count * kRowValues));
+  std::vector<std::vector<double>> values(ranks, std::vector<double>(count * 2));
+  rows[0] = top;
+  for (std::size_t r = 1; r < ranks; ++r)
     context.recv(rows[r].data(), rows[r].size(), static_cast<int>(r), kInterfaceRowsTag);
-  }
-  rows[0] = mine;
-  // Each system's interface, 2 rows a piece, rank 0's pieces first: as solve_partitioned lays
-  // out the same cut, so the values are its bits.
-  std::vector<double> ia(2 * total), ic(ia.size()), id(ia.size());
-  for (std::int64_t s = 0; s < systems; ++s) {
-    std::size_t q = 0;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const auto here = static_cast<std::size_t>(counts[r]);
-      for (std::size_t p = 0; p < here; ++p, q += 2) {
-        const double* v = &rows[r][(static_cast<std::size_t>(s) * here + p) * kRowValues];
-        ia[q] = v[0], ic[q] = v[1], id[q] = v[2];
-        ia[q + 1] = v[3], ic[q + 1] = v[4], id[q + 1] = v[5];
-      }
+  std::vector<double> ia(2 * ranks), ic(ia.size()), id(ia.size());
+  for (std::size_t s = 0; s < count; ++s) {
+    for (std::size_t r = 0, q = 0; r < ranks; ++r, q += 2) {
+      const double* v = &rows[r][s * kRowValues];
+      ia[q] = v[0], ic[q] = v[1], id[q] = v[2];
+      ia[q + 1] = v[3], ic[q + 1] = v[4], id[q + 1] = v[5];
     }
     std::vector<double> xi;
     try {
       xi = periodic ? solve_periodic_interface(ia, ic, id) : solve_interface(ia, ic, id);
     } catch (const NumericalError& e) {
-      throw NumericalError(s, "system " + std::to_string(s) + ": " + e.what());
+      throw NumericalError(static_cast<std::int64_t>(s),
+                           "system " + std::to_string(s) + ": " + e.what());
     }
-    q = 0;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const auto here = static_cast<std::size_t>(counts[r]);
-      for (std::size_t p = 0; p < here; ++p, q += 2) {
-        double* v = &values[r][(static_cast<std::size_t>(s) * here + p) * 2];
-        v[0] = xi[q], v[1] = xi[q + 1];
-      }
+    for (std::size_t r = 0, q = 0; r < ranks; ++r, q += 2) {
+      values[r][2 * s] = xi[q];
+      values[r][2 * s + 1] = xi[q + 1];
     }
   }
   for (std::size_t r = 1; r < ranks; ++r)
     context.send(values[r].data(), values[r].size(), static_cast<int>(r), kInterfaceValuesTag);
   return values[0];
+}
+
+}  // namespace
+
+std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
+                                     std::int64_t systems, std::int64_t pieces, bool periodic) {
+  const auto per_system = static_cast<std::size_t>(pieces), count = static_cast<std::size_t>(systems);
+  if (pieces < 1 || mine.size() != count * per_system * kRowValues)
+    throw Error("tridiag::interface_across: " + std::to_string(mine.size()) + " values for " +
+                std::to_string(systems) + " systems of " + std::to_string(pieces) + " pieces");
+  // 1. This rank's chain of interface rows, 2 a piece (diagonal 1, its first a and last c
+  // coupling the neighbouring ranks' ends), reduced alone to its first and last rows.
+  const std::size_t chain = 2 * per_system;
+  std::vector<ReducedPiece> reduced;
+  std::vector<double> top(count * kRowValues);
+  std::vector<double> a(chain), b(chain, 1.0), c(chain), d(chain);
+  for (std::size_t s = 0; s < count; ++s) {
+    for (std::size_t p = 0; p < per_system; ++p) {
+      const double* v = &mine[(s * per_system + p) * kRowValues];
+      a[2 * p] = v[0], c[2 * p] = v[1], d[2 * p] = v[2];
+      a[2 * p + 1] = v[3], c[2 * p + 1] = v[4], d[2 * p + 1] = v[5];
+    }
+    try {
+      reduced.push_back(reduce_piece(a.data(), b.data(), c.data(), d.data(),
+                                     static_cast<std::int64_t>(chain)));
+    } catch (const NumericalError& e) {
+      throw NumericalError(static_cast<std::int64_t>(s), "system " + std::to_string(s) + ": " +
+                                                             e.what() + " of rank " +
+                                                             std::to_string(context.rank()) +
+                                                             "'s interface rows");
+    }
+    const ReducedPiece& r = reduced.back();
+    double* t = &top[s * kRowValues];
+    t[0] = r.a[0], t[1] = r.c[0], t[2] = r.d[0];
+    t[3] = r.a[chain - 1], t[4] = r.c[chain - 1], t[5] = r.d[chain - 1];
+  }
+  // 2. The ranks' two rows each, on rank 0; 3. the chain's values from its ends.
+  const std::vector<double> ends = interface_of_ranks(context, top, systems, periodic);
+  std::vector<double> values(count * chain);
+  for (std::size_t s = 0; s < count; ++s) {
+    try {
+      substitute_piece(reduced[s], ends[2 * s], ends[2 * s + 1], 0, &values[s * chain]);
+    } catch (const NumericalError& e) {
+      throw NumericalError(static_cast<std::int64_t>(s),
+                           "system " + std::to_string(s) + ": " + e.what() + " of the interface");
+    }
+  }
+  return values;
 }
 
 template <class T>

@@ -4,12 +4,12 @@
 // first and last unknowns.
 //
 // The interface on the host costs, per rank, a download of 6 values a piece and an upload of 2
-// (for 2^27 rows in float, 2^19 pieces: 12 MiB and 4 MiB, about 1 ms each over PCIe), and on
-// rank 0 the Thomas algorithm over 2 rows a piece of every rank (2^21 rows for 2^28 unknowns:
-// about 10 ms), while the kernels move 11 values a row (6 GB for 2^27 floats: about 1.5 ms on an
-// H200). So past one rank the interface dominates: solving it on the device, or reducing each
-// rank's chain of interface rows to two before it leaves the rank, is what the scaling target
-// needs next.
+// (for 2^27 rows in float, 2^19 pieces: 12 MiB and 4 MiB, about 1 ms each over PCIe) and two
+// sweeps over its chain of 2 rows a piece (2^20 rows in double, some 10 ms on one core), while
+// the kernels move 11 values a row (6 GB for 2^27 floats: about 1.5 ms on an H200); rank 0 then
+// solves 2 rows a rank. So each rank's interface costs more than its kernels, though it shrinks
+// with the rank's rows as they do: moving the chain's reduction onto the device (a block-wide
+// partition of the pieces' rows) is what would take the host out of the solve.
 //
 // The pieces are contiguous rows ([system][row]), so a warp's threads read rows a piece apart:
 // each load of a sector feeds the next 8 (float) rows of its thread from L1. An interleaved

@@ -1,14 +1,15 @@
 // One long system (or a few) cut among ranks by rows (system.cut = "rows"): the partition method
 // of partition.hpp across ranks. Each rank holds rows [begin, end) of every system
 // (comm::even_slab, uneven cuts allowed) and reduces them alone; the interface rows, the first
-// and last of each piece, go to rank 0, which solves each system's interface by the Thomas
-// algorithm in the order solve_partitioned does; their values come back and each rank
-// substitutes them into its rows. On the host a rank's rows are one piece, so an N-rank run
-// gives solve_partitioned(batch, N)'s bits; on the device they are cut again into pieces of
-// about kDevicePieceRows rows, one thread each, and the reference is solve_partitioned on that
-// whole cut (long_cut). Rings (periodic systems) too: their interface is a ring, solved by
-// Sherman-Morrison. Host-only API: compiles without nvcc, MPI or NCCL. Every function that takes
-// a Context is called by every rank, in the same order.
+// and last of each piece, are reduced on their rank to two, which go to rank 0; it solves the
+// ranks' interface by the Thomas algorithm in the order solve_partitioned does; the values come
+// back and each rank substitutes them into its rows. On the host a rank's rows are one piece, so
+// an N-rank run gives solve_partitioned(batch, N)'s bits; on the device they are cut again into
+// pieces of about kDevicePieceRows rows, one thread each, and the reference is solve_partitioned
+// on that whole cut (long_cut), within the rounding of T and of the rank's chain. Rings
+// (periodic systems) too: rank 0's interface is a ring, solved by Sherman-Morrison. Host-only
+// API: compiles without nvcc, MPI or NCCL. Every function that takes a Context is called by
+// every rank, in the same order.
 #pragma once
 
 #include <cstdint>
@@ -88,10 +89,13 @@ struct LongResult {
 
 // The interface across ranks: `mine` holds this rank's pieces' interface rows, [system][piece]
 // then a', c', d' of the piece's first row and of its last (6 values), `pieces` pieces a system.
-// Rank 0 gathers every rank's, solves each system's interface (solve_interface) in rank order,
-// and sends each rank its pieces' first and last unknowns: returned, [system][piece][2].
-// `periodic`: the interface is a ring (solve_periodic_interface). NumericalError on rank 0 for a
-// zero pivot (naming the system).
+// Each rank reduces its own chain of them (2 rows a piece) to two rows by the partition method
+// once more (reduce_piece), rank 0 gathers the ranks' two rows each and solves them
+// (solve_interface, in rank order), and each rank substitutes its two values into its chain:
+// returned, its pieces' first and last unknowns, [system][piece][2]. With one piece a rank the
+// chain of two rows reduces exactly (divided by its unit diagonal), so the values are
+// solve_partitioned's bits on the ranks' cut. `periodic`: rank 0's interface is a ring
+// (solve_periodic_interface). NumericalError naming the system on a zero pivot.
 std::vector<double> interface_across(comm::Context& context, const std::vector<double>& mine,
                                      std::int64_t systems, std::int64_t pieces, bool periodic);
 

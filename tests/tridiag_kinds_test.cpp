@@ -518,6 +518,56 @@ TEST(TridiagLong, ARanksRowsAreTheWholeBatchsRowsDrawnAlone) {
   }
 }
 
+// Many pieces on one rank, as the device cuts them: the rank's chain of interface rows reduced
+// to two and substituted back gives the interface solve_partitioned solves whole, to rounding;
+// rings too.
+TEST(TridiagLong, AChainOfPiecesInterfaceRowsSolvesAsTheWholeInterface) {
+  comm::Context context;
+  for (const bool periodic : {false, true})
+    for (const std::int64_t n : {4, 9, 200, 1001}) {
+      const std::int64_t systems = 2;
+      const Batch<double> batch =
+          periodic ? periodic_as_batch(random_kind_batch<double>({Kind::periodic, n, systems, 1},
+                                                                 test::kSeed))
+                   : random_batch<double>({n, systems, Layout::contiguous}, test::kSeed);
+      const std::vector<std::int64_t> cut = pieces_of(n, 2 + n / 9);
+      const auto pieces = static_cast<std::int64_t>(cut.size());
+      std::vector<double> mine;
+      std::vector<ReducedPiece> reduced;
+      for (std::int64_t s = 0; s < systems; ++s) {
+        std::int64_t begin = 0;
+        for (const std::int64_t rows : cut) {
+          std::vector<double> a(rows), b(rows), c(rows), d(rows);
+          for (std::int64_t j = 0; j < rows; ++j) {
+            const std::int64_t i = begin + j;
+            const auto k = static_cast<std::size_t>(s * n + i);
+            a[j] = i > 0 || periodic ? batch.a[k] : 0.0;
+            b[j] = batch.b[k];
+            c[j] = i < n - 1 || periodic ? batch.c[k] : 0.0;
+            d[j] = batch.d[k];
+          }
+          reduced.push_back(reduce_piece(a.data(), b.data(), c.data(), d.data(), rows));
+          const ReducedPiece& r = reduced.back();
+          const auto last = static_cast<std::size_t>(rows - 1);
+          mine.insert(mine.end(), {r.a[0], r.c[0], r.d[0], r.a[last], r.c[last], r.d[last]});
+          begin += rows;
+        }
+      }
+      const std::vector<double> ends = interface_across(context, mine, systems, pieces, periodic);
+      std::vector<double> x(static_cast<std::size_t>(n * systems));
+      for (std::int64_t s = 0, at = 0; s < systems; ++s)
+        for (std::int64_t p = 0, begin = 0; p < pieces; ++p, ++at) {
+          const auto q = static_cast<std::size_t>(at);
+          substitute_piece(reduced[q], ends[2 * q], ends[2 * q + 1], begin,
+                           &x[static_cast<std::size_t>(s * n + begin)]);
+          begin += cut[static_cast<std::size_t>(p)];
+        }
+      const std::vector<double> whole = solve_partitioned(batch, cut, periodic);
+      for (std::size_t k = 0; k < x.size(); ++k)
+        EXPECT_NEAR(x[k], whole[k], 1e-13) << "n " << n << (periodic ? " ring" : "") << " at " << k;
+    }
+}
+
 TEST(TridiagLong, OneRanksSolveIsTheOnePiecePartitionsBits) {
   comm::Context context;
   for (const std::int64_t n : {2, 3, 4, 57}) {

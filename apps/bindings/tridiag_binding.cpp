@@ -402,22 +402,28 @@ class TridiagRun final : public SolverRun<Params> {
         throw InputError(p_.input.file, "input.file",
                          "periodic systems need n >= 3 (a ring of three rows at least), got " +
                              std::to_string(rows_.n));
+      require_rows_memory(rows_.n, rows_.batch.dims);
     } else {
       io::with_sources(t_, [&] { (void)tridiag::long_cut(p_.random.n, ranks(), piece_rows, "random.n"); });
       systems_ = p_.random.systems;
       const comm::Slab mine = comm::even_slab(p_.random.n, rank(), ranks());
+      require_rows_memory(p_.random.n, {mine.count(), systems_, tridiag::Layout::contiguous});
       rows_ = ring ? tridiag::random_ring_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine)
                    : tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine);
     }
     mine_ = comm::even_slab(rows_.n, rank(), ranks());
-    // With --check every rank holds the whole batch and its gold besides its rows.
-    const Dims whole{rows_.n, systems_, tridiag::Layout::contiguous};
-    require_memory<T>(t_, p_, rows_.batch.dims, gpu_, false);
-    if (check_) require_memory<T>(t_, p_, whole, false, true);
     if (!setup.options.restart.empty())
       throw InputError("command line", "--restart",
                        "one long system is one solve, with nothing to continue; only the heat "
                        "march checkpoints");
+  }
+
+  // This rank's rows (`mine`) of systems of n rows: the CPU's partition method keeps about as
+  // many doubles a row as the gold; with --check every rank holds the whole batch and its gold
+  // besides.
+  void require_rows_memory(std::int64_t n, const Dims& mine) const {
+    require_memory<T>(t_, p_, mine, gpu_, !gpu_);
+    if (check_) require_memory<T>(t_, p_, {n, mine.systems, tridiag::Layout::contiguous}, false, true);
   }
 
   // This rank's rows by the partition method, the interface across ranks timed as "exchange"

@@ -143,9 +143,9 @@ TEST_F(TridiagLongRanks, APieceOfFewerThanTwoRowsIsOneLineAndExitTwo) {
 TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksAgreeWithTheOneRankPartitionOnTheSameCut) {
   PARASOL_REQUIRE_GPU();
   const std::int64_t n = 2048, systems = 2;
+  const std::string args = "--backend gpu --transport mpi";
   for (const std::string precision : {"float", "double"}) {
     SCOPED_TRACE(precision);
-    const std::string args = "--backend gpu --transport mpi";
     const auto one = run(0, drawn(n, systems, precision), "one.h5", "--check " + args);
     ASSERT_EQ(one.status, 0) << one.output;
     const auto two = run(2, drawn(n, systems, precision), "two.h5", "--check " + args);
@@ -169,8 +169,15 @@ TEST_F(TridiagLongRanks, OnTheDeviceTwoRanksAgreeWithTheOneRankPartitionOnTheSam
       else near_host(0.0, field(out));
     }
   }
+  // Without --check the rows are drawn on the device: the host's bits, so the same result.
+  for (const int ranks : {0, 2}) {
+    const auto on_device = run(ranks, drawn(n, systems, "float"), "drawn.h5", args);
+    ASSERT_EQ(on_device.status, 0) << on_device.output;
+    const auto on_host = run(ranks, drawn(n, systems, "float"), "host.h5", "--check " + args);
+    ASSERT_EQ(on_host.status, 0) << on_host.output;
+    EXPECT_TRUE(same_bits(field("drawn.h5"), field("host.h5"))) << ranks << " ranks";
+  }
   // A ring the same way.
-  const std::string args = "--backend gpu --transport mpi";
   const auto one = run(0, ring(n, systems), "ring1.h5", "--check " + args);
   ASSERT_EQ(one.status, 0) << one.output;
   const auto two = run(2, ring(n, systems), "ring2.h5", "--check " + args);

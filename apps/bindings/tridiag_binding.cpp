@@ -410,8 +410,17 @@ class TridiagRun final : public SolverRun<Params> {
       systems_ = p_.random.systems;
       const comm::Slab mine = comm::even_slab(p_.random.n, rank(), ranks());
       require_rows_memory(p_.random.n, {mine.count(), systems_, tridiag::Layout::contiguous});
-      rows_ = ring ? tridiag::random_ring_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine)
-                   : tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine);
+      // A GPU run that needs no host copy (no --check) draws a line's rows on the device, the
+      // same bits (solve_long_gpu); rows_ then holds their extent alone.
+      rows_drawn_ = gpu_ && !check_ && !ring;
+      if (rows_drawn_) {
+        rows_.n = p_.random.n;
+        rows_.first_row = mine.begin;
+        rows_.batch.dims = {mine.count(), systems_, tridiag::Layout::contiguous};
+      } else {
+        rows_ = ring ? tridiag::random_ring_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine)
+                     : tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine);
+      }
     }
     mine_ = comm::even_slab(rows_.n, rank(), ranks());
     if (!setup.options.restart.empty())
@@ -444,7 +453,10 @@ class TridiagRun final : public SolverRun<Params> {
     };
     try {
       if (gpu_) {
-        tridiag::LongResult<T> r = tridiag::solve_long_gpu<T>(*context_, rows_, p_.threads);
+        tridiag::LongResult<T> r =
+            rows_drawn_ ? tridiag::solve_long_gpu<T>(*context_, rows_.n, systems_, p_.random.seed,
+                                                     mine_, p_.threads)
+                        : tridiag::solve_long_gpu<T>(*context_, rows_, p_.threads);
         x_ = std::move(r.x);
         return timed(r.timings);
       }
@@ -642,6 +654,7 @@ class TridiagRun final : public SolverRun<Params> {
   tridiag::KindBatch<T> kinds_;       // another kind's (this rank's systems), contiguous
   tridiag::RowsPart<T> rows_;         // system.cut = "rows": this rank's rows of every system
   comm::Slab mine_;                   // ... which rows they are
+  bool rows_drawn_ = false;           // ... drawn on the device, never on the host
   tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks
   Launch launch_;
   Batch<T> batch_;  // the file's (this rank's rows of it), contiguous

@@ -25,9 +25,11 @@
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/seeded_draws.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/long.hpp"
+#include "solvers/tridiag/random_rows.hpp"
 
 namespace parasol::tridiag {
 namespace {
@@ -140,10 +142,25 @@ void check_failure(const DeviceBuffer<unsigned long long>& failure, const std::s
                                    "diagonally dominant or otherwise safe to eliminate in order)");
 }
 
-}  // namespace
-
+// random_batch's rows [first_row, first_row + rows) of each system of n rows, drawn where the
+// host draws them (random_row), contiguous [system][row].
 template <class T>
-LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, int threads) {
+__global__ void random_rows_kernel(CounterDraws draws, std::int64_t n, std::int64_t first_row,
+                                   std::int64_t rows, std::int64_t systems, T* a, T* b, T* c,
+                                   T* d) {
+  for (const std::int64_t k : grid_stride(rows * systems)) {
+    const std::int64_t system = k / rows, row = k % rows;
+    const RandomRow<T> drawn = random_row<T>(draws, n, system * n + first_row + row);
+    a[k] = drawn.a, b[k] = drawn.b, c[k] = drawn.c, d[k] = drawn.d;
+  }
+}
+
+// A rank's rows ([system][row], `part` giving n, first_row, periodic and dims; its arrays unread)
+// solved on the device, a, b, c and d made there by `fill(a, b, c, d, stream)`, timed as the
+// upload.
+template <class T, class Fill>
+LongResult<T> solve_long_with(comm::Context& context, const RowsPart<T>& part, int threads,
+                              Fill&& fill) {
   const Dims& dims = part.batch.dims;
   const std::int64_t rows = dims.n, systems = dims.systems;
   if (rows < 2)
@@ -161,10 +178,7 @@ LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, in
 
   h2d.start();
   DeviceBuffer<T> a(size), b(size), c(size), d(size);
-  upload(a, part.batch.a, stream.get());
-  upload(b, part.batch.b, stream.get());
-  upload(c, part.batch.c, stream.get());
-  upload(d, part.batch.d, stream.get());
+  fill(a, b, c, d, stream.get());
   h2d.stop();
   DeviceBuffer<T> interface(threads_total * kRowValues), ends(threads_total * 2);
   DeviceBuffer<unsigned long long> failure(1);
@@ -205,7 +219,51 @@ LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, in
   return result;
 }
 
+}  // namespace
+
+template <class T>
+LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, int threads) {
+  const std::size_t size = part.batch.a.size();
+  if (part.batch.b.size() != size || part.batch.c.size() != size || part.batch.d.size() != size ||
+      size != static_cast<std::size_t>(part.batch.dims.size()))
+    throw Error("tridiag::solve_long_gpu: a, b, c and d must each hold the part's rows x systems");
+  return solve_long_with<T>(context, part, threads,
+                            [&](DeviceBuffer<T>& a, DeviceBuffer<T>& b, DeviceBuffer<T>& c,
+                                DeviceBuffer<T>& d, cudaStream_t stream) {
+                              upload(a, part.batch.a, stream);
+                              upload(b, part.batch.b, stream);
+                              upload(c, part.batch.c, stream);
+                              upload(d, part.batch.d, stream);
+                            });
+}
+
+template <class T>
+LongResult<T> solve_long_gpu(comm::Context& context, std::int64_t n, std::int64_t systems,
+                             std::uint64_t seed, const comm::Slab& mine, int threads) {
+  RowsPart<T> part;  // its extent alone: the rows are drawn on the device
+  part.n = n;
+  part.first_row = mine.begin;
+  part.batch.dims = {mine.count(), systems, Layout::contiguous};
+  return solve_long_with<T>(
+      context, part, threads,
+      [&](DeviceBuffer<T>& a, DeviceBuffer<T>& b, DeviceBuffer<T>& c, DeviceBuffer<T>& d,
+          cudaStream_t stream) {
+        constexpr int kThreads = 256;
+        const std::int64_t values = mine.count() * systems;
+        const int blocks = grid_stride_blocks(values, kThreads);
+        random_rows_kernel<T><<<blocks, kThreads, 0, stream>>>(CounterDraws(seed, 0), n,
+                                                               mine.begin, mine.count(), systems,
+                                                               a.data(), b.data(), c.data(),
+                                                               d.data());
+        PARASOL_CHECK_LAUNCH(stream);
+      });
+}
+
 template LongResult<float> solve_long_gpu<float>(comm::Context&, const RowsPart<float>&, int);
 template LongResult<double> solve_long_gpu<double>(comm::Context&, const RowsPart<double>&, int);
+template LongResult<float> solve_long_gpu<float>(comm::Context&, std::int64_t, std::int64_t,
+                                                 std::uint64_t, const comm::Slab&, int);
+template LongResult<double> solve_long_gpu<double>(comm::Context&, std::int64_t, std::int64_t,
+                                                   std::uint64_t, const comm::Slab&, int);
 
 }  // namespace parasol::tridiag

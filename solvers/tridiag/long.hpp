@@ -111,6 +111,12 @@ LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part);
 template <class T>
 LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, int threads = 256);
 
+// The same for the rows `mine` of random_batch({n, systems}, seed)'s systems, drawn on the device
+// (random_row: the host's bits) and never on the host; the draw is timed as host_to_device.
+template <class T>
+LongResult<T> solve_long_gpu(comm::Context& context, std::int64_t n, std::int64_t systems,
+                             std::uint64_t seed, const comm::Slab& mine, int threads = 256);
+
 // x (this rank's rows `mine` of every system, [system][row]) against the gold of the whole batch
 // (contiguous), which every rank solves (the gold of one long system is one sweep down and up
 // it), judged by tolerance<T>(condition_bound(whole), n) as a batch is (check.hpp): the

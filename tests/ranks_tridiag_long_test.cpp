@@ -134,6 +134,12 @@ TEST_F(TridiagLongRanks, APieceOfFewerThanTwoRowsIsOneLineAndExitTwo) {
                         "out.h5");
   EXPECT_EQ(heat.status, 2) << heat.output;
   test::expect_one_line(heat, "system.cut");
+  // One method: nothing for `parasol sweep` to time.
+  const auto sweep = test::run_shell(test::kParasol + " sweep " +
+                                     test::quoted(write_params(drawn(64, 1, "float"))) +
+                                     " -o " + test::quoted(dir_ / "sweep.h5"));
+  EXPECT_EQ(sweep.status, 2) << sweep.output;
+  test::expect_one_line(sweep, "system.cut");
 }
 
 // On a GPU machine: 2048 rows are 8 pieces of 256 on one rank and 4 on each of two, the same

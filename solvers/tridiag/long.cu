@@ -7,7 +7,8 @@
 // (for 2^27 rows in float, 2^19 pieces: 12 MiB and 4 MiB, about 1 ms each over PCIe) and two
 // sweeps over its chain of 2 rows a piece (2^20 rows in double, some 10 ms on one core), while
 // the kernels move 11 values a row (6 GB for 2^27 floats: about 1.5 ms on an H200); rank 0 then
-// solves 2 rows a rank. So each rank's interface costs more than its kernels, though it shrinks
+// solves 2 rows a rank. These are estimates, not yet measured: if they hold, each rank's
+// interface costs more than its kernels, though it shrinks
 // with the rank's rows as they do: moving the chain's reduction onto the device (a block-wide
 // partition of the pieces' rows) is what would take the host out of the solve.
 //

@@ -56,6 +56,7 @@ const std::vector<Example> kExamples = {
     {"recurrence-256m", "ar1.length=1048576"},
     {"fftconv-study", "signal.batch=2 signal.length=65536"},
     {"tridiag-study", "heat.grids=256"},
+    {"tridiag-long", "random.n=1048576"},
     {"poisson-512", "grid.nx=64 grid.ny=64 grid.nz=64"},
 };
 

@@ -17,6 +17,8 @@
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/long.hpp"
+#include "solvers/tridiag/partition.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::tridiag {
@@ -224,6 +226,80 @@ TEST(TridiagKinds, HeatRingMatchesTheGoldAndDecaysExactly) {
     // Each step's tolerance (kind_tolerance's periodic factor), added over the steps.
     const double bound = 2 * tolerance<float>(condition_bound(h), h.points, h.steps);
     EXPECT_LE(compare(f.u, gold).max_abs / max_magnitude(gold), bound) << name(v);
+  }
+}
+
+}  // namespace
+}  // namespace parasol::tridiag
+
+namespace parasol::tridiag {
+namespace {
+
+// One long system's kernels (long.cu) on one rank: its rows cut into pieces of
+// kDevicePieceRows, one thread each, against the host's partition method on that same cut and
+// against the gold, each within the bound a batch is held to; sizes of one piece, a piece either
+// side of it, uneven pieces. tests/ranks_tridiag_long_test.cpp runs them across two ranks.
+template <class T>
+void expect_long_near_the_partition(std::int64_t n, std::int64_t systems) {
+  SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") + ", n " + std::to_string(n) +
+               ", " + std::to_string(systems) + " systems");
+  comm::Context context;
+  const Batch<T> batch = random_batch<T>({n, systems, Layout::contiguous}, test::kSeed);
+  const LongResult<T> r =
+      solve_long_gpu(context, rows_part_of(batch, comm::even_slab(n, 0, 1)), 128);
+  const std::vector<double> host =
+      solve_partitioned(batch, long_cut(n, 1, kDevicePieceRows, "")), gold = solve_gold(batch);
+  const double bound = tolerance<T>(condition_bound(batch), n);
+  EXPECT_LE(compare(r.x, host).max_abs / max_magnitude(host), bound);
+  EXPECT_LE(compare(r.x, gold).max_abs / max_magnitude(gold), bound);
+}
+
+TEST(TridiagLong, DevicePiecesMatchThePartitionOnTheSameCut) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::int64_t n : {2, 3, 255, 256, 257, 511, 515, 3001, 100000})
+    for (const std::int64_t systems : {1, 3}) {
+      expect_long_near_the_partition<float>(n, systems);
+      expect_long_near_the_partition<double>(n, systems);
+    }
+}
+
+// A ring: every piece's ends couple, the interface a ring on the host.
+template <class T>
+void expect_ring_near_the_partition(std::int64_t n, std::int64_t systems) {
+  SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") + " ring, n " + std::to_string(n) +
+               ", " + std::to_string(systems) + " systems");
+  comm::Context context;
+  const KindBatch<T> ring = random_kind_batch<T>({Kind::periodic, n, systems, 1}, test::kSeed);
+  const Batch<T> batch = periodic_as_batch(ring);
+  const LongResult<T> r =
+      solve_long_gpu(context, rows_part_of(batch, comm::even_slab(n, 0, 1), true), 128);
+  const std::vector<double> host =
+      solve_partitioned(batch, long_cut(n, 1, kDevicePieceRows, ""), true);
+  const std::vector<double> gold = solve_kind_gold(ring);
+  const double bound = kind_tolerance<T>(ring.dims, condition_bound(ring));
+  EXPECT_LE(compare(r.x, host).max_abs / max_magnitude(host), bound);
+  EXPECT_LE(compare(r.x, gold).max_abs / max_magnitude(gold), bound);
+}
+
+TEST(TridiagLong, DevicePiecesOfARingMatchThePartitionOnTheSameCut) {
+  PARASOL_REQUIRE_GPU();
+  for (const std::int64_t n : {3, 4, 255, 257, 515, 3001})
+    for (const std::int64_t systems : {1, 3}) {
+      expect_ring_near_the_partition<float>(n, systems);
+      expect_ring_near_the_partition<double>(n, systems);
+    }
+}
+
+TEST(TridiagLong, ADevicePivotOfZeroNamesItsSystem) {
+  PARASOL_REQUIRE_GPU();
+  comm::Context context;
+  Batch<float> batch = random_batch<float>({600, 3, Layout::contiguous}, test::kSeed);
+  batch.b[600] = 0;  // system 1's first pivot
+  try {
+    solve_long_gpu(context, rows_part_of(batch, comm::even_slab(600, 0, 1)));
+    ADD_FAILURE() << "expected a NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.system(), 1) << e.what();
   }
 }
 

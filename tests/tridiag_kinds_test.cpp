@@ -14,6 +14,7 @@
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/partition.hpp"
 #include "tests/support.hpp"
 
@@ -435,6 +436,152 @@ TEST(TridiagPartition, TooManyPiecesAndZeroPivotsAreNamed) {
   singular.c[7] = 0;
   try {
     solve_partitioned(singular, 2);
+    ADD_FAILURE() << "expected a NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.system(), 1) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace parasol::tridiag
+
+namespace parasol::tridiag {
+namespace {
+
+// One long system cut among ranks (long.hpp), what one process can judge: the cut, a rank's
+// rows drawn alone, and the solve on one rank. tests/ranks_tridiag_long_test.cpp runs it across
+// ranks.
+TEST(TridiagLong, TheCutIsEvenAmongRanksThenEvenAmongEachRanksPieces) {
+  EXPECT_EQ(pieces_of(7, 0), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(pieces_of(100, 256), (std::vector<std::int64_t>{100}));  // fewer rows than a piece
+  EXPECT_EQ(pieces_of(1000, 256), (std::vector<std::int64_t>{334, 333, 333}));
+  EXPECT_EQ(long_cut(101, 3, 0, "random.n"), (std::vector<std::int64_t>{34, 34, 33}));
+  // 2048 rows: 8 pieces of 256 on one rank, 4 on each of two: the same whole cut.
+  EXPECT_EQ(long_cut(2048, 1, 256, ""), long_cut(2048, 2, 256, ""));
+  const std::vector<std::int64_t> cut = long_cut(1300, 2, 256, "");  // 650: 2 pieces of 325
+  EXPECT_EQ(cut, (std::vector<std::int64_t>{325, 325, 325, 325}));
+  try {
+    long_cut(5, 3, 0, "random.n");
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "random.n");
+    EXPECT_TRUE(contains(e.what(), "leaves rank 2 1")) << e.what();
+  }
+}
+
+TEST(TridiagLong, AnyCutMatchesTheEvenCutItEquals) {
+  const Batch<double> batch = random_batch<double>({50, 2, Layout::contiguous}, test::kSeed);
+  EXPECT_EQ(solve_partitioned(batch, 4), solve_partitioned(batch, comm::even_planes(50, 4)));
+  // An uneven cut of its own is within the gold's bound too.
+  const std::vector<double> gold = solve_gold(batch);
+  const std::vector<double> cut = solve_partitioned(batch, {2, 30, 3, 15});
+  for (std::size_t k = 0; k < gold.size(); ++k) EXPECT_NEAR(cut[k], gold[k], 1e-13) << k;
+  try {
+    solve_partitioned(batch, {25, 1, 24});
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "pieces");
+  }
+  EXPECT_THROW(solve_partitioned(batch, {25, 24}), InputError);  // 49 rows of 50
+}
+
+// Rings cut into pieces: the interface is a ring too (Sherman-Morrison), two rows with one piece.
+TEST(TridiagLong, RingsByThePartitionMethodMatchThePeriodicGold) {
+  for (const std::int64_t n : {3, 4, 8, 21, 100})
+    for (const int pieces : {1, 2, 3, 7}) {
+      if (n < 2 * pieces) continue;
+      const Batch<double> ring = periodic_as_batch(
+          random_kind_batch<double>({Kind::periodic, n, 3, 1}, test::kSeed));
+      const std::vector<double> gold =
+          solve_kind_gold(random_kind_batch<double>({Kind::periodic, n, 3, 1}, test::kSeed));
+      const std::vector<double> cut = solve_partitioned(ring, comm::even_planes(n, pieces), true);
+      double worst = 0;
+      for (std::size_t k = 0; k < gold.size(); ++k) worst = std::max(worst, std::abs(gold[k] - cut[k]));
+      // Both in double on rows of condition bound <= 6, Sherman-Morrison twice the rounding.
+      EXPECT_LE(worst, 1e-13) << "n " << n << " pieces " << pieces;
+    }
+}
+
+TEST(TridiagLong, ARanksRowsAreTheWholeBatchsRowsDrawnAlone) {
+  const std::int64_t n = 37, systems = 3;
+  const Batch<float> whole = random_batch<float>({n, systems, Layout::contiguous}, test::kSeed);
+  for (int rank = 0; rank < 3; ++rank) {
+    const comm::Slab mine = comm::even_slab(n, rank, 3);
+    const RowsPart<float> drawn = random_rows_part<float>(n, systems, test::kSeed, mine);
+    const RowsPart<float> taken = rows_part_of(whole, mine);
+    EXPECT_EQ(drawn.first_row, mine.begin);
+    EXPECT_EQ(drawn.batch.dims.n, mine.count());
+    EXPECT_EQ(drawn.batch.a, taken.batch.a);
+    EXPECT_EQ(drawn.batch.b, taken.batch.b);
+    EXPECT_EQ(drawn.batch.c, taken.batch.c);
+    EXPECT_EQ(drawn.batch.d, taken.batch.d);
+  }
+}
+
+// Many pieces on one rank, as the device cuts them: the rank's chain of interface rows reduced
+// to two and substituted back gives the interface solve_partitioned solves whole, to rounding;
+// rings too.
+TEST(TridiagLong, AChainOfPiecesInterfaceRowsSolvesAsTheWholeInterface) {
+  comm::Context context;
+  for (const bool periodic : {false, true})
+    for (const std::int64_t n : {4, 9, 200, 1001}) {
+      const std::int64_t systems = 2;
+      const Batch<double> batch =
+          periodic ? periodic_as_batch(random_kind_batch<double>({Kind::periodic, n, systems, 1},
+                                                                 test::kSeed))
+                   : random_batch<double>({n, systems, Layout::contiguous}, test::kSeed);
+      const std::vector<std::int64_t> cut = pieces_of(n, 2 + n / 9);
+      const auto pieces = static_cast<std::int64_t>(cut.size());
+      std::vector<double> mine;
+      std::vector<ReducedPiece> reduced;
+      for (std::int64_t s = 0; s < systems; ++s) {
+        std::int64_t begin = 0;
+        for (const std::int64_t rows : cut) {
+          std::vector<double> a(rows), b(rows), c(rows), d(rows);
+          for (std::int64_t j = 0; j < rows; ++j) {
+            const std::int64_t i = begin + j;
+            const auto k = static_cast<std::size_t>(s * n + i);
+            a[j] = i > 0 || periodic ? batch.a[k] : 0.0;
+            b[j] = batch.b[k];
+            c[j] = i < n - 1 || periodic ? batch.c[k] : 0.0;
+            d[j] = batch.d[k];
+          }
+          reduced.push_back(reduce_piece(a.data(), b.data(), c.data(), d.data(), rows));
+          const ReducedPiece& r = reduced.back();
+          const auto last = static_cast<std::size_t>(rows - 1);
+          mine.insert(mine.end(), {r.a[0], r.c[0], r.d[0], r.a[last], r.c[last], r.d[last]});
+          begin += rows;
+        }
+      }
+      const std::vector<double> ends = interface_across(context, mine, systems, pieces, periodic);
+      std::vector<double> x(static_cast<std::size_t>(n * systems));
+      for (std::int64_t s = 0, at = 0; s < systems; ++s)
+        for (std::int64_t p = 0, begin = 0; p < pieces; ++p, ++at) {
+          const auto q = static_cast<std::size_t>(at);
+          substitute_piece(reduced[q], ends[2 * q], ends[2 * q + 1], begin,
+                           &x[static_cast<std::size_t>(s * n + begin)]);
+          begin += cut[static_cast<std::size_t>(p)];
+        }
+      const std::vector<double> whole = solve_partitioned(batch, cut, periodic);
+      for (std::size_t k = 0; k < x.size(); ++k)
+        EXPECT_NEAR(x[k], whole[k], 1e-13) << "n " << n << (periodic ? " ring" : "") << " at " << k;
+    }
+}
+
+TEST(TridiagLong, OneRanksSolveIsTheOnePiecePartitionsBits) {
+  comm::Context context;
+  for (const std::int64_t n : {2, 3, 4, 57}) {
+    const Batch<double> batch = random_batch<double>({n, 2, Layout::contiguous}, test::kSeed);
+    const LongResult<double> r = solve_long(context, rows_part_of(batch, comm::even_slab(n, 0, 1)));
+    EXPECT_EQ(r.x, solve_partitioned(batch, 1)) << "n " << n;
+    if (n < 3) continue;
+    const RowsPart<double> ring = random_ring_rows_part<double>(n, 2, test::kSeed, {0, n, {}});
+    EXPECT_EQ(solve_long(context, ring).x, solve_partitioned(ring.batch, {n}, true)) << "n " << n;
+  }
+  Batch<double> singular = random_batch<double>({6, 2, Layout::contiguous}, test::kSeed);
+  singular.b[6] = 0;  // system 1's first pivot
+  try {
+    solve_long(context, rows_part_of(singular, comm::even_slab(6, 0, 1)));
     ADD_FAILURE() << "expected a NumericalError";
   } catch (const NumericalError& e) {
     EXPECT_EQ(e.system(), 1) << e.what();

@@ -15,6 +15,7 @@
 #include "kernels/validate.hpp"
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/keys.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/run.hpp"
 #include "solvers/tridiag/sweep.hpp"
 #include "kernels/finite.hpp"
@@ -103,6 +104,10 @@ class TridiagRun final : public SolverRun<Params> {
   // an input file, or marches its own grids.
   void prepare(const RunSetup& setup) override {
     take(setup);
+    if (rows_cut()) {
+      prepare_rows(setup);
+      return;
+    }
     if (heat()) {
       io::with_sources(t_, [&] { part_ = tridiag::heat_share(p_.heat, rank(), ranks()); });
       part_.ring = p_.kind == tridiag::Kind::periodic;
@@ -137,6 +142,22 @@ class TridiagRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
+    if (rows_cut()) {
+      const std::string source = p_.problem == Problem::file
+                                     ? " from " + p_.input.file
+                                     : " drawn from seed " + std::to_string(p_.random.seed);
+      const std::string cut =
+          ranks() > 1 ? ", rows cut among " + std::to_string(ranks()) + " ranks" : "";
+      const std::string method =
+          "partition method" + (gpu_ ? ", pieces of " + std::to_string(tridiag::kDevicePieceRows) +
+                                           " rows, " + std::to_string(p_.threads) + " threads"
+                                     : std::string());
+      const std::string kind = rows_.periodic ? " periodic" : "";
+      return std::to_string(systems_) + kind + (systems_ == 1 ? " system of " : " systems of ") +
+             std::to_string(rows_.n) + " rows" + source + cut + ", " +
+             std::string(name(p_.precision)) + "; " +
+             (gpu_ ? method + " on " + current_device().name : "CPU " + method);
+    }
     const tridiag::Heat& h = p_.heat;
     const std::int64_t n = kinds() ? kinds_.dims.n : batch_.dims.n;
     const std::string source = p_.problem == Problem::file
@@ -155,6 +176,15 @@ class TridiagRun final : public SolverRun<Params> {
   }
 
   void write_method(io::ResultFile& out) const override {
+    if (rows_cut()) {
+      // The partition method's pieces are its rows per thread (about so many: even_planes).
+      out.set_attribute("/method", "variant", std::string("partition"));
+      out.set_attribute("/method", "threads", std::int64_t{p_.threads});
+      out.set_attribute("/method", "chunk", tridiag::kDevicePieceRows);
+      out.set_attribute("/method", "layout", std::string(name(tridiag::Layout::contiguous)));
+      write_chosen_by(out);
+      return;
+    }
     out.set_attribute("/method", "variant", std::string(name(launch_.variant)));
     out.set_attribute("/method", "threads", std::int64_t{launch_.threads});
     out.set_attribute("/method", "chunk", std::int64_t{launch_.chunk});
@@ -187,6 +217,11 @@ class TridiagRun final : public SolverRun<Params> {
       checkpoints_->finish("step", p_.heat.steps);
       // Checkpoints are written inside the march: their seconds are a phase of their own.
       t.compute = std::max(0.0, t.compute - add_checkpoint_phase(timings, *checkpoints_));
+    } else if (rows_cut()) {
+      // The interface's trip through rank 0 is part of the partition method's solve.
+      double exchange = 0;
+      t = solve_rows(timings, exchange);
+      solve_seconds_ = t.compute + exchange;
     } else if (kinds()) {
       t = solve_kind();
       solve_seconds_ = t.compute;
@@ -211,7 +246,7 @@ class TridiagRun final : public SolverRun<Params> {
     const double rate = solve_seconds_ > 0 ? work() / solve_seconds_ : 0.0;
     out.set_attribute("/timings", "solve_s", solve_seconds_);
     out.set_attribute("/timings", "unknowns_per_s", rate);
-    write_ranks(out, heat() ? "whole grids" : "whole systems");
+    write_ranks(out, heat() ? "whole grids" : rows_cut() ? "rows of every system" : "whole systems");
     if (!heat()) {
       say(formatted("max|x| %.6g; %.3g s, %.3f Gunknowns/s", d.high, compute_seconds_,
                     1e-9 * rate));
@@ -234,6 +269,7 @@ class TridiagRun final : public SolverRun<Params> {
 
   // Unknowns solved: every system's rows, at every step of a march.
   double work() const override {
+    if (rows_cut()) return static_cast<double>(systems_ * rows_.n);
     if (kinds()) {
       tridiag::KindDims whole = kinds_.dims;
       whole.systems = systems_;
@@ -247,11 +283,32 @@ class TridiagRun final : public SolverRun<Params> {
   // The gold in double (a CPU run's own result); across ranks each judges its share against the
   // gold of the same systems.
   Reproducibility reproducibility() const override {
+    if (rows_cut())
+      return {true, "the partition method in a fixed order on a cut fixed by the rank count "
+                    "(and on the GPU by its pieces of rows): the same ranks give the same bits, "
+                    "another count the same answer rounded otherwise"};
     return {true, "each system is solved alone in a fixed order of operations; ranks split the "
                   "systems, not a system"};
   }
 
   Agreement check() override {
+    if (rows_cut()) {
+      // Every rank solves the whole batch's gold: one long system's is one sweep down and up.
+      if (rows_.periodic) {
+        const tridiag::KindBatch<T> ring =
+            p_.problem == Problem::file
+                ? read_kind_batch_part<T>(p_.input, tridiag::Kind::periodic, 1, 0, 1).batch
+                : tridiag::random_kind_batch<T>({tridiag::Kind::periodic, rows_.n, systems_, 1},
+                                                p_.random.seed);
+        return tridiag::long_agreement<T>(*context_, ring, x_, mine_);
+      }
+      const Batch<T> whole =
+          p_.problem == Problem::file
+              ? read_batch<T>(p_.input)
+              : tridiag::random_batch<T>({rows_.n, systems_, tridiag::Layout::contiguous},
+                                         p_.random.seed);
+      return tridiag::long_agreement<T>(*context_, whole, x_, mine_);
+    }
     if (kinds()) {
       if (gold_.empty()) gold_ = tridiag::solve_kind_gold(kinds_);
       return tridiag::kind_batch_agreement<T>(*context_, kinds_, systems_, x_, gold_);
@@ -266,6 +323,19 @@ class TridiagRun final : public SolverRun<Params> {
   }
 
   void write(Output& out) override {
+    if (rows_cut()) {
+      const auto n = static_cast<std::uint64_t>(rows_.n), systems = static_cast<std::uint64_t>(systems_);
+      if (!out.write_part("/fields/x", {systems, n}, {0, static_cast<std::uint64_t>(mine_.begin)},
+                          {systems, static_cast<std::uint64_t>(mine_.count())}, x_.data()))
+        return;
+      out.file->set_attribute("/fields/x", "layout", std::string("[system][row], row fastest"));
+      out.file->set_attribute("/fields/x", "units",
+                              std::string("as d divided by the coefficients' unit"));
+      write_input(out, systems_, rows_.n);
+      out.file->set_attribute("/input", "cut", std::string("rows"));
+      if (rows_.periodic) out.file->set_attribute("/input", "kind", std::string("periodic"));
+      return;
+    }
     if (kinds()) {
       write_kind(out);
       return;
@@ -288,6 +358,8 @@ class TridiagRun final : public SolverRun<Params> {
 
  private:
   bool heat() const { return p_.problem == Problem::heat; }
+  // One long system (or a few) whose rows are cut among the ranks (system.cut = "rows").
+  bool rows_cut() const { return p_.cut == tridiag::Cut::rows; }
   // A batch of another kind than general (heat rings are marched as heat).
   bool kinds() const { return !heat() && p_.kind != tridiag::Kind::general; }
 
@@ -317,6 +389,84 @@ class TridiagRun final : public SolverRun<Params> {
     systems_ = p_.random.systems;
     first_ = mine.begin;
     return mine;
+  }
+
+  // This rank's rows of every system, drawn or read; a cut that leaves a rank (on the GPU, a
+  // piece) fewer than two rows names the key that sized n.
+  void prepare_rows(const RunSetup& setup) {
+    const std::int64_t piece_rows = gpu_ ? tridiag::kDevicePieceRows : 0;
+    const bool ring = p_.kind == tridiag::Kind::periodic;
+    if (p_.problem == Problem::file) {
+      rows_ = read_rows_part<T>(p_.input, rank(), ranks(), piece_rows);
+      rows_.periodic = ring;
+      systems_ = rows_.batch.dims.systems;
+      if (ring && rows_.n < 3)
+        throw InputError(p_.input.file, "input.file",
+                         "periodic systems need n >= 3 (a ring of three rows at least), got " +
+                             std::to_string(rows_.n));
+      require_rows_memory(rows_.n, rows_.batch.dims);
+    } else {
+      io::with_sources(t_, [&] { (void)tridiag::long_cut(p_.random.n, ranks(), piece_rows, "random.n"); });
+      systems_ = p_.random.systems;
+      const comm::Slab mine = comm::even_slab(p_.random.n, rank(), ranks());
+      require_rows_memory(p_.random.n, {mine.count(), systems_, tridiag::Layout::contiguous});
+      // A GPU run that needs no host copy (no --check) draws a line's rows on the device, the
+      // same bits (solve_long_gpu); rows_ then holds their extent alone.
+      rows_drawn_ = gpu_ && !check_ && !ring;
+      if (rows_drawn_) {
+        rows_.n = p_.random.n;
+        rows_.first_row = mine.begin;
+        rows_.batch.dims = {mine.count(), systems_, tridiag::Layout::contiguous};
+      } else {
+        rows_ = ring ? tridiag::random_ring_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine)
+                     : tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine);
+      }
+    }
+    mine_ = comm::even_slab(rows_.n, rank(), ranks());
+    if (!setup.options.restart.empty())
+      throw InputError("command line", "--restart",
+                       "one long system is one solve, with nothing to continue; only the heat "
+                       "march checkpoints");
+  }
+
+  // This rank's rows (`mine`) of systems of n rows: the CPU's partition method keeps about as
+  // many doubles a row as the gold; with --check every rank holds the whole batch and its gold
+  // besides.
+  void require_rows_memory(std::int64_t n, const Dims& mine) const {
+    require_memory<T>(t_, p_, mine, gpu_, !gpu_);
+    if (check_) require_memory<T>(t_, p_, {n, mine.systems, tridiag::Layout::contiguous}, false, true);
+  }
+
+  // This rank's rows by the partition method, the interface across ranks timed as "exchange"
+  // (its seconds in `exchange`; on one rank, where nothing is exchanged, as compute); a failure
+  // names where the systems came from.
+  tridiag::Timings solve_rows(PhaseTimer& timings, double& exchange) {
+    const auto timed = [&](const tridiag::LongTimings& t) {
+      tridiag::Timings device = t.device;
+      if (ranks() > 1) {
+        timings.add("exchange", t.exchange);
+        exchange = t.exchange;
+      } else {
+        device.compute += t.exchange;
+      }
+      return device;
+    };
+    try {
+      if (gpu_) {
+        tridiag::LongResult<T> r =
+            rows_drawn_ ? tridiag::solve_long_gpu<T>(*context_, rows_.n, systems_, p_.random.seed,
+                                                     mine_, p_.threads)
+                        : tridiag::solve_long_gpu<T>(*context_, rows_, p_.threads);
+        x_ = std::move(r.x);
+        return timed(r.timings);
+      }
+      const tridiag::LongResult<double> r = tridiag::solve_long<T>(*context_, rows_);
+      x_ = rounded<T>(r.x);
+      return timed(r.timings);
+    } catch (const tridiag::NumericalError& e) {
+      const std::string where = p_.problem == Problem::file ? p_.input.file : "random.seed";
+      throw tridiag::NumericalError(e.system(), where + ": " + e.what());
+    }
   }
 
   // A kind's batch, drawn or read (this rank's systems of it), its launch and its memory.
@@ -502,6 +652,9 @@ class TridiagRun final : public SolverRun<Params> {
   bool drawn_ = false;                // a random batch drawn on the device, never on the host
   std::int64_t systems_ = 0;          // in the whole problem
   tridiag::KindBatch<T> kinds_;       // another kind's (this rank's systems), contiguous
+  tridiag::RowsPart<T> rows_;         // system.cut = "rows": this rank's rows of every system
+  comm::Slab mine_;                   // ... which rows they are
+  bool rows_drawn_ = false;           // ... drawn on the device, never on the host
   tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks
   Launch launch_;
   Batch<T> batch_;  // the file's (this rank's rows of it), contiguous
@@ -810,6 +963,10 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& pa
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   auto file = read_declared(t, tridiag::keys(), tridiag::sweep_keys(), params_path);
+  if (file.params.cut == tridiag::Cut::rows)
+    throw InputError(t.source_of("system.cut"), "system.cut",
+                     "`parasol sweep` times the variants on whole systems; one long system cut "
+                     "by rows has one method (run it with `parasol run`)");
   if (file.params.kind != tridiag::Kind::general)
     return study_in_precision<KindStudy>(t, std::move(file));
   return study_in_precision<TridiagStudy>(t, std::move(file));
@@ -831,7 +988,7 @@ Binding tridiag_binding() {
   b.examples = {"inputs/heat1d.toml",       "inputs/tridiag-file.toml",
                 "inputs/tridiag-periodic.toml", "inputs/tridiag-rhs.toml",
                 "inputs/tridiag-penta.toml",  "inputs/tridiag-block2.toml",
-                "inputs/tridiag-study.toml"};
+                "inputs/tridiag-study.toml",  "inputs/tridiag-long.toml"};
   return b;
 }
 

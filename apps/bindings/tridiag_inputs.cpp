@@ -10,6 +10,7 @@
 
 #include "io/input_file.hpp"
 #include "kernels/error.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/run.hpp"
 
 namespace parasol::app {
@@ -27,6 +28,33 @@ auto named(const std::string& file, const char* key, const std::string& dataset,
   }
 }
 
+// The four datasets' shape [systems][n], every one checked before any values are read.
+template <class T>
+std::vector<std::uint64_t> batch_shape(const io::ResultReader& h5, const tridiag::FileInput& input) {
+  const std::string& file = input.file;
+  const std::pair<const std::string&, const char*> datasets[] = {
+      {input.a, "input.a"}, {input.b, "input.b"}, {input.c, "input.c"}, {input.d, "input.d"}};
+  using io::shape_text;
+  std::vector<std::uint64_t> shape;
+  for (const auto& [dataset, key] : datasets) {
+    if (!h5.exists(dataset))
+      throw InputError(file, key, "no dataset \"" + dataset + "\" in the file");
+    const std::vector<std::uint64_t> dims =
+        named(file, key, dataset, [&] { return h5.dataset_dims<T>(dataset); });
+    if (dims.size() != 2 || dims[0] == 0 || dims[1] == 0)
+      throw InputError(file, key,
+                       "dataset \"" + dataset + "\" is " + shape_text(dims) +
+                           "; expected [systems][n], both at least 1");
+    if (shape.empty()) shape = dims;
+    if (dims != shape)
+      throw InputError(file, key,
+                       "dataset \"" + dataset + "\" is " + shape_text(dims) + " but \"" + input.a +
+                           "\" is " + shape_text(shape) +
+                           "; a, b, c and d must have the same shape [systems][n]");
+  }
+  return shape;
+}
+
 }  // namespace
 
 template <class T>
@@ -40,25 +68,7 @@ BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int rank
       {input.b, "input.b", batch.b},
       {input.c, "input.c", batch.c},
       {input.d, "input.d", batch.d}};
-  using io::shape_text;
-  // Every shape is checked before any values are read.
-  std::vector<std::uint64_t> shape;
-  for (const auto& [dataset, key, values] : datasets) {
-    if (!h5->exists(dataset))
-      throw InputError(file, key, "no dataset \"" + dataset + "\" in the file");
-    const std::vector<std::uint64_t> dims =
-        named(file, key, dataset, [&] { return h5->dataset_dims<T>(dataset); });
-    if (dims.size() != 2 || dims[0] == 0 || dims[1] == 0)
-      throw InputError(file, key,
-                       "dataset \"" + dataset + "\" is " + shape_text(dims) +
-                           "; expected [systems][n], both at least 1");
-    if (shape.empty()) shape = dims;
-    if (dims != shape)
-      throw InputError(file, key,
-                       "dataset \"" + dataset + "\" is " + shape_text(dims) + " but \"" + input.a +
-                           "\" is " + shape_text(shape) +
-                           "; a, b, c and d must have the same shape [systems][n]");
-  }
+  const std::vector<std::uint64_t> shape = batch_shape<T>(*h5, input);
   part.systems = static_cast<std::int64_t>(shape[0]);
   const comm::Slab mine = [&] {
     try {
@@ -74,6 +84,38 @@ BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int rank
                               static_cast<std::uint64_t>(mine.count()));
     });
   batch.dims = {static_cast<std::int64_t>(shape[1]), mine.count(), tridiag::Layout::contiguous};
+  return part;
+}
+
+template <class T>
+tridiag::RowsPart<T> read_rows_part(const tridiag::FileInput& input, int rank, int ranks,
+                                    std::int64_t piece_rows) {
+  const std::string& file = input.file;
+  const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
+  const std::vector<std::uint64_t> shape = batch_shape<T>(*h5, input);
+  const auto systems = static_cast<std::int64_t>(shape[0]), n = static_cast<std::int64_t>(shape[1]);
+  try {
+    (void)tridiag::long_cut(n, ranks, piece_rows, "input.file");
+  } catch (const InputError& e) {
+    throw e.with_source(file);
+  }
+  const comm::Slab mine = comm::even_slab(n, rank, ranks);
+  tridiag::RowsPart<T> part;
+  part.n = n;
+  part.first_row = mine.begin;
+  tridiag::Batch<T>& batch = part.batch;
+  batch.dims = {mine.count(), systems, tridiag::Layout::contiguous};
+  const std::tuple<const std::string&, const char*, std::vector<T>&> datasets[] = {
+      {input.a, "input.a", batch.a},
+      {input.b, "input.b", batch.b},
+      {input.c, "input.c", batch.c},
+      {input.d, "input.d", batch.d}};
+  for (const auto& [dataset, key, values] : datasets)
+    values = named(file, key, dataset, [&] {
+      return h5->read_block<T>(dataset, {0, static_cast<std::uint64_t>(mine.begin)},
+                               {static_cast<std::uint64_t>(systems),
+                                static_cast<std::uint64_t>(mine.count())});
+    });
   return part;
 }
 
@@ -162,6 +204,10 @@ template KindBatchPart<double> read_kind_batch_part<double>(const tridiag::FileI
                                                             tridiag::Kind, int, int, int);
 template BatchPart<float> read_batch_part<float>(const tridiag::FileInput&, int, int);
 template BatchPart<double> read_batch_part<double>(const tridiag::FileInput&, int, int);
+template tridiag::RowsPart<float> read_rows_part<float>(const tridiag::FileInput&, int, int,
+                                                       std::int64_t);
+template tridiag::RowsPart<double> read_rows_part<double>(const tridiag::FileInput&, int, int,
+                                                         std::int64_t);
 template tridiag::Batch<float> read_batch<float>(const tridiag::FileInput&);
 template tridiag::Batch<double> read_batch<double>(const tridiag::FileInput&);
 

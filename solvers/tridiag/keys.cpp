@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernels/validate.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/sweep.hpp"
 
 namespace parasol::tridiag {
@@ -16,6 +17,7 @@ bool is_heat(const Params& p) { return p.problem == Problem::heat; }
 bool is_file(const Params& p) { return p.problem == Problem::file; }
 bool is_random(const Params& p) { return p.problem == Problem::random; }
 bool is_multi_rhs(const Params& p) { return p.kind == Kind::multi_rhs; }
+bool whole_systems(const Params& p) { return p.cut == Cut::systems; }
 
 // A non-empty list of 32-bit integers stored in `field(s)` (a TOML array, read as numbers so that
 // 256.5 is caught), each judged by `check` (which throws InputError, its key left empty).
@@ -64,6 +66,13 @@ const Keys<Params>& keys() {
                           "`multi-rhs` (one matrix, `system.rhs` right-hand sides); "
                           "`pentadiagonal`; `block2` (2×2 blocks). Layouts in "
                           "docs/hdf5-layout.md"));
+    k.push_back(choice<P>("system.cut", [](P& p) -> auto& { return p.cut; }, kCuts, parse_cut,
+                          "across ranks: `systems`, each system whole on one rank; `rows`, one "
+                          "long system (or a few) whose rows are cut among the ranks and solved "
+                          "by the partition method (general or periodic systems, `random` or "
+                          "`file`; "
+                          "docs/scaling.md). The GPU cuts each rank's rows again, into pieces of " +
+                              std::to_string(kDevicePieceRows) + " rows, one thread each"));
     k.push_back(key<P>("system.rhs", [](P& p) -> auto& { return p.rhs; },
                        "`multi-rhs`: right-hand sides per system, solved with one elimination")
                     .values("≥ 1")
@@ -155,7 +164,8 @@ const Keys<Params>& keys() {
                     .default_from([](const P& p) { return std::string(name(default_variant(p.kind))); })
                     .shown_default("\"thomas-pcr\"; \"thomas\" for kinds other than general")
                     .gpu_only()
-                    .or_auto());
+                    .or_auto()
+                    .only_if(whole_systems, "system.cut = \"systems\""));
     k.push_back(key<P>("method.threads", [](P& p) -> auto& { return p.threads; },
                        "threads per block")
                     .values("multiple of 32, 32 … 1024")
@@ -164,7 +174,8 @@ const Keys<Params>& keys() {
                        "rows per thread: pcr-warp 1, 2 or 4 (rows per lane, n ≤ 32 × chunk); "
                        "thomas-pcr 2, 4, 8 or 16; thomas-scan 4, 8 or 16; 0 picks one from n "
                        "(thomas-scan: 16). pcr-shared and thomas take none (0)")
-                    .gpu_only());
+                    .gpu_only()
+                    .only_if(whole_systems, "system.cut = \"systems\""));
     add_checkpoint_keys<P>(k, [](P& p) -> auto& { return p.checkpoint; }, "time steps",
                            is_heat, heat);
   });

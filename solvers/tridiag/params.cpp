@@ -25,6 +25,7 @@ constexpr NameTable<Kind, 5> kKindNames{{{Kind::general, "general"},
                                          {Kind::multi_rhs, "multi-rhs"},
                                          {Kind::pentadiagonal, "pentadiagonal"},
                                          {Kind::block2, "block2"}}};
+constexpr NameTable<Cut, 2> kCutNames{{{Cut::systems, "systems"}, {Cut::rows, "rows"}}};
 constexpr NameTable<Initial, 3> kInitialNames{
     {{Initial::sine, "sine"}, {Initial::random, "random"}, {Initial::step, "step"}}};
 
@@ -38,6 +39,8 @@ std::string_view name(Problem p) { return lookup_name(kProblemNames, p); }
 Problem parse_problem(std::string_view s) { return lookup_value(kProblemNames, s, "problem"); }
 std::string_view name(Kind k) { return lookup_name(kKindNames, k); }
 Kind parse_kind(std::string_view s) { return lookup_value(kKindNames, s, "kind"); }
+std::string_view name(Cut c) { return lookup_name(kCutNames, c); }
+Cut parse_cut(std::string_view s) { return lookup_value(kCutNames, s, "cut"); }
 std::string_view name(Initial i) { return lookup_name(kInitialNames, i); }
 Initial parse_initial(std::string_view s) { return lookup_value(kInitialNames, s, "initial"); }
 
@@ -97,6 +100,12 @@ void Params::validate() const {
                            std::string(name(variant)));
     }
   }
+  require(cut == Cut::systems ||
+              ((kind == Kind::general || kind == Kind::periodic) && problem != Problem::heat),
+          "system.cut",
+          "expected \"systems\": rows are cut among ranks for general or periodic systems drawn "
+          "or read (problem.kind = \"random\" or \"file\", system.kind = \"general\" or "
+          "\"periodic\")");
   require(problem != Problem::heat || kind == Kind::general || kind == Kind::periodic,
           "system.kind",
           "the heat problem makes general systems (fixed ends) or periodic ones (a ring), not " +

@@ -71,6 +71,14 @@ Variant default_variant(Kind k);
 // required_layout; every other kind's thomas interleaved, the rest contiguous.
 Layout kind_layout(Kind k, Variant v);
 
+// How a run across ranks cuts the problem (system.cut): whole systems to each rank (every
+// solver), or every system's rows among the ranks, one long system (or a few) by the partition
+// method (long.hpp): a random or file batch of general systems.
+enum class Cut { systems, rows };
+inline constexpr std::array kCuts{Cut::systems, Cut::rows};
+std::string_view name(Cut c);  // "systems", "rows"
+Cut parse_cut(std::string_view s);
+
 // Starting temperature on each grid (all grids start alike except with `random`).
 enum class Initial { sine, random, step };
 std::string_view name(Initial i);  // "sine", "random", "step"
@@ -118,6 +126,7 @@ struct Params {
   RandomInput random;
   Kind kind = Kind::general;
   int rhs = 1;  // multi-rhs: right-hand sides per system
+  Cut cut = Cut::systems;
 
   Variant variant = Variant::thomas_pcr;
   int threads = 256;  // threads per block

@@ -51,20 +51,6 @@ io::AutotuneKey montecarlo_key(const Params& p) {
                       "float");
 }
 
-// "device-rng, 512 threads" (with the ordering for host-rng, and its generator when asked).
-std::string method_of(const Params& p, bool generator = false) {
-  std::string method = std::string(name(p.variant)) + ", " + std::to_string(p.block) + " threads";
-  if (p.variant == Variant::host_rng)
-    method += ", " + (generator ? std::string(name(p.generator)) + " " : std::string()) +
-              std::string(name(p.ordering)) + " ordering";
-  return method;
-}
-
-// A sweep row's ordering: host-rng's, "-" for device-rng (which has none).
-std::string ordering_of(const Params& p) {
-  return p.variant == Variant::host_rng ? std::string(name(p.ordering)) : std::string("-");
-}
-
 // A live line for a long estimate: paths done, path-steps a second, time left.
 montecarlo::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const montecarlo::Progress& pr) {
@@ -78,7 +64,7 @@ class MontecarloRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    if (looks_up_choice()) choose_automatic();
+    if (looks_up_choice()) choose_automatic(montecarlo_key(p_));
     // This rank's stream of batches of its own cut, unless a restart takes over others.
     streams_ = {ranks(), rank(), 1};
     prepare_checkpoints(setup);
@@ -97,18 +83,7 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    return describe_model(p_) + "; " + ran(method_of(p_, true));
-  }
-
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
-    out.set_attribute("/method", "block", std::int64_t{p_.block});
-    out.set_attribute("/method", "batch_paths", p_.batch_paths);
-    if (p_.variant == Variant::host_rng) {
-      out.set_attribute("/method", "generator", std::string(name(p_.generator)));
-      out.set_attribute("/method", "ordering", std::string(name(p_.ordering)));
-    }
-    write_chosen_by(out);
+    return describe_model(p_) + "; " + ran(montecarlo::describe_method(p_, true));
   }
 
   // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
@@ -189,21 +164,6 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
  private:
-  // method.variant = "auto": the variant, block and ordering stored for this problem, or the
-  // defaults (and a note on stderr) when none is.
-  void choose_automatic() {
-    const Params d;
-    p_.variant = d.variant;
-    p_.block = d.block;
-    p_.ordering = d.ordering;
-    if (!look_up(montecarlo_key(p_), method_of(p_))) return;
-    p_.variant = auto_.variant(montecarlo::parse_variant);
-    if (const std::optional<std::string> o = auto_.choice->axis("ordering"); o && *o != "-")
-      auto_.validate("ordering", [&] { p_.ordering = montecarlo::parse_ordering(*o); });
-    p_.block = static_cast<int>(auto_.integer("block", 1, 1024, "threads per block"));
-    auto_.validate("block", [&] { p_.validate(); });
-  }
-
   // Rounds of batches every rank makes, one checkpoint's step each: those of the cut its streams
   // are of.
   std::int64_t rounds() const {
@@ -312,10 +272,10 @@ class MontecarloRun final : public SolverRun<Params> {
   std::optional<montecarlo::State> from_;     // a restart's state
 };
 
-class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
+class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
  public:
   MontecarloStudy(io::ParamTable& t, Params p, SweepParams s)
-      : SolverStudy(t, std::move(p), s) {
+      : MethodStudy(t, std::move(p), s) {
     p_.sample_paths = 0;  // storing paths is not what is timed
   }
 
@@ -328,7 +288,7 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
     ProgressLine line("gold paths", "path-steps", static_cast<double>(g.steps));
     gold_paths_ = g.paths;
     gold_ = montecarlo::solve_gold(g, progress_on(line)).estimate;
-    configurations_ = montecarlo::sweep_configurations(p_);
+    configs_ = montecarlo::sweep_configurations(p_);
   }
 
   std::string describe() const override {
@@ -338,22 +298,15 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   SweepColumns columns() const override {
-    return sweep_columns(
-        {{"variant", "variant", 11}, {"block", "block", 6}, {"ordering", "ordering", 9}});
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(configurations_, [](const Params& q) -> std::vector<Cell> {
-      return {std::string(name(q.variant)), std::int64_t{q.block}, ordering_of(q)};
-    });
+    return sweep_columns(axis_columns(axes()));
   }
 
   // The re-check judges the last timed run's estimate: host-rng's draws move on from run to run,
   // so it is a second estimate of its own, judged alike.
   Measurement measure(std::size_t i) override {
-    montecarlo::Simulator simulator(configurations_[i], *stream_);
+    montecarlo::Simulator simulator(configs_[i], *stream_);
     return measured_estimate(
-        std::string(name(configurations_[i].variant)), timed_on(*stream_, s_.repeats),
+        std::string(name(configs_[i].variant)), timed_on(*stream_, s_.repeats),
         [&] { simulator.run(); }, [&] { return simulator.estimate(); },
         [&](const montecarlo::Estimate& e) { return montecarlo::agreement(e, gold_); });
   }
@@ -368,12 +321,7 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
     out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
   }
 
-  bool can_autotune() const override { return true; }
-  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Params& q = configurations_[i];
-    return choice_of(montecarlo_key(p_), std::string(name(q.variant)),
-                     {{"block", std::to_string(q.block)}, {"ordering", ordering_of(q)}});
-  }
+  io::AutotuneKey choice_key() const override { return montecarlo_key(p_); }
 
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "sweep", "no variant and block to time");
@@ -382,7 +330,6 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
  private:
   std::int64_t gold_paths_ = 0;
   montecarlo::Estimate gold_;
-  std::vector<Params> configurations_;
 };
 
 // The two-asset model's parameters and sweep, the basket's keys refused where the file sets them.

@@ -162,10 +162,6 @@ class RecurrenceRun final : public SolverRun<Params> {
            (ranks() > 1 ? ", across " + std::to_string(ranks()) + " ranks" : "");
   }
 
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "mode", std::string(name(p_.mode)));
-  }
-
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     recurrence::Timings t;
     if (ranks() > 1) {
@@ -311,18 +307,20 @@ class RecurrenceRun final : public SolverRun<Params> {
   double compute_ = 0, low_ = 0, high_ = 0;
 };
 
-constexpr ScanMode kModes[] = {ScanMode::fast, ScanMode::reproducible};
-
 template <class T>
-class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
+class RecurrenceStudy final : public MethodStudy<Params, SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
     series_ = prepared_series<T>(t_, p_);
     require_device(t_, p_, series_);
     study_.emplace(series_);
     measure_copy_roofline(recurrence::bytes_per_solve(series_.size(), sizeof(T)));
+    for (ScanMode mode : {ScanMode::fast, ScanMode::reproducible}) {
+      configs_.push_back(p_);
+      configs_.back().mode = mode;
+    }
   }
 
   std::string describe() const override {
@@ -331,22 +329,15 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   SweepColumns columns() const override {
-    return {{{"mode", "mode", 13}},
-            {"gelements_per_s", "Gelements/s", 12, 2},
-            SweepColumns::Roofline{{"gb_per_s", "GB/s", 9, 1}, {"percent_of_copy", "% copy", 7, 1}},
-            {recurrence::kMeasure, "max rel err", 11, 2, 'g'},
-            {{"repeatable", "same bits", 9}}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(kModes,
-                    [](ScanMode mode) { return std::vector<Cell>{std::string(name(mode))}; });
+    return columns_with({"gelements_per_s", "Gelements/s", 12, 2}, copy_roofline(9),
+                        {recurrence::kMeasure, "max rel err", 11, 2, 'g'},
+                        {{"repeatable", "same bits", 9}});
   }
 
   // Checked, timed, and every timed solve compared bit for bit with the first
   // (recurrence::ModeStudy).
   Measurement measure(std::size_t i) override {
-    recurrence::ModeMeasurement r = study_->measure(kModes[i], s_.repeats);
+    recurrence::ModeMeasurement r = study_->measure(configs_[i].mode, s_.repeats);
     Measurement m;
     m.agreement = std::move(r.agreement);
     m.seconds = std::move(r.seconds);
@@ -369,7 +360,7 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
 
   // Nothing to tune (the modes differ in what they promise), but each mode can be profiled.
   std::vector<std::string> run_overrides(std::size_t i) const override {
-    return {"method.mode=" + std::string(name(kModes[i]))};
+    return {"method.mode=" + std::string(name(configs_[i].mode))};
   }
 
   // Both modes always run: there is nothing a parameter could have left out.

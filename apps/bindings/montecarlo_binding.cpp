@@ -99,12 +99,8 @@ class MontecarloRun final : public SolverRun<Params> {
         const montecarlo::Checkpoints points = checkpoints_->safe_points<montecarlo::State>(
             from_ ? &*from_ : nullptr,
             [paths = p_.paths](io::CheckpointWriter& w, const montecarlo::State& s) {
-              w.add("rounds", s.rounds);
-              w.add("paths", paths);
-              w.add("streams.ranks", std::int64_t{s.streams.ranks});
-              w.add("streams.first", std::int64_t{s.streams.first});
-              w.add("streams.count", std::int64_t{s.streams.count});
-              add_sums(w, s.sums);
+              for (const auto& [name, value] : montecarlo::checkpoint_integers(s, paths))
+                w.add(name, value);
               w.add("sample", *s.sample);
             });
         result_ =
@@ -170,32 +166,6 @@ class MontecarloRun final : public SolverRun<Params> {
     return montecarlo::batch_rounds(p_, streams_.ranks, montecarlo::cuts_whole_batches(p_, gpu_));
   }
 
-  // The 128-bit sums as four 64-bit halves: HDF5 attributes hold no wider integer.
-  static void add_sums(io::CheckpointWriter& w, const montecarlo::PayoffSums& sums) {
-    const auto half = [](montecarlo::Uint128 v, int shift) {
-      return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> shift));
-    };
-    w.add("sums.sum_low", half(sums.sum, 0));
-    w.add("sums.sum_high", half(sums.sum, 64));
-    w.add("sums.sum_sq_low", half(sums.sum_sq, 0));
-    w.add("sums.sum_sq_high", half(sums.sum_sq, 64));
-    w.add("sums.count", sums.count);
-  }
-
-  // Written rank `part`'s sums.
-  static montecarlo::PayoffSums read_sums(const io::CheckpointReader& r, int part) {
-    const auto whole = [&](const char* low, const char* high) {
-      return (static_cast<montecarlo::Uint128>(static_cast<std::uint64_t>(r.integer(high, part)))
-              << 64) |
-             static_cast<std::uint64_t>(r.integer(low, part));
-    };
-    montecarlo::PayoffSums sums;
-    sums.sum = whole("sums.sum_low", "sums.sum_high");
-    sums.sum_sq = whole("sums.sum_sq_low", "sums.sum_sq_high");
-    sums.count = r.integer("sums.count", part);
-    return sums;
-  }
-
   // On one rank a restart may run more paths: the batches done are the same ones. Across ranks
   // the path count decides each rank's samples, so it must stay.
   void prepare_checkpoints(const RunSetup& setup) {
@@ -211,57 +181,16 @@ class MontecarloRun final : public SolverRun<Params> {
                        "to the same numbers after a restart");
     const io::CheckpointReader* r = checkpoints_->restart();
     if (r == nullptr) return;
-    const auto refused = [&](const std::string& why) {
-      return InputError(r->path().string(), "", "checkpoint refused: " + why);
-    };
-    // The cut the batches follow is the first run's: a path count a restart changes would cut
-    // the samples of several streams elsewhere.
-    streams_ = {static_cast<int>(r->integer("streams.ranks")), 0, 0};
-    if (streams_.ranks > 1 && r->integer("paths") != p_.paths)
-      throw refused("paths.count is " + std::to_string(p_.paths) + " here and " +
-                    std::to_string(r->integer("paths")) + " in it, whose batches follow " +
-                    std::to_string(streams_.ranks) + " ranks' cut of the paths");
-    from_.emplace();
-    from_->rounds = r->integer("rounds");
-    if (from_->rounds > rounds())
-      throw refused("it is past batch " + std::to_string(rounds()) +
-                    ", the last of paths.count = " + std::to_string(p_.paths));
-    // The written ranks' parts this rank takes over: its own on as many ranks as wrote them, and
-    // otherwise a block of them, as evenly as they go (all on one rank, none past their count).
-    // The payoff sums are integers, so added in any order they are the first run's.
-    const int n = r->written_ranks(), m = ranks(), j = rank();
-    const int first = n / m * j + std::min(j, n % m), count = n / m + (j < n % m ? 1 : 0);
     const auto size = static_cast<std::uint64_t>(p_.sample_paths) * 2 *
                       (static_cast<std::uint64_t>(p_.steps) + 1);
-    const std::size_t row = 2 * (static_cast<std::size_t>(p_.steps) + 1);
-    const bool whole_batches = montecarlo::cuts_whole_batches(p_, gpu_);
-    restart_sample_.assign(size, 0.0f);
-    for (int q = first; q < first + count; ++q) {
-      const montecarlo::Streams s{static_cast<int>(r->integer("streams.ranks", q)),
-                                  static_cast<int>(r->integer("streams.first", q)),
-                                  static_cast<int>(r->integer("streams.count", q))};
-      if (s.ranks != streams_.ranks)
-        throw refused("its ranks' batches follow different cuts (rank " + std::to_string(q) + "'s)");
-      // A part with no streams (a rank past the count that began the run) adds nothing.
-      if (s.count == 0) continue;
-      if (streams_.count == 0) streams_.first = s.first;
-      if (s.first != streams_.first + streams_.count)
-        throw refused("its ranks' streams of batches do not follow one another (rank " +
-                      std::to_string(q) + "'s)");
-      streams_.count += s.count;
-      const montecarlo::PayoffSums sums = read_sums(*r, q);
-      from_->sums.sum += sums.sum;
-      from_->sums.sum_sq += sums.sum_sq;
-      from_->sums.count += sums.count;
-      // Each part's stored paths are those among its streams' samples.
-      const std::vector<float> sample = r->floats("sample", size, q);
-      const montecarlo::Samples rows = montecarlo::stored_rows(p_, s.samples(p_, whole_batches));
-      std::copy(sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
-                sample.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
-                restart_sample_.begin() + static_cast<std::ptrdiff_t>(rows.first * row));
-    }
-    from_->streams = streams_;
-    from_->sample = &restart_sample_;
+    const montecarlo::Written written{
+        r->path().string(), r->written_ranks(),
+        [r](const std::string& name) { return r->integer(name); },
+        [r](const std::string& name, int part) { return r->integer(name, part); },
+        [r, size](int part) { return r->floats("sample", size, part); }};
+    from_ = montecarlo::resume(p_, written, rank(), ranks(),
+                               montecarlo::cuts_whole_batches(p_, gpu_), restart_sample_);
+    streams_ = from_->streams;
   }
 
   montecarlo::Streams streams_;  // the streams of batches this rank runs

@@ -53,14 +53,17 @@ void record_method(io::ResultFile& out, const MethodAxes<P>& m, const P& p) {
 }
 
 // The stored choice (`c.choice`, which must hold one) in `p`: its variant, then each other axis
-// it stores ("-" left as it is), then the parameters validated. A value this build cannot run is
-// the InputError naming the file, its line and the axis at fault (AutoChoice::unusable).
+// it stores ("-" left as it is, and an axis only some configurations have, where the choice has
+// none), then the parameters validated. A value this build cannot run is the InputError naming
+// the file, its line and the axis at fault (AutoChoice::unusable).
 template <class P>
 void restore_choice(const MethodAxes<P>& m, const AutoChoice& c, P& p) {
   for (const MethodAxis<P>& a : m.axes) {
     if (!a.parse) continue;
-    const std::string text =
-        a.key == "variant" ? c.choice->variant : c.choice->axis(a.key).value_or("");
+    const std::optional<std::string> stored =
+        a.key == "variant" ? std::optional<std::string>(c.choice->variant) : c.choice->axis(a.key);
+    if (!stored && a.recorded) continue;
+    const std::string text = stored.value_or("");
     if (text == "-") continue;
     try {
       a.parse(p, text);

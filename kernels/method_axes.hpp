@@ -57,7 +57,8 @@ struct MethodAxis {
   bool applies_to(const P& p) const { return !applies || applies(p); }
   bool recorded_for(const P& p) const { return !recorded || recorded(p); }
 
-  // Read only where `when(p)`: "-" in a row and a choice, and not in /method, elsewhere.
+  // Read only where `when(p)`: "-" in a row and a choice, and not in /method, elsewhere; a
+  // stored choice without it leaves the field as it is.
   template <class F>
   MethodAxis only_for(F when) && {
     applies = when;

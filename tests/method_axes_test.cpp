@@ -129,6 +129,11 @@ TEST(MethodAxes, MontecarloOrderingOnlyForHostRng) {
   EXPECT_EQ(q.variant, montecarlo::Variant::host_rng);
   EXPECT_EQ(q.block, 128);
   EXPECT_EQ(q.ordering, montecarlo::Ordering::legacy);
+  // A choice without an ordering keeps the default's.
+  montecarlo::Params r;
+  restore_choice(axes, stored("host-rng", {{"block", "64"}}), r);
+  EXPECT_EQ(r.ordering, montecarlo::Params{}.ordering);
+  EXPECT_EQ(r.block, 64);
   EXPECT_EQ(refusal(stored("device-rng", {{"block", "4096"}, {"ordering", "-"}}),
                     montecarlo::Params{})
                 .key(),

@@ -63,14 +63,6 @@ void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool ch
                       per_point * points + 4.0 * gathered);
 }
 
-// ", centred on the atoms from (-4.13, -5.65, -4.89)": where a lattice centred on the molecule
-// begins, for the summary; nothing for one placed at lattice.origin, which the file says.
-std::string placement(const Params& p) {
-  if (p.center != coulomb::LatticeCenter::molecule) return "";
-  const auto& o = p.lattice.origin;
-  return formatted(", centred on the atoms from (%.6g, %.6g, %.6g)", o[0], o[1], o[2]);
-}
-
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const coulomb::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); };
 }
@@ -102,8 +94,8 @@ class CoulombRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     return coulomb::extent(p_.lattice) + " lattice at spacing " + short_number(p_.lattice.spacing) +
-           placement(p_) + ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file +
-           "; " + ran(described_method());
+           coulomb::placement(p_) + ", " + std::to_string(atom_count_) + " atoms from " +
+           p_.atoms_file + "; " + ran(described_method());
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -198,17 +190,9 @@ class CoulombRun final : public SolverRun<Params> {
     if (!p_.write_dx) return;
     const std::filesystem::path& path = out.file->path();
     const float* values = ranks() == 1 ? result_.potential.data() : gathered_.data();
-    out.sidecars.push_back(
-        {std::filesystem::path(path).replace_extension(".dx"),
-         io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, values,
-                     // APBS's maps say their unit in a line "POTENTIAL (kT/e)".
-                     "Data from parasol coulomb\n  POTENTIAL (" + unit() + ")\n" +
-                         "Coulomb potential by direct summation\n" +
-                         std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file +
-                         "\ncoulomb_constant " + std::to_string(p_.coulomb_constant) +
-                         (p_.potential_unit == coulomb::PotentialUnit::kt_per_e
-                              ? "\ntemperature " + std::to_string(p_.temperature) + " K"
-                              : std::string()))});
+    out.sidecars.push_back({std::filesystem::path(path).replace_extension(".dx"),
+                            io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, values,
+                                        coulomb::dx_comment(p_, atoms_.size()))});
   }
 
  private:
@@ -249,7 +233,7 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
   }
 
   std::string describe() const override {
-    return coulomb::extent(p_.lattice) + " lattice" + placement(p_) + ", " +
+    return coulomb::extent(p_.lattice) + " lattice" + coulomb::placement(p_) + ", " +
            std::to_string(atoms_.size()) +
            " atoms on " + current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) +
            " G/s";

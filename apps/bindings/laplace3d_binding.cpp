@@ -19,8 +19,6 @@ namespace parasol::app {
 namespace {
 
 using laplace3d::Params;
-using laplace3d::Variant;
-
 using laplace3d::SweepParams;
 
 std::string extent(const Params& p) {

@@ -19,6 +19,7 @@
 #include "comm/over_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/checkpointing.hpp"
+#include "apps/method_axes.hpp"
 #include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "kernels/precision.hpp"
@@ -193,6 +194,26 @@ class SolverRun : public Run {
     app::write_ranks(out, ranks(), decomposition);
   }
 
+  // /method: the solver's method axes (kernels/method_axes.hpp) and, where it autotunes, how
+  // they were chosen. Nothing for a solver that declares none.
+  void write_method(io::ResultFile& out) const override {
+    if constexpr (kHasMethodAxes<Params>) {
+      record_method(out, method_axes(p_), p_);
+      if (method_axes(p_).autotuned) write_chosen_by(out);
+    }
+  }
+  // What runs, in words, from the method axes: "zreg 64x4x1".
+  std::string described_method() const { return method_text(method_axes(p_), p_); }
+  // method.variant = "auto": the method axes' defaults, then the choice `parasol sweep
+  // --autotune` stored under `key`, when there is one. Without one, the defaults and a note on
+  // stderr: a run need not wait for a sweep, and the note says how to make one.
+  void choose_automatic(const io::AutotuneKey& key) {
+    const MethodAxes<Params>& m = method_axes(p_);
+    for (const MethodAxis<Params>& a : m.axes)
+      if (a.reset) a.reset(p_);
+    if (look_up(key, method_text(m, p_))) restore_choice(m, auto_, p_);
+  }
+
   // Across ranks, after each rank's solve: the time this rank waited for the others ("wait"),
   // then `combine` (the all-gathers and all-reduces that make the numbers the whole run's),
   // timed as "exchange". Nothing on one rank.
@@ -256,6 +277,41 @@ class SolverStudy : public Study {
   double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
   comm::Context* context_ = nullptr;  // across ranks only (use_ranks)
   comm::Transport transport_ = comm::Transport::automatic;
+};
+
+// A sweep over the solver's method axes: each configuration is the run's Params with its axes
+// set (configs_, made by prepare()), and its cells, columns and autotune choice follow from the
+// declaration (apps/method_axes.hpp).
+template <class Params, class SweepParams>
+class MethodStudy : public SolverStudy<Params, SweepParams> {
+ public:
+  using SolverStudy<Params, SweepParams>::SolverStudy;
+
+  std::vector<std::vector<Cell>> configurations() override {
+    return cells_of(configs_, [&](const Params& c) { return axis_cells(axes(), c); });
+  }
+  bool can_autotune() const override { return axes().autotuned; }
+  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
+    if (!axes().autotuned) return std::nullopt;
+    return axis_choice(axes(), choice_key(), configs_[i]);
+  }
+
+ protected:
+  const MethodAxes<Params>& axes() const { return method_axes(this->p_); }
+  // The sweep's columns: the method axes', then the solver's rate, roofline, check and extras.
+  SweepColumns columns_with(ResultsTable::Column rate,
+                            std::optional<SweepColumns::Roofline> roofline,
+                            ResultsTable::Column check,
+                            std::vector<ResultsTable::Column> extras = {}) const {
+    return {axis_columns(axes()), std::move(rate), std::move(roofline), std::move(check),
+            std::move(extras)};
+  }
+  // The problem class a choice is stored under; a solver that autotunes says it.
+  virtual io::AutotuneKey choice_key() const {
+    throw Error("a sweep that autotunes names the key of its choice");
+  }
+
+  std::vector<Params> configs_;
 };
 
 }  // namespace parasol::app

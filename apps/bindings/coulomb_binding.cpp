@@ -40,11 +40,6 @@ io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
                       "float");
 }
 
-// The block as a sweep's row and an autotune choice name it: "-" for scatter, which ignores it.
-std::string block_of(const coulomb::Method& m) {
-  return m.variant == Variant::scatter ? std::string("-") : to_string(m.block);
-}
-
 // What only the device can tell: block limits, and room for the potential, the atoms and the
 // atom slices' partial sums (of the whole lattice, or of this rank's part).
 void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms,
@@ -66,14 +61,6 @@ void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool ch
   const double per_point = 4.0 + (cpu ? 8.0 : 0.0) + (check ? 16.0 : 0.0);
   require_host_memory(t.source(), "lattice", "a " + coulomb::extent(p.lattice) + " lattice needs",
                       per_point * points + 4.0 * gathered);
-}
-
-// ", centred on the atoms from (-4.13, -5.65, -4.89)": where a lattice centred on the molecule
-// begins, for the summary; nothing for one placed at lattice.origin, which the file says.
-std::string placement(const Params& p) {
-  if (p.center != coulomb::LatticeCenter::molecule) return "";
-  const auto& o = p.lattice.origin;
-  return formatted(", centred on the atoms from (%.6g, %.6g, %.6g)", o[0], o[1], o[2]);
 }
 
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
@@ -98,7 +85,7 @@ class CoulombRun final : public SolverRun<Params> {
     part_ = coulomb::whole(p_.lattice);
     if (ranks() > 1)
       io::with_sources(t_, [&] { part_ = coulomb::rank_part(p_.lattice, rank(), ranks()); });
-    if (looks_up_choice()) choose_automatic();
+    if (looks_up_choice()) choose_automatic(coulomb_key(p_, atom_count_));
     if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
     check_fits_host(t_, p_, !gpu_, check_, static_cast<double>(part_.points()),
@@ -107,22 +94,14 @@ class CoulombRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     return coulomb::extent(p_.lattice) + " lattice at spacing " + short_number(p_.lattice.spacing) +
-           placement(p_) + ", " + std::to_string(atom_count_) + " atoms from " + p_.atoms_file +
-           "; " + ran(coulomb::describe_method(p_));
+           coulomb::placement(p_) + ", " + std::to_string(atom_count_) + " atoms from " +
+           p_.atoms_file + "; " + ran(described_method());
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
     std::vector<std::filesystem::path> paths{io::xdmf_path_for(result)};
     if (p_.write_dx) paths.push_back(std::filesystem::path(result).replace_extension(".dx"));
     return paths;
-  }
-
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
-    out.set_attribute("/method", "block",
-                      std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
-    out.set_attribute("/method", "coarsening", std::int64_t{p_.coarsening});
-    write_chosen_by(out);
   }
 
   // Across ranks: the atoms' broadcast, the part's sums, then the potential's range and the
@@ -211,35 +190,15 @@ class CoulombRun final : public SolverRun<Params> {
     if (!p_.write_dx) return;
     const std::filesystem::path& path = out.file->path();
     const float* values = ranks() == 1 ? result_.potential.data() : gathered_.data();
-    out.sidecars.push_back(
-        {std::filesystem::path(path).replace_extension(".dx"),
-         io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, values,
-                     // APBS's maps say their unit in a line "POTENTIAL (kT/e)".
-                     "Data from parasol coulomb\n  POTENTIAL (" + unit() + ")\n" +
-                         "Coulomb potential by direct summation\n" +
-                         std::to_string(atoms_.size()) + " atoms from " + p_.atoms_file +
-                         "\ncoulomb_constant " + std::to_string(p_.coulomb_constant) +
-                         (p_.potential_unit == coulomb::PotentialUnit::kt_per_e
-                              ? "\ntemperature " + std::to_string(p_.temperature) + " K"
-                              : std::string()))});
+    out.sidecars.push_back({std::filesystem::path(path).replace_extension(".dx"),
+                            io::dx_text({n.origin, n.spacing, n.nx, n.ny, n.nz}, values,
+                                        coulomb::dx_comment(p_, atoms_.size()))});
   }
 
  private:
   static constexpr const char* kField = "/fields/potential";
 
   std::string unit() const { return std::string(name(p_.potential_unit)); }
-
-  // method.variant = "auto": the variant, block and coarsening stored for this problem, or the
-  // defaults (and a note on stderr) when none is.
-  void choose_automatic() {
-    const Params d;
-    p_ = coulomb::with_method(p_, {d.variant, d.block, d.coarsening});
-    if (!look_up(coulomb_key(p_, atom_count_), coulomb::describe_method(p_))) return;
-    p_.variant = auto_.variant(coulomb::parse_variant);
-    if (auto_.choice->axis("block").value_or("") != "-") p_.block = auto_.shape("block", "32x8x1");
-    p_.coarsening = static_cast<int>(auto_.integer("coarsening", 1, 64, "points per thread"));
-    auto_.validate("coarsening", [&] { p_.validate(); });
-  }
 
   coulomb::Part part_;            // this rank's points: the whole lattice on one rank
   std::int64_t atom_count_ = 0;   // known on every rank once prepared; atoms_ on rank 0 alone
@@ -249,21 +208,19 @@ class CoulombRun final : public SolverRun<Params> {
   std::vector<float> gathered_;   // rank 0's whole potential for the OpenDX map, across ranks
 };
 
-class CoulombStudy final : public SolverStudy<Params, SweepParams> {
+class CoulombStudy final : public MethodStudy<Params, SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
     atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
     io::with_sources(t_, [&] { p_ = coulomb::placed(p_, coulomb::bounding_box(atoms_)); });
-    methods_ = coulomb::sweep_methods(p_.block);
-    const auto bytes = [&](const coulomb::Method& m) {
-      return coulomb::device_bytes(coulomb::with_method(p_, m), atom_count());
-    };
-    const coulomb::Method& largest = *std::max_element(
-        methods_.begin(), methods_.end(), [&](auto& a, auto& b) { return bytes(a) < bytes(b); });
-    check_fits_device(t_, coulomb::with_method(p_, largest), atoms_.size(),
-                      coulomb::whole(p_.lattice));
+    for (const coulomb::Method& m : coulomb::sweep_methods(p_.block))
+      configs_.push_back(coulomb::with_method(p_, m));
+    const auto bytes = [&](const Params& c) { return coulomb::device_bytes(c, atom_count()); };
+    const Params& largest = *std::max_element(
+        configs_.begin(), configs_.end(), [&](auto& a, auto& b) { return bytes(a) < bytes(b); });
+    check_fits_device(t_, largest, atoms_.size(), coulomb::whole(p_.lattice));
     check_fits_host(t_, p_, false, true, static_cast<double>(p_.lattice.points()));
     stream_.emplace();
     rsqrt_ = coulomb::measure_rsqrt_throughput();
@@ -276,30 +233,22 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   std::string describe() const override {
-    return coulomb::extent(p_.lattice) + " lattice" + placement(p_) + ", " +
+    return coulomb::extent(p_.lattice) + " lattice" + coulomb::placement(p_) + ", " +
            std::to_string(atoms_.size()) +
            " atoms on " + current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) +
            " G/s";
   }
 
   SweepColumns columns() const override {
-    return {{{"variant", "variant", 14}, {"block", "block", 9}, {"coarsening", "coarse", 6}},
-            {"gatom_evals_per_s", "Gatom-evals/s", 15, 2},
-            SweepColumns::Roofline{{"grsqrt_per_s", "Grsqrt/s", 10, 1},
-                                   {"percent_of_rsqrt", "% rsqrt", 8, 1}},
-            {"max_relative_to_scale", "max rel err", 11, 2, 'g'},
-            {}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(methods_, [](const coulomb::Method& m) -> std::vector<Cell> {
-      return {std::string(name(m.variant)), block_of(m), std::int64_t{m.coarsening}};
-    });
+    return columns_with({"gatom_evals_per_s", "Gatom-evals/s", 15, 2},
+                        SweepColumns::Roofline{{"grsqrt_per_s", "Grsqrt/s", 10, 1},
+                                               {"percent_of_rsqrt", "% rsqrt", 8, 1}},
+                        {"max_relative_to_scale", "max rel err", 11, 2, 'g'});
   }
 
   // The sweep-row protocol (kernels/sweep_row.hpp), checked at the sampled rows.
   Measurement measure(std::size_t i) override {
-    const coulomb::Method& c = methods_[i];
+    const Params& c = configs_[i];
     if (c.variant == Variant::scatter && terms() > kScatterSweepLimit) {
       Measurement m;
       m.skipped = "scatter skipped: " + short_number(terms()) + " atom evaluations (over " +
@@ -307,7 +256,7 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
       return m;
     }
     RowSteps steps;
-    steps.method = coulomb::describe_method(coulomb::with_method(p_, c));
+    steps.method = coulomb::describe_method(c);
     steps.poison = [&] { problem_->poison(); };
     steps.run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
     steps.check = [&] {
@@ -333,12 +282,7 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
     out.set_attribute("/sweep", "checked_rows", static_cast<std::int64_t>(rows_.size()));
   }
 
-  bool can_autotune() const override { return true; }
-  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const coulomb::Method& m = methods_[i];
-    return choice_of(coulomb_key(p_, atom_count()), std::string(name(m.variant)),
-                     {{"block", block_of(m)}, {"coarsening", std::to_string(m.coarsening)}});
-  }
+  io::AutotuneKey choice_key() const override { return coulomb_key(p_, atom_count()); }
 
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "sweep", "no variant, block and coarsening to time");
@@ -349,7 +293,6 @@ class CoulombStudy final : public SolverStudy<Params, SweepParams> {
   double terms() const { return coulomb::terms(p_.lattice, atoms_.size()); }
 
   std::vector<Atom> atoms_;
-  std::vector<coulomb::Method> methods_;
   double rsqrt_ = 0;
   std::vector<std::int64_t> rows_;  // the x rows each configuration is checked at
   coulomb::GoldWithScale gold_;     // the gold of those rows

@@ -19,8 +19,6 @@ namespace parasol::app {
 namespace {
 
 using laplace3d::Params;
-using laplace3d::Variant;
-
 using laplace3d::SweepParams;
 
 std::string extent(const Params& p) {
@@ -51,7 +49,7 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    if (looks_up_choice()) choose_automatic();
+    if (looks_up_choice()) choose_automatic(laplace3d_key(p_));
     // This rank's slab, when the grid is cut among several: its planes and halos are what it
     // holds. The CPU gold exchanges one-plane halos whatever the variant.
     double points = static_cast<double>(p_.grid.points());
@@ -87,18 +85,12 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   std::string describe() const override {
     return extent(p_) + " " + std::string(name(p_.precision)) + ", " +
-           ran(std::string(name(p_.variant)) + " " + to_string(p_.block)) + ", up to " +
+           ran(described_method()) + ", up to " +
            std::to_string(p_.max_iterations) + " iterations";
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
     return {io::xdmf_path_for(result)};
-  }
-
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
-    out.set_attribute("/method", "block", std::vector<std::int64_t>{p_.block.x, p_.block.y, p_.block.z});
-    write_chosen_by(out);
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -115,24 +107,9 @@ class Laplace3dRun final : public SolverRun<Params> {
         line.update(pr.iterations, pr.max_iterations, pr.seconds,
                     "max|du| " + short_number(pr.last_change));
       };
-      if (ranks() == 1) {
-        result_ = gpu_ ? laplace3d::solve_gpu<T>(p_, report, &points)
-                       : laplace3d::solve_gold<T>(p_, report, &points);
-      } else {
-        laplace3d::SlabResult<T> r =
-            gpu_ ? laplace3d::solve_gpu_slab<T>(p_, *context_, transport_, overlap_, report, &points)
-                 : laplace3d::solve_gold_slab<T>(p_, *context_, report, &points);
-        result_.u = std::move(r.u);
-        result_.iterations = r.iterations;
-        result_.last_change = r.last_change;
-        result_.converged = r.converged;
-        result_.checks = r.checks;
-        result_.timings = r.timings;
-        route_ = gpu_ ? std::string(comm::name(r.route)) : "mpi-host";
-        exchange_ = r.exchange_seconds;
-        timings.add("exchange", exchange_);
-      }
+      result_ = laplace3d::solve<T>(p_, gpu_, *context_, transport_, overlap_, report, &points);
     }
+    if (ranks() > 1) timings.add("exchange", result_.exchange_seconds);
     checkpoints_->finish("iteration", p_.max_iterations);
     // validate() keeps boundary values within FLT_MAX / 6 (require_representable), and a Jacobi
     // update averages its neighbours, so no test can make this fail; it guards the kernels.
@@ -143,7 +120,8 @@ class Laplace3dRun final : public SolverRun<Params> {
     // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
     // Checkpoints are written inside the solve's loop: their seconds are a phase of their own.
     const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
-    timings.add("compute", std::max(0.0, result_.timings.compute - exchange_ - checkpointing));
+    timings.add("compute",
+                std::max(0.0, result_.timings.compute - result_.exchange_seconds - checkpointing));
     timings.add("device_to_host", result_.timings.device_to_host);
   }
 
@@ -154,7 +132,8 @@ class Laplace3dRun final : public SolverRun<Params> {
     write_stop(out, stop());
     write_ranks(out, "slabs of z planes");
     if (ranks() > 1) {
-      out.set_attribute("/method", "transport", route_);
+      out.set_attribute("/method", "transport",
+                        gpu_ ? std::string(comm::name(result_.route)) : "mpi-host");
       out.set_attribute("/method", "overlap", gpu_ && overlap_);
     }
     for (const std::string& line : stop_lines(stop())) say(line);
@@ -202,21 +181,6 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
  private:
-  // method.variant = "auto": the choice `parasol sweep --autotune` stored for this device, grid
-  // and precision. Without one, the defaults and a note on stderr: a run need not wait for a
-  // sweep, and the note says how to make one.
-  void choose_automatic() {
-    const Params d;
-    p_.variant = d.variant;
-    p_.block = d.block;
-    if (!look_up(laplace3d_key(p_), std::string(name(d.variant)) + " " + to_string(d.block)))
-      return;
-    // Written by a build with other variants or shapes compiled in, a choice may not parse.
-    p_.variant = auto_.variant(laplace3d::parse_variant);
-    p_.block = auto_.shape("block", "128x2x1");
-    auto_.validate("block", [&] { p_.validate(); });
-  }
-
   // Where this rank's local planes lie in the whole grid's points: the whole on one rank.
   io::Share share() const {
     const auto total = static_cast<std::uint64_t>(p_.grid.points());
@@ -237,24 +201,27 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
-  std::string route_;                         // how halos travelled, across ranks
-  double exchange_ = 0;                       // across ranks: seconds of the solve in exchanges
-  laplace3d::Result<T> result_;
+  laplace3d::SlabResult<T> result_;  // this rank's planes: the whole grid on one rank
   std::optional<Checkpointing> checkpoints_;
   std::vector<T> restart_u_;                   // a restart's field, until the solve takes it
   std::optional<laplace3d::State<T>> from_;    // a restart's state
 };
 
 template <class T>
-class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
+class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
     measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
-    configurations_ = compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes);
+    for (const auto& [variant, block] :
+         compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes)) {
+      configs_.push_back(p_);
+      configs_.back().variant = variant;
+      configs_.back().block = block;
+    }
   }
 
   std::string describe() const override {
@@ -263,22 +230,13 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   SweepColumns columns() const override {
-    return {{{"variant", "variant", 10}, {"block", "block", 10}},
-            {"gpoints_per_s", "Gpoints/s", 10, 1},
-            copy_roofline(9),
-            {"max_abs_diff", "max|diff|", 11, 3, 'g'},
-            {}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(configurations_, [](const std::pair<Variant, Shape>& c) {
-      return std::vector<Cell>{std::string(name(c.first)), to_string(c.second)};
-    });
+    return columns_with({"gpoints_per_s", "Gpoints/s", 10, 1}, copy_roofline(9),
+                        {"max_abs_diff", "max|diff|", 11, 3, 'g'});
   }
 
   Measurement measure(std::size_t i) override {
-    const auto& [v, block] = configurations_[i];
-    laplace3d::ShapeMeasurement r = study_->measure(v, block, s_.iterations, s_.repeats);
+    const Params& c = configs_[i];
+    laplace3d::ShapeMeasurement r = study_->measure(c.variant, c.block, s_.iterations, s_.repeats);
     Measurement m;
     m.agreement = std::move(r.agreement);
     m.seconds = std::move(r.seconds);
@@ -298,11 +256,7 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
                       laplace3d::tolerance<T>(s_.check_iterations, study_->scale()));
   }
 
-  bool can_autotune() const override { return true; }
-  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const auto& [v, block] = configurations_[i];
-    return choice_of(laplace3d_key(p_), std::string(name(v)), {{"block", to_string(block)}});
-  }
+  io::AutotuneKey choice_key() const override { return laplace3d_key(p_); }
 
   InputError nothing_to_time() const override {
     return InputError(t_.source_of("sweep.blocks"), "sweep.blocks",
@@ -312,7 +266,6 @@ class Laplace3dStudy final : public SolverStudy<Params, SweepParams> {
   bool sweeps_across_ranks() const override { return true; }
 
  private:
-  std::vector<std::pair<Variant, Shape>> configurations_;
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 

@@ -96,11 +96,6 @@ class BasketRun final : public SolverRun<BasketParams> {
            " on " + current_device().name;
   }
 
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string(name(p_.resolved_variant())));
-    out.set_attribute("/method", "batch_paths", p_.batch_paths);
-  }
-
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     result_ = gpu_ ? montecarlo::solve_basket_gpu(p_, Stream()) : montecarlo::solve_basket_gold(p_);
     timings.add("simulate", result_.timings.simulate);
@@ -159,9 +154,9 @@ class BasketRun final : public SolverRun<BasketParams> {
 
 // The European payoffs' sweep: each variant that can hold d assets, timed on the same paths and
 // checked against one gold (the closed form, or the CPU gold on fewer paths).
-class BasketStudy final : public SolverStudy<BasketParams, SweepParams> {
+class BasketStudy final : public MethodStudy<BasketParams, SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
     if (montecarlo::early_exercise(p_.payoff))
@@ -171,24 +166,21 @@ class BasketStudy final : public SolverStudy<BasketParams, SweepParams> {
     stream_.emplace();
     if (p_.payoff != BasketPayoff::geometric_basket)
       gold_ = montecarlo::solve_basket_gold(montecarlo::basket_sweep_gold_params(p_)).price;
-    variants_ = montecarlo::sweep_variants(p_);
+    for (BasketVariant v : montecarlo::sweep_variants(p_)) {
+      configs_.push_back(p_);
+      configs_.back().variant = v;
+    }
   }
 
   std::string describe() const override {
     return describe_model(p_) + " on " + current_device().name;
   }
 
-  SweepColumns columns() const override { return sweep_columns({{"variant", "variant", 17}}); }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(variants_,
-                    [](BasketVariant v) { return std::vector<Cell>{std::string(name(v))}; });
-  }
+  SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
 
   // Judged against the closed form where the model has one.
   Measurement measure(std::size_t i) override {
-    BasketParams q = p_;
-    q.variant = variants_[i];
+    const BasketParams& q = configs_[i];
     montecarlo::BasketSimulator simulator(q, *stream_);
     return measured_estimate(
         std::string(name(q.variant)), timed_on(*stream_, s_.repeats), [&] { simulator.run(); },
@@ -213,7 +205,6 @@ class BasketStudy final : public SolverStudy<BasketParams, SweepParams> {
 
  private:
   montecarlo::Estimate gold_;
-  std::vector<BasketVariant> variants_;
 };
 
 std::pair<BasketParams, SweepParams> read_all(io::ParamTable& t,

@@ -51,20 +51,6 @@ io::AutotuneKey montecarlo_key(const Params& p) {
                       "float");
 }
 
-// "device-rng, 512 threads" (with the ordering for host-rng, and its generator when asked).
-std::string method_of(const Params& p, bool generator = false) {
-  std::string method = std::string(name(p.variant)) + ", " + std::to_string(p.block) + " threads";
-  if (p.variant == Variant::host_rng)
-    method += ", " + (generator ? std::string(name(p.generator)) + " " : std::string()) +
-              std::string(name(p.ordering)) + " ordering";
-  return method;
-}
-
-// A sweep row's ordering: host-rng's, "-" for device-rng (which has none).
-std::string ordering_of(const Params& p) {
-  return p.variant == Variant::host_rng ? std::string(name(p.ordering)) : std::string("-");
-}
-
 // A live line for a long estimate: paths done, path-steps a second, time left.
 montecarlo::ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const montecarlo::Progress& pr) {
@@ -78,7 +64,7 @@ class MontecarloRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    if (looks_up_choice()) choose_automatic();
+    if (looks_up_choice()) choose_automatic(montecarlo_key(p_));
     // This rank's stream of batches of its own cut, unless a restart takes over others.
     streams_ = {ranks(), rank(), 1};
     prepare_checkpoints(setup);
@@ -97,18 +83,7 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    return describe_model(p_) + "; " + ran(method_of(p_, true));
-  }
-
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string(name(p_.variant)));
-    out.set_attribute("/method", "block", std::int64_t{p_.block});
-    out.set_attribute("/method", "batch_paths", p_.batch_paths);
-    if (p_.variant == Variant::host_rng) {
-      out.set_attribute("/method", "generator", std::string(name(p_.generator)));
-      out.set_attribute("/method", "ordering", std::string(name(p_.ordering)));
-    }
-    write_chosen_by(out);
+    return describe_model(p_) + "; " + ran(montecarlo::describe_method(p_, true));
   }
 
   // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
@@ -124,12 +99,8 @@ class MontecarloRun final : public SolverRun<Params> {
         const montecarlo::Checkpoints points = checkpoints_->safe_points<montecarlo::State>(
             from_ ? &*from_ : nullptr,
             [paths = p_.paths](io::CheckpointWriter& w, const montecarlo::State& s) {
-              w.add("rounds", s.rounds);
-              w.add("paths", paths);
-              w.add("streams.ranks", std::int64_t{s.streams.ranks});
-              w.add("streams.first", std::int64_t{s.streams.first});
-              w.add("streams.count", std::int64_t{s.streams.count});
-              add_sums(w, s.sums);
+              for (const auto& [name, value] : montecarlo::checkpoint_integers(s, paths))
+                w.add(name, value);
               w.add("sample", *s.sample);
             });
         result_ =
@@ -189,51 +160,10 @@ class MontecarloRun final : public SolverRun<Params> {
   }
 
  private:
-  // method.variant = "auto": the variant, block and ordering stored for this problem, or the
-  // defaults (and a note on stderr) when none is.
-  void choose_automatic() {
-    const Params d;
-    p_.variant = d.variant;
-    p_.block = d.block;
-    p_.ordering = d.ordering;
-    if (!look_up(montecarlo_key(p_), method_of(p_))) return;
-    p_.variant = auto_.variant(montecarlo::parse_variant);
-    if (const std::optional<std::string> o = auto_.choice->axis("ordering"); o && *o != "-")
-      auto_.validate("ordering", [&] { p_.ordering = montecarlo::parse_ordering(*o); });
-    p_.block = static_cast<int>(auto_.integer("block", 1, 1024, "threads per block"));
-    auto_.validate("block", [&] { p_.validate(); });
-  }
-
   // Rounds of batches every rank makes, one checkpoint's step each: those of the cut its streams
   // are of.
   std::int64_t rounds() const {
     return montecarlo::batch_rounds(p_, streams_.ranks, montecarlo::cuts_whole_batches(p_, gpu_));
-  }
-
-  // The 128-bit sums as four 64-bit halves: HDF5 attributes hold no wider integer.
-  static void add_sums(io::CheckpointWriter& w, const montecarlo::PayoffSums& sums) {
-    const auto half = [](montecarlo::Uint128 v, int shift) {
-      return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> shift));
-    };
-    w.add("sums.sum_low", half(sums.sum, 0));
-    w.add("sums.sum_high", half(sums.sum, 64));
-    w.add("sums.sum_sq_low", half(sums.sum_sq, 0));
-    w.add("sums.sum_sq_high", half(sums.sum_sq, 64));
-    w.add("sums.count", sums.count);
-  }
-
-  // Written rank `part`'s sums.
-  static montecarlo::PayoffSums read_sums(const io::CheckpointReader& r, int part) {
-    const auto whole = [&](const char* low, const char* high) {
-      return (static_cast<montecarlo::Uint128>(static_cast<std::uint64_t>(r.integer(high, part)))
-              << 64) |
-             static_cast<std::uint64_t>(r.integer(low, part));
-    };
-    montecarlo::PayoffSums sums;
-    sums.sum = whole("sums.sum_low", "sums.sum_high");
-    sums.sum_sq = whole("sums.sum_sq_low", "sums.sum_sq_high");
-    sums.count = r.integer("sums.count", part);
-    return sums;
   }
 
   // On one rank a restart may run more paths: the batches done are the same ones. Across ranks
@@ -251,57 +181,16 @@ class MontecarloRun final : public SolverRun<Params> {
                        "to the same numbers after a restart");
     const io::CheckpointReader* r = checkpoints_->restart();
     if (r == nullptr) return;
-    const auto refused = [&](const std::string& why) {
-      return InputError(r->path().string(), "", "checkpoint refused: " + why);
-    };
-    // The cut the batches follow is the first run's: a path count a restart changes would cut
-    // the samples of several streams elsewhere.
-    streams_ = {static_cast<int>(r->integer("streams.ranks")), 0, 0};
-    if (streams_.ranks > 1 && r->integer("paths") != p_.paths)
-      throw refused("paths.count is " + std::to_string(p_.paths) + " here and " +
-                    std::to_string(r->integer("paths")) + " in it, whose batches follow " +
-                    std::to_string(streams_.ranks) + " ranks' cut of the paths");
-    from_.emplace();
-    from_->rounds = r->integer("rounds");
-    if (from_->rounds > rounds())
-      throw refused("it is past batch " + std::to_string(rounds()) +
-                    ", the last of paths.count = " + std::to_string(p_.paths));
-    // The written ranks' parts this rank takes over: its own on as many ranks as wrote them, and
-    // otherwise a block of them, as evenly as they go (all on one rank, none past their count).
-    // The payoff sums are integers, so added in any order they are the first run's.
-    const int n = r->written_ranks(), m = ranks(), j = rank();
-    const int first = n / m * j + std::min(j, n % m), count = n / m + (j < n % m ? 1 : 0);
     const auto size = static_cast<std::uint64_t>(p_.sample_paths) * 2 *
                       (static_cast<std::uint64_t>(p_.steps) + 1);
-    const std::size_t row = 2 * (static_cast<std::size_t>(p_.steps) + 1);
-    const bool whole_batches = montecarlo::cuts_whole_batches(p_, gpu_);
-    restart_sample_.assign(size, 0.0f);
-    for (int q = first; q < first + count; ++q) {
-      const montecarlo::Streams s{static_cast<int>(r->integer("streams.ranks", q)),
-                                  static_cast<int>(r->integer("streams.first", q)),
-                                  static_cast<int>(r->integer("streams.count", q))};
-      if (s.ranks != streams_.ranks)
-        throw refused("its ranks' batches follow different cuts (rank " + std::to_string(q) + "'s)");
-      // A part with no streams (a rank past the count that began the run) adds nothing.
-      if (s.count == 0) continue;
-      if (streams_.count == 0) streams_.first = s.first;
-      if (s.first != streams_.first + streams_.count)
-        throw refused("its ranks' streams of batches do not follow one another (rank " +
-                      std::to_string(q) + "'s)");
-      streams_.count += s.count;
-      const montecarlo::PayoffSums sums = read_sums(*r, q);
-      from_->sums.sum += sums.sum;
-      from_->sums.sum_sq += sums.sum_sq;
-      from_->sums.count += sums.count;
-      // Each part's stored paths are those among its streams' samples.
-      const std::vector<float> sample = r->floats("sample", size, q);
-      const montecarlo::Samples rows = montecarlo::stored_rows(p_, s.samples(p_, whole_batches));
-      std::copy(sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
-                sample.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
-                restart_sample_.begin() + static_cast<std::ptrdiff_t>(rows.first * row));
-    }
-    from_->streams = streams_;
-    from_->sample = &restart_sample_;
+    const montecarlo::Written written{
+        r->path().string(), r->written_ranks(),
+        [r](const std::string& name) { return r->integer(name); },
+        [r](const std::string& name, int part) { return r->integer(name, part); },
+        [r, size](int part) { return r->floats("sample", size, part); }};
+    from_ = montecarlo::resume(p_, written, rank(), ranks(),
+                               montecarlo::cuts_whole_batches(p_, gpu_), restart_sample_);
+    streams_ = from_->streams;
   }
 
   montecarlo::Streams streams_;  // the streams of batches this rank runs
@@ -312,10 +201,10 @@ class MontecarloRun final : public SolverRun<Params> {
   std::optional<montecarlo::State> from_;     // a restart's state
 };
 
-class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
+class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
  public:
   MontecarloStudy(io::ParamTable& t, Params p, SweepParams s)
-      : SolverStudy(t, std::move(p), s) {
+      : MethodStudy(t, std::move(p), s) {
     p_.sample_paths = 0;  // storing paths is not what is timed
   }
 
@@ -328,7 +217,7 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
     ProgressLine line("gold paths", "path-steps", static_cast<double>(g.steps));
     gold_paths_ = g.paths;
     gold_ = montecarlo::solve_gold(g, progress_on(line)).estimate;
-    configurations_ = montecarlo::sweep_configurations(p_);
+    configs_ = montecarlo::sweep_configurations(p_);
   }
 
   std::string describe() const override {
@@ -338,22 +227,15 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
   }
 
   SweepColumns columns() const override {
-    return sweep_columns(
-        {{"variant", "variant", 11}, {"block", "block", 6}, {"ordering", "ordering", 9}});
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(configurations_, [](const Params& q) -> std::vector<Cell> {
-      return {std::string(name(q.variant)), std::int64_t{q.block}, ordering_of(q)};
-    });
+    return sweep_columns(axis_columns(axes()));
   }
 
   // The re-check judges the last timed run's estimate: host-rng's draws move on from run to run,
   // so it is a second estimate of its own, judged alike.
   Measurement measure(std::size_t i) override {
-    montecarlo::Simulator simulator(configurations_[i], *stream_);
+    montecarlo::Simulator simulator(configs_[i], *stream_);
     return measured_estimate(
-        std::string(name(configurations_[i].variant)), timed_on(*stream_, s_.repeats),
+        std::string(name(configs_[i].variant)), timed_on(*stream_, s_.repeats),
         [&] { simulator.run(); }, [&] { return simulator.estimate(); },
         [&](const montecarlo::Estimate& e) { return montecarlo::agreement(e, gold_); });
   }
@@ -368,12 +250,7 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
     out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
   }
 
-  bool can_autotune() const override { return true; }
-  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Params& q = configurations_[i];
-    return choice_of(montecarlo_key(p_), std::string(name(q.variant)),
-                     {{"block", std::to_string(q.block)}, {"ordering", ordering_of(q)}});
-  }
+  io::AutotuneKey choice_key() const override { return montecarlo_key(p_); }
 
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "sweep", "no variant and block to time");
@@ -382,7 +259,6 @@ class MontecarloStudy final : public SolverStudy<Params, SweepParams> {
  private:
   std::int64_t gold_paths_ = 0;
   montecarlo::Estimate gold_;
-  std::vector<Params> configurations_;
 };
 
 // The two-asset model's parameters and sweep, the basket's keys refused where the file sets them.

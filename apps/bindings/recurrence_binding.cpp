@@ -15,6 +15,7 @@
 #include "kernels/device.hpp"
 #include "solvers/recurrence/check.hpp"
 #include "solvers/recurrence/keys.hpp"
+#include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/study.hpp"
 #include "kernels/finite.hpp"
@@ -83,40 +84,6 @@ Series<T> prepared_series(const io::ParamTable& t, const Params& p) {
 }
 
 template <class T>
-std::string describe_series(const Params& p, const Series<T>& series) {
-  const auto n = static_cast<long long>(series.offsets.back());
-  const auto segments = static_cast<long long>(series.segments());
-  const std::string precision = " (" + std::string(name(p.precision)) + ")";
-  if (p.problem == Problem::ar1 && p.ar1.time_varying)
-    return formatted("AR(1), %lld series x %lld steps, phi uniform in (%g, %g), sigma %g",
-                     segments, n / segments, p.ar1.phi_min, p.ar1.phi_max, p.ar1.sigma) +
-           precision;
-  if (p.problem == Problem::ar1)
-    return formatted("AR(1), %lld series x %lld steps, phi %g, sigma %g", segments, n / segments,
-                     p.ar1.phi, p.ar1.sigma) +
-           precision;
-  if (p.problem == Problem::smoothing)
-    return formatted("exponential smoothing (alpha %g) of %lld series, %lld values in all, from %s",
-                     p.smoothing.alpha, segments, n, p.input.file.c_str()) +
-           precision;
-  return formatted("%lld elements in %lld segments from %s", n, segments, p.input.file.c_str()) +
-         precision;
-}
-
-// Equal-length segments are stored as rows, [segments][length]; others as one run of elements
-// with /input/offsets saying where each segment starts.
-template <class T>
-std::vector<std::uint64_t> field_dims(const Series<T>& series) {
-  const std::int64_t segments = series.segments();
-  const std::int64_t length = segments > 0 ? series.offsets[1] : 0;
-  bool rows = segments > 1 && length > 0;
-  for (std::int64_t k = 0; rows && k < segments; ++k)
-    rows = series.offsets[k + 1] - series.offsets[k] == length;
-  if (rows) return {static_cast<std::uint64_t>(segments), static_cast<std::uint64_t>(length)};
-  return {static_cast<std::uint64_t>(series.offsets.back())};
-}
-
-template <class T>
 class RecurrenceRun final : public SolverRun<Params> {
  public:
   using SolverRun::SolverRun;
@@ -157,13 +124,9 @@ class RecurrenceRun final : public SolverRun<Params> {
   }
 
   std::string describe() const override {
-    return describe_series(p_, series_) + "; " +
+    return recurrence::describe(p_, series_) + "; " +
            ran(std::string(name(p_.mode)) + " scan") +
            (ranks() > 1 ? ", across " + std::to_string(ranks()) + " ranks" : "");
-  }
-
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "mode", std::string(name(p_.mode)));
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -246,7 +209,7 @@ class RecurrenceRun final : public SolverRun<Params> {
   }
 
   void write(Output& out) override {
-    const std::vector<std::uint64_t> dims = field_dims(series_);
+    const std::vector<std::uint64_t> dims = recurrence::field_dims(series_);
     // One rank holds the whole series; across ranks part_ holds this rank's run of it.
     const Series<T>& mine = part_ ? part_->series : series_;
     const std::uint64_t first = part_ ? static_cast<std::uint64_t>(part_->first) : 0;
@@ -311,42 +274,37 @@ class RecurrenceRun final : public SolverRun<Params> {
   double compute_ = 0, low_ = 0, high_ = 0;
 };
 
-constexpr ScanMode kModes[] = {ScanMode::fast, ScanMode::reproducible};
-
 template <class T>
-class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
+class RecurrenceStudy final : public MethodStudy<Params, SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
     series_ = prepared_series<T>(t_, p_);
     require_device(t_, p_, series_);
     study_.emplace(series_);
     measure_copy_roofline(recurrence::bytes_per_solve(series_.size(), sizeof(T)));
+    for (ScanMode mode : {ScanMode::fast, ScanMode::reproducible}) {
+      configs_.push_back(p_);
+      configs_.back().mode = mode;
+    }
   }
 
   std::string describe() const override {
-    return describe_series(p_, series_) + " on " + current_device().name + "; " +
+    return recurrence::describe(p_, series_) + " on " + current_device().name + "; " +
            copy_described() + ", " + describe_repeats(s_.repeats, "solves");
   }
 
   SweepColumns columns() const override {
-    return {{{"mode", "mode", 13}},
-            {"gelements_per_s", "Gelements/s", 12, 2},
-            SweepColumns::Roofline{{"gb_per_s", "GB/s", 9, 1}, {"percent_of_copy", "% copy", 7, 1}},
-            {recurrence::kMeasure, "max rel err", 11, 2, 'g'},
-            {{"repeatable", "same bits", 9}}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(kModes,
-                    [](ScanMode mode) { return std::vector<Cell>{std::string(name(mode))}; });
+    return columns_with({"gelements_per_s", "Gelements/s", 12, 2}, copy_roofline(9),
+                        {recurrence::kMeasure, "max rel err", 11, 2, 'g'},
+                        {{"repeatable", "same bits", 9}});
   }
 
   // Checked, timed, and every timed solve compared bit for bit with the first
   // (recurrence::ModeStudy).
   Measurement measure(std::size_t i) override {
-    recurrence::ModeMeasurement r = study_->measure(kModes[i], s_.repeats);
+    recurrence::ModeMeasurement r = study_->measure(configs_[i].mode, s_.repeats);
     Measurement m;
     m.agreement = std::move(r.agreement);
     m.seconds = std::move(r.seconds);
@@ -369,7 +327,7 @@ class RecurrenceStudy final : public SolverStudy<Params, SweepParams> {
 
   // Nothing to tune (the modes differ in what they promise), but each mode can be profiled.
   std::vector<std::string> run_overrides(std::size_t i) const override {
-    return {"method.mode=" + std::string(name(kModes[i]))};
+    return {"method.mode=" + std::string(name(configs_[i].mode))};
   }
 
   // Both modes always run: there is nothing a parameter could have left out.

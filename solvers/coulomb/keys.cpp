@@ -155,4 +155,21 @@ const Keys<SweepParams>& sweep_keys() {
   });
 }
 
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    MethodAxes<P> m;
+    m.axes = {variant_axis<P>([](P& p) -> auto& { return p.variant; }, parse_variant, 14),
+              shape_axis<P>("block", 9, [](P& p) -> auto& { return p.block; }, "32x8x1")
+                  .dash_unless([](const P& p) { return p.variant != Variant::scatter; }),
+              integer_axis<P>("coarsening", "coarse", 6, [](P& p) -> auto& { return p.coarsening; },
+                              1, 64, "points per thread")};
+    m.autotuned = true;
+    m.validated_as = "coarsening";
+    m.describe = describe_method;
+    return m;
+  }();
+  return axes;
+}
+
 }  // namespace parasol::coulomb

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/coulomb/params.hpp"
 
@@ -16,5 +17,8 @@ struct SweepParams {
 
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// The variant, the block shape (none for scatter, which ignores it) and the points per thread:
+// /method's, a sweep's columns and an autotune choice's.
+const MethodAxes<Params>& method_axes(const Params&);
 
 }  // namespace parasol::coulomb

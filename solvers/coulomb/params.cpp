@@ -129,6 +129,26 @@ std::string extent(const Lattice& n) {
   return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
 }
 
+std::string placement(const Params& p) {
+  if (p.center != LatticeCenter::molecule) return "";
+  const auto& o = p.lattice.origin;
+  char text[128];
+  std::snprintf(text, sizeof text, ", centred on the atoms from (%.6g, %.6g, %.6g)", o[0], o[1],
+                o[2]);
+  return text;
+}
+
+std::string dx_comment(const Params& p, std::size_t atoms) {
+  const std::string unit(name(p.potential_unit));
+  // APBS's maps say their unit in a line "POTENTIAL (kT/e)".
+  return "Data from parasol coulomb\n  POTENTIAL (" + unit + ")\n" +
+         "Coulomb potential by direct summation\n" + std::to_string(atoms) + " atoms from " +
+         p.atoms_file + "\ncoulomb_constant " + std::to_string(p.coulomb_constant) +
+         (p.potential_unit == PotentialUnit::kt_per_e
+              ? "\ntemperature " + std::to_string(p.temperature) + " K"
+              : std::string());
+}
+
 std::string describe_method(const Params& p) {
   std::string method = std::string(name(p.variant)) + " " + to_string(p.block);
   if (coarsens(p.variant)) method += ", " + std::to_string(p.coarsening) + " points per thread";

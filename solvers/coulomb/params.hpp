@@ -105,6 +105,14 @@ Params placed(Params p, const Box& box);
 
 inline constexpr std::array kCoarsenings{1, 2, 4, 8};
 
+// ", centred on the atoms from (-4.13, -5.65, -4.89)": where a lattice centred on the molecule
+// begins, for a summary; nothing for one placed at lattice.origin, which the result file says.
+std::string placement(const Params& p);
+
+// The comment lines an OpenDX map of the potential of `atoms` atoms carries: the unit in APBS's
+// "POTENTIAL (kT/e)" line, where the atoms came from, the Coulomb constant and the temperature.
+std::string dx_comment(const Params& p, std::size_t atoms);
+
 // What runs, in words: "gather-coarse 32x8x1, 4 points per thread" (the points per thread only
 // for a variant that coarsens).
 std::string describe_method(const Params& p);

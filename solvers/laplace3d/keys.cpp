@@ -95,4 +95,17 @@ const Keys<SweepParams>& sweep_keys() {
   });
 }
 
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    MethodAxes<P> m;
+    m.axes = {variant_axis<P>([](P& p) -> auto& { return p.variant; }, parse_variant, 10),
+              shape_axis<P>("block", 10, [](P& p) -> auto& { return p.block; }, "128x2x1")};
+    m.autotuned = true;
+    m.validated_as = "block";
+    return m;
+  }();
+  return axes;
+}
+
 }  // namespace parasol::laplace3d

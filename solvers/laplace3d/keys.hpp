@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/laplace3d/params.hpp"
 
@@ -22,5 +23,7 @@ struct SweepParams {
 
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// The variant and the block shape: /method's, a sweep's columns and an autotune choice's.
+const MethodAxes<Params>& method_axes(const Params&);
 
 }  // namespace parasol::laplace3d

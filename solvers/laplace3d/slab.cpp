@@ -147,6 +147,30 @@ std::vector<double> time_slab_sweeps(const Params& p, comm::Context& context,
   return seconds;
 }
 
+template <class T>
+SlabResult<T> solve(const Params& p, bool gpu, comm::Context& context, comm::Transport transport,
+                    bool overlap, const ProgressCallback& progress,
+                    const Checkpoints<T>* checkpoints) {
+  if (context.size() > 1)
+    return gpu ? solve_gpu_slab<T>(p, context, transport, overlap, progress, checkpoints)
+               : solve_gold_slab<T>(p, context, progress, checkpoints);
+  Result<T> whole = gpu ? solve_gpu<T>(p, progress, checkpoints)
+                        : solve_gold<T>(p, progress, checkpoints);
+  SlabResult<T> r;
+  r.u = std::move(whole.u);
+  r.iterations = whole.iterations;
+  r.last_change = whole.last_change;
+  r.converged = whole.converged;
+  r.checks = whole.checks;
+  r.timings = whole.timings;
+  return r;
+}
+
+template SlabResult<float> solve<float>(const Params&, bool, comm::Context&, comm::Transport, bool,
+                                        const ProgressCallback&, const Checkpoints<float>*);
+template SlabResult<double> solve<double>(const Params&, bool, comm::Context&, comm::Transport,
+                                          bool, const ProgressCallback&,
+                                          const Checkpoints<double>*);
 template SlabResult<float> solve_gold_slab<float>(const Params&, comm::Context&,
                                                   const ProgressCallback&,
                                                   const Checkpoints<float>*);

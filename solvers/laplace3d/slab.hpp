@@ -108,6 +108,14 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
                              bool overlap, const ProgressCallback& progress = {},
                              const Checkpoints<T>* checkpoints = nullptr);
 
+// A run of `p` on this rank's part, the one entry for every backend and rank count: on one rank
+// the whole grid (solve_gpu, solve_gold; `part` and the exchange left empty), across ranks this
+// rank's slab (solve_gpu_slab through `transport`, overlapping when `overlap`; solve_gold_slab).
+template <class T>
+SlabResult<T> solve(const Params& p, bool gpu, comm::Context& context, comm::Transport transport,
+                    bool overlap, const ProgressCallback& progress = {},
+                    const Checkpoints<T>* checkpoints = nullptr);
+
 // The whole run's agreement from this rank's owned planes `u` after `sweeps` sweeps and the
 // gold's same planes: the differences combined over the ranks, judged as agreement<T>() judges
 // one field. Every rank calls it and gets the same answer.

@@ -262,4 +262,49 @@ const Keys<SweepParams>& sweep_keys() {
   });
 }
 
+std::string describe_method(const Params& p, bool generator) {
+  std::string method = std::string(name(p.variant)) + ", " + std::to_string(p.block) + " threads";
+  if (p.variant == Variant::host_rng)
+    method += ", " + (generator ? std::string(name(p.generator)) + " " : std::string()) +
+              std::string(name(p.ordering)) + " ordering";
+  return method;
+}
+
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    const auto host_rng = [](const P& p) { return p.variant == Variant::host_rng; };
+    MethodAxes<P> m;
+    m.axes = {
+        variant_axis<P>([](P& p) -> auto& { return p.variant; }, parse_variant, 11),
+        integer_axis<P>("block", "block", 6, [](P& p) -> auto& { return p.block; }, 1, 1024,
+                        "threads per block"),
+        recorded_axis<P>("batch_paths", [](const P& p) { return p.batch_paths; }),
+        recorded_axis<P>("generator", [](const P& p) { return std::string(name(p.generator)); })
+            .only_for(host_rng),
+        choice_axis<P>("ordering", 9, [](P& p) -> auto& { return p.ordering; }, parse_ordering)
+            .only_for(host_rng)};
+    m.autotuned = true;
+    m.validated_as = "block";
+    m.describe = [](const P& p) { return describe_method(p); };
+    return m;
+  }();
+  return axes;
+}
+
+const MethodAxes<BasketParams>& method_axes(const BasketParams&) {
+  using P = BasketParams;
+  static const MethodAxes<P> axes = [] {
+    MethodAxis<P> variant = recorded_axis<P>(
+        "variant", [](const P& p) { return std::string(name(p.resolved_variant())); });
+    variant.title = "variant";
+    variant.width = 17;
+    MethodAxes<P> m;
+    m.axes = {std::move(variant),
+              recorded_axis<P>("batch_paths", [](const P& p) { return p.batch_paths; })};
+    return m;
+  }();
+  return axes;
+}
+
 }  // namespace parasol::montecarlo

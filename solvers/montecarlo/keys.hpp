@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/params.hpp"
@@ -19,5 +20,15 @@ struct SweepParams {
 const Keys<Params>& keys();
 const Keys<BasketParams>& basket_keys();
 const Keys<SweepParams>& sweep_keys();
+
+// The two-asset model's variant, block size and host-rng's ordering (swept and stored by
+// --autotune), its batch size and host-rng's generator (recorded): /method's, a sweep's columns
+// and an autotune choice's.
+const MethodAxes<Params>& method_axes(const Params&);
+// The basket's variant (as it runs: "auto" resolved) and batch size.
+const MethodAxes<BasketParams>& method_axes(const BasketParams&);
+
+// "device-rng, 512 threads" (with the ordering for host-rng, and its generator when asked).
+std::string describe_method(const Params& p, bool generator = false);
 
 }  // namespace parasol::montecarlo

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "kernels/error.hpp"
 #include "kernels/phase_timer.hpp"
 
 #include "solvers/montecarlo/check.hpp"
@@ -194,6 +195,78 @@ Agreement check_run(const BasketParams& p, const Estimate& price, bool gpu) {
   if (std::optional<Agreement> exact = agreement_with_exact(p, price)) return *exact;
   if (!gpu) return agreement(price, price);
   return agreement(price, solve_basket_gold(p).price);
+}
+
+std::vector<std::pair<std::string, std::int64_t>> checkpoint_integers(const State& s,
+                                                                      std::int64_t paths) {
+  const auto half = [](Uint128 v, int shift) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> shift));
+  };
+  return {{"rounds", s.rounds},
+          {"paths", paths},
+          {"streams.ranks", s.streams.ranks},
+          {"streams.first", s.streams.first},
+          {"streams.count", s.streams.count},
+          {"sums.sum_low", half(s.sums.sum, 0)},
+          {"sums.sum_high", half(s.sums.sum, 64)},
+          {"sums.sum_sq_low", half(s.sums.sum_sq, 0)},
+          {"sums.sum_sq_high", half(s.sums.sum_sq, 64)},
+          {"sums.count", s.sums.count}};
+}
+
+State resume(const Params& p, const Written& written, int rank, int ranks, bool whole_batches,
+             std::vector<float>& sample) {
+  const auto refused = [&](const std::string& why) {
+    return InputError(written.source, "", "checkpoint refused: " + why);
+  };
+  State from;
+  // The cut the batches follow is the first run's: a path count a restart changes would cut
+  // the samples of several streams elsewhere.
+  Streams& streams = from.streams;
+  streams = {static_cast<int>(written.integer("streams.ranks")), 0, 0};
+  if (streams.ranks > 1 && written.integer("paths") != p.paths)
+    throw refused("paths.count is " + std::to_string(p.paths) + " here and " +
+                  std::to_string(written.integer("paths")) + " in it, whose batches follow " +
+                  std::to_string(streams.ranks) + " ranks' cut of the paths");
+  from.rounds = written.integer("rounds");
+  const std::int64_t rounds = batch_rounds(p, streams.ranks, whole_batches);
+  if (from.rounds > rounds)
+    throw refused("it is past batch " + std::to_string(rounds) +
+                  ", the last of paths.count = " + std::to_string(p.paths));
+  const int n = written.parts, m = ranks, j = rank;
+  const int first = n / m * j + std::min(j, n % m), count = n / m + (j < n % m ? 1 : 0);
+  const std::size_t row = 2 * (static_cast<std::size_t>(p.steps) + 1);
+  sample.assign(static_cast<std::size_t>(p.sample_paths) * row, 0.0f);
+  for (int q = first; q < first + count; ++q) {
+    const Streams s{static_cast<int>(written.part_integer("streams.ranks", q)),
+                    static_cast<int>(written.part_integer("streams.first", q)),
+                    static_cast<int>(written.part_integer("streams.count", q))};
+    if (s.ranks != streams.ranks)
+      throw refused("its ranks' batches follow different cuts (rank " + std::to_string(q) + "'s)");
+    // A part with no streams (a rank past the count that began the run) adds nothing.
+    if (s.count == 0) continue;
+    if (streams.count == 0) streams.first = s.first;
+    if (s.first != streams.first + streams.count)
+      throw refused("its ranks' streams of batches do not follow one another (rank " +
+                    std::to_string(q) + "'s)");
+    streams.count += s.count;
+    const auto whole = [&](const char* low, const char* high) {
+      return (static_cast<Uint128>(static_cast<std::uint64_t>(written.part_integer(high, q)))
+              << 64) |
+             static_cast<std::uint64_t>(written.part_integer(low, q));
+    };
+    from.sums.sum += whole("sums.sum_low", "sums.sum_high");
+    from.sums.sum_sq += whole("sums.sum_sq_low", "sums.sum_sq_high");
+    from.sums.count += written.part_integer("sums.count", q);
+    // Each part's stored paths are those among its streams' samples.
+    const std::vector<float> part = written.sample(q);
+    const Samples rows = stored_rows(p, s.samples(p, whole_batches));
+    std::copy(part.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
+              part.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
+              sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row));
+  }
+  from.sample = &sample;
+  return from;
 }
 
 }  // namespace parasol::montecarlo

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/context.hpp"
@@ -66,6 +69,32 @@ struct State {
 };
 // A run's safe points are the ends of its rounds.
 using Checkpoints = SafePoints<State>;
+
+// The whole numbers a checkpoint records of a rank's State beside its sample paths (`paths`: the
+// run's path count), by name; the 128-bit sums as four 64-bit halves, since HDF5 attributes hold
+// no wider integer.
+std::vector<std::pair<std::string, std::int64_t>> checkpoint_integers(const State& s,
+                                                                      std::int64_t paths);
+
+// A checkpoint as a restart reads it (io::CheckpointReader through the front end): the parts its
+// ranks wrote, the whole numbers it holds once or per part, and a part's stored sample paths.
+struct Written {
+  std::string source;  // the file, for a refusal's message
+  int parts = 1;
+  std::function<std::int64_t(const std::string& name)> integer;
+  std::function<std::int64_t(const std::string& name, int part)> part_integer;
+  std::function<std::vector<float>(int part)> sample;
+};
+
+// Where rank `rank` of `ranks` continues a run of `p` from the checkpoint `written`: the parts
+// it takes over (its own on as many ranks as wrote them, otherwise a block of them, as evenly as
+// they go), their streams of batches, their payoff sums added (integers: in any order the first
+// run's), and their stored sample paths, placed at their rows of the run's in `sample`, which the
+// State points at. The cut the batches follow stays the first run's, so across ranks the path
+// count must stay too. InputError "checkpoint refused: ..." at `written.source` for a checkpoint
+// that cannot continue this run.
+State resume(const Params& p, const Written& written, int rank, int ranks, bool whole_batches,
+             std::vector<float>& sample);
 
 // Rounds of batches a run of `p` cut among `ranks` ranks makes: rank 0's batches, the most any
 // rank's stream has.

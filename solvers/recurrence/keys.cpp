@@ -122,4 +122,14 @@ const Keys<SweepParams>& sweep_keys() {
   });
 }
 
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    MethodAxes<P> m;
+    m.axes = {choice_axis<P>("mode", 13, [](P& p) -> auto& { return p.mode; }, parse_scan_mode)};
+    return m;
+  }();
+  return axes;
+}
+
 }  // namespace parasol::recurrence

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/recurrence/params.hpp"
 
@@ -20,5 +21,8 @@ struct SweepParams {
 // sets, not on a value.
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// The scan's mode: /method's and a sweep's column. Not autotuned: the modes differ in what they
+// promise, not only in speed.
+const MethodAxes<Params>& method_axes(const Params&);
 
 }  // namespace parasol::recurrence

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "solvers/recurrence/params.hpp"
@@ -77,5 +78,16 @@ struct GoldScaleChain {
 template <class T>
 GoldScaleChain gold_scale_chain(const Series<T>& series, std::int64_t tile,
                                 std::int64_t chunk = kGoldChunk);
+
+// The problem in words, for a run's summary and a sweep's header: "AR(1), 4 series x 1000 steps,
+// phi 0.9, sigma 1 (single)", "exponential smoothing (alpha 0.3) of 2 series, 10 values in all,
+// from y.h5 (double)".
+template <class T>
+std::string describe(const Params& p, const Series<T>& series);
+
+// The dimensions /fields/v (and /input/s, /input/u) are stored in: [segments][length] when every
+// segment has one length, else [elements] with /input/offsets saying where each segment starts.
+template <class T>
+std::vector<std::uint64_t> field_dims(const Series<T>& series);
 
 }  // namespace parasol::recurrence

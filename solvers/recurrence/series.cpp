@@ -4,12 +4,14 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "kernels/host_memory.hpp"
+#include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
 namespace parasol::recurrence {
@@ -163,5 +165,55 @@ template std::vector<double> solve_gold<float>(const Series<float>&, const Progr
                                                std::int64_t);
 template std::vector<double> solve_gold<double>(const Series<double>&, const ProgressCallback&,
                                                 std::int64_t);
+
+namespace {
+
+// What printf makes of `args` by `format`.
+template <class... Args>
+std::string formatted(const char* format, Args... args) {
+  const int length = std::snprintf(nullptr, 0, format, args...);
+  std::string text(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
+  std::snprintf(text.data(), text.size() + 1, format, args...);
+  return text;
+}
+
+}  // namespace
+
+template <class T>
+std::string describe(const Params& p, const Series<T>& series) {
+  const auto n = static_cast<long long>(series.offsets.back());
+  const auto segments = static_cast<long long>(series.segments());
+  const std::string precision = " (" + std::string(name(p.precision)) + ")";
+  if (p.problem == Problem::ar1 && p.ar1.time_varying)
+    return formatted("AR(1), %lld series x %lld steps, phi uniform in (%g, %g), sigma %g",
+                     segments, n / segments, p.ar1.phi_min, p.ar1.phi_max, p.ar1.sigma) +
+           precision;
+  if (p.problem == Problem::ar1)
+    return formatted("AR(1), %lld series x %lld steps, phi %g, sigma %g", segments, n / segments,
+                     p.ar1.phi, p.ar1.sigma) +
+           precision;
+  if (p.problem == Problem::smoothing)
+    return formatted("exponential smoothing (alpha %g) of %lld series, %lld values in all, from %s",
+                     p.smoothing.alpha, segments, n, p.input.file.c_str()) +
+           precision;
+  return formatted("%lld elements in %lld segments from %s", n, segments, p.input.file.c_str()) +
+         precision;
+}
+
+template <class T>
+std::vector<std::uint64_t> field_dims(const Series<T>& series) {
+  const std::int64_t segments = series.segments();
+  const std::int64_t length = segments > 0 ? series.offsets[1] : 0;
+  bool rows = segments > 1 && length > 0;
+  for (std::int64_t k = 0; rows && k < segments; ++k)
+    rows = series.offsets[k + 1] - series.offsets[k] == length;
+  if (rows) return {static_cast<std::uint64_t>(segments), static_cast<std::uint64_t>(length)};
+  return {static_cast<std::uint64_t>(series.offsets.back())};
+}
+
+template std::string describe<float>(const Params&, const Series<float>&);
+template std::string describe<double>(const Params&, const Series<double>&);
+template std::vector<std::uint64_t> field_dims<float>(const Series<float>&);
+template std::vector<std::uint64_t> field_dims<double>(const Series<double>&);
 
 }  // namespace parasol::recurrence

@@ -227,12 +227,7 @@ TEST_F(RecurrenceRanks, ThreeRanksDrawingOnTheDeviceGiveTheHostDrawnRunsValues) 
       const std::string run = std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
                               quoted(write_params(ar1(1, 200000, precision, mode))) +
                               " --force --transport mpi --backend gpu";
-      const auto host = test::run_shell(run + " --check output.input=true -o " +
-                                        quoted(dir_ / "host.h5"));
-      ASSERT_EQ(host.status, 0) << host.output;
-      const auto device = test::run_shell(run + " output.input=false -o " +
-                                          quoted(dir_ / "device.h5"));
-      ASSERT_EQ(device.status, 0) << device.output;
+      ASSERT_TRUE(test::ran_drawn_on_host_and_on_device(run, dir_));
       const std::vector<double> h = field<double>("host.h5"), d = field<double>("device.h5");
       ASSERT_EQ(h.size(), d.size());
       if (mode == "reproducible") {

@@ -124,6 +124,18 @@ std::vector<std::int64_t> integers(const Reader& h5, const std::string& object,
   return std::get<std::vector<std::int64_t>>(h5.attribute(object, name));
 }
 
+// The row of a sweep file's table that --autotune stores: the fastest (median_s) of those that
+// passed their check; the row count when none did.
+template <class Reader>
+std::size_t fastest_passing_row(const Reader& h5) {
+  const std::vector<double> seconds = h5.read_doubles("/sweep/median_s");
+  const std::vector<std::int64_t> passed = h5.read_ints("/sweep/passed");
+  std::size_t fastest = seconds.size();
+  for (std::size_t i = 0; i < seconds.size(); ++i)
+    if (passed[i] == 1 && (fastest == seconds.size() || seconds[i] < seconds[fastest])) fastest = i;
+  return fastest;
+}
+
 struct CommandResult {
   int status = -1;     // exit status, or -1 when the process did not exit normally
   std::string output;  // stdout and stderr together
@@ -172,6 +184,18 @@ void expect_device_draws_give_host_bits(const std::string& run, const ScratchDir
   for (std::size_t i = 0; i < from_host.size(); ++i)
     differ += std::memcmp(&from_host[i], &from_device[i], sizeof(double)) != 0;
   EXPECT_EQ(differ, 0u) << what << ": of " << from_host.size() << " values of " << output;
+}
+
+// `text` cut at its line breaks (a last line without one counts too).
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
 }
 
 inline std::string read_text(const std::filesystem::path& path) {

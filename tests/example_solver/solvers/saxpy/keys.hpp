@@ -1,0 +1,23 @@
+// saxpy's keys, declared once (kernels/declaration.hpp): read by the front end and listed by
+// `parasol keys saxpy`; and what its sweep times.
+#pragma once
+#include <array>
+
+#include "kernels/declaration.hpp"
+#include "kernels/sweep_keys.hpp"
+#include "solvers/saxpy/params.hpp"
+
+namespace parasol::saxpy {
+
+// What `parasol sweep` times: the [sweep] table.
+struct SweepParams {
+  Repeats repeats{20, kSweepMinTime};
+};
+
+// The block sizes a sweep times.
+inline constexpr std::array kSweptThreads{128, 256, 512, 1024};
+
+const Keys<Params>& keys();
+const Keys<SweepParams>& sweep_keys();
+
+}  // namespace parasol::saxpy

@@ -44,11 +44,10 @@ std::string from_file(const std::string& precision, const std::string& mode = "r
 
 class RecurrenceRanks : public test::RanksTest {
  protected:
+  // recurrence's field is v.
   template <class T>
   std::vector<T> field(const std::string& output, const std::string& dataset = "/fields/v") {
-    io::ResultReader h5(dir_ / output);
-    if constexpr (sizeof(T) == 4) return h5.read_floats(dataset);
-    else return h5.read_doubles(dataset);
+    return RanksTest::field<T>(output, dataset);
   }
 
   // A running sum (s = 1) and a damped stretch, in segments of 0, 1, 7, 23 and 9 elements: with

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/result_reader.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::test {
@@ -84,6 +85,15 @@ class RanksTest : public ::testing::Test {
         args.find("--backend") == std::string::npos ? " --backend cpu" : "";
     return run_shell(launcher(ranks) + kParasol + " run " + quoted(write_params(text)) + " -o " +
                      quoted(dir_ / output) + backend + " --force " + args);
+  }
+
+  // A field of a result in the scratch directory (`dataset`: /fields/u by default), in the
+  // run's precision T.
+  template <class T>
+  std::vector<T> field(const std::string& output, const std::string& dataset = "/fields/u") {
+    io::ResultReader h5(dir_ / output);
+    if constexpr (sizeof(T) == 4) return h5.read_floats(dataset);
+    else return h5.read_doubles(dataset);
   }
 
   ScratchDir dir_;

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -272,6 +274,24 @@ inline void expect_input_error(const CommandResult& r, const std::string& part,
   EXPECT_NE(r.output.find(part), std::string::npos) << r.output << "\nexpected to contain: " << part;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   expect_only_inputs(dir, inputs);
+}
+
+// `n` values drawn uniformly from [-1, 1) by a 64-bit Mersenne Twister seeded with `seed`, in T.
+template <class T>
+std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (T& x : v) x = static_cast<T>(u(rng));
+  return v;
+}
+
+// max |a[i] - b[i]| over the shorter of the two.
+inline double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
 }
 
 // Seeded so a failure can be reproduced; the seed goes into the failure message via SCOPED_TRACE.

@@ -23,18 +23,8 @@ namespace {
 using test::kExe;
 using test::contains;
 using test::quoted;
+using test::lines_of;
 const std::string kLaplace = std::string(PARASOL_SOURCE_DIR) + "/inputs/laplace3d.toml";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 // Progress lines as a log gets them: "  iteration 40/100000  max|du| ...".
 std::size_t progress_lines(const std::string& log) {

@@ -31,6 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::CommandResult;
 using test::quoted;
+using test::lines_of;
 using test::same_bits;
 
 const std::string kExe = PARASOL_EXE;
@@ -92,13 +93,7 @@ class Checkpoints : public ::testing::Test {
     return path;
   }
 
-  static std::string launcher(int ranks) {
-#ifdef PARASOL_TEST_MPIEXEC
-    if (ranks > 0) return std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
-#endif
-    (void)ranks;
-    return "";
-  }
+  static std::string launcher(int ranks) { return test::mpi_launcher(ranks); }
 
   // `parasol run` of `text` writing `output` in the scratch folder, on `ranks` ranks (0: no
   // launcher), with `args` (overrides, flags); the CPU backend unless they name one.
@@ -682,17 +677,6 @@ std::vector<std::string> long_run(const fs::path& params, const fs::path& out,
           "grid.nz=60", "iteration.max_iterations=1000000", "iteration.check_every=5",
           "checkpoint.file=" + (out.parent_path() / "c.h5").string(), "checkpoint.every=" + every,
           "--backend", "cpu", "--threads", "1", "--progress", "0"};
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
 }
 
 TEST_F(Checkpoints, Sigusr1WritesACheckpointThatRestartsToTheUninterruptedBits) {

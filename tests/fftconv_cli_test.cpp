@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -28,16 +27,9 @@ using test::kExe;
 using test::contains;
 using test::quoted;
 using test::number;
+using test::text;
+using test::integers;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
-
-std::string text(const io::ResultReader& h5, const std::string& object, const std::string& name) {
-  return std::get<std::string>(h5.attribute(object, name));
-}
-
-std::vector<std::int64_t> integers(const io::ResultReader& h5, const std::string& object,
-                                   const std::string& name) {
-  return std::get<std::vector<std::int64_t>>(h5.attribute(object, name));
-}
 
 template <class T>
 std::vector<T> seeded(std::size_t count, unsigned seed) {
@@ -545,24 +537,9 @@ TEST_F(FftconvCli, GpuRunDrawingOnTheDeviceGivesTheHostDrawnRunsBits) {
             << "solver = \"fftconv\"\n[problem]\nmode = \"same\"\nprecision = \"" << precision
             << "\"\n[signal]\n" << kind << "batch = 3\nlength = 100003\nseed = " << seed
             << "\n[filter]\nlength = 31\n";
-        const std::string run = kExe + " run " + quoted(dir_ / "p.toml") + " --backend gpu --force";
-        const auto host = test::run_shell(run + " --check output.input=true -o " +
-                                          quoted(dir_ / "host.h5"));
-        ASSERT_EQ(host.status, 0) << host.output;
-        const auto device = test::run_shell(run + " output.input=false -o " +
-                                            quoted(dir_ / "device.h5"));
-        ASSERT_EQ(device.status, 0) << device.output;
-        io::ResultReader h(dir_ / "host.h5"), d(dir_ / "device.h5");
-        ASSERT_TRUE(h.exists("/input/signal"));  // the host path drew it
-        EXPECT_FALSE(d.exists("/input/signal"));
-        const std::vector<double> from_host = h.read_doubles("/output");
-        const std::vector<double> from_device = d.read_doubles("/output");
-        ASSERT_EQ(from_host.size(), from_device.size());
-        std::size_t differ = 0;
-        for (std::size_t i = 0; i < from_host.size(); ++i)
-          differ += std::memcmp(&from_host[i], &from_device[i], sizeof(double)) != 0;
-        EXPECT_EQ(differ, 0u) << precision << ", " << kind << "seed " << seed << ": of "
-                              << from_host.size() << " outputs";
+        test::expect_device_draws_give_host_bits<io::ResultReader>(
+            kExe + " run " + quoted(dir_ / "p.toml") + " --backend gpu --force", dir_,
+            "/input/signal", "/output", precision + ", " + kind + "seed " + seed);
       }
 }
 

@@ -25,14 +25,7 @@
 namespace parasol::fftconv {
 namespace {
 
-template <class T>
-std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (T& x : v) x = static_cast<T>(u(rng));
-  return v;
-}
+using test::random_values;
 
 // Every variant that takes the problem, each into an output poisoned with NaN (so an unwritten
 // sample cannot pass), on one DeviceProblem as the sweep runs them, judged by the one agreement.

@@ -21,16 +21,9 @@ using test::kExe;
 using test::contains;
 using test::quoted;
 using test::number;
+using test::text;
+using test::integers;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";
-
-std::string text(const io::ResultReader& h5, const std::string& object, const std::string& name) {
-  return std::get<std::string>(h5.attribute(object, name));
-}
-
-std::vector<std::int64_t> integers(const io::ResultReader& h5, const std::string& object,
-                                   const std::string& name) {
-  return std::get<std::vector<std::int64_t>>(h5.attribute(object, name));
-}
 
 std::vector<double> seeded(std::size_t count, unsigned seed) {
   std::mt19937 engine(seed);

@@ -39,14 +39,7 @@ std::vector<double> integers(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-template <class T>
-std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (T& x : v) x = static_cast<T>(u(rng));
-  return v;
-}
+using test::random_values;
 
 // The definition, the other way round from the gold: each signal sample times each tap, added
 // at their index sum in the full volume; correlation reverses the filter first; the mode's window

@@ -30,15 +30,7 @@ std::string params(std::int64_t nz, const std::string& precision = "float") {
          "check_every = 7\ntolerance = 1e-9\n[method]\nprecision = \"" + precision + "\"\n";
 }
 
-class Ranks : public test::RanksTest {
- protected:
-  template <class T>
-  std::vector<T> field(const std::string& output) {
-    io::ResultReader h5(dir_ / output);
-    if constexpr (sizeof(T) == 4) return h5.read_floats("/fields/u");
-    else return h5.read_doubles("/fields/u");
-  }
-};
+class Ranks : public test::RanksTest {};
 
 TEST_F(Ranks, EveryCutGivesTheOneRankBits) {
   // 37 planes: cuts of 19+18, 13+12+12 and 10+9+9+9; 4 planes among 4 ranks: one each, the

@@ -43,13 +43,6 @@ const std::string kMixed =
 class PoissonRanks : public test::RanksTest {
  protected:
   template <class T>
-  std::vector<T> field(const std::string& output) {
-    io::ResultReader h5(dir_ / output);
-    if constexpr (sizeof(T) == 4) return h5.read_floats("/fields/u");
-    else return h5.read_doubles("/fields/u");
-  }
-
-  template <class T>
   void expect_one_rank_bits(const std::string& text, const std::vector<int>& counts) {
     const auto plain = run(0, text, "plain.h5");
     ASSERT_EQ(plain.status, 0) << plain.output;

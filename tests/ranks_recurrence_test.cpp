@@ -44,11 +44,10 @@ std::string from_file(const std::string& precision, const std::string& mode = "r
 
 class RecurrenceRanks : public test::RanksTest {
  protected:
+  // recurrence's field is v.
   template <class T>
   std::vector<T> field(const std::string& output, const std::string& dataset = "/fields/v") {
-    io::ResultReader h5(dir_ / output);
-    if constexpr (sizeof(T) == 4) return h5.read_floats(dataset);
-    else return h5.read_doubles(dataset);
+    return RanksTest::field<T>(output, dataset);
   }
 
   // A running sum (s = 1) and a damped stretch, in segments of 0, 1, 7, 23 and 9 elements: with
@@ -227,12 +226,7 @@ TEST_F(RecurrenceRanks, ThreeRanksDrawingOnTheDeviceGiveTheHostDrawnRunsValues) 
       const std::string run = std::string(PARASOL_TEST_MPIEXEC) + " 3 " + kExe + " run " +
                               quoted(write_params(ar1(1, 200000, precision, mode))) +
                               " --force --transport mpi --backend gpu";
-      const auto host = test::run_shell(run + " --check output.input=true -o " +
-                                        quoted(dir_ / "host.h5"));
-      ASSERT_EQ(host.status, 0) << host.output;
-      const auto device = test::run_shell(run + " output.input=false -o " +
-                                          quoted(dir_ / "device.h5"));
-      ASSERT_EQ(device.status, 0) << device.output;
+      ASSERT_TRUE(test::ran_drawn_on_host_and_on_device(run, dir_));
       const std::vector<double> h = field<double>("host.h5"), d = field<double>("device.h5");
       ASSERT_EQ(h.size(), d.size());
       if (mode == "reproducible") {

@@ -10,8 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "io/result_reader.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::test {
@@ -21,14 +23,19 @@ inline const std::string kParasol = PARASOL_EXE;
 // The lines the program itself printed (mpirun adds its own when a rank exits non-zero).
 inline std::vector<std::string> parasol_lines(const std::string& output) {
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < output.size()) {
-    const std::size_t end = std::min(output.find('\n', start), output.size());
-    const std::string line = output.substr(start, end - start);
-    if (line.rfind("parasol:", 0) == 0) lines.push_back(line);
-    start = end + 1;
-  }
+  for (std::string& line : lines_of(output))
+    if (line.rfind("parasol:", 0) == 0) lines.push_back(std::move(line));
   return lines;
+}
+
+// The launcher's command for `ranks` ranks, with a trailing space; empty for 0 (no launcher) and
+// in builds without MPI.
+inline std::string mpi_launcher(int ranks) {
+#ifdef PARASOL_TEST_MPIEXEC
+  if (ranks > 0) return std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
+#endif
+  (void)ranks;
+  return "";
 }
 
 // How many summaries a run printed: under several ranks, rank 0 alone speaks.
@@ -68,14 +75,7 @@ class RanksTest : public ::testing::Test {
     return path;
   }
 
-  // The launcher's command for `ranks` ranks, with a trailing space; empty for 0 (no launcher).
-  static std::string launcher(int ranks) {
-#ifdef PARASOL_TEST_MPIEXEC
-    if (ranks > 0) return std::string(PARASOL_TEST_MPIEXEC) + " " + std::to_string(ranks) + " ";
-#endif
-    (void)ranks;
-    return "";
-  }
+  static std::string launcher(int ranks) { return mpi_launcher(ranks); }
 
   // `parasol run` of `text` under the launcher with `ranks` ranks (0: no launcher), writing
   // `output` in the scratch directory, --force, and `args`: --backend cpu unless they name one.
@@ -85,6 +85,15 @@ class RanksTest : public ::testing::Test {
         args.find("--backend") == std::string::npos ? " --backend cpu" : "";
     return run_shell(launcher(ranks) + kParasol + " run " + quoted(write_params(text)) + " -o " +
                      quoted(dir_ / output) + backend + " --force " + args);
+  }
+
+  // A field of a result in the scratch directory (`dataset`: /fields/u by default), in the
+  // run's precision T.
+  template <class T>
+  std::vector<T> field(const std::string& output, const std::string& dataset = "/fields/u") {
+    io::ResultReader h5(dir_ / output);
+    if constexpr (sizeof(T) == 4) return h5.read_floats(dataset);
+    else return h5.read_doubles(dataset);
   }
 
   ScratchDir dir_;

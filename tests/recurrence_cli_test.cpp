@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -21,13 +20,9 @@ using test::kExe;
 using test::contains;
 using test::quoted;
 using test::number;
+using test::integer;
 const std::filesystem::path kExample =
     std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs/recurrence.toml";
-
-std::int64_t integer(const io::ResultReader& h5, const std::string& object,
-                     const std::string& name) {
-  return std::get<std::int64_t>(h5.attribute(object, name));
-}
 
 class RecurrenceCli : public ::testing::Test {
  protected:
@@ -362,24 +357,9 @@ TEST_F(RecurrenceCli, GpuRunDrawingOnTheDeviceGivesTheHostDrawnRunsBits) {
             << "solver = \"recurrence\"\n[problem]\nkind = \"ar1\"\nprecision = \"" << precision
             << "\"\n[ar1]\nseries = 5\nlength = 100003\nsigma = 1.5\nseed = " << seed << "\n"
             << coefficient << "[method]\nmode = \"reproducible\"\n";
-        const std::string run = kExe + " run " + quoted(dir_ / "p.toml") + " --backend gpu --force";
-        const auto host = test::run_shell(run + " --check output.input=true -o " +
-                                          quoted(dir_ / "host.h5"));
-        ASSERT_EQ(host.status, 0) << host.output;
-        const auto device = test::run_shell(run + " output.input=false -o " +
-                                            quoted(dir_ / "device.h5"));
-        ASSERT_EQ(device.status, 0) << device.output;
-        io::ResultReader h(dir_ / "host.h5"), d(dir_ / "device.h5");
-        ASSERT_TRUE(h.exists("/input/u"));  // the host path drew it
-        EXPECT_FALSE(d.exists("/input/u"));
-        const std::vector<double> from_host = h.read_doubles("/fields/v");
-        const std::vector<double> from_device = d.read_doubles("/fields/v");
-        ASSERT_EQ(from_host.size(), from_device.size());
-        std::size_t differ = 0;
-        for (std::size_t i = 0; i < from_host.size(); ++i)
-          differ += std::memcmp(&from_host[i], &from_device[i], sizeof(double)) != 0;
-        EXPECT_EQ(differ, 0u) << precision << ", " << coefficient << "seed " << seed << ": of "
-                              << from_host.size() << " elements";
+        test::expect_device_draws_give_host_bits<io::ResultReader>(
+            kExe + " run " + quoted(dir_ / "p.toml") + " --backend gpu --force", dir_, "/input/u",
+            "/fields/v", precision + ", " + coefficient + "seed " + seed);
       }
 }
 

@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -108,6 +111,33 @@ double number(const Reader& h5, const std::string& object, const std::string& na
   return std::get<double>(h5.attribute(object, name));
 }
 
+// The same for a text, a whole-number and a list-of-whole-numbers attribute.
+template <class Reader>
+std::string text(const Reader& h5, const std::string& object, const std::string& name) {
+  return std::get<std::string>(h5.attribute(object, name));
+}
+template <class Reader>
+std::int64_t integer(const Reader& h5, const std::string& object, const std::string& name) {
+  return std::get<std::int64_t>(h5.attribute(object, name));
+}
+template <class Reader>
+std::vector<std::int64_t> integers(const Reader& h5, const std::string& object,
+                                   const std::string& name) {
+  return std::get<std::vector<std::int64_t>>(h5.attribute(object, name));
+}
+
+// The row of a sweep file's table that --autotune stores: the fastest (median_s) of those that
+// passed their check; the row count when none did.
+template <class Reader>
+std::size_t fastest_passing_row(const Reader& h5) {
+  const std::vector<double> seconds = h5.read_doubles("/sweep/median_s");
+  const std::vector<std::int64_t> passed = h5.read_ints("/sweep/passed");
+  std::size_t fastest = seconds.size();
+  for (std::size_t i = 0; i < seconds.size(); ++i)
+    if (passed[i] == 1 && (fastest == seconds.size() || seconds[i] < seconds[fastest])) fastest = i;
+  return fastest;
+}
+
 struct CommandResult {
   int status = -1;     // exit status, or -1 when the process did not exit normally
   std::string output;  // stdout and stderr together
@@ -124,6 +154,50 @@ inline CommandResult run_shell(const std::string& command) {
   const int raw = pclose(pipe);
   if (WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
   return result;
+}
+
+// A GPU run draws a generated input on the device unless it needs the host's copy: the gold of
+// --check reads it, output.input writes it. `run` (a command line up to its output) run both
+// ways, with both into dir/host.h5 and with neither into dir/device.h5; true when both ran.
+inline bool ran_drawn_on_host_and_on_device(const std::string& run, const ScratchDir& dir) {
+  const CommandResult host =
+      run_shell(run + " --check output.input=true -o " + quoted(dir / "host.h5"));
+  EXPECT_EQ(host.status, 0) << host.output;
+  const CommandResult device = run_shell(run + " output.input=false -o " + quoted(dir / "device.h5"));
+  EXPECT_EQ(device.status, 0) << device.output;
+  return host.status == 0 && device.status == 0;
+}
+
+// The same for a run whose device and host draws must agree to the bit: the host-drawn file
+// holds the drawn `input` (a dataset), the device-drawn one does not, and `output` is the same
+// in both, bit for bit. `what` names the case in a failure. `Reader` is io::ResultReader.
+template <class Reader>
+void expect_device_draws_give_host_bits(const std::string& run, const ScratchDir& dir,
+                                        const std::string& input, const std::string& output,
+                                        const std::string& what) {
+  if (!ran_drawn_on_host_and_on_device(run, dir)) return;
+  Reader h(dir / "host.h5"), d(dir / "device.h5");
+  ASSERT_TRUE(h.exists(input)) << what;  // the host path drew it
+  EXPECT_FALSE(d.exists(input)) << what;
+  const std::vector<double> from_host = h.read_doubles(output);
+  const std::vector<double> from_device = d.read_doubles(output);
+  ASSERT_EQ(from_host.size(), from_device.size()) << what;
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < from_host.size(); ++i)
+    differ += std::memcmp(&from_host[i], &from_device[i], sizeof(double)) != 0;
+  EXPECT_EQ(differ, 0u) << what << ": of " << from_host.size() << " values of " << output;
+}
+
+// `text` cut at its line breaks (a last line without one counts too).
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
 }
 
 inline std::string read_text(const std::filesystem::path& path) {
@@ -200,6 +274,24 @@ inline void expect_input_error(const CommandResult& r, const std::string& part,
   EXPECT_NE(r.output.find(part), std::string::npos) << r.output << "\nexpected to contain: " << part;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   expect_only_inputs(dir, inputs);
+}
+
+// `n` values drawn uniformly from [-1, 1) by a 64-bit Mersenne Twister seeded with `seed`, in T.
+template <class T>
+std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (T& x : v) x = static_cast<T>(u(rng));
+  return v;
+}
+
+// max |a[i] - b[i]| over the shorter of the two.
+inline double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
 }
 
 // Seeded so a failure can be reproduced; the seed goes into the failure message via SCOPED_TRACE.

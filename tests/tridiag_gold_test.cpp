@@ -59,11 +59,7 @@ std::vector<double> multiply(const Batch<T>& batch, const std::vector<double>& x
   return d;
 }
 
-double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
-}
+using test::max_abs_difference;
 
 // The message a NumericalError carries, or a failure when none was thrown.
 template <class T>

@@ -129,11 +129,7 @@ std::vector<double> dense_answer(const KindBatch<T>& batch) {
   return x;
 }
 
-double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
-}
+using test::max_abs_difference;
 
 // Shrinks every row's dominance margin to `margin` (times the off-diagonal sum plus a little):
 // still strictly dominant, but with a condition bound of thousands.

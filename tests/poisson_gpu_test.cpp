@@ -1,7 +1,9 @@
 // poisson on the GPU: each variant x smoother x precision against the CPU gold on random sources
 // and awkward grids (odd sides, non-cubes, thin and flat boxes whose long axes coarsen alone, a
 // side coarsened to one cell, each face kind, the singular cases), on poisoned output; the same bits run after run; plain and fused cycle for
-// cycle; FMG to the discretisation error; a hierarchy too big for the device refused.
+// cycle; FMG to the discretisation error; a hierarchy too big for the device refused; the slab
+// solver of the runs across ranks, on one rank, giving DeviceSolver's bits (tests/ranks_poisson_test
+// cuts it among ranks).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,9 @@
 
 #include "kernels/error.hpp"
 #include "solvers/poisson/check.hpp"
+#include "comm/context.hpp"
 #include "solvers/poisson/device.hpp"
+#include "solvers/poisson/device_slab.hpp"
 #include "solvers/poisson/params.hpp"
 #include "solvers/poisson/poisson.hpp"
 #include "solvers/poisson/problem.hpp"
@@ -341,6 +345,64 @@ TEST(PoissonGpu, FmgReachesTheDiscretisationError) {
   for (Smoother s : kSmoothers) {
     check_fmg_reaches_discretisation_error<float>(s);
     check_fmg_reaches_discretisation_error<double>(s);
+  }
+}
+
+// The one context a process may hold: one rank, as a run without a launcher has.
+comm::Context& one_rank() {
+  static comm::Context context;
+  return context;
+}
+
+// The slab solver runs the plain variant's kernels in DeviceSolver's order, enqueued one by one
+// rather than replayed from a graph, with every level whole on one rank: the same bits, u and
+// every cycle's norms (the reductions go plane by plane in both). Across ranks it is cut, and
+// tests/ranks_poisson_test.cpp holds it to these bits again.
+template <class T>
+void check_slab_like_device(Smoother s, const Problem& problem, Cycle cycle) {
+  const Precision precision = sizeof(T) == 4 ? Precision::single : Precision::double_;
+  Params p = make_params(problem, Variant::plain, s, precision);
+  p.cycle = cycle;
+  p.tolerance = 0;
+  p.max_cycles = 3;
+  const std::vector<double> f = random_source(p, 11);
+  const Run<T> device = run_gpu<T>(p, f);
+  Run<T> slab;
+  slab.outcome = solve_device_slab<T>(p, one_rank(), rounded<T>(f), slab.u);
+  const std::string what = problem.name + " " + std::string(name(s)) + " " + std::string(name(cycle));
+  ASSERT_EQ(slab.u.size(), device.u.size()) << what;
+  EXPECT_EQ(std::memcmp(slab.u.data(), device.u.data(), device.u.size() * sizeof(T)), 0) << what;
+  EXPECT_EQ(slab.outcome.b_max, device.outcome.b_max) << what;
+  EXPECT_EQ(slab.outcome.b_l2, device.outcome.b_l2) << what;
+  ASSERT_EQ(slab.outcome.cycles.size(), device.outcome.cycles.size()) << what;
+  for (std::size_t c = 0; c < device.outcome.cycles.size(); ++c) {
+    EXPECT_EQ(slab.outcome.cycles[c].residual_max, device.outcome.cycles[c].residual_max) << what;
+    EXPECT_EQ(slab.outcome.cycles[c].residual_l2, device.outcome.cycles[c].residual_l2) << what;
+  }
+  expect_agreement(p, f, slab.u, run_gold<T>(p, f).u, what + " against the gold");
+}
+
+TEST(PoissonGpu, SlabSolverOnOneRankGivesTheDeviceSolversBits) {
+  PARASOL_REQUIRE_GPU();
+  for (const Problem& problem : problems())
+    for (Smoother s : kSmoothers)
+      for (Cycle cycle : kCycles) {
+        check_slab_like_device<float>(s, problem, cycle);
+        check_slab_like_device<double>(s, problem, cycle);
+      }
+}
+
+// The fused variant's pass needs its level's whole z range: on slabs it is refused by name,
+// before anything is allocated (so on any machine).
+TEST(PoissonGpu, SlabSolverRefusesTheFusedVariant) {
+  Params p = make_params(problems()[0], Variant::fused, Smoother::rbgs, Precision::double_);
+  std::vector<double> u;
+  try {
+    (void)solve_device_slab<double>(p, one_rank(), random_source(p, 3), u);
+    FAIL() << "the fused variant ran on slabs";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "method.variant");
+    EXPECT_NE(std::string(e.what()).find("plain"), std::string::npos) << e.what();
   }
 }
 

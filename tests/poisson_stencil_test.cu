@@ -1,11 +1,14 @@
 // The GPU multigrid's per-cell arithmetic, run on the host (it compiles for both): the operator,
 // its diagonal and the boundary terms against the gold's on grids with every face kind and
 // one-cell axes, and FMG's trilinear prolongation exact on the linear fields its ghost rules
-// reproduce. These are where an index or a ghost goes wrong; they need no device.
+// reproduce; and the same functions on slabs of planes stored with halo planes (the runs across
+// ranks) giving the whole level's values to the bit. These are where an index or a ghost goes
+// wrong; they need no device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -179,6 +182,120 @@ TEST(PoissonStencil, TrilinearReproducesLinearFields) {
                 << c.name << " ratios " << r[0] << r[1] << r[2] << " fine cell (" << i << ", "
                 << j << ", " << k << ")";
     }
+}
+
+
+// A level's planes [k0, k1) as a rank holds them across ranks (device_slab.hpp): one halo plane
+// below and one above, holding what the exchange brings (the neighbours' planes; past a periodic
+// z face the other end's), and NaN past any other z face, where nothing may be read.
+std::vector<double> slab_of(const Level& l, const std::vector<double>& whole, int k0, int k1,
+                            bool periodic) {
+  const std::int64_t plane = l.nx * l.ny;
+  std::vector<double> slab(static_cast<std::size_t>(plane * (k1 - k0 + 2)),
+                           std::numeric_limits<double>::quiet_NaN());
+  for (int k = k0 - 1; k <= k1; ++k) {
+    int from = k;
+    if (k < 0 || k >= l.nz) {
+      if (!periodic) continue;
+      from = k < 0 ? static_cast<int>(l.nz) - 1 : 0;
+    }
+    std::copy_n(whole.begin() + plane * from, plane, slab.begin() + plane * (k - k0 + 1));
+  }
+  return slab;
+}
+
+LevelGrid<double> slab_grid(const Params& p, const Level& l, int k0, int k1) {
+  LevelGrid<double> g = grid_of<double>(p, l);
+  g.k0 = k0;
+  g.planes = k1 - k0;
+  g.z_halos = true;
+  return g;
+}
+
+// The operator, the restriction and both prolongations on each rank's slab of a level and of the
+// level below (cuts in whole children, evenly and not, z halving and not), with each z face
+// kind: the whole level's values, bit for bit, and no NaN halo read past a face.
+TEST(PoissonStencil, SlabsWithHaloPlanesGiveTheWholeLevelsValues) {
+  const Face z_faces[][2] = {{D(1), N(0.5)}, {N(0), N(-1)}, {P, P}};
+  const std::vector<std::vector<int>> cuts = {{0, 4, 8}, {0, 2, 6, 8}, {0, 2, 4, 6, 8}};
+  for (const double hz : {0.45, 1.0})  // z halves with x (cells as short), or keeps its planes
+    for (const auto& zf : z_faces) {
+      Params p;
+      p.nx = 6;
+      p.ny = 4;
+      p.nz = 8;
+      p.hx = 0.3;
+      p.hy = 0.7;
+      p.hz = hz;
+      p.alpha = 0.5;
+      p.bottom_cells = 1;
+      p.x_min = D(1);
+      p.x_max = N(0.25);
+      p.y_min = p.y_max = P;
+      p.z_min = zf[0];
+      p.z_max = zf[1];
+      const bool periodic = zf[0].kind == FaceKind::periodic;
+      const std::vector<Level> all = levels(p);
+      ASSERT_GE(all.size(), 2u);
+      const Level &fine = all[0], &coarse = all[1];
+      ASSERT_EQ(coarse.rz, hz < 0.6 ? 2 : 1);  // z within twice x's spacing halves with it
+      const LevelGrid<double> wf = grid_of<double>(p, fine), wc = grid_of<double>(p, coarse);
+      const std::vector<double> uf = random_field(fine.cells(), 3);
+      const std::vector<double> uc = random_field(coarse.cells(), 4);
+      const PerFace ghost = ghost_data(p, coarse), homogeneous{};
+      for (const std::vector<int>& cut : cuts)
+        for (std::size_t r = 0; r + 1 < cut.size(); ++r) {
+          const int k0 = cut[r], k1 = cut[r + 1], c0 = k0 / coarse.rz, c1 = k1 / coarse.rz;
+          const std::string where = "hz " + std::to_string(hz) + ", z " +
+                                    std::string(name(zf[0].kind)) + ", planes [" +
+                                    std::to_string(k0) + ", " + std::to_string(k1) + ")";
+          const LevelGrid<double> sf = slab_grid(p, fine, k0, k1), sc = slab_grid(p, coarse, c0, c1);
+          const std::vector<double> vf = slab_of(fine, uf, k0, k1, periodic);
+          const std::vector<double> vc = slab_of(coarse, uc, c0, c1, periodic);
+          for (int k = k0; k < k1; ++k)
+            for (int j = 0; j < fine.ny; ++j)
+              for (int i = 0; i < fine.nx; ++i) {
+                ASSERT_EQ(apply_operator(sf, vf.data(), i, j, k, sf.index(i, j, k)),
+                          apply_operator(wf, uf.data(), i, j, k, wf.index(i, j, k)))
+                    << where << ", cell (" << i << ", " << j << ", " << k << ")";
+                ASSERT_EQ(trilinear_at(sc, ghost, vc.data(), i, j, k),
+                          trilinear_at(wc, ghost, uc.data(), i, j, k))
+                    << where << ", fine cell (" << i << ", " << j << ", " << k << ")";
+                ASSERT_EQ(trilinear_at(sc, homogeneous, vc.data(), i, j, k),
+                          trilinear_at(wc, homogeneous, uc.data(), i, j, k))
+                    << where << ", fine cell (" << i << ", " << j << ", " << k << ")";
+              }
+          for (int k = c0; k < c1; ++k)
+            for (int j = 0; j < coarse.ny; ++j)
+              for (int i = 0; i < coarse.nx; ++i)
+                ASSERT_EQ(mean_of_children(sf, sc, i, j, k,
+                                           [&](int, int, int, std::int64_t at) { return vf[at]; }),
+                          mean_of_children(wf, wc, i, j, k,
+                                           [&](int, int, int, std::int64_t at) { return uf[at]; }))
+                    << where << ", coarse cell (" << i << ", " << j << ", " << k << ")";
+        }
+    }
+}
+
+// The planes' totals added in runs (the device's one block, kFinishRun at a time) give the one
+// pass's bits (the host's, across ranks).
+TEST(PoissonStencil, PlaneTotalsAddedInRunsGiveOnePassesBits) {
+  std::vector<SumMax> totals;
+  const std::vector<double> values = random_field(1300, 9);
+  for (std::size_t q = 0; q < values.size(); ++q)
+    totals.push_back({values[q] * values[q] * 1e3, std::abs(values[q])});
+  const SumMax whole = sum_planes(SumMax{0.0, 0.0}, totals.data(), static_cast<int>(totals.size()));
+  SumMax runs{0.0, 0.0};
+  for (int first = 0; first < static_cast<int>(totals.size()); first += kFinishRun)
+    runs = sum_planes(runs, totals.data() + first,
+                      std::min(kFinishRun, static_cast<int>(totals.size()) - first));
+  EXPECT_EQ(runs.sum, whole.sum);
+  EXPECT_EQ(runs.max, whole.max);
+  double out[2], again[2];
+  finish_sum(whole, false, 0.0, out);
+  finish_sum(runs, false, 0.0, again);
+  EXPECT_EQ(out[1], again[1]);
+  EXPECT_EQ(out[1], std::sqrt(whole.sum));
 }
 
 }  // namespace

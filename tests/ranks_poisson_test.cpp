@@ -5,7 +5,12 @@
 // Chebyshev in float, a source read by planes from a file, semi-coarsened levels (an axis halving
 // alone, a cut level keeping its planes, grids too thin for blocks of planes); uneven cuts
 // throughout. A grid with
-// fewer planes than ranks is one line from rank 0 and nothing written.
+// fewer planes than ranks is one line from rank 0 and nothing written. With --backend gpu (ranks
+// sharing a GPU where there are fewer): the plain variant on 2 and 3 ranks gives the one-rank GPU
+// run's bits and passes --check against the gold, for each face kind in z (the halos and the
+// wrap), rbgs and Chebyshev, float and double, FMG and V-cycles, a checkpoint and restart across
+// ranks; the default variant gives way to plain across ranks, and fused asked for by name is one
+// line naming method.variant.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -124,6 +129,138 @@ TEST_F(PoissonRanks, ASourceFromAFileReadByEachRankGivesTheOneRankBits) {
   }
   expect_one_rank_bits<double>(
       problem(16, 12, 20, kMixed, "[source]\nkind = \"file\"\nfile = \"f.h5\"\n"), {2, 3});
+}
+
+// --backend gpu: the one-rank GPU run's bits (the plain variant, whose cycles the slabs run) on
+// each rank count, the whole run's cycle history, and --check's judgement against the gold.
+class PoissonRanksGpu : public PoissonRanks {
+ protected:
+  template <class T>
+  void expect_one_rank_gpu_bits(const std::string& text, const std::vector<int>& counts) {
+    const auto one = run(0, text, "gpu1.h5", "--backend gpu --check");
+    ASSERT_EQ(one.status, 0) << one.output;
+    io::ResultReader h1(dir_ / "gpu1.h5");
+    ASSERT_EQ(std::get<std::string>(h1.attribute("/provenance", "backend")), "gpu");
+    for (const int ranks : counts) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks on the GPU");
+      const std::string out = "gpu" + std::to_string(ranks) + ".h5";
+      const auto r = run(ranks, text, out, "--backend gpu --check");
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_TRUE(same_bits(field<T>(out), field<T>("gpu1.h5")));
+      io::ResultReader h5(dir_ / out);
+      EXPECT_EQ(std::get<std::string>(h5.attribute("/provenance", "backend")), "gpu");
+      EXPECT_EQ(std::get<std::int64_t>(h5.attribute("/method", "ranks")), ranks);
+      EXPECT_EQ(std::get<bool>(h5.attribute("/check", "passed")), true);
+      for (const char* series : {"residual_max", "residual_l2", "factor"})
+        EXPECT_EQ(std::get<std::vector<double>>(h5.attribute("/diagnostics", series)),
+                  std::get<std::vector<double>>(h1.attribute("/diagnostics", series)))
+            << series;
+      EXPECT_EQ(test::summaries(r.output), 1u) << r.output;
+    }
+  }
+};
+
+const std::string kPlain = "[method]\nvariant = \"plain\"\n";
+
+TEST_F(PoissonRanksGpu, MixedFacesWithAPeriodicZGiveTheOneRankGpuBits) {
+  PARASOL_REQUIRE_GPU();
+  // 15 pairs of planes cut 8 + 7 and 5 + 5 + 5; the wrap goes between the first rank and the
+  // last; level 1 is gathered onto every rank. FMG, then V-cycles to 1e-10, with the order study
+  // (its 16 x 15 x 15 grid solved on the same ranks, cut by single planes).
+  const std::string extra =
+      kPlain + "[study]\nrefinements = 2\n[iteration]\ntolerance = 1e-10\n";
+  expect_one_rank_gpu_bits<double>(problem(32, 30, 30, kMixed, extra), {2, 3});
+  // Chebyshev in float, V-cycles only.
+  expect_one_rank_gpu_bits<float>(
+      problem(24, 16, 18, kMixed,
+              "[source]\nkind = \"gaussian\"\n[method]\nvariant = \"plain\"\nsmoother = "
+              "\"chebyshev\"\nprecision = \"float\"\ncycle = \"v\"\n[iteration]\ntolerance = "
+              "0.0\nmax_cycles = 4\n"),
+      {2, 3});
+}
+
+TEST_F(PoissonRanksGpu, DirichletAndNeumannZFacesAndTwoCutLevelsGiveTheOneRankGpuBits) {
+  PARASOL_REQUIRE_GPU();
+  // z between a Dirichlet and a Neumann face: the first and last ranks hold ghosts, not halos.
+  const std::string walls =
+      "x_min = { kind = \"dirichlet\", value = 0.5 }\nx_max = { kind = \"neumann\", value = 0.0 }\n"
+      "y_min = { kind = \"periodic\" }\ny_max = { kind = \"periodic\" }\n"
+      "z_min = { kind = \"dirichlet\", value = 1.0 }\nz_max = { kind = \"neumann\", value = -0.5 }\n";
+  // 128 x 64 x 40: two cut levels, blocks of four planes cut 4 + 3 + 3 (uneven).
+  for (const char* smoother : {"rbgs", "chebyshev"}) {
+    SCOPED_TRACE(smoother);
+    const std::string extra = "[source]\nkind = \"gaussian\"\n[method]\nvariant = \"plain\"\n"
+                              "smoother = \"" + std::string(smoother) +
+                              "\"\n[iteration]\nmax_cycles = 3\n";
+    expect_one_rank_gpu_bits<double>(problem(128, 64, 40, walls, extra), {2, 3});
+    expect_one_rank_gpu_bits<float>(
+        problem(128, 64, 40, walls, extra + "[method]\nprecision = \"float\"\n"), {3});
+  }
+}
+
+TEST_F(PoissonRanksGpu, TheSingularProblemAndThinGridsGiveTheOneRankGpuBits) {
+  PARASOL_REQUIRE_GPU();
+  // Neumann in z, periodic in x: the mean of u, summed plane by plane across ranks, is removed
+  // after every cycle.
+  const std::string periodic =
+      "x_min = { kind = \"periodic\" }\nx_max = { kind = \"periodic\" }\n"
+      "y_min = { kind = \"neumann\", value = 0.5 }\ny_max = { kind = \"neumann\", value = 0.0 }\n"
+      "z_min = { kind = \"neumann\", value = 0.0 }\nz_max = { kind = \"neumann\", value = 0.0 }\n";
+  expect_one_rank_gpu_bits<double>(
+      problem(16, 16, 22, periodic,
+              kPlain + "[source]\nkind = \"charges\"\ncharges = [[0.3, 0.5, 0.4, 1.0], [0.6, 0.4, "
+                       "0.7, -0.5]]\n[iteration]\ntolerance = 1e-9\n"),
+      {2, 3});
+  // Semi-coarsened and thin: z kept on a cut level, cut by single planes, and an odd periodic z
+  // (5 planes) whose colours meet across the wrap, smoothed in Jacobi order within a colour.
+  const std::string extra = kPlain + "[source]\nkind = \"gaussian\"\n[iteration]\nmax_cycles = 2\n";
+  expect_one_rank_gpu_bits<double>(problem(192, 192, 10, kMixed, extra), {2, 3});
+  expect_one_rank_gpu_bits<double>(problem(192, 192, 5, kMixed, extra), {3});
+  expect_one_rank_gpu_bits<double>(problem(8, 8, 4, kMixed, extra), {3});
+  expect_one_rank_gpu_bits<double>(problem(64, 64, 2, kMixed, extra), {2});
+}
+
+// Two V-cycles on 2 ranks, a checkpoint, and a restart on 3 running two more: the uninterrupted
+// four-cycle run's u and history (a checkpoint holds each rank's planes, whatever the cut).
+TEST_F(PoissonRanksGpu, ACheckpointAcrossRanksRestartsToTheUninterruptedBits) {
+  PARASOL_REQUIRE_GPU();
+  const std::string text =
+      problem(32, 30, 30, kMixed, kPlain + "[iteration]\ntolerance = 0.0\n");
+  const auto whole = run(3, text, "whole.h5", "--backend gpu iteration.max_cycles=4");
+  ASSERT_EQ(whole.status, 0) << whole.output;
+  const auto first =
+      run(2, text, "first.h5", "--backend gpu iteration.max_cycles=2 checkpoint.every=2");
+  ASSERT_EQ(first.status, 0) << first.output;
+  const auto rest = run(3, text, "rest.h5",
+                        "--backend gpu iteration.max_cycles=4 --restart " +
+                            quoted(dir_ / "first.checkpoint.h5"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  EXPECT_TRUE(same_bits(field<double>("rest.h5"), field<double>("whole.h5")));
+  io::ResultReader a(dir_ / "whole.h5"), b(dir_ / "rest.h5");
+  EXPECT_EQ(std::get<std::vector<double>>(b.attribute("/diagnostics", "residual_l2")),
+            std::get<std::vector<double>>(a.attribute("/diagnostics", "residual_l2")));
+}
+
+// The default variant (fused) gives way to plain across ranks, and says so in /method: the
+// one-rank plain run's bits.
+TEST_F(PoissonRanksGpu, TheDefaultVariantAcrossRanksRunsPlain) {
+  PARASOL_REQUIRE_GPU();
+  const std::string text = problem(32, 30, 30, kMixed, "[iteration]\nmax_cycles = 3\n");
+  const auto one = run(0, text, "one.h5", "--backend gpu method.variant=plain");
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto two = run(2, text, "two.h5", "--backend gpu");
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_EQ(std::get<std::string>(io::ResultReader(dir_ / "two.h5").attribute("/method", "variant")),
+            "plain");
+  EXPECT_TRUE(same_bits(field<double>("two.h5"), field<double>("one.h5")));
+}
+
+TEST_F(PoissonRanksGpu, TheFusedVariantAcrossRanksIsOneLineNamingTheVariant) {
+  PARASOL_REQUIRE_GPU();
+  const auto r = run(2, problem(16, 16, 16, kMixed, "[method]\nvariant = \"fused\"\n"), "out.h5",
+                     "--backend gpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  test::expect_one_line(r, "method.variant");
 }
 
 TEST_F(PoissonRanks, AGridTooThinForTheRanksIsOneLineFromRankZero) {

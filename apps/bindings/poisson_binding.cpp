@@ -1,5 +1,6 @@
 // poisson's binding: the source made or read, the multigrid solved (the CPU gold, or the GPU's
-// DeviceSolver where this build has it), and an honest account of it: the residual norms and
+// DeviceSolver where this build has it; across ranks the gold's slabs, or the GPU's plain variant
+// on the same slabs, device_slab.hpp), and an honest account of it: the residual norms and
 // convergence factor of every cycle, the stop reason, and on a manufactured solution the
 // discretisation error and, over study.refinements grids, the observed order of accuracy.
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "solvers/poisson/slab.hpp"
 #if __has_include("solvers/poisson/device.hpp")
 #include "solvers/poisson/device.hpp"
+#include "solvers/poisson/device_slab.hpp"
 #define PARASOL_POISSON_DEVICE 1
 #endif
 
@@ -122,9 +124,17 @@ class PoissonRun final : public SolverRun<Params> {
       throw parasol::Error(
           "poisson: the GPU multigrid is not in this build yet; run with --backend cpu");
 #endif
-    if (gpu_ && ranks() > 1)
-      throw parasol::Error("poisson: the GPU multigrid runs on one rank; across ranks, run with "
-                           "--backend cpu");
+    // Across ranks the GPU runs the plain variant's cycles on slabs of planes (device_slab.hpp):
+    // the fused pass marches each tile through a level's whole z range. The default variant gives
+    // way (describe() and /method say which ran); one asked for by name is refused.
+    if (gpu_ && ranks() > 1 && p_.variant != poisson::Variant::plain) {
+      if (t_.has("method.variant"))
+        throw InputError(t_.source_of("method.variant"), "method.variant",
+                         "\"plain\" on the GPU across ranks (the fused variant runs on one "
+                         "rank), or --backend cpu; got \"" + std::string(name(p_.variant)) +
+                             "\" on " + std::to_string(ranks()) + " ranks");
+      p_.variant = poisson::Variant::plain;
+    }
     // This rank's planes, of this grid and of each coarser one of the order study.
     io::with_sources(t_, [&] {
       for (std::int64_t r = 0; r < p_.refinements; ++r)
@@ -331,6 +341,7 @@ class PoissonRun final : public SolverRun<Params> {
   // Judged against the gold's solve in the run's precision (check.hpp says why). Across ranks the
   // CPU run is the gold's own arithmetic: a second solve must give its bits.
   Agreement check() override {
+    if (ranks() > 1 && gpu_) return whole_agreement();
     if (ranks() > 1) {
       std::vector<T> gold;
       (void)poisson::solve_gold_slab(p_, *context_, std::vector<T>(f_.begin(), f_.end()), gold);
@@ -385,6 +396,10 @@ class PoissonRun final : public SolverRun<Params> {
                          const poisson::CycleCallback& progress = {},
                          const poisson::Checkpoints<T>* points = nullptr) {
     const std::vector<T> source(f.begin(), f.end());
+#ifdef PARASOL_POISSON_DEVICE
+    if (gpu_ && ranks() > 1)
+      return poisson::solve_device_slab(q, *context_, source, u, progress, points);
+#endif
     if (ranks() > 1) return poisson::solve_gold_slab(q, *context_, source, u, progress, points);
 #ifdef PARASOL_POISSON_DEVICE
     if (gpu_) {
@@ -397,6 +412,22 @@ class PoissonRun final : public SolverRun<Params> {
     }
 #endif
     return poisson::solve_gold(q, source, u, progress, points);
+  }
+
+  // The GPU's planes across ranks against the one-rank gold by poisson's one rule (check.hpp):
+  // u and f gathered onto every rank (a sum over zeros: exact), each rank judging the whole grid
+  // alike. The check's cost, not the run's.
+  Agreement whole_agreement() {
+    const auto plane = static_cast<std::size_t>(p_.nx * p_.ny);
+    const std::size_t at = plane * static_cast<std::size_t>(cuts_[0].begin);
+    std::vector<double> u(static_cast<std::size_t>(p_.cells()), 0.0), f = u;
+    std::copy(u_.begin(), u_.end(), u.begin() + static_cast<std::ptrdiff_t>(at));
+    std::copy(f_.begin(), f_.end(), f.begin() + static_cast<std::ptrdiff_t>(at));
+    context_->all_reduce(u, comm::Op::sum);
+    context_->all_reduce(f, comm::Op::sum);
+    std::vector<T> gold;
+    (void)poisson::solve_gold(p_, std::vector<T>(f.begin(), f.end()), gold);
+    return poisson::agreement(p_, f, std::vector<T>(u.begin(), u.end()), gold);
   }
 
   std::vector<double> f_;  // the source, in double, compatible when the problem is singular

@@ -20,41 +20,12 @@
 namespace parasol::poisson {
 namespace {
 
-dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
-  return grid_for(blocks_to_cover(nx, ny, nz, Shape{kCellX, kCellY, 1}));
-}
-const dim3 kCellBlock(kCellX, kCellY, 1);
-
-// The reductions' grid: fixed by the level's extents alone (so the partials, and their sum, are
-// the same every time), and small enough that one block adds the partials quickly: at most
-// 64 x 64 blocks over x and y, and planes up to about 2,048 blocks in all.
-constexpr std::int64_t kMaxPartials = 4096;
-dim3 partials_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
-  const std::int64_t bx = std::min<std::int64_t>(ceil_div(nx, kCellX), 64);
-  const std::int64_t by = std::min<std::int64_t>(ceil_div(ny, kCellY), 64);
-  const std::int64_t bz = std::max<std::int64_t>(1, std::min<std::int64_t>(nz, 2048 / (bx * by)));
-  return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz));
-}
-
 // Dynamic shared memory a block may take without opting in: the bottom level's fields in it up to
 // 3,072 float cells (1,536 double), 48 times the default bottom_cells.
 constexpr std::size_t kBottomSharedLimit = 48 * 1024;
 
 bool uses_residual_field(const Params& p, std::size_t level) {
   return level == 0 || p.variant == Variant::plain;  // level 0's: the benchmark's sweep writes it
-}
-
-// Whether a periodic axis of the level has an odd length of 3 or more: red meets red across the
-// wrap, and the in-place red-black kernel would read a neighbour that some threads have updated
-// and others not. The fused pass, which writes into the other field, reads each colour's values
-// from before its half sweep, as the gold does there (poisson.hpp): it smooths such a level in
-// either variant. Semi-coarsening makes such levels (an odd periodic side that stopped halving
-// while others go on); the bottom solve orders its colours by barriers and needs nothing.
-bool odd_periodic(const Params& p, const Level& l) {
-  const std::int64_t n[3] = {l.nx, l.ny, l.nz};
-  for (int axis = 0; axis < 3; ++axis)
-    if (p.face(axis, 0).kind == FaceKind::periodic && n[axis] % 2 == 1 && n[axis] >= 3) return true;
-  return false;
 }
 
 // A second field per level, which sweeps that cannot write in place write into: Chebyshev's steps
@@ -78,7 +49,10 @@ std::size_t device_bytes(const Params& p) {
     if (l + 1 == all.size()) ++fields;                 // the bottom solve's scratch
     values += fields * cells;
   }
-  return values * sizeof(T) + kMaxPartials * sizeof(SumMax) + 8 * sizeof(double);
+  // The reductions' per-plane partials and totals (kernels.cuh) and their results.
+  const auto planes = static_cast<std::size_t>(p.nz);
+  const auto partials = static_cast<std::size_t>(per_plane_partials(p.nx, p.ny)) * planes;
+  return values * sizeof(T) + (partials + planes) * sizeof(SumMax) + 8 * sizeof(double);
 }
 
 template <class T>
@@ -99,7 +73,7 @@ struct DeviceSolver<T>::Impl {
   Stream stream;
   std::vector<LevelData> level;
   DeviceBuffer<T> scratch;  // the bottom solve's
-  DeviceBuffer<SumMax> partials;
+  DeviceBuffer<SumMax> partials, totals;  // the reductions' (kernels.cuh)
   DeviceBuffer<double> results;  // [0, 1]: norms; [2]: a mean
   DeviceBuffer<double2> bottom_steps;
   PinnedBuffer<double> host_norms;
@@ -108,7 +82,7 @@ struct DeviceSolver<T>::Impl {
   int multiprocessors = 0;
   cudaGraphExec_t fmg_graph = nullptr, v_graph = nullptr;
 
-  explicit Impl(const Params& params) : p(params), partials(kMaxPartials), results(4), host_norms(2) {
+  explicit Impl(const Params& params) : p(params), results(4), host_norms(2) {
     p.validate();
     const std::size_t bytes = device_bytes<T>(p);
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -154,6 +128,8 @@ struct DeviceSolver<T>::Impl {
       if (l > 0) d.fmg_b = DeviceBuffer<T>(cells);
     }
     scratch = DeviceBuffer<T>(static_cast<std::size_t>(all.back().cells()));
+    partials = DeviceBuffer<SumMax>(static_cast<std::size_t>(per_plane_partials(p.nx, p.ny) * p.nz));
+    totals = DeviceBuffer<SumMax>(static_cast<std::size_t>(p.nz));
   }
 
   std::size_t bottom() const { return level.size() - 1; }
@@ -319,36 +295,33 @@ struct DeviceSolver<T>::Impl {
     settle(level[top]);
   }
 
+  // planes_finish_kernel's result from level 0's per-plane totals of x (and b).
+  template <Reading kRead>
+  void reduce_fine(const T* x, const T* b, bool mean, double* out) {
+    const LevelData& d = level[0];
+    const int planes = static_cast<int>(d.level.nz);
+    enqueue_plane_totals<kRead>(d.grid, 0, planes, x, b, partials.data(), totals.data(), stream);
+    planes_finish_kernel<><<<1, kCellThreads, 0, stream>>>(
+        totals.data(), planes, mean, static_cast<double>(d.level.cells()), out);
+    PARASOL_CHECK_LAUNCH(stream);
+  }
+
   // The solution's mean to 0 (singular problems), then the residual's norms into host_norms.
   void finish_cycle() {
     LevelData& d = level[0];
     const Level& n = d.level;
-    const dim3 rgrid = partials_grid(n.nx, n.ny, n.nz);
-    const int count = static_cast<int>(rgrid.x * rgrid.y * rgrid.z);
     if (singular(p)) {
-      partials_kernel<Reading::value><<<rgrid, kCellBlock, 0, stream>>>(d.grid, d.u.data(), kNone,
-                                                                         partials.data());
-      PARASOL_CHECK_LAUNCH(stream);
-      finish_kernel<<<1, kCellThreads, 0, stream>>>(partials.data(), count, true,
-                                                     static_cast<double>(n.cells()),
-                                                     results.data() + 2);
-      PARASOL_CHECK_LAUNCH(stream);
+      reduce_fine<Reading::value>(d.u.data(), kNone, true, results.data() + 2);
       subtract_kernel<<<cell_grid(n.nx, n.ny, n.nz), kCellBlock, 0, stream>>>(d.grid, d.u.data(),
                                                                                results.data() + 2);
       PARASOL_CHECK_LAUNCH(stream);
     }
     if (p.variant == Variant::fused) {
-      partials_kernel<Reading::residual><<<rgrid, kCellBlock, 0, stream>>>(
-          d.grid, d.u.data(), d.b.data(), partials.data());
+      reduce_fine<Reading::residual>(d.u.data(), d.b.data(), false, results.data());
     } else {
       enqueue_fine_residual();
-      partials_kernel<Reading::field><<<rgrid, kCellBlock, 0, stream>>>(d.grid, d.r.data(),
-                                                                         kNone, partials.data());
+      reduce_fine<Reading::field>(d.r.data(), kNone, false, results.data());
     }
-    PARASOL_CHECK_LAUNCH(stream);
-    finish_kernel<<<1, kCellThreads, 0, stream>>>(partials.data(), count, false, 0.0,
-                                                   results.data());
-    PARASOL_CHECK_LAUNCH(stream);
     PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream));
   }
@@ -399,14 +372,7 @@ struct DeviceSolver<T>::Impl {
                               stream>>>(d.grid, boundary_terms(p, d.level), b);
       PARASOL_CHECK_LAUNCH(stream);
     }
-    const Level& n = top.level;
-    const dim3 rgrid = partials_grid(n.nx, n.ny, n.nz);
-    partials_kernel<Reading::field><<<rgrid, kCellBlock, 0, stream>>>(top.grid, top.b.data(),
-                                                                       kNone, partials.data());
-    PARASOL_CHECK_LAUNCH(stream);
-    finish_kernel<<<1, kCellThreads, 0, stream>>>(
-        partials.data(), static_cast<int>(rgrid.x * rgrid.y * rgrid.z), false, 0.0, results.data());
-    PARASOL_CHECK_LAUNCH(stream);
+    reduce_fine<Reading::field>(top.b.data(), kNone, false, results.data());
     PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream));
     PARASOL_CUDA(cudaMemsetAsync(top.u.data(), 0, top.u.bytes(), stream));

@@ -14,12 +14,14 @@
 // all computed before any is written, so the result does not depend on the order threads run in,
 // even where an odd periodic axis makes the red-black colouring improper.
 //
-// Residual norms, means and the right-hand side's norms are reduced in double over a fixed grid,
-// per-block partials then one block in index order: the same input gives the same bits, run after
-// run, and the plain and fused variants, which compute every residual by the same function in the
-// same order, give the same bits as each other. The order is a tree, not the gold's planes in
-// order (poisson.hpp), which would leave one thread a plane: the norms agree with the gold's to
-// rounding, and a singular problem's mean, subtracted from u, likewise.
+// Residual norms, means and the right-hand side's norms are reduced in double plane by plane: each
+// plane's total over a grid fixed by nx and ny (per-block partials, then one block in index
+// order), then the planes' totals in plane order by one thread (kernels.cuh). The same input gives
+// the same bits, run after run; the plain and fused variants, which compute every residual by the
+// same function in the same order, give the same bits as each other; and a level cut into slabs
+// of planes among ranks (device_slab.hpp) gives the same bits again, each rank making its planes'
+// totals. The order within a plane is a tree, not the gold's index order (poisson.hpp): the norms
+// agree with the gold's to rounding, and a singular problem's mean, subtracted from u, likewise.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -4,10 +4,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "kernels/error.hpp"
+#include "kernels/launch.hpp"
 #include "kernels/reduce.cuh"
 #include "solvers/poisson/stencil.cuh"
 
@@ -28,6 +31,25 @@ struct SumMaxOp {
     return {a.sum + b.sum, Max{}(a.max, b.max)};  // a NaN anywhere is the max
   }
 };
+
+// The launch grid of a cell kernel over nx x ny x (held) planes, and its block.
+inline dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
+  return grid_for(blocks_to_cover(nx, ny, planes, Shape{kCellX, kCellY, 1}));
+}
+inline const dim3 kCellBlock(kCellX, kCellY, 1);
+
+// Whether a periodic axis of the level has an odd length of 3 or more: red meets red across the
+// wrap, and the in-place red-black kernel would read a neighbour that some threads have updated
+// and others not. The fused pass, which writes into the other field, reads each colour's values
+// from before its half sweep, as the gold does there (poisson.hpp): it smooths such a level in
+// either variant. Semi-coarsening makes such levels (an odd periodic side that stopped halving
+// while others go on); the bottom solve orders its colours by barriers and needs nothing.
+inline bool odd_periodic(const Params& p, const Level& l) {
+  const std::int64_t n[3] = {l.nx, l.ny, l.nz};
+  for (int axis = 0; axis < 3; ++axis)
+    if (p.face(axis, 0).kind == FaceKind::periodic && n[axis] % 2 == 1 && n[axis] >= 3) return true;
+  return false;
+}
 
 // Over a block of kCellThreads threads of any shape; the result is valid in its first thread.
 __device__ inline SumMax block_sum_max(SumMax value) {
@@ -72,8 +94,21 @@ __device__ __forceinline__ T red_black_update(const LevelGrid<T>& g, const T* u,
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     rbgs_kernel(LevelGrid<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
-  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, u, b, i, j, k, at);
+  });
+}
+
+// One colour of a red-black sweep in Jacobi order within the colour: the colour's cells from the
+// values in `from`, a copy of u from before the half sweep, written into u. The fused pass's
+// arithmetic on a level with an odd periodic side (odd_periodic), in two kernels a sweep: what
+// the slabs across ranks run there (device_slab.cu), the fused pass needing its whole level.
+template <class T>
+__global__ void __launch_bounds__(kCellThreads)
+    colour_from_kernel(LevelGrid<T> g, const T* __restrict__ from, T* __restrict__ u,
+                       const T* __restrict__ b, int colour) {
+  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
+    if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, from, b, i, j, k, at);
   });
 }
 
@@ -84,7 +119,7 @@ template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     chebyshev_kernel(LevelGrid<T> g, const T* __restrict__ u, T* __restrict__ previous,
                      const T* __restrict__ b, T c1, T c2, bool first) {
-  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     const T d = diagonal(g, i, j, k);
     const T c = u[at];
     const T momentum = first ? T(0) : c1 * (c - previous[at]);
@@ -259,7 +294,7 @@ template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     residual_kernel(LevelGrid<T> g, const T* __restrict__ u, const T* __restrict__ b,
                     T* __restrict__ r) {
-  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     r[at] = residual_at(g, u, b, i, j, k, at);
   });
 }
@@ -280,7 +315,7 @@ __host__ __device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine,
       for (int di = 0; di < 2; ++di) {
         if (dk >= coarse.rz || dj >= coarse.ry || di >= coarse.rx) continue;
         const int fi = coarse.rx * i + di, fj = coarse.ry * j + dj, fk = coarse.rz * k + dk;
-        sum += child(fi, fj, fk, fi + fine.nx * (fj + static_cast<std::int64_t>(fine.ny) * fk));
+        sum += child(fi, fj, fk, fine.index(fi, fj, fk));
       }
   return sum * T(1.0 / (coarse.rx * coarse.ry * coarse.rz));  // a power of 2: exact
 }
@@ -290,7 +325,7 @@ template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     restrict_kernel(LevelGrid<T> fine, LevelGrid<T> coarse_grid, const T* __restrict__ x,
                     T* __restrict__ coarse) {
-  for_each_cell(coarse_grid.nx, coarse_grid.ny, coarse_grid.nz,
+  for_each_held(coarse_grid,
                 [&](int i, int j, int k, std::int64_t at) {
                   coarse[at] = mean_of_children(fine, coarse_grid, i, j, k,
                                                 [&](int, int, int, std::int64_t f) { return x[f]; });
@@ -302,7 +337,7 @@ template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     residual_restrict_kernel(LevelGrid<T> fine, LevelGrid<T> coarse_grid, const T* __restrict__ u,
                              const T* __restrict__ b, T* __restrict__ coarse) {
-  for_each_cell(coarse_grid.nx, coarse_grid.ny, coarse_grid.nz,
+  for_each_held(coarse_grid,
                 [&](int i, int j, int k, std::int64_t at) {
                   coarse[at] = mean_of_children(
                       fine, coarse_grid, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
@@ -360,11 +395,13 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
                                                int j, int k) {
   const int ci = i / coarse.rx, cj = j / coarse.ry, ck = k / coarse.rz;
   const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
-  // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped).
-  const auto fold = [](int& v, int n, int axis, signed char lo, signed char hi) {
+  // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped by
+  // `period`: the axis's cells, or 0 in z where the level is stored with halo planes, the halo
+  // plane holding the wrap).
+  const auto fold = [](int& v, int n, int period, int axis, signed char lo, signed char hi) {
     if (v < 0) {
       if (lo == kPeriodicGhost) {
-        v += n;
+        v += period;
         return -1;
       }
       v = 0;
@@ -372,7 +409,7 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
     }
     if (v >= n) {
       if (hi == kPeriodicGhost) {
-        v -= n;
+        v -= period;
         return -1;
       }
       v = n - 1;
@@ -380,13 +417,16 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
     }
     return -1;
   };
+  const int z_period = coarse.z_halos ? 0 : coarse.nz;
+  const std::int64_t z_base = coarse.z_halos ? coarse.k0 - 1 : 0;  // the storage's first plane
   // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
   const auto value = [&](int a, int b, int c) {
     int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
-    const int fx = fold(x, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
-    const int fy = fold(y, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
-    const int fz = fold(z, coarse.nz, 2, coarse.lo[2], coarse.hi[2]);
-    double v = static_cast<double>(uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * z)]);
+    const int fx = fold(x, coarse.nx, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
+    const int fy = fold(y, coarse.ny, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
+    const int fz = fold(z, coarse.nz, z_period, 2, coarse.lo[2], coarse.hi[2]);
+    double v = static_cast<double>(
+        uc[x + coarse.nx * (y + static_cast<std::int64_t>(coarse.ny) * (z - z_base))]);
     const auto apply = [&](int face) {
       if (face < 0) return;
       const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
@@ -408,7 +448,7 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
       (coarse.ry == 1 || (cj + sj >= 0 && cj + sj < coarse.ny)) &&
       (coarse.rz == 1 || (ck + sk >= 0 && ck + sk < coarse.nz))) {
     const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
-    const T* base = uc + ci + sy * cj + sz * ck;
+    const T* base = uc + ci + sy * cj + sz * (ck - z_base);
     for (int c = 0; c < 2; ++c)
       for (int b = 0; b < 2; ++b)
         for (int a = 0; a < 2; ++a) {
@@ -432,7 +472,7 @@ template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, PerFace ghost,
                              T* __restrict__ u, const T* __restrict__ uc) {
-  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+  for_each_held(fine, [&](int i, int j, int k, std::int64_t at) {
     u[at] = static_cast<T>(trilinear_at(coarse, ghost, uc, i, j, k));
   });
 }
@@ -444,7 +484,7 @@ __global__ void __launch_bounds__(kCellThreads)
     prolong_correct_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, T* __restrict__ u,
                            const T* __restrict__ e) {
   const PerFace homogeneous{};
-  for_each_cell(fine.nx, fine.ny, fine.nz, [&](int i, int j, int k, std::int64_t at) {
+  for_each_held(fine, [&](int i, int j, int k, std::int64_t at) {
     u[at] += static_cast<T>(trilinear_at(coarse, homogeneous, e, i, j, k));
   });
 }
@@ -468,7 +508,7 @@ __host__ __device__ inline double boundary_term_at(const LevelGrid<T>& g, const 
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     boundary_terms_kernel(LevelGrid<T> g, PerFace term, T* __restrict__ b) {
-  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
+  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     const double add = boundary_term_at(g, term, i, j, k);
     if (add != 0.0) b[at] = static_cast<T>(static_cast<double>(b[at]) + add);
   });
@@ -477,51 +517,137 @@ __global__ void __launch_bounds__(kCellThreads)
 // What a reduction over a level reads per cell.
 enum class Reading { field, residual, value };
 
-// Per-block partials over a level: field: sum of x^2 and max |x|; residual: the same of
-// b - A u; value: the sum of x (for means). The grid is fixed for a level, so the partials, and
-// the one-block pass that adds them in order, give the same bits every time.
-template <Reading kRead, class T>
-__global__ void __launch_bounds__(kCellThreads)
-    partials_kernel(LevelGrid<T> g, const T* __restrict__ x, const T* __restrict__ b,
-                    SumMax* __restrict__ partials) {
-  SumMax acc{0.0, 0.0};
-  for_each_cell(g.nx, g.ny, g.nz, [&](int i, int j, int k, std::int64_t at) {
-    if constexpr (kRead == Reading::value) {
-      acc.sum += static_cast<double>(x[at]);
-    } else {
-      const double v = kRead == Reading::field ? static_cast<double>(x[at])
-                                               : static_cast<double>(residual_at(g, x, b, i, j, k, at));
-      acc.sum += v * v;
-      acc.max = Max{}(acc.max, fabs(v));
-    }
-  });
-  acc = block_sum_max(acc);
-  if (first_thread()) partials[block_rank()] = acc;
+// Reductions over the finest level go plane by plane, so that a level cut into slabs of planes
+// among ranks (device_slab.hpp) gives the one-rank bits: each plane's total is made on the rank
+// that holds it by a grid fixed by nx and ny alone (the same blocks, threads and order on any
+// rank), and the planes' totals are then added in plane order, by one thread on one rank
+// (planes_finish_kernel) or by the host after an all-reduce over zeros (exact) across ranks, in
+// the one function below.
+
+// The per-plane grid over x and y, fixed by the level's nx and ny: at most 4 x 8 blocks a plane,
+// so that a plane of 512^2 gives each thread 32 cells and 512 planes 16,384 blocks: a block's
+// reduction and partial for every few cells would cost more than their reads (not measured yet).
+inline dim3 plane_partials_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
+  const std::int64_t bx = std::min<std::int64_t>((nx + kCellX - 1) / kCellX, 4);
+  const std::int64_t by = std::min<std::int64_t>((ny + kCellY - 1) / kCellY, 8);
+  const std::int64_t bz = std::max<std::int64_t>(1, std::min<std::int64_t>(planes, 65535));
+  return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz));
 }
 
-// out[0] = max, out[1] = sqrt(sum) (norms), or out[0] = sum / cells (a mean), from the partials in
-// index order, on one block of kCellThreads threads.
+// Per plane of planes [first, first + count) of the level (held here), per-block partials
+// (gridDim.x * gridDim.y of them, plane q's at q * gridDim.x * gridDim.y): field: sum of x^2
+// and max |x|; residual: the same of b - A u; value: the sum of x (for means).
+template <Reading kRead, class T>
 __global__ void __launch_bounds__(kCellThreads)
-    finish_kernel(const SumMax* __restrict__ partials, int count, bool mean, double cells,
-                  double* __restrict__ out) {
-  SumMax acc{0.0, 0.0};
-  for (int p = threadIdx.x; p < count; p += kCellThreads) acc = SumMaxOp{}(acc, partials[p]);
-  acc = block_sum_max(acc);
-  if (threadIdx.x == 0) {
-    if (mean) {
-      out[0] = acc.sum / cells;
-    } else {
-      out[0] = acc.max;
-      out[1] = sqrt(acc.sum);
-    }
+    plane_partials_kernel(LevelGrid<T> g, int first, int count, const T* __restrict__ x,
+                          const T* __restrict__ b, SumMax* __restrict__ partials) {
+  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
+  const std::int64_t per_plane = static_cast<std::int64_t>(gridDim.x) * gridDim.y;
+  for (int q = static_cast<int>(blockIdx.z); q < count; q += static_cast<int>(gridDim.z)) {
+    const int k = first + q;
+    SumMax acc{0.0, 0.0};
+    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(g.ny); j += step_y)
+      for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(g.nx);
+           i += step_x) {
+        const std::int64_t at = g.index(static_cast<int>(i), static_cast<int>(j), k);
+        if constexpr (kRead == Reading::value) {
+          acc.sum += static_cast<double>(x[at]);
+        } else {
+          const double v =
+              kRead == Reading::field
+                  ? static_cast<double>(x[at])
+                  : static_cast<double>(residual_at(g, x, b, static_cast<int>(i),
+                                                    static_cast<int>(j), k, at));
+          acc.sum += v * v;
+          acc.max = Max{}(acc.max, fabs(v));
+        }
+      }
+    acc = block_sum_max(acc);
+    if (first_thread()) partials[q * per_plane + blockIdx.x + gridDim.x * blockIdx.y] = acc;
+    __syncthreads();  // block_sum_max's shared words are reused for the next plane
   }
+}
+
+// totals[q] = plane q's partials (per_plane of them) added by one block, in a fixed tree. (A
+// template, as the kernels below, so that each file including this one may hold it.)
+template <int kThreads = kCellThreads>
+__global__ void __launch_bounds__(kThreads)
+    plane_totals_kernel(const SumMax* __restrict__ partials, int per_plane, int count,
+                        SumMax* __restrict__ totals) {
+  const int t = threadIdx.x;
+  for (int q = static_cast<int>(blockIdx.x); q < count; q += static_cast<int>(gridDim.x)) {
+    SumMax acc{0.0, 0.0};
+    for (int p = t; p < per_plane; p += kThreads)
+      acc = SumMaxOp{}(acc, partials[static_cast<std::int64_t>(q) * per_plane + p]);
+    acc = block_sum_max(acc);
+    if (t == 0) totals[q] = acc;
+    __syncthreads();
+  }
+}
+
+// The planes' totals added in plane order onto `acc` (from {0, 0}): the one sum of the device and
+// the host, which may take the planes in consecutive runs.
+__host__ __device__ inline SumMax sum_planes(SumMax acc, const SumMax* totals, int count) {
+  for (int q = 0; q < count; ++q) {
+    acc.sum = acc.sum + totals[q].sum;
+    acc.max = Max{}(acc.max, totals[q].max);
+  }
+  return acc;
+}
+
+// out[0] = max, out[1] = sqrt(sum) (norms), or out[0] = sum / cells (a mean), of a sum of planes.
+__host__ __device__ inline void finish_sum(const SumMax& acc, bool mean, double cells, double* out) {
+  if (mean) {
+    out[0] = acc.sum / cells;
+  } else {
+    out[0] = acc.max;
+    out[1] = sqrt(acc.sum);
+  }
+}
+
+// finish_sum of sum_planes over every plane of the level on this device, on one block: the block
+// loads runs of the totals into shared memory together, and one thread adds them in order (a
+// thread alone would wait on each load from memory in turn).
+inline constexpr int kFinishRun = 512;
+template <int kThreads = kCellThreads>
+__global__ void __launch_bounds__(kThreads)
+    planes_finish_kernel(const SumMax* __restrict__ totals, int count, bool mean, double cells,
+                         double* __restrict__ out) {
+  __shared__ SumMax run[kFinishRun];
+  SumMax acc{0.0, 0.0};
+  for (int first = 0; first < count; first += kFinishRun) {
+    const int n = min(kFinishRun, count - first);
+    for (int q = threadIdx.x; q < n; q += kThreads) run[q] = totals[first + q];
+    __syncthreads();
+    if (threadIdx.x == 0) acc = sum_planes(acc, run, n);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) finish_sum(acc, mean, cells, out);
+}
+
+// A reduction over planes [first, first + count) of a level into `totals` (count of them),
+// enqueued: `partials` holds per_plane_partials(g) * count values.
+inline std::int64_t per_plane_partials(std::int64_t nx, std::int64_t ny) {
+  const dim3 grid = plane_partials_grid(nx, ny, 1);
+  return static_cast<std::int64_t>(grid.x) * grid.y;
+}
+template <Reading kRead, class T>
+void enqueue_plane_totals(const LevelGrid<T>& g, int first, int count, const T* x, const T* b,
+                          SumMax* partials, SumMax* totals, cudaStream_t stream) {
+  const dim3 grid = plane_partials_grid(g.nx, g.ny, count);
+  plane_partials_kernel<kRead><<<grid, dim3(kCellX, kCellY, 1), 0, stream>>>(g, first, count, x,
+                                                                              b, partials);
+  PARASOL_CHECK_LAUNCH(stream);
+  plane_totals_kernel<><<<static_cast<unsigned>(std::min(count, 65535)), kCellThreads, 0, stream>>>(
+      partials, static_cast<int>(grid.x * grid.y), count, totals);
+  PARASOL_CHECK_LAUNCH(stream);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kCellThreads)
     subtract_kernel(LevelGrid<T> g, T* __restrict__ u, const double* __restrict__ mean) {
   const T m = static_cast<T>(*mean);
-  for_each_cell(g.nx, g.ny, g.nz, [&](int, int, int, std::int64_t at) { u[at] -= m; });
+  for_each_held(g, [&](int, int, int, std::int64_t at) { u[at] -= m; });
 }
 
 // How the bottom level is solved: `sweeps` smoother sweeps, from u = 0 or from the u there; for a

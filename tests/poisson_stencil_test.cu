@@ -204,12 +204,8 @@ std::vector<double> slab_of(const Level& l, const std::vector<double>& whole, in
   return slab;
 }
 
-LevelGrid<double> slab_grid(const Params& p, const Level& l, int k0, int k1) {
-  LevelGrid<double> g = grid_of<double>(p, l);
-  g.k0 = k0;
-  g.planes = k1 - k0;
-  g.z_halos = true;
-  return g;
+SlabGrid<double> slab_grid(const Params& p, const Level& l, int k0, int k1) {
+  return SlabGrid<double>(grid_of<double>(p, l), k0, k1 - k0, true);
 }
 
 // The operator, the restriction and both prolongations on each rank's slab of a level and of the
@@ -249,7 +245,7 @@ TEST(PoissonStencil, SlabsWithHaloPlanesGiveTheWholeLevelsValues) {
           const std::string where = "hz " + std::to_string(hz) + ", z " +
                                     std::string(name(zf[0].kind)) + ", planes [" +
                                     std::to_string(k0) + ", " + std::to_string(k1) + ")";
-          const LevelGrid<double> sf = slab_grid(p, fine, k0, k1), sc = slab_grid(p, coarse, c0, c1);
+          const SlabGrid<double> sf = slab_grid(p, fine, k0, k1), sc = slab_grid(p, coarse, c0, c1);
           const std::vector<double> vf = slab_of(fine, uf, k0, k1, periodic);
           const std::vector<double> vc = slab_of(coarse, uc, c0, c1, periodic);
           for (int k = k0; k < k1; ++k)

@@ -189,12 +189,14 @@ TEST_F(PoissonRanksGpu, DirichletAndNeumannZFacesAndTwoCutLevelsGiveTheOneRankGp
   // 128 x 64 x 40: two cut levels, blocks of four planes cut 4 + 3 + 3 (uneven).
   for (const char* smoother : {"rbgs", "chebyshev"}) {
     SCOPED_TRACE(smoother);
-    const std::string extra = "[source]\nkind = \"gaussian\"\n[method]\nvariant = \"plain\"\n"
-                              "smoother = \"" + std::string(smoother) +
-                              "\"\n[iteration]\nmax_cycles = 3\n";
-    expect_one_rank_gpu_bits<double>(problem(128, 64, 40, walls, extra), {2, 3});
-    expect_one_rank_gpu_bits<float>(
-        problem(128, 64, 40, walls, extra + "[method]\nprecision = \"float\"\n"), {3});
+    // One [method] table a file: the precision goes in it, not in a second one.
+    const auto extra = [&](const std::string& precision) {
+      return "[source]\nkind = \"gaussian\"\n[method]\nvariant = \"plain\"\nsmoother = \"" +
+             std::string(smoother) + "\"\nprecision = \"" + precision +
+             "\"\n[iteration]\nmax_cycles = 3\n";
+    };
+    expect_one_rank_gpu_bits<double>(problem(128, 64, 40, walls, extra("double")), {2, 3});
+    expect_one_rank_gpu_bits<float>(problem(128, 64, 40, walls, extra("float")), {3});
   }
 }
 

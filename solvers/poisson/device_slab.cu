@@ -36,7 +36,7 @@ struct Planes {
 template <class T>
 struct SlabLevel {
   Level level;
-  LevelGrid<T> grid;  // the planes held here
+  SlabGrid<T> grid;  // the planes held here
   bool cut = false;   // cut among the ranks, with halo planes; else whole on every rank
   // u is in `u`, or in `previous` after an odd number of Chebyshev steps (device.cu's rule).
   DeviceBuffer<T> u, b, r, previous, fmg_b;
@@ -214,11 +214,9 @@ class SlabMultigrid {
       SlabLevel<T>& d = level_[l];
       d.level = all_[l];
       d.cut = cut(l);
-      d.grid = grid_of<T>(p_, all_[l]);
       const Planes h = held(l, rank_);
-      d.grid.k0 = static_cast<int>(h.begin);
-      d.grid.planes = static_cast<int>(h.count());
-      d.grid.z_halos = d.cut;
+      d.grid = SlabGrid<T>(grid_of<T>(p_, all_[l]), static_cast<int>(h.begin),
+                           static_cast<int>(h.count()), d.cut);
       const std::size_t n = d.stored();
       d.u = DeviceBuffer<T>(n);
       d.b = DeviceBuffer<T>(n);
@@ -354,10 +352,10 @@ class SlabMultigrid {
   void restrict_into(std::size_t l, const T* fine, T* coarse) {
     const SlabLevel<T>& f = level_[l];
     const SlabLevel<T>& c = level_[l + 1];
-    LevelGrid<T> from = f.grid;
+    SlabGrid<T> from = f.grid;
     if (f.cut && !c.cut) {
       gather(l, fine);
-      from = grid_of<T>(p_, f.level);
+      from = SlabGrid<T>(grid_of<T>(p_, f.level), 0, static_cast<int>(f.level.nz), false);
       fine = gathered_.data();
     }
     restrict_kernel<<<grid_of_cells(c), kCellBlock, 0, stream_>>>(from, c.grid, fine, coarse);
@@ -421,8 +419,9 @@ class SlabMultigrid {
     plan.steps = bottom_steps_.data();
     const std::size_t shared = 4 * static_cast<std::size_t>(d.level.cells()) * sizeof(T);
     plan.in_shared = shared <= kBottomSharedLimit;
+    // The bottom level is whole on every rank: its grid is the one-rank one.
     bottom_kernel<<<1, kBottomThreads, plan.in_shared ? shared : 0, stream_>>>(
-        d.grid, d.u.data(), d.previous.data(), b, scratch_.data(), plan);
+        static_cast<const LevelGrid<T>&>(d.grid), d.u.data(), d.previous.data(), b, scratch_.data(), plan);
     PARASOL_CHECK_LAUNCH(stream_);
   }
 

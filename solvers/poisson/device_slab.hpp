@@ -4,7 +4,7 @@
 //
 // What runs: levels 0 .. m − 1 are cut among the ranks, m being slab_cut's cut levels but never
 // the coarsest, each rank holding its planes of every field with one halo plane below and one
-// above (LevelGrid::z_halos). Before every stencil application (a colour or Chebyshev step, the
+// above (SlabGrid::z_halos). Before every stencil application (a colour or Chebyshev step, the
 // residual, a prolongation reading the coarse level) the halo planes are exchanged through
 // comm/, staged through the host; past a periodic z face the first and the last rank swap the
 // wrap. Restriction and prolongation stay on the rank: the cut is made in blocks of planes that

@@ -74,16 +74,16 @@ __device__ inline std::int64_t block_rank() {
 }
 
 // r = b - A u at a cell: the one residual every kernel uses.
-template <class T>
-__device__ __forceinline__ T residual_at(const LevelGrid<T>& g, const T* u, const T* b, int i,
+template <class T, template <class> class G>
+__device__ __forceinline__ T residual_at(const G<T>& g, const T* u, const T* b, int i,
                                          int j, int k, std::int64_t at) {
   return b[at] - apply_operator(g, u, i, j, k, at);
 }
 
 // A red-black update of one cell from the values in u: u + (b - A u) / diag, or u where the
 // diagonal is 0. Both variants' sweeps and the fused sweep's recomputed cells call it.
-template <class T>
-__device__ __forceinline__ T red_black_update(const LevelGrid<T>& g, const T* u, const T* b, int i,
+template <class T, template <class> class G>
+__device__ __forceinline__ T red_black_update(const G<T>& g, const T* u, const T* b, int i,
                                               int j, int k, std::int64_t at) {
   const T d = diagonal(g, i, j, k);
   return d != T(0) ? u[at] + residual_at(g, u, b, i, j, k, at) / d : u[at];
@@ -91,9 +91,9 @@ __device__ __forceinline__ T red_black_update(const LevelGrid<T>& g, const T* u,
 
 // One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
 // cell's update reads, are not written. Only on levels whose periodic axes are even.
-template <class T>
+template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    rbgs_kernel(LevelGrid<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
+    rbgs_kernel(G<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, u, b, i, j, k, at);
   });
@@ -103,9 +103,9 @@ __global__ void __launch_bounds__(kCellThreads)
 // values in `from`, a copy of u from before the half sweep, written into u. The fused pass's
 // arithmetic on a level with an odd periodic side (odd_periodic), in two kernels a sweep: what
 // the slabs across ranks run there (device_slab.cu), the fused pass needing its whole level.
-template <class T>
+template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    colour_from_kernel(LevelGrid<T> g, const T* __restrict__ from, T* __restrict__ u,
+    colour_from_kernel(G<T> g, const T* __restrict__ from, T* __restrict__ u,
                        const T* __restrict__ b, int colour) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, from, b, i, j, k, at);
@@ -115,9 +115,9 @@ __global__ void __launch_bounds__(kCellThreads)
 // One Chebyshev step, Jacobi order: next = u + c1 (u - previous) + c2 D^-1 (b - A u), written over
 // `previous` (each cell reads only its own previous value). The first step of a smoothing has no
 // previous iterate and does not read it.
-template <class T>
+template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    chebyshev_kernel(LevelGrid<T> g, const T* __restrict__ u, T* __restrict__ previous,
+    chebyshev_kernel(G<T> g, const T* __restrict__ u, T* __restrict__ previous,
                      const T* __restrict__ b, T c1, T c2, bool first) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     const T d = diagonal(g, i, j, k);
@@ -290,9 +290,9 @@ __global__ void __launch_bounds__(kFusedX* kFusedY)
       }
 }
 
-template <class T>
+template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    residual_kernel(LevelGrid<T> g, const T* __restrict__ u, const T* __restrict__ b,
+    residual_kernel(G<T> g, const T* __restrict__ u, const T* __restrict__ b,
                     T* __restrict__ r) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     r[at] = residual_at(g, u, b, i, j, k, at);
@@ -302,9 +302,8 @@ __global__ void __launch_bounds__(kCellThreads)
 // The mean of a coarse cell's children (2 per halved axis, 1 per other: the coarse level's
 // ratios), summed z, y, x in order: `child(at)` gives a fine value, so restriction of a field and
 // of a residual computed on the fly add the same numbers in the same order, the gold's.
-template <class T, class Child>
-__host__ __device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine,
-                                                       const LevelGrid<T>& coarse, int i, int j,
+template <class T, template <class> class F, template <class> class C, class Child>
+__host__ __device__ __forceinline__ T mean_of_children(const F<T>& fine, const C<T>& coarse, int i, int j,
                                                        int k, Child&& child) {
   T sum = T(0);
   // Over 2 with the ratio as a guard, not a loop bound: constant trip counts, so the compiler
@@ -321,9 +320,9 @@ __host__ __device__ __forceinline__ T mean_of_children(const LevelGrid<T>& fine,
 }
 
 // coarse = R fine (plain: a field, the residual or a source).
-template <class T>
+template <class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
-    restrict_kernel(LevelGrid<T> fine, LevelGrid<T> coarse_grid, const T* __restrict__ x,
+    restrict_kernel(F<T> fine, C<T> coarse_grid, const T* __restrict__ x,
                     T* __restrict__ coarse) {
   for_each_held(coarse_grid,
                 [&](int i, int j, int k, std::int64_t at) {
@@ -333,9 +332,9 @@ __global__ void __launch_bounds__(kCellThreads)
 }
 
 // coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
-template <class T>
+template <class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
-    residual_restrict_kernel(LevelGrid<T> fine, LevelGrid<T> coarse_grid, const T* __restrict__ u,
+    residual_restrict_kernel(F<T> fine, C<T> coarse_grid, const T* __restrict__ u,
                              const T* __restrict__ b, T* __restrict__ coarse) {
   for_each_held(coarse_grid,
                 [&](int i, int j, int k, std::int64_t at) {
@@ -389,8 +388,8 @@ inline PerFace ghost_data(const Params& p, const Level& level) {
 // ghost with the boundary data; along an axis the coarse level did not halve, the parent alone.
 // Past two or three faces (a corner) the rules apply z first, then y, then x, as the gold
 // resolves them; in double, as the gold computes.
-template <class T>
-__host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
+template <class T, template <class> class G>
+__host__ __device__ inline double trilinear_at(const G<T>& coarse,
                                                const PerFace& ghost, const T* uc, int i,
                                                int j, int k) {
   const int ci = i / coarse.rx, cj = j / coarse.ry, ck = k / coarse.rz;
@@ -417,8 +416,14 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
     }
     return -1;
   };
-  const int z_period = coarse.z_halos ? 0 : coarse.nz;
-  const std::int64_t z_base = coarse.z_halos ? coarse.k0 - 1 : 0;  // the storage's first plane
+  int z_period = coarse.nz;
+  std::int64_t z_base = 0;  // the storage's first plane
+  if constexpr (G<T>::kSlab) {
+    if (coarse.z_halos) {
+      z_period = 0;
+      z_base = coarse.k0 - 1;
+    }
+  }
   // The coarse value at (ci + a si, cj + b sj, ck + c sk), a, b, c in {0, 1}.
   const auto value = [&](int a, int b, int c) {
     int x = ci + a * si, y = cj + b * sj, z = ck + c * sk;
@@ -468,9 +473,9 @@ __host__ __device__ inline double trilinear_at(const LevelGrid<T>& coarse,
 }
 
 // u_fine = P u_coarse, trilinear (FMG), rounded once to T.
-template <class T>
+template <class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
-    prolong_trilinear_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, PerFace ghost,
+    prolong_trilinear_kernel(F<T> fine, C<T> coarse, PerFace ghost,
                              T* __restrict__ u, const T* __restrict__ uc) {
   for_each_held(fine, [&](int i, int j, int k, std::int64_t at) {
     u[at] = static_cast<T>(trilinear_at(coarse, ghost, uc, i, j, k));
@@ -479,9 +484,9 @@ __global__ void __launch_bounds__(kCellThreads)
 
 // u += P e, trilinear as FMG's with homogeneous ghosts (the correction's boundary data are 0),
 // in double, rounded once to T and added: the gold's arithmetic.
-template <class T>
+template <class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
-    prolong_correct_kernel(LevelGrid<T> fine, LevelGrid<T> coarse, T* __restrict__ u,
+    prolong_correct_kernel(F<T> fine, C<T> coarse, T* __restrict__ u,
                            const T* __restrict__ e) {
   const PerFace homogeneous{};
   for_each_held(fine, [&](int i, int j, int k, std::int64_t at) {
@@ -505,9 +510,9 @@ __host__ __device__ inline double boundary_term_at(const LevelGrid<T>& g, const 
 }
 
 // b += its boundary terms, in double, rounded once.
-template <class T>
+template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    boundary_terms_kernel(LevelGrid<T> g, PerFace term, T* __restrict__ b) {
+    boundary_terms_kernel(G<T> g, PerFace term, T* __restrict__ b) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     const double add = boundary_term_at(g, term, i, j, k);
     if (add != 0.0) b[at] = static_cast<T>(static_cast<double>(b[at]) + add);
@@ -537,9 +542,9 @@ inline dim3 plane_partials_grid(std::int64_t nx, std::int64_t ny, std::int64_t p
 // Per plane of planes [first, first + count) of the level (held here), per-block partials
 // (gridDim.x * gridDim.y of them, plane q's at q * gridDim.x * gridDim.y): field: sum of x^2
 // and max |x|; residual: the same of b - A u; value: the sum of x (for means).
-template <Reading kRead, class T>
+template <Reading kRead, class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    plane_partials_kernel(LevelGrid<T> g, int first, int count, const T* __restrict__ x,
+    plane_partials_kernel(G<T> g, int first, int count, const T* __restrict__ x,
                           const T* __restrict__ b, SumMax* __restrict__ partials) {
   const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
   const std::int64_t per_plane = static_cast<std::int64_t>(gridDim.x) * gridDim.y;
@@ -631,8 +636,8 @@ inline std::int64_t per_plane_partials(std::int64_t nx, std::int64_t ny) {
   const dim3 grid = plane_partials_grid(nx, ny, 1);
   return static_cast<std::int64_t>(grid.x) * grid.y;
 }
-template <Reading kRead, class T>
-void enqueue_plane_totals(const LevelGrid<T>& g, int first, int count, const T* x, const T* b,
+template <Reading kRead, class T, template <class> class G>
+void enqueue_plane_totals(const G<T>& g, int first, int count, const T* x, const T* b,
                           SumMax* partials, SumMax* totals, cudaStream_t stream) {
   const dim3 grid = plane_partials_grid(g.nx, g.ny, count);
   plane_partials_kernel<kRead><<<grid, dim3(kCellX, kCellY, 1), 0, stream>>>(g, first, count, x,
@@ -643,9 +648,9 @@ void enqueue_plane_totals(const LevelGrid<T>& g, int first, int count, const T* 
   PARASOL_CHECK_LAUNCH(stream);
 }
 
-template <class T>
+template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
-    subtract_kernel(LevelGrid<T> g, T* __restrict__ u, const double* __restrict__ mean) {
+    subtract_kernel(G<T> g, T* __restrict__ u, const double* __restrict__ mean) {
   const T m = static_cast<T>(*mean);
   for_each_held(g, [&](int, int, int, std::int64_t at) { u[at] -= m; });
 }

@@ -28,24 +28,44 @@ struct LevelGrid {
   T alpha = 0;
   signed char lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // ghost factors: x_min, y_min, z_min; x_max...
   int rx = 1, ry = 1, rz = 1;  // Level's: the finer level's cells under a cell, per axis (1 or 2)
-  // The planes held here: [k0, k0 + planes) of the level's nz, the whole level on one rank. Across
-  // ranks (device_slab.hpp) a cut level is stored with one halo plane below and one above
-  // (z_halos): the neighbouring ranks' planes, or beyond a periodic z face the plane at the
-  // other end, so that a z-neighbour is always the next plane in memory. Kernels take i, j and k
-  // as indices of the whole level (colours, faces and diagonals are the one-rank ones) and
-  // address the storage through index().
-  int k0 = 0, planes = 0;
-  bool z_halos = false;
+  static constexpr bool kSlab = false;  // a whole level (SlabGrid: planes of one)
 
   __host__ __device__ std::int64_t cells() const {
     return static_cast<std::int64_t>(nx) * ny * nz;
   }
   __host__ __device__ std::int64_t sy() const { return nx; }
   __host__ __device__ std::int64_t sz() const { return static_cast<std::int64_t>(nx) * ny; }
-  // The storage index of cell (i, j, k), k a plane of the whole level (k0 - 1 to k0 + planes
-  // where z_halos): i + nx (j + ny k) on a whole level.
+  // The storage index of cell (i, j, k).
   __host__ __device__ std::int64_t index(int i, int j, int k) const {
-    return i + sy() * j + sz() * (k - (z_halos ? k0 - 1 : 0));
+    return i + nx * (j + static_cast<std::int64_t>(ny) * k);
+  }
+};
+
+// A level as one rank holds it across ranks (device_slab.hpp): planes [k0, k0 + planes) of the
+// level's nz. A cut level is stored with one halo plane below and one above (z_halos): the
+// neighbouring ranks' planes, or beyond a periodic z face the plane at the other end, so that a
+// z-neighbour is always the next plane in memory. Kernels take i, j and k as indices of the whole
+// level (colours, faces and diagonals are the one-rank ones) and address the storage through
+// index(). A type of its own, the kernels templates over the grid, so that a whole level's
+// kernels (LevelGrid) compile to the code they had before slabs, instruction for instruction on
+// sm_90: with the slab's fields and branches in LevelGrid every one-rank kernel had grown (the
+// fused red-black pass in float 1,152 -> 1,200 instructions, 48 -> 64 bytes of stack), and the
+// one-rank fused V(2,2) at 512^3 on an H200 had gone from 14.5 to 22.3 ms.
+template <class T>
+struct SlabGrid : LevelGrid<T> {
+  int k0 = 0, planes = 0;
+  bool z_halos = false;
+  static constexpr bool kSlab = true;
+
+  SlabGrid() = default;
+  // The whole level `g`, planes [k0, k0 + planes) of it held, stored with halos or not.
+  SlabGrid(const LevelGrid<T>& g, int first, int count, bool halos)
+      : LevelGrid<T>(g), k0(first), planes(count), z_halos(halos) {}
+
+  // The storage index of cell (i, j, k), k a plane of the whole level (k0 - 1 to k0 + planes
+  // where z_halos).
+  __host__ __device__ std::int64_t index(int i, int j, int k) const {
+    return i + this->sy() * j + this->sz() * (k - (z_halos ? k0 - 1 : 0));
   }
 };
 
@@ -72,7 +92,6 @@ LevelGrid<T> grid_of(const Params& p, const Level& level) {
   g.rx = level.rx;
   g.ry = level.ry;
   g.rz = level.rz;
-  g.planes = g.nz;
   for (int axis = 0; axis < 3; ++axis) {
     g.lo[axis] = ghost_factor(p.face(axis, 0).kind);
     g.hi[axis] = ghost_factor(p.face(axis, 1).kind);
@@ -117,35 +136,50 @@ __host__ __device__ __forceinline__ T apply_values(const LevelGrid<T>& g, T c, T
   return g.alpha * c + g.cx * x + g.cy * y + g.cz * z;
 }
 
-// The z-neighbours: below() and above() along z, where past a periodic face the neighbour is
-// the plane at the other end of the level, or on a slab stored with halo planes
-// (LevelGrid::z_halos) the halo plane next to it, which holds that plane. One select in the
-// periodic branch alone, so that a whole level's kernels keep their code.
-template <class T>
-__host__ __device__ __forceinline__ T below_z(const LevelGrid<T>& g, const T* u, std::int64_t at,
-                                              int k, T centre) {
-  if (k > 0) return u[at - g.sz()];
-  if (g.lo[2] == kPeriodicGhost) return u[at + (g.z_halos ? -1 : g.nz - 1) * g.sz()];
-  return T(g.lo[2]) * centre;
+// The z-neighbours: below() and above() along z on a whole level; on a slab stored with halo
+// planes (SlabGrid::z_halos) past a periodic face the halo plane next to it, which holds the
+// plane at the other end.
+template <class T, template <class> class G>
+__host__ __device__ __forceinline__ T below_z(const G<T>& g, const T* u, std::int64_t at, int k,
+                                              T centre) {
+  if constexpr (G<T>::kSlab) {
+    if (k > 0) return u[at - g.sz()];
+    if (g.lo[2] == kPeriodicGhost) return u[at + (g.z_halos ? -1 : g.nz - 1) * g.sz()];
+    return T(g.lo[2]) * centre;
+  } else {
+    return below(u, at, k, g.nz, g.sz(), g.lo[2], centre);
+  }
 }
-template <class T>
-__host__ __device__ __forceinline__ T above_z(const LevelGrid<T>& g, const T* u, std::int64_t at,
-                                              int k, T centre) {
-  if (k < g.nz - 1) return u[at + g.sz()];
-  if (g.hi[2] == kPeriodicGhost) return u[at + (g.z_halos ? 1 : -(g.nz - 1)) * g.sz()];
-  return T(g.hi[2]) * centre;
+template <class T, template <class> class G>
+__host__ __device__ __forceinline__ T above_z(const G<T>& g, const T* u, std::int64_t at, int k,
+                                              T centre) {
+  if constexpr (G<T>::kSlab) {
+    if (k < g.nz - 1) return u[at + g.sz()];
+    if (g.hi[2] == kPeriodicGhost) return u[at + (g.z_halos ? 1 : -(g.nz - 1)) * g.sz()];
+    return T(g.hi[2]) * centre;
+  } else {
+    return above(u, at, k, g.nz, g.sz(), g.hi[2], centre);
+  }
 }
 
 // A u at cell (i, j, k), index `at`, its neighbours read from u.
-template <class T>
-__host__ __device__ __forceinline__ T apply_operator(const LevelGrid<T>& g, const T* u, int i, int j,
+template <class T, template <class> class G>
+__host__ __device__ __forceinline__ T apply_operator(const G<T>& g, const T* u, int i, int j,
                                                      int k, std::int64_t at) {
   const T c = u[at];
-  const std::int64_t sy = g.sy();
-  return apply_values(g, c, below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], c),
-                      above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], c),
-                      below(u, at, j, g.ny, sy, g.lo[1], c), above(u, at, j, g.ny, sy, g.hi[1], c),
-                      below_z(g, u, at, k, c), above_z(g, u, at, k, c));
+  const std::int64_t sy = g.sy(), sz = g.sz();
+  if constexpr (G<T>::kSlab) {
+    return apply_values(g, c, below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], c),
+                        above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], c),
+                        below(u, at, j, g.ny, sy, g.lo[1], c),
+                        above(u, at, j, g.ny, sy, g.hi[1], c), below_z(g, u, at, k, c),
+                        above_z(g, u, at, k, c));
+  } else {
+    return apply_values(g, c, below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], c),
+                        above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], c),
+                        below(u, at, j, g.ny, sy, g.lo[1], c), above(u, at, j, g.ny, sy, g.hi[1], c),
+                        below(u, at, k, g.nz, sz, g.lo[2], c), above(u, at, k, g.nz, sz, g.hi[2], c));
+  }
 }
 
 // The diagonal of A at cell (i, j, k): alpha + sum over axes of (2 - self weights) / h^2. Zero
@@ -175,11 +209,14 @@ __device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& bod
              i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k));
 }
 
-// Every cell of the planes a level's grid holds once (the whole level on one rank), as
-// for_each_cell: body(i, j, k, at) with k the plane of the whole level and `at` the storage index.
-// On a whole level the cells, their order and their indices are for_each_cell's.
+// Every cell of the planes a level's grid holds once, as for_each_cell: body(i, j, k, at) with k
+// the plane of the whole level and `at` the storage index. A whole level's is for_each_cell.
 template <class T, class Body>
 __device__ __forceinline__ void for_each_held(const LevelGrid<T>& g, Body&& body) {
+  for_each_cell(g.nx, g.ny, g.nz, body);
+}
+template <class T, class Body>
+__device__ __forceinline__ void for_each_held(const SlabGrid<T>& g, Body&& body) {
   const int skip = g.z_halos ? 1 : 0;
   for_each_cell(g.nx, g.ny, g.planes, [&](int i, int j, int k, std::int64_t at) {
     body(i, j, k + g.k0, at + skip * g.sz());

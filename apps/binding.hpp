@@ -28,6 +28,7 @@
 #include "kernels/declaration.hpp"
 #include "kernels/kernel_log.hpp"
 #include "kernels/phase_timer.hpp"
+#include "kernels/printable.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "kernels/sweep_row.hpp"
 #include "kernels/timed_runs.hpp"
@@ -38,14 +39,7 @@ namespace parasol::app {
 // rank 0 speaks.
 void say(const std::string& text);
 
-// What printf makes of `args` by `format`, however long.
-template <class... Args>
-std::string formatted(const char* format, Args... args) {
-  const int length = std::snprintf(nullptr, 0, format, args...);
-  std::string text(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
-  std::snprintf(text.data(), text.size() + 1, format, args...);
-  return text;
-}
+using parasol::formatted;  // kernels/printable.hpp
 
 // A text file written beside the result and committed with it (XDMF, OpenDX).
 struct Sidecar {

@@ -1,8 +1,10 @@
-// Text a message quotes (a path, a key, a value), made safe to print on the message's one line.
-// Defined in error.cpp: InputError passes its file and key through it.
+// Text a message quotes (a path, a key, a value), made safe to print on the message's one line
+// (defined in error.cpp: InputError passes its file and key through it); and printf's text as a
+// std::string.
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -14,5 +16,14 @@ namespace parasol {
 // through here; InputError does so for its file and key.
 std::string printable(std::string_view text, std::size_t most = std::string_view::npos);
 inline constexpr std::size_t kQuotedMost = 80;  // keys and values; a path is shown whole
+
+// What printf makes of `args` by `format`, however long.
+template <class... Args>
+std::string formatted(const char* format, Args... args) {
+  const int length = std::snprintf(nullptr, 0, format, args...);
+  std::string text(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
+  std::snprintf(text.data(), text.size() + 1, format, args...);
+  return text;
+}
 
 }  // namespace parasol

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/printable.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/error.hpp"
 #include "kernels/host_memory.hpp"
@@ -165,19 +166,6 @@ template std::vector<double> solve_gold<float>(const Series<float>&, const Progr
                                                std::int64_t);
 template std::vector<double> solve_gold<double>(const Series<double>&, const ProgressCallback&,
                                                 std::int64_t);
-
-namespace {
-
-// What printf makes of `args` by `format`.
-template <class... Args>
-std::string formatted(const char* format, Args... args) {
-  const int length = std::snprintf(nullptr, 0, format, args...);
-  std::string text(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
-  std::snprintf(text.data(), text.size() + 1, format, args...);
-  return text;
-}
-
-}  // namespace
 
 template <class T>
 std::string describe(const Params& p, const Series<T>& series) {

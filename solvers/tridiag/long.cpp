@@ -256,17 +256,28 @@ LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part) {
   return result;
 }
 
+namespace {
+
+// Rows [mine.begin, mine.end) of every system of a whole batch's gold (systems x n, contiguous).
+std::vector<double> rows_of(const std::vector<double>& gold, std::int64_t systems, std::int64_t n,
+                            const comm::Slab& mine) {
+  std::vector<double> rows;
+  rows.reserve(static_cast<std::size_t>(systems * mine.count()));
+  for (std::int64_t s = 0; s < systems; ++s) {
+    const auto from = gold.begin() + static_cast<std::ptrdiff_t>(s * n + mine.begin);
+    rows.insert(rows.end(), from, from + static_cast<std::ptrdiff_t>(mine.count()));
+  }
+  return rows;
+}
+
+}  // namespace
+
 template <class T>
 Agreement long_agreement(comm::Context& context, const Batch<T>& whole, const std::vector<T>& x,
                          const comm::Slab& mine) {
   const std::vector<double> gold = solve_gold(whole);
   const Dims& dims = whole.dims;
-  std::vector<double> mine_of_gold;
-  mine_of_gold.reserve(x.size());
-  for (std::int64_t s = 0; s < dims.systems; ++s) {
-    const auto from = gold.begin() + static_cast<std::ptrdiff_t>(s * dims.n + mine.begin);
-    mine_of_gold.insert(mine_of_gold.end(), from, from + static_cast<std::ptrdiff_t>(mine.count()));
-  }
+  const std::vector<double> mine_of_gold = rows_of(gold, dims.systems, dims.n, mine);
   const FieldDifference d = comm::over_ranks(context, compare(x, mine_of_gold), x.size(),
                                              static_cast<std::uint64_t>(dims.size()));
   const double scale = comm::max_over_ranks(context, max_magnitude(mine_of_gold));
@@ -278,12 +289,7 @@ Agreement long_agreement(comm::Context& context, const KindBatch<T>& whole,
                          const std::vector<T>& x, const comm::Slab& mine) {
   const std::vector<double> gold = solve_kind_gold(whole);
   const KindDims& dims = whole.dims;
-  std::vector<double> mine_of_gold;
-  mine_of_gold.reserve(x.size());
-  for (std::int64_t s = 0; s < dims.systems; ++s) {
-    const auto from = gold.begin() + static_cast<std::ptrdiff_t>(s * dims.n + mine.begin);
-    mine_of_gold.insert(mine_of_gold.end(), from, from + static_cast<std::ptrdiff_t>(mine.count()));
-  }
+  const std::vector<double> mine_of_gold = rows_of(gold, dims.systems, dims.n, mine);
   const FieldDifference d = comm::over_ranks(context, compare(x, mine_of_gold), x.size(),
                                              static_cast<std::uint64_t>(dims.n * dims.systems));
   const double scale = comm::max_over_ranks(context, max_magnitude(mine_of_gold));

@@ -232,8 +232,12 @@ struct DeviceSolver<T>::Impl {
     LevelData& coarse = level[l + 1];
     const Level& c = coarse.level;
     if (p.variant == Variant::fused) {
-      residual_restrict_kernel<<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(
-          fine.grid, coarse.grid, fine.current(), b, coarse.b.data());
+      with_halving(coarse.grid, [&](auto halves) {
+        residual_restrict_kernel<decltype(halves)::value>
+            <<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(fine.grid, coarse.grid,
+                                                                    fine.current(), b,
+                                                                    coarse.b.data());
+      });
       PARASOL_CHECK_LAUNCH(stream);
       return;
     }
@@ -245,8 +249,11 @@ struct DeviceSolver<T>::Impl {
 
   void restrict_field(std::size_t l, const T* fine, T* coarse) {
     const LevelData& c = level[l + 1];
-    restrict_kernel<<<cell_grid(c.level.nx, c.level.ny, c.level.nz), kCellBlock, 0, stream>>>(
-        level[l].grid, c.grid, fine, coarse);
+    with_halving(c.grid, [&](auto halves) {
+      restrict_kernel<decltype(halves)::value>
+          <<<cell_grid(c.level.nx, c.level.ny, c.level.nz), kCellBlock, 0, stream>>>(
+              level[l].grid, c.grid, fine, coarse);
+    });
     PARASOL_CHECK_LAUNCH(stream);
   }
 
@@ -287,8 +294,11 @@ struct DeviceSolver<T>::Impl {
     for (std::size_t l = bottom(); l-- > top;) {
       LevelData& d = level[l];
       LevelData& c = level[l + 1];
-      prolong_correct_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
-                               stream>>>(d.grid, c.grid, d.current(), c.current());
+      with_halving(c.grid, [&](auto halves) {
+        prolong_correct_kernel<decltype(halves)::value>
+            <<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0, stream>>>(
+                d.grid, c.grid, d.current(), c.current());
+      });
       PARASOL_CHECK_LAUNCH(stream);
       smooth(l, l == top ? b_top : d.b.data(), p.post_sweeps, post_steps);
     }
@@ -349,9 +359,11 @@ struct DeviceSolver<T>::Impl {
       LevelData& d = level[l];
       const LevelData& c = level[l + 1];
       d.in_previous = false;
-      prolong_trilinear_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0,
-                                 stream>>>(d.grid, c.grid, ghost_data(p, c.level), d.u.data(),
-                                           c.u.data());
+      with_halving(c.grid, [&](auto halves) {
+        prolong_trilinear_kernel<decltype(halves)::value>
+            <<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0, stream>>>(
+                d.grid, c.grid, ghost_data(p, c.level), d.u.data(), c.u.data());
+      });
       PARASOL_CHECK_LAUNCH(stream);
       cycle_from(l, rhs(l));
     }

@@ -358,7 +358,10 @@ class SlabMultigrid {
       from = SlabGrid<T>(grid_of<T>(p_, f.level), 0, static_cast<int>(f.level.nz), false);
       fine = gathered_.data();
     }
-    restrict_kernel<<<grid_of_cells(c), kCellBlock, 0, stream_>>>(from, c.grid, fine, coarse);
+    with_halving(c.grid, [&](auto halves) {
+      restrict_kernel<decltype(halves)::value>
+          <<<grid_of_cells(c), kCellBlock, 0, stream_>>>(from, c.grid, fine, coarse);
+    });
     PARASOL_CHECK_LAUNCH(stream_);
   }
 
@@ -447,8 +450,11 @@ class SlabMultigrid {
       SlabLevel<T>& d = level_[l];
       SlabLevel<T>& c = level_[l + 1];
       exchange(l + 1, c.current());
-      prolong_correct_kernel<<<grid_of_cells(d), kCellBlock, 0, stream_>>>(d.grid, c.grid,
-                                                                          d.current(), c.current());
+      with_halving(c.grid, [&](auto halves) {
+        prolong_correct_kernel<decltype(halves)::value>
+            <<<grid_of_cells(d), kCellBlock, 0, stream_>>>(d.grid, c.grid, d.current(),
+                                                          c.current());
+      });
       PARASOL_CHECK_LAUNCH(stream_);
       smooth(l, l == top ? b_top : d.b.data(), p_.post_sweeps, post_steps_);
     }
@@ -467,8 +473,11 @@ class SlabMultigrid {
       SlabLevel<T>& c = level_[l + 1];
       d.in_previous = false;
       exchange(l + 1, c.u.data());
-      prolong_trilinear_kernel<<<grid_of_cells(d), kCellBlock, 0, stream_>>>(
-          d.grid, c.grid, ghost_data(p_, c.level), d.u.data(), c.u.data());
+      with_halving(c.grid, [&](auto halves) {
+        prolong_trilinear_kernel<decltype(halves)::value>
+            <<<grid_of_cells(d), kCellBlock, 0, stream_>>>(d.grid, c.grid, ghost_data(p_, c.level),
+                                                          d.u.data(), c.u.data());
+      });
       PARASOL_CHECK_LAUNCH(stream_);
       cycle_from(l, rhs(l));
     }

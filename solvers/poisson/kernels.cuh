@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/error.hpp"
 #include "kernels/launch.hpp"
@@ -299,12 +300,42 @@ __global__ void __launch_bounds__(kCellThreads)
   });
 }
 
+// The finer level's cells under a coarse cell along `axis` (1 or 2): the coarse grid's own, or 2
+// fixed at compile time (kHalves) for a level that halved every axis, as every level of a cube's
+// hierarchy did. Read at run time, the ratios kept the restriction's and prolongation's guards,
+// divisions and weights in every cell's instructions: those kernels ran at a fraction of their
+// bytes' speed, and the 512^3 V-cycle 1.5x slower than before semi-coarsening.
+template <bool kHalves, class G>
+__host__ __device__ __forceinline__ int ratio(const G& g, int axis) {
+  if constexpr (kHalves) return 2;
+  return axis == 0 ? g.rx : axis == 1 ? g.ry : g.rz;
+}
+
+// Whether a coarse grid halved every axis of the finer one: the kernels' kHalves.
+template <class G>
+bool halves_every_axis(const G& coarse) {
+  return coarse.rx == 2 && coarse.ry == 2 && coarse.rz == 2;
+}
+
+// Calls launch(std::true_type{}) when `coarse` halved every axis, launch(std::false_type{})
+// otherwise: a launch site's kHalves is decltype(halves)::value.
+template <class G, class Launch>
+void with_halving(const G& coarse, Launch&& launch) {
+  if (halves_every_axis(coarse))
+    launch(std::true_type{});
+  else
+    launch(std::false_type{});
+}
+
 // The mean of a coarse cell's children (2 per halved axis, 1 per other: the coarse level's
 // ratios), summed z, y, x in order: `child(at)` gives a fine value, so restriction of a field and
 // of a residual computed on the fly add the same numbers in the same order, the gold's.
-template <class T, template <class> class F, template <class> class C, class Child>
+template <bool kHalves = false, class T, template <class> class F, template <class> class C,
+          class Child>
 __host__ __device__ __forceinline__ T mean_of_children(const F<T>& fine, const C<T>& coarse, int i, int j,
                                                        int k, Child&& child) {
+  const int rx = ratio<kHalves>(coarse, 0), ry = ratio<kHalves>(coarse, 1),
+            rz = ratio<kHalves>(coarse, 2);
   T sum = T(0);
   // Over 2 with the ratio as a guard, not a loop bound: constant trip counts, so the compiler
   // unrolls a cube's 8 loads (host code, where tests/poisson_stencil_test.cu checks it, would
@@ -312,33 +343,33 @@ __host__ __device__ __forceinline__ T mean_of_children(const F<T>& fine, const C
   for (int dk = 0; dk < 2; ++dk)
     for (int dj = 0; dj < 2; ++dj)
       for (int di = 0; di < 2; ++di) {
-        if (dk >= coarse.rz || dj >= coarse.ry || di >= coarse.rx) continue;
-        const int fi = coarse.rx * i + di, fj = coarse.ry * j + dj, fk = coarse.rz * k + dk;
+        if (dk >= rz || dj >= ry || di >= rx) continue;
+        const int fi = rx * i + di, fj = ry * j + dj, fk = rz * k + dk;
         sum += child(fi, fj, fk, fine.index(fi, fj, fk));
       }
-  return sum * T(1.0 / (coarse.rx * coarse.ry * coarse.rz));  // a power of 2: exact
+  return sum * T(1.0 / (rx * ry * rz));  // a power of 2: exact
 }
 
 // coarse = R fine (plain: a field, the residual or a source).
-template <class T, template <class> class F, template <class> class C>
+template <bool kHalves, class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
     restrict_kernel(F<T> fine, C<T> coarse_grid, const T* __restrict__ x,
                     T* __restrict__ coarse) {
   for_each_held(coarse_grid,
                 [&](int i, int j, int k, std::int64_t at) {
-                  coarse[at] = mean_of_children(fine, coarse_grid, i, j, k,
+                  coarse[at] = mean_of_children<kHalves>(fine, coarse_grid, i, j, k,
                                                 [&](int, int, int, std::int64_t f) { return x[f]; });
                 });
 }
 
 // coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
-template <class T, template <class> class F, template <class> class C>
+template <bool kHalves, class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
     residual_restrict_kernel(F<T> fine, C<T> coarse_grid, const T* __restrict__ u,
                              const T* __restrict__ b, T* __restrict__ coarse) {
   for_each_held(coarse_grid,
                 [&](int i, int j, int k, std::int64_t at) {
-                  coarse[at] = mean_of_children(
+                  coarse[at] = mean_of_children<kHalves>(
                       fine, coarse_grid, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
                         return residual_at(fine, u, b, fi, fj, fk, f);
                       });
@@ -388,11 +419,13 @@ inline PerFace ghost_data(const Params& p, const Level& level) {
 // ghost with the boundary data; along an axis the coarse level did not halve, the parent alone.
 // Past two or three faces (a corner) the rules apply z first, then y, then x, as the gold
 // resolves them; in double, as the gold computes.
-template <class T, template <class> class G>
+template <bool kHalves = false, class T, template <class> class G>
 __host__ __device__ inline double trilinear_at(const G<T>& coarse,
                                                const PerFace& ghost, const T* uc, int i,
                                                int j, int k) {
-  const int ci = i / coarse.rx, cj = j / coarse.ry, ck = k / coarse.rz;
+  const int rx = ratio<kHalves>(coarse, 0), ry = ratio<kHalves>(coarse, 1),
+            rz = ratio<kHalves>(coarse, 2);
+  const int ci = i / rx, cj = j / ry, ck = k / rz;
   const int si = (i & 1) ? 1 : -1, sj = (j & 1) ? 1 : -1, sk = (k & 1) ? 1 : -1;
   // Which face an index passes (-1: none), the index moved to the cell inside it (or wrapped by
   // `period`: the axis's cells, or 0 in z where the level is stored with halo planes, the halo
@@ -442,23 +475,23 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
     apply(fx);
     return v;
   };
-  const auto weight = [](int ratio, int offset) { return ratio == 1 ? 1.0 : offset ? 0.25 : 0.75; };
+  const auto weight = [](int r, int offset) { return r == 1 ? 1.0 : offset ? 0.25 : 0.75; };
   double sum = 0.0;
   // Over 2 with the ratio as a guard, not a loop bound, as mean_of_children: constant trip counts,
   // so the compiler unrolls a cube's 8 terms as before (a host pragma would warn).
   // Away from the faces (all but a cell's width of the box) every parent is inside: read them
   // directly. The same values, weights and order as below; the folds' branches and index
   // arithmetic were most of the kernel's instructions.
-  if ((coarse.rx == 1 || (ci + si >= 0 && ci + si < coarse.nx)) &&
-      (coarse.ry == 1 || (cj + sj >= 0 && cj + sj < coarse.ny)) &&
-      (coarse.rz == 1 || (ck + sk >= 0 && ck + sk < coarse.nz))) {
+  if ((rx == 1 || (ci + si >= 0 && ci + si < coarse.nx)) &&
+      (ry == 1 || (cj + sj >= 0 && cj + sj < coarse.ny)) &&
+      (rz == 1 || (ck + sk >= 0 && ck + sk < coarse.nz))) {
     const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
     const T* base = uc + ci + sy * cj + sz * (ck - z_base);
     for (int c = 0; c < 2; ++c)
       for (int b = 0; b < 2; ++b)
         for (int a = 0; a < 2; ++a) {
-          if (c >= coarse.rz || b >= coarse.ry || a >= coarse.rx) continue;
-          sum += weight(coarse.rx, a) * weight(coarse.ry, b) * weight(coarse.rz, c) *
+          if (c >= rz || b >= ry || a >= rx) continue;
+          sum += weight(rx, a) * weight(ry, b) * weight(rz, c) *
                  static_cast<double>(base[a * si + sy * (b * sj) + sz * (c * sk)]);
         }
     return sum;
@@ -466,31 +499,31 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
   for (int c = 0; c < 2; ++c)
     for (int b = 0; b < 2; ++b)
       for (int a = 0; a < 2; ++a) {
-        if (c >= coarse.rz || b >= coarse.ry || a >= coarse.rx) continue;
-        sum += weight(coarse.rx, a) * weight(coarse.ry, b) * weight(coarse.rz, c) * value(a, b, c);
+        if (c >= rz || b >= ry || a >= rx) continue;
+        sum += weight(rx, a) * weight(ry, b) * weight(rz, c) * value(a, b, c);
       }
   return sum;
 }
 
 // u_fine = P u_coarse, trilinear (FMG), rounded once to T.
-template <class T, template <class> class F, template <class> class C>
+template <bool kHalves, class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
     prolong_trilinear_kernel(F<T> fine, C<T> coarse, PerFace ghost,
                              T* __restrict__ u, const T* __restrict__ uc) {
   for_each_held(fine, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = static_cast<T>(trilinear_at(coarse, ghost, uc, i, j, k));
+    u[at] = static_cast<T>(trilinear_at<kHalves>(coarse, ghost, uc, i, j, k));
   });
 }
 
 // u += P e, trilinear as FMG's with homogeneous ghosts (the correction's boundary data are 0),
 // in double, rounded once to T and added: the gold's arithmetic.
-template <class T, template <class> class F, template <class> class C>
+template <bool kHalves, class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
     prolong_correct_kernel(F<T> fine, C<T> coarse, T* __restrict__ u,
                            const T* __restrict__ e) {
   const PerFace homogeneous{};
   for_each_held(fine, [&](int i, int j, int k, std::int64_t at) {
-    u[at] += static_cast<T>(trilinear_at(coarse, homogeneous, e, i, j, k));
+    u[at] += static_cast<T>(trilinear_at<kHalves>(coarse, homogeneous, e, i, j, k));
   });
 }
 

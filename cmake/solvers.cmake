@@ -45,6 +45,21 @@ function(parasol_add_solver name)
   endif()
 endfunction()
 
+# parasol_add_solvers(): every folder beside the calling CMakeLists.txt that has a CMakeLists.txt
+# of its own is a solver (its parasol_add_solver() call), found rather than listed, so a new
+# solver needs no line outside its folder. Sorted by name, so the build, the front end's registry
+# and `parasol solvers` list them in one order on every machine; CONFIGURE_DEPENDS makes the build
+# configure again when a folder comes or goes.
+function(parasol_add_solvers)
+  file(GLOB lists CONFIGURE_DEPENDS LIST_DIRECTORIES false
+       "${CMAKE_CURRENT_SOURCE_DIR}/*/CMakeLists.txt")
+  list(SORT lists)
+  foreach(list_file IN LISTS lists)
+    get_filename_component(folder "${list_file}" DIRECTORY)
+    add_subdirectory("${folder}")
+  endforeach()
+endfunction()
+
 # parasol_solver_registry(<output> <names...>): writes the source that defines the front end's
 # bindings() (apps/binding.hpp) from the named solvers' <name>_binding(), in that order.
 function(parasol_solver_registry output)

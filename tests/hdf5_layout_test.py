@@ -3,6 +3,7 @@
 result must have a row in one of the doc's layout tables, and every row that applies must be there.
 
     python3 tests/hdf5_layout_test.py docs/hdf5-layout.md PARASOL SOURCE_DIR ["MPIEXEC -np 2"]
+            [--also MORE_TABLES.md] [--only SOLVER]
 
 The layout tables are the doc's Markdown tables that follow a marker line
 
@@ -27,13 +28,17 @@ A row that applies must be in the file, a row that does not must not be (a patte
 allowed, never required), and nothing may be in the file that no row of its tables names. Each
 miss is reported with the file, the object, and the doc's line or the table to add it to.
 
-The files are every example of tests/examples_test.cpp's table, run as that test runs them
-(`parasol run inputs/NAME.toml --backend cpu OVERRIDES -o results/NAME.h5`, in its order), then
-SMALL below: one small case of each solver run with `--check`, with `--check` across two ranks
-(given a launcher), and as a CPU sweep. A solver added to parasol without an entry in SMALL fails
-here, as one without a layout table does.
+The files are every example under SOURCE_DIR/inputs/, run as tests/examples_test.cpp runs them
+(`parasol run inputs/NAME.toml --backend cpu CUT -o results/NAME.h5`, in its order, the studies
+cut by its table), then one small case of each solver (`parasol solvers`) run with `--check`,
+with `--check` across two ranks (given a launcher, unless the solver runs on one rank only), and
+as a CPU sweep: its first example, cut by SMALL below where that is too large for seconds. So a
+new solver needs no line here; one without a layout table fails, and the message drafts the
+table's rows from what its files hold. `--only SOLVER` runs that solver's files alone (a new
+solver's author, or tests/example_solver/ with its tables in `--also`).
 """
 
+import argparse
 import os
 import re
 import shutil
@@ -50,7 +55,8 @@ except ImportError as missing:
     sys.exit(SKIP)
 
 # One small case of each solver (example, overrides): run with --check and swept on the CPU, so
-# the check's rows and each solver's sweep table are read from a real file in seconds.
+# the check's rows and each solver's sweep table are read from a real file in seconds. A solver
+# not named here runs its first example (`parasol solvers`) as it is.
 SMALL = {
     "laplace3d": ("laplace3d", "grid.nx=16 grid.ny=16 grid.nz=16 iteration.max_iterations=50"),
     "montecarlo": ("montecarlo", "paths.count=10000"),
@@ -200,10 +206,6 @@ def judge(doc, tables, path, check=False, compression=False):
              "words": {"gpu": backend == "gpu", "cpu": backend == "cpu", "check": check,
                        "ranks": ranks > 1, "single": ranks == 1, "restarted": False, "compression": compression, "profile": False}}
     name = os.path.basename(path)
-    if (solver, command) not in tables:
-        return [f"{name}: docs/hdf5-layout.md has no table for a {solver} {command}: add a line "
-                f"`<!-- layout {solver} {command} -->` and a | path | kind | when | contents | "
-                f"table under it"]
     problems = []
     rows = []
     for scope in (("every", command), (solver, command)):
@@ -239,6 +241,14 @@ def judge(doc, tables, path, check=False, compression=False):
                             f"{row['line']} says it is written only{when}")
         if applies:
             covered.add(row["path"])
+    if (solver, command) not in tables:
+        # What the file holds that the `every` tables do not name, as rows to fill in: the `when`
+        # of each (written always, or only on some condition) and its contents are the author's.
+        draft = [f"| `{p}` | {found[p]} | | |" for p in sorted(set(found) - covered)
+                 if not any(r["path"] == p for r, _ in rows)]
+        return [f"{name}: docs/hdf5-layout.md has no table for a {solver} {command}: add a line "
+                f"`<!-- layout {solver} {command} -->` and a | path | kind | when | contents | "
+                f"table under it; this file would need the rows\n" + "\n".join(draft)]
     scopes = " or ".join(f"`<!-- layout {s} {command} -->`" for s in (solver, "every"))
     for p in sorted(set(found) - covered):
         # An object written where its row says it is not was reported above.
@@ -274,34 +284,86 @@ def self_check(doc, tables, path):
 
 
 def examples(source_dir):
-    """tests/examples_test.cpp's table, in its order: [(name, overrides)]."""
-    text = open(os.path.join(source_dir, "tests", "examples_test.cpp"), encoding="utf-8").read()
-    table = text[text.index("kExamples = {"):]
+    """Every example under inputs/ as tests/examples_test.cpp runs them: [(name, overrides)], in
+    order of name except that those whose results another reads (a quoted path ending
+    `results/NAME.h5`) come first, each with the cut of that test's table, if any."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "examples_test.cpp"), encoding="utf-8").read()
+    table = text[text.index("kCuts = {"):]
     table = table[:table.index("};")]
-    return re.findall(r'\{"([\w.-]+)", "([^"]*)"\}', table)
+    cuts = dict(re.findall(r'\{"([\w.-]+)", "([^"]*)"\}', table))
+    inputs = os.path.join(source_dir, "inputs")
+    names = sorted(f[:-len(".toml")] for f in os.listdir(inputs) if f.endswith(".toml"))
+    read = set()
+    for name in names:
+        with open(os.path.join(inputs, name + ".toml"), encoding="utf-8") as f:
+            read.update(m for m in re.findall(r'"[^"\n]*results/([\w.-]+)\.h5"', f.read())
+                        if m in names and m != name)
+    ordered = [n for n in names if n in read] + [n for n in names if n not in read]
+    return [(name, cuts.get(name, "")) for name in ordered]
+
+
+def small_cases(parasol):
+    """{solver: (example, overrides)} for every solver `parasol solvers` lists: SMALL's case, or
+    its first example (the parenthesised list ending its line) as it is."""
+    listing = subprocess.run([parasol, "solvers"], capture_output=True, text=True, check=True)
+    cases = {}
+    for line in listing.stdout.splitlines():
+        if not line.strip():
+            continue
+        solver = line.split()[0]
+        listed = re.search(r"\((inputs/[^()]*)\)\s*$", line)
+        if solver in SMALL:
+            cases[solver] = SMALL[solver]
+        elif listed:
+            first = listed.group(1).split(", ")[0]
+            cases[solver] = (os.path.basename(first)[:-len(".toml")], "")
+        else:
+            cases[solver] = None
+    return cases
 
 
 def main():
-    doc, parasol, source_dir = sys.argv[1:4]
-    launch = sys.argv[4] if len(sys.argv) > 4 else ""
-    parasol = os.path.abspath(parasol)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("doc", help="docs/hdf5-layout.md")
+    parser.add_argument("parasol", help="the parasol executable")
+    parser.add_argument("source_dir", help="the tree whose inputs/ are run")
+    parser.add_argument("launch", nargs="?", default="", help='"MPIEXEC -np 2", or nothing')
+    parser.add_argument("--also", action="append", default=[],
+                        help="another file of layout tables, read with the doc")
+    parser.add_argument("--only", help="judge only this solver's examples and small case")
+    args = parser.parse_args()
+    doc, source_dir, launch = args.doc, args.source_dir, args.launch
+    parasol = os.path.abspath(args.parasol)
     try:
         tables = parse_doc(doc)
+        for extra in args.also:
+            for scope, more in parse_doc(extra).items():
+                tables.setdefault(scope, []).extend(more)
     except DocError as e:
         print(f"FAIL: {e}")
         return 1
     listed = examples(source_dir)
-    assert len(listed) >= 10, f"read only {len(listed)} examples from tests/examples_test.cpp"
-    solvers = subprocess.run([parasol, "solvers"], capture_output=True, text=True, check=True)
-    names = {line.split()[0] for line in solvers.stdout.splitlines() if line.strip()}
-    problems = [f"solver {s} (parasol solvers) has no small case in tests/hdf5_layout_test.py's "
-                f"SMALL: its --check run and CPU sweep are not judged" for s in sorted(names - set(SMALL))]
+    if args.only:
+        listed = [(name, cut) for name, cut in listed if re.search(
+            rf'^solver = "{re.escape(args.only)}"', open(os.path.join(
+                source_dir, "inputs", name + ".toml"), encoding="utf-8").read(), re.M)]
+    else:
+        assert len(listed) >= 10, f"found only {len(listed)} examples under inputs/"
+        assert sum(1 for _, cut in listed if cut) >= 5, "read too few cuts from examples_test.cpp"
+    cases = small_cases(parasol)
+    if args.only:
+        cases = {s: case for s, case in cases.items() if s == args.only}
+        assert cases, f"parasol solvers does not list {args.only}"
+    problems = [f"solver {s} lists no example (`parasol solvers`): its --check run and CPU sweep "
+                f"are not judged" for s, case in sorted(cases.items()) if case is None]
+    small = {s: case for s, case in cases.items() if case is not None}
     with tempfile.TemporaryDirectory() as work:
         shutil.copytree(os.path.join(source_dir, "inputs"), os.path.join(work, "inputs"))
         os.mkdir(os.path.join(work, "results"))
         runs = [(name, f"run inputs/{name}.toml --backend cpu {overrides}", False, "")
                 for name, overrides in listed]
-        for solver, (example, overrides) in SMALL.items():
+        for solver, (example, overrides) in small.items():
             runs.append((f"{solver}-check", f"run inputs/{example}.toml --backend cpu {overrides} "
                                             "--check", True, ""))
             if launch:
@@ -314,6 +376,10 @@ def main():
             out = f"results/{name}.h5"
             r = subprocess.run(f"{launcher} {parasol} {args} -o {out}", shell=True, cwd=work,
                                capture_output=True, text=True)
+            if launcher and r.returncode == 2 and "runs on one rank" in r.stderr + r.stdout:
+                # A solver that refuses a launcher (no ranks yet) writes no file across ranks.
+                print(f"{name}: not judged, the solver runs on one rank")
+                continue
             if r.returncode != 0:
                 problems.append(f"{name}: `parasol {args}` exited {r.returncode}: "
                                 f"{(r.stderr or r.stdout).strip()[-400:]}")

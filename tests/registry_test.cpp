@@ -3,6 +3,7 @@
 // README and an example input. A solver added without one of them fails here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -44,6 +45,17 @@ TEST(Registry, TheBuildRegistersEverySolverOnceAndTheFrontEndKnowsThem) {
   std::vector<std::string> bound;
   for (const Binding& b : bindings()) bound.emplace_back(b.name);
   EXPECT_EQ(bound, names);
+}
+
+// solvers/CMakeLists.txt finds the folders (cmake/solvers.cmake, parasol_add_solvers): each one
+// with a CMakeLists.txt is registered, in order of name, whichever order the disk lists them in.
+TEST(Registry, EverySolverFolderIsRegisteredInOrderOfName) {
+  std::vector<std::string> folders;
+  for (const auto& entry : std::filesystem::directory_iterator(kSource / "solvers"))
+    if (std::filesystem::is_regular_file(entry.path() / "CMakeLists.txt"))
+      folders.push_back(entry.path().filename().string());
+  std::sort(folders.begin(), folders.end());
+  EXPECT_EQ(registered(), folders);
 }
 
 TEST(Registry, ParasolSolversListsEachOnItsOwnLine) {

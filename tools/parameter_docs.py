@@ -8,10 +8,12 @@ Each solver that declares its keys has its table between two markers in docs/par
     ...
     <!-- end keys laplace3d -->
 
-and this script replaces what lies between them with `parasol keys --markdown SOLVER`. With
---check it changes nothing and fails (status 1) where the file differs from the declarations, or
-where a solver that declares its keys has no markers: the test suite runs it so, and the build's
-`parameter_docs` target runs it to rewrite the file.
+and this script replaces what lies between them with `parasol keys --markdown SOLVER`. A solver
+the file has no `## SOLVER` section for gets one at the end: the heading, what it solves (from
+`parasol solvers`) and its markers with the table, for prose to be written around later. With
+--check it changes nothing and fails (status 1) where the file differs from the declarations, a
+missing section included: the test suite runs it so, and the build's `parameter_docs` target runs
+it to rewrite the file.
 """
 import argparse
 import difflib
@@ -33,6 +35,18 @@ def declared_table(parasol, name):
     return r.stdout
 
 
+def solver_summaries(parasol):
+    """{solver: what it solves}, from `parasol solvers` ("NAME  SUMMARY (EXAMPLES)")."""
+    listing = subprocess.run([parasol, "solvers"], capture_output=True, text=True,
+                             check=True).stdout
+    summaries = {}
+    for line in listing.splitlines():
+        if line.strip():
+            name, _, rest = line.partition(" ")
+            summaries[name] = re.sub(r"\s*\(inputs/[^()]*\)\s*$", "", rest.strip())
+    return summaries
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parasol", help="the parasol executable")
@@ -42,6 +56,7 @@ def main():
 
     names = subprocess.run([args.parasol, "solvers", "--names"], capture_output=True, text=True,
                            check=True).stdout.split()
+    summaries = solver_summaries(args.parasol)
     with open(args.doc, encoding="utf-8") as f:
         text = f.read()
     updated = text
@@ -52,8 +67,12 @@ def main():
             continue
         begin, end = BEGIN.format(name=name), END.format(name=name)
         pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.S)
+        if not pattern.search(updated) and f"\n## {name}\n" not in updated:
+            updated = (updated.rstrip("\n") + f"\n\n## {name}\n\n**{name}**: "
+                       f"{summaries[name]}.\n\n{begin}\n{end}\n")
         if not pattern.search(updated):
-            problems.append(f"{args.doc}: no markers for {name}'s keys; add\n{begin}\n{end}")
+            problems.append(f"{args.doc}: no markers for {name}'s keys in its section; add\n"
+                            f"{begin}\n{end}")
             continue
         updated = pattern.sub(lambda _: begin + "\n" + table + end, updated)
 

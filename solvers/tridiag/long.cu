@@ -6,14 +6,15 @@
 // its pieces' first and last unknowns, the rank's rows last.
 //
 // Coalescing: a piece's rows are contiguous ([system][row]), so neighbouring threads walk rows a
-// piece (256 rows, 1 KiB in float) apart, and a thread reading its own rows had each warp load
-// touch 32 sectors for 32 values. Each warp now stages its lanes' pieces through shared memory
-// a tile at a time: the tile is 64 contiguous bytes of each array from each lane's piece,
-// moved by the warp 64 bytes a lane-group (16 lanes in float) per load, then each lane walks its
-// own rows in shared memory (Staging: padded so that the walk hits 32 banks). The arithmetic and
-// its order per piece are the previous kernel's, row for row, so the values of a piece are its
-// bits. 64 bytes, two sectors, is a guess not yet measured against 128 (which would halve the
-// threads a multiprocessor holds).
+// piece (256 rows, 1 KiB in float) apart; a thread reading its own rows made each warp load touch
+// 32 sectors for 32 values. Each warp stages its lanes' pieces through shared memory instead, a
+// tile at a time: the next 64 contiguous bytes of each array from each lane's piece, loaded by
+// groups of 64 / sizeof(T) lanes reading one piece's run each (16 lanes in float, two runs a warp
+// load), after which each lane walks its own rows in shared memory (Staging: padded so that the
+// walk touches 32 banks). The arithmetic and its order per piece are those of the kernels that
+// read global memory directly, row for row, so a piece's values keep their bits. 64 bytes, two
+// sectors, is a guess not yet measured against 128 (which would halve the threads a
+// multiprocessor holds: the staging is what limits it, 272 bytes a thread in float).
 //
 // What the solve moves, a rank of R rows in T (S = sizeof(T)), pieces P = R / 256:
 //   reduce, down each piece:   reads a, b, c, d; writes a', c', d' (7 S a row)
@@ -22,9 +23,10 @@
 //   each further chain level:  the same on 2 P rows in double (unit diagonal, nothing read for b),
 //                              2 P / 256 pieces the next: 2^27 rows give chains of 2^20, 2^13 and
 //                              64 rows, each a 128th of the one before
-//   exchange:                  one download of the last chain (3 doubles a row, some hundred rows a
-//                              system), the chain across ranks through comm/ (6 doubles a system
-//                              each way), one upload of its values (1 double a row)
+//   exchange:                  one download of the last chain (3 doubles a row, under 512 rows a
+//                              system), the host's two sweeps over it, its two end rows to rank 0
+//                              through comm/ (6 doubles a system) and two values back, one upload
+//                              of the chain's values (1 double a row)
 //   substitute, each level:    reads a', c', d' (the up sweep recomputed from the down sweep's
 //                              values rather than stored: 3 S a row fewer written), writes x (1 S)
 // In all 14 S a row against the 5 S a row (a, b, c, d read, x written) of the byte floor: the

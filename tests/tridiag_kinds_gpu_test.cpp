@@ -337,7 +337,9 @@ void expect_ring_near_the_partition(std::int64_t n, std::int64_t systems) {
 
 TEST(TridiagLong, DevicePiecesOfARingMatchThePartitionOnTheSameCut) {
   PARASOL_REQUIRE_GPU();
-  for (const std::int64_t n : {3, 4, 255, 257, 515, 3001})
+  // 256 * 293 + 200: the ring's chain of 586 rows reduced on the device, its ends coupling each
+  // other only on the host.
+  for (const std::int64_t n : {3, 4, 255, 257, 515, 3001, 256 * 293 + 200})
     for (const std::int64_t systems : {1, 3}) {
       expect_ring_near_the_partition<float>(n, systems);
       expect_ring_near_the_partition<double>(n, systems);

@@ -7,18 +7,16 @@
 // an N-rank run gives solve_partitioned(batch, N)'s bits; on the device they are cut again into
 // pieces of about kDevicePieceRows rows, one thread each, whose chain of interface rows the
 // device reduces again by the same method while it holds two pieces or more (long.cu), and the
-// reference is solve_partitioned on the rank's whole cut (long_cut), within the rounding of T
-// and of the rank's chain. Rings
-// (periodic systems) too: rank 0's interface is a ring, solved by Sherman-Morrison. Host-only
-// API: compiles without nvcc, MPI or NCCL. Every function that takes a Context is called by
-// every rank, in the same order.
+// reference is solve_partitioned on that whole cut (long_cut), within the rounding of T
+// and of the chains. Rings (periodic systems) too: rank 0's interface is a ring, solved by
+// Sherman-Morrison. Host-only API: compiles without nvcc, MPI or NCCL. Every function that takes
+// a Context is called by every rank, in the same order.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "comm/context.hpp"
 #include "comm/halo.hpp"

@@ -7,13 +7,20 @@
 // unknown-RHS, pentadiagonal 28 B, block2 32 B) and the cuSPARSE routine that solves them where
 // one exists: gtsv2 looped over the batch for multi-rhs (one call a system, its k right-hand
 // sides at once), gpsvInterleavedBatch for pentadiagonal. Periodic and block2 have none. Each
-// launch is checked once against the kind's gold before it is timed.
+// launch is checked once against the kind's gold before it is timed; each row of a kind with a
+// cuSPARSE routine also reports its speed against that routine's in the same run (xcusparse).
+// Last, one system of 2^28 unknowns in float on one GPU: the partition method across ranks
+// (long.hpp) on one rank, its rows kept on the device, timed kernels and interface exchange
+// together; beside it the copy kernel at its byte floor (20 B an unknown), thomas (one thread,
+// the one-rank Thomas algorithm on the device; one timed solve) and thomas-scan on the same
+// system.
 //   build/bench/tridiag_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <cusparse.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +32,7 @@
 #include "kernels/event.hpp"
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace {
@@ -266,13 +274,30 @@ DeviceKindCase& device_kind_case(const KindCase& k, Layout layout) {
   return *current;
 }
 
-void report_kind(benchmark::State& state, const KindDims& dims, double seconds) {
+// Seconds a solve of each kind case (by label) took by its cuSPARSE routine in this run: the
+// anchor its variants' rows, registered after it, are reported against.
+std::map<std::string, double>& cusparse_seconds() {
+  static std::map<std::string, double> seconds;
+  return seconds;
+}
+
+void report_kind(benchmark::State& state, const KindCase& k, double seconds) {
+  const KindDims dims = k.dims();
   const double iterations = static_cast<double>(state.iterations());
   const double unknowns = static_cast<double>(dims.systems * dims.rhs_width()) * iterations;
   const double bytes = kind_bytes_per_solve(dims, 4) * iterations;
   state.counters["Gunknowns/s"] = benchmark::Counter(1e-9 * unknowns / seconds);
   state.counters["GB/s"] = benchmark::Counter(1e-9 * bytes / seconds);
   state.counters["%roofline"] = benchmark::Counter(100.0 * bytes / seconds / copy_bandwidth());
+  const auto anchor = cusparse_seconds().find(k.label());
+  if (anchor != cusparse_seconds().end())
+    state.counters["xcusparse"] = benchmark::Counter(anchor->second * iterations / seconds);
+}
+
+// The same for a cuSPARSE row, which becomes its case's anchor.
+void report_cusparse_kind(benchmark::State& state, const KindCase& k, double seconds) {
+  cusparse_seconds()[k.label()] = seconds / static_cast<double>(state.iterations());
+  report_kind(state, k, seconds);
 }
 
 void bench_kind_copy(benchmark::State& state, KindCase k) {
@@ -280,7 +305,7 @@ void bench_kind_copy(benchmark::State& state, KindCase k) {
   const auto half = static_cast<std::size_t>(kind_bytes_per_solve(k.dims(), 4) / 2 / 4);
   DeviceBuffer<float> src(half), dst(half);
   PARASOL_CUDA(cudaMemset(src.data(), 1, src.bytes()));
-  report_kind(state, k.dims(), bench::timed_runs(state, [&] {
+  report_kind(state, k, bench::timed_runs(state, [&] {
                 PARASOL_CUDA(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(),
                                              cudaMemcpyDeviceToDevice));
               }));
@@ -293,7 +318,7 @@ void bench_kind(benchmark::State& state, KindCase k, Launch launch) {
   solver.solve(bands.data(), dc.d.data(), dc.x.data(), nullptr);
   solver.check(nullptr);
   dc.verify(std::string(name(launch.variant)));
-  report_kind(state, k.dims(), bench::timed_runs(state, [&] {
+  report_kind(state, k, bench::timed_runs(state, [&] {
                 solver.solve(bands.data(), dc.d.data(), dc.x.data(), nullptr);
               }));
   solver.check(nullptr);
@@ -323,7 +348,7 @@ void bench_cusparse_gtsv2_loop(benchmark::State& state, KindCase k) {
   restore();
   solve_all();
   dc.verify("cusparse gtsv2");
-  report_kind(state, k.dims(), bench::timed_runs(state, restore, solve_all));
+  report_cusparse_kind(state, k, bench::timed_runs(state, restore, solve_all));
 }
 
 // pentadiagonal by cuSPARSE: gpsvInterleavedBatch (QR, algo 0) on the interleaved layout, which
@@ -352,7 +377,7 @@ void bench_cusparse_gpsv(benchmark::State& state, KindCase k) {
   restore();
   solve();
   dc.verify("cusparse gpsvInterleavedBatch");
-  report_kind(state, k.dims(), bench::timed_runs(state, restore, solve));
+  report_cusparse_kind(state, k, bench::timed_runs(state, restore, solve));
   restore();
 }
 
@@ -376,6 +401,59 @@ std::vector<Launch> kind_launches(const KindCase& k) {
         }
       }
   return out;
+}
+
+// ---- one long system ---------------------------------------------------------------------------
+
+// One system of 2^28 unknowns, random_batch's with the plain cases' seed: the study.
+const Case kLongCase{std::int64_t{1} << 28, 1};
+constexpr std::uint64_t kSeed = 2026;
+
+// The partition method of one system across ranks, on this one rank: its rows drawn on the
+// device once and checked once against the gold (the host's Thomas in double), then each
+// iteration timed as the kernels' events plus the interface's exchange (host wall, its one copy
+// each way included), at the plain kind's byte floor (20 B an unknown).
+comm::Context& bench_context() {
+  static comm::Context context;  // one a process
+  return context;
+}
+
+// The case's rows on the device, drawn and checked once (Google Benchmark calls a benchmark
+// several times while it settles the iteration count).
+DeviceRows<float>& long_rows(const Case& k, int threads) {
+  static std::unique_ptr<DeviceRows<float>> rows;
+  static std::vector<int> checked;  // block sizes whose answer was checked
+  const comm::Slab all = comm::even_slab(k.n, 0, 1);
+  if (!rows) rows = std::make_unique<DeviceRows<float>>(k.n, k.systems, kSeed, all);
+  if (std::find(checked.begin(), checked.end(), threads) == checked.end()) {
+    (void)rows->solve(bench_context(), threads);
+    const Batch<float> whole = random_batch<float>({k.n, k.systems, Layout::contiguous}, kSeed);
+    const Agreement agreement = long_agreement(bench_context(), whole, rows->x(), all);
+    if (!agreement.passed())
+      throw Error("long/partition/" + std::to_string(threads) + " on " + k.label() +
+                  " disagrees with the gold: " + agreement.description);
+    checked.push_back(threads);
+  }
+  return *rows;
+}
+
+void bench_long(benchmark::State& state, Case k, int threads) {
+  DeviceRows<float>& rows = long_rows(k, threads);
+  comm::Context& context = bench_context();
+  (void)rows.solve(context, threads);  // warm-up
+  double total = 0, compute = 0, exchange = 0;
+  for (auto _ : state) {
+    const LongTimings t = rows.solve(context, threads);
+    state.SetIterationTime(t.device.compute + t.exchange);
+    total += t.device.compute + t.exchange;
+    compute += t.device.compute;
+    exchange += t.exchange;
+  }
+  report(state, {k.n, k.systems, Layout::contiguous}, total);
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["kernels_ms"] = benchmark::Counter(1e3 * compute / iterations);
+  state.counters["exchange_ms"] = benchmark::Counter(1e3 * exchange / iterations);
+  state.SetLabel("pieces of " + std::to_string(kDevicePieceRows) + " rows, one rank");
 }
 
 }  // namespace
@@ -415,6 +493,28 @@ int main(int argc, char** argv) {
       const std::string name = std::string(tridiag::name(l.variant)) + "/" +
                                std::to_string(l.threads) + "/c" + std::to_string(l.chunk) + tag;
       benchmark::RegisterBenchmark(name.c_str(), bench_kind, k, l)->UseManualTime();
+    }
+  }
+  {
+    const std::string tag = "/" + kLongCase.label();
+    benchmark::RegisterBenchmark(("copy" + tag).c_str(), bench_copy, kLongCase)->UseManualTime();
+    for (const int threads : {128, 256})
+      benchmark::RegisterBenchmark(("long/partition/" + std::to_string(threads) + tag).c_str(),
+                                   bench_long, kLongCase, threads)
+          ->UseManualTime();
+    for (const Variant v : {Variant::thomas_scan, Variant::thomas}) {
+      try {
+        const Launch l = resolve_launch({v, v == Variant::thomas ? 32 : 256, 0},
+                                        {kLongCase.n, kLongCase.systems, required_layout(v)}, 4);
+        const std::string name = std::string(tridiag::name(l.variant)) + "/" +
+                                 std::to_string(l.threads) + "/c" + std::to_string(l.chunk) + tag;
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), bench_parasol, kLongCase, l);
+        b->UseManualTime();
+        // One thread walks 2^28 rows: seconds a solve, so one timed solve.
+        if (v == Variant::thomas) b->Iterations(1);
+      } catch (const InputError& e) {
+        std::printf("%s: %s\n", std::string(tridiag::name(v)).c_str(), e.what());
+      }
     }
   }
   benchmark::Initialize(&argc, argv);

@@ -240,13 +240,14 @@ namespace {
 // against the gold, each within the bound a batch is held to; sizes of one piece, a piece either
 // side of it, uneven pieces. tests/ranks_tridiag_long_test.cpp runs them across two ranks.
 template <class T>
-void expect_long_near_the_partition(std::int64_t n, std::int64_t systems) {
+void expect_long_near_the_partition(std::int64_t n, std::int64_t systems, int threads = 128) {
   SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") + ", n " + std::to_string(n) +
-               ", " + std::to_string(systems) + " systems");
+               ", " + std::to_string(systems) + " systems, " + std::to_string(threads) +
+               " threads");
   comm::Context context;
   const Batch<T> batch = random_batch<T>({n, systems, Layout::contiguous}, test::kSeed);
   const LongResult<T> r =
-      solve_long_gpu(context, rows_part_of(batch, comm::even_slab(n, 0, 1)), 128);
+      solve_long_gpu(context, rows_part_of(batch, comm::even_slab(n, 0, 1)), threads);
   const std::vector<double> host =
       solve_partitioned(batch, long_cut(n, 1, kDevicePieceRows, "")), gold = solve_gold(batch);
   const double bound = tolerance<T>(condition_bound(batch), n);
@@ -261,6 +262,59 @@ TEST(TridiagLong, DevicePiecesMatchThePartitionOnTheSameCut) {
       expect_long_near_the_partition<float>(n, systems);
       expect_long_near_the_partition<double>(n, systems);
     }
+}
+
+// The kernels stage 32 pieces a warp through shared memory, a tile of 64 bytes of each piece at
+// a time, and reduce the chain of interface rows again on the device while it holds two pieces:
+// sizes where n is no multiple of the piece (pieces of 256 and 257 rows), the pieces no multiple
+// of the block or of a warp (a warp's pieces then straddle two systems), the tiles no multiple
+// of a piece, and a rank long enough for two chain levels on the device (2^23 rows: chains of
+// 65,632 and 512 rows before the host's 4). The reference is the host's partition method on the
+// same cut, which the kernels before staging matched within the same bound.
+TEST(TridiagLong, OddSizesMatchThePartitionOnTheSameCut) {
+  PARASOL_REQUIRE_GPU();
+  for (const int threads : {64, 128, 256}) {
+    // 37 pieces + 5 rows; 293 pieces + 200 (a chain of 586 rows: 2 pieces on the device).
+    for (const std::int64_t n : {256 * 37 + 5, 256 * 293 + 200})
+      for (const std::int64_t systems : {1, 3}) {
+        expect_long_near_the_partition<float>(n, systems, threads);
+        expect_long_near_the_partition<double>(n, systems, threads);
+      }
+  }
+  const std::int64_t n = (std::int64_t{1} << 23) + 12345;
+  expect_long_near_the_partition<float>(n, 1, 256);
+  expect_long_near_the_partition<double>(n, 1, 96);
+}
+
+// A block's staging past the device's shared memory is an input error naming the key.
+TEST(TridiagLong, ABlockTooLargeToStageNamesTheKey) {
+  PARASOL_REQUIRE_GPU();
+  comm::Context context;
+  const Batch<float> batch = random_batch<float>({600, 1, Layout::contiguous}, test::kSeed);
+  for (const int threads : {1024, 48}) {
+    try {
+      solve_long_gpu(context, rows_part_of(batch, comm::even_slab(600, 0, 1)), threads);
+      ADD_FAILURE() << "expected an InputError for " << threads << " threads";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "method.threads") << e.what();
+    }
+  }
+}
+
+// Rows kept on the device and solved twice give the one-shot solve's bits each time: the inputs
+// survive a solve, and a', c' beside them change nothing.
+TEST(TridiagLong, DeviceRowsSolvedTwiceGiveTheOneShotBits) {
+  PARASOL_REQUIRE_GPU();
+  comm::Context context;
+  const std::int64_t n = 256 * 293 + 200, systems = 2;
+  const comm::Slab all = comm::even_slab(n, 0, 1);
+  const std::vector<float> once = solve_long_gpu<float>(context, n, systems, test::kSeed, all).x;
+  DeviceRows<float> rows(n, systems, test::kSeed, all);
+  for (int time = 0; time < 2; ++time) {
+    const LongTimings t = rows.solve(context);
+    EXPECT_GT(t.device.compute, 0);
+    EXPECT_EQ(rows.x(), once) << "solve " << time;
+  }
 }
 
 // A ring: every piece's ends couple, the interface a ring on the host.
@@ -283,7 +337,9 @@ void expect_ring_near_the_partition(std::int64_t n, std::int64_t systems) {
 
 TEST(TridiagLong, DevicePiecesOfARingMatchThePartitionOnTheSameCut) {
   PARASOL_REQUIRE_GPU();
-  for (const std::int64_t n : {3, 4, 255, 257, 515, 3001})
+  // 256 * 293 + 200: the ring's chain of 586 rows reduced on the device, its ends coupling each
+  // other only on the host.
+  for (const std::int64_t n : {3, 4, 255, 257, 515, 3001, 256 * 293 + 200})
     for (const std::int64_t systems : {1, 3}) {
       expect_ring_near_the_partition<float>(n, systems);
       expect_ring_near_the_partition<double>(n, systems);

@@ -5,20 +5,24 @@
 // ranks' interface by the Thomas algorithm in the order solve_partitioned does; the values come
 // back and each rank substitutes them into its rows. On the host a rank's rows are one piece, so
 // an N-rank run gives solve_partitioned(batch, N)'s bits; on the device they are cut again into
-// pieces of about kDevicePieceRows rows, one thread each, and the reference is solve_partitioned
-// on that whole cut (long_cut), within the rounding of T and of the rank's chain. Rings
-// (periodic systems) too: rank 0's interface is a ring, solved by Sherman-Morrison. Host-only
-// API: compiles without nvcc, MPI or NCCL. Every function that takes a Context is called by
-// every rank, in the same order.
+// pieces of about kDevicePieceRows rows, one thread each, whose chain of interface rows the
+// device reduces again by the same method while it holds two pieces or more (long.cu), and the
+// reference is solve_partitioned on that whole cut (long_cut), within the rounding of T
+// and of the chains. Rings (periodic systems) too: rank 0's interface is a ring, solved by
+// Sherman-Morrison. Host-only API: compiles without nvcc, MPI or NCCL. Every function that takes
+// a Context is called by every rank, in the same order.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "comm/context.hpp"
 #include "comm/halo.hpp"
 #include "kernels/agreement.hpp"
+#include "kernels/buffer.hpp"
+#include "kernels/stream.hpp"
 #include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
@@ -106,8 +110,11 @@ template <class T>
 LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part);
 
 // On the device in T: this rank's rows cut by pieces_of(rows, kDevicePieceRows), one thread a
-// piece (solvers/tridiag/long.cu), the interface across ranks on the host in double. `threads`
-// per block. NumericalError naming the lowest failing system.
+// piece (solvers/tridiag/long.cu), the chain of their interface rows reduced again on the device
+// in double, its last few hundred rows across ranks on the host in double. `threads` per block, a
+// multiple of 32 whose staging fits the device's shared memory (InputError naming
+// method.threads otherwise). NumericalError naming the lowest failing system. The rows are
+// solved in place: four arrays of the rank's rows on the device.
 template <class T>
 LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, int threads = 256);
 
@@ -116,6 +123,33 @@ LongResult<T> solve_long_gpu(comm::Context& context, const RowsPart<T>& part, in
 template <class T>
 LongResult<T> solve_long_gpu(comm::Context& context, std::int64_t n, std::int64_t systems,
                              std::uint64_t seed, const comm::Slab& mine, int threads = 256);
+
+// The chains of interface rows a solve on the device reduces, kept between solves (long.cu).
+struct LongChains;
+
+// A rank's rows on the device, drawn there once (random_batch({n, systems}, seed)'s rows `mine`,
+// random_row's bits) and solved as often as asked, as solve_long_gpu solves them: for the
+// benchmark, which times the solve alone. a, b, c, d stay as drawn; a solve writes a', c' and x
+// (d' then x) beside them, seven arrays of the rank's rows in all.
+template <class T>
+class DeviceRows {
+ public:
+  DeviceRows(std::int64_t n, std::int64_t systems, std::uint64_t seed, const comm::Slab& mine);
+  ~DeviceRows();
+  DeviceRows(const DeviceRows&) = delete;
+  DeviceRows& operator=(const DeviceRows&) = delete;
+
+  // Called by every rank, in the same order: the timings of solve_long_gpu less the transfers.
+  LongTimings solve(comm::Context& context, int threads = 256);
+  // The last solve's x, [system][row].
+  std::vector<T> x() const;
+
+ private:
+  RowsPart<T> part_;  // the extent alone
+  Stream stream_;
+  DeviceBuffer<T> a_, b_, c_, d_, ra_, rc_, x_;
+  std::unique_ptr<LongChains> chains_;
+};
 
 // x (this rank's rows `mine` of every system, [system][row]) against the gold of the whole batch
 // (contiguous), which every rank solves (the gold of one long system is one sweep down and up

@@ -56,11 +56,17 @@ struct SumPolicy {
 // The tiles compiled for each sum. The reproducible scan's shape is part of its documented order
 // (scan.hpp): 16 elements of 4 bytes (8 of 8) a thread, 256 threads, 64 bytes a thread a tile.
 // Only float has fast candidates beside the shipped tile: the one a benchmark times (2^28 floats,
-// bench/recurrence_bench), whose numbers say which to ship; each is one kernel a kind.
-//   256x16v: the shipped shape with a quarter of the load and store instructions.
-//   256x24v, 256x32, 256x32v, 512x16v: 1.5-2 times the bytes a tile, so the look-back's fixed
-//     cost a tile is spread over more of them.
-//   128x24v: CUB's sm_90 tuning for a float sum (CUDA 13.0, tuning_scan.cuh).
+// bench/recurrence_bench), whose numbers say which to ship; each is one kernel a kind. Registers
+// (ptxas -v, sm_90, CUDA 13.0), blocks a multiprocessor, and the input they hold at once:
+//   256x16: shipped; 40 registers, 6 blocks, 96 KB.
+//   256x16v: a quarter of the load and store instructions; 45 registers cost it a block (80 KB),
+//     256x16v-min6 asks it back (38).
+//   256x24v: 64 registers, 4 blocks, 96 KB in fewer, longer tiles.
+//   256x32, 256x32v, 128x32v: 61-64 registers, 4 (8 of 128) blocks, 128 KB: the most in flight,
+//     and the look-back's fixed cost a tile spread over twice the bytes.
+//   512x16v-min3: 40 registers, 3 blocks, 96 KB in tiles twice as long.
+//   128x24v: CUB's sm_90 tuning for a float sum (CUDA 13.0, tuning_scan.cuh); 72 registers, 7
+//     blocks, 84 KB.
 template <class T>
 using ReproducibleSumTile = Tile<256, sizeof(T) == 4 ? 16 : 8>;
 template <class T>
@@ -70,8 +76,9 @@ struct SumTiles {
 };
 template <>
 struct SumTiles<float> {
-  using Fast = TileList<Tile<256, 16>, Tile<256, 16, true>, Tile<256, 24, true>, Tile<256, 32>,
-                        Tile<256, 32, true>, Tile<512, 16, true>, Tile<128, 24, true>>;
+  using Fast = TileList<Tile<256, 16>, Tile<256, 16, true>, Tile<256, 16, true, 6>,
+                        Tile<256, 24, true>, Tile<256, 32>, Tile<256, 32, true>,
+                        Tile<128, 32, true>, Tile<512, 16, true, 3>, Tile<128, 24, true>>;
   using Reproducible = TileList<Tile<256, 16>, Tile<256, 16, true>>;
 };
 

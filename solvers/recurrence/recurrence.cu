@@ -110,15 +110,17 @@ struct RecurrencePolicy {
 // The tiles compiled. The reproducible scan's is the one recurrence.hpp documents
 // (kTileElements: 256 threads x 16 pairs of floats, 8 of doubles; 128 bytes of input a thread a
 // tile), by either load path and register budget. The fast scan's candidates, timed beside copy
-// and CUB by bench/recurrence_bench on 2^28 floats (ptxas -v, sm_90, CUDA 13.0):
+// and CUB by bench/recurrence_bench on 2^28 floats; registers (ptxas -v, sm_90, CUDA 13.0),
+// blocks a multiprocessor, and the s and u they hold at once:
 //   256x16-min4: the shipped one, held to 64 registers (4 bytes spilled), four blocks a
 //     multiprocessor: at 71 it held three, and the recurrence of 2^28 elements took 5.5 % longer
-//     (docs/journal/2026-11.md). 32 KB of s and u a tile, 128 KB a multiprocessor.
+//     (docs/journal/2026-11.md). 32 KB a tile, 128 KB.
 //   256x16v-min4: the same with a quarter of the load and store instructions.
-//   256x32v: twice the bytes a tile (64 KB), 103 registers, 2 blocks: the look-back's fixed
-//     cost a tile spread over twice the bytes, 128 KB a multiprocessor.
-//   512x16v-min2: the same bytes a tile in twice the threads, 64 registers (20 bytes spilled).
-//   128x32v: the shipped tile's elements in half the threads, 96 registers, 5 blocks: 160 KB.
+//   256x32v: 64 KB a tile, 103 registers, 2 blocks, 128 KB: the look-back's fixed cost a tile
+//     spread over twice the bytes. 256x32v-min3: 80 registers (140 bytes spilled), 3 blocks,
+//     192 KB. Their transposes take 68 KB of shared memory, dynamically.
+//   512x16v-min2: 64 KB a tile in twice the threads, 64 registers (20 bytes spilled), 2 blocks.
+//   128x32v: the shipped tile's elements in half the threads, 96 registers, 5 blocks, 160 KB.
 // The reproducible scan's kernels read their tiles with no look-back between: 256x16v-min4
 // holds four blocks a multiprocessor where the shipped 256x16 (72-73 registers) holds three.
 template <class T>
@@ -126,7 +128,7 @@ struct RecurrenceTiles;
 template <>
 struct RecurrenceTiles<float> {
   using Fast = TileList<Tile<256, 16, false, 4>, Tile<256, 16, true, 4>, Tile<256, 32, true>,
-                        Tile<512, 16, true, 2>, Tile<128, 32, true>>;
+                        Tile<256, 32, true, 3>, Tile<512, 16, true, 2>, Tile<128, 32, true>>;
   using Reproducible = TileList<Tile<256, 16>, Tile<256, 16, true>, Tile<256, 16, true, 4>>;
 };
 template <>

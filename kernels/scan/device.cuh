@@ -42,14 +42,15 @@
 //     loads before the first use (the warp transpose's shared stores wait on all of them), so a
 //     block has its whole 16 KB tile in flight while it loads, and a multiprocessor 96 KB when all
 //     six load at once. What is in flight on average is far less: at 393.8 G elements/s on an
-//     H200 a multiprocessor reads 11.9 GB/s, 8-12 KB in flight at 0.7-1 us latency, half the
+//     H200 (issue 53) a multiprocessor reads 11.9 GB/s, 8-12 KB in flight at 0.7-1 us latency, half the
 //     ~23 KB that 4.3 TB/s x ~700 ns / 132 asks for. A block holds its slot for a tile's whole life
 //     (6 blocks / 2.98 G elements/s a multiprocessor x 4096 elements = 8.2 us a tile), of which
 //     the loads take about one: the rest is the scan, the look-back (its 2.2 us first pause
 //     included) and the stores, with no load of the next tile in flight.
 //   float recurrence, 256 x 16 pairs, one element a lane, 4 blocks asked: 64 registers, 33.8 KB
 //     shared, 4 blocks: 32 KB a tile (s and u) in flight at once, 128 KB a multiprocessor when all
-//     four load; at 251.8 G elements/s a multiprocessor reads 15.3 GB/s, a tile lives 6.5 us.
+//     four load; at 251.8 G elements/s a multiprocessor reads 15.3 GB/s (11-15 KB in flight
+//     on average) and a tile lives 8.6 us.
 // So the tiles are short of bytes in flight not because a block issues too few loads, but
 // because a block issues them in one burst in a lifetime dominated by latency it waits out with
 // nothing in flight. More bytes a tile (items, threads) spread that fixed cost over more bytes;
@@ -210,7 +211,9 @@ void allow_transpose_memory(Kernel kernel) {
 
 // A thread's K consecutive items of the tile starting at tile_first, read coalesced. Every
 // thread issues all its loads before its first use of one (the transpose's shared stores), so a
-// block has its whole tile in flight at once.
+// block has its whole tile in flight at once. A vector tile reads one element at a time where
+// an array is not 16-byte aligned or the tile is the last, partial one: the same elements into
+// the same items, so the arithmetic, and its bits, are the same either way.
 template <class Tile, class Policy, class V>
 __device__ inline void load_items(const Policy& p, std::int64_t tile_first, std::int64_t n,
                                   V* smem, V (&items)[Tile::items]) {

@@ -155,6 +155,16 @@ void timed(benchmark::State& state, double bytes_per_element, Run&& run) {
       benchmark::Counter(100.0 * elements * bytes_per_element / total / copy_bandwidth());
 }
 
+// What a tile can keep in flight (Little's law: the copy rate x the latency, over the
+// multiprocessors, is what each must hold): blocks a multiprocessor by the occupancy calculator,
+// and their input in KB.
+void tile_counters(benchmark::State& state, const ScanTile& tile, int blocks,
+                   double input_bytes_per_element) {
+  state.counters["blocks/SM"] = benchmark::Counter(blocks);
+  state.counters["inKB/SM"] = benchmark::Counter(
+      blocks * static_cast<double>(tile.elements()) * input_bytes_per_element / 1024.0);
+}
+
 void bench_copy(benchmark::State& state) {
   Data& d = data();
   timed(state, 8.0, [&] {
@@ -170,6 +180,8 @@ void bench_sum(benchmark::State& state, ScanMode mode, ScanTile tile) {
   };
   if (!checked(state, d.y, sum_gold(), run)) return;
   timed(state, 8.0, run);
+  const ScanTile t = tile.is_default() ? default_sum_tile<float>(mode, current_memory_class()) : tile;
+  tile_counters(state, t, sum_scan_blocks_per_multiprocessor<float>(mode, t), 4.0);
 }
 
 void bench_cub_sum(benchmark::State& state) {
@@ -193,6 +205,9 @@ void bench_recurrence(benchmark::State& state, ScanMode mode, ScanTile tile) {
   };
   if (!checked(state, d.v, recurrence_gold(), run)) return;
   timed(state, 12.0, run);
+  const ScanTile t =
+      tile.is_default() ? recurrence::default_tile<float>(mode, current_memory_class()) : tile;
+  tile_counters(state, t, recurrence::blocks_per_multiprocessor<float>(mode, t), 8.0);
 }
 
 // CUB's formulation: (s1, u1) o (s2, u2) = (s1 s2, s2 u1 + u2) over zip(s, u), writing only u.

@@ -176,11 +176,28 @@ void device_sum_scan(const T* in, T* out, std::int64_t n, ScanKind kind, ScanMod
                   });
 }
 
+template <class T>
+int sum_scan_blocks_per_multiprocessor(ScanMode mode, ScanTile tile) {
+  if (tile.is_default()) tile = default_sum_tile<T>(mode, current_memory_class());
+  using P = SumPolicy<T>;
+  int blocks = 0;
+  if (mode == ScanMode::fast)
+    dispatch_tile(std::string(sum_name<T>()) + ", fast", typename SumTiles<T>::Fast{}, tile,
+                  [&](auto t) { blocks = blocks_per_multiprocessor<ScanMode::fast, decltype(t), P>(); });
+  else
+    dispatch_tile(std::string(sum_name<T>()) + ", reproducible",
+                  typename SumTiles<T>::Reproducible{}, tile, [&](auto t) {
+                    blocks = blocks_per_multiprocessor<ScanMode::reproducible, decltype(t), P>();
+                  });
+  return blocks;
+}
+
 #define PARASOL_SUM_SCAN(T)                                                                   \
   template void device_sum_scan(const T*, T*, std::int64_t, ScanKind, ScanMode, ScanWorkspace&, \
                                 cudaStream_t, ScanTile);                                        \
   template std::vector<ScanTile> sum_scan_tiles<T>(ScanMode);                                   \
-  template ScanTile default_sum_tile<T>(ScanMode, MemoryClass);
+  template ScanTile default_sum_tile<T>(ScanMode, MemoryClass);                                \
+  template int sum_scan_blocks_per_multiprocessor<T>(ScanMode, ScanTile);
 PARASOL_SUM_SCAN(int)
 PARASOL_SUM_SCAN(long long)
 PARASOL_SUM_SCAN(float)

@@ -91,5 +91,10 @@ template <class T>
 std::vector<ScanTile> sum_scan_tiles(ScanMode mode);
 template <class T>
 ScanTile default_sum_tile(ScanMode mode, MemoryClass memory);
+// Blocks of a tile's main kernel (the look-back pass; the reproducible scan's last) that a
+// multiprocessor of the current device holds at once: with the tile's bytes, what it can have in
+// flight.
+template <class T>
+int sum_scan_blocks_per_multiprocessor(ScanMode mode, ScanTile tile);
 
 }  // namespace parasol

@@ -544,6 +544,23 @@ TEST(RecurrenceTilesGpu, EveryDoubleTileMatchesTheGoldAndTheReproducibleBits) {
   expect_every_tile_agrees<double>();
 }
 
+// Each tile's main kernel fits on a multiprocessor, as many blocks as it asks for at least (its
+// transposes' shared memory, dynamic past 40 KB, included).
+TEST(RecurrenceTilesGpu, EveryTileHoldsTheBlocksItAsksFor) {
+  PARASOL_REQUIRE_GPU();
+  for (const ScanMode mode : kModes) {
+    for (const ScanTile& tile : scan_tiles<float>(mode))
+      EXPECT_GE(blocks_per_multiprocessor<float>(mode, tile), std::max(1, tile.min_blocks))
+          << name(mode) << " " << to_string(tile);
+    for (const ScanTile& tile : scan_tiles<double>(mode))
+      EXPECT_GE(blocks_per_multiprocessor<double>(mode, tile), std::max(1, tile.min_blocks))
+          << name(mode) << " " << to_string(tile);
+    for (const ScanTile& tile : sum_scan_tiles<float>(mode))
+      EXPECT_GE(sum_scan_blocks_per_multiprocessor<float>(mode, tile), std::max(1, tile.min_blocks))
+          << name(mode) << " " << to_string(tile);
+  }
+}
+
 TEST(RecurrenceTilesGpu, ATileNotCompiledInIsRefusedWithTheList) {
   PARASOL_REQUIRE_GPU();
   const Series<float> series = random_series<float>({100}, test::kSeed);

@@ -538,6 +538,26 @@ void device_scan_in(const Policy& policy, std::int64_t n, ScanKind kind, ScanWor
   }
 }
 
+// Blocks a multiprocessor of the current device holds at once of a tile's main kernel (the
+// fast scan's look-back pass, the reproducible scan's last), inclusive, by the occupancy
+// calculator: times the tile's bytes, what a multiprocessor can have in flight.
+template <ScanMode kMode, class Tile, class Policy>
+int blocks_per_multiprocessor() {
+  using namespace device_scan_detail;
+  constexpr std::size_t kShared = TransposeMemory<Tile, Policy>::kDynamicBytes;
+  int blocks = 0;
+  if constexpr (kMode == ScanMode::fast) {
+    allow_transpose_memory<Tile, Policy>(lookback_scan_kernel<Tile, false, Policy>);
+    PARASOL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, lookback_scan_kernel<Tile, false, Policy>, Tile::threads, kShared));
+  } else {
+    allow_transpose_memory<Tile, Policy>(prefixed_scan_kernel<Tile, false, Policy>);
+    PARASOL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, prefixed_scan_kernel<Tile, false, Policy>, Tile::threads, kShared));
+  }
+  return blocks;
+}
+
 template <class Tile, class Policy>
 void device_scan(const Policy& policy, std::int64_t n, ScanKind kind, ScanMode mode,
                  ScanWorkspace& workspace, cudaStream_t stream,

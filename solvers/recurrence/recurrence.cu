@@ -213,6 +213,22 @@ ScanTile default_tile(ScanMode mode, MemoryClass memory) {
 }
 
 template <class T>
+int blocks_per_multiprocessor(ScanMode mode, ScanTile tile) {
+  using P = RecurrencePolicy<T>;
+  int blocks = 0;
+  if (mode == ScanMode::fast)
+    dispatch_tile(scan_name<T>(mode), typename RecurrenceTiles<T>::Fast{}, resolve<T>(tile, mode),
+                  [&](auto t) {
+                    blocks = parasol::blocks_per_multiprocessor<ScanMode::fast, decltype(t), P>();
+                  });
+  else
+    with_reproducible_tile<T>(tile, [&](auto t) {
+      blocks = parasol::blocks_per_multiprocessor<ScanMode::reproducible, decltype(t), P>();
+    });
+  return blocks;
+}
+
+template <class T>
 void Solver<T>::solve(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
                       std::int64_t n, std::int64_t segments, T* v, cudaStream_t stream) {
   if (n == 0) return;
@@ -319,6 +335,8 @@ template std::vector<ScanTile> scan_tiles<float>(ScanMode);
 template std::vector<ScanTile> scan_tiles<double>(ScanMode);
 template ScanTile default_tile<float>(ScanMode, MemoryClass);
 template ScanTile default_tile<double>(ScanMode, MemoryClass);
+template int blocks_per_multiprocessor<float>(ScanMode, ScanTile);
+template int blocks_per_multiprocessor<double>(ScanMode, ScanTile);
 template Result<float> solve_gpu(const Series<float>&, ScanMode, const Ar1*);
 template Result<double> solve_gpu(const Series<double>&, ScanMode, const Ar1*);
 

@@ -109,6 +109,10 @@ template <class T>
 std::vector<ScanTile> scan_tiles(ScanMode mode);
 template <class T>
 ScanTile default_tile(ScanMode mode, MemoryClass memory);
+// Blocks of a tile's main kernel a multiprocessor of the current device holds at once
+// (kernels/scan.hpp: sum_scan_blocks_per_multiprocessor).
+template <class T>
+int blocks_per_multiprocessor(ScanMode mode, ScanTile tile);
 
 // Solves series already on the device. Pointers hold series.size() elements (s, u, v) and
 // segments + 1 offsets and `segments` initial values; v may alias u. `tile`: one of

@@ -180,7 +180,8 @@ void bench_sum(benchmark::State& state, ScanMode mode, ScanTile tile) {
   };
   if (!checked(state, d.y, sum_gold(), run)) return;
   timed(state, 8.0, run);
-  const ScanTile t = tile.is_default() ? default_sum_tile<float>(mode, current_memory_class()) : tile;
+  const ScanTile t =
+      tile.is_default() ? default_sum_tile<float>(mode, current_memory_class()) : tile;
   tile_counters(state, t, sum_scan_blocks_per_multiprocessor<float>(mode, t), 4.0);
 }
 

@@ -85,10 +85,14 @@ struct SumTiles<float> {
 // The shipped picks, a fast and a reproducible tile for each memory class (scan.hpp). Today the
 // tile tuned on an H100 serves both: a measurement of the candidates on each part changes one
 // line here.
-template <class T>
-constexpr ScanTile kSumTiles[kMemoryClasses][2] = {
-    /* below_4tbs: fast, reproducible */ {{256, sizeof(T) == 4 ? 16 : 8}, {256, sizeof(T) == 4 ? 16 : 8}},
-    /* from_4tbs */ {{256, sizeof(T) == 4 ? 16 : 8}, {256, sizeof(T) == 4 ? 16 : 8}}};
+struct ShippedTiles {
+  ScanTile fast, reproducible;
+};
+constexpr ShippedTiles kSumTiles[2][kMemoryClasses] = {
+    /* 4-byte elements */ {/* below 4 TB/s */ {{256, 16}, {256, 16}},
+                           /* from 4 TB/s */ {{256, 16}, {256, 16}}},
+    /* 8-byte elements */ {/* below 4 TB/s */ {{256, 8}, {256, 8}},
+                           /* from 4 TB/s */ {{256, 8}, {256, 8}}}};
 
 // Look-back pauses measured best for the float sum of 2^28 elements on an H200 (62 % of copy
 // bandwidth without them, 75 % with; docs/journal/2026-11.md).
@@ -153,7 +157,8 @@ std::vector<ScanTile> sum_scan_tiles(ScanMode mode) {
 
 template <class T>
 ScanTile default_sum_tile(ScanMode mode, MemoryClass memory) {
-  return kSumTiles<T>[static_cast<int>(memory)][mode == ScanMode::fast ? 0 : 1];
+  const ShippedTiles& t = kSumTiles[sizeof(T) == 4 ? 0 : 1][static_cast<int>(memory)];
+  return mode == ScanMode::fast ? t.fast : t.reproducible;
 }
 
 template <class T>
@@ -183,7 +188,9 @@ int sum_scan_blocks_per_multiprocessor(ScanMode mode, ScanTile tile) {
   int blocks = 0;
   if (mode == ScanMode::fast)
     dispatch_tile(std::string(sum_name<T>()) + ", fast", typename SumTiles<T>::Fast{}, tile,
-                  [&](auto t) { blocks = blocks_per_multiprocessor<ScanMode::fast, decltype(t), P>(); });
+                  [&](auto t) {
+                    blocks = blocks_per_multiprocessor<ScanMode::fast, decltype(t), P>();
+                  });
   else
     dispatch_tile(std::string(sum_name<T>()) + ", reproducible",
                   typename SumTiles<T>::Reproducible{}, tile, [&](auto t) {

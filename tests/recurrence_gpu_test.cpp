@@ -500,7 +500,8 @@ void expect_every_tile_agrees() {
                        (misalign ? ", one element off 16-byte alignment" : ""));
           std::vector<std::int64_t> lengths{n};
           if (n > 1000) lengths = {n / 3, 1, 0, n - n / 3 - 1};
-          const Series<T> series = random_series<T>(lengths, test::kSeed + static_cast<std::uint64_t>(n));
+          const Series<T> series =
+              random_series<T>(lengths, test::kSeed + static_cast<std::uint64_t>(n));
           const auto size = static_cast<std::size_t>(series.size());
           DeviceBuffer<T> s(size + 1), u(size + 1), v(size + 1), initial(series.initial.size());
           DeviceBuffer<std::int64_t> offsets(series.offsets.size());

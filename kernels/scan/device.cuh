@@ -21,8 +21,8 @@
 // each thread scans K consecutive ones; prepare() sees them in that order (the recurrence marks
 // segment starts there).
 //
-// fast: one pass. A tile (Tile::threads x Tile::items consecutive elements) takes its id from an atomic
-// counter, scans its items (sequentially in each thread, by shuffles across lanes, through
+// fast: one pass. A tile (Tile::threads x Tile::items consecutive elements) takes its id from
+// an atomic counter, scans its items (sequentially in each thread, by shuffles across lanes, through
 // shared memory across warps), publishes its total, then looks back over its predecessors'
 // published totals and prefixes until it meets a prefix (decoupled look-back). Every tile it
 // waits on took its id earlier, so has started and publishes without waiting: no deadlock,
@@ -42,8 +42,8 @@
 //     loads before the first use (the warp transpose's shared stores wait on all of them), so a
 //     block has its whole 16 KB tile in flight while it loads, and a multiprocessor 96 KB when all
 //     six load at once. What is in flight on average is far less: at 393.8 G elements/s on an
-//     H200 (issue 53) a multiprocessor reads 11.9 GB/s, 8-12 KB in flight at 0.7-1 us latency, half the
-//     ~23 KB that 4.3 TB/s x ~700 ns / 132 asks for. A block holds its slot for a tile's whole life
+//     H200 (issue 53) a multiprocessor reads 11.9 GB/s, 8-12 KB in flight at 0.7-1 us latency,
+//     half the ~23 KB that 4.3 TB/s x ~700 ns / 132 asks for. A block holds its slot for a tile's whole life
 //     (6 blocks / 2.98 G elements/s a multiprocessor x 4096 elements = 8.2 us a tile), of which
 //     the loads take about one: the rest is the scan, the look-back (its 2.2 us first pause
 //     included) and the stores, with no load of the next tile in flight.
@@ -77,8 +77,9 @@ namespace parasol {
 
 // A tile of the scan as a compile-time type: Threads x Items elements; with Vectors each
 // thread moves its items Policy::kVectorWidth at a time (16 bytes of each array); MinBlocks
-// blocks a multiprocessor asked of the compiler (0: none, registers as it likes). A look-back scan runs at the rate of the tiles in flight, so a tile whose registers
-// would cost it a block a multiprocessor can ask for the block back.
+// blocks a multiprocessor asked of the compiler (0: none, registers as it likes). A look-back
+// scan runs at the rate of the tiles in flight, so a tile whose registers would cost it a block
+// a multiprocessor can ask for the block back.
 template <int Threads, int Items, bool Vectors = false, int MinBlocks = 0>
 struct Tile {
   static constexpr int threads = Threads, items = Items, min_blocks = MinBlocks;
@@ -99,7 +100,8 @@ std::vector<ScanTile> compiled_tiles(TileList<T...>) {
 // "recurrence<float>, fast: tile 256x20 is not compiled in; compiled: 256x16 256x16v"
 inline std::string tile_not_compiled(std::string_view scan, const ScanTile& want,
                                      const std::vector<ScanTile>& compiled) {
-  std::string m = std::string(scan) + ": tile " + to_string(want) + " is not compiled in; compiled:";
+  std::string m =
+      std::string(scan) + ": tile " + to_string(want) + " is not compiled in; compiled:";
   for (const ScanTile& t : compiled) m += " " + to_string(t);
   return m;
 }

@@ -22,12 +22,13 @@
 // segment starts there).
 //
 // fast: one pass. A tile (Tile::threads x Tile::items consecutive elements) takes its id from
-// an atomic counter, scans its items (sequentially in each thread, by shuffles across lanes, through
-// shared memory across warps), publishes its total, then looks back over its predecessors'
-// published totals and prefixes until it meets a prefix (decoupled look-back). Every tile it
-// waits on took its id earlier, so has started and publishes without waiting: no deadlock,
-// whatever order the hardware schedules blocks in. The look-back pauses before its first read
-// and between reads (LookbackPauses): polling L2 without pause slowed the float sum by a sixth.
+// an atomic counter, scans its items (sequentially in each thread, by shuffles across lanes,
+// through shared memory across warps), publishes its total, then looks back over its
+// predecessors' published totals and prefixes until it meets a prefix (decoupled look-back).
+// Every tile it waits on took its id earlier, so has started and publishes without waiting: no
+// deadlock, whatever order the hardware schedules blocks in. The look-back pauses before its
+// first read and between reads (LookbackPauses): polling L2 without pause slowed the float sum
+// by a sixth.
 // Tried and not kept: persistent blocks that load their next tile while the first warp looks
 // back. A tile's total then waits on its block's previous look-back, the look-backs chain from
 // tile to tile, and the scan ran at half the speed.
@@ -43,10 +44,10 @@
 //     block has its whole 16 KB tile in flight while it loads, and a multiprocessor 96 KB when all
 //     six load at once. What is in flight on average is far less: at 393.8 G elements/s on an
 //     H200 (issue 53) a multiprocessor reads 11.9 GB/s, 8-12 KB in flight at 0.7-1 us latency,
-//     half the ~23 KB that 4.3 TB/s x ~700 ns / 132 asks for. A block holds its slot for a tile's whole life
-//     (6 blocks / 2.98 G elements/s a multiprocessor x 4096 elements = 8.2 us a tile), of which
-//     the loads take about one: the rest is the scan, the look-back (its 2.2 us first pause
-//     included) and the stores, with no load of the next tile in flight.
+//     half the ~23 KB that 4.3 TB/s x ~700 ns / 132 asks for. A block holds its slot for a
+//     tile's whole life (6 blocks / 2.98 G elements/s a multiprocessor x 4096 elements = 8.2 us
+//     a tile), of which the loads take about one: the rest is the scan, the look-back (its
+//     2.2 us first pause included) and the stores, with no load of the next tile in flight.
 //   float recurrence, 256 x 16 pairs, one element a lane, 4 blocks asked: 64 registers, 33.8 KB
 //     shared, 4 blocks: 32 KB a tile (s and u) in flight at once, 128 KB a multiprocessor when all
 //     four load; at 251.8 G elements/s a multiprocessor reads 15.3 GB/s (11-15 KB in flight

@@ -1,7 +1,9 @@
 // The GPU recurrence solver against the gold: one series of awkward lengths, up to 10^8; many
 // segments, empty and of one element among them; both scan modes; the reproducible mode's bits;
 // outputs poisoned with NaN first, in place and out of place; the DeviceSeries a sweep times; the
-// reproducible scan in runs cut on tile boundaries, as ranks run it.
+// reproducible scan in runs cut on tile boundaries, as ranks run it; and every compiled scan tile
+// (kernels/scan.hpp: ScanTile), the recurrence's and the float sum's, against the gold and the
+// reproducible bits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -436,6 +438,215 @@ TEST(RecurrenceDraws, DrawnRunsSolveToTheUploadedRunsBits) {
   const Result<double> drawn = solve_gpu(segments, ScanMode::reproducible, &a);
   ASSERT_EQ(uploaded.v.size(), drawn.v.size());
   EXPECT_EQ(std::memcmp(uploaded.v.data(), drawn.v.data(), drawn.v.size() * sizeof(double)), 0);
+}
+
+// The tile tables, on the host: what the benchmark rows and the tests below iterate over.
+TEST(RecurrenceTiles, ShippedTilesAreCompiledAndTheReproducibleOnesFollowTheDocumentedOrder) {
+  for (const MemoryClass memory : {MemoryClass::below_4tbs, MemoryClass::from_4tbs}) {
+    SCOPED_TRACE(std::string(name(memory)));
+    for (const ScanMode mode : kModes) {
+      const auto has = [](const std::vector<ScanTile>& list, const ScanTile& t) {
+        return std::find(list.begin(), list.end(), t) != list.end();
+      };
+      EXPECT_TRUE(has(scan_tiles<float>(mode), default_tile<float>(mode, memory)));
+      EXPECT_TRUE(has(scan_tiles<double>(mode), default_tile<double>(mode, memory)));
+      EXPECT_TRUE(has(sum_scan_tiles<float>(mode), default_sum_tile<float>(mode, memory)));
+      EXPECT_TRUE(has(sum_scan_tiles<double>(mode), default_sum_tile<double>(mode, memory)));
+      EXPECT_TRUE(has(sum_scan_tiles<int>(mode), default_sum_tile<int>(mode, memory)));
+    }
+  }
+  // As shipped before the candidates: 256 x 16 floats (8 doubles), the float recurrence's fast
+  // scan held to four blocks a multiprocessor.
+  EXPECT_EQ(to_string(default_tile<float>(ScanMode::fast, MemoryClass::from_4tbs)), "256x16-min4");
+  EXPECT_EQ(to_string(default_sum_tile<float>(ScanMode::fast, MemoryClass::from_4tbs)), "256x16");
+  EXPECT_EQ(to_string(ScanTile{}), "default");
+  EXPECT_EQ(to_string(ScanTile{512, 16, true, 2}), "512x16v-min2");
+  for (const ScanTile& t : scan_tiles<float>(ScanMode::reproducible))
+    EXPECT_EQ(t.elements(), kTileElements<float>) << to_string(t);
+  for (const ScanTile& t : scan_tiles<double>(ScanMode::reproducible))
+    EXPECT_EQ(t.elements(), kTileElements<double>) << to_string(t);
+  // check.hpp's tolerance counts tile boundaries of kTileElements: a fast tile's are among them.
+  for (const ScanTile& t : scan_tiles<float>(ScanMode::fast))
+    EXPECT_EQ(t.elements() % kTileElements<float>, 0) << to_string(t);
+  for (const ScanTile& t : sum_scan_tiles<float>(ScanMode::reproducible))
+    EXPECT_EQ(t.elements(), 4096) << to_string(t);
+  EXPECT_GT(sum_scan_tiles<float>(ScanMode::fast).size(), 1u);
+}
+
+TEST(RecurrenceTiles, MemoryClassesSplitAtFourTerabytesPerSecond) {
+  EXPECT_EQ(memory_class_of(3.35e12), MemoryClass::below_4tbs);  // H100 SXM
+  EXPECT_EQ(memory_class_of(4.8e12), MemoryClass::from_4tbs);    // H200
+  EXPECT_EQ(memory_class_of(2.0e12), MemoryClass::below_4tbs);
+}
+
+// 1, 31, a tile's elements less one and plus one, and 10^6 + 3: one element, less than a warp,
+// each side of a tile's last element, and many tiles with a ragged end.
+std::vector<std::int64_t> tile_lengths(const ScanTile& tile) {
+  const auto t = static_cast<std::int64_t>(tile.elements());
+  return {1, 31, t - 1, t + 1, 1000003};
+}
+
+// Every fast tile against the gold; every reproducible tile to the bits of the shipped
+// reproducible tile (and so to the gold), on one series and on many segments, with inputs
+// and output 16-byte aligned (the vector path) and not (one element in: the scalar path).
+template <class T>
+void expect_every_tile_agrees() {
+  Stream stream;
+  for (const ScanMode mode : kModes)
+    for (const ScanTile& tile : scan_tiles<T>(mode))
+      for (const std::int64_t n : tile_lengths(tile))
+        for (const std::int64_t misalign : {0, 1}) {
+          SCOPED_TRACE(case_name(mode, n) + ", tile " + to_string(tile) +
+                       (misalign ? ", one element off 16-byte alignment" : ""));
+          std::vector<std::int64_t> lengths{n};
+          if (n > 1000) lengths = {n / 3, 1, 0, n - n / 3 - 1};
+          const Series<T> series =
+              random_series<T>(lengths, test::kSeed + static_cast<std::uint64_t>(n));
+          const auto size = static_cast<std::size_t>(series.size());
+          DeviceBuffer<T> s(size + 1), u(size + 1), v(size + 1), initial(series.initial.size());
+          DeviceBuffer<std::int64_t> offsets(series.offsets.size());
+          const auto put = [&](DeviceBuffer<T>& to, const std::vector<T>& from) {
+            PARASOL_CUDA(cudaMemcpyAsync(to.data() + misalign, from.data(), size * sizeof(T),
+                                         cudaMemcpyHostToDevice, stream));
+          };
+          put(s, series.s);
+          put(u, series.u);
+          upload_on(stream, initial, series.initial);
+          upload_on(stream, offsets, series.offsets);
+          const auto solve = [&](Solver<T>& solver) {
+            fill_bytes(v, 0xFF, stream);
+            solver.solve(s.data() + misalign, u.data() + misalign, offsets.data(),
+                         initial.data(), series.size(), series.segments(), v.data() + misalign,
+                         stream);
+            std::vector<T> got(size);
+            PARASOL_CUDA(cudaMemcpyAsync(got.data(), v.data() + misalign, size * sizeof(T),
+                                         cudaMemcpyDeviceToHost, stream));
+            stream.synchronize();
+            return got;
+          };
+          Solver<T> candidate(mode, tile);
+          const std::vector<T> got = solve(candidate);
+          expect_matches_gold(got, series);
+          if (mode != ScanMode::reproducible) continue;
+          Solver<T> shipped(ScanMode::reproducible);
+          const std::vector<T> expected = solve(shipped);
+          EXPECT_EQ(std::memcmp(got.data(), expected.data(), size * sizeof(T)), 0)
+              << "the reproducible bits depend on the tile";
+        }
+}
+
+TEST(RecurrenceTilesGpu, EveryFloatTileMatchesTheGoldAndTheReproducibleBits) {
+  PARASOL_REQUIRE_GPU();
+  expect_every_tile_agrees<float>();
+}
+
+TEST(RecurrenceTilesGpu, EveryDoubleTileMatchesTheGoldAndTheReproducibleBits) {
+  PARASOL_REQUIRE_GPU();
+  expect_every_tile_agrees<double>();
+}
+
+// Each tile's main kernel fits on a multiprocessor, as many blocks as it asks for at least (its
+// transposes' shared memory, dynamic past 40 KB, included).
+TEST(RecurrenceTilesGpu, EveryTileHoldsTheBlocksItAsksFor) {
+  PARASOL_REQUIRE_GPU();
+  for (const ScanMode mode : kModes) {
+    for (const ScanTile& tile : scan_tiles<float>(mode))
+      EXPECT_GE(blocks_per_multiprocessor<float>(mode, tile), std::max(1, tile.min_blocks))
+          << name(mode) << " " << to_string(tile);
+    for (const ScanTile& tile : scan_tiles<double>(mode))
+      EXPECT_GE(blocks_per_multiprocessor<double>(mode, tile), std::max(1, tile.min_blocks))
+          << name(mode) << " " << to_string(tile);
+    for (const ScanTile& tile : sum_scan_tiles<float>(mode))
+      EXPECT_GE(sum_scan_blocks_per_multiprocessor<float>(mode, tile), std::max(1, tile.min_blocks))
+          << name(mode) << " " << to_string(tile);
+  }
+}
+
+TEST(RecurrenceTilesGpu, ATileNotCompiledInIsRefusedWithTheList) {
+  PARASOL_REQUIRE_GPU();
+  const Series<float> series = random_series<float>({100}, test::kSeed);
+  Stream stream;
+  DeviceSeries<float> device(series, stream);
+  DeviceBuffer<float> v(100), initial(1);
+  DeviceBuffer<std::int64_t> offsets(2);
+  upload_on(stream, offsets, series.offsets);
+  upload_on(stream, initial, series.initial);
+  for (const ScanMode mode : kModes) {
+    Solver<float> solver(mode, ScanTile{256, 20});
+    try {
+      solver.solve(device.s(), device.s(), offsets.data(), initial.data(), 100, 1, v.data(),
+                   stream);
+      ADD_FAILURE() << "tile 256x20 was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("256x20 is not compiled in"), std::string::npos) << what;
+      EXPECT_NE(what.find(to_string(scan_tiles<float>(mode).front())), std::string::npos) << what;
+    }
+  }
+  // The reproducible scan refuses a fast tile of another shape: its bits follow its own.
+  ScanWorkspace ws;
+  DeviceBuffer<float> x(5000), y(5000);
+  fill_bytes(x, 0, stream);
+  EXPECT_THROW(device_sum_scan(x.data(), y.data(), 5000, ScanKind::inclusive,
+                               ScanMode::reproducible, ws, stream, ScanTile{256, 32}),
+               InputError);
+}
+
+// The float sum's every tile, inclusive and exclusive, against a long-double scan within
+// scan_test's round-off (64 ulps of the running sum of |x| for the trees inside a tile, plus the
+// chain of tile prefixes, half an ulp a tile of 512 or more with a random sign); the reproducible
+// tiles to the shipped one's bits.
+TEST(RecurrenceTilesGpu, EveryFloatSumTileMatchesALongDoubleScan) {
+  PARASOL_REQUIRE_GPU();
+  Stream stream;
+  ScanWorkspace ws;
+  for (const ScanMode mode : kModes)
+    for (const ScanTile& tile : sum_scan_tiles<float>(mode))
+      for (const std::int64_t n : tile_lengths(tile))
+        for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive})
+          for (const std::int64_t misalign : {0, 1}) {
+            SCOPED_TRACE(case_name(mode, n) + ", tile " + to_string(tile) +
+                         (kind == ScanKind::exclusive ? ", exclusive" : ", inclusive") +
+                         (misalign ? ", misaligned" : ""));
+            std::mt19937_64 rng(test::kSeed + static_cast<std::uint64_t>(n));
+            std::vector<float> x(static_cast<std::size_t>(n));
+            for (float& e : x)
+              e = static_cast<float>(-0.25 + 1.25 * (static_cast<double>(rng() >> 11) * 0x1.0p-53));
+            DeviceBuffer<float> in(x.size() + 1), out(x.size() + 1);
+            PARASOL_CUDA(cudaMemcpyAsync(in.data() + misalign, x.data(), x.size() * sizeof(float),
+                                         cudaMemcpyHostToDevice, stream));
+            const auto run = [&](const ScanTile& t) {
+              fill_bytes(out, 0xFF, stream);
+              device_sum_scan(in.data() + misalign, out.data() + misalign, n, kind, mode, ws,
+                              stream, t);
+              std::vector<float> got(x.size());
+              PARASOL_CUDA(cudaMemcpyAsync(got.data(), out.data() + misalign,
+                                           got.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                                           stream));
+              stream.synchronize();
+              return got;
+            };
+            const std::vector<float> got = run(tile);
+            long double sum = 0, magnitude = 0;
+            std::int64_t bad = 0, first_bad = -1;
+            for (std::size_t i = 0; i < x.size(); ++i) {
+              const long double before = sum;
+              sum += x[i];
+              magnitude += std::abs(static_cast<long double>(x[i]));
+              const long double want = kind == ScanKind::inclusive ? sum : before;
+              const double bound = std::numeric_limits<float>::epsilon() *
+                                   (64.0 + std::sqrt(static_cast<double>(i + 1) / 512.0) * 4.0) *
+                                   static_cast<double>(magnitude);
+              if (!(std::abs(static_cast<double>(got[i]) - static_cast<double>(want)) <= bound) &&
+                  bad++ == 0)
+                first_bad = static_cast<std::int64_t>(i);
+            }
+            EXPECT_EQ(bad, 0) << "first at " << first_bad;
+            if (mode != ScanMode::reproducible) continue;
+            const std::vector<float> expected = run(ScanTile{});
+            EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0)
+                << "the reproducible bits depend on the tile";
+          }
 }
 
 }  // namespace

@@ -2,6 +2,12 @@
 // is associative, so v[n] = (e_0 o ... o e_n)(v[-1]) comes out of one device-wide scan.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
 #include "kernels/event.hpp"
@@ -23,9 +29,6 @@ template <class T>
 struct RecurrencePolicy {
   using Value = Affine<T>;
   static constexpr bool kNeverAllOnes = true;  // floating-point results
-  // The float fast scan held to 64 registers, four blocks a multiprocessor: at 71 it held three,
-  // and the recurrence of 2^28 elements took 5.5 % longer (docs/journal/2026-11.md).
-  static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 0;
   const T* s;
   const T* u;
   const std::int64_t* offsets;
@@ -77,21 +80,158 @@ struct RecurrencePolicy {
   }
 
   __device__ void store(std::int64_t i, const Value& e) const { v[i] = e.u; }
+
+  // 16 bytes of s and of u a load, of v a store.
+  static constexpr int kVectorWidth = 16 / int(sizeof(T));
+  using Vector = std::conditional_t<sizeof(T) == 4, float4, double2>;
+  __device__ bool vectors_aligned() const {
+    const auto aligned = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    return aligned(s) && aligned(u) && aligned(v);
+  }
+  __device__ void load_vector(std::int64_t i, Value (&run)[kVectorWidth]) const {
+    T sv[kVectorWidth], uv[kVectorWidth];
+    const Vector a = *reinterpret_cast<const Vector*>(s + i);
+    const Vector b = *reinterpret_cast<const Vector*>(u + i);
+    memcpy(sv, &a, sizeof a);
+    memcpy(uv, &b, sizeof b);
+#pragma unroll
+    for (int c = 0; c < kVectorWidth; ++c) run[c] = {sv[c], uv[c]};
+  }
+  __device__ void store_vector(std::int64_t i, const Value (&run)[kVectorWidth]) const {
+    T vv[kVectorWidth];
+#pragma unroll
+    for (int c = 0; c < kVectorWidth; ++c) vv[c] = run[c].u;
+    Vector w;
+    memcpy(&w, vv, sizeof w);
+    *reinterpret_cast<Vector*>(v + i) = w;
+  }
 };
 
-// Elements per thread: 16 pairs of floats (8 of doubles), 128 bytes of input per thread per tile.
+// The tiles compiled. The reproducible scan's is the one recurrence.hpp documents
+// (kTileElements: 256 threads x 16 pairs of floats, 8 of doubles; 128 bytes of input a thread a
+// tile), by either load path and register budget. The fast scan's candidates, timed beside copy
+// and CUB by bench/recurrence_bench on 2^28 floats; registers (ptxas -v, sm_90, CUDA 13.0),
+// blocks a multiprocessor, and the s and u they hold at once:
+//   256x16-min4: the shipped one, held to 64 registers (4 bytes spilled), four blocks a
+//     multiprocessor: at 71 it held three, and the recurrence of 2^28 elements took 5.5 % longer
+//     (docs/journal/2026-11.md). 32 KB a tile, 128 KB.
+//   256x16v-min4: the same with a quarter of the load and store instructions.
+//   256x32v: 64 KB a tile, 103 registers, 2 blocks, 128 KB: the look-back's fixed cost a tile
+//     spread over twice the bytes. 256x32v-min3: 80 registers (140 bytes spilled), 3 blocks,
+//     192 KB. Their transposes take 68 KB of shared memory, dynamically.
+//   512x16v-min2: 64 KB a tile in twice the threads, 64 registers (20 bytes spilled), 2 blocks.
+//   128x32v: the shipped tile's elements in half the threads, 96 registers, 5 blocks, 160 KB.
+// The reproducible scan's kernels read their tiles with no look-back between: 256x16v-min4
+// holds four blocks a multiprocessor where the shipped 256x16 (72-73 registers) holds three.
 template <class T>
-constexpr int kItems = sizeof(T) == 4 ? 16 : 8;
-constexpr int kThreads = 256;
-static_assert(kThreads * kItems<float> == kTileElements<float> &&
-                  kThreads * kItems<double> == kTileElements<double>,
-              "recurrence.hpp states the tile, by which check.hpp bounds round-off");
+struct RecurrenceTiles;
+template <>
+struct RecurrenceTiles<float> {
+  using Fast = TileList<Tile<256, 16, false, 4>, Tile<256, 16, true, 4>, Tile<256, 32, true>,
+                        Tile<256, 32, true, 3>, Tile<512, 16, true, 2>, Tile<128, 32, true>>;
+  using Reproducible = TileList<Tile<256, 16>, Tile<256, 16, true>, Tile<256, 16, true, 4>>;
+};
+template <>
+struct RecurrenceTiles<double> {
+  using Fast = TileList<Tile<256, 8>, Tile<256, 8, true>, Tile<256, 16, true>>;
+  using Reproducible = TileList<Tile<256, 8>, Tile<256, 8, true>>;
+};
+
+// What the fast scan may reassociate (check.hpp's tolerance): inside its tile an element passes
+// through at most 48 combines of two roundings each, 96 ulps (its thread's items, the warp's 5
+// and the block's log2(warps) shuffles, the tile's prefix), and the tile's boundaries are among
+// the documented tile's, so tile_chain(series, kTileElements) bounds the round-off carried
+// across them.
+template <class T, class Tile>
+constexpr bool within_tolerance() {
+  int log_warps = 0;
+  while ((1 << log_warps) < Tile::threads / 32) ++log_warps;
+  return Tile::elements % kTileElements<T> == 0 && Tile::items - 1 + 5 + log_warps + 2 <= 48;
+}
+template <class T, class... Tiles>
+constexpr bool all_within_tolerance(TileList<Tiles...>) {
+  return (within_tolerance<T, Tiles>() && ...);
+}
+static_assert(all_within_tolerance<float>(RecurrenceTiles<float>::Fast{}) &&
+                  all_within_tolerance<double>(RecurrenceTiles<double>::Fast{}),
+              "a fast tile outside what check.hpp's tolerance covers");
+template <class T, class... Tiles>
+constexpr bool all_documented(TileList<Tiles...>) {
+  return ((Tiles::elements == kTileElements<T> && Tiles::threads == 256) && ...);
+}
+static_assert(all_documented<float>(RecurrenceTiles<float>::Reproducible{}) &&
+                  all_documented<double>(RecurrenceTiles<double>::Reproducible{}),
+              "the reproducible scan's bits follow recurrence.hpp's tile");
+
+// The shipped picks, a fast and a reproducible tile for each memory class (kernels/scan.hpp).
+// Today the tile tuned on an H100 serves both: a measurement of the candidates on each part
+// changes one line here.
+struct ShippedTiles {
+  ScanTile fast, reproducible;
+};
+constexpr ShippedTiles kShippedTiles[2][kMemoryClasses] = {
+    /* float */ {/* below 4 TB/s */ {{256, 16, false, 4}, {256, 16}},
+                 /* from 4 TB/s */ {{256, 16, false, 4}, {256, 16}}},
+    /* double */ {/* below 4 TB/s */ {{256, 8}, {256, 8}},
+                  /* from 4 TB/s */ {{256, 8}, {256, 8}}}};
 
 // Look-back pauses measured best for a float recurrence of 2^28 elements on an H200
 // (docs/journal/2026-11.md).
 constexpr lookback::Pauses kPauses{1100, 700};
 
+template <class T>
+std::string scan_name(ScanMode mode) {
+  return std::string(sizeof(T) == 4 ? "recurrence<float>, " : "recurrence<double>, ") +
+         std::string(name(mode));
+}
+
+template <class T>
+ScanTile resolve(ScanTile tile, ScanMode mode) {
+  return tile.is_default() ? default_tile<T>(mode, current_memory_class()) : tile;
+}
+
+// Calls run(Tile{}) for the compiled tile of the mode that `tile` names (the default resolved).
+template <class T, class Run>
+void with_fast_tile(ScanTile tile, Run&& run) {
+  constexpr ScanMode kMode = ScanMode::fast;
+  dispatch_tile(scan_name<T>(kMode), typename RecurrenceTiles<T>::Fast{}, resolve<T>(tile, kMode),
+                run);
+}
+template <class T, class Run>
+void with_reproducible_tile(ScanTile tile, Run&& run) {
+  constexpr ScanMode kMode = ScanMode::reproducible;
+  dispatch_tile(scan_name<T>(kMode), typename RecurrenceTiles<T>::Reproducible{},
+                resolve<T>(tile, kMode), run);
+}
+
 }  // namespace
+
+template <class T>
+std::vector<ScanTile> scan_tiles(ScanMode mode) {
+  return mode == ScanMode::fast ? compiled_tiles(typename RecurrenceTiles<T>::Fast{})
+                                : compiled_tiles(typename RecurrenceTiles<T>::Reproducible{});
+}
+
+template <class T>
+ScanTile default_tile(ScanMode mode, MemoryClass memory) {
+  const ShippedTiles& t = kShippedTiles[sizeof(T) == 4 ? 0 : 1][static_cast<int>(memory)];
+  return mode == ScanMode::fast ? t.fast : t.reproducible;
+}
+
+template <class T>
+int blocks_per_multiprocessor(ScanMode mode, ScanTile tile) {
+  using P = RecurrencePolicy<T>;
+  int blocks = 0;
+  if (mode == ScanMode::fast)
+    with_fast_tile<T>(tile, [&](auto t) {
+      blocks = parasol::blocks_per_multiprocessor<ScanMode::fast, decltype(t), P>();
+    });
+  else
+    with_reproducible_tile<T>(tile, [&](auto t) {
+      blocks = parasol::blocks_per_multiprocessor<ScanMode::reproducible, decltype(t), P>();
+    });
+  return blocks;
+}
 
 template <class T>
 void Solver<T>::solve(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
@@ -99,8 +239,17 @@ void Solver<T>::solve(const T* s, const T* u, const std::int64_t* offsets, const
   if (n == 0) return;
   if (segments < 1) throw Error("recurrence: elements but no segment");
   const RecurrencePolicy<T> policy{s, u, offsets, initial, segments, v};
-  device_scan<kThreads, kItems<T>>(policy, n, ScanKind::inclusive, mode_, workspace_, stream,
-                                   kPauses);
+  constexpr ScanKind kKind = ScanKind::inclusive;
+  if (mode_ == ScanMode::fast)
+    with_fast_tile<T>(tile_, [&](auto tile) {
+      device_scan_in<ScanMode::fast, decltype(tile)>(policy, n, kKind, workspace_, stream,
+                                                     kPauses);
+    });
+  else
+    with_reproducible_tile<T>(tile_, [&](auto tile) {
+      device_scan_in<ScanMode::reproducible, decltype(tile)>(policy, n, kKind, workspace_,
+                                                             stream);
+    });
 }
 
 template <class T>
@@ -110,7 +259,9 @@ void Solver<T>::tile_totals(const T* s, const T* u, const std::int64_t* offsets,
   if (n == 0) return;
   if (segments < 1) throw Error("recurrence: elements but no segment");
   const RecurrencePolicy<T> policy{s, u, offsets, initial, segments, nullptr, continued};
-  device_scan_tile_totals<kThreads, kItems<T>>(policy, n, totals, stream);
+  with_reproducible_tile<T>({}, [&](auto tile) {
+    device_scan_tile_totals<decltype(tile)>(policy, n, totals, stream);
+  });
 }
 
 template <class T>
@@ -133,8 +284,11 @@ void Solver<T>::solve_prefixed(const T* s, const T* u, const std::int64_t* offse
   if (n == 0) return;
   if (segments < 1) throw Error("recurrence: elements but no segment");
   const RecurrencePolicy<T> policy{s, u, offsets, initial, segments, v, continued};
-  device_scan_prefixed<kThreads, kItems<T>>(policy, n, ScanKind::inclusive, prefixes, first_tile,
-                                            stream);
+  const ScanTile tile = mode_ == ScanMode::reproducible ? tile_ : ScanTile{};
+  with_reproducible_tile<T>(tile, [&](auto t) {
+    device_scan_prefixed<decltype(t)>(policy, n, ScanKind::inclusive, prefixes, first_tile,
+                                      stream);
+  });
 }
 
 template <class T>
@@ -181,6 +335,12 @@ Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn) {
 
 template class Solver<float>;
 template class Solver<double>;
+template std::vector<ScanTile> scan_tiles<float>(ScanMode);
+template std::vector<ScanTile> scan_tiles<double>(ScanMode);
+template ScanTile default_tile<float>(ScanMode, MemoryClass);
+template ScanTile default_tile<double>(ScanMode, MemoryClass);
+template int blocks_per_multiprocessor<float>(ScanMode, ScanTile);
+template int blocks_per_multiprocessor<double>(ScanMode, ScanTile);
 template Result<float> solve_gpu(const Series<float>&, ScanMode, const Ar1*);
 template Result<double> solve_gpu(const Series<double>&, ScanMode, const Ar1*);
 

@@ -102,15 +102,29 @@ struct Map {
   T s, u;
 };
 
+// The scan tiles compiled for a mode (kernels/scan.hpp: ScanTile), and the shipped pick for a
+// class of device, what ScanTile{} resolves to there. The reproducible mode's are all
+// kTileElements<T> (below) of 256 threads, by either load path, so all give the same bits.
+template <class T>
+std::vector<ScanTile> scan_tiles(ScanMode mode);
+template <class T>
+ScanTile default_tile(ScanMode mode, MemoryClass memory);
+// Blocks of a tile's main kernel a multiprocessor of the current device holds at once
+// (kernels/scan.hpp: sum_scan_blocks_per_multiprocessor).
+template <class T>
+int blocks_per_multiprocessor(ScanMode mode, ScanTile tile);
+
 // Solves series already on the device. Pointers hold series.size() elements (s, u, v) and
-// segments + 1 offsets and `segments` initial values; v may alias u.
+// segments + 1 offsets and `segments` initial values; v may alias u. `tile`: one of
+// scan_tiles<T>(mode) or the default; another is refused (InputError) at the first solve.
 template <class T>
 class Solver {
  public:
-  explicit Solver(ScanMode mode = ScanMode::fast) : mode_(mode) {}
+  explicit Solver(ScanMode mode = ScanMode::fast, ScanTile tile = {}) : mode_(mode), tile_(tile) {}
   void solve(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
              std::int64_t n, std::int64_t segments, T* v, cudaStream_t stream);
   ScanMode mode() const { return mode_; }
+  ScanTile tile() const { return tile_; }
 
   // The reproducible scan in its steps (kernels/scan/device.cuh), for a run of a longer series
   // cut on tile boundaries (ranks.hpp). When `continued`, the run's first segment began before
@@ -118,6 +132,8 @@ class Solver {
   // the run's ceil(n / kTileElements<T>) totals; tile_prefixes turns the whole series' totals,
   // every run's in order, into its tiles' prefixes in place; solve_prefixed scans the run,
   // whose first tile is the series' `first_tile`, from them: the bits of solve() on the whole.
+  // These take the shipped reproducible tile (solve_prefixed the solver's own, in the
+  // reproducible mode): any gives the same bits.
   static void tile_totals(const T* s, const T* u, const std::int64_t* offsets, const T* initial,
                           std::int64_t n, std::int64_t segments, bool continued, Map<T>* totals,
                           cudaStream_t stream);
@@ -132,11 +148,13 @@ class Solver {
 
  private:
   ScanMode mode_;
+  ScanTile tile_;
   ScanWorkspace workspace_;
 };
 
-// Elements one tile of the scan covers (its block's threads x elements per thread,
-// recurrence.cu). A tile's prefix is its predecessor's combined with its own total, so what lies
+// Elements one tile of the reproducible scan covers (its block's threads x elements per thread,
+// recurrence.cu), a part of the order its bits follow; the fast scan's tiles are multiples of
+// it. A tile's prefix is its predecessor's combined with its own total, so what lies
 // t tiles back reaches an element through t chained combines (check.hpp bounds their round-off).
 template <class T>
 inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 8;

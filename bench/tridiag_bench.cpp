@@ -356,18 +356,20 @@ void bench_cusparse_gpsv(benchmark::State& state, KindCase k) {
   restore();
 }
 
-// The launches of a kind's variants worth timing: periodic by every general variant (through
-// Sherman-Morrison) or thomas fused; the rest by thomas, over a few block sizes.
+// The launches of a kind's variants worth timing: periodic by every general variant (fused on
+// chip by thomas-pcr, pcr-warp and pcr-shared while a system fits a block, else through
+// Sherman-Morrison) or thomas fused; the rest by their variants, over a few block sizes.
 std::vector<Launch> kind_launches(const KindCase& k) {
   std::vector<Launch> out;
-  for (Variant v : variants_for(k.kind))
-    for (int t : {64, 128, 256, 512})
-      for (int chunk : v == Variant::thomas || v == Variant::pcr_shared
-                           ? std::vector<int>{0}
-                           : std::vector<int>{0, 4, 8, 16}) {
+  for (Variant v : variants_for(k.kind)) {
+    // multi-rhs thomas-pcr: the blocks and chunks that keep a system's group near a warp or two.
+    const bool many_rhs = k.kind == Kind::multi_rhs && v == Variant::thomas_pcr;
+    for (int t : many_rhs ? std::vector<int>{128, 256} : std::vector<int>{64, 128, 256, 512})
+      for (int chunk : v == Variant::thomas || v == Variant::pcr_shared ? std::vector<int>{0}
+                       : many_rhs                                      ? std::vector<int>{4, 8}
+                                                                       : std::vector<int>{0, 4, 8, 16}) {
         try {
-          const Layout layout = kind_layout(k.kind, v);
-          const Launch l = resolve_launch({v, t, chunk}, {k.n, k.systems, layout}, 4);
+          const Launch l = resolve_kind_launch({v, t, chunk}, k.dims(), 4);
           if (std::none_of(out.begin(), out.end(), [&](const Launch& o) {
                 return o.variant == l.variant && o.threads == l.threads && o.chunk == l.chunk;
               }))
@@ -375,6 +377,7 @@ std::vector<Launch> kind_launches(const KindCase& k) {
         } catch (const InputError&) {
         }
       }
+  }
   return out;
 }
 

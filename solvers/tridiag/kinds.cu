@@ -1,5 +1,7 @@
-// The kinds' GPU solvers: one thread per system on the interleaved layout (thomas), and periodic
-// systems by Sherman-Morrison on top of the general variants. Written plainly first: each
+// The kinds' GPU solvers: one thread per system on the interleaved layout (thomas), periodic
+// systems fused on chip (pcr-shared here, thomas-pcr and pcr-warp in kinds_periodic.cuh) or by
+// Sherman-Morrison on top of the general variants, many right-hand sides by thomas-pcr on chip
+// (kinds_multi_rhs.cuh). Written plainly first: each
 // kernel walks its system down and back up as the gold does, keeping the rows it needs next in
 // registers and the eliminated coefficients in a workspace.
 #include <cuda_runtime.h>
@@ -16,6 +18,8 @@
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/kinds_multi_rhs.cuh"
+#include "solvers/tridiag/kinds_periodic.cuh"
 #include "solvers/tridiag/pcr.cuh"
 
 namespace parasol::tridiag {
@@ -267,9 +271,8 @@ __global__ void multi_rhs_thomas_kernel(const T* __restrict__ a, const T* __rest
 // The matrix is reduced once; each step's two multipliers are applied to all rhs right-hand
 // sides, which lie rhs x rows after the matrix's three arrays. Contiguous: right-hand side r of
 // system m at (m rhs + r) n.
-template <class T>
-std::size_t multi_rhs_pcr_bytes(int rows, int rhs) {
-  return 2 * static_cast<std::size_t>(3 + rhs) * static_cast<std::size_t>(rows) * sizeof(T);
+std::size_t multi_rhs_pcr_bytes(int rows, int rhs, std::size_t element_bytes) {
+  return 2 * static_cast<std::size_t>(3 + rhs) * static_cast<std::size_t>(rows) * element_bytes;
 }
 
 // Hopper's opt-in dynamic shared memory per block (227 KiB).
@@ -445,9 +448,7 @@ struct KindSolver<T>::Workspace {
   DeviceBuffer<T> b_modified, u, z, factor;
 };
 
-template <class T>
-KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
-    : launch_(launch), dims_(dims) {
+Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int element_bytes) {
   check_kind_dims(dims, "", "");
   const std::vector<Variant> solvers = variants_for(dims.kind);
   if (std::find(solvers.begin(), solvers.end(), launch.variant) == solvers.end())
@@ -455,12 +456,13 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
                      std::string(name(dims.kind)) + " systems are not solved by " +
                          std::string(name(launch.variant)));
   const Layout layout = kind_layout(dims.kind, launch.variant);
-  const Dims general{dims.n, dims.systems, layout};
-  launch_ = resolve_launch(launch, general, sizeof(T));
-  if (dims.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared) {
+  const Launch l = resolve_launch(launch, {dims.n, dims.systems, layout}, element_bytes);
+  const std::string type = element_bytes == 8 ? "double" : "float";
+  if (dims.kind == Kind::multi_rhs && l.variant == Variant::pcr_shared) {
     const int np = next_pow2(dims.n);
-    const int rows = std::max(np, launch_.threads / np * np);
-    const std::size_t bytes = multi_rhs_pcr_bytes<T>(rows, dims.rhs);
+    const int rows = std::max(np, l.threads / np * np);
+    const std::size_t bytes =
+        multi_rhs_pcr_bytes(rows, dims.rhs, static_cast<std::size_t>(element_bytes));
     if (bytes > kMaxSharedBytes)
       throw InputError("", "method.variant",
                        "pcr-shared holds a system's matrix and its " + std::to_string(dims.rhs) +
@@ -469,16 +471,37 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
                            ", past the " + std::to_string(kMaxSharedBytes / 1024) +
                            " KiB a block may have; use thomas");
   }
+  if (dims.kind == Kind::multi_rhs && l.variant == Variant::thomas_pcr) {
+    const int block = whole_system_block(l, dims.n);
+    if (block == 0)
+      throw InputError("", "method.variant",
+                       "multi-rhs thomas-pcr solves a system within one block, n " +
+                           std::to_string(dims.n) + " being more than " +
+                           std::to_string(l.threads) + " threads of chunk " +
+                           std::to_string(l.chunk) + " hold; use thomas");
+    const int most = multi_rhs_chunk_threads(l.chunk, element_bytes);
+    if (block > most)
+      throw InputError("", "method.threads",
+                       "multi-rhs thomas-pcr with chunk " + std::to_string(l.chunk) + " in " +
+                           type + " runs at most " + std::to_string(most) +
+                           " threads per block, got " + std::to_string(block));
+  }
+  return l;
+}
+
+template <class T>
+KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
+    : launch_(resolve_kind_launch(launch, dims, sizeof(T))), dims_(dims) {
   // Nothing reaches the device before the launch is known to work.
   work_ = std::make_unique<Workspace>();
   Workspace& w = *work_;
   PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
   const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
-  // All in shared memory: no workspace.
-  if (fused_on_chip() || (dims.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared))
+  // All on chip: no workspace.
+  if (fused_on_chip() || (dims.kind == Kind::multi_rhs && launch_.variant != Variant::thomas))
     return;
   if (launch_.variant != Variant::thomas) {  // periodic by Sherman-Morrison
-    w.general = std::make_unique<Solver<T>>(launch_, general);
+    w.general = std::make_unique<Solver<T>>(launch_, Dims{dims.n, dims.systems, layout()});
     w.b_modified = DeviceBuffer<T>(rows);
     w.u = DeviceBuffer<T>(rows);
     w.z = DeviceBuffer<T>(rows);
@@ -513,6 +536,26 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
   unsigned long long* failure = w.failure.data();
   const int threads = launch_.threads;
   const int blocks = grid_stride_blocks(dm.systems, threads);
+  if (fused_on_chip() && launch_.variant != Variant::pcr_shared) {
+    const int group = system_group(dm.n, launch_.chunk);
+    const int block = whole_system_block(launch_, dm.n);
+    const std::int64_t system_blocks = ceil_div(dm.systems, block / group);
+    const std::size_t bytes = periodic_chunked_bytes<T>(group, block);
+    const auto launch = [&](auto kc) {
+      constexpr int K = decltype(kc)::value;
+      PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), block, bytes,
+                          periodic_chunked_kernel<T, K>);
+      periodic_chunked_kernel<T, K><<<static_cast<unsigned>(system_blocks), block, bytes, stream>>>(
+          bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, group, failure);
+      PARASOL_CHECK_LAUNCH(stream);
+    };
+    const std::string kernel = "tridiag/periodic " + std::string(name(launch_.variant));
+    if (launch_.variant == Variant::pcr_warp)
+      dispatch_value(kernel, "chunk", WarpChunks{}, launch_.chunk, launch);
+    else
+      dispatch_value(kernel, "chunk", ThomasPcrChunks{}, launch_.chunk, launch);
+    return;
+  }
   if (fused_on_chip()) {
     allow_periodic_pcr_bytes<T>();
     const int np = next_pow2(dm.n);
@@ -526,11 +569,29 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
     PARASOL_CHECK_LAUNCH(stream);
     return;
   }
+  if (dm.kind == Kind::multi_rhs && launch_.variant == Variant::thomas_pcr) {
+    const int group = system_group(dm.n, launch_.chunk);
+    const int block = whole_system_block(launch_, dm.n);
+    const std::int64_t system_blocks = ceil_div(dm.systems, block / group);
+    const std::size_t bytes = multi_rhs_chunked_bytes<T>(group, block);
+    dispatch_value("tridiag/multi-rhs thomas-pcr", "chunk", ThomasPcrChunks{}, launch_.chunk,
+                   [&](auto kc) {
+                     constexpr int K = decltype(kc)::value;
+                     PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), block, bytes,
+                                         multi_rhs_chunked_kernel<T, K>);
+                     multi_rhs_chunked_kernel<T, K>
+                         <<<static_cast<unsigned>(system_blocks), block, bytes, stream>>>(
+                             bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, dm.rhs, group,
+                             failure);
+                     PARASOL_CHECK_LAUNCH(stream);
+                   });
+    return;
+  }
   if (dm.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared) {
     const int np = next_pow2(dm.n);
     const int per_block = std::max(1, threads / np);
     const std::int64_t system_blocks = ceil_div(dm.systems, per_block);
-    const std::size_t bytes = multi_rhs_pcr_bytes<T>(np * per_block, dm.rhs);
+    const std::size_t bytes = multi_rhs_pcr_bytes(np * per_block, dm.rhs, sizeof(T));
     PARASOL_CUDA(cudaFuncSetAttribute(multi_rhs_pcr_shared_kernel<T>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(bytes)));

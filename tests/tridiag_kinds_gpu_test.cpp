@@ -1,7 +1,7 @@
 // Every kind x each of its variants x float and double against the kind's gold, at awkward sizes
 // (1, 2, 3, odd, non-powers of two, a warp either side) and batch sizes 1, 3 and 64, on outputs
-// that start as NaN; periodic rings fused on chip and multi-rhs thomas-pcr at every chunk
-// compiled in; then ill-conditioned but dominant systems, the failures a KindSolver names,
+// that start as NaN; periodic rings fused on chip, multi-rhs thomas-pcr and pentadiagonal and
+// block2 thomas-pcr at every chunk compiled in; then ill-conditioned but dominant systems, the failures a KindSolver names,
 // several solves before one check, variants refused for a kind, and the periodic heat ring
 // against its gold and its exact decay.
 #include <gtest/gtest.h>
@@ -72,12 +72,16 @@ void expect_near_gold(const std::vector<T>& x, const KindBatch<T>& batch,
     }
 }
 
-// Whether a variant takes n at all (pcr-warp 128 rows, pcr-shared 2048, multi-rhs thomas-pcr a
-// system within 128 threads of 16 rows: the smaller block all_cases launches).
+// Whether a variant takes n at all (pcr-warp 128 rows, pcr-shared 2048; thomas-pcr for
+// multi-rhs a system within 128 threads of 16 rows, the smaller block all_cases launches, and
+// for pentadiagonal and block2 within 128 threads of 8 block rows).
 bool fits(Kind k, Variant v, std::int64_t n) {
+  const std::int64_t block_rows = k == Kind::pentadiagonal ? (n + 1) / 2 : n;
   return !(v == Variant::pcr_warp && n > kPcrWarpMaxRows) &&
          !(v == Variant::pcr_shared && n > kPcrSharedMaxRows) &&
-         !(k == Kind::multi_rhs && v == Variant::thomas_pcr && n > 128 * 16);
+         !(k == Kind::multi_rhs && v == Variant::thomas_pcr && n > 128 * 16) &&
+         !((k == Kind::pentadiagonal || k == Kind::block2) && v == Variant::thomas_pcr &&
+           block_rows > 128 * 8);
 }
 
 std::vector<Case> all_cases() {
@@ -228,6 +232,43 @@ TEST(TridiagKinds, MultiRhsChunksMatchTheGoldFloat) {
 TEST(TridiagKinds, MultiRhsChunksMatchTheGoldDouble) {
   PARASOL_REQUIRE_GPU();
   multi_rhs_chunks<double>();
+}
+
+// Pentadiagonal and block2 thomas-pcr in 2x2 blocks (kinds_block.cuh): every chunk, groups
+// within a warp and past one, odd n (a pentadiagonal system's last block row half padding).
+template <class T>
+void block_chunks() {
+  int solved = 0;
+  for (Kind kind : {Kind::pentadiagonal, Kind::block2})
+    for (int chunk : {2, 4, 8})
+      for (int threads : {64, 256})
+        for (std::int64_t n : {1, 2, 3, 33, 100, 1001})
+          for (std::int64_t systems : {1, 5}) {
+            const KindDims dims = dims_of(kind, n, systems);
+            std::optional<KindSolver<T>> solver;
+            try {
+              solver.emplace(Launch{Variant::thomas_pcr, threads, chunk}, dims);
+            } catch (const InputError&) {
+              continue;  // a system past one block, or a block too big for the chunk
+            }
+            ++solved;
+            const KindBatch<T> batch = random_kind_batch<T>(dims, test::kSeed);
+            expect_near_gold(solved_on_device(*solver, batch), batch, solve_kind_gold(batch),
+                             std::string(name(kind)) + " " + std::to_string(threads) + "/c" +
+                                 std::to_string(chunk) + " n " + std::to_string(n) + " x " +
+                                 std::to_string(systems));
+          }
+  EXPECT_GE(solved, 60);
+}
+
+TEST(TridiagKinds, BlockChunksMatchTheGoldFloat) {
+  PARASOL_REQUIRE_GPU();
+  block_chunks<float>();
+}
+
+TEST(TridiagKinds, BlockChunksMatchTheGoldDouble) {
+  PARASOL_REQUIRE_GPU();
+  block_chunks<double>();
 }
 
 TEST(TridiagKinds, PeriodicFusedChunksMatchTheGoldFloat) {

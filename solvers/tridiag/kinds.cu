@@ -1,7 +1,8 @@
 // The kinds' GPU solvers: one thread per system on the interleaved layout (thomas), periodic
 // systems fused on chip (pcr-shared here, thomas-pcr and pcr-warp in kinds_periodic.cuh) or by
 // Sherman-Morrison on top of the general variants, many right-hand sides by thomas-pcr on chip
-// (kinds_multi_rhs.cuh). Written plainly first: each
+// (kinds_multi_rhs.cuh), pentadiagonal and block2 systems by thomas-pcr in 2x2 blocks on chip
+// (kinds_block.cuh). Written plainly first: each
 // kernel walks its system down and back up as the gold does, keeping the rows it needs next in
 // registers and the eliminated coefficients in a workspace.
 #include <cuda_runtime.h>
@@ -18,6 +19,7 @@
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/kinds_block.cuh"
 #include "solvers/tridiag/kinds_multi_rhs.cuh"
 #include "solvers/tridiag/kinds_periodic.cuh"
 #include "solvers/tridiag/pcr.cuh"
@@ -456,7 +458,12 @@ Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int eleme
                      std::string(name(dims.kind)) + " systems are not solved by " +
                          std::string(name(launch.variant)));
   const Layout layout = kind_layout(dims.kind, launch.variant);
-  const Launch l = resolve_launch(launch, {dims.n, dims.systems, layout}, element_bytes);
+  const bool blocks = (dims.kind == Kind::pentadiagonal || dims.kind == Kind::block2) &&
+                      launch.variant == Variant::thomas_pcr;
+  // The block kernels' rows are 2x2 block rows: a pentadiagonal system's two rows make one.
+  const std::int64_t kernel_rows =
+      blocks && dims.kind == Kind::pentadiagonal ? (dims.n + 1) / 2 : dims.n;
+  const Launch l = resolve_launch(launch, {kernel_rows, dims.systems, layout}, element_bytes);
   const std::string type = element_bytes == 8 ? "double" : "float";
   if (dims.kind == Kind::multi_rhs && l.variant == Variant::pcr_shared) {
     const int np = next_pow2(dims.n);
@@ -470,6 +477,28 @@ Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int eleme
                            std::to_string(bytes / 1024) + " KiB for n " + std::to_string(dims.n) +
                            ", past the " + std::to_string(kMaxSharedBytes / 1024) +
                            " KiB a block may have; use thomas");
+  }
+  if (blocks) {
+    const std::string what = std::string(name(dims.kind)) + " thomas-pcr";
+    const auto& chunks = BlockChunks::values;
+    if (std::find(chunks.begin(), chunks.end(), l.chunk) == chunks.end())
+      throw InputError("", "method.chunk",
+                       what + " takes chunk 2, 4 or 8 (2x2 block rows a thread), got " +
+                           std::to_string(l.chunk) +
+                           (launch.chunk == 0 ? " (picked from n: a system needs more threads)"
+                                              : ""));
+    const int block = whole_system_block(l, kernel_rows);
+    if (block == 0)
+      throw InputError("", "method.variant",
+                       what + " solves a system within one block, " + std::to_string(kernel_rows) +
+                           " block rows being more than " + std::to_string(l.threads) +
+                           " threads of chunk " + std::to_string(l.chunk) + " hold; use thomas");
+    const int most = block_chunk_threads(l.chunk, element_bytes);
+    if (block > most)
+      throw InputError("", "method.threads",
+                       what + " with chunk " + std::to_string(l.chunk) + " in " + type +
+                           " runs at most " + std::to_string(most) + " threads per block, got " +
+                           std::to_string(block));
   }
   if (dims.kind == Kind::multi_rhs && l.variant == Variant::thomas_pcr) {
     const int block = whole_system_block(l, dims.n);
@@ -498,7 +527,7 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
   PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
   const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
   // All on chip: no workspace.
-  if (fused_on_chip() || (dims.kind == Kind::multi_rhs && launch_.variant != Variant::thomas))
+  if (fused_on_chip() || (dims.kind != Kind::periodic && launch_.variant != Variant::thomas))
     return;
   if (launch_.variant != Variant::thomas) {  // periodic by Sherman-Morrison
     w.general = std::make_unique<Solver<T>>(launch_, Dims{dims.n, dims.systems, layout()});
@@ -567,6 +596,31 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
     periodic_pcr_shared_kernel<T><<<static_cast<unsigned>(system_blocks), threads, bytes, stream>>>(
         bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, np, per_block, failure);
     PARASOL_CHECK_LAUNCH(stream);
+    return;
+  }
+  if ((dm.kind == Kind::pentadiagonal || dm.kind == Kind::block2) &&
+      launch_.variant == Variant::thomas_pcr) {
+    const auto run = [&](auto rows) {
+      const int group = system_group(rows.block_rows(), launch_.chunk);
+      const int block = whole_system_block(launch_, rows.block_rows());
+      const std::int64_t system_blocks = ceil_div(dm.systems, block / group);
+      const std::size_t bytes = block_chunked_bytes<T>(group, block);
+      dispatch_value("tridiag/" + std::string(name(dm.kind)) + " thomas-pcr", "chunk",
+                     BlockChunks{}, launch_.chunk, [&](auto kc) {
+                       constexpr int K = decltype(kc)::value;
+                       using Rows = decltype(rows);
+                       PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), block, bytes,
+                                           block_chunked_kernel<T, K, Rows>);
+                       block_chunked_kernel<T, K, Rows>
+                           <<<static_cast<unsigned>(system_blocks), block, bytes, stream>>>(
+                               rows, dm.systems, group, failure);
+                       PARASOL_CHECK_LAUNCH(stream);
+                     });
+    };
+    if (dm.kind == Kind::block2)
+      run(Block2Rows<T>{bands[0], bands[1], bands[2], d, x, dm.n});
+    else
+      run(PentaRows<T>{bands[0], bands[1], bands[2], bands[3], bands[4], d, x, dm.n});
     return;
   }
   if (dm.kind == Kind::multi_rhs && launch_.variant == Variant::thomas_pcr) {

@@ -69,7 +69,7 @@ std::vector<Variant> variants_for(Kind k) {
               Variant::pcr_warp};
     case Kind::multi_rhs: return {Variant::thomas, Variant::thomas_pcr, Variant::pcr_shared};
     case Kind::pentadiagonal:
-    case Kind::block2: return {Variant::thomas};
+    case Kind::block2: return {Variant::thomas, Variant::thomas_pcr};
   }
   return {};
 }

@@ -450,6 +450,37 @@ struct KindSolver<T>::Workspace {
   DeviceBuffer<T> b_modified, u, z, factor;
 };
 
+namespace {
+
+// The launch of an on-chip kernel (a system to a group of threads within one block, the chunks
+// it compiles, at most `most(chunk)` threads a block) nearest `l` (resolved by the general
+// rules on `rows`): `l` when the kernel runs it; else the shortest chunk that holds a system
+// within l's threads; else the longest chunk with the fewest threads that hold one. A sweep's
+// launch list is the general kind's, so each of its launches runs as the nearest one the kernel
+// takes (the row names the launch run). InputError only when no block holds a system.
+template <class Most>
+Launch on_chip_launch(const Launch& l, std::int64_t rows, const std::vector<int>& chunks,
+                      Most most, const std::string& what) {
+  const auto runs = [&](const Launch& c) {
+    const int block = whole_system_block(c, rows);
+    return block > 0 && block <= most(c.chunk);
+  };
+  if (std::find(chunks.begin(), chunks.end(), l.chunk) != chunks.end() && runs(l)) return l;
+  for (int c : chunks)
+    if (runs({l.variant, l.threads, c})) return {l.variant, l.threads, c};
+  for (auto c = chunks.rbegin(); c != chunks.rend(); ++c) {
+    const Launch fewest{l.variant, std::max(32, system_group(rows, *c)), *c};
+    if (fewest.threads <= 1024 && runs(fewest)) return fewest;
+  }
+  throw InputError("", "method.variant",
+                   what + " solves a system within one block: " + std::to_string(rows) +
+                       " rows are more than one block's threads hold (at most " +
+                       std::to_string(most(chunks.back())) + " threads of chunk " +
+                       std::to_string(chunks.back()) + "); use thomas");
+}
+
+}  // namespace
+
 Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int element_bytes) {
   check_kind_dims(dims, "", "");
   const std::vector<Variant> solvers = variants_for(dims.kind);
@@ -464,7 +495,6 @@ Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int eleme
   const std::int64_t kernel_rows =
       blocks && dims.kind == Kind::pentadiagonal ? (dims.n + 1) / 2 : dims.n;
   const Launch l = resolve_launch(launch, {kernel_rows, dims.systems, layout}, element_bytes);
-  const std::string type = element_bytes == 8 ? "double" : "float";
   if (dims.kind == Kind::multi_rhs && l.variant == Variant::pcr_shared) {
     const int np = next_pow2(dims.n);
     const int rows = std::max(np, l.threads / np * np);
@@ -478,43 +508,14 @@ Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int eleme
                            ", past the " + std::to_string(kMaxSharedBytes / 1024) +
                            " KiB a block may have; use thomas");
   }
-  if (blocks) {
-    const std::string what = std::string(name(dims.kind)) + " thomas-pcr";
-    const auto& chunks = BlockChunks::values;
-    if (std::find(chunks.begin(), chunks.end(), l.chunk) == chunks.end())
-      throw InputError("", "method.chunk",
-                       what + " takes chunk 2, 4 or 8 (2x2 block rows a thread), got " +
-                           std::to_string(l.chunk) +
-                           (launch.chunk == 0 ? " (picked from n: a system needs more threads)"
-                                              : ""));
-    const int block = whole_system_block(l, kernel_rows);
-    if (block == 0)
-      throw InputError("", "method.variant",
-                       what + " solves a system within one block, " + std::to_string(kernel_rows) +
-                           " block rows being more than " + std::to_string(l.threads) +
-                           " threads of chunk " + std::to_string(l.chunk) + " hold; use thomas");
-    const int most = block_chunk_threads(l.chunk, element_bytes);
-    if (block > most)
-      throw InputError("", "method.threads",
-                       what + " with chunk " + std::to_string(l.chunk) + " in " + type +
-                           " runs at most " + std::to_string(most) + " threads per block, got " +
-                           std::to_string(block));
-  }
-  if (dims.kind == Kind::multi_rhs && l.variant == Variant::thomas_pcr) {
-    const int block = whole_system_block(l, dims.n);
-    if (block == 0)
-      throw InputError("", "method.variant",
-                       "multi-rhs thomas-pcr solves a system within one block, n " +
-                           std::to_string(dims.n) + " being more than " +
-                           std::to_string(l.threads) + " threads of chunk " +
-                           std::to_string(l.chunk) + " hold; use thomas");
-    const int most = multi_rhs_chunk_threads(l.chunk, element_bytes);
-    if (block > most)
-      throw InputError("", "method.threads",
-                       "multi-rhs thomas-pcr with chunk " + std::to_string(l.chunk) + " in " +
-                           type + " runs at most " + std::to_string(most) +
-                           " threads per block, got " + std::to_string(block));
-  }
+  if (blocks)
+    return on_chip_launch(l, kernel_rows, {BlockChunks::values.begin(), BlockChunks::values.end()},
+                          [&](int c) { return block_chunk_threads(c, element_bytes); },
+                          std::string(name(dims.kind)) + " thomas-pcr");
+  if (dims.kind == Kind::multi_rhs && l.variant == Variant::thomas_pcr)
+    return on_chip_launch(l, dims.n, {kThomasPcrChunks.begin(), kThomasPcrChunks.end()},
+                          [&](int c) { return multi_rhs_chunk_threads(c, element_bytes); },
+                          "multi-rhs thomas-pcr");
   return l;
 }
 

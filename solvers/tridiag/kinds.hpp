@@ -84,9 +84,11 @@ template <class T>
 RowWeight kind_row_weight(const KindBatch<T>& batch, std::int64_t m, std::int64_t row);
 
 // The launch made concrete for a kind (chunk picked when 0), without the device: InputError as
-// resolve_launch, "method.variant" when the variant does not solve the kind or not at this size
-// (multi-rhs pcr-shared past a block's shared memory, multi-rhs thomas-pcr past one block a
-// system), "method.threads" for a block too big for the kind's kernel.
+// resolve_launch, or "method.variant" when the variant does not solve the kind or not at this
+// size (multi-rhs pcr-shared past a block's shared memory; thomas-pcr for multi-rhs,
+// pentadiagonal and block2 when no block holds a system). Those thomas-pcr kernels hold a system
+// within one block: a launch they cannot run as asked (a chunk they lack, a system past the
+// block, a block past their registers) runs with the nearest chunk and block they take.
 Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int element_bytes);
 
 // A solver of one kind, variant and size, holding its workspace; solves data already on the

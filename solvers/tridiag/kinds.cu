@@ -2,9 +2,9 @@
 // systems fused on chip (pcr-shared here, thomas-pcr and pcr-warp in kinds_periodic.cuh) or by
 // Sherman-Morrison on top of the general variants, many right-hand sides by thomas-pcr on chip
 // (kinds_multi_rhs.cuh), pentadiagonal and block2 systems by thomas-pcr in 2x2 blocks on chip
-// (kinds_block.cuh). Written plainly first: each
-// kernel walks its system down and back up as the gold does, keeping the rows it needs next in
-// registers and the eliminated coefficients in a workspace.
+// (kinds_block.cuh). The per-thread kernels are written plainly: each walks its system down and
+// back up as the gold does, keeping the rows it needs next in registers and the eliminated
+// coefficients in a workspace.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -457,7 +457,7 @@ namespace {
 // rules on `rows`): `l` when the kernel runs it; else the shortest chunk that holds a system
 // within l's threads; else the longest chunk with the fewest threads that hold one. A sweep's
 // launch list is the general kind's, so each of its launches runs as the nearest one the kernel
-// takes (the row names the launch run). InputError only when no block holds a system.
+// takes (KindSolver::launch says which). InputError only when no block holds a system.
 template <class Most>
 Launch on_chip_launch(const Launch& l, std::int64_t rows, const std::vector<int>& chunks,
                       Most most, const std::string& what) {

@@ -381,18 +381,24 @@ void bench_cusparse_gpsv(benchmark::State& state, KindCase k) {
   restore();
 }
 
-// The launches of a kind's variants worth timing: periodic by every general variant (through
-// Sherman-Morrison) or thomas fused; the rest by thomas, over a few block sizes.
+// The launches of a kind's variants worth timing: periodic by every general variant (fused on
+// chip by thomas-pcr, pcr-warp and pcr-shared while a system fits a block, else through
+// Sherman-Morrison) or thomas fused; the rest by thomas and on chip by thomas-pcr (pcr-shared
+// too for multi-rhs), over a few block sizes.
 std::vector<Launch> kind_launches(const KindCase& k) {
   std::vector<Launch> out;
-  for (Variant v : variants_for(k.kind))
-    for (int t : {64, 128, 256, 512})
-      for (int chunk : v == Variant::thomas || v == Variant::pcr_shared
-                           ? std::vector<int>{0}
-                           : std::vector<int>{0, 4, 8, 16}) {
+  for (Variant v : variants_for(k.kind)) {
+    // thomas-pcr beyond periodic: two blocks and two chunks that keep a system's group near a
+    // warp or a few (block rows for pentadiagonal and block2).
+    const bool on_chip = k.kind != Kind::periodic && v == Variant::thomas_pcr;
+    const bool blocks = k.kind == Kind::pentadiagonal || k.kind == Kind::block2;
+    for (int t : on_chip ? std::vector<int>{128, 256} : std::vector<int>{64, 128, 256, 512})
+      for (int chunk : v == Variant::thomas || v == Variant::pcr_shared ? std::vector<int>{0}
+                       : on_chip && blocks                             ? std::vector<int>{2, 4}
+                       : on_chip                                       ? std::vector<int>{4, 8}
+                                                                       : std::vector<int>{0, 4, 8, 16}) {
         try {
-          const Layout layout = kind_layout(k.kind, v);
-          const Launch l = resolve_launch({v, t, chunk}, {k.n, k.systems, layout}, 4);
+          const Launch l = resolve_kind_launch({v, t, chunk}, k.dims(), 4);
           if (std::none_of(out.begin(), out.end(), [&](const Launch& o) {
                 return o.variant == l.variant && o.threads == l.threads && o.chunk == l.chunk;
               }))
@@ -400,6 +406,7 @@ std::vector<Launch> kind_launches(const KindCase& k) {
         } catch (const InputError&) {
         }
       }
+  }
   return out;
 }
 

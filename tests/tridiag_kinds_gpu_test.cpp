@@ -1,6 +1,7 @@
 // Every kind x each of its variants x float and double against the kind's gold, at awkward sizes
 // (1, 2, 3, odd, non-powers of two, a warp either side) and batch sizes 1, 3 and 64, on outputs
-// that start as NaN; then ill-conditioned but dominant systems, the failures a KindSolver names,
+// that start as NaN; periodic rings fused on chip, multi-rhs thomas-pcr and pentadiagonal and
+// block2 thomas-pcr at every chunk compiled in; then ill-conditioned but dominant systems, the failures a KindSolver names,
 // several solves before one check, variants refused for a kind, and the periodic heat ring
 // against its gold and its exact decay.
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -70,10 +72,16 @@ void expect_near_gold(const std::vector<T>& x, const KindBatch<T>& batch,
     }
 }
 
-// Whether a variant takes n at all (pcr-warp 128 rows, pcr-shared 2048).
-bool fits(Variant v, std::int64_t n) {
+// Whether a variant takes n at all (pcr-warp 128 rows, pcr-shared 2048; thomas-pcr for
+// multi-rhs a system within 128 threads of 16 rows, the smaller block all_cases launches, and
+// for pentadiagonal and block2 within 128 threads of 8 block rows).
+bool fits(Kind k, Variant v, std::int64_t n) {
+  const std::int64_t block_rows = k == Kind::pentadiagonal ? (n + 1) / 2 : n;
   return !(v == Variant::pcr_warp && n > kPcrWarpMaxRows) &&
-         !(v == Variant::pcr_shared && n > kPcrSharedMaxRows);
+         !(v == Variant::pcr_shared && n > kPcrSharedMaxRows) &&
+         !(k == Kind::multi_rhs && v == Variant::thomas_pcr && n > 128 * 16) &&
+         !((k == Kind::pentadiagonal || k == Kind::block2) && v == Variant::thomas_pcr &&
+           block_rows > 128 * 8);
 }
 
 std::vector<Case> all_cases() {
@@ -82,7 +90,7 @@ std::vector<Case> all_cases() {
     for (Variant v : variants_for(k))
       for (std::int64_t n : {1, 2, 3, 5, 31, 32, 33, 100, 255, 1000, 3000})
         for (std::int64_t systems : {1, 3, 64})
-          if (fits(v, n) && !(k == Kind::periodic && n < 3)) cases.emplace_back(k, v, n, systems);
+          if (fits(k, v, n) && !(k == Kind::periodic && n < 3)) cases.emplace_back(k, v, n, systems);
   return cases;
 }
 
@@ -160,6 +168,121 @@ TEST(TridiagKinds, IllConditionedButDominantDouble) {
   ill_conditioned<double>();
 }
 
+// Periodic thomas-pcr and pcr-warp fused on chip (kinds_periodic.cuh): every chunk compiled in,
+// groups within a warp (shuffles) and past one (shared memory), one ring and a few a block, the
+// chunk that holds row n - 1 full or padded, float and double. The cases run only where the
+// launch is fused, so the fused kernel is what each one judges.
+template <class T>
+void periodic_fused_chunks() {
+  int fused = 0;
+  for (Variant v : {Variant::thomas_pcr, Variant::pcr_warp})
+    for (int chunk : compiled_chunks(v))
+      for (int threads : {64, 512})
+        for (std::int64_t n : {3, 4, 17, 64, 100, 1000, 4096})
+          for (std::int64_t systems : {1, 5}) {
+            const KindDims dims = dims_of(Kind::periodic, n, systems);
+            std::optional<KindSolver<T>> solver;
+            try {
+              solver.emplace(Launch{v, threads, chunk}, dims);
+            } catch (const InputError&) {
+              continue;  // a chunk too short for n, or a block too big for the chunk
+            }
+            if (!solver->fused_on_chip()) continue;
+            ++fused;
+            const KindBatch<T> batch = random_kind_batch<T>(dims, test::kSeed);
+            expect_near_gold(solved_on_device(*solver, batch), batch, solve_kind_gold(batch),
+                             std::string(name(v)) + "/" + std::to_string(threads) + "/c" +
+                                 std::to_string(chunk) + " n " + std::to_string(n) + " x " +
+                                 std::to_string(systems));
+          }
+  // Both variants' every chunk at several sizes: far more than one case a chunk.
+  EXPECT_GE(fused, 40);
+}
+
+// Multi-rhs thomas-pcr (kinds_multi_rhs.cuh): every chunk, groups within a warp and past one,
+// right-hand sides fewer than a batch, a whole batch and a batch and a part.
+template <class T>
+void multi_rhs_chunks() {
+  int solved = 0;
+  for (int chunk : compiled_chunks(Variant::thomas_pcr))
+    for (int threads : {64, 256})
+      for (std::int64_t n : {1, 2, 33, 100, 1000})
+        for (int rhs : {1, 4, 9}) {
+          const KindDims dims{Kind::multi_rhs, n, 5, rhs};
+          std::optional<KindSolver<T>> solver;
+          try {
+            solver.emplace(Launch{Variant::thomas_pcr, threads, chunk}, dims);
+          } catch (const InputError&) {
+            continue;  // no block holds a system
+          }
+          ++solved;
+          const KindBatch<T> batch = random_kind_batch<T>(dims, test::kSeed);
+          const Launch& run = solver->launch();  // the nearest launch the kernel takes
+          expect_near_gold(solved_on_device(*solver, batch), batch, solve_kind_gold(batch),
+                           std::to_string(run.threads) + "/c" + std::to_string(run.chunk) +
+                               " n " + std::to_string(n) + " rhs " + std::to_string(rhs));
+        }
+  EXPECT_GE(solved, 40);
+}
+
+TEST(TridiagKinds, MultiRhsChunksMatchTheGoldFloat) {
+  PARASOL_REQUIRE_GPU();
+  multi_rhs_chunks<float>();
+}
+
+TEST(TridiagKinds, MultiRhsChunksMatchTheGoldDouble) {
+  PARASOL_REQUIRE_GPU();
+  multi_rhs_chunks<double>();
+}
+
+// Pentadiagonal and block2 thomas-pcr in 2x2 blocks (kinds_block.cuh): every chunk, groups
+// within a warp and past one, odd n (a pentadiagonal system's last block row half padding).
+template <class T>
+void block_chunks() {
+  int solved = 0;
+  for (Kind kind : {Kind::pentadiagonal, Kind::block2})
+    for (int chunk : {2, 4, 8})
+      for (int threads : {64, 256})
+        for (std::int64_t n : {1, 2, 3, 33, 100, 1001})
+          for (std::int64_t systems : {1, 5}) {
+            const KindDims dims = dims_of(kind, n, systems);
+            std::optional<KindSolver<T>> solver;
+            try {
+              solver.emplace(Launch{Variant::thomas_pcr, threads, chunk}, dims);
+            } catch (const InputError&) {
+              continue;  // no block holds a system
+            }
+            ++solved;
+            const KindBatch<T> batch = random_kind_batch<T>(dims, test::kSeed);
+            const Launch& run = solver->launch();  // the nearest launch the kernel takes
+            expect_near_gold(solved_on_device(*solver, batch), batch, solve_kind_gold(batch),
+                             std::string(name(kind)) + " " + std::to_string(run.threads) + "/c" +
+                                 std::to_string(run.chunk) + " n " + std::to_string(n) + " x " +
+                                 std::to_string(systems));
+          }
+  EXPECT_GE(solved, 60);
+}
+
+TEST(TridiagKinds, BlockChunksMatchTheGoldFloat) {
+  PARASOL_REQUIRE_GPU();
+  block_chunks<float>();
+}
+
+TEST(TridiagKinds, BlockChunksMatchTheGoldDouble) {
+  PARASOL_REQUIRE_GPU();
+  block_chunks<double>();
+}
+
+TEST(TridiagKinds, PeriodicFusedChunksMatchTheGoldFloat) {
+  PARASOL_REQUIRE_GPU();
+  periodic_fused_chunks<float>();
+}
+
+TEST(TridiagKinds, PeriodicFusedChunksMatchTheGoldDouble) {
+  PARASOL_REQUIRE_GPU();
+  periodic_fused_chunks<double>();
+}
+
 TEST(TridiagKinds, SeveralSolvesThenOneCheckGiveTheSameAnswer) {
   PARASOL_REQUIRE_GPU();
   for (Kind k : {Kind::periodic, Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
@@ -195,7 +318,7 @@ TEST(TridiagKinds, VariantsAKindDoesNotTakeAreRefused) {
   // Refused before anything reaches the device.
   for (Kind k : {Kind::multi_rhs, Kind::pentadiagonal, Kind::block2})
     try {
-      KindSolver<float> solver({Variant::thomas_pcr, 256, 0}, dims_of(k, 10, 2));
+      KindSolver<float> solver({Variant::thomas_scan, 256, 0}, dims_of(k, 10, 2));
       ADD_FAILURE() << name(k) << ": expected an InputError";
     } catch (const InputError& e) {
       EXPECT_EQ(e.key(), "method.variant") << e.what();

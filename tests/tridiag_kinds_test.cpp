@@ -361,6 +361,46 @@ TEST(TridiagKindsParams, EachKindTakesItsVariantsAndSizes) {
   EXPECT_EQ(name(Kind::multi_rhs), "multi-rhs");
 }
 
+// The kinds' on-chip thomas-pcr hold a system within one block: a launch asked for runs as asked
+// when the kernel takes it, else as the nearest one it takes, and only a system no block holds is
+// refused.
+TEST(TridiagKindsParams, OnChipLaunchesAreTheNearestTheKernelTakes) {
+  const auto resolved = [](Kind k, std::int64_t n, Launch asked, int bytes) {
+    return resolve_kind_launch(asked, {k, n, 64, k == Kind::multi_rhs ? 8 : 1}, bytes);
+  };
+  const auto same = [](const Launch& a, const Launch& b) {
+    return a.variant == b.variant && a.threads == b.threads && a.chunk == b.chunk;
+  };
+  // As asked: 256 block rows of chunk 2 in 128 threads, one system a block.
+  EXPECT_TRUE(same(resolved(Kind::block2, 256, {Variant::thomas_pcr, 128, 2}, 4),
+                   {Variant::thomas_pcr, 128, 2}));
+  // A pentadiagonal system's rows paired: 512 rows are 256 block rows.
+  EXPECT_TRUE(same(resolved(Kind::pentadiagonal, 512, {Variant::thomas_pcr, 128, 2}, 4),
+                   {Variant::thomas_pcr, 128, 2}));
+  // Chunk 16 is not compiled for blocks: the shortest that holds a system in the same threads.
+  EXPECT_TRUE(same(resolved(Kind::block2, 256, {Variant::thomas_pcr, 64, 16}, 4),
+                   {Variant::thomas_pcr, 64, 4}));
+  // 1024 block rows need 128 threads of chunk 8 at the least: more threads than asked.
+  EXPECT_TRUE(same(resolved(Kind::block2, 1024, {Variant::thomas_pcr, 64, 0}, 4),
+                   {Variant::thomas_pcr, 128, 8}));
+  // A block past the registers of multi-rhs chunk 16 in float (256 threads): a shorter chunk.
+  const Launch many = resolved(Kind::multi_rhs, 4096, {Variant::thomas_pcr, 512, 16}, 4);
+  EXPECT_EQ(many.threads, 512);
+  EXPECT_LT(many.chunk, 16);
+  EXPECT_GE(many.threads * many.chunk, 4096);
+  // thomas takes every size and chunk 0, untouched.
+  EXPECT_TRUE(same(resolved(Kind::block2, 100000, {Variant::thomas, 256, 0}, 4),
+                   {Variant::thomas, 256, 0}));
+  // No block holds 100000 block rows.
+  try {
+    resolved(Kind::block2, 100000, {Variant::thomas_pcr, 256, 0}, 4);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "method.variant") << e.what();
+    EXPECT_NE(std::string(e.what()).find("use thomas"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TridiagKindsParams, BadKindsAndSizesNameTheirKey) {
   const auto expect_rejected = [](const Params& p, const std::string& key, const std::string& part) {
     const InputError e = rejection(p);

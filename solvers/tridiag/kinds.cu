@@ -1,7 +1,10 @@
-// The kinds' GPU solvers: one thread per system on the interleaved layout (thomas), and periodic
-// systems by Sherman-Morrison on top of the general variants. Written plainly first: each
-// kernel walks its system down and back up as the gold does, keeping the rows it needs next in
-// registers and the eliminated coefficients in a workspace.
+// The kinds' GPU solvers: one thread per system on the interleaved layout (thomas), periodic
+// systems fused on chip (pcr-shared here, thomas-pcr and pcr-warp in kinds_periodic.cuh) or by
+// Sherman-Morrison on top of the general variants, many right-hand sides by thomas-pcr on chip
+// (kinds_multi_rhs.cuh), pentadiagonal and block2 systems by thomas-pcr in 2x2 blocks on chip
+// (kinds_block.cuh). The per-thread kernels are written plainly: each walks its system down and
+// back up as the gold does, keeping the rows it needs next in registers and the eliminated
+// coefficients in a workspace.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +19,9 @@
 #include "kernels/stream.hpp"
 #include "solvers/tridiag/failure.cuh"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/kinds_block.cuh"
+#include "solvers/tridiag/kinds_multi_rhs.cuh"
+#include "solvers/tridiag/kinds_periodic.cuh"
 #include "solvers/tridiag/pcr.cuh"
 
 namespace parasol::tridiag {
@@ -267,9 +273,8 @@ __global__ void multi_rhs_thomas_kernel(const T* __restrict__ a, const T* __rest
 // The matrix is reduced once; each step's two multipliers are applied to all rhs right-hand
 // sides, which lie rhs x rows after the matrix's three arrays. Contiguous: right-hand side r of
 // system m at (m rhs + r) n.
-template <class T>
-std::size_t multi_rhs_pcr_bytes(int rows, int rhs) {
-  return 2 * static_cast<std::size_t>(3 + rhs) * static_cast<std::size_t>(rows) * sizeof(T);
+std::size_t multi_rhs_pcr_bytes(int rows, int rhs, std::size_t element_bytes) {
+  return 2 * static_cast<std::size_t>(3 + rhs) * static_cast<std::size_t>(rows) * element_bytes;
 }
 
 // Hopper's opt-in dynamic shared memory per block (227 KiB).
@@ -445,9 +450,38 @@ struct KindSolver<T>::Workspace {
   DeviceBuffer<T> b_modified, u, z, factor;
 };
 
-template <class T>
-KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
-    : launch_(launch), dims_(dims) {
+namespace {
+
+// The launch of an on-chip kernel (a system to a group of threads within one block, the chunks
+// it compiles, at most `most(chunk)` threads a block) nearest `l` (resolved by the general
+// rules on `rows`): `l` when the kernel runs it; else the shortest chunk that holds a system
+// within l's threads; else the longest chunk with the fewest threads that hold one. A sweep's
+// launch list is the general kind's, so each of its launches runs as the nearest one the kernel
+// takes (KindSolver::launch says which). InputError only when no block holds a system.
+template <class Most>
+Launch on_chip_launch(const Launch& l, std::int64_t rows, const std::vector<int>& chunks,
+                      Most most, const std::string& what) {
+  const auto runs = [&](const Launch& c) {
+    const int block = whole_system_block(c, rows);
+    return block > 0 && block <= most(c.chunk);
+  };
+  if (std::find(chunks.begin(), chunks.end(), l.chunk) != chunks.end() && runs(l)) return l;
+  for (int c : chunks)
+    if (runs({l.variant, l.threads, c})) return {l.variant, l.threads, c};
+  for (auto c = chunks.rbegin(); c != chunks.rend(); ++c) {
+    const Launch fewest{l.variant, std::max(32, system_group(rows, *c)), *c};
+    if (fewest.threads <= 1024 && runs(fewest)) return fewest;
+  }
+  throw InputError("", "method.variant",
+                   what + " solves a system within one block: " + std::to_string(rows) +
+                       " rows are more than one block's threads hold (at most " +
+                       std::to_string(most(chunks.back())) + " threads of chunk " +
+                       std::to_string(chunks.back()) + "); use thomas");
+}
+
+}  // namespace
+
+Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int element_bytes) {
   check_kind_dims(dims, "", "");
   const std::vector<Variant> solvers = variants_for(dims.kind);
   if (std::find(solvers.begin(), solvers.end(), launch.variant) == solvers.end())
@@ -455,12 +489,17 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
                      std::string(name(dims.kind)) + " systems are not solved by " +
                          std::string(name(launch.variant)));
   const Layout layout = kind_layout(dims.kind, launch.variant);
-  const Dims general{dims.n, dims.systems, layout};
-  launch_ = resolve_launch(launch, general, sizeof(T));
-  if (dims.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared) {
+  const bool blocks = (dims.kind == Kind::pentadiagonal || dims.kind == Kind::block2) &&
+                      launch.variant == Variant::thomas_pcr;
+  // The block kernels' rows are 2x2 block rows: a pentadiagonal system's two rows make one.
+  const std::int64_t kernel_rows =
+      blocks && dims.kind == Kind::pentadiagonal ? (dims.n + 1) / 2 : dims.n;
+  const Launch l = resolve_launch(launch, {kernel_rows, dims.systems, layout}, element_bytes);
+  if (dims.kind == Kind::multi_rhs && l.variant == Variant::pcr_shared) {
     const int np = next_pow2(dims.n);
-    const int rows = std::max(np, launch_.threads / np * np);
-    const std::size_t bytes = multi_rhs_pcr_bytes<T>(rows, dims.rhs);
+    const int rows = std::max(np, l.threads / np * np);
+    const std::size_t bytes =
+        multi_rhs_pcr_bytes(rows, dims.rhs, static_cast<std::size_t>(element_bytes));
     if (bytes > kMaxSharedBytes)
       throw InputError("", "method.variant",
                        "pcr-shared holds a system's matrix and its " + std::to_string(dims.rhs) +
@@ -469,16 +508,30 @@ KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
                            ", past the " + std::to_string(kMaxSharedBytes / 1024) +
                            " KiB a block may have; use thomas");
   }
+  if (blocks)
+    return on_chip_launch(l, kernel_rows, {BlockChunks::values.begin(), BlockChunks::values.end()},
+                          [&](int c) { return block_chunk_threads(c, element_bytes); },
+                          std::string(name(dims.kind)) + " thomas-pcr");
+  if (dims.kind == Kind::multi_rhs && l.variant == Variant::thomas_pcr)
+    return on_chip_launch(l, dims.n, {kThomasPcrChunks.begin(), kThomasPcrChunks.end()},
+                          [&](int c) { return multi_rhs_chunk_threads(c, element_bytes); },
+                          "multi-rhs thomas-pcr");
+  return l;
+}
+
+template <class T>
+KindSolver<T>::KindSolver(const Launch& launch, const KindDims& dims)
+    : launch_(resolve_kind_launch(launch, dims, sizeof(T))), dims_(dims) {
   // Nothing reaches the device before the launch is known to work.
   work_ = std::make_unique<Workspace>();
   Workspace& w = *work_;
   PARASOL_CUDA(cudaMemset(w.failure.data(), 0xFF, w.failure.bytes()));
   const auto rows = static_cast<std::size_t>(dims.n * dims.systems);
-  // All in shared memory: no workspace.
-  if (fused_on_chip() || (dims.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared))
+  // All on chip: no workspace.
+  if (fused_on_chip() || (dims.kind != Kind::periodic && launch_.variant != Variant::thomas))
     return;
   if (launch_.variant != Variant::thomas) {  // periodic by Sherman-Morrison
-    w.general = std::make_unique<Solver<T>>(launch_, general);
+    w.general = std::make_unique<Solver<T>>(launch_, Dims{dims.n, dims.systems, layout()});
     w.b_modified = DeviceBuffer<T>(rows);
     w.u = DeviceBuffer<T>(rows);
     w.z = DeviceBuffer<T>(rows);
@@ -513,6 +566,26 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
   unsigned long long* failure = w.failure.data();
   const int threads = launch_.threads;
   const int blocks = grid_stride_blocks(dm.systems, threads);
+  if (fused_on_chip() && launch_.variant != Variant::pcr_shared) {
+    const int group = system_group(dm.n, launch_.chunk);
+    const int block = whole_system_block(launch_, dm.n);
+    const std::int64_t system_blocks = ceil_div(dm.systems, block / group);
+    const std::size_t bytes = periodic_chunked_bytes<T>(group, block);
+    const auto launch = [&](auto kc) {
+      constexpr int K = decltype(kc)::value;
+      PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), block, bytes,
+                          periodic_chunked_kernel<T, K>);
+      periodic_chunked_kernel<T, K><<<static_cast<unsigned>(system_blocks), block, bytes, stream>>>(
+          bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, group, failure);
+      PARASOL_CHECK_LAUNCH(stream);
+    };
+    const std::string kernel = "tridiag/periodic " + std::string(name(launch_.variant));
+    if (launch_.variant == Variant::pcr_warp)
+      dispatch_value(kernel, "chunk", WarpChunks{}, launch_.chunk, launch);
+    else
+      dispatch_value(kernel, "chunk", ThomasPcrChunks{}, launch_.chunk, launch);
+    return;
+  }
   if (fused_on_chip()) {
     allow_periodic_pcr_bytes<T>();
     const int np = next_pow2(dm.n);
@@ -526,11 +599,54 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
     PARASOL_CHECK_LAUNCH(stream);
     return;
   }
+  if ((dm.kind == Kind::pentadiagonal || dm.kind == Kind::block2) &&
+      launch_.variant == Variant::thomas_pcr) {
+    const auto run = [&](auto rows) {
+      const int group = system_group(rows.block_rows(), launch_.chunk);
+      const int block = whole_system_block(launch_, rows.block_rows());
+      const std::int64_t system_blocks = ceil_div(dm.systems, block / group);
+      const std::size_t bytes = block_chunked_bytes<T>(group, block);
+      dispatch_value("tridiag/" + std::string(name(dm.kind)) + " thomas-pcr", "chunk",
+                     BlockChunks{}, launch_.chunk, [&](auto kc) {
+                       constexpr int K = decltype(kc)::value;
+                       using Rows = decltype(rows);
+                       PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), block, bytes,
+                                           block_chunked_kernel<T, K, Rows>);
+                       block_chunked_kernel<T, K, Rows>
+                           <<<static_cast<unsigned>(system_blocks), block, bytes, stream>>>(
+                               rows, dm.systems, group, failure);
+                       PARASOL_CHECK_LAUNCH(stream);
+                     });
+    };
+    if (dm.kind == Kind::block2)
+      run(Block2Rows<T>{bands[0], bands[1], bands[2], d, x, dm.n});
+    else
+      run(PentaRows<T>{bands[0], bands[1], bands[2], bands[3], bands[4], d, x, dm.n});
+    return;
+  }
+  if (dm.kind == Kind::multi_rhs && launch_.variant == Variant::thomas_pcr) {
+    const int group = system_group(dm.n, launch_.chunk);
+    const int block = whole_system_block(launch_, dm.n);
+    const std::int64_t system_blocks = ceil_div(dm.systems, block / group);
+    const std::size_t bytes = multi_rhs_chunked_bytes<T>(group, block);
+    dispatch_value("tridiag/multi-rhs thomas-pcr", "chunk", ThomasPcrChunks{}, launch_.chunk,
+                   [&](auto kc) {
+                     constexpr int K = decltype(kc)::value;
+                     PARASOL_NOTE_LAUNCH(static_cast<unsigned>(system_blocks), block, bytes,
+                                         multi_rhs_chunked_kernel<T, K>);
+                     multi_rhs_chunked_kernel<T, K>
+                         <<<static_cast<unsigned>(system_blocks), block, bytes, stream>>>(
+                             bands[0], bands[1], bands[2], d, x, dm.n, dm.systems, dm.rhs, group,
+                             failure);
+                     PARASOL_CHECK_LAUNCH(stream);
+                   });
+    return;
+  }
   if (dm.kind == Kind::multi_rhs && launch_.variant == Variant::pcr_shared) {
     const int np = next_pow2(dm.n);
     const int per_block = std::max(1, threads / np);
     const std::int64_t system_blocks = ceil_div(dm.systems, per_block);
-    const std::size_t bytes = multi_rhs_pcr_bytes<T>(np * per_block, dm.rhs);
+    const std::size_t bytes = multi_rhs_pcr_bytes(np * per_block, dm.rhs, sizeof(T));
     PARASOL_CUDA(cudaFuncSetAttribute(multi_rhs_pcr_shared_kernel<T>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(bytes)));

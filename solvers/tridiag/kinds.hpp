@@ -83,13 +83,20 @@ struct RowWeight {
 template <class T>
 RowWeight kind_row_weight(const KindBatch<T>& batch, std::int64_t m, std::int64_t row);
 
+// The launch made concrete for a kind (chunk picked when 0), without the device: InputError as
+// resolve_launch, or "method.variant" when the variant does not solve the kind or not at this
+// size (multi-rhs pcr-shared past a block's shared memory; thomas-pcr for multi-rhs,
+// pentadiagonal and block2 when no block holds a system). Those thomas-pcr kernels hold a system
+// within one block: a launch they cannot run as asked (a chunk they lack, a system past the
+// block, a block past their registers) runs with the nearest chunk and block they take.
+Launch resolve_kind_launch(const Launch& launch, const KindDims& dims, int element_bytes);
+
 // A solver of one kind, variant and size, holding its workspace; solves data already on the
 // device, laid out as kind_layout(kind, variant) says.
 template <class T>
 class KindSolver {
  public:
-  // Resolves the launch (its general solve's, for periodic by Sherman-Morrison); InputError as
-  // resolve_launch, or "method.variant" when the variant does not solve the kind.
+  // Resolves the launch (resolve_kind_launch); InputError as it says.
   KindSolver(const Launch& launch, const KindDims& dims);
   ~KindSolver();
   KindSolver(KindSolver&&) noexcept;
@@ -101,10 +108,16 @@ class KindSolver {
   const Launch& launch() const { return launch_; }
   const KindDims& dims() const { return dims_; }
   Layout layout() const { return kind_layout(dims_.kind, launch_.variant); }
-  // periodic pcr-shared: Sherman-Morrison's two solves and the correction in one kernel, each
-  // system in shared memory; the other periodic variants but thomas solve twice and correct.
+  // Periodic systems with Sherman-Morrison's two solves and the correction in one kernel, each
+  // system on chip: pcr-shared in shared memory; thomas-pcr and pcr-warp while a system's group
+  // of threads fits a block (kinds_periodic.cuh). thomas fuses them per thread; thomas-scan, and
+  // thomas-pcr past one block a system, solve twice and correct.
   bool fused_on_chip() const {
-    return dims_.kind == Kind::periodic && launch_.variant == Variant::pcr_shared;
+    if (dims_.kind != Kind::periodic) return false;
+    const Variant v = launch_.variant;
+    return v == Variant::pcr_shared ||
+           ((v == Variant::thomas_pcr || v == Variant::pcr_warp) &&
+            whole_system_block(launch_, dims_.n) > 0);
   }
 
  private:

@@ -67,9 +67,9 @@ std::vector<Variant> variants_for(Kind k) {
     case Kind::periodic:
       return {Variant::thomas, Variant::thomas_pcr, Variant::thomas_scan, Variant::pcr_shared,
               Variant::pcr_warp};
-    case Kind::multi_rhs: return {Variant::thomas, Variant::pcr_shared};
+    case Kind::multi_rhs: return {Variant::thomas, Variant::thomas_pcr, Variant::pcr_shared};
     case Kind::pentadiagonal:
-    case Kind::block2: return {Variant::thomas};
+    case Kind::block2: return {Variant::thomas, Variant::thomas_pcr};
   }
   return {};
 }

@@ -59,11 +59,14 @@ inline constexpr std::array kKinds{Kind::general, Kind::periodic, Kind::multi_rh
 std::string_view name(Kind k);  // "general", "periodic", "multi-rhs", "pentadiagonal", "block2"
 Kind parse_kind(std::string_view s);
 // The variants that solve a kind. general: every one. periodic: thomas fused (both of
-// Sherman-Morrison's solves share one elimination, per thread), pcr-shared fused on chip (both
-// solves and the correction in one kernel, in shared memory), the others by Sherman-Morrison on
-// top of their general solve. multi-rhs: thomas (one thread a system) and pcr-shared (the
-// matrix reduced once in shared memory, every right-hand side with it). pentadiagonal and
-// block2: thomas, one thread per system.
+// Sherman-Morrison's solves share one elimination, per thread), pcr-shared, thomas-pcr and
+// pcr-warp fused on chip (both solves and the correction in one kernel; thomas-pcr while a
+// system fits a block), the others by Sherman-Morrison on top of their general solve.
+// multi-rhs: thomas (one thread a system), thomas-pcr (the chunks eliminated on chip, a few
+// right-hand sides at a time; n <= threads x chunk) and pcr-shared (the matrix reduced once in
+// shared memory, every right-hand side with it). pentadiagonal and block2: thomas, one thread
+// per system, and thomas-pcr in 2x2 blocks on chip (a pentadiagonal system's rows paired;
+// n <= threads x chunk block rows).
 std::vector<Variant> variants_for(Kind k);
 // The variant `auto` falls back to for a kind when nothing is stored for its problem.
 Variant default_variant(Kind k);

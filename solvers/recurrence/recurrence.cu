@@ -164,14 +164,17 @@ static_assert(all_documented<float>(RecurrenceTiles<float>::Reproducible{}) &&
               "the reproducible scan's bits follow recurrence.hpp's tile");
 
 // The shipped picks, a fast and a reproducible tile for each memory class (kernels/scan.hpp).
-// Today the tile tuned on an H100 serves both: a measurement of the candidates on each part
-// changes one line here.
+// Below 4 TB/s the tiles tuned on an H100; from 4 TB/s the fastest candidates of
+// bench/recurrence_bench on an H200 (2026-11-28, 2^28 floats, copy 527.7 Gelem/s in the same
+// run): fast 512x16v-min2 at 272.2 Gelem/s (77.1 % of copy) against the H100's 256x16-min4 at
+// 253.1 (71.7 %) and CUB's pair scan at 99.6; reproducible 256x16v-min4 at 216.0 (61.2 %) against
+// 203.6, the same bits (its order is the tile's, whatever the loads' width).
 struct ShippedTiles {
   ScanTile fast, reproducible;
 };
 constexpr ShippedTiles kShippedTiles[2][kMemoryClasses] = {
     /* float */ {/* below 4 TB/s */ {{256, 16, false, 4}, {256, 16}},
-                 /* from 4 TB/s */ {{256, 16, false, 4}, {256, 16}}},
+                 /* from 4 TB/s */ {{512, 16, true, 2}, {256, 16, true, 4}}},
     /* double */ {/* below 4 TB/s */ {{256, 8}, {256, 8}},
                   /* from 4 TB/s */ {{256, 8}, {256, 8}}}};
 

@@ -44,16 +44,9 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem
       [&] { return io::read_keys(t, fftconv::sweep_keys(), path); });
 }
 
-// The problem class of a choice: the signal's and filter's extents, the batch, the filters, the
-// mode and the operation, exactly ("signal=1x16777216,filter=1x1025,batch=1,filters=1,full,
-// convolve").
+// The problem class of a choice (fftconv::problem_class) in the run's precision.
 io::AutotuneKey fftconv_key(const Problem& q, std::size_t element) {
-  return autotune_key("fftconv",
-                      "signal=" + in::extent_text(q.signal) + ",filter=" + in::extent_text(q.filter) +
-                          ",batch=" + std::to_string(q.batch) + ",filters=" +
-                          std::to_string(q.filters) + "," + std::string(name(q.mode)) + "," +
-                          std::string(name(q.operation)),
-                      element == 4 ? "float" : "double");
+  return autotune_key("fftconv", fftconv::problem_class(q), element == 4 ? "float" : "double");
 }
 
 double samples(std::int64_t count, const Extent& e) {
@@ -308,7 +301,7 @@ class FftconvRun final : public SolverRun<Params> {
     loading_.streamed = true;
     in::require_memory(t_, loading_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_operands<T>(loading_, q);
-    source_.emplace(loading_, ops_);
+    source_.emplace(loading_, ops_, in::operand_files<T>());
     if (share_->in_memory) {
       // The samples this rank's blocks read, into memory.
       const auto [begin, end] = fftconv::range_window(q, method_, static_cast<int>(sizeof(T)),
@@ -394,7 +387,7 @@ class FftconvRun final : public SolverRun<Params> {
   void solve_streamed(PhaseTimer& timings, io::ResultFile& file) {
     const Problem& q = ops_.problem;
     const std::int64_t length = fftconv::output_extent(q).cols;
-    source_.emplace(p_, ops_);
+    source_.emplace(p_, ops_, in::operand_files<T>());
     io::StreamedDataset<T> output(file, "/output", length);
     ProgressLine line("output sample", "samples", 1);
     const auto started = Clock::now();

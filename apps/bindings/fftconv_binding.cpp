@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <future>
 #include <optional>
 
 #include "apps/bindings/fftconv_inputs.hpp"
@@ -14,11 +13,13 @@
 #include "io/spill_file.hpp"
 #include "io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/keys.hpp"
 #include "solvers/fftconv/share.hpp"
+#include "solvers/fftconv/study.hpp"
 #include "kernels/finite.hpp"
 
 namespace parasol::app {
@@ -435,7 +436,8 @@ class FftconvRun final : public SolverRun<Params> {
   double check_s_ = 0;  // a streamed run's time on the gold's windows, charged to the check
 };
 
-// The sweep: each listed variant checked against the gold and timed on one DeviceProblem.
+// The sweep: each listed variant checked against the gold and timed on one DeviceProblem
+// (solvers/fftconv/study.hpp).
 template <class T>
 class FftconvStudy final : public SolverStudy<Params, SweepParams> {
  public:
@@ -444,26 +446,13 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   void prepare() override {
     const Problem q = in::problem_of<T>(t_, p_);
     in::require_memory(t_, p_, q, sizeof(T), true, true);
-    // Every variant runs once aside while the host makes the operands and the gold: on a machine
-    // whose CUDA cache is empty, cuFFT compiles their kernels then, a few hundred ms a variant,
-    // and the rows' own first convolutions find them compiled.
-    std::vector<fftconv::Options> options;
-    for (const Variant v : s_.variants)
-      if (fftconv::supports(v, q)) options.push_back(options_of(v));
-    std::future<void> warming = fftconv::warm_up_async<T>(q, std::move(options));
-    ops_ = in::load_operands<T>(p_, q);
-    checked_ = fftconv::sampled_outputs(ops_.problem, fftconv::kSweepCheckStride);
-    gold_ = fftconv::convolve_gold_at(ops_.problem, ops_.signal, ops_.filter, checked_);
-    warming.get();
-    device_.emplace(q, ops_.signal, ops_.filter);
-    device_->sample_outputs(checked_);
-    chosen_ = fftconv::choose_variant(q, sizeof(T));
+    study_.emplace(q, s_.variants, p_.block, [&] { return in::load_operands<T>(p_, q); });
   }
 
   std::string describe() const override {
-    return in::describe(p_, ops_.problem) + " on " + current_device().name + "; " +
+    return in::describe(p_, study_->problem()) + " on " + current_device().name + "; " +
            describe_repeats(s_.repeats, "convolutions") + "; auto picks " +
-           std::string(name(chosen_));
+           std::string(name(study_->chosen()));
   }
 
   SweepColumns columns() const override {
@@ -478,68 +467,39 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
     return cells_of(s_.variants, [](Variant v) { return std::vector<Cell>{std::string(name(v))}; });
   }
 
-  // The sweep-row protocol (kernels/sweep_row.hpp); the first run also makes the plans and
-  // scratch. A variant that cannot take the problem says why and is skipped.
   Measurement measure(std::size_t i) override {
-    const Variant v = s_.variants[i];
-    const std::string called(name(v));
-    Measurement m;
-    // fused says itself why it cannot take an image (below, from convolve).
-    if (v == Variant::overlap_save && !fftconv::supports(v, ops_.problem)) {
-      m.skipped = called + " skipped: it takes 1D problems only";
-      return m;
-    }
-    const fftconv::Options o = options_of(v);
-    std::string ran = "-";  // the variant auto picked, once the checked run has run
-    RowSteps steps;
-    steps.method = called;
-    steps.poison = [&] { device_->poison_output(); };
-    steps.run = [&] { ran = name(device_->convolve(o)); };
-    steps.check = [&] {
-      return fftconv::agreement(device_->download_samples(), gold_, ops_.problem);
-    };
-    steps.timed = [&] { device_->convolve(o); };
-    steps.time = timed_on(device_->stream(), s_.repeats);
-    try {
-      m = measured(steps);
-    } catch (const InputError& e) {
-      m.skipped = called + " skipped: " + e.expected();
-    }
-    m.extras = {ran};
+    fftconv::VariantMeasurement r = study_->measure(s_.variants[i], s_.repeats);
+    Measurement m = measured(std::move(r.row));
+    m.skipped = std::move(r.skipped);
+    m.extras = {r.ran};
     return m;
   }
 
-  // What a row of `v` convolves with: the variants that cut the signal into blocks take
-  // method.block.
-  fftconv::Options options_of(Variant v) const {
-    const bool takes_block =
-        v == Variant::overlap_save || v == Variant::fused || v == Variant::automatic;
-    return {v, takes_block ? p_.block : 0};
+  double units_per_run() const override {
+    return samples(study_->problem().batch, study_->problem().signal);
   }
 
-  double units_per_run() const override { return samples(ops_.problem.batch, ops_.problem.signal); }
-
   void write_attributes(io::ResultFile& out) const override {
-    const Problem& q = ops_.problem;
-    out.set_attribute("/sweep", "auto_variant", std::string(name(chosen_)));
+    const Problem& q = study_->problem();
+    out.set_attribute("/sweep", "auto_variant", std::string(name(study_->chosen())));
     write_problem(out, "/sweep", q);
     out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
-    out.set_attribute("/sweep", "checked_samples", static_cast<std::int64_t>(checked_.size()));
+    out.set_attribute("/sweep", "checked_samples", study_->checked_samples());
   }
 
   // The variant that ran (auto's pick, for its row), and the block overlap-save took.
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Variant v = s_.variants[i];
-    const Variant ran = v == Variant::automatic ? chosen_ : v;
+    const Variant ran = v == Variant::automatic ? study_->chosen() : v;
     io::AutotuneChoice c =
-        choice_of(fftconv_key(ops_.problem, sizeof(T)), std::string(name(ran)));
+        choice_of(fftconv_key(study_->problem(), sizeof(T)), std::string(name(ran)));
     if (ran == Variant::overlap_save) c.axes = {{"block", std::to_string(p_.block)}};
     return c;
   }
 
   InputError nothing_to_time() const override {
-    const Problem& q = ops_.problem;
+    const Problem& q = study_->problem();
     return InputError(t_.source_of("sweep.variants"), "sweep.variants",
                       "no listed variant can take this problem (the signal is " +
                           in::extent_text(q.signal) + " and the filter " +
@@ -547,11 +507,7 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  in::Operands<T> ops_;
-  std::vector<std::int64_t> checked_;  // the output samples each configuration is checked at
-  std::vector<double> gold_;           // the gold at those samples
-  std::optional<fftconv::DeviceProblem<T>> device_;  // made once a device is known to be there
-  Variant chosen_ = Variant::automatic;
+  std::optional<fftconv::VariantStudy<T>> study_;  // made once a device is known to be there
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {

@@ -329,23 +329,14 @@ class FftconvRun final : public SolverRun<Params> {
     check_s_ += seconds_since(checking);
   }
 
-  // Output samples [first, first + count) of the one long signal to `sink` piece by piece:
-  // overlap-save on the GPU in pieces of method.piece, or on the CPU the gold's windows rounded
-  // to T (with `judge`, the rounding judged against the gold as it goes, as a whole run's is).
+  // Output samples [first, first + count) of the one long signal to `sink` piece by piece
+  // (fftconv::convolve_pieces; with `judge`, the CPU's rounding judged as it goes).
   void convolve_pieces(const fftconv::SignalReader<T>& read, const fftconv::OutputWriter<T>& sink,
                        std::int64_t first, std::int64_t count, bool judge) {
-    if (gpu_)
-      return rephrasing([&] {
-        fftconv::convolve_streamed<T>(whole_, {Variant::overlap_save, p_.block}, ops_.filter,
-                                      read, sink, p_.piece, first, count);
-      });
-    fftconv::gold_in_pieces<T>(whole_, ops_.filter, first, count, read,
-                               [&](std::int64_t offset, const std::vector<double>& gold) {
-                                 const std::vector<T> piece = rounded<T>(gold);
-                                 if (judge) difference_.add(piece.data(), gold);
-                                 sink(offset, static_cast<std::int64_t>(piece.size()),
-                                      piece.data());
-                               });
+    rephrasing([&] {
+      fftconv::convolve_pieces<T>(whole_, ops_.filter, read, sink, first, count, gpu_, p_.block,
+                                  p_.piece, judge ? &difference_ : nullptr);
+    });
   }
 
   // A rank's range of one long signal's output, into memory (or a spill file when streamed):

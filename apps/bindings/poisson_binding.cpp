@@ -24,9 +24,10 @@ using poisson::Params;
 using poisson::SourceKind;
 using poisson::SweepParams;
 
-// f from source.file: planes [z_begin, z_end) of its nz x ny x nx values. Each rank reads its own.
-std::vector<double> read_source(const io::ParamTable& t, const Params& p, std::int64_t z_begin,
-                                std::int64_t z_end) {
+// f on planes [z_begin, z_end): made, or read from source.file (each rank its own planes).
+std::vector<double> source(const io::ParamTable& t, const Params& p, std::int64_t z_begin,
+                           std::int64_t z_end) {
+  if (p.source.kind != SourceKind::file) return poisson::make_source(p, z_begin, z_end);
   const auto n = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   return read_field_rows<double>(t, {p.source.file, "source.file", p.source.dataset, "source.dataset"},
                                  {n(p.nz), n(p.ny), n(p.nx)}, "[nz][ny][nx], the grid's cells",
@@ -46,7 +47,7 @@ class PoissonRun final : public SolverRun<Params> {
     });
     require_host_memory(t_.source(), "grid", "a " + poisson::extent_text(p_) + " grid needs",
                         poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T)));
-    if (p_.source.kind == SourceKind::file) f_ = read_source(t_, p_, cuts_[0].begin, cuts_[0].end);
+    if (p_.source.kind == SourceKind::file) f_ = source(t_, p_, cuts_[0].begin, cuts_[0].end);
     // A restart may run more cycles, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,
                          std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"});
@@ -83,7 +84,7 @@ class PoissonRun final : public SolverRun<Params> {
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     const auto start = std::chrono::steady_clock::now();
     const poisson::SlabCut& cut = cuts_[0];
-    if (p_.source.kind != SourceKind::file) f_ = poisson::make_source(p_, cut.begin, cut.end);
+    if (p_.source.kind != SourceKind::file) f_ = source(t_, p_, cut.begin, cut.end);
     shift_ = poisson::make_compatible(p_, f_, context_, cut.begin, cut.end);
     timings.add("setup", seconds_since(start));
     const double comm_before = context_->comm_seconds();
@@ -195,8 +196,7 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
 
   void prepare() override {
     configs_ = poisson::sweep_configurations(p_, s_);
-    std::vector<double> f = p_.source.kind == SourceKind::file ? read_source(t_, p_, 0, p_.nz)
-                                                               : poisson::make_source(p_);
+    std::vector<double> f = source(t_, p_, 0, p_.nz);
     poisson::make_compatible(p_, f);
     study_.emplace(p_, std::move(f));
   }

@@ -1,8 +1,11 @@
 #include "solvers/fftconv/operands.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "kernels/error.hpp"
+#include "kernels/phase_timer.hpp"
+#include "kernels/precision.hpp"
 #include "solvers/fftconv/signals.hpp"
 
 namespace parasol::fftconv {
@@ -148,6 +151,30 @@ VolumeOperands<T> load_volume(const Params& p, const VolumeProblem& q,
   return ops;
 }
 
+template <class T>
+VolumeOutput<T> convolve_volume(const VolumeOperands<T>& ops, Variant variant, bool gpu) {
+  VolumeOutput<T> v;
+  if (gpu) {
+    v.output = convolve_volume_gpu(ops.problem, {variant, 0}, ops.signal, ops.filter, &v.ran,
+                                   &v.chunks, &v.timings);
+    return v;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  v.gold = convolve_gold(ops.problem, ops.signal, ops.filter);
+  v.output = rounded<T>(v.gold);
+  v.timings.compute = seconds_since(started);
+  return v;
+}
+
+std::array<double, 3> output_origin(const VolumeProblem& q) {
+  const Extent3 at = output_offset(q);
+  const auto origin = [](std::int64_t offset, std::int64_t taps) {
+    return static_cast<double>(offset - (taps - 1) / 2);
+  };
+  return {origin(at.cols, q.filter.cols), origin(at.rows, q.filter.rows),
+          origin(at.depth, q.filter.depth)};
+}
+
 std::vector<std::uint64_t> stored_dims(std::int64_t count, const Extent& e, bool two_d) {
   std::vector<std::uint64_t> dims;
   if (count > 1) dims.push_back(static_cast<std::uint64_t>(count));
@@ -189,6 +216,9 @@ std::string reproducibility_because(bool gpu) {
          "device model and CUDA version; ranks split whole signals";
 }
 
+template VolumeOutput<float> convolve_volume<float>(const VolumeOperands<float>&, Variant, bool);
+template VolumeOutput<double> convolve_volume<double>(const VolumeOperands<double>&, Variant,
+                                                      bool);
 template Problem operand_extents<float>(const Params&, const OperandFiles<float>&);
 template Problem operand_extents<double>(const Params&, const OperandFiles<double>&);
 template Operands<float> load_operands<float>(const Params&, const Problem&,

@@ -5,6 +5,7 @@
 // are stored. Host-only API.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -101,6 +102,25 @@ struct VolumeOperands {
 template <class T>
 VolumeOperands<T> load_volume(const Params& p, const VolumeProblem& q,
                               const OperandFiles<T>& files);
+
+// A volume's convolution on the backend a run was given: on the GPU by the variant asked for
+// (convolve_volume_gpu: plans and spectrum made by a first convolution, a second timed alone),
+// or by the CPU gold, its output rounded to T and kept in double for the check.
+template <class T>
+struct VolumeOutput {
+  std::vector<T> output;
+  std::vector<double> gold;          // the CPU's; empty after a GPU run
+  Variant ran = Variant::automatic;  // on the GPU: the variant that ran
+  std::int64_t chunks = 1;           // on the GPU: r2c's chunks along z
+  Timings timings;                   // on the CPU: compute alone
+};
+template <class T>
+VolumeOutput<T> convolve_volume(const VolumeOperands<T>& ops, Variant variant, bool gpu);
+
+// Where a volume's output sample 0 lies on the signal's grid, x, y and z: with the filter
+// centred on its tap (k - 1) / 2 along each axis, at offset - (k - 1) / 2 (0 in same mode, so the
+// output overlays the signal).
+std::array<double, 3> output_origin(const VolumeProblem& q);
 
 // How an operand or output is stored: [n] or (2D problems) [rows][cols], with a leading [count]
 // for a batch; and the layout attribute that says so.

@@ -1,10 +1,8 @@
 // poisson's binding: what a run reads, prints, records and writes. The solve on either backend
 // and any rank count, its check, the order study and the summary's words are the solver's
 // (solvers/poisson/run.hpp); its sweep rows are solvers/poisson/study.hpp's.
-#include <array>
 #include <chrono>
 #include <set>
-#include <utility>
 
 #include "apps/grid_field.hpp"
 #include "apps/fits.hpp"
@@ -29,9 +27,10 @@ std::vector<double> source(const io::ParamTable& t, const Params& p, std::int64_
                            std::int64_t z_end) {
   if (p.source.kind != SourceKind::file) return poisson::make_source(p, z_begin, z_end);
   const auto n = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  return read_field_rows<double>(t, {p.source.file, "source.file", p.source.dataset, "source.dataset"},
-                                 {n(p.nz), n(p.ny), n(p.nx)}, "[nz][ny][nx], the grid's cells",
-                                 "f", n(z_begin), n(z_end - z_begin));
+  const FieldInput in{p.source.file, "source.file", p.source.dataset, "source.dataset"};
+  return read_field_rows<double>(t, in, {n(p.nz), n(p.ny), n(p.nx)},
+                                 "[nz][ny][nx], the grid's cells", "f", n(z_begin),
+                                 n(z_end - z_begin));
 }
 
 template <class T>
@@ -59,8 +58,11 @@ class PoissonRun final : public SolverRun<Params> {
     restart_u_ = restart_values<T>(*r, "u", s.first, s.owned_end - s.owned_begin, s.total);
     const auto reports = static_cast<std::uint64_t>(r->integer("cycles"));
     poisson::CycleSeries series;
-    for (auto [name, into] : series_of(series)) *into = r->doubles(name, 0, reports, reports);
-    from_.emplace(poisson::State<T>{restart_u_.data(), std::int64_t(restart_u_.size()), series.reports()});
+    series.each([&](const char* name, std::vector<double>& v) {
+      v = r->doubles(name, 0, reports, reports);
+    });
+    from_.emplace(
+        poisson::State<T>{restart_u_.data(), std::int64_t(restart_u_.size()), series.reports()});
     if (reports == 0 || from_->step(fmg()) > p_.max_cycles)
       throw past_the_end(*r, "V-cycle " + std::to_string(from_->step(fmg())),
                          "iteration.max_cycles", p_.max_cycles);
@@ -74,11 +76,6 @@ class PoissonRun final : public SolverRun<Params> {
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
     return {io::xdmf_path_for(result)};
-  }
-
-  void write_method(io::ResultFile& out) const override {
-    SolverRun::write_method(out);
-    write_chosen_by(out);
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -98,10 +95,11 @@ class PoissonRun final : public SolverRun<Params> {
         [share = share()](io::CheckpointWriter& w, const poisson::State<T>& s) {
           w.add("cycles", static_cast<std::int64_t>(s.cycles.size()));
           w.add("u", s.u, static_cast<std::uint64_t>(s.points), share);
-          const poisson::CycleSeries series(s.cycles);
           const auto n = static_cast<std::uint64_t>(s.cycles.size());
           const io::Share all{n, 0, 0, n};  // the same on every rank: whole shares of their own
-          for (auto [name, from] : series_of(series)) w.add(name, from->data(), n, all);
+          poisson::CycleSeries(s.cycles).each([&](const char* name, const std::vector<double>& v) {
+            w.add(name, v.data(), n, all);
+          });
         });
     outcome_ = poisson::solve(p_, f_, u_, gpu_, *context_, progress, &points);
     checkpoints_->finish("V-cycle", p_.max_cycles);
@@ -136,8 +134,9 @@ class PoissonRun final : public SolverRun<Params> {
   }
 
   Reproducibility reproducibility() const override {
-    return {true, "every cell's update is the same arithmetic in a fixed order, and every norm "
-                  "and mean is summed plane by plane in a fixed order, whatever the threads or ranks"};
+    return {true,
+            "every cell's update is the same arithmetic in a fixed order, and every norm and mean "
+            "is summed plane by plane in a fixed order, whatever the threads or ranks"};
   }
 
   Agreement check() override {
@@ -163,12 +162,6 @@ class PoissonRun final : public SolverRun<Params> {
   }
 
  private:
-  // The three series by the names /diagnostics and a checkpoint give them.
-  template <class Series>
-  static auto series_of(Series& s) {
-    return std::array{std::pair{"residual_max", &s.max}, std::pair{"residual_l2", &s.l2},
-                      std::pair{"factor", &s.factor}};
-  }
   bool fmg() const { return p_.cycle == poisson::Cycle::fmg; }
   // Where this rank's planes of u lie in the whole grid's cells.
   io::Share share() const {
@@ -208,7 +201,8 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
 
   SweepColumns columns() const override {
     return columns_with({"gunknowns_per_s", "Gunknowns/s", 12, 2}, std::nullopt,
-                        {"relative_residual_l2", "rel resid", 11, 3, 'g'}, {{"cycles", "cycles", 7, 0}});
+                        {"relative_residual_l2", "rel resid", 11, 3, 'g'},
+                        {{"cycles", "cycles", 7, 0}});
   }
 
   Measurement measure(std::size_t i) override {

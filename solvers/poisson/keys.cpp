@@ -152,7 +152,9 @@ const MethodAxes<Params>& method_axes(const Params&) {
     m.axes = {variant_axis<P>([](P& p) -> auto& { return p.variant; }, parse_variant, 8),
               choice_axis<P>("smoother", 10, [](P& p) -> auto& { return p.smoother; },
                              parse_smoother),
-              choice_axis<P>("cycle", 6, [](P& p) -> auto& { return p.cycle; }, parse_cycle)};
+              choice_axis<P>("cycle", 6, [](P& p) -> auto& { return p.cycle; }, parse_cycle),
+              // Always the parameter file's: no choice is stored for poisson.
+              recorded_axis<P>("chosen_by", [](const P&) { return std::string("parameters"); })};
     return m;
   }();
   return axes;

@@ -48,7 +48,8 @@ Params coarser(const Params& p, std::int64_t r) {
 
 std::vector<SlabCut> refinement_cuts(const Params& p, int rank, int size) {
   std::vector<SlabCut> cuts;
-  for (std::int64_t r = 0; r < p.refinements; ++r) cuts.push_back(slab_cut(coarser(p, r), rank, size));
+  for (std::int64_t r = 0; r < p.refinements; ++r)
+    cuts.push_back(slab_cut(coarser(p, r), rank, size));
   return cuts;
 }
 
@@ -185,8 +186,9 @@ std::vector<std::string> summary_lines(const Params& p, const Outcome& o, double
       formatted("%-6s %-12s %-12s %s", "cycle", "max |r|/|b|", "l2 |r|/|b|", "factor")};
   for (std::size_t i = 0; i < c.size(); ++i) {
     const std::string label = fmg && i == 0 ? "fmg" : "v " + std::to_string(i + (fmg ? 0 : 1));
-    lines.push_back(formatted("%-6s %-12s %-12s %.3f", label.c_str(), sci(c[i].residual_max).c_str(),
-                              sci(c[i].residual_l2).c_str(), c[i].factor));
+    lines.push_back(formatted("%-6s %-12s %-12s %.3f", label.c_str(),
+                              sci(c[i].residual_max).c_str(), sci(c[i].residual_l2).c_str(),
+                              c[i].factor));
   }
   const std::vector<Level> all = levels(p);
   const Level& coarsest = all.back();
@@ -239,16 +241,18 @@ std::optional<std::string> unconverged(const Params& p, const Outcome& o) {
   return "no tolerance was set (iteration.tolerance = 0): the run had no criterion to meet";
 }
 
-template Outcome solve<float>(const Params&, const std::vector<double>&, std::vector<float>&, bool,
-                              comm::Context&, const CycleCallback&, const Checkpoints<float>*);
+template Outcome solve<float>(const Params&, const std::vector<double>&, std::vector<float>&,
+                            bool, comm::Context&, const CycleCallback&,
+                            const Checkpoints<float>*);
 template std::vector<DiscretisationError> refinement_errors<float>(const Params&,
                                                               const std::vector<float>&,
                                                               const std::vector<SlabCut>&, bool,
                                                               comm::Context&);
 template Agreement check_run<float>(const Params&, const std::vector<double>&,
                                  const std::vector<float>&, bool, comm::Context&, std::int64_t);
-template Outcome solve<double>(const Params&, const std::vector<double>&, std::vector<double>&, bool,
-                              comm::Context&, const CycleCallback&, const Checkpoints<double>*);
+template Outcome solve<double>(const Params&, const std::vector<double>&, std::vector<double>&,
+                            bool, comm::Context&, const CycleCallback&,
+                            const Checkpoints<double>*);
 template std::vector<DiscretisationError> refinement_errors<double>(const Params&,
                                                               const std::vector<double>&,
                                                               const std::vector<SlabCut>&, bool,

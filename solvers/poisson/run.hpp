@@ -88,11 +88,25 @@ struct CycleSeries {
   CycleSeries() = default;
   explicit CycleSeries(const std::vector<CycleReport>& cycles);
   std::vector<CycleReport> reports() const;
+  // `f(name, series)` for each, by the names /diagnostics and a checkpoint give them.
+  template <class F>
+  void each(F&& f) {
+    f("residual_max", max);
+    f("residual_l2", l2);
+    f("factor", factor);
+  }
+  template <class F>
+  void each(F&& f) const {
+    f("residual_max", max);
+    f("residual_l2", l2);
+    f("factor", factor);
+  }
 };
 
 // A fact of a solve as /diagnostics records it, by name (the kinds an HDF5 attribute holds).
-using Diagnostic =
-    std::pair<std::string, std::variant<bool, std::int64_t, double, std::string, std::vector<double>>>;
+using DiagnosticValue =
+    std::variant<bool, std::int64_t, double, std::string, std::vector<double>>;
+using Diagnostic = std::pair<std::string, DiagnosticValue>;
 
 // A solve's /diagnostics: its cycles, levels, each cycle's residual norms and factor, the
 // right-hand side's norms, how it stopped, the singular problem's shift and, with a manufactured

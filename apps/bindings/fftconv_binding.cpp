@@ -126,12 +126,7 @@ class FftconvRun final : public SolverRun<Params> {
       result_.timings.compute = seconds_since(started);
       add_phases(timings, false);
     }
-    require_finite("fftconv: the output", result_.output);
-    if (!result_.output.empty()) {
-      const auto [low, high] = std::minmax_element(result_.output.begin(), result_.output.end());
-      low_ = static_cast<double>(*low);
-      high_ = static_cast<double>(*high);
-    }
+    finite_range("fftconv: the output", result_.output, low_, high_);
     // The output's range and the slowest rank's time: three numbers a rank.
     combine_over_ranks(timings, [&](comm::Context& context) {
       const bool some = share_->count > 0;

@@ -4,6 +4,7 @@
 
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "io/xdmf.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "kernels/phase_timer.hpp"
@@ -57,12 +58,7 @@ class VolumeRun final : public SolverRun<Params> {
     if (gpu_) timings.add("setup", out_.timings.setup);
     if (gpu_) add_device_phases(timings, out_.timings);
     else timings.add("compute", out_.timings.compute);
-    require_finite("fftconv: the output", out_.output);
-    if (!out_.output.empty()) {
-      const auto [low, high] = std::minmax_element(out_.output.begin(), out_.output.end());
-      low_ = static_cast<double>(*low);
-      high_ = static_cast<double>(*high);
-    }
+    finite_range("fftconv: the output", out_.output, low_, high_);
   }
 
   void report(io::ResultFile& out) override {

@@ -154,16 +154,14 @@ std::vector<Diagnostic> diagnostics(const Params& p, const Outcome& o, double sh
   std::vector<Diagnostic> d{
       {"cycles", static_cast<std::int64_t>(o.cycles.size()) - (fmg ? 1 : 0)},
       {"fmg", fmg},
-      {"levels", o.levels},
-      {"residual_max", series.max},
-      {"residual_l2", series.l2},
-      {"factor", series.factor},
-      {"rhs_max", o.b_max},
-      {"rhs_l2", o.b_l2},
-      {"converged", o.stop == StopReason::tolerance},
-      {"stop_reason", std::string(name(o.stop))},
-      {"singular", singular(p)},
-      {"source_shift", shift}};
+      {"levels", o.levels}};
+  series.each([&](const char* name, const std::vector<double>& v) { d.push_back({name, v}); });
+  d.push_back({"rhs_max", o.b_max});
+  d.push_back({"rhs_l2", o.b_l2});
+  d.push_back({"converged", o.stop == StopReason::tolerance});
+  d.push_back({"stop_reason", std::string(name(o.stop))});
+  d.push_back({"singular", singular(p)});
+  d.push_back({"source_shift", shift});
   if (!errors.empty()) {
     d.push_back({"error_max", errors[0].max});
     d.push_back({"error_rms", errors[0].rms});

@@ -39,7 +39,9 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem
       t,
       [&] {
         Params p = io::read_keys(t, fftconv::keys(), path);
-        in::settle_operand_keys(t, p);
+        io::with_sources(t, [&] {
+          fftconv::settle_volume_layouts(p, t.has("signal.layout"), t.has("filter.layout"));
+        });
         return p;
       },
       [&] { return io::read_keys(t, fftconv::sweep_keys(), path); });
@@ -279,9 +281,7 @@ class FftconvRun final : public SolverRun<Params> {
       share_ = fftconv::share_of(q, method_, sizeof(T), gpu_, p_.streamed, rank(), ranks());
     } catch (const InputError& e) {
       if (e.key() != "ranks") throw in::rephrased(t_, p_, e);
-      const std::string key = !p_.signal_generated() ? "signal.file"
-                              : q.batch > 1          ? "signal.batch"
-                                                     : "signal.length";
+      const std::string key = fftconv::cut_key(p_, q);
       throw InputError(t_.source_of(key), key, e.expected());
     }
     method_ = share_->method;
@@ -513,10 +513,7 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
     throw InputError(t.source_of("method.streamed"), "method.streamed",
                      "parasol sweep times convolutions of data held on the device; expected false");
   if (p.is_volume()) {
-    const char* key = !p.signal_generated() ? "signal.layout"
-                      : p.signal.depth > 1  ? "signal.depth"
-                      : !p.filter_generated() ? "filter.layout"
-                                              : "filter.depth";
+    const std::string key = fftconv::volume_key(p);
     throw InputError(t.source_of(key), key,
                      "parasol sweep times 1D and 2D problems; a volume runs with parasol run "
                      "(bench/fftconv_bench times the volume variants)");

@@ -137,22 +137,6 @@ const fftconv::OperandFiles<T>& operand_files() {
   return files;
 }
 
-void settle_operand_keys(const io::ParamTable& t, Params& p) {
-  // A volume problem reads every dataset as one volume: a layout left out is "volume", one
-  // given otherwise is a contradiction.
-  if (!p.is_volume()) return;
-  const auto as_volume = [&](bool from_file, const char* key, Layout& layout) {
-    if (!from_file) return;
-    if (t.has(key) && layout != Layout::volume)
-      throw InputError(t.source_of(key), key,
-                       "the other operand is a volume, so this dataset is read as one; expected "
-                       "\"volume\" or no layout, got \"" + std::string(name(layout)) + "\"");
-    layout = Layout::volume;
-  };
-  as_volume(!p.signal_generated(), "signal.layout", p.signal.layout);
-  as_volume(!p.filter_generated(), "filter.layout", p.filter.layout);
-}
-
 // The solver's checks name an operand ("signal", "filters"), or a key by its last word ("block"):
 // said against the declared key, or for an operand read from a file, the file and dataset. An
 // error that names its source already (a streamed read of the input file) is kept.
@@ -172,7 +156,6 @@ InputError rephrased(const io::ParamTable& t, const Params& p, const InputError&
   return InputError(t.source_of(declared), declared, e.expected());
 }
 
-std::string size_key(const Params& p) { return p.signal_generated() ? "signal" : "signal.file"; }
 
 // A generated filter is made from its taps along each axis in double (generate_filter), held
 // beside it while it is made: checked alone first, so a filter too long is named as such.
@@ -193,7 +176,7 @@ void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, 
   };
   const double filter_bytes = element * samples(q.filters, q.filter);
   require_filter_memory(t, p, filter_bytes);
-  const std::string key = size_key(p);
+  const std::string key = fftconv::size_key(p);
   const double operands = element * (samples(q.batch, q.signal) + samples(q.filters, q.filter));
   const double out = samples(q.batch, fftconv::output_extent(q));
   if (p.streamed) {
@@ -308,7 +291,7 @@ VolumeProblem volume_problem_of(const io::ParamTable& t, const Params& p) {
 void require_volume_memory(const io::ParamTable& t, const Params& p, const VolumeProblem& q,
                            double element, bool gpu, bool gold) {
   require_filter_memory(t, p, element * static_cast<double>(q.filter.size()));
-  const std::string key = size_key(p);
+  const std::string key = fftconv::size_key(p);
   const double operands = element * static_cast<double>(q.signal.size() + q.filter.size());
   const double out = static_cast<double>(fftconv::output_extent(q).size());
   require_host_memory(t.source_of(key), key, "the signal, filter and output need",

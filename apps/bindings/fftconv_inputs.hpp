@@ -1,7 +1,8 @@
-// fftconv's operands in the front end: the [signal] and [filter] keys settled, the HDF5 input files
-// the solver's operands (solvers/fftconv/operands.hpp) are read from, the memory they take checked
-// against the host's and the device's, what the summary calls them, and the same written back
-// beside the output. Solvers do not link HDF5, so the files' reading stays in apps.
+// fftconv's operands in the front end: the HDF5 input files the solver's operands
+// (solvers/fftconv/operands.hpp) are read from, a solver's complaint said against its key, the
+// memory they take checked against the host's and the device's, what the summary calls them, and
+// the same written back beside the output. Solvers do not link HDF5, so the files' reading stays
+// in apps.
 #pragma once
 
 #include <cstdint>
@@ -43,23 +44,15 @@ using fftconv::VolumeOperands;
 template <class T>
 const fftconv::OperandFiles<T>& operand_files();
 
-// The operands' keys once the declared keys (fftconv::keys()) are read into p: a key the chosen
-// source or kind does not read is an error, not ignored; and in a volume problem every dataset is
-// read as one volume.
-void settle_operand_keys(const io::ParamTable& t, Params& p);
-
 // A failed check of an operand or a method key, said against what set it: the parameter file's
 // key (the declared key the solver's word names), or for an operand read from a file, the file
 // and dataset.
 InputError rephrased(const io::ParamTable& t, const Params& p, const InputError& e);
 
-// The key a size complaint is reported against: what set the signal's size.
-std::string size_key(const Params& p);
-
 // The memory problem q takes, checked against what the host has available (and with `gpu`,
 // what the device has free) before any value is generated or read: InputError naming
-// size_key(p). The host holds the signal, filter and output, and with `gold` the gold's output
-// in double; a streamed run holds a piece at a time, and the signal only when it was generated.
+// fftconv::size_key(p). The host holds the signal, filter and output, and with `gold` the gold's
+// output in double; a streamed run holds a piece at a time, and the signal only when it was generated.
 // The device holds the operands, the output and about two complex spectra per signal at the
 // padded full extent: the FFT variants' working set (direct needs less).
 void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, double element,

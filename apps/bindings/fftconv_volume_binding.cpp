@@ -32,7 +32,7 @@ class VolumeRun final : public SolverRun<Params> {
   void prepare(const RunSetup& setup) override {
     take(setup);
     if (ranks() > 1) {
-      const std::string key = in::size_key(p_);
+      const std::string key = fftconv::size_key(p_);
       throw InputError(t_.source_of(key), key,
                        "a volume runs on one rank; run it without a launcher");
     }

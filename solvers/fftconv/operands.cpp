@@ -40,6 +40,33 @@ std::vector<T> filter_values(const Params& p, const OperandFiles<T>& files) {
 
 }  // namespace
 
+void settle_volume_layouts(Params& p, bool signal_layout_given, bool filter_layout_given) {
+  if (!p.is_volume()) return;
+  const auto as_volume = [](bool from_file, bool given, const char* key, Layout& layout) {
+    if (!from_file) return;
+    if (given && layout != Layout::volume)
+      throw InputError("", key,
+                       "the other operand is a volume, so this dataset is read as one; expected "
+                       "\"volume\" or no layout, got \"" + std::string(name(layout)) + "\"");
+    layout = Layout::volume;
+  };
+  as_volume(!p.signal_generated(), signal_layout_given, "signal.layout", p.signal.layout);
+  as_volume(!p.filter_generated(), filter_layout_given, "filter.layout", p.filter.layout);
+}
+
+std::string size_key(const Params& p) { return p.signal_generated() ? "signal" : "signal.file"; }
+
+std::string cut_key(const Params& p, const Problem& q) {
+  return !p.signal_generated() ? "signal.file" : q.batch > 1 ? "signal.batch" : "signal.length";
+}
+
+std::string volume_key(const Params& p) {
+  return !p.signal_generated()   ? "signal.layout"
+         : p.signal.depth > 1    ? "signal.depth"
+         : !p.filter_generated() ? "filter.layout"
+                                 : "filter.depth";
+}
+
 template <class T>
 Problem operand_extents(const Params& p, const OperandFiles<T>& files) {
   Problem q;

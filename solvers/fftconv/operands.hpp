@@ -38,6 +38,19 @@ class OperandFiles {
   virtual Slab slab(const std::string& file, const std::string& dataset, const char* key) const = 0;
 };
 
+// A volume problem reads every dataset as one volume: a file operand's layout left out
+// (`signal_layout_given`, `filter_layout_given`: whether the file set it) becomes "volume"; one
+// given otherwise is an InputError naming signal.layout or filter.layout. Nothing for a 1D or 2D
+// problem.
+void settle_volume_layouts(Params& p, bool signal_layout_given, bool filter_layout_given);
+
+// The keys a complaint about the problem is said against: what sized the signal ("signal", the
+// generated signal's table, or "signal.file"); what a cut among ranks cut (signal.file,
+// signal.batch or signal.length); and what made the problem a volume.
+std::string size_key(const Params& p);
+std::string cut_key(const Params& p, const Problem& q);
+std::string volume_key(const Params& p);
+
 // The problem's extents as the parameters and files say (of a file only its dataset's extent is
 // read), unchecked: [n] is one operand; [batch][n] a batch or [rows][cols] one image, as the
 // operand's layout says; [batch][rows][cols] a batch of images. A streamed signal is one 1D one.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <future>
 #include <optional>
 
 #include "apps/bindings/fftconv_inputs.hpp"
@@ -14,11 +13,13 @@
 #include "io/spill_file.hpp"
 #include "io/streamed_dataset.hpp"
 #include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "solvers/fftconv/check.hpp"
 #include "solvers/fftconv/keys.hpp"
 #include "solvers/fftconv/share.hpp"
+#include "solvers/fftconv/study.hpp"
 #include "kernels/finite.hpp"
 
 namespace parasol::app {
@@ -38,22 +39,17 @@ std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem
       t,
       [&] {
         Params p = io::read_keys(t, fftconv::keys(), path);
-        in::settle_operand_keys(t, p);
+        io::with_sources(t, [&] {
+          fftconv::settle_volume_layouts(p, t.has("signal.layout"), t.has("filter.layout"));
+        });
         return p;
       },
       [&] { return io::read_keys(t, fftconv::sweep_keys(), path); });
 }
 
-// The problem class of a choice: the signal's and filter's extents, the batch, the filters, the
-// mode and the operation, exactly ("signal=1x16777216,filter=1x1025,batch=1,filters=1,full,
-// convolve").
+// The problem class of a choice (fftconv::problem_class) in the run's precision.
 io::AutotuneKey fftconv_key(const Problem& q, std::size_t element) {
-  return autotune_key("fftconv",
-                      "signal=" + in::extent_text(q.signal) + ",filter=" + in::extent_text(q.filter) +
-                          ",batch=" + std::to_string(q.batch) + ",filters=" +
-                          std::to_string(q.filters) + "," + std::string(name(q.mode)) + "," +
-                          std::string(name(q.operation)),
-                      element == 4 ? "float" : "double");
+  return autotune_key("fftconv", fftconv::problem_class(q), element == 4 ? "float" : "double");
 }
 
 double samples(std::int64_t count, const Extent& e) {
@@ -132,12 +128,7 @@ class FftconvRun final : public SolverRun<Params> {
       result_.timings.compute = seconds_since(started);
       add_phases(timings, false);
     }
-    require_finite("fftconv: the output", result_.output);
-    if (!result_.output.empty()) {
-      const auto [low, high] = std::minmax_element(result_.output.begin(), result_.output.end());
-      low_ = static_cast<double>(*low);
-      high_ = static_cast<double>(*high);
-    }
+    finite_range("fftconv: the output", result_.output, low_, high_);
     // The output's range and the slowest rank's time: three numbers a rank.
     combine_over_ranks(timings, [&](comm::Context& context) {
       const bool some = share_->count > 0;
@@ -290,9 +281,7 @@ class FftconvRun final : public SolverRun<Params> {
       share_ = fftconv::share_of(q, method_, sizeof(T), gpu_, p_.streamed, rank(), ranks());
     } catch (const InputError& e) {
       if (e.key() != "ranks") throw in::rephrased(t_, p_, e);
-      const std::string key = !p_.signal_generated() ? "signal.file"
-                              : q.batch > 1          ? "signal.batch"
-                                                     : "signal.length";
+      const std::string key = fftconv::cut_key(p_, q);
       throw InputError(t_.source_of(key), key, e.expected());
     }
     method_ = share_->method;
@@ -308,7 +297,7 @@ class FftconvRun final : public SolverRun<Params> {
     loading_.streamed = true;
     in::require_memory(t_, loading_, q, sizeof(T), gpu_, !gpu_ || check_);
     ops_ = in::load_operands<T>(loading_, q);
-    source_.emplace(loading_, ops_);
+    source_.emplace(loading_, ops_, in::operand_files<T>());
     if (share_->in_memory) {
       // The samples this rank's blocks read, into memory.
       const auto [begin, end] = fftconv::range_window(q, method_, static_cast<int>(sizeof(T)),
@@ -335,23 +324,14 @@ class FftconvRun final : public SolverRun<Params> {
     check_s_ += seconds_since(checking);
   }
 
-  // Output samples [first, first + count) of the one long signal to `sink` piece by piece:
-  // overlap-save on the GPU in pieces of method.piece, or on the CPU the gold's windows rounded
-  // to T (with `judge`, the rounding judged against the gold as it goes, as a whole run's is).
+  // Output samples [first, first + count) of the one long signal to `sink` piece by piece
+  // (fftconv::convolve_pieces; with `judge`, the CPU's rounding judged as it goes).
   void convolve_pieces(const fftconv::SignalReader<T>& read, const fftconv::OutputWriter<T>& sink,
                        std::int64_t first, std::int64_t count, bool judge) {
-    if (gpu_)
-      return rephrasing([&] {
-        fftconv::convolve_streamed<T>(whole_, {Variant::overlap_save, p_.block}, ops_.filter,
-                                      read, sink, p_.piece, first, count);
-      });
-    fftconv::gold_in_pieces<T>(whole_, ops_.filter, first, count, read,
-                               [&](std::int64_t offset, const std::vector<double>& gold) {
-                                 const std::vector<T> piece = rounded<T>(gold);
-                                 if (judge) difference_.add(piece.data(), gold);
-                                 sink(offset, static_cast<std::int64_t>(piece.size()),
-                                      piece.data());
-                               });
+    rephrasing([&] {
+      fftconv::convolve_pieces<T>(whole_, ops_.filter, read, sink, first, count, gpu_, p_.block,
+                                  p_.piece, judge ? &difference_ : nullptr);
+    });
   }
 
   // A rank's range of one long signal's output, into memory (or a spill file when streamed):
@@ -394,7 +374,7 @@ class FftconvRun final : public SolverRun<Params> {
   void solve_streamed(PhaseTimer& timings, io::ResultFile& file) {
     const Problem& q = ops_.problem;
     const std::int64_t length = fftconv::output_extent(q).cols;
-    source_.emplace(p_, ops_);
+    source_.emplace(p_, ops_, in::operand_files<T>());
     io::StreamedDataset<T> output(file, "/output", length);
     ProgressLine line("output sample", "samples", 1);
     const auto started = Clock::now();
@@ -442,7 +422,8 @@ class FftconvRun final : public SolverRun<Params> {
   double check_s_ = 0;  // a streamed run's time on the gold's windows, charged to the check
 };
 
-// The sweep: each listed variant checked against the gold and timed on one DeviceProblem.
+// The sweep: each listed variant checked against the gold and timed on one DeviceProblem
+// (solvers/fftconv/study.hpp).
 template <class T>
 class FftconvStudy final : public SolverStudy<Params, SweepParams> {
  public:
@@ -451,26 +432,13 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   void prepare() override {
     const Problem q = in::problem_of<T>(t_, p_);
     in::require_memory(t_, p_, q, sizeof(T), true, true);
-    // Every variant runs once aside while the host makes the operands and the gold: on a machine
-    // whose CUDA cache is empty, cuFFT compiles their kernels then, a few hundred ms a variant,
-    // and the rows' own first convolutions find them compiled.
-    std::vector<fftconv::Options> options;
-    for (const Variant v : s_.variants)
-      if (fftconv::supports(v, q)) options.push_back(options_of(v));
-    std::future<void> warming = fftconv::warm_up_async<T>(q, std::move(options));
-    ops_ = in::load_operands<T>(p_, q);
-    checked_ = fftconv::sampled_outputs(ops_.problem, fftconv::kSweepCheckStride);
-    gold_ = fftconv::convolve_gold_at(ops_.problem, ops_.signal, ops_.filter, checked_);
-    warming.get();
-    device_.emplace(q, ops_.signal, ops_.filter);
-    device_->sample_outputs(checked_);
-    chosen_ = fftconv::choose_variant(q, sizeof(T));
+    study_.emplace(q, s_.variants, p_.block, [&] { return in::load_operands<T>(p_, q); });
   }
 
   std::string describe() const override {
-    return in::describe(p_, ops_.problem) + " on " + current_device().name + "; " +
+    return in::describe(p_, study_->problem()) + " on " + current_device().name + "; " +
            describe_repeats(s_.repeats, "convolutions") + "; auto picks " +
-           std::string(name(chosen_));
+           std::string(name(study_->chosen()));
   }
 
   SweepColumns columns() const override {
@@ -485,68 +453,39 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
     return cells_of(s_.variants, [](Variant v) { return std::vector<Cell>{std::string(name(v))}; });
   }
 
-  // The sweep-row protocol (kernels/sweep_row.hpp); the first run also makes the plans and
-  // scratch. A variant that cannot take the problem says why and is skipped.
   Measurement measure(std::size_t i) override {
-    const Variant v = s_.variants[i];
-    const std::string called(name(v));
-    Measurement m;
-    // fused says itself why it cannot take an image (below, from convolve).
-    if (v == Variant::overlap_save && !fftconv::supports(v, ops_.problem)) {
-      m.skipped = called + " skipped: it takes 1D problems only";
-      return m;
-    }
-    const fftconv::Options o = options_of(v);
-    std::string ran = "-";  // the variant auto picked, once the checked run has run
-    RowSteps steps;
-    steps.method = called;
-    steps.poison = [&] { device_->poison_output(); };
-    steps.run = [&] { ran = name(device_->convolve(o)); };
-    steps.check = [&] {
-      return fftconv::agreement(device_->download_samples(), gold_, ops_.problem);
-    };
-    steps.timed = [&] { device_->convolve(o); };
-    steps.time = timed_on(device_->stream(), s_.repeats);
-    try {
-      m = measured(steps);
-    } catch (const InputError& e) {
-      m.skipped = called + " skipped: " + e.expected();
-    }
-    m.extras = {ran};
+    fftconv::VariantMeasurement r = study_->measure(s_.variants[i], s_.repeats);
+    Measurement m = measured(std::move(r.row));
+    m.skipped = std::move(r.skipped);
+    m.extras = {r.ran};
     return m;
   }
 
-  // What a row of `v` convolves with: the variants that cut the signal into blocks take
-  // method.block.
-  fftconv::Options options_of(Variant v) const {
-    const bool takes_block =
-        v == Variant::overlap_save || v == Variant::fused || v == Variant::automatic;
-    return {v, takes_block ? p_.block : 0};
+  double units_per_run() const override {
+    return samples(study_->problem().batch, study_->problem().signal);
   }
 
-  double units_per_run() const override { return samples(ops_.problem.batch, ops_.problem.signal); }
-
   void write_attributes(io::ResultFile& out) const override {
-    const Problem& q = ops_.problem;
-    out.set_attribute("/sweep", "auto_variant", std::string(name(chosen_)));
+    const Problem& q = study_->problem();
+    out.set_attribute("/sweep", "auto_variant", std::string(name(study_->chosen())));
     write_problem(out, "/sweep", q);
     out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
-    out.set_attribute("/sweep", "checked_samples", static_cast<std::int64_t>(checked_.size()));
+    out.set_attribute("/sweep", "checked_samples", study_->checked_samples());
   }
 
   // The variant that ran (auto's pick, for its row), and the block overlap-save took.
   bool can_autotune() const override { return true; }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     const Variant v = s_.variants[i];
-    const Variant ran = v == Variant::automatic ? chosen_ : v;
+    const Variant ran = v == Variant::automatic ? study_->chosen() : v;
     io::AutotuneChoice c =
-        choice_of(fftconv_key(ops_.problem, sizeof(T)), std::string(name(ran)));
+        choice_of(fftconv_key(study_->problem(), sizeof(T)), std::string(name(ran)));
     if (ran == Variant::overlap_save) c.axes = {{"block", std::to_string(p_.block)}};
     return c;
   }
 
   InputError nothing_to_time() const override {
-    const Problem& q = ops_.problem;
+    const Problem& q = study_->problem();
     return InputError(t_.source_of("sweep.variants"), "sweep.variants",
                       "no listed variant can take this problem (the signal is " +
                           in::extent_text(q.signal) + " and the filter " +
@@ -554,11 +493,7 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   }
 
  private:
-  in::Operands<T> ops_;
-  std::vector<std::int64_t> checked_;  // the output samples each configuration is checked at
-  std::vector<double> gold_;           // the gold at those samples
-  std::optional<fftconv::DeviceProblem<T>> device_;  // made once a device is known to be there
-  Variant chosen_ = Variant::automatic;
+  std::optional<fftconv::VariantStudy<T>> study_;  // made once a device is known to be there
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
@@ -578,10 +513,7 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
     throw InputError(t.source_of("method.streamed"), "method.streamed",
                      "parasol sweep times convolutions of data held on the device; expected false");
   if (p.is_volume()) {
-    const char* key = !p.signal_generated() ? "signal.layout"
-                      : p.signal.depth > 1  ? "signal.depth"
-                      : !p.filter_generated() ? "filter.layout"
-                                              : "filter.depth";
+    const std::string key = fftconv::volume_key(p);
     throw InputError(t.source_of(key), key,
                      "parasol sweep times 1D and 2D problems; a volume runs with parasol run "
                      "(bench/fftconv_bench times the volume variants)");

@@ -18,20 +18,6 @@ using fftconv::FilterKind;
 using fftconv::Layout;
 using fftconv::SignalKind;
 
-// How many operands a dataset holds, and the extent of each: [n] is one; [batch][n] a batch
-// or [rows][cols] one image, as `layout` says; [batch][rows][cols] a batch of images.
-struct Stack {
-  std::int64_t count = 1;
-  Extent extent;
-};
-
-Stack stack_of(const std::vector<std::uint64_t>& dims, Layout layout) {
-  const auto d = [&](std::size_t i) { return static_cast<std::int64_t>(dims[i]); };
-  if (dims.size() == 1) return {1, {1, d(0)}};
-  if (dims.size() == 3) return {d(0), {d(1), d(2)}};
-  return layout == Layout::batch ? Stack{d(0), {1, d(1)}} : Stack{1, {d(0), d(1)}};
-}
-
 // An operand's file, opened. One that is missing is named by its key (`signal.file` for
 // `signal.dataset`'s file); one that is another run's result by the docs' convention,
 // results/<name>.h5 beside inputs/<name>.toml, also says the command that makes it.
@@ -52,42 +38,55 @@ std::unique_ptr<io::ResultReader> open_operand(const std::string& file,
   throw InputError(file, key, expected);
 }
 
-// A dataset's extent, refused when it holds nothing. A streamed signal is one 1D signal.
+// fftconv's operand files read through io/: the messages name the file, the dataset and the key.
 template <class T>
-std::vector<std::uint64_t> dims_of(const std::string& file, const std::string& dataset,
-                                   const char* key, const std::vector<int>& ranks,
-                                   const char* least) {
-  const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
-  const std::vector<std::uint64_t> dims =
-      io::naming_key(key, [&] { return in->dataset_dims<T>(dataset, ranks); });
-  if (std::find(dims.begin(), dims.end(), 0) != dims.end())
-    throw InputError(file, io::dataset_display_path(dataset),
-                     "has shape " + io::shape_text(dims) + "; expected at least " + least);
-  return dims;
-}
+class HdfOperands final : public fftconv::OperandFiles<T> {
+ public:
+  std::vector<std::uint64_t> dims(const std::string& file, const std::string& dataset,
+                                  const char* key, const std::vector<int>& ranks,
+                                  const char* least) const override {
+    const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
+    const std::vector<std::uint64_t> dims =
+        io::naming_key(key, [&] { return in->dataset_dims<T>(dataset, ranks); });
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+      throw InputError(file, io::dataset_display_path(dataset),
+                       "has shape " + io::shape_text(dims) + "; expected at least " + least);
+    return dims;
+  }
 
-template <class T>
-std::vector<T> read_values(const std::string& file, const std::string& dataset, const char* key) {
-  const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
-  std::vector<T> values =
-      io::naming_key(key, [&] { return in->read_dataset<T>(dataset, {1, 2, 3}).values; });
-  io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), 0, file, dataset);
-  return values;
-}
+  std::vector<T> values(const std::string& file, const std::string& dataset,
+                        const char* key) const override {
+    const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
+    std::vector<T> values =
+        io::naming_key(key, [&] { return in->read_dataset<T>(dataset, {1, 2, 3}).values; });
+    io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), 0, file, dataset);
+    return values;
+  }
 
-// Rows [first, first + count) of a batch's dataset, checked to be finite.
-template <class T>
-std::vector<T> read_share(const std::string& file, const std::string& dataset, const char* key,
-                          std::int64_t first, std::int64_t count, std::int64_t size) {
-  const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
-  std::vector<T> values = io::naming_key(key, [&] {
-    return in->read_rows<T>(dataset, static_cast<std::uint64_t>(first),
-                            static_cast<std::uint64_t>(count), {2, 3});
-  });
-  io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), first * size, file,
-                 dataset);
-  return values;
-}
+  std::vector<T> rows(const std::string& file, const std::string& dataset, const char* key,
+                      std::int64_t first, std::int64_t count, std::int64_t size) const override {
+    const std::unique_ptr<io::ResultReader> in = open_operand(file, key);
+    std::vector<T> values = io::naming_key(key, [&] {
+      return in->read_rows<T>(dataset, static_cast<std::uint64_t>(first),
+                              static_cast<std::uint64_t>(count), {2, 3});
+    });
+    io::require_finite(values.data(), static_cast<std::int64_t>(values.size()), first * size,
+                       file, dataset);
+    return values;
+  }
+
+  // The file stays open while the run reads: the slab holds it.
+  typename fftconv::OperandFiles<T>::Slab slab(const std::string& file, const std::string& dataset,
+                                               const char* key) const override {
+    std::shared_ptr<io::ResultReader> in = open_operand(file, key);
+    return [in, file, dataset](std::int64_t offset, std::int64_t count, T* into) {
+      const std::vector<T> values = in->read_slab<T>(dataset, static_cast<std::uint64_t>(offset),
+                                                     static_cast<std::uint64_t>(count));
+      io::require_finite(values.data(), count, offset, file, dataset);
+      std::copy(values.begin(), values.end(), into);
+    };
+  }
+};
 
 std::string counted(std::int64_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -132,20 +131,10 @@ void write_sources(io::ResultFile& out, const Params& p) {
 
 }  // namespace
 
-void settle_operand_keys(const io::ParamTable& t, Params& p) {
-  // A volume problem reads every dataset as one volume: a layout left out is "volume", one
-  // given otherwise is a contradiction.
-  if (!p.is_volume()) return;
-  const auto as_volume = [&](bool from_file, const char* key, Layout& layout) {
-    if (!from_file) return;
-    if (t.has(key) && layout != Layout::volume)
-      throw InputError(t.source_of(key), key,
-                       "the other operand is a volume, so this dataset is read as one; expected "
-                       "\"volume\" or no layout, got \"" + std::string(name(layout)) + "\"");
-    layout = Layout::volume;
-  };
-  as_volume(!p.signal_generated(), "signal.layout", p.signal.layout);
-  as_volume(!p.filter_generated(), "filter.layout", p.filter.layout);
+template <class T>
+const fftconv::OperandFiles<T>& operand_files() {
+  static const HdfOperands<T> files;
+  return files;
 }
 
 // The solver's checks name an operand ("signal", "filters"), or a key by its last word ("block"):
@@ -167,7 +156,6 @@ InputError rephrased(const io::ParamTable& t, const Params& p, const InputError&
   return InputError(t.source_of(declared), declared, e.expected());
 }
 
-std::string size_key(const Params& p) { return p.signal_generated() ? "signal" : "signal.file"; }
 
 // A generated filter is made from its taps along each axis in double (generate_filter), held
 // beside it while it is made: checked alone first, so a filter too long is named as such.
@@ -188,7 +176,7 @@ void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, 
   };
   const double filter_bytes = element * samples(q.filters, q.filter);
   require_filter_memory(t, p, filter_bytes);
-  const std::string key = size_key(p);
+  const std::string key = fftconv::size_key(p);
   const double operands = element * (samples(q.batch, q.signal) + samples(q.filters, q.filter));
   const double out = samples(q.batch, fftconv::output_extent(q));
   if (p.streamed) {
@@ -220,30 +208,7 @@ void require_memory(const io::ParamTable& t, const Params& p, const Problem& q, 
 
 template <class T>
 Problem problem_of(const io::ParamTable& t, const Params& p) {
-  Problem q;
-  q.mode = p.mode;
-  q.operation = p.operation;
-  if (p.signal_generated()) {
-    q.batch = p.signal.batch;
-    q.signal = {p.signal.rows, p.signal.length};
-  } else {
-    // A streamed run reads the signal by hyperslab: one 1D dataset.
-    const std::vector<int> ranks = p.streamed ? std::vector<int>{1} : std::vector<int>{1, 2, 3};
-    const Stack s = stack_of(
-        dims_of<T>(p.signal.file, p.signal.dataset, "signal.dataset", ranks, "one sample"),
-        p.signal.layout);
-    q.batch = s.count;
-    q.signal = s.extent;
-  }
-  if (p.filter_generated()) {
-    q.filter = {p.filter.rows, p.filter.length};
-  } else {
-    const Stack s = stack_of(
-        dims_of<T>(p.filter.file, p.filter.dataset, "filter.dataset", {1, 2, 3}, "one tap"),
-        p.filter.layout);
-    q.filters = s.count;
-    q.filter = s.extent;
-  }
+  const Problem q = fftconv::operand_extents(p, operand_files<T>());
   try {
     fftconv::check_problem(q);
     fftconv::check_method(p, q);
@@ -251,79 +216,6 @@ Problem problem_of(const io::ParamTable& t, const Params& p) {
     throw rephrased(t, p, e);
   }
   return q;
-}
-
-bool draws_on_device(const Params& p, bool gpu, bool check) {
-  return gpu && !check && !p.write_input && p.signal_generated() && !p.streamed;
-}
-
-// The filter first, and a file before a generated signal: a mistake in a file is reported
-// before seconds go into a long signal.
-template <class T>
-Operands<T> load_operands(const Params& p, const Problem& q, bool on_device) {
-  Operands<T> ops;
-  ops.problem = q;
-  ops.filter = p.filter_generated()
-                   ? fftconv::generate_filter<T>(p.filter)
-                   : read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
-  if (!p.signal_generated() && !p.streamed)
-    ops.signal = read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
-  // A streamed run (or a rank's range) draws the stretches it reads as it reads them.
-  ops.drawn = on_device && p.signal_generated() && !p.streamed;
-  if (p.signal_generated() && !p.streamed && !ops.drawn)
-    ops.signal = fftconv::generate_signal<T>(p.signal);
-  return ops;
-}
-
-template <class T>
-Operands<T> load_share(const Params& p, const Problem& q, std::int64_t first, std::int64_t count,
-                       bool on_device) {
-  Operands<T> ops;
-  ops.problem = q;
-  ops.problem.batch = count;
-  const bool own_filters = q.filters == q.batch && q.batch > 1;
-  if (own_filters) ops.problem.filters = count;
-  if (p.filter_generated())
-    ops.filter = fftconv::generate_filter<T>(p.filter);
-  else if (own_filters)
-    ops.filter = read_share<T>(p.filter.file, p.filter.dataset, "filter.dataset", first, count,
-                               q.filter.size());
-  else
-    ops.filter = read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
-  ops.drawn = on_device && p.signal_generated() && !p.streamed;
-  ops.first_drawn = first;
-  if (ops.drawn) return ops;
-  ops.signal = p.signal_generated()
-                   ? fftconv::generate_signals<T>(p.signal, first, count)
-                   : read_share<T>(p.signal.file, p.signal.dataset, "signal.dataset", first,
-                                   count, q.signal.size());
-  return ops;
-}
-
-template <class T>
-SignalSource<T>::SignalSource(const Params& p, const Operands<T>& ops)
-    : p_(p),
-      ops_(ops),
-      file_(p.signal_generated() ? nullptr : open_operand(p.signal.file, "signal.dataset")) {}
-
-template <class T>
-SignalSource<T>::~SignalSource() = default;
-
-template <class T>
-void SignalSource<T>::read(std::int64_t offset, std::int64_t count, T* into) const {
-  const std::int64_t n = ops_.problem.signal.cols;
-  if (offset < 0 || count < 0 || count > n - offset)
-    throw Error("fftconv: the streamed convolution asked for signal samples [" +
-                std::to_string(offset) + ", " + std::to_string(offset + count) + ") of " +
-                std::to_string(n));
-  if (!file_) {
-    fftconv::generate_samples(p_.signal, offset, count, into);
-    return;
-  }
-  const std::vector<T> values = file_->read_slab<T>(
-      p_.signal.dataset, static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(count));
-  io::require_finite(values.data(), count, offset, p_.signal.file, p_.signal.dataset);
-  std::copy(values.begin(), values.end(), into);
 }
 
 std::string describe(const Params& p, const Problem& q) {
@@ -385,27 +277,9 @@ void write_input_share(Output& out, const Params& p, const Problem& whole, const
   write_sources(*out.file, p);
 }
 
-namespace {
-
-// A dataset read as a volume: [n] is 1 x 1 x n, [rows][cols] 1 x rows x cols.
-fftconv::Extent3 volume_of(const std::vector<std::uint64_t>& dims) {
-  std::int64_t e[3] = {1, 1, 1};
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    e[3 - dims.size() + i] = static_cast<std::int64_t>(dims[i]);
-  return {e[0], e[1], e[2]};
-}
-
-}  // namespace
-
 template <class T>
 VolumeProblem volume_problem_of(const io::ParamTable& t, const Params& p) {
-  VolumeProblem q = fftconv::generated_volume(p);
-  if (!p.signal_generated())
-    q.signal = volume_of(
-        dims_of<T>(p.signal.file, p.signal.dataset, "signal.dataset", {1, 2, 3}, "one sample"));
-  if (!p.filter_generated())
-    q.filter = volume_of(
-        dims_of<T>(p.filter.file, p.filter.dataset, "filter.dataset", {1, 2, 3}, "one tap"));
+  const VolumeProblem q = fftconv::volume_extents(p, operand_files<T>());
   try {
     fftconv::check_problem(q);
   } catch (const InputError& e) {
@@ -414,23 +288,10 @@ VolumeProblem volume_problem_of(const io::ParamTable& t, const Params& p) {
   return q;
 }
 
-template <class T>
-VolumeOperands<T> load_volume(const Params& p, const VolumeProblem& q) {
-  VolumeOperands<T> ops;
-  ops.problem = q;
-  ops.filter = p.filter_generated()
-                   ? fftconv::generate_filter<T>(p.filter)
-                   : read_values<T>(p.filter.file, p.filter.dataset, "filter.dataset");
-  ops.signal = p.signal_generated()
-                   ? fftconv::generate_signal<T>(p.signal)
-                   : read_values<T>(p.signal.file, p.signal.dataset, "signal.dataset");
-  return ops;
-}
-
 void require_volume_memory(const io::ParamTable& t, const Params& p, const VolumeProblem& q,
                            double element, bool gpu, bool gold) {
   require_filter_memory(t, p, element * static_cast<double>(q.filter.size()));
-  const std::string key = size_key(p);
+  const std::string key = fftconv::size_key(p);
   const double operands = element * static_cast<double>(q.signal.size() + q.filter.size());
   const double out = static_cast<double>(fftconv::output_extent(q).size());
   require_host_memory(t.source_of(key), key, "the signal, filter and output need",
@@ -459,66 +320,25 @@ void write_volume_inputs(io::ResultFile& out, const Params& p, const VolumeOpera
   write_sources(out, p);
 }
 
-std::vector<std::uint64_t> volume_dims(const fftconv::Extent3& e) {
-  return {static_cast<std::uint64_t>(e.depth), static_cast<std::uint64_t>(e.rows),
-          static_cast<std::uint64_t>(e.cols)};
-}
-
-std::string extent_text(const fftconv::Extent3& e) {
-  return std::to_string(e.depth) + " x " + std::to_string(e.rows) + " x " +
-         std::to_string(e.cols);
-}
-
-std::string extent_text(const Extent& e) {
-  return e.rows == 1 ? std::to_string(e.cols)
-                     : std::to_string(e.rows) + " x " + std::to_string(e.cols);
-}
-
-std::vector<std::uint64_t> stored_dims(std::int64_t count, const Extent& e, bool two_d) {
-  std::vector<std::uint64_t> dims;
-  if (count > 1) dims.push_back(static_cast<std::uint64_t>(count));
-  if (two_d) dims.push_back(static_cast<std::uint64_t>(e.rows));
-  dims.push_back(static_cast<std::uint64_t>(e.cols));
-  return dims;
-}
-
-std::string layout_of(bool batch, bool two_d, const char* item, const char* axis) {
-  std::string text = batch ? std::string("[") + item + "]" : "";
-  text += two_d ? "[row][col], col fastest" : std::string("[") + axis + "]";
-  return text;
-}
-
 template VolumeProblem volume_problem_of<float>(const io::ParamTable&, const Params&);
 template VolumeProblem volume_problem_of<double>(const io::ParamTable&, const Params&);
-template VolumeOperands<float> load_volume<float>(const Params&, const VolumeProblem&);
-template VolumeOperands<double> load_volume<double>(const Params&, const VolumeProblem&);
 template void write_volume_inputs<float>(io::ResultFile&, const Params&,
                                          const VolumeOperands<float>&);
 template void write_volume_inputs<double>(io::ResultFile&, const Params&,
                                           const VolumeOperands<double>&);
 template Problem problem_of<float>(const io::ParamTable&, const Params&);
 template Problem problem_of<double>(const io::ParamTable&, const Params&);
-template Operands<float> load_operands<float>(const Params&, const Problem&, bool);
-template Operands<double> load_operands<double>(const Params&, const Problem&, bool);
-template Operands<float> load_share<float>(const Params&, const Problem&, std::int64_t,
-                                         std::int64_t, bool);
-template Operands<double> load_share<double>(const Params&, const Problem&, std::int64_t,
-                                           std::int64_t, bool);
+template const fftconv::OperandFiles<float>& operand_files<float>();
+template const fftconv::OperandFiles<double>& operand_files<double>();
 template void write_input_share<float>(Output&, const Params&, const Problem&,
                                         const Operands<float>&, std::int64_t);
 template void write_input_share<double>(Output&, const Params&, const Problem&,
                                          const Operands<double>&, std::int64_t);
-template class SignalSource<float>;
-template class SignalSource<double>;
 template void write_inputs<float>(io::ResultFile&, const Params&, const Operands<float>&,
                                   const SignalSource<float>*);
 template void write_inputs<double>(io::ResultFile&, const Params&, const Operands<double>&,
                                    const SignalSource<double>*);
 
-Reproducibility reproducibility(bool gpu) {
-  if (!gpu) return {true, "the CPU gold sums each output in a fixed order"};
-  return {true, "cuFFT's plans and the fused kernels run in a fixed order, without atomics, on "
-                "one device model and CUDA version; ranks split whole signals"};
-}
+Reproducibility reproducibility(bool gpu) { return {true, fftconv::reproducibility_because(gpu)}; }
 
 }  // namespace parasol::app::fftconv_inputs

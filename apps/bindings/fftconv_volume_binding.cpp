@@ -1,10 +1,10 @@
 #include "apps/bindings/fftconv_volume_binding.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include "apps/bindings/fftconv_inputs.hpp"
 #include "io/xdmf.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "kernels/phase_timer.hpp"
@@ -19,7 +19,6 @@ using fftconv::Params;
 using fftconv::Variant;
 using fftconv::VolumeProblem;
 namespace in = fftconv_inputs;
-using Clock = std::chrono::steady_clock;
 
 std::vector<std::int64_t> extent_attribute(const fftconv::Extent3& e) {
   return {e.depth, e.rows, e.cols};
@@ -33,7 +32,7 @@ class VolumeRun final : public SolverRun<Params> {
   void prepare(const RunSetup& setup) override {
     take(setup);
     if (ranks() > 1) {
-      const std::string key = in::size_key(p_);
+      const std::string key = fftconv::size_key(p_);
       throw InputError(t_.source_of(key), key,
                        "a volume runs on one rank; run it without a launcher");
     }
@@ -51,83 +50,63 @@ class VolumeRun final : public SolverRun<Params> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile* /*out*/) override {
-    const VolumeProblem& q = ops_.problem;
-    if (gpu_) {
-      fftconv::Timings t;
-      try {
-        output_ = fftconv::convolve_volume_gpu(q, {p_.variant, 0}, ops_.signal, ops_.filter,
-                                               &ran_, &chunks_, &t);
-      } catch (const InputError& e) {
-        throw in::rephrased(t_, p_, e);
-      }
-      compute_s_ = t.compute;
-      timings.add("setup", t.setup);
-      add_device_phases(timings, t);
-    } else {
-      const auto started = Clock::now();
-      gold_ = fftconv::convolve_gold(q, ops_.signal, ops_.filter);
-      output_ = rounded<T>(gold_);
-      compute_s_ = seconds_since(started);
-      timings.add("compute", compute_s_);
+    try {
+      out_ = fftconv::convolve_volume(ops_, p_.variant, gpu_);
+    } catch (const InputError& e) {
+      throw in::rephrased(t_, p_, e);
     }
-    require_finite("fftconv: the output", output_);
-    if (!output_.empty()) {
-      const auto [low, high] = std::minmax_element(output_.begin(), output_.end());
-      low_ = static_cast<double>(*low);
-      high_ = static_cast<double>(*high);
-    }
+    if (gpu_) timings.add("setup", out_.timings.setup);
+    if (gpu_) add_device_phases(timings, out_.timings);
+    else timings.add("compute", out_.timings.compute);
+    finite_range("fftconv: the output", out_.output, low_, high_);
   }
 
   void report(io::ResultFile& out) override {
-    const double rate =
-        compute_s_ > 0 ? static_cast<double>(ops_.problem.signal.size()) / compute_s_ : 0;
+    const double compute_s = out_.timings.compute;
+    const double rate = compute_s > 0 ? work() / compute_s : 0;
     out.set_attribute("/timings", "gsamples_per_s", 1e-9 * rate);
     // The describe() line names the CPU gold solver; a GPU run names the variant that ran.
     std::string who;
     if (gpu_) {
-      who = "ran " + std::string(name(ran_));
-      if (ran_ == Variant::r2c)
-        who += chunks_ == 1 ? " (whole volume)" : " (" + std::to_string(chunks_) + " chunks along z)";
+      who = "ran " + std::string(name(out_.ran));
+      if (out_.ran == Variant::r2c)
+        who += out_.chunks == 1 ? " (whole volume)"
+                                : " (" + std::to_string(out_.chunks) + " chunks along z)";
       who += ": ";
     }
     say(formatted("%soutput from %.6g to %.6g; %.3g s, %.3g Gsamples/s", who.c_str(), low_,
-                  high_, compute_s_, 1e-9 * rate));
+                  high_, compute_s, 1e-9 * rate));
   }
 
   double work() const override { return static_cast<double>(ops_.problem.signal.size()); }
   Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
 
   Agreement check() override {
-    if (gold_.empty()) gold_ = fftconv::convolve_gold(ops_.problem, ops_.signal, ops_.filter);
-    return fftconv::agreement(output_, gold_, ops_.problem);
+    std::vector<double>& gold = out_.gold;
+    if (gold.empty()) gold = fftconv::convolve_gold(ops_.problem, ops_.signal, ops_.filter);
+    return fftconv::agreement(out_.output, gold, ops_.problem);
   }
 
   void write(Output& out) override {
     const VolumeProblem& q = ops_.problem;
     const fftconv::Extent3 e = fftconv::output_extent(q);
     io::ResultFile& file = *out.file;
-    file.write_field("/output", output_.data(), in::volume_dims(e));
+    file.write_field("/output", out_.output.data(), in::volume_dims(e));
     file.set_attribute("/output", "mode", std::string(name(q.mode)));
     file.set_attribute("/output", "operation", std::string(name(q.operation)));
-    file.set_attribute("/output", "variant", gpu_ ? std::string(name(ran_)) : "cpu-gold");
+    file.set_attribute("/output", "variant", gpu_ ? std::string(name(out_.ran)) : "cpu-gold");
     file.set_attribute("/output", "layout", std::string(in::kVolumeLayout));
     file.set_attribute("/output", "units", std::string(in::kOutputUnits));
     file.set_attribute("/output", "signal_extent", extent_attribute(q.signal));
     file.set_attribute("/output", "filter_extent", extent_attribute(q.filter));
     file.set_attribute("/output", "offset", extent_attribute(fftconv::output_offset(q)));
-    if (gpu_ && ran_ == Variant::r2c) file.set_attribute("/output", "chunks", chunks_);
+    if (gpu_ && out_.ran == Variant::r2c) file.set_attribute("/output", "chunks", out_.chunks);
     in::write_volume_inputs(file, p_, ops_);
-    // On the signal's grid, with the filter centred on its tap (k - 1) / 2 in each axis: output
-    // sample 0 lies at offset - (k - 1) / 2 (0 in same mode, so the output overlays the signal).
-    const fftconv::Extent3 at = fftconv::output_offset(q);
-    const auto origin = [](std::int64_t offset, std::int64_t taps) {
-      return static_cast<double>(offset - (taps - 1) / 2);
-    };
+    // On the signal's grid, where the output's first sample lies (fftconv::output_origin).
     io::UniformGrid3 grid;
     grid.points = {static_cast<std::uint64_t>(e.cols), static_cast<std::uint64_t>(e.rows),
                    static_cast<std::uint64_t>(e.depth)};
-    grid.origin = {origin(at.cols, q.filter.cols), origin(at.rows, q.filter.rows),
-                   origin(at.depth, q.filter.depth)};
+    grid.origin = fftconv::output_origin(q);
     const std::filesystem::path& path = file.path();
     out.sidecars.push_back({io::xdmf_path_for(path),
                             io::xdmf_text(path.filename().string(), grid,
@@ -136,11 +115,8 @@ class VolumeRun final : public SolverRun<Params> {
 
  private:
   in::VolumeOperands<T> ops_;
-  std::vector<T> output_;
-  std::vector<double> gold_;
-  Variant ran_ = Variant::automatic;
-  std::int64_t chunks_ = 1;
-  double compute_s_ = 0, low_ = 0, high_ = 0;
+  fftconv::VolumeOutput<T> out_;
+  double low_ = 0, high_ = 0;
 };
 
 }  // namespace

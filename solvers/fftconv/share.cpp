@@ -5,6 +5,7 @@
 
 #include "comm/halo.hpp"
 #include "kernels/error.hpp"
+#include "kernels/precision.hpp"
 
 namespace parasol::fftconv {
 namespace {
@@ -19,6 +20,21 @@ void gold_in_pieces(const Problem& p, const std::vector<T>& filter, std::int64_t
                     std::int64_t piece) {
   for (std::int64_t at = 0; at < count; at += piece)
     each(first + at, gold_window(p, filter, first + at, std::min(piece, count - at), read));
+}
+
+template <class T>
+void convolve_pieces(const Problem& p, const std::vector<T>& filter, const SignalReader<T>& read,
+                     const OutputWriter<T>& sink, std::int64_t first, std::int64_t count, bool gpu,
+                     std::int64_t block, std::int64_t piece, GoldDifference* judged) {
+  if (gpu)
+    return convolve_streamed<T>(p, {Variant::overlap_save, block}, filter, read, sink, piece,
+                                first, count);
+  gold_in_pieces<T>(p, filter, first, count, read,
+                    [&](std::int64_t offset, const std::vector<double>& gold) {
+                      const std::vector<T> values = rounded<T>(gold);
+                      if (judged != nullptr) judged->add(values.data(), gold);
+                      sink(offset, static_cast<std::int64_t>(values.size()), values.data());
+                    });
 }
 
 Problem Share::part(const Problem& whole) const {
@@ -78,5 +94,14 @@ template void gold_in_pieces<float>(const Problem&, const std::vector<float>&, s
 template void gold_in_pieces<double>(const Problem&, const std::vector<double>&, std::int64_t,
                                      std::int64_t, const SignalReader<double>&, const GoldPiece&,
                                      std::int64_t);
+
+template void convolve_pieces<float>(const Problem&, const std::vector<float>&,
+                                     const SignalReader<float>&, const OutputWriter<float>&,
+                                     std::int64_t, std::int64_t, bool, std::int64_t, std::int64_t,
+                                     GoldDifference*);
+template void convolve_pieces<double>(const Problem&, const std::vector<double>&,
+                                      const SignalReader<double>&, const OutputWriter<double>&,
+                                      std::int64_t, std::int64_t, bool, std::int64_t,
+                                      std::int64_t, GoldDifference*);
 
 }  // namespace parasol::fftconv

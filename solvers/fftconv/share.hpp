@@ -31,6 +31,15 @@ void gold_in_pieces(const Problem& p, const std::vector<T>& filter, std::int64_t
                     std::int64_t count, const SignalReader<T>& read, const GoldPiece& each,
                     std::int64_t piece = kGoldPiece);
 
+// Output samples [first, first + count) of one long 1D signal to `sink` piece by piece: on the
+// GPU overlap-save with `block` in pieces of `piece` (convolve_streamed), or on the CPU the gold's
+// windows rounded to T. With `judged`, each CPU piece's rounding is judged against its gold as it
+// goes, as a whole run's rounding is.
+template <class T>
+void convolve_pieces(const Problem& p, const std::vector<T>& filter, const SignalReader<T>& read,
+                     const OutputWriter<T>& sink, std::int64_t first, std::int64_t count, bool gpu,
+                     std::int64_t block, std::int64_t piece, GoldDifference* judged = nullptr);
+
 // How a run across ranks is cut: whole signals of a batch, or one long 1D signal's output in
 // ranges of whole blocks.
 enum class Cut { batch, range };

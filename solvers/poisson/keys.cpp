@@ -145,4 +145,19 @@ const Keys<SweepParams>& sweep_keys() {
   });
 }
 
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    MethodAxes<P> m;
+    m.axes = {variant_axis<P>([](P& p) -> auto& { return p.variant; }, parse_variant, 8),
+              choice_axis<P>("smoother", 10, [](P& p) -> auto& { return p.smoother; },
+                             parse_smoother),
+              choice_axis<P>("cycle", 6, [](P& p) -> auto& { return p.cycle; }, parse_cycle),
+              // Always the parameter file's: no choice is stored for poisson.
+              recorded_axis<P>("chosen_by", [](const P&) { return std::string("parameters"); })};
+    return m;
+  }();
+  return axes;
+}
+
 }  // namespace parasol::poisson

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/poisson/params.hpp"
 
@@ -21,5 +22,8 @@ struct SweepParams {
 
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// The method's axes (kernels/method_axes.hpp): /method's variant, smoother, cycle and chosen_by,
+// and the sweep's columns. No choice is stored: the sweep times each, and a run names its own.
+const MethodAxes<Params>& method_axes(const Params&);
 
 }  // namespace parasol::poisson

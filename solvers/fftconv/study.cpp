@@ -1,0 +1,63 @@
+#include "solvers/fftconv/study.hpp"
+
+#include <future>
+#include <utility>
+
+#include "solvers/fftconv/check.hpp"
+
+namespace parasol::fftconv {
+
+template <class T>
+VariantStudy<T>::VariantStudy(const Problem& q, const std::vector<Variant>& variants,
+                              std::int64_t block, const std::function<Operands<T>()>& load)
+    : block_(block) {
+  std::vector<Options> options;
+  for (const Variant v : variants)
+    if (supports(v, q)) options.push_back(options_of(v));
+  std::future<void> warming = warm_up_async<T>(q, std::move(options));
+  ops_ = load();
+  checked_ = sampled_outputs(ops_.problem, kSweepCheckStride);
+  gold_ = convolve_gold_at(ops_.problem, ops_.signal, ops_.filter, checked_);
+  warming.get();
+  device_.emplace(q, ops_.signal, ops_.filter);
+  device_->sample_outputs(checked_);
+  chosen_ = choose_variant(q, sizeof(T));
+}
+
+template <class T>
+VariantMeasurement VariantStudy<T>::measure(Variant v, const Repeats& repeats) {
+  const std::string called(name(v));
+  VariantMeasurement m;
+  // fused says itself why it cannot take an image (below, from convolve).
+  if (v == Variant::overlap_save && !supports(v, ops_.problem)) {
+    m.skipped = called + " skipped: it takes 1D problems only";
+    return m;
+  }
+  const Options o = options_of(v);
+  RowSteps steps;
+  steps.method = called;
+  steps.poison = [&] { device_->poison_output(); };
+  steps.run = [&] { m.ran = name(device_->convolve(o)); };
+  steps.check = [&] { return agreement(device_->download_samples(), gold_, ops_.problem); };
+  steps.timed = [&] { device_->convolve(o); };
+  steps.time = timed_on(device_->stream(), repeats);
+  try {
+    m.row = measure_row(steps);
+  } catch (const InputError& e) {
+    m.skipped = called + " skipped: " + e.expected();
+  }
+  return m;
+}
+
+// The variants that cut the signal into blocks take method.block.
+template <class T>
+Options VariantStudy<T>::options_of(Variant v) const {
+  const bool takes_block =
+      v == Variant::overlap_save || v == Variant::fused || v == Variant::automatic;
+  return {v, takes_block ? block_ : 0};
+}
+
+template class VariantStudy<float>;
+template class VariantStudy<double>;
+
+}  // namespace parasol::fftconv

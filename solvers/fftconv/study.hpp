@@ -1,0 +1,55 @@
+// fftconv's sweep study: each listed variant checked against the gold at sampled output samples
+// and timed on one DeviceProblem, by the sweep-row protocol (kernels/sweep_row.hpp). Host-only API.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/sweep_row.hpp"
+#include "kernels/timed_runs.hpp"
+#include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/operands.hpp"
+
+namespace parasol::fftconv {
+
+// What one variant measured: the row; or, for a variant that cannot take the problem, why
+// ("fused skipped: ..."), and no row.
+struct VariantMeasurement {
+  RowOutcome row;
+  std::string skipped;
+  std::string ran = "-";  // the variant that ran (auto's pick), once the checked run has run
+};
+
+template <class T>
+class VariantStudy {
+ public:
+  // Problem q and its operands, which `load` makes. Every variant of `variants` that can take q
+  // runs once aside while `load` and the gold run on the host: on a machine whose CUDA cache is
+  // empty, cuFFT compiles their kernels then, a few hundred ms a variant, and the rows' own
+  // first convolutions find them compiled. `block` is method.block, for the variants that cut
+  // the signal into blocks.
+  VariantStudy(const Problem& q, const std::vector<Variant>& variants, std::int64_t block,
+               const std::function<Operands<T>()>& load);
+
+  // The first run also makes the plans and scratch.
+  VariantMeasurement measure(Variant v, const Repeats& repeats);
+
+  const Problem& problem() const { return ops_.problem; }
+  Variant chosen() const { return chosen_; }  // the variant auto picks
+  std::int64_t checked_samples() const { return static_cast<std::int64_t>(checked_.size()); }
+
+ private:
+  Options options_of(Variant v) const;
+
+  std::int64_t block_;
+  Operands<T> ops_;
+  std::vector<std::int64_t> checked_;  // the output samples each configuration is checked at
+  std::vector<double> gold_;           // the gold at those samples
+  std::optional<DeviceProblem<T>> device_;
+  Variant chosen_ = Variant::automatic;
+};
+
+}  // namespace parasol::fftconv

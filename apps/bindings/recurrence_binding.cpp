@@ -58,22 +58,17 @@ void require_host(const io::ParamTable& t, const Params& p, std::int64_t element
                       (3.0 * sizeof(T) + 16.0) * static_cast<double>(elements));
 }
 
-// A series' elements by its offsets: one drawn on the device holds no s or u on the host.
-template <class T>
-std::int64_t elements_of(const Series<T>& series) {
-  return series.offsets.empty() ? 0 : series.offsets.back();
-}
-
-// s, u and v, the offsets and initial values, and a little for the scan's tile states.
+// s, u and v, the offsets and initial values, and a little for the scan's tile states. The
+// elements are counted by the offsets: a series drawn on the device holds no s or u on the host.
 template <class T>
 void require_device(const io::ParamTable& t, const Params& p, const Series<T>& series) {
-  require_device_memory(
-      t.source(), size_key(p),
-      std::to_string(elements_of(series)) + " elements in " + std::string(name(p.precision)) +
-          " need",
-      1.01 * recurrence::bytes_per_solve(elements_of(series), sizeof(T)) +
-          static_cast<double>(sizeof(std::int64_t) + sizeof(T)) *
-              static_cast<double>(series.segments() + 1));
+  const std::int64_t n = series.offsets.empty() ? 0 : series.offsets.back();
+  require_device_memory(t.source(), size_key(p),
+                        std::to_string(n) + " elements in " + std::string(name(p.precision)) +
+                            " need",
+                        1.01 * recurrence::bytes_per_solve(n, sizeof(T)) +
+                            static_cast<double>(sizeof(std::int64_t) + sizeof(T)) *
+                                static_cast<double>(series.segments() + 1));
 }
 
 template <class T>

@@ -448,24 +448,6 @@ struct AutoChoice {
   }
 };
 
-// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
-// no solver's list of variants holds it.
-inline constexpr std::string_view kAutoVariant = "auto";
-
-// `key` (method.variant) read by `parse`, or "auto": true for "auto", and `variant` is left as it
-// is. An unknown name is an InputError listing the names and "auto".
-template <class Variant, class Parse>
-bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& variant, Parse parse) {
-  const std::string text = t.get_string(key, std::string(name(variant)));
-  if (text == kAutoVariant) return true;
-  try {
-    variant = parse(text);
-  } catch (const InputError& e) {
-    throw InputError(t.source_of(key), key, e.expected() + ", or \"auto\"");
-  }
-  return false;
-}
-
 // The key of a choice for `solver` on the current device.
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
 

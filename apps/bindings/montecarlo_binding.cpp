@@ -226,9 +226,7 @@ class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
                      static_cast<long long>(gold_paths_));
   }
 
-  SweepColumns columns() const override {
-    return sweep_columns(axis_columns(axes()));
-  }
+  SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
 
   // The re-check judges the last timed run's estimate: host-rng's draws move on from run to run,
   // so it is a second estimate of its own, judged alike.

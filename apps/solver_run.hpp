@@ -165,13 +165,9 @@ template <class Timings>
 void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
                        const Checkpointing* checkpoints = nullptr) {
   timings.add("host_to_device", t.host_to_device);
-  double compute = t.compute;
-  if (apart != 0 || checkpoints != nullptr) {
-    compute -= apart;
-    if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
-    compute = std::max(0.0, compute);
-  }
-  timings.add("compute", compute);
+  double compute = t.compute - apart;
+  if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
+  timings.add("compute", std::max(0.0, compute));
   timings.add("device_to_host", t.device_to_host);
 }
 

@@ -1,6 +1,5 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs.
-#include <algorithm>
 #include <optional>
 #include <set>
 #include <tuple>

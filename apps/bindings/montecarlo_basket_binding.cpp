@@ -1,7 +1,5 @@
 #include "apps/bindings/montecarlo_basket_binding.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
 #include <optional>
 

@@ -1,10 +1,7 @@
 // recurrence's binding: the series generated or read (recurrence_inputs.cpp), solved by the scan
 // or the gold and stored beside its inputs; the sweep times both scan modes and checks that the
 // reproducible one gives the same bits every time.
-#include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstring>
 #include <optional>
 #include <utility>
 

@@ -5,6 +5,7 @@
 // parasol_add_solver() in CMake.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -138,6 +140,17 @@ struct Output {
         {io::xdmf_path_for(path), io::xdmf_text(path.filename().string(), grid, field)});
   }
 
+  // A field written on the uniform grid `grid` ([nz][ny][nx], x fastest): its spacing, layout
+  // and `units` attributes, and the XDMF sidecar that shows it as `name` (rank 0, once the field
+  // is written).
+  void describe_grid_field(const std::string& dataset, const std::string& name,
+                           const io::UniformGrid3& grid, const std::string& units, int bytes) {
+    file->set_attribute(dataset, "spacing", grid.spacing[0]);
+    file->set_attribute(dataset, "layout", std::string("[nz][ny][nx], x fastest"));
+    file->set_attribute(dataset, "units", units);
+    add_xdmf(grid, {dataset, name, bytes});
+  }
+
   // The same in steps: rank 0 makes the dataset (`dims`), then each rank writes its blocks,
   // each written before write_block returns (so `data` may be reused at once). Every rank must
   // make the same datasets.
@@ -188,6 +201,11 @@ struct Output {
   std::vector<io::DirectDataset> datasets_;  // rank 0 makes them; the others are sent them
   std::vector<Kept> kept_;                   // rank 0's blocks, until every rank writes
 };
+
+// The dims of a field on `grid`, in C order: [nz][ny][nx].
+inline std::vector<std::uint64_t> grid_dims(const io::UniformGrid3& grid) {
+  return {grid.points[2], grid.points[1], grid.points[0]};
+}
 
 // Writes the run's fields and sidecars (Run::write) on every rank into rank 0's `file` (null on
 // the other ranks), in whichever way of Output's the file's compression allows, and returns the
@@ -329,6 +347,30 @@ inline Measurement measured(const RowSteps& steps) {
   return m;
 }
 
+namespace detail {
+template <class R, class = void>
+inline constexpr bool kTimesInside = false;
+template <class R>
+inline constexpr bool kTimesInside<R, std::void_t<decltype(std::declval<R&>().timed_s)>> = true;
+}  // namespace detail
+
+// A solver's own measurement of a configuration (laplace3d's ShapeMeasurement, recurrence's
+// ModeMeasurement) as the driver's: its agreement, seconds and failure, and where it has them,
+// the wall seconds inside its timed runs and the exchange figures across ranks.
+template <class R>
+Measurement measurement_of(R r) {
+  Measurement m;
+  m.agreement = std::move(r.agreement);
+  m.seconds = std::move(r.seconds);
+  m.failure = std::move(r.failure);
+  if constexpr (detail::kTimesInside<R>) {
+    m.timed_s = r.timed_s;
+    m.exchange_seconds = r.exchange_seconds;
+    m.hidden_fraction = r.hidden_fraction;
+  }
+  return m;
+}
+
 // A solver's sweep: made by the binding from the parameter file and its [sweep] table.
 class Study {
  public:
@@ -406,24 +448,6 @@ struct AutoChoice {
   }
 };
 
-// What method.variant says for "the choice `parasol sweep --autotune` stored": not a kernel, so
-// no solver's list of variants holds it.
-inline constexpr std::string_view kAutoVariant = "auto";
-
-// `key` (method.variant) read by `parse`, or "auto": true for "auto", and `variant` is left as it
-// is. An unknown name is an InputError listing the names and "auto".
-template <class Variant, class Parse>
-bool get_variant_or_auto(io::ParamTable& t, const std::string& key, Variant& variant, Parse parse) {
-  const std::string text = t.get_string(key, std::string(name(variant)));
-  if (text == kAutoVariant) return true;
-  try {
-    variant = parse(text);
-  } catch (const InputError& e) {
-    throw InputError(t.source_of(key), key, e.expected() + ", or \"auto\"");
-  }
-  return false;
-}
-
 // The key of a choice for `solver` on the current device.
 io::AutotuneKey autotune_key(std::string_view solver, std::string problem, std::string precision);
 
@@ -485,6 +509,21 @@ struct Binding {
 template <class P, class S>
 std::vector<KeyInfo> declared(const Keys<P>& run, const Keys<S>& sweep) {
   std::vector<KeyInfo> all = infos(run);
+  for (KeyInfo& k : infos(sweep, true)) all.push_back(std::move(k));
+  return all;
+}
+
+// The same for a solver of two models (montecarlo's course model and its basket): the second
+// model's keys after the first's, a key both read alike listed once.
+template <class P, class Q, class S>
+std::vector<KeyInfo> declared(const Keys<P>& run, const Keys<Q>& other, const Keys<S>& sweep) {
+  std::vector<KeyInfo> all = infos(run);
+  for (KeyInfo& k : infos(other)) {
+    const bool listed = std::any_of(all.begin(), all.end(), [&](const KeyInfo& o) {
+      return o.key == k.key && o.read_when == k.read_when;
+    });
+    if (!listed) all.push_back(std::move(k));
+  }
   for (KeyInfo& k : infos(sweep, true)) all.push_back(std::move(k));
   return all;
 }

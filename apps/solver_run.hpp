@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -137,6 +138,16 @@ inline InputError past_the_end(const io::CheckpointReader& r, const std::string&
                         std::to_string(last));
 }
 
+// A restart's step count, the integer `name` ("iterations"), refused when past the run's
+// `last` (its key `key`): "checkpoint refused: it is at `what` N, past `key` = `last`".
+inline std::int64_t restart_step(const io::CheckpointReader& r, const std::string& name,
+                                 const std::string& what, const std::string& key,
+                                 std::int64_t last) {
+  const std::int64_t step = r.integer(name);
+  if (step > last) throw past_the_end(r, what + " " + std::to_string(step), key, last);
+  return step;
+}
+
 // The seconds `checkpoints` spent writing, as the phase "checkpoint" when there were any; returned,
 // since the solver's own compute time includes them and must not count them again.
 inline double add_checkpoint_phase(PhaseTimer& timings, const Checkpointing& checkpoints) {
@@ -146,12 +157,53 @@ inline double add_checkpoint_phase(PhaseTimer& timings, const Checkpointing& che
 }
 
 // The three phases a solve on the device reports alike (`t` has host_to_device, compute and
-// device_to_host seconds), added to a run's timings.
+// device_to_host seconds), added to a run's timings. A solve whose compute seconds hold some
+// that are timed apart (`apart`: its exchange across ranks) or the writing of `checkpoints`
+// (added before it as the phase "checkpoint") has them taken out of "compute", so that the
+// phases add up to the wall.
 template <class Timings>
-void add_device_phases(PhaseTimer& timings, const Timings& t) {
+void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
+                       const Checkpointing* checkpoints = nullptr) {
   timings.add("host_to_device", t.host_to_device);
-  timings.add("compute", t.compute);
+  double compute = t.compute - apart;
+  if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
+  timings.add("compute", std::max(0.0, compute));
   timings.add("device_to_host", t.device_to_host);
+}
+
+// The least and greatest of `values` over every rank of `context` (a rank may hold none), for
+// rank 0's summary: +inf and -inf when no rank holds any.
+template <class T>
+std::pair<double, double> range_over_ranks(comm::Context& context, const std::vector<T>& values) {
+  double low = INFINITY, high = -INFINITY;
+  for (const T x : values) {
+    low = std::min(low, static_cast<double>(x));
+    high = std::max(high, static_cast<double>(x));
+  }
+  if (context.size() == 1) return {low, high};
+  return {context.all_reduce(low, comm::Op::min), context.all_reduce(high, comm::Op::max)};
+}
+
+// Binding::make_run and make_study of a solver whose file `read(table, path)` reads (a
+// DeclaredFile) and whose Run and Study are made from what it read: R<float> or R<double> by
+// the file's method.precision (a template), or R itself.
+template <auto read, template <class> class R>
+std::unique_ptr<Run> declared_run(io::ParamTable& t, const std::filesystem::path& path) {
+  return run_in_precision<R>(t, read(t, path));
+}
+template <auto read, class R>
+std::unique_ptr<Run> declared_run(io::ParamTable& t, const std::filesystem::path& path) {
+  auto file = read(t, path);
+  return std::make_unique<R>(t, std::move(file.params), file.automatic);
+}
+template <auto read, template <class> class S>
+std::unique_ptr<Study> declared_study(io::ParamTable& t, const std::filesystem::path& path) {
+  return study_in_precision<S>(t, read(t, path));
+}
+template <auto read, class S>
+std::unique_ptr<Study> declared_study(io::ParamTable& t, const std::filesystem::path& path) {
+  auto file = read(t, path);
+  return std::make_unique<S>(t, std::move(file.params), std::move(file.sweep));
 }
 
 template <class Params>
@@ -291,6 +343,16 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
     return cells_of(configs_, [&](const Params& c) { return axis_cells(axes(), c); });
   }
   bool can_autotune() const override { return axes().autotuned; }
+  // "no variant, block and coarsening to time": the swept axes, named.
+  InputError nothing_to_time() const override {
+    std::vector<std::string> keys;
+    for (const MethodAxis<Params>& a : axes().axes)
+      if (a.swept()) keys.push_back(a.key);
+    std::string words;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      words += (i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + keys[i];
+    return InputError(this->t_.source(), "sweep", "no " + words + " to time");
+  }
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
     if (!axes().autotuned) return std::nullopt;
     return axis_choice(axes(), choice_key(), configs_[i]);
@@ -309,6 +371,15 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
   // The problem class a choice is stored under; a solver that autotunes says it.
   virtual io::AutotuneKey choice_key() const {
     throw Error("a sweep that autotunes names the key of its choice");
+  }
+
+  // configs_: the run's Params once for each of `values`, `set(config, value)` setting its axes.
+  template <class Values, class Set>
+  void configure(const Values& values, Set set) {
+    for (const auto& v : values) {
+      configs_.push_back(this->p_);
+      set(configs_.back(), v);
+    }
   }
 
   std::vector<Params> configs_;

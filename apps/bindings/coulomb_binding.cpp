@@ -170,23 +170,18 @@ class CoulombRun final : public SolverRun<Params> {
       for (float& v : gathered_) v *= scale;
     }
     const coulomb::Lattice& n = p_.lattice;
-    const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
-                                          std::uint64_t(n.nx)};
-    if (!out.write_part(kField, dims, {std::uint64_t(part_.k_first), std::uint64_t(part_.j_first), 0},
+    const io::UniformGrid3 grid{{std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)},
+                                n.origin,
+                                {n.spacing, n.spacing, n.spacing}};
+    if (!out.write_part(kField, grid_dims(grid),
+                        {std::uint64_t(part_.k_first), std::uint64_t(part_.j_first), 0},
                         {std::uint64_t(part_.nz), std::uint64_t(part_.ny), std::uint64_t(part_.nx)},
                         result_.potential.data()))
       return;
     out.file->set_attribute(kField, "origin",
                            std::vector<double>(n.origin.begin(), n.origin.end()));
     out.file->set_attribute(kField, "center", std::string(name(p_.center)));
-    out.file->set_attribute(kField, "spacing", n.spacing);
-    out.file->set_attribute(kField, "layout", std::string("[nz][ny][nx], x fastest"));
-    out.file->set_attribute(kField, "units", unit());
-    io::UniformGrid3 grid;
-    grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
-    grid.origin = n.origin;
-    grid.spacing = {n.spacing, n.spacing, n.spacing};
-    out.add_xdmf(grid, {kField, "potential", 4});
+    out.describe_grid_field(kField, "potential", grid, unit(), 4);
     if (!p_.write_dx) return;
     const std::filesystem::path& path = out.file->path();
     const float* values = ranks() == 1 ? result_.potential.data() : gathered_.data();
@@ -284,10 +279,6 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
 
   io::AutotuneKey choice_key() const override { return coulomb_key(p_, atom_count()); }
 
-  InputError nothing_to_time() const override {
-    return InputError(t_.source(), "sweep", "no variant, block and coarsening to time");
-  }
-
  private:
   std::int64_t atom_count() const { return static_cast<std::int64_t>(atoms_.size()); }
   double terms() const { return coulomb::terms(p_.lattice, atoms_.size()); }
@@ -302,21 +293,15 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
 // The whole parameter file: the parameters, then the [sweep] table. A relative atoms.file is
 // resolved against the parameter file's folder (one given on the command line, against the
 // current folder).
-std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto file = read_declared(t, coulomb::keys(), coulomb::sweep_keys(), params_path);
-  return std::make_unique<CoulombRun>(t, std::move(file.params), file.automatic);
-}
-
-std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto file = read_declared(t, coulomb::keys(), coulomb::sweep_keys(), params_path);
-  return std::make_unique<CoulombStudy>(t, std::move(file.params), file.sweep);
+DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, coulomb::keys(), coulomb::sweep_keys(), path);
 }
 
 }  // namespace
 
 Binding coulomb_binding() {
   Binding b{"coulomb", "electrostatic potential of point charges on a lattice by direct summation",
-            make_run, make_study};
+            declared_run<read, CoulombRun>, declared_study<read, CoulombStudy>};
   b.keys = [] { return declared(coulomb::keys(), coulomb::sweep_keys()); };
   b.across_ranks = true;
   b.examples = {"inputs/coulomb.toml", "inputs/coulomb-centred.toml", "inputs/coulomb-bench.toml"};

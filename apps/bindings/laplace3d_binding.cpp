@@ -1,8 +1,8 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs.
-#include <algorithm>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "apps/fits.hpp"
 #include "io/xdmf.hpp"
@@ -73,13 +73,11 @@ class Laplace3dRun final : public SolverRun<Params> {
       const io::Share s = share();
       restart_u_ = restart_values<T>(*r, "u", s.first, static_cast<std::uint64_t>(points), s.total);
       from_.emplace();
-      from_->iterations = r->integer("iterations");
+      from_->iterations = restart_step(*r, "iterations", "iteration", "iteration.max_iterations",
+                                       p_.max_iterations);
       from_->checks = read_checks(*r);
       from_->u = restart_u_.data();
       from_->points = static_cast<std::int64_t>(restart_u_.size());
-      if (from_->iterations > p_.max_iterations)
-        throw past_the_end(*r, "iteration " + std::to_string(from_->iterations),
-                           "iteration.max_iterations", p_.max_iterations);
     }
   }
 
@@ -114,15 +112,10 @@ class Laplace3dRun final : public SolverRun<Params> {
     // validate() keeps boundary values within FLT_MAX / 6 (require_representable), and a Jacobi
     // update averages its neighbours, so no test can make this fail; it guards the kernels.
     require_finite("laplace3d: the field u", result_.u);
-    timings.add("host_to_device", result_.timings.host_to_device);
-    // The slab solve's loop holds its halo exchanges and convergence maxima: timed apart as
-    // "exchange", they are not counted again in "compute", so the phases add up to the wall.
-    // (With the exchange behind the interior sweep, its hidden share is counted as exchange.)
-    // Checkpoints are written inside the solve's loop: their seconds are a phase of their own.
-    const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
-    timings.add("compute",
-                std::max(0.0, result_.timings.compute - result_.exchange_seconds - checkpointing));
-    timings.add("device_to_host", result_.timings.device_to_host);
+    // The slab solve's loop holds its halo exchanges and convergence maxima, timed apart as
+    // "exchange" (with the exchange behind the interior sweep, its hidden share is counted as
+    // exchange), and the checkpoints it writes.
+    add_device_phases(timings, result_.timings, result_.exchange_seconds, &*checkpoints_);
   }
 
   void report(io::ResultFile& out) override {
@@ -164,20 +157,14 @@ class Laplace3dRun final : public SolverRun<Params> {
 
   void write(Output& out) override {
     const auto& n = p_.grid;
-    const std::vector<std::uint64_t> dims{std::uint64_t(n.nz), std::uint64_t(n.ny),
-                                          std::uint64_t(n.nx)};
+    const io::UniformGrid3 grid{{std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)},
+                                {},
+                                {p_.spacing, p_.spacing, p_.spacing}};
     const bool cut = ranks() > 1;
-    if (!out.write_share("/fields/u", dims, cut ? std::uint64_t(part_->slab.begin) : 0,
-                         cut ? std::uint64_t(part_->owned()) : dims[0], result_.u.data()))
-      return;
-    out.file->set_attribute("/fields/u", "spacing", p_.spacing);
-    out.file->set_attribute("/fields/u", "layout", std::string("[nz][ny][nx], x fastest"));
-    // u is the boundary values' average: whatever unit they are in, it is in too.
-    out.file->set_attribute("/fields/u", "units", std::string("as the boundary values"));
-    io::UniformGrid3 grid;
-    grid.points = {std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)};
-    grid.spacing = {p_.spacing, p_.spacing, p_.spacing};
-    out.add_xdmf(grid, {"/fields/u", "u", int(sizeof(T))});
+    if (out.write_share("/fields/u", grid_dims(grid), cut ? std::uint64_t(part_->slab.begin) : 0,
+                        cut ? std::uint64_t(part_->owned()) : grid.points[2], result_.u.data()))
+      // u is the boundary values' average: whatever unit they are in, it is in too.
+      out.describe_grid_field("/fields/u", "u", grid, "as the boundary values", int(sizeof(T)));
   }
 
  private:
@@ -216,12 +203,8 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
     check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
     measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
-    for (const auto& [variant, block] :
-         compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes)) {
-      configs_.push_back(p_);
-      configs_.back().variant = variant;
-      configs_.back().block = block;
-    }
+    configure(compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes),
+              [](Params& c, const auto& pair) { std::tie(c.variant, c.block) = pair; });
   }
 
   std::string describe() const override {
@@ -236,15 +219,7 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
 
   Measurement measure(std::size_t i) override {
     const Params& c = configs_[i];
-    laplace3d::ShapeMeasurement r = study_->measure(c.variant, c.block, s_.iterations, s_.repeats);
-    Measurement m;
-    m.agreement = std::move(r.agreement);
-    m.seconds = std::move(r.seconds);
-    m.timed_s = r.timed_s;
-    m.exchange_seconds = r.exchange_seconds;
-    m.hidden_fraction = r.hidden_fraction;
-    m.failure = std::move(r.failure);
-    return m;
+    return measurement_of(study_->measure(c.variant, c.block, s_.iterations, s_.repeats));
   }
 
   double units_per_run() const override { return static_cast<double>(p_.grid.points()); }
@@ -279,10 +254,6 @@ DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem:
                        });
 }
 
-std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  return run_in_precision<Laplace3dRun>(t, read(t, path));
-}
-
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
   auto file = read(t, path);
   require_compiled_blocks(t, "sweep.blocks", file.sweep.variants, file.sweep.blocks,
@@ -293,8 +264,8 @@ std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path
 }  // namespace
 
 Binding laplace3d_binding() {
-  Binding b{"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)", make_run,
-            make_study};
+  Binding b{"laplace3d", "3D Laplace equation by Jacobi iteration (7-point stencil)",
+            declared_run<read, Laplace3dRun>, make_study};
   b.keys = [] { return declared(laplace3d::keys(), laplace3d::sweep_keys()); };
   b.across_ranks = true;
   b.checkpoints = true;

@@ -1,7 +1,5 @@
 #include "apps/bindings/montecarlo_basket_binding.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -166,10 +164,8 @@ class BasketStudy final : public MethodStudy<BasketParams, SweepParams> {
     stream_.emplace();
     if (p_.payoff != BasketPayoff::geometric_basket)
       gold_ = montecarlo::solve_basket_gold(montecarlo::basket_sweep_gold_params(p_)).price;
-    for (BasketVariant v : montecarlo::sweep_variants(p_)) {
-      configs_.push_back(p_);
-      configs_.back().variant = v;
-    }
+    configure(montecarlo::sweep_variants(p_),
+              [](BasketParams& c, BasketVariant v) { c.variant = v; });
   }
 
   std::string describe() const override {
@@ -199,18 +195,15 @@ class BasketStudy final : public MethodStudy<BasketParams, SweepParams> {
     out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
   }
 
-  InputError nothing_to_time() const override {
-    return InputError(t_.source(), "sweep", "no variant to time");
-  }
-
  private:
   montecarlo::Estimate gold_;
 };
 
-std::pair<BasketParams, SweepParams> read_all(io::ParamTable& t,
-                                              const std::filesystem::path& params_path) {
-  return io::read_checked(t, [&] { return read_basket_params(t, params_path); },
-                          [&] { return io::read_keys(t, montecarlo::sweep_keys(), params_path); });
+DeclaredFile<BasketParams, SweepParams> read_all(io::ParamTable& t,
+                                                 const std::filesystem::path& path) {
+  auto [p, s] = io::read_checked(t, [&] { return read_basket_params(t, path); },
+                                 [&] { return io::read_keys(t, montecarlo::sweep_keys(), path); });
+  return {std::move(p), std::move(s)};
 }
 
 }  // namespace
@@ -290,14 +283,12 @@ bool is_basket_model(io::ParamTable& t) {
                         montecarlo::parse_model_kind) == montecarlo::ModelKind::basket;
 }
 
-std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  return std::make_unique<BasketRun>(t, read_all(t, params_path).first);
+std::unique_ptr<Run> make_basket_run(io::ParamTable& t, const std::filesystem::path& path) {
+  return declared_run<read_all, BasketRun>(t, path);
 }
 
-std::unique_ptr<Study> make_basket_study(io::ParamTable& t,
-                                         const std::filesystem::path& params_path) {
-  auto [p, s] = read_all(t, params_path);
-  return std::make_unique<BasketStudy>(t, std::move(p), s);
+std::unique_ptr<Study> make_basket_study(io::ParamTable& t, const std::filesystem::path& path) {
+  return declared_study<read_all, BasketStudy>(t, path);
 }
 
 }  // namespace parasol::app

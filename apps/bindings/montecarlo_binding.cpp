@@ -226,9 +226,7 @@ class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
                      static_cast<long long>(gold_paths_));
   }
 
-  SweepColumns columns() const override {
-    return sweep_columns(axis_columns(axes()));
-  }
+  SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
 
   // The re-check judges the last timed run's estimate: host-rng's draws move on from run to run,
   // so it is a second estimate of its own, judged alike.
@@ -268,16 +266,14 @@ DeclaredFile<Params, SweepParams> read_all(io::ParamTable& t,
                        [&](Params&, bool) { io::refuse_unread(t, montecarlo::basket_keys()); });
 }
 
-std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  if (is_basket_model(t)) return make_basket_run(t, params_path);
-  auto file = read_all(t, params_path);
-  return std::make_unique<MontecarloRun>(t, std::move(file.params), file.automatic);
+std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
+  if (is_basket_model(t)) return make_basket_run(t, path);
+  return declared_run<read_all, MontecarloRun>(t, path);
 }
 
-std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  if (is_basket_model(t)) return make_basket_study(t, params_path);
-  auto file = read_all(t, params_path);
-  return std::make_unique<MontecarloStudy>(t, std::move(file.params), file.sweep);
+std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
+  if (is_basket_model(t)) return make_basket_study(t, path);
+  return declared_study<read_all, MontecarloStudy>(t, path);
 }
 
 }  // namespace
@@ -287,18 +283,9 @@ Binding montecarlo_binding() {
             "option prices by Monte Carlo path simulation: the course's two correlated assets, or "
             "baskets of d assets with Greeks and Longstaff-Schwartz early exercise",
             make_run, make_study};
-  // The course model's keys, then the basket's own (those both read alike listed once), then
-  // the [sweep] table's.
+  // The course model's keys, then the basket's own, then the [sweep] table's.
   b.keys = [] {
-    std::vector<KeyInfo> all = infos(montecarlo::keys());
-    for (KeyInfo& k : infos(montecarlo::basket_keys())) {
-      const bool listed = std::any_of(all.begin(), all.end(), [&](const KeyInfo& o) {
-        return o.key == k.key && o.read_when == k.read_when;
-      });
-      if (!listed) all.push_back(std::move(k));
-    }
-    for (KeyInfo& k : infos(montecarlo::sweep_keys(), true)) all.push_back(std::move(k));
-    return all;
+    return declared(montecarlo::keys(), montecarlo::basket_keys(), montecarlo::sweep_keys());
   };
   // Across ranks the course model cuts its samples; a basket run refuses more than one rank.
   b.across_ranks = true;

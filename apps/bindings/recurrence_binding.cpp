@@ -1,9 +1,7 @@
 // recurrence's binding: the series generated or read (recurrence_inputs.cpp), solved by the scan
 // or the gold and stored beside its inputs; the sweep times both scan modes and checks that the
 // reproducible one gives the same bits every time.
-#include <algorithm>
-#include <cmath>
-#include <cstring>
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -57,22 +55,17 @@ void require_host(const io::ParamTable& t, const Params& p, std::int64_t element
                       (3.0 * sizeof(T) + 16.0) * static_cast<double>(elements));
 }
 
-// A series' elements by its offsets: one drawn on the device holds no s or u on the host.
-template <class T>
-std::int64_t elements_of(const Series<T>& series) {
-  return series.offsets.empty() ? 0 : series.offsets.back();
-}
-
-// s, u and v, the offsets and initial values, and a little for the scan's tile states.
+// s, u and v, the offsets and initial values, and a little for the scan's tile states. The
+// elements are counted by the offsets: a series drawn on the device holds no s or u on the host.
 template <class T>
 void require_device(const io::ParamTable& t, const Params& p, const Series<T>& series) {
-  require_device_memory(
-      t.source(), size_key(p),
-      std::to_string(elements_of(series)) + " elements in " + std::string(name(p.precision)) +
-          " need",
-      1.01 * recurrence::bytes_per_solve(elements_of(series), sizeof(T)) +
-          static_cast<double>(sizeof(std::int64_t) + sizeof(T)) *
-              static_cast<double>(series.segments() + 1));
+  const std::int64_t n = series.offsets.empty() ? 0 : series.offsets.back();
+  require_device_memory(t.source(), size_key(p),
+                        std::to_string(n) + " elements in " + std::string(name(p.precision)) +
+                            " need",
+                        1.01 * recurrence::bytes_per_solve(n, sizeof(T)) +
+                            static_cast<double>(sizeof(std::int64_t) + sizeof(T)) *
+                                static_cast<double>(series.segments() + 1));
 }
 
 template <class T>
@@ -130,36 +123,30 @@ class RecurrenceRun final : public SolverRun<Params> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
+    // Across ranks, this rank's run, with the carries exchanged.
     recurrence::Timings t;
-    if (ranks() > 1) {
-      solve_part(t);
-      timings.add("exchange", t.exchange);
-    } else if (gpu_) {
-      recurrence::Result<T> r = recurrence::solve_gpu(series_, p_.mode, drawn());
+    if (gpu_) {
+      recurrence::Result<T> r =
+          ranks() > 1 ? recurrence::solve_gpu_part(*part_, p_.mode, *context_, drawn())
+                      : recurrence::solve_gpu(series_, p_.mode, drawn());
       v_ = std::move(r.v);
       t = r.timings;
     } else {
       const auto start = std::chrono::steady_clock::now();
-      gold_ = gold("element");
-      t.compute = seconds_since(start);
+      gold_ = ranks() > 1 ? recurrence::solve_gold_part(*part_, *context_, &t.exchange)
+                          : gold("element");
+      t.compute = seconds_since(start) - t.exchange;
       v_.assign(gold_.begin(), gold_.end());
     }
+    if (ranks() > 1) timings.add("exchange", t.exchange);
     add_device_phases(timings, t);
     compute_ = t.compute;
     require_finite("recurrence: the output v", v_);
     // The range of v over every rank, for rank 0's summary (report() waits on no one).
-    low_ = INFINITY;
-    high_ = -INFINITY;
-    for (const T x : v_) {
-      low_ = std::min(low_, static_cast<double>(x));
-      high_ = std::max(high_, static_cast<double>(x));
-    }
-    if (ranks() > 1) {
-      low_ = context_->all_reduce(low_, comm::Op::min);
-      high_ = context_->all_reduce(high_, comm::Op::max);
-      // The reproducible scan's two steps on the device, the slowest rank's each.
+    range_ = range_over_ranks(*context_, v_);
+    // The reproducible scan's two steps on the device, the slowest rank's each.
+    if (ranks() > 1)
       steps_ = {max_over_ranks(*context_, t.tile_totals), max_over_ranks(*context_, t.prefixed_scan)};
-    }
   }
 
   double work() const override { return static_cast<double>(series_.offsets.back()); }
@@ -192,8 +179,8 @@ class RecurrenceRun final : public SolverRun<Params> {
         out.set_attribute("/timings", "prefixed_scan_s", steps_.second);
       }
     }
-    say(formatted("v from %.6g to %.6g; %.3g s, %.3f Gelements/s", low_, high_, compute_,
-                  1e-9 * rate));
+    say(formatted("v from %.6g to %.6g; %.3g s, %.3f Gelements/s", range_.first, range_.second,
+                  compute_, 1e-9 * rate));
   }
 
   Agreement check() override {
@@ -232,20 +219,6 @@ class RecurrenceRun final : public SolverRun<Params> {
   }
 
  private:
-  // This rank's run, solved by the gold or the scan, with the carries exchanged.
-  void solve_part(recurrence::Timings& t) {
-    if (gpu_) {
-      recurrence::Result<T> r = recurrence::solve_gpu_part(*part_, p_.mode, *context_, drawn());
-      v_ = std::move(r.v);
-      t = r.timings;
-      return;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    gold_ = recurrence::solve_gold_part(*part_, *context_, &t.exchange);
-    t.compute = seconds_since(start) - t.exchange;
-    v_.assign(gold_.begin(), gold_.end());
-  }
-
   // How a run learns what the runs before it ended on (ranks.hpp).
   const char* carry_words() const {
     if (!gpu_) return "the exact value the rank before ended on, passed rank to rank";
@@ -271,7 +244,8 @@ class RecurrenceRun final : public SolverRun<Params> {
   std::optional<recurrence::SeriesPart<T>> part_;
   std::vector<T> v_;
   std::vector<double> gold_;
-  double compute_ = 0, low_ = 0, high_ = 0;
+  double compute_ = 0;
+  std::pair<double, double> range_{0, 0};  // v's least and greatest, over every rank
 };
 
 template <class T>
@@ -284,10 +258,8 @@ class RecurrenceStudy final : public MethodStudy<Params, SweepParams> {
     require_device(t_, p_, series_);
     study_.emplace(series_);
     measure_copy_roofline(recurrence::bytes_per_solve(series_.size(), sizeof(T)));
-    for (ScanMode mode : {ScanMode::fast, ScanMode::reproducible}) {
-      configs_.push_back(p_);
-      configs_.back().mode = mode;
-    }
+    configure(std::array{ScanMode::fast, ScanMode::reproducible},
+              [](Params& c, ScanMode mode) { c.mode = mode; });
   }
 
   std::string describe() const override {
@@ -305,11 +277,9 @@ class RecurrenceStudy final : public MethodStudy<Params, SweepParams> {
   // (recurrence::ModeStudy).
   Measurement measure(std::size_t i) override {
     recurrence::ModeMeasurement r = study_->measure(configs_[i].mode, s_.repeats);
-    Measurement m;
-    m.agreement = std::move(r.agreement);
-    m.seconds = std::move(r.seconds);
-    m.extras = {std::int64_t{r.repeatable ? 1 : 0}};
-    m.failure = std::move(r.failure);
+    const bool repeatable = r.repeatable;
+    Measurement m = measurement_of(std::move(r));
+    m.extras = {std::int64_t{repeatable ? 1 : 0}};
     return m;
   }
 
@@ -340,25 +310,12 @@ class RecurrenceStudy final : public MethodStudy<Params, SweepParams> {
   std::optional<recurrence::ModeStudy<T>> study_;  // made once a device is known to be there
 };
 
-std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto file = read(t, params_path);
-  const bool single = file.params.precision == recurrence::Precision::single;
-  return in_precision<Run, RecurrenceRun>(single, t, std::move(file.params));
-}
-
-std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto file = read(t, params_path);
-  const bool single = file.params.precision == recurrence::Precision::single;
-  return in_precision<Study, RecurrenceStudy>(single, t, std::move(file.params), file.sweep);
-}
-
 }  // namespace
 
 Binding recurrence_binding() {
   Binding b{"recurrence",
             "first-order linear recurrences v[n] = s[n] v[n-1] + u[n] by a device-wide scan",
-            make_run,
-            make_study};
+            declared_run<read, RecurrenceRun>, declared_study<read, RecurrenceStudy>};
   b.keys = [] { return declared(recurrence::keys(), recurrence::sweep_keys()); };
   b.across_ranks = true;
   b.examples = {"inputs/recurrence.toml", "inputs/recurrence-256m.toml"};

@@ -27,6 +27,30 @@ io::Dataset<T> read_input(const io::ResultReader& in, const char* key, const std
   return io::naming_key(key, [&] { return in.read_dataset<T>(dataset, ranks); });
 }
 
+// The refusal of s and u of different shapes.
+InputError shapes_differ(const Params& p, const std::vector<std::uint64_t>& s_dims,
+                         const std::vector<std::uint64_t>& u_dims) {
+  return InputError(p.input.file, io::dataset_display_path(p.input.u),
+                    "has shape " + io::shape_text(u_dims) + " but " +
+                        io::dataset_display_path(p.input.s) + " has " + io::shape_text(s_dims) +
+                        "; expected the same (input.u)");
+}
+
+// The refusal of an empty `dataset` of the input file.
+InputError no_values(const Params& p, const std::string& dataset,
+                     const std::vector<std::uint64_t>& dims) {
+  return InputError(p.input.file, io::dataset_display_path(dataset),
+                    "has shape " + io::shape_text(dims) + "; expected at least one value");
+}
+
+// The offsets of `rows` segments of `length` elements each, one a row.
+std::vector<std::int64_t> row_offsets(std::uint64_t rows, std::uint64_t length) {
+  std::vector<std::int64_t> offsets;
+  for (std::uint64_t k = 0; k <= rows; ++k)
+    offsets.push_back(static_cast<std::int64_t>(k * length));
+  return offsets;
+}
+
 // A file problem's initial values: one per segment, or zeros.
 template <class T>
 std::vector<T> initial_values(const io::ResultReader& in, const Params& p, std::size_t segments) {
@@ -46,9 +70,7 @@ template <class T>
 Series<T> smoothing_from_file(const Params& p) {
   const auto in = io::open_input_file(p.input.file);
   const io::Dataset<double> y = read_input<double>(*in, "input.y", p.input.y, {1, 2});
-  if (y.values.empty())
-    throw InputError(p.input.file, io::dataset_display_path(p.input.y),
-                     "has shape " + io::shape_text(y.dims) + "; expected at least one value");
+  if (y.values.empty()) throw no_values(p, p.input.y, y.dims);
   io::require_finite(y.values.data(), static_cast<std::int64_t>(y.values.size()), 0, p.input.file,
                      p.input.y);
   const std::int64_t rows = y.dims.size() == 2 ? static_cast<std::int64_t>(y.dims[0]) : 1;
@@ -60,14 +82,8 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
   const auto in = io::open_input_file(p.input.file);
   io::Dataset<T> s = read_input<T>(*in, "input.s", p.input.s, {1, 2});
   io::Dataset<T> u = read_input<T>(*in, "input.u", p.input.u, {1, 2});
-  if (u.dims != s.dims)
-    throw InputError(p.input.file, io::dataset_display_path(p.input.u),
-                     "has shape " + io::shape_text(u.dims) + " but " +
-                         io::dataset_display_path(p.input.s) + " has " + io::shape_text(s.dims) +
-                         "; expected the same (input.u)");
-  if (s.values.empty())
-    throw InputError(p.input.file, io::dataset_display_path(p.input.s),
-                     "has shape " + io::shape_text(s.dims) + "; expected at least one value");
+  if (u.dims != s.dims) throw shapes_differ(p, s.dims, u.dims);
+  if (s.values.empty()) throw no_values(p, p.input.s, s.dims);
   io::require_finite(s.values.data(), static_cast<std::int64_t>(s.values.size()), 0, p.input.file,
                      p.input.s);
   io::require_finite(u.values.data(), static_cast<std::int64_t>(u.values.size()), 0, p.input.file,
@@ -84,9 +100,7 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
                            io::shape_text(s.dims) + ", one segment per row");
     series.offsets = read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
   } else if (rows) {
-    const auto length = static_cast<std::int64_t>(s.dims[1]);
-    for (std::uint64_t k = 0; k <= s.dims[0]; ++k)
-      series.offsets.push_back(static_cast<std::int64_t>(k) * length);
+    series.offsets = row_offsets(s.dims[0], s.dims[1]);
   } else {
     series.offsets = {0, series.size()};
   }
@@ -132,8 +146,7 @@ std::optional<recurrence::SeriesPart<T>> smoothing_run(const Params& p, int rank
                             : in->read_slab<double>(p.input.y, 0, 1);
   });
   segments = Series<T>{};
-  for (std::uint64_t k = 0; k <= rows; ++k)
-    segments.offsets.push_back(static_cast<std::int64_t>(k * length));
+  segments.offsets = row_offsets(rows, length);
   for (const double first : firsts) segments.initial.push_back(static_cast<T>(first));
   const recurrence::Span span =
       recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
@@ -165,31 +178,21 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
   const auto u_dims = io::naming_key("input.u", [&] {
     return in->dataset_dims<T>(p.input.u, {1, 2});
   });
-  if (u_dims != s_dims)
-    throw InputError(p.input.file, io::dataset_display_path(p.input.u),
-                     "has shape " + io::shape_text(u_dims) + " but " +
-                         io::dataset_display_path(p.input.s) + " has " + io::shape_text(s_dims) +
-                         "; expected the same (input.u)");
+  if (u_dims != s_dims) throw shapes_differ(p, s_dims, u_dims);
   // Rows (one segment each) with offsets given, and empty datasets, are refused by
   // series_from_file, which says why.
   const bool rows = s_dims.size() == 2;
   if (rows && !p.input.offsets.empty()) return std::nullopt;
   if (s_dims[0] == 0 || (rows && s_dims[1] == 0)) {
     if (rows) return std::nullopt;
-    throw InputError(p.input.file, io::dataset_display_path(p.input.s),
-                     "has shape " + io::shape_text(s_dims) + "; expected at least one value");
+    throw no_values(p, p.input.s, s_dims);
   }
   const auto n = static_cast<std::int64_t>(rows ? s_dims[0] * s_dims[1] : s_dims[0]);
   segments = Series<T>{};
-  if (rows) {
-    for (std::uint64_t k = 0; k <= s_dims[0]; ++k)
-      segments.offsets.push_back(static_cast<std::int64_t>(k * s_dims[1]));
-  } else {
-    segments.offsets =
-        p.input.offsets.empty()
-            ? std::vector<std::int64_t>{0, n}
-            : read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
-  }
+  if (rows) segments.offsets = row_offsets(s_dims[0], s_dims[1]);
+  else if (!p.input.offsets.empty())
+    segments.offsets = read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
+  else segments.offsets = {0, n};
   const std::size_t count = segments.offsets.empty() ? 0 : segments.offsets.size() - 1;
   segments.initial = initial_values<T>(*in, p, count);
   try {

@@ -55,10 +55,8 @@ class SaxpyStudy final : public MethodStudy<Params, SweepParams> {
  public:
   using MethodStudy::MethodStudy;
   void prepare() override {
-    for (int threads : saxpy::kSweptThreads) {  // the configurations: Params, each axis set
-      configs_.push_back(p_);
-      configs_.back().threads = threads;
-    }
+    // The configurations: the run's Params, each with its axis set.
+    configure(saxpy::kSweptThreads, [](Params& c, int threads) { c.threads = threads; });
     stream_.emplace();
     gold_ = saxpy::solve_gold(p_);
     device_.emplace(p_, stream_->get());
@@ -101,14 +99,8 @@ DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem:
 }  // namespace
 
 Binding saxpy_binding() {
-  Binding b{"saxpy", "y = a x + y on a vector, the smallest solver",
-            [](io::ParamTable& t, const std::filesystem::path& path) -> std::unique_ptr<Run> {
-              return std::make_unique<SaxpyRun>(t, read(t, path).params);
-            },
-            [](io::ParamTable& t, const std::filesystem::path& path) -> std::unique_ptr<Study> {
-              auto file = read(t, path);
-              return std::make_unique<SaxpyStudy>(t, file.params, file.sweep);
-            }};
+  Binding b{"saxpy", "y = a x + y on a vector, the smallest solver", declared_run<read, SaxpyRun>,
+            declared_study<read, SaxpyStudy>};
   b.keys = [] { return declared(saxpy::keys(), saxpy::sweep_keys()); };
   b.examples = {"inputs/saxpy.toml"};
   return b;

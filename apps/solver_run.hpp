@@ -315,3 +315,19 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
 };
 
 }  // namespace parasol::app
+
+// ---- the memory a run takes, checked in one call ------------------------------------------------
+#include "apps/fits.hpp"
+
+namespace parasol::app {
+
+// A run's memory checked before anything is made (apps/fits.hpp): `device` bytes on the device
+// when `gpu`, then `host` bytes on the host; a complaint names `key` of the file and says
+// "<what> about ...", `what` ending in its verb ("4096 systems of 1024 rows need").
+inline void require_memory(const io::ParamTable& t, const std::string& key, const std::string& what,
+                           double device, double host, bool gpu) {
+  if (gpu) require_device_memory(t.source_of(key), key, what, device);
+  require_host_memory(t.source_of(key), key, what, host);
+}
+
+}  // namespace parasol::app

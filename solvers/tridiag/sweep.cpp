@@ -101,4 +101,43 @@ Agreement ResidentBatches<T>::agreement(const Resident& resident) const {
 template class ResidentBatches<float>;
 template class ResidentBatches<double>;
 
+template <class T>
+ResidentKindBatch<T>::ResidentKindBatch(const KindBatch<T>& batch, cudaStream_t stream)
+    : batch_(batch), stream_(stream) {}
+
+template <class T>
+void ResidentKindBatch<T>::poison(const KindSolver<T>& solver) {
+  const Layout layout = solver.layout();
+  if (bands_.empty() || layout != layout_) {
+    bands_.clear();
+    pointers_.clear();
+    d_ = {};
+    x_ = {};
+    const KindDims& k = batch_.dims;
+    for (const std::vector<T>& band : batch_.bands) {
+      bands_.push_back(
+          upload_relaid(band, {k.band_width(), k.systems, Layout::contiguous}, layout, stream_));
+      pointers_.push_back(bands_.back().data());
+    }
+    d_ = upload_relaid(batch_.d, {k.rhs_width(), k.systems, Layout::contiguous}, layout, stream_);
+    x_ = DeviceBuffer<T>(batch_.d.size());
+    layout_ = layout;
+  }
+  fill_bytes(x_, 0xFF, stream_);
+}
+
+template <class T>
+void ResidentKindBatch<T>::solve(KindSolver<T>& solver) {
+  solver.solve(pointers_.data(), d_.data(), x_.data(), stream_);
+}
+
+template <class T>
+std::vector<T> ResidentKindBatch<T>::x() const {
+  const KindDims& k = batch_.dims;
+  return relayout(download(x_, stream_), {k.rhs_width(), k.systems, layout_}, Layout::contiguous);
+}
+
+template class ResidentKindBatch<float>;
+template class ResidentKindBatch<double>;
+
 }  // namespace parasol::tridiag

@@ -10,6 +10,7 @@
 
 #include "kernels/agreement.hpp"
 #include "kernels/buffer.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/params.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
@@ -65,6 +66,31 @@ class ResidentBatches {
   double condition_, scale_;
   cudaStream_t stream_;
   std::vector<Resident> residents_;  // one per layout met so far, while there is room
+};
+
+// A kind's batch on the device in one layout at a time (the last launch's), with room for x: a
+// sweep's launches of several variants each solve it in theirs. Uploaded when the layout
+// changes, the previous copy freed first.
+template <class T>
+class ResidentKindBatch {
+ public:
+  // `batch` contiguous, kept by reference. Uploads nothing until use() asks.
+  ResidentKindBatch(const KindBatch<T>& batch, cudaStream_t stream);
+  // The batch in `solver`'s layout, x filled with NaN (all bits set), so that a value the solver
+  // never writes cannot pass.
+  void poison(const KindSolver<T>& solver);
+  // x = A^-1 d by `solver`, enqueued on the stream; poison() with it first.
+  void solve(KindSolver<T>& solver);
+  // x contiguous, as the gold; waits.
+  std::vector<T> x() const;
+
+ private:
+  const KindBatch<T>& batch_;
+  cudaStream_t stream_;
+  Layout layout_ = Layout::contiguous;
+  std::vector<DeviceBuffer<T>> bands_;  // empty until the first poison()
+  std::vector<const T*> pointers_;
+  DeviceBuffer<T> d_, x_;
 };
 
 }  // namespace parasol::tridiag

@@ -20,6 +20,7 @@
 #include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/partition.hpp"
 #include "solvers/tridiag/problem.hpp"
+#include "solvers/tridiag/sweep.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::tridiag {
@@ -659,6 +660,32 @@ TEST(TridiagInputs, ABatchItsSharesAndItsRingHoldTheFilesValues) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.key(), "input.d");
   }
+}
+
+// The batch a sweep times (sweep.hpp), made on the host: the run's batch, its memory judged before
+// the gold, and only the launches of variants that solve its kind.
+TEST(TridiagSweptBatch, AKindsBatchItsGoldAndTheLaunchesOfItsVariants) {
+  Params p;
+  p.problem = Problem::random;
+  p.kind = Kind::multi_rhs;
+  p.rhs = 3;
+  p.random.n = 40;
+  p.random.systems = 6;
+  SweepParams s;
+  s.variants = {Variant::pcr_warp, Variant::thomas};
+  s.threads = {64};
+  std::string judged;
+  const SweptBatch<double> batch(p, s, [&](const Footprint& f, const std::string& what) {
+    EXPECT_GT(f.device, 0);
+    judged = what;
+  });
+  EXPECT_EQ(judged, "6 multi-rhs systems of 40 rows");
+  EXPECT_EQ(batch.described(), "6 multi-rhs systems of 40 rows x 3 right-hand sides");
+  EXPECT_EQ(batch.unknowns(), 6.0 * 3 * 40);
+  ASSERT_EQ(batch.configurations().size(), 1u);  // pcr-warp solves no multi-rhs system
+  EXPECT_EQ(batch.configurations()[0].launch.variant, Variant::thomas);
+  EXPECT_EQ(batch.tolerance(), kind_tolerance<double>(batch.dims(), batch.condition()));
+  EXPECT_TRUE(contains(batch.unsolvable(), "(thomas, pcr-shared solve them)")) << batch.unsolvable();
 }
 
 }  // namespace

@@ -20,16 +20,16 @@ class BatchRun final : public TridiagRun<T> {
 
   void prepare(const RunSetup& setup) override {
     this->take(setup);
+    const int rank = this->rank(), ranks = this->ranks();
     if (p_.problem == Problem::random) {
-      const comm::Slab mine = this->share_of_random();
       // A GPU run that needs no host copy (no gold: no --check) draws its systems on the
       // device, the same bits (solve_drawn); batch_ then holds their extent alone.
       drawn_ = gpu_ && !check_;
-      const tridiag::Dims dims{p_.random.n, mine.count(), tridiag::Layout::contiguous};
-      if (drawn_) batch_.dims = dims;
-      else batch_ = tridiag::random_batch<T>(dims, p_.random.seed, mine.begin);
+      io::with_sources(this->t_, [&] {
+        batch_ = this->take_part(tridiag::random_batch_part<T>(p_.random, rank, ranks, !drawn_));
+      });
     } else {
-      batch_ = this->take_part(tridiag::read_batch_part<T>(p_.input, this->rank(), this->ranks()));
+      batch_ = this->take_part(tridiag::read_batch_part<T>(p_.input, rank, ranks));
     }
     this->choose_launch(batch_.dims.n, batch_.dims.systems);
     this->require_memory(tridiag::footprint(batch_.dims, kBytes, !gpu_ || check_),
@@ -89,14 +89,15 @@ class KindRun final : public TridiagRun<T> {
 
   void prepare(const RunSetup& setup) override {
     this->take(setup);
-    if (p_.problem == Problem::random) {
-      const comm::Slab mine = this->share_of_random();
-      kinds_ = tridiag::random_kind_batch<T>({p_.kind, p_.random.n, mine.count(), p_.rhs},
-                                             p_.random.seed, mine.begin);
-    } else {
+    const int rank = this->rank(), ranks = this->ranks();
+    if (p_.problem == Problem::random)
+      io::with_sources(this->t_, [&] {
+        kinds_ = this->take_part(
+            tridiag::random_kind_batch_part<T>(p_.random, p_.kind, p_.rhs, rank, ranks));
+      });
+    else
       kinds_ = this->take_part(
-          tridiag::read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, this->rank(), this->ranks()));
-    }
+          tridiag::read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank, ranks));
     this->choose_launch(kinds_.dims.n, kinds_.dims.systems);
     this->require_memory(tridiag::footprint(kinds_.dims, kBytes, !gpu_ || check_),
                          tridiag::extent(kinds_.dims), gpu_);

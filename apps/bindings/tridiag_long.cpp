@@ -19,38 +19,28 @@ class LongRun final : public TridiagRun<T> {
  public:
   using Base::Base;
 
-  // This rank's rows of every system, drawn or read; a cut that leaves a rank (on the GPU, a
-  // piece) fewer than two rows names the key that sized n.
+  // This rank's rows of every system, read or drawn (the memory judged before they are drawn);
+  // a cut that leaves a rank (on the GPU, a piece) fewer than two rows names the key that sized n.
   void prepare(const RunSetup& setup) override {
     this->take(setup);
     const std::int64_t piece_rows = gpu_ ? tridiag::kDevicePieceRows : 0;
     const bool ring = p_.kind == tridiag::Kind::periodic;
     const int rank = this->rank(), ranks = this->ranks();
     if (p_.problem == Problem::file) {
-      rows_ = tridiag::read_rows_part<T>(p_.input, rank, ranks, piece_rows);
-      rows_.periodic = ring;
+      rows_ = tridiag::read_rows_part<T>(p_.input, ring, rank, ranks, piece_rows);
       systems_ = rows_.batch.dims.systems;
-      if (ring && rows_.n < 3)
-        throw InputError(p_.input.file, "input.file",
-                         "periodic systems need n >= 3 (a ring of three rows at least), got " +
-                             std::to_string(rows_.n));
       require_rows_memory(rows_.n, rows_.batch.dims);
     } else {
-      io::with_sources(t_, [&] { (void)tridiag::long_cut(p_.random.n, ranks, piece_rows, "random.n"); });
+      comm::Slab mine;
+      io::with_sources(t_, [&] {
+        mine = tridiag::rows_share(p_.random.n, rank, ranks, piece_rows, "random.n");
+      });
       systems_ = p_.random.systems;
-      const comm::Slab mine = comm::even_slab(p_.random.n, rank, ranks);
       require_rows_memory(p_.random.n, {mine.count(), systems_, tridiag::Layout::contiguous});
       // A GPU run that needs no host copy (no --check) draws a line's rows on the device, the
       // same bits (solve_long_gpu); rows_ then holds their extent alone.
       drawn_ = gpu_ && !check_ && !ring;
-      if (drawn_) {
-        rows_.n = p_.random.n;
-        rows_.first_row = mine.begin;
-        rows_.batch.dims = {mine.count(), systems_, tridiag::Layout::contiguous};
-      } else {
-        rows_ = ring ? tridiag::random_ring_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine)
-                     : tridiag::random_rows_part<T>(p_.random.n, systems_, p_.random.seed, mine);
-      }
+      rows_ = tridiag::random_rows<T>(p_.random, ring, mine, !drawn_);
     }
     mine_ = comm::even_slab(rows_.n, rank, ranks);
     this->unknowns_ = static_cast<double>(systems_ * rows_.n);
@@ -124,19 +114,7 @@ class LongRun final : public TridiagRun<T> {
 
   // Every rank solves the whole batch's gold: one long system's is one sweep down and up.
   Agreement check() override {
-    const bool file = p_.problem == Problem::file;
-    if (rows_.periodic) {
-      const tridiag::KindBatch<T> ring =
-          file ? tridiag::read_kind_batch_part<T>(p_.input, tridiag::Kind::periodic, 1, 0, 1).batch
-               : tridiag::random_kind_batch<T>({tridiag::Kind::periodic, rows_.n, systems_, 1},
-                                               p_.random.seed);
-      return tridiag::long_agreement<T>(*context_, ring, x_, mine_);
-    }
-    const tridiag::Batch<T> whole =
-        file ? tridiag::read_batch<T>(p_.input)
-             : tridiag::random_batch<T>({rows_.n, systems_, tridiag::Layout::contiguous},
-                                        p_.random.seed);
-    return tridiag::long_agreement<T>(*context_, whole, x_, mine_);
+    return tridiag::long_check<T>(*context_, p_, rows_.n, systems_, x_, mine_);
   }
 
   void write(Output& out) override {

@@ -91,18 +91,7 @@ class TridiagRun : public SolverRun<tridiag::Params> {
     app::require_memory(t_, tridiag::size_key(p_), what + " need", f.device, f.host, device);
   }
 
-  // This rank's share of a random batch's systems (first_ and systems_ set).
-  comm::Slab share_of_random() {
-    comm::Slab mine;
-    io::with_sources(t_, [&] {
-      mine = tridiag::system_share(p_.random.systems, rank(), ranks(), "random.systems", "systems");
-    });
-    systems_ = p_.random.systems;
-    first_ = mine.begin;
-    return mine;
-  }
-
-  // This rank's systems of a file's batch, with where they lie among the file's.
+  // This rank's systems of a batch (read or drawn), with where they lie among the whole's.
   template <class Part>
   auto take_part(Part part) {
     first_ = part.first;

@@ -88,8 +88,8 @@ BatchPart<T> read_batch_part(const FileInput& input, int rank, int ranks) {
 }
 
 template <class T>
-RowsPart<T> read_rows_part(const FileInput& input, int rank, int ranks,
-                                    std::int64_t piece_rows) {
+RowsPart<T> read_rows_part(const FileInput& input, bool periodic, int rank, int ranks,
+                           std::int64_t piece_rows) {
   const std::string& file = input.file;
   const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
   const std::vector<std::uint64_t> shape = batch_shape<T>(*h5, input);
@@ -99,9 +99,14 @@ RowsPart<T> read_rows_part(const FileInput& input, int rank, int ranks,
   } catch (const InputError& e) {
     throw e.with_source(file);
   }
+  if (periodic && n < 3)
+    throw InputError(file, "input.file",
+                     "periodic systems need n >= 3 (a ring of three rows at least), got " +
+                         std::to_string(n));
   const comm::Slab mine = comm::even_slab(n, rank, ranks);
   RowsPart<T> part;
   part.n = n;
+  part.periodic = periodic;
   part.first_row = mine.begin;
   Batch<T>& batch = part.batch;
   batch.dims = {mine.count(), systems, Layout::contiguous};
@@ -203,10 +208,8 @@ template KindBatchPart<double> read_kind_batch_part<double>(const FileInput&,
                                                             Kind, int, int, int);
 template BatchPart<float> read_batch_part<float>(const FileInput&, int, int);
 template BatchPart<double> read_batch_part<double>(const FileInput&, int, int);
-template RowsPart<float> read_rows_part<float>(const FileInput&, int, int,
-                                                       std::int64_t);
-template RowsPart<double> read_rows_part<double>(const FileInput&, int, int,
-                                                         std::int64_t);
+template RowsPart<float> read_rows_part<float>(const FileInput&, bool, int, int, std::int64_t);
+template RowsPart<double> read_rows_part<double>(const FileInput&, bool, int, int, std::int64_t);
 template Batch<float> read_batch<float>(const FileInput&);
 template Batch<double> read_batch<double>(const FileInput&);
 

@@ -28,13 +28,13 @@ struct BatchPart {
 template <class T>
 BatchPart<T> read_batch_part(const FileInput& input, int rank, int ranks);
 
-// One rank's rows of every system of the file's batch (system.cut = "rows"): comm::even_slab of
-// n among the ranks, each dataset's block [all systems][rank's rows] read alone. A cut that
-// leaves a piece fewer than two rows (long_cut with `piece_rows`) is an InputError naming
-// input.file.
+// One rank's rows of every system of the file's batch (system.cut = "rows"; rings when
+// `periodic`): comm::even_slab of n among the ranks, each dataset's block [all systems][rank's
+// rows] read alone. A cut that leaves a piece fewer than two rows (long_cut with `piece_rows`),
+// or a ring of fewer than three, is an InputError naming input.file.
 template <class T>
-RowsPart<T> read_rows_part(const FileInput& input, int rank, int ranks,
-                                    std::int64_t piece_rows);
+RowsPart<T> read_rows_part(const FileInput& input, bool periodic, int rank, int ranks,
+                           std::int64_t piece_rows);
 
 // The same for a kind other than general (docs/hdf5-layout.md): periodic a, b, c, d and
 // pentadiagonal e, a, b, c, f, d each [systems][n]; multi-rhs a, b, c [systems][n] and d

@@ -8,6 +8,8 @@
 #include "kernels/error.hpp"
 #include "kernels/phase_timer.hpp"
 #include "kernels/precision.hpp"
+#include "solvers/tridiag/inputs.hpp"
+#include "solvers/tridiag/run.hpp"
 
 namespace parasol::tridiag {
 
@@ -63,6 +65,26 @@ Launch launch_for(const Params& p, std::int64_t n, std::int64_t systems, int ele
 }
 
 template <class T>
+BatchPart<T> random_batch_part(const RandomInput& r, int rank, int ranks, bool draw) {
+  const comm::Slab mine = system_share(r.systems, rank, ranks, "random.systems", "systems");
+  const Dims dims{r.n, mine.count(), Layout::contiguous};
+  BatchPart<T> part;
+  if (draw) part.batch = random_batch<T>(dims, r.seed, mine.begin);
+  else part.batch.dims = dims;
+  part.first = mine.begin;
+  part.systems = r.systems;
+  return part;
+}
+
+template <class T>
+KindBatchPart<T> random_kind_batch_part(const RandomInput& r, Kind kind, int rhs, int rank,
+                                        int ranks) {
+  const comm::Slab mine = system_share(r.systems, rank, ranks, "random.systems", "systems");
+  return {random_kind_batch<T>({kind, r.n, mine.count(), rhs}, r.seed, mine.begin), mine.begin,
+          r.systems};
+}
+
+template <class T>
 KindBatch<T> heat_ring_step(const Heat& heat) {
   Heat ring = heat;
   ring.ring = true;
@@ -113,11 +135,48 @@ Solved<T> solve_drawn(const Launch& launch, const Dims& dims, std::uint64_t seed
   return {relayout(r.x, drawn, Layout::contiguous), {}, r.timings};
 }
 
+comm::Slab rows_share(std::int64_t n, int rank, int ranks, std::int64_t piece_rows,
+                      const std::string& key) {
+  (void)long_cut(n, ranks, piece_rows, key);
+  return comm::even_slab(n, rank, ranks);
+}
+
+template <class T>
+RowsPart<T> random_rows(const RandomInput& r, bool periodic, const comm::Slab& mine, bool draw) {
+  if (periodic) return random_ring_rows_part<T>(r.n, r.systems, r.seed, mine);
+  if (draw) return random_rows_part<T>(r.n, r.systems, r.seed, mine);
+  RowsPart<T> part;
+  part.n = r.n;
+  part.first_row = mine.begin;
+  part.batch.dims = {mine.count(), r.systems, Layout::contiguous};
+  return part;
+}
+
+template <class T>
+Agreement long_check(comm::Context& context, const Params& p, std::int64_t n,
+                     std::int64_t systems, const std::vector<T>& x, const comm::Slab& mine) {
+  const bool file = p.problem == Problem::file;
+  if (p.kind == Kind::periodic) {
+    const KindBatch<T> ring =
+        file ? read_kind_batch_part<T>(p.input, Kind::periodic, 1, 0, 1).batch
+             : random_kind_batch<T>({Kind::periodic, n, systems, 1}, p.random.seed);
+    return long_agreement<T>(context, ring, x, mine);
+  }
+  const Batch<T> whole = file ? read_batch<T>(p.input)
+                              : random_batch<T>({n, systems, Layout::contiguous}, p.random.seed);
+  return long_agreement<T>(context, whole, x, mine);
+}
+
 #define PARASOL_TRIDIAG_PROBLEM(T)                                                            \
   template KindBatch<T> heat_ring_step<T>(const Heat&);                                       \
+  template BatchPart<T> random_batch_part<T>(const RandomInput&, int, int, bool);               \
+  template KindBatchPart<T> random_kind_batch_part<T>(const RandomInput&, Kind, int, int, int); \
   template Solved<T> solve_on<T>(bool, const Launch&, const Batch<T>&);                       \
   template Solved<T> solve_on<T>(bool, const Launch&, const KindBatch<T>&);                   \
-  template Solved<T> solve_drawn<T>(const Launch&, const Dims&, std::uint64_t, std::int64_t);
+  template Solved<T> solve_drawn<T>(const Launch&, const Dims&, std::uint64_t, std::int64_t); \
+  template RowsPart<T> random_rows<T>(const RandomInput&, bool, const comm::Slab&, bool);      \
+  template Agreement long_check<T>(comm::Context&, const Params&, std::int64_t, std::int64_t,  \
+                                   const std::vector<T>&, const comm::Slab&);
 PARASOL_TRIDIAG_PROBLEM(float)
 PARASOL_TRIDIAG_PROBLEM(double)
 #undef PARASOL_TRIDIAG_PROBLEM

@@ -8,8 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "comm/context.hpp"
+#include "comm/halo.hpp"
+#include "kernels/agreement.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/inputs.hpp"
 #include "solvers/tridiag/kinds.hpp"
+#include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/params.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
@@ -47,6 +52,16 @@ std::string method_of(const Launch& launch);
 // method.variant when the variant does not solve the kind, else as resolve_launch throws.
 Launch launch_for(const Params& p, std::int64_t n, std::int64_t systems, int element_bytes);
 
+// This rank's share of the systems of the random batch `r` (system_share of r.systems: InputError
+// naming random.systems when a rank would get none), as inputs.hpp reads a file's: drawn, or with
+// `draw` false its extent alone, for the device to draw (solve_drawn).
+template <class T>
+BatchPart<T> random_batch_part(const RandomInput& r, int rank, int ranks, bool draw);
+// The same for a kind's systems (random_kind_batch), always drawn.
+template <class T>
+KindBatchPart<T> random_kind_batch_part(const RandomInput& r, Kind kind, int rhs, int rank,
+                                        int ranks);
+
 // The heat ring's first step (heat_step of the ring) as a periodic batch: what a sweep of the
 // heat problem with system.kind = "periodic" times.
 template <class T>
@@ -72,5 +87,22 @@ Solved<T> solve_on(bool gpu, const Launch& launch, const KindBatch<T>& batch);
 template <class T>
 Solved<T> solve_drawn(const Launch& launch, const Dims& dims, std::uint64_t seed,
                       std::int64_t first_system);
+
+// One long system (or a few) cut by rows among the ranks (system.cut = "rows", long.hpp).
+//
+// This rank's rows of n: the cut checked (long_cut with `piece_rows`: InputError naming `key`
+// when a piece would hold fewer than two rows), then comm::even_slab's.
+comm::Slab rows_share(std::int64_t n, int rank, int ranks, std::int64_t piece_rows,
+                      const std::string& key);
+// The rows `mine` of every system of the random batch `r` (rings when `periodic`); with `draw`
+// false their extent alone, for the device to draw (solve_long_gpu).
+template <class T>
+RowsPart<T> random_rows(const RandomInput& r, bool periodic, const comm::Slab& mine, bool draw);
+// x (this rank's rows `mine` of every system, [system][row]) against the gold of the whole batch
+// `p` names (`systems` systems of n rows), which every rank makes and solves: read or drawn,
+// lines or rings (long_agreement).
+template <class T>
+Agreement long_check(comm::Context& context, const Params& p, std::int64_t n,
+                     std::int64_t systems, const std::vector<T>& x, const comm::Slab& mine);
 
 }  // namespace parasol::tridiag

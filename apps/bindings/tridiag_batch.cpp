@@ -54,10 +54,7 @@ class BatchRun final : public TridiagRun<T> {
     } catch (const tridiag::NumericalError& e) {
       throw this->from_source(e, " (these solvers do not pivot)");
     }
-    x_ = std::move(s.x);
-    gold_ = std::move(s.gold);
-    this->solve_seconds_ = s.timings.compute;
-    this->finish(timings, s.timings);
+    this->finish(timings, std::move(s));
   }
 
   Agreement check() override {
@@ -120,10 +117,7 @@ class KindRun final : public TridiagRun<T> {
     } catch (const tridiag::NumericalError& e) {
       throw this->from_source(e);
     }
-    x_ = std::move(s.x);
-    gold_ = std::move(s.gold);
-    this->solve_seconds_ = s.timings.compute;
-    this->finish(timings, s.timings);
+    this->finish(timings, std::move(s));
   }
 
   Agreement check() override {

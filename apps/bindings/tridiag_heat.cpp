@@ -3,7 +3,6 @@
 // ranks each marches its share of the grids, whole.
 #include <optional>
 #include <set>
-#include <type_traits>
 
 #include "apps/bindings/tridiag_run.hpp"
 #include "apps/progress.hpp"
@@ -142,20 +141,14 @@ class HeatRun final : public TridiagRun<T> {
   // Where this rank's grids lie among the whole run's, when the march holds them contiguous
   // ([grid][point]); none when its layout interleaves them.
   std::optional<io::Share> share() const {
-    if (gpu_ && tridiag::required_layout(launch_.variant) != tridiag::Layout::contiguous)
-      return std::nullopt;
+    if (!tridiag::held_contiguous(gpu_, launch_.variant)) return std::nullopt;
     const auto points = static_cast<std::uint64_t>(p_.heat.points);
     const auto first = static_cast<std::uint64_t>(part_.first_grid) * points;
     return io::Share{static_cast<std::uint64_t>(p_.heat.grids) * points, first, first,
                      first + static_cast<std::uint64_t>(part_.grids) * points};
   }
 
-  // "the gold's doubles", "float in the interleaved layout".
-  std::string held_by() const {
-    if (!gpu_) return "the gold's doubles";
-    return std::string(std::is_same_v<T, float> ? "float" : "double") + " in the " +
-           std::string(name(tridiag::required_layout(launch_.variant))) + " layout";
-  }
+  std::string held_by() const { return tridiag::held_by(gpu_, launch_.variant, kBytes); }
 
   // The march's safe points, continuing from `restart` (when a restart read one) through `from`.
   template <class U>

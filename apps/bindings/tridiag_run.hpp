@@ -69,6 +69,15 @@ class TridiagRun : public SolverRun<tridiag::Params> {
     });
   }
 
+  // The same for a batch solved in one call: x (and the gold a CPU run kept), its compute seconds
+  // the solve's.
+  void finish(PhaseTimer& timings, tridiag::Solved<T>&& s) {
+    x_ = std::move(s.x);
+    gold_ = std::move(s.gold);
+    solve_seconds_ = s.timings.compute;
+    finish(timings, s.timings);
+  }
+
   // /timings' seconds of the solves and their rate, and /method's ranks; the rate returned.
   double write_rate(io::ResultFile& out) const {
     const double rate = solve_seconds_ > 0 ? work() / solve_seconds_ : 0.0;

@@ -1,7 +1,9 @@
-// A batch as a run makes, sizes and solves it, on either backend: its extent in words, the
-// memory it takes, the launch a kind's variant makes for it, the problem class an autotune choice
-// is stored under, and the solve by the GPU or by the gold. The front ends call these; so may any
-// host program. Host-only API: compiles without nvcc.
+// A problem as a run makes, sizes and solves it, on either backend: a batch's extent in words,
+// the memory it takes, the launch a kind's variant makes for it, the problem class an autotune
+// choice is stored under, a rank's share of a random batch, a heat ring's step as a periodic
+// batch, the solve by the GPU or by the gold; and a long system's rows cut, drawn and checked
+// (system.cut = "rows"). The front ends call these; so may any host program. Host-only API:
+// compiles without nvcc. Every function that takes a Context is called by every rank.
 #pragma once
 
 #include <cstdint>

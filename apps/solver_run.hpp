@@ -316,7 +316,7 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
 
 }  // namespace parasol::app
 
-// ---- the memory a run takes, checked in one call ------------------------------------------------
+// ---- what a run refuses before it starts: memory it cannot have, a restart it cannot take -------
 #include "apps/fits.hpp"
 
 namespace parasol::app {
@@ -328,6 +328,12 @@ inline void require_memory(const io::ParamTable& t, const std::string& key, cons
                            double device, double host, bool gpu) {
   if (gpu) require_device_memory(t.source_of(key), key, what, device);
   require_host_memory(t.source_of(key), key, what, host);
+}
+
+// A run with nothing to continue refuses --restart, saying `why` ("one long system is one solve,
+// with nothing to continue").
+inline void refuse_restart(const RunSetup& setup, const std::string& why) {
+  if (!setup.options.restart.empty()) throw InputError("command line", "--restart", why);
 }
 
 }  // namespace parasol::app

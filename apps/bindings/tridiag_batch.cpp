@@ -35,10 +35,8 @@ class BatchRun final : public TridiagRun<T> {
     this->require_memory(tridiag::footprint(batch_.dims, kBytes, !gpu_ || check_),
                          tridiag::extent(batch_.dims), gpu_);
     unknowns_ = static_cast<double>(systems_ * batch_.dims.n);
-    if (!setup.options.restart.empty())
-      throw InputError("command line", "--restart",
-                       "a batch read from a file is one solve, with nothing to continue; only "
-                       "the heat march checkpoints");
+    refuse_restart(setup, "a batch read from a file is one solve, with nothing to continue; only "
+                          "the heat march checkpoints");
   }
 
   std::string describe() const override {

@@ -45,10 +45,8 @@ class LongRun final : public TridiagRun<T> {
     mine_ = comm::even_slab(rows_.n, rank, ranks);
     this->unknowns_ = static_cast<double>(systems_ * rows_.n);
     this->decomposition_ = "rows of every system";
-    if (!setup.options.restart.empty())
-      throw InputError("command line", "--restart",
-                       "one long system is one solve, with nothing to continue; only the heat "
-                       "march checkpoints");
+    refuse_restart(setup, "one long system is one solve, with nothing to continue; only the heat "
+                          "march checkpoints");
   }
 
   std::string describe() const override {

@@ -386,3 +386,25 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
 };
 
 }  // namespace parasol::app
+
+// ---- what a run refuses before it starts: memory it cannot have, a restart it cannot take -------
+#include "apps/fits.hpp"
+
+namespace parasol::app {
+
+// A run's memory checked before anything is made (apps/fits.hpp): `device` bytes on the device
+// when `gpu`, then `host` bytes on the host; a complaint names `key` of the file and says
+// "<what> about ...", `what` ending in its verb ("4096 systems of 1024 rows need").
+inline void require_memory(const io::ParamTable& t, const std::string& key, const std::string& what,
+                           double device, double host, bool gpu) {
+  if (gpu) require_device_memory(t.source_of(key), key, what, device);
+  require_host_memory(t.source_of(key), key, what, host);
+}
+
+// A run with nothing to continue refuses --restart, saying `why` ("one long system is one solve,
+// with nothing to continue").
+inline void refuse_restart(const RunSetup& setup, const std::string& why) {
+  if (!setup.options.restart.empty()) throw InputError("command line", "--restart", why);
+}
+
+}  // namespace parasol::app

@@ -1,7 +1,8 @@
 // tridiag's kinds on the CPU (kinds.hpp): each kind's gold against a dense solve with partial
 // pivoting on small systems, random, awkward-size and ill-conditioned (but dominant); the random
 // systems' dominance and their shares drawn alone; the failures the gold names; the periodic heat
-// ring against its exact decay and against a periodic batch; and the parameters each kind takes.
+// ring against its exact decay and against a periodic batch; the parameters each kind takes; and a
+// batch as a run makes, reads and solves it (problem.hpp, inputs.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,11 +12,15 @@
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "kernels/precision.hpp"
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/inputs.hpp"
 #include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/partition.hpp"
+#include "solvers/tridiag/problem.hpp"
+#include "solvers/tridiag/sweep.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::tridiag {
@@ -315,11 +320,10 @@ TEST(TridiagKindsHeat, RingStepIsAPeriodicSolve) {
   h.steps = 1;
   h.initial = Initial::random;
   h.lambda = 0.3;
-  const Batch<double> step = heat_step<double>(h);
-  KindBatch<double> ring;
-  ring.dims = {Kind::periodic, h.points, h.grids, 1};
-  ring.bands = {step.a, step.b, step.c};
-  ring.d = step.d;
+  const KindBatch<double> ring = heat_ring_step<double>(h);
+  EXPECT_EQ(ring.dims.kind, Kind::periodic);
+  EXPECT_EQ(ring.dims.n, h.points);
+  EXPECT_EQ(ring.dims.systems, h.grids);
   const std::vector<double> marched = march_heat_gold(h), solved = solve_kind_gold(ring);
   EXPECT_LE(max_abs_difference(marched, solved), 1e-14);
 }
@@ -622,6 +626,106 @@ TEST(TridiagLong, OneRanksSolveIsTheOnePiecePartitionsBits) {
   } catch (const NumericalError& e) {
     EXPECT_EQ(e.system(), 1) << e.what();
   }
+}
+
+// A batch as a run makes and solves it (problem.hpp): on the CPU the gold, kept, and x rounded
+// from it, for a general batch and for each kind.
+TEST(TridiagProblem, ACpuSolveIsTheGoldKeptAndRounded) {
+  const Batch<float> batch = random_batch<float>({17, 5, Layout::contiguous}, 3);
+  const Solved<float> s = solve_on(false, Launch{}, batch);
+  EXPECT_EQ(s.gold, solve_gold(batch));
+  EXPECT_EQ(s.x, rounded<float>(s.gold));
+  for (Kind k : kOtherKinds) {
+    const KindBatch<float> kinds = random_kind_batch<float>(dims_of(k, 17, 5), 3);
+    const Solved<float> r = solve_on(false, Launch{}, kinds);
+    EXPECT_EQ(r.gold, solve_kind_gold(kinds)) << name(k);
+    EXPECT_EQ(r.x, rounded<float>(r.gold)) << name(k);
+  }
+}
+
+TEST(TridiagProblem, AKindsLaunchRefusesAVariantThatDoesNotSolveIt) {
+  Params p;
+  p.kind = Kind::multi_rhs;
+  p.variant = Variant::pcr_warp;
+  try {
+    (void)launch_for(p, 64, 10, 4);
+    ADD_FAILURE() << "pcr-warp does not solve multi-rhs systems";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "method.variant");
+    EXPECT_TRUE(contains(e.expected(), "multi-rhs systems are not solved by pcr-warp"))
+        << e.expected();
+  }
+  // A kind's thomas solves the interleaved layout, and a general pcr-warp picks its chunk.
+  p.variant = Variant::thomas;
+  EXPECT_EQ(launch_for(p, 64, 10, 4).variant, Variant::thomas);
+  p.kind = Kind::general;
+  p.variant = Variant::pcr_warp;
+  EXPECT_NE(launch_for(p, 64, 10, 4).chunk, 0);
+}
+
+TEST(TridiagProblem, ExtentFootprintAndProblemClassSayTheKind) {
+  EXPECT_EQ(extent(Dims{1024, 4096}), "4096 systems of 1024 rows");
+  EXPECT_EQ(extent(KindDims{Kind::block2, 8, 3, 1}), "3 block2 systems of 8 rows");
+  // Five arrays of floats on the device; six, and seven doubles a value for the gold, on the host.
+  const Footprint f = footprint(Dims{10, 3}, 4, true);
+  EXPECT_EQ(f.device, 5.0 * 4 * 30);
+  EXPECT_EQ(f.host, (6.0 * 4 + 7.0 * 8) * 30);
+  Params p;
+  EXPECT_EQ(problem_class(p, 1024, 65536), "n=1024,systems=65536");
+  p.kind = Kind::multi_rhs;
+  p.rhs = 8;
+  EXPECT_EQ(problem_class(p, 16, 2), "n=16,systems=2,kind=multi-rhs,rhs=8");
+  EXPECT_EQ(method_of({Variant::thomas_pcr, 256, 8}), "thomas-pcr, 256 threads, chunk 8");
+}
+
+// inputs/tridiag-systems.h5's a, b, c and d read as a general batch, as one rank's share of it,
+// and as periodic systems: the same values.
+TEST(TridiagInputs, ABatchItsSharesAndItsRingHoldTheFilesValues) {
+  FileInput input;
+  input.file = std::string(PARASOL_SOURCE_DIR) + "/inputs/tridiag-systems.h5";
+  const Batch<double> whole = read_batch<double>(input);
+  ASSERT_GE(whole.dims.systems, 2);
+  const BatchPart<double> second = read_batch_part<double>(input, 1, 2);
+  EXPECT_EQ(second.systems, whole.dims.systems);
+  EXPECT_EQ(second.first, (whole.dims.systems + 1) / 2);
+  const auto at = static_cast<std::ptrdiff_t>(second.first * whole.dims.n);
+  EXPECT_TRUE(std::equal(second.batch.d.begin(), second.batch.d.end(), whole.d.begin() + at));
+  const KindBatch<double> ring = read_kind_batch_part<double>(input, Kind::periodic, 1, 0, 1).batch;
+  EXPECT_EQ(ring.bands[1], whole.b);
+  EXPECT_EQ(ring.d, whole.d);
+  input.d = "no-such-dataset";
+  try {
+    (void)read_batch<double>(input);
+    ADD_FAILURE() << "a missing dataset is an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "input.d");
+  }
+}
+
+// The batch a sweep times (sweep.hpp), made on the host: the run's batch, its memory judged before
+// the gold, and only the launches of variants that solve its kind.
+TEST(TridiagSweptBatch, AKindsBatchItsGoldAndTheLaunchesOfItsVariants) {
+  Params p;
+  p.problem = Problem::random;
+  p.kind = Kind::multi_rhs;
+  p.rhs = 3;
+  p.random.n = 40;
+  p.random.systems = 6;
+  SweepParams s;
+  s.variants = {Variant::pcr_warp, Variant::thomas};
+  s.threads = {64};
+  std::string judged;
+  const SweptBatch<double> batch(p, s, [&](const Footprint& f, const std::string& what) {
+    EXPECT_GT(f.device, 0);
+    judged = what;
+  });
+  EXPECT_EQ(judged, "6 multi-rhs systems of 40 rows");
+  EXPECT_EQ(batch.described(), "6 multi-rhs systems of 40 rows x 3 right-hand sides");
+  EXPECT_EQ(batch.unknowns(), 6.0 * 3 * 40);
+  ASSERT_EQ(batch.configurations().size(), 1u);  // pcr-warp solves no multi-rhs system
+  EXPECT_EQ(batch.configurations()[0].launch.variant, Variant::thomas);
+  EXPECT_EQ(batch.tolerance(), kind_tolerance<double>(batch.dims(), batch.condition()));
+  EXPECT_TRUE(contains(batch.unsolvable(), "(thomas, pcr-shared solve them)")) << batch.unsolvable();
 }
 
 }  // namespace

@@ -27,6 +27,12 @@ double sine_mode(const Heat& heat, std::int64_t j) {
 
 }  // namespace
 
+std::string held_by(bool gpu, Variant variant, int element_bytes) {
+  if (!gpu) return "the gold's doubles";
+  return std::string(element_bytes == 4 ? "float" : "double") + " in the " +
+         std::string(name(required_layout(variant))) + " layout";
+}
+
 template <class T>
 std::vector<T> heat_initial(const Heat& heat) {
   const std::int64_t n = heat.points;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kernels/checkpoint_keys.hpp"
@@ -73,6 +74,16 @@ struct HeatState {
 // checkpoint.every steps, and its last step.
 template <class T>
 using HeatCheckpoints = SafePoints<HeatState<T>>;
+
+// What a march's state holds, in the words a checkpoint stores and a restart compares: "the
+// gold's doubles", or on the GPU T in its variant's layout ("float in the interleaved layout";
+// `element_bytes` 4 or 8). A restart continues only from the same.
+std::string held_by(bool gpu, Variant variant, int element_bytes);
+// Whether that state lies [grid][point] (contiguous), so that a rank's grids lie together and a
+// checkpoint of them continues on any rank count.
+inline bool held_contiguous(bool gpu, Variant variant) {
+  return !gpu || required_layout(variant) == Layout::contiguous;
+}
 
 template <class T>
 struct HeatResult {

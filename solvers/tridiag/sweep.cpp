@@ -1,12 +1,15 @@
-// tridiag's sweep configurations, and its batch kept on the device.
+// tridiag's sweep configurations, its batch kept on the device, and the batch a sweep times.
 #include "solvers/tridiag/sweep.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "kernels/compare.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "solvers/tridiag/check.hpp"
+#include "solvers/tridiag/heat.hpp"
+#include "solvers/tridiag/inputs.hpp"
 
 namespace parasol::tridiag {
 
@@ -100,5 +103,171 @@ Agreement ResidentBatches<T>::agreement(const Resident& resident) const {
 
 template class ResidentBatches<float>;
 template class ResidentBatches<double>;
+
+template <class T>
+ResidentKindBatch<T>::ResidentKindBatch(const KindBatch<T>& batch, cudaStream_t stream)
+    : batch_(batch), stream_(stream) {}
+
+template <class T>
+void ResidentKindBatch<T>::poison(const KindSolver<T>& solver) {
+  const Layout layout = solver.layout();
+  if (bands_.empty() || layout != layout_) {
+    bands_.clear();
+    pointers_.clear();
+    d_ = {};
+    x_ = {};
+    const KindDims& k = batch_.dims;
+    for (const std::vector<T>& band : batch_.bands) {
+      bands_.push_back(
+          upload_relaid(band, {k.band_width(), k.systems, Layout::contiguous}, layout, stream_));
+      pointers_.push_back(bands_.back().data());
+    }
+    d_ = upload_relaid(batch_.d, {k.rhs_width(), k.systems, Layout::contiguous}, layout, stream_);
+    x_ = DeviceBuffer<T>(batch_.d.size());
+    layout_ = layout;
+  }
+  fill_bytes(x_, 0xFF, stream_);
+}
+
+template <class T>
+void ResidentKindBatch<T>::solve(KindSolver<T>& solver) {
+  solver.solve(pointers_.data(), d_.data(), x_.data(), stream_);
+}
+
+template <class T>
+std::vector<T> ResidentKindBatch<T>::x() const {
+  const KindDims& k = batch_.dims;
+  return relayout(download(x_, stream_), {k.rhs_width(), k.systems, layout_}, Layout::contiguous);
+}
+
+template class ResidentKindBatch<float>;
+template class ResidentKindBatch<double>;
+
+namespace {
+
+// `agree()` once `check_device()` finds the solves so far clean; a failure the gold did not meet
+// (a zero pivot) fails the row, and is said through `note`.
+template <class CheckDevice, class Agree>
+Agreement checked(const Launch& launch, const std::function<void(const std::string&)>& note,
+                  CheckDevice&& check_device, Agree&& agree) {
+  try {
+    check_device();
+  } catch (const NumericalError& e) {
+    const std::string what = method_of(launch) + ": " + e.what();
+    note(what + ", where the gold solved it");
+    return failed_solve(what);
+  }
+  return agree();
+}
+
+}  // namespace
+
+template <class T>
+SweptBatch<T>::SweptBatch(const Params& p, const SweepParams& s, const Fits& fits) {
+  const int element_bytes = static_cast<int>(sizeof(T));
+  std::vector<Variant> variants;
+  if (p.kind == Kind::general) {
+    batch_ = p.problem == Problem::heat   ? heat_step<T>(p.heat)
+             : p.problem == Problem::file ? read_batch<T>(p.input)
+                                          : random_batch<T>({p.random.n, p.random.systems,
+                                                             Layout::contiguous},
+                                                            p.random.seed);
+    dims_ = {Kind::general, batch_.dims.n, batch_.dims.systems, 1};
+    what_ = extent(batch_.dims);
+    fits(footprint(batch_.dims, element_bytes, true), what_);
+    gold_ = solve_gold(batch_);
+    // A heat step's bound as `parasol run` takes it (every row alike but the ends: three rows
+    // give it), not a pass over the whole batch.
+    condition_ = p.problem == Problem::heat ? condition_bound(p.heat) : condition_bound(batch_);
+    tolerance_ = tridiag::tolerance<T>(condition_, dims_.n);
+    bytes_ = tridiag::bytes_per_solve(batch_.dims, element_bytes);
+    variants = s.variants;
+  } else {
+    kinds_ = p.problem == Problem::random
+                 ? random_kind_batch<T>({p.kind, p.random.n, p.random.systems, p.rhs}, p.random.seed)
+             : p.problem == Problem::file ? read_kind_batch_part<T>(p.input, p.kind, p.rhs, 0, 1).batch
+                                          : heat_ring_step<T>(p.heat);
+    dims_ = kinds_.dims;
+    what_ = extent(dims_);
+    fits(footprint(dims_, element_bytes, true), what_);
+    gold_ = solve_kind_gold(kinds_);
+    condition_ = condition_bound(kinds_);
+    tolerance_ = kind_tolerance<T>(dims_, condition_);
+    bytes_ = kind_bytes_per_solve(dims_, element_bytes);
+    const std::vector<Variant> solvers = variants_for(p.kind);
+    for (Variant v : s.variants)
+      if (std::find(solvers.begin(), solvers.end(), v) != solvers.end()) variants.push_back(v);
+  }
+  // configurations_for's layouts are the general kind's: thomas interleaved, the rest
+  // contiguous, as kind_layout has them for every kind.
+  configurations_ = configurations_for(variants, s.threads, s.chunks,
+                                       {dims_.n, dims_.systems, Layout::contiguous}, element_bytes);
+}
+
+template <class T>
+std::string SweptBatch<T>::described() const {
+  return dims_.kind == Kind::multi_rhs
+             ? what_ + " x " + std::to_string(dims_.rhs) + " right-hand sides"
+             : what_;
+}
+
+template <class T>
+std::string SweptBatch<T>::unsolvable() const {
+  const std::string text = "no listed variant, threads and chunk can solve " + what_;
+  if (dims_.kind == Kind::general) return text;
+  std::string names;
+  for (Variant v : variants_for(dims_.kind))
+    names += (names.empty() ? "" : ", ") + std::string(name(v));
+  return text + " (" + names + " solve them)";
+}
+
+template <class T>
+RowSteps SweptBatch<T>::steps(const Launch& launch, cudaStream_t stream, const Repeats& repeats,
+                              const Note& note) {
+  RowSteps steps;
+  steps.method = method_of(launch);
+  steps.time = timed_on(stream, repeats);
+  if (dims_.kind == Kind::general) {
+    if (!residents_) residents_.emplace(batch_, gold_, condition_, stream);
+    ResidentBatches<T>* residents = &*residents_;
+    typename ResidentBatches<T>::Resident* on = &residents->in(required_layout(launch.variant));
+    DeviceBatch<T>* device = &on->batch;
+    steps.poison = [device] { device->poison(); };
+    steps.run = [device, launch] { device->solve(launch); };
+    steps.check = [device, residents, on, note] {
+      return checked(device->launch(), note, [&] { device->check(); },
+                     [&] { return residents->agreement(*on); });
+    };
+    return steps;
+  }
+  // The solver is made, and the batch uploaded in its layout, inside the row's poison step, so
+  // that a launch the device refuses there fails only its row. The re-check asks the device
+  // whether a timed solve failed; the first check's agreement stands otherwise.
+  if (!kind_resident_) kind_resident_.emplace(kinds_, stream);
+  struct Row {
+    std::optional<KindSolver<T>> solver;
+    Agreement first;
+  };
+  const auto row = std::make_shared<Row>();
+  ResidentKindBatch<T>* r = &*kind_resident_;
+  const auto check_device = [row, stream] { row->solver->check(stream); };
+  steps.poison = [row, r, launch, dims = dims_] {
+    row->solver.emplace(launch, dims);
+    r->poison(*row->solver);
+  };
+  steps.run = [row, r] { r->solve(*row->solver); };
+  steps.check = [this, row, r, note, check_device] {
+    row->first = checked(row->solver->launch(), note, check_device,
+                         [&] { return kind_agreement(r->x(), gold_, dims_, condition_); });
+    return row->first;
+  };
+  steps.recheck = [row, note, check_device] {
+    return checked(row->solver->launch(), note, check_device, [&] { return row->first; });
+  };
+  return steps;
+}
+
+template class SweptBatch<float>;
+template class SweptBatch<double>;
 
 }  // namespace parasol::tridiag

@@ -1,16 +1,23 @@
 // tridiag's sweep: the launches timed on one batch, each variant's listed threads and chunks
-// made concrete for it, with why a variant or a launch is left out; and the batch kept on the
-// device in the layouts they solve, each launch judged there against the gold. Host-only API.
+// made concrete for it, with why a variant or a launch is left out; the batch kept on the
+// device in the layouts they solve, each launch judged there against the gold; and the batch a
+// sweep times, made as a run makes it, with each launch's row steps. Host-only API.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernels/agreement.hpp"
 #include "kernels/buffer.hpp"
+#include "kernels/sweep_row.hpp"
+#include "solvers/tridiag/keys.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/params.hpp"
+#include "solvers/tridiag/problem.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
@@ -65,6 +72,82 @@ class ResidentBatches {
   double condition_, scale_;
   cudaStream_t stream_;
   std::vector<Resident> residents_;  // one per layout met so far, while there is room
+};
+
+// A kind's batch on the device in one layout at a time (the last launch's), with room for x: a
+// sweep's launches of several variants each solve it in theirs. Uploaded when the layout
+// changes, the previous copy freed first.
+template <class T>
+class ResidentKindBatch {
+ public:
+  // `batch` contiguous, kept by reference. Uploads nothing until use() asks.
+  ResidentKindBatch(const KindBatch<T>& batch, cudaStream_t stream);
+  // The batch in `solver`'s layout, x filled with NaN (all bits set), so that a value the solver
+  // never writes cannot pass.
+  void poison(const KindSolver<T>& solver);
+  // x = A^-1 d by `solver`, enqueued on the stream; poison() with it first.
+  void solve(KindSolver<T>& solver);
+  // x contiguous, as the gold; waits.
+  std::vector<T> x() const;
+
+ private:
+  const KindBatch<T>& batch_;
+  cudaStream_t stream_;
+  Layout layout_ = Layout::contiguous;
+  std::vector<DeviceBuffer<T>> bands_;  // empty until the first poison()
+  std::vector<const T*> pointers_;
+  DeviceBuffer<T> d_, x_;
+};
+
+// The batch a sweep of `p` times, whole, as a run of it would make it: drawn from the seed, read,
+// or one heat step (a ring's with system.kind = "periodic"); general systems or another kind's.
+// Its gold is solved once; its condition bound gives the tolerance each launch is judged by; the
+// launches are the listed variants (those that solve its kind), threads and chunks made concrete
+// for it (configurations_for). Each launch's row steps (kernels/sweep_row.hpp) solve it on the
+// device, where it stays between rows. Kept where it is made: it holds references to itself.
+template <class T>
+class SweptBatch {
+ public:
+  // Judges the memory a batch takes (`what`: "4096 systems of 1024 rows") before its gold is
+  // solved, which a singular batch stops at.
+  using Fits = std::function<void(const Footprint&, const std::string& what)>;
+  // Says a row's failure that the gold did not meet ("thomas, 256 threads: zero pivot ...").
+  using Note = std::function<void(const std::string&)>;
+
+  SweptBatch(const Params& p, const SweepParams& s, const Fits& fits);
+  SweptBatch(const SweptBatch&) = delete;
+  SweptBatch& operator=(const SweptBatch&) = delete;
+
+  const KindDims& dims() const { return dims_; }  // kind general for a general batch
+  const std::string& what() const { return what_; }
+  // The batch in a summary's words: what() and its right-hand sides ("... x 8 right-hand sides").
+  std::string described() const;
+  double condition() const { return condition_; }
+  double tolerance() const { return tolerance_; }
+  // Bytes a solve must move (bytes_per_solve, kind_bytes_per_solve): the roofline's.
+  double bytes_per_solve() const { return bytes_; }
+  // Unknowns a solve finds: systems x rhs_width.
+  double unknowns() const { return static_cast<double>(dims_.systems * dims_.rhs_width()); }
+  const std::vector<Configuration>& configurations() const { return configurations_; }
+  // Why no row can be timed: "no listed variant, threads and chunk can solve ...".
+  std::string unsolvable() const;
+
+  // One launch's row: x poisoned, the solve, its check (a failure the device flags where the gold
+  // solved the batch fails the row, said through `note`), the timed solves on `stream` by
+  // `repeats`, and the re-check. `stream` is the same for every row.
+  RowSteps steps(const Launch& launch, cudaStream_t stream, const Repeats& repeats,
+                 const Note& note);
+
+ private:
+  KindDims dims_;
+  Batch<T> batch_;       // general: contiguous
+  KindBatch<T> kinds_;   // another kind: contiguous
+  std::vector<double> gold_;
+  std::string what_;
+  double condition_ = 0, tolerance_ = 0, bytes_ = 0;
+  std::vector<Configuration> configurations_;
+  std::optional<ResidentBatches<T>> residents_;      // general, once a row asks
+  std::optional<ResidentKindBatch<T>> kind_resident_;  // another kind, once a row asks
 };
 
 }  // namespace parasol::tridiag

@@ -1,5 +1,5 @@
 // tridiag's batch from HDF5: every dataset's kind, type and shape checked before any is read.
-#include "apps/bindings/tridiag_inputs.hpp"
+#include "solvers/tridiag/inputs.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -13,7 +13,7 @@
 #include "solvers/tridiag/long.hpp"
 #include "solvers/tridiag/run.hpp"
 
-namespace parasol::app {
+namespace parasol::tridiag {
 
 namespace {
 
@@ -30,7 +30,7 @@ auto named(const std::string& file, const char* key, const std::string& dataset,
 
 // The four datasets' shape [systems][n], every one checked before any values are read.
 template <class T>
-std::vector<std::uint64_t> batch_shape(const io::ResultReader& h5, const tridiag::FileInput& input) {
+std::vector<std::uint64_t> batch_shape(const io::ResultReader& h5, const FileInput& input) {
   const std::string& file = input.file;
   const std::pair<const std::string&, const char*> datasets[] = {
       {input.a, "input.a"}, {input.b, "input.b"}, {input.c, "input.c"}, {input.d, "input.d"}};
@@ -58,11 +58,11 @@ std::vector<std::uint64_t> batch_shape(const io::ResultReader& h5, const tridiag
 }  // namespace
 
 template <class T>
-BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int ranks) {
+BatchPart<T> read_batch_part(const FileInput& input, int rank, int ranks) {
   const std::string& file = input.file;
   const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
   BatchPart<T> part;
-  tridiag::Batch<T>& batch = part.batch;
+  Batch<T>& batch = part.batch;
   const std::tuple<const std::string&, const char*, std::vector<T>&> datasets[] = {
       {input.a, "input.a", batch.a},
       {input.b, "input.b", batch.b},
@@ -72,7 +72,7 @@ BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int rank
   part.systems = static_cast<std::int64_t>(shape[0]);
   const comm::Slab mine = [&] {
     try {
-      return tridiag::system_share(part.systems, rank, ranks, "input.file", "systems");
+      return system_share(part.systems, rank, ranks, "input.file", "systems");
     } catch (const InputError& e) {
       throw e.with_source(file);
     }
@@ -83,28 +83,33 @@ BatchPart<T> read_batch_part(const tridiag::FileInput& input, int rank, int rank
       return h5->read_rows<T>(dataset, static_cast<std::uint64_t>(mine.begin),
                               static_cast<std::uint64_t>(mine.count()));
     });
-  batch.dims = {static_cast<std::int64_t>(shape[1]), mine.count(), tridiag::Layout::contiguous};
+  batch.dims = {static_cast<std::int64_t>(shape[1]), mine.count(), Layout::contiguous};
   return part;
 }
 
 template <class T>
-tridiag::RowsPart<T> read_rows_part(const tridiag::FileInput& input, int rank, int ranks,
-                                    std::int64_t piece_rows) {
+RowsPart<T> read_rows_part(const FileInput& input, bool periodic, int rank, int ranks,
+                           std::int64_t piece_rows) {
   const std::string& file = input.file;
   const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
   const std::vector<std::uint64_t> shape = batch_shape<T>(*h5, input);
   const auto systems = static_cast<std::int64_t>(shape[0]), n = static_cast<std::int64_t>(shape[1]);
   try {
-    (void)tridiag::long_cut(n, ranks, piece_rows, "input.file");
+    (void)long_cut(n, ranks, piece_rows, "input.file");
   } catch (const InputError& e) {
     throw e.with_source(file);
   }
+  if (periodic && n < 3)
+    throw InputError(file, "input.file",
+                     "periodic systems need n >= 3 (a ring of three rows at least), got " +
+                         std::to_string(n));
   const comm::Slab mine = comm::even_slab(n, rank, ranks);
-  tridiag::RowsPart<T> part;
+  RowsPart<T> part;
   part.n = n;
+  part.periodic = periodic;
   part.first_row = mine.begin;
-  tridiag::Batch<T>& batch = part.batch;
-  batch.dims = {mine.count(), systems, tridiag::Layout::contiguous};
+  Batch<T>& batch = part.batch;
+  batch.dims = {mine.count(), systems, Layout::contiguous};
   const std::tuple<const std::string&, const char*, std::vector<T>&> datasets[] = {
       {input.a, "input.a", batch.a},
       {input.b, "input.b", batch.b},
@@ -120,18 +125,17 @@ tridiag::RowsPart<T> read_rows_part(const tridiag::FileInput& input, int rank, i
 }
 
 template <class T>
-tridiag::Batch<T> read_batch(const tridiag::FileInput& input) {
+Batch<T> read_batch(const FileInput& input) {
   return read_batch_part<T>(input, 0, 1).batch;
 }
 
 template <class T>
-KindBatchPart<T> read_kind_batch_part(const tridiag::FileInput& input, tridiag::Kind kind, int rhs,
+KindBatchPart<T> read_kind_batch_part(const FileInput& input, Kind kind, int rhs,
                                       int rank, int ranks) {
-  using tridiag::Kind;
   const std::string& file = input.file;
   const std::unique_ptr<io::ResultReader> h5 = io::open_input_file(file, "input.file");
   KindBatchPart<T> part;
-  tridiag::KindBatch<T>& batch = part.batch;
+  KindBatch<T>& batch = part.batch;
   const bool penta = kind == Kind::pentadiagonal;
   batch.bands.resize(penta ? 5 : 3);
   // b first: its shape gives the systems and n the others are judged by.
@@ -180,10 +184,10 @@ KindBatchPart<T> read_kind_batch_part(const tridiag::FileInput& input, tridiag::
   }
   part.systems = static_cast<std::int64_t>(b_shape[0]);
   batch.dims = {kind, static_cast<std::int64_t>(b_shape[1]), 0, rhs};
-  tridiag::check_kind_dims(batch.dims, file, "input.file");
+  check_kind_dims(batch.dims, file, "input.file");
   const comm::Slab mine = [&] {
     try {
-      return tridiag::system_share(part.systems, rank, ranks, "input.file", "systems");
+      return system_share(part.systems, rank, ranks, "input.file", "systems");
     } catch (const InputError& e) {
       throw e.with_source(file);
     }
@@ -198,17 +202,15 @@ KindBatchPart<T> read_kind_batch_part(const tridiag::FileInput& input, tridiag::
   return part;
 }
 
-template KindBatchPart<float> read_kind_batch_part<float>(const tridiag::FileInput&, tridiag::Kind,
+template KindBatchPart<float> read_kind_batch_part<float>(const FileInput&, Kind,
                                                           int, int, int);
-template KindBatchPart<double> read_kind_batch_part<double>(const tridiag::FileInput&,
-                                                            tridiag::Kind, int, int, int);
-template BatchPart<float> read_batch_part<float>(const tridiag::FileInput&, int, int);
-template BatchPart<double> read_batch_part<double>(const tridiag::FileInput&, int, int);
-template tridiag::RowsPart<float> read_rows_part<float>(const tridiag::FileInput&, int, int,
-                                                       std::int64_t);
-template tridiag::RowsPart<double> read_rows_part<double>(const tridiag::FileInput&, int, int,
-                                                         std::int64_t);
-template tridiag::Batch<float> read_batch<float>(const tridiag::FileInput&);
-template tridiag::Batch<double> read_batch<double>(const tridiag::FileInput&);
+template KindBatchPart<double> read_kind_batch_part<double>(const FileInput&,
+                                                            Kind, int, int, int);
+template BatchPart<float> read_batch_part<float>(const FileInput&, int, int);
+template BatchPart<double> read_batch_part<double>(const FileInput&, int, int);
+template RowsPart<float> read_rows_part<float>(const FileInput&, bool, int, int, std::int64_t);
+template RowsPart<double> read_rows_part<double>(const FileInput&, bool, int, int, std::int64_t);
+template Batch<float> read_batch<float>(const FileInput&);
+template Batch<double> read_batch<double>(const FileInput&);
 
-}  // namespace parasol::app
+}  // namespace parasol::tridiag

@@ -155,6 +155,19 @@ TEST_F(TridiagKindsCli, BadKindsAndShapesAreOneLineAndLeaveNothing) {
   expect_input_error(run_file(file_params("periodic")), in + ": input.file: periodic systems need n >= 3");
 }
 
+// A batch larger than the memory is refused by its size before anything is drawn (it had ended in
+// an allocation failure, exit 1), and a batch, having nothing to continue, refuses --restart (it
+// had run from the start and exited 0).
+TEST_F(TridiagKindsCli, ABatchTooLargeOrRestartedIsOneLineAndLeavesNothing) {
+  for (const char* kind : {"periodic", "multi-rhs", "pentadiagonal", "block2"}) {
+    SCOPED_TRACE(kind);
+    expect_input_error(run_file(random_params(kind), "random.systems=2000000000"),
+                       "random.systems: 2000000000 " + std::string(kind) + " systems of 21 rows need");
+    expect_input_error(run_file(random_params(kind), "--restart " + quoted(dir_ / "p.toml")),
+                       "--restart: a batch is one solve, with nothing to continue");
+  }
+}
+
 TEST_F(TridiagKindsCli, GpuRunsOfEachKindAgreeWithTheGold) {
   PARASOL_REQUIRE_GPU();
   for (const char* name : {"tridiag-periodic", "tridiag-rhs", "tridiag-penta", "tridiag-block2"})

@@ -2,6 +2,7 @@
 // kind's (periodic, multi-rhs, pentadiagonal, block2). Across ranks each solves its share of the
 // systems, whole.
 #include "apps/bindings/tridiag_run.hpp"
+#include "solvers/tridiag/run.hpp"
 
 namespace parasol::app {
 namespace {
@@ -20,6 +21,8 @@ class BatchRun final : public TridiagRun<T> {
 
   void prepare(const RunSetup& setup) override {
     this->take(setup);
+    refuse_restart(setup, "a batch is one solve, with nothing to continue; only the heat march "
+                          "checkpoints");
     const int rank = this->rank(), ranks = this->ranks();
     if (p_.problem == Problem::random) {
       // A GPU run that needs no host copy (no gold: no --check) draws its systems on the
@@ -35,8 +38,6 @@ class BatchRun final : public TridiagRun<T> {
     this->require_memory(tridiag::footprint(batch_.dims, kBytes, !gpu_ || check_),
                          tridiag::extent(batch_.dims), gpu_);
     unknowns_ = static_cast<double>(systems_ * batch_.dims.n);
-    refuse_restart(setup, "a batch read from a file is one solve, with nothing to continue; only "
-                          "the heat march checkpoints");
   }
 
   std::string describe() const override {
@@ -84,18 +85,29 @@ class KindRun final : public TridiagRun<T> {
 
   void prepare(const RunSetup& setup) override {
     this->take(setup);
+    refuse_restart(setup, "a batch is one solve, with nothing to continue; only the heat march "
+                          "checkpoints");
     const int rank = this->rank(), ranks = this->ranks();
-    if (p_.problem == Problem::random)
+    const auto fits = [&](const tridiag::KindDims& dims) {
+      this->require_memory(tridiag::footprint(dims, kBytes, !gpu_ || check_),
+                           tridiag::extent(dims), gpu_);
+    };
+    if (p_.problem == Problem::random) {
+      // Sized before it is drawn: a batch larger than the memory is an input error naming the
+      // key, not an allocation that fails.
+      comm::Slab mine;
       io::with_sources(this->t_, [&] {
-        kinds_ = this->take_part(
-            tridiag::random_kind_batch_part<T>(p_.random, p_.kind, p_.rhs, rank, ranks));
+        mine = tridiag::system_share(p_.random.systems, rank, ranks, "random.systems", "systems");
       });
-    else
+      fits({p_.kind, p_.random.n, mine.count(), p_.rhs});
+      kinds_ = this->take_part(
+          tridiag::random_kind_batch_part<T>(p_.random, p_.kind, p_.rhs, rank, ranks));
+    } else {
       kinds_ = this->take_part(
           tridiag::read_kind_batch_part<T>(p_.input, p_.kind, p_.rhs, rank, ranks));
+      fits(kinds_.dims);
+    }
     this->choose_launch(kinds_.dims.n, kinds_.dims.systems);
-    this->require_memory(tridiag::footprint(kinds_.dims, kBytes, !gpu_ || check_),
-                         tridiag::extent(kinds_.dims), gpu_);
     unknowns_ = static_cast<double>(systems_ * kinds_.dims.rhs_width());
   }
 

@@ -661,6 +661,15 @@ TEST(TridiagProblem, AKindsLaunchRefusesAVariantThatDoesNotSolveIt) {
   p.kind = Kind::general;
   p.variant = Variant::pcr_warp;
   EXPECT_NE(launch_for(p, 64, 10, 4).chunk, 0);
+  // Another kind's launch is the one its solver runs (resolve_kind_launch), so that /method and
+  // the summary name it: block2's block kernels lack chunk 16 and run 64 threads of chunk 4.
+  p.kind = Kind::block2;
+  p.variant = Variant::thomas_pcr;
+  p.threads = 64;
+  p.chunk = 16;
+  const Launch l = launch_for(p, 256, 64, 4);
+  EXPECT_EQ(l.threads, 64);
+  EXPECT_EQ(l.chunk, 4);
 }
 
 TEST(TridiagProblem, ExtentFootprintAndProblemClassSayTheKind) {
@@ -725,7 +734,30 @@ TEST(TridiagSweptBatch, AKindsBatchItsGoldAndTheLaunchesOfItsVariants) {
   ASSERT_EQ(batch.configurations().size(), 1u);  // pcr-warp solves no multi-rhs system
   EXPECT_EQ(batch.configurations()[0].launch.variant, Variant::thomas);
   EXPECT_EQ(batch.tolerance(), kind_tolerance<double>(batch.dims(), batch.condition()));
-  EXPECT_TRUE(contains(batch.unsolvable(), "(thomas, pcr-shared solve them)")) << batch.unsolvable();
+  EXPECT_TRUE(contains(batch.unsolvable(), "(thomas, thomas-pcr, pcr-shared solve them)")) << batch.unsolvable();
+}
+
+// A kind's sweep rows are the launches its solver runs: block2's thomas-pcr asked for chunks 8
+// and 16 in 64 threads runs chunk 8 and, for 16 (not compiled for blocks), chunk 4: two rows,
+// each named as it runs.
+TEST(TridiagSweptBatch, AKindsRowsNameTheLaunchesThatRun) {
+  Params p;
+  p.problem = Problem::random;
+  p.kind = Kind::block2;
+  p.random.n = 256;
+  p.random.systems = 4;
+  SweepParams s;
+  s.variants = {Variant::thomas_pcr};
+  s.threads = {64};
+  s.chunks = {8, 16};
+  const SweptBatch<float> batch(p, s, [](const Footprint&, const std::string&) {});
+  std::vector<int> chunks;
+  for (const Configuration& c : batch.configurations()) {
+    EXPECT_EQ(c.launch.variant, Variant::thomas_pcr);
+    EXPECT_EQ(c.launch.threads, 64);
+    chunks.push_back(c.launch.chunk);
+  }
+  EXPECT_EQ(chunks, (std::vector<int>{8, 4}));
 }
 
 }  // namespace

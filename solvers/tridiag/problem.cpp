@@ -9,6 +9,7 @@
 #include "kernels/phase_timer.hpp"
 #include "kernels/precision.hpp"
 #include "solvers/tridiag/inputs.hpp"
+#include "solvers/tridiag/kinds.hpp"
 #include "solvers/tridiag/run.hpp"
 
 namespace parasol::tridiag {
@@ -55,6 +56,12 @@ std::string method_of(const Launch& l) {
 }
 
 Launch launch_for(const Params& p, std::int64_t n, std::int64_t systems, int element_bytes) {
+  // Another kind's launch as its solver makes it (KindSolver): what /method and the summary name
+  // is what runs.
+  if (p.kind != Kind::general)
+    return resolve_kind_launch({p.variant, p.threads, p.chunk},
+                               {p.kind, n, systems, p.kind == Kind::multi_rhs ? p.rhs : 1},
+                               element_bytes);
   const std::vector<Variant> solvers = variants_for(p.kind);
   if (std::find(solvers.begin(), solvers.end(), p.variant) == solvers.end())
     throw InputError("", "method.variant",

@@ -32,19 +32,23 @@ std::vector<int> chunks_for(Variant v, const std::vector<int>& listed) {
   return chosen;
 }
 
-std::vector<Configuration> configurations_for(const std::vector<Variant>& variants,
-                                              const std::vector<int>& threads,
-                                              const std::vector<int>& chunks, const Dims& dims,
-                                              int element_bytes) {
+namespace {
+
+// configurations_for with `resolve(launch)` making each listed launch concrete, as the solver
+// that runs it will: the rows name the launches that run.
+template <class Resolve>
+std::vector<Configuration> configurations_resolved(const std::vector<Variant>& variants,
+                                                   const std::vector<int>& threads,
+                                                   const std::vector<int>& chunks,
+                                                   Resolve&& resolve) {
   std::vector<Configuration> out;
   for (Variant v : variants) {
-    const Dims vdims{dims.n, dims.systems, required_layout(v)};
     std::vector<Launch> launches;
     std::vector<std::string> skipped;
     for (int t : threads)
       for (int chunk : chunks_for(v, chunks)) {
         try {
-          const Launch l = resolve_launch({v, t, chunk}, vdims, element_bytes);
+          const Launch l = resolve(Launch{v, t, chunk});
           if (std::none_of(launches.begin(), launches.end(), [&](const Launch& o) {
                 return o.threads == l.threads && o.chunk == l.chunk;
               }))
@@ -68,6 +72,26 @@ std::vector<Configuration> configurations_for(const std::vector<Variant>& varian
           (skipped.size() == 1 ? "" : "es") + " skipped (first: " + skipped.front() + ")";
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Configuration> configurations_for(const std::vector<Variant>& variants,
+                                              const std::vector<int>& threads,
+                                              const std::vector<int>& chunks, const Dims& dims,
+                                              int element_bytes) {
+  return configurations_resolved(variants, threads, chunks, [&](const Launch& l) {
+    return resolve_launch(l, {dims.n, dims.systems, required_layout(l.variant)}, element_bytes);
+  });
+}
+
+std::vector<Configuration> configurations_for(const std::vector<Variant>& variants,
+                                              const std::vector<int>& threads,
+                                              const std::vector<int>& chunks,
+                                              const KindDims& dims, int element_bytes) {
+  return configurations_resolved(variants, threads, chunks, [&](const Launch& l) {
+    return resolve_kind_launch(l, dims, element_bytes);
+  });
 }
 
 template <class T>
@@ -198,10 +222,13 @@ SweptBatch<T>::SweptBatch(const Params& p, const SweepParams& s, const Fits& fit
     for (Variant v : s.variants)
       if (std::find(solvers.begin(), solvers.end(), v) != solvers.end()) variants.push_back(v);
   }
-  // configurations_for's layouts are the general kind's: thomas interleaved, the rest
-  // contiguous, as kind_layout has them for every kind.
-  configurations_ = configurations_for(variants, s.threads, s.chunks,
-                                       {dims_.n, dims_.systems, Layout::contiguous}, element_bytes);
+  // Another kind's launches as its solver makes them (resolve_kind_launch: its on-chip kernels
+  // run a launch they cannot take as asked at the nearest they can).
+  configurations_ =
+      p.kind == Kind::general
+          ? configurations_for(variants, s.threads, s.chunks,
+                               {dims_.n, dims_.systems, Layout::contiguous}, element_bytes)
+          : configurations_for(variants, s.threads, s.chunks, dims_, element_bytes);
 }
 
 template <class T>

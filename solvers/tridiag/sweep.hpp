@@ -43,6 +43,11 @@ std::vector<Configuration> configurations_for(const std::vector<Variant>& varian
                                               const std::vector<int>& threads,
                                               const std::vector<int>& chunks, const Dims& dims,
                                               int element_bytes);
+// The same for another kind's batch, each launch made concrete by resolve_kind_launch.
+std::vector<Configuration> configurations_for(const std::vector<Variant>& variants,
+                                              const std::vector<int>& threads,
+                                              const std::vector<int>& chunks,
+                                              const KindDims& dims, int element_bytes);
 
 // The batch on the device in each layout a sweep's variants need, with the gold in the same
 // layout beside it, so that each launch is checked on the device. Each layout's copy is made once

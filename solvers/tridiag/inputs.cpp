@@ -55,6 +55,26 @@ std::vector<std::uint64_t> batch_shape(const io::ResultReader& h5, const FileInp
   return shape;
 }
 
+// This rank's share of a file's `systems` (system_share), a complaint naming the file.
+comm::Slab file_share(const std::string& file, std::int64_t systems, int rank, int ranks) {
+  try {
+    return system_share(systems, rank, ranks, "input.file", "systems");
+  } catch (const InputError& e) {
+    throw e.with_source(file);
+  }
+}
+
+// Each of `datasets` (name, key, values) read as the rows `mine` of its systems alone.
+template <class T, class Datasets>
+void read_share(io::ResultReader& h5, const std::string& file, const Datasets& datasets,
+                const comm::Slab& mine) {
+  for (const auto& [dataset, key, values] : datasets)
+    values = named(file, key, dataset, [&] {
+      return h5.read_rows<T>(dataset, static_cast<std::uint64_t>(mine.begin),
+                             static_cast<std::uint64_t>(mine.count()));
+    });
+}
+
 }  // namespace
 
 template <class T>
@@ -70,19 +90,9 @@ BatchPart<T> read_batch_part(const FileInput& input, int rank, int ranks) {
       {input.d, "input.d", batch.d}};
   const std::vector<std::uint64_t> shape = batch_shape<T>(*h5, input);
   part.systems = static_cast<std::int64_t>(shape[0]);
-  const comm::Slab mine = [&] {
-    try {
-      return system_share(part.systems, rank, ranks, "input.file", "systems");
-    } catch (const InputError& e) {
-      throw e.with_source(file);
-    }
-  }();
+  const comm::Slab mine = file_share(file, part.systems, rank, ranks);
   part.first = mine.begin;
-  for (const auto& [dataset, key, values] : datasets)
-    values = named(file, key, dataset, [&] {
-      return h5->read_rows<T>(dataset, static_cast<std::uint64_t>(mine.begin),
-                              static_cast<std::uint64_t>(mine.count()));
-    });
+  read_share<T>(*h5, file, datasets, mine);
   batch.dims = {static_cast<std::int64_t>(shape[1]), mine.count(), Layout::contiguous};
   return part;
 }
@@ -185,20 +195,10 @@ KindBatchPart<T> read_kind_batch_part(const FileInput& input, Kind kind, int rhs
   part.systems = static_cast<std::int64_t>(b_shape[0]);
   batch.dims = {kind, static_cast<std::int64_t>(b_shape[1]), 0, rhs};
   check_kind_dims(batch.dims, file, "input.file");
-  const comm::Slab mine = [&] {
-    try {
-      return system_share(part.systems, rank, ranks, "input.file", "systems");
-    } catch (const InputError& e) {
-      throw e.with_source(file);
-    }
-  }();
+  const comm::Slab mine = file_share(file, part.systems, rank, ranks);
   part.first = mine.begin;
   batch.dims.systems = mine.count();
-  for (const auto& [dataset, key, values] : datasets)
-    values = named(file, key, dataset, [&] {
-      return h5->read_rows<T>(dataset, static_cast<std::uint64_t>(mine.begin),
-                              static_cast<std::uint64_t>(mine.count()));
-    });
+  read_share<T>(*h5, file, datasets, mine);
   return part;
 }
 

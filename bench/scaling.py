@@ -34,7 +34,7 @@ import tempfile
 import h5py
 import numpy as np
 
-RATES = ["gpoints_per_s", "path_steps_per_s", "atom_evaluations_per_s", "unknowns_per_s",
+RATES = ["gpoints_per_s", "munknowns_per_s", "path_steps_per_s", "atom_evaluations_per_s", "unknowns_per_s",
          "gsamples_per_s", "gelements_per_s"]
 # Phases that are not the solve: the rest of /timings' phases add up to a rank's solving time.
 NOT_SOLVING = {"setup", "wait", "exchange", "check", "write"}

@@ -125,9 +125,7 @@ int Context::select_device() {
   std::string reason;
   if (!gpu_available(&reason))
     throw Error("rank " + std::to_string(rank()) + " on " + host() + ": " + reason);
-  int count = 0;
-  PARASOL_CUDA(cudaGetDeviceCount(&count));
-  const int ordinal = local_rank() % count;
+  const int ordinal = device_for_local_rank(local_rank());
   PARASOL_CUDA(cudaSetDevice(ordinal));
   return ordinal;
 }

@@ -10,25 +10,28 @@ struct Sign {
   const char* launcher;
   const char* variable;       // set in every process the launcher starts
   const char* size_variable;  // where it says how many; nullptr when it does not
+  const char* local_variable;  // where it says the rank on this host; nullptr when it does not
 };
 
 // The most specific first: Open MPI also sets PMIX_RANK, and Slurm's srun may sit under either.
 constexpr std::array kSigns{
-    Sign{"Open MPI", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"},
-    Sign{"MVAPICH2", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"},
-    Sign{"PMI (MPICH, Intel MPI)", "PMI_RANK", "PMI_SIZE"},
-    Sign{"PMI (MPICH, Intel MPI)", "PMI_SIZE", "PMI_SIZE"},
-    Sign{"PMIx", "PMIX_RANK", nullptr},
-    Sign{"Cray PALS", "PALS_RANKID", "PALS_SIZE"},
-    Sign{"Slurm", "SLURM_PROCID", "SLURM_NTASKS"},
+    Sign{"Open MPI", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+    Sign{"MVAPICH2", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK"},
+    Sign{"PMI (MPICH, Intel MPI)", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
+    Sign{"PMI (MPICH, Intel MPI)", "PMI_SIZE", "PMI_SIZE", "MPI_LOCALRANKID"},
+    Sign{"PMIx", "PMIX_RANK", nullptr, nullptr},
+    Sign{"Cray PALS", "PALS_RANKID", "PALS_SIZE", "PALS_LOCAL_RANKID"},
+    Sign{"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
 };
 
-int parse_size(const char* text) {
-  if (text == nullptr) return 0;
+// A count or an index from a variable: `none` unless the whole text is a number in [low, 2^30).
+int parse_number(const char* text, long low, int none) {
+  if (text == nullptr) return none;
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
-  return (end != text && *end == '\0' && value > 0 && value < (1L << 30)) ? static_cast<int>(value)
-                                                                          : 0;
+  return (end != text && *end == '\0' && value >= low && value < (1L << 30))
+             ? static_cast<int>(value)
+             : none;
 }
 
 }  // namespace
@@ -41,7 +44,9 @@ std::optional<Launch> detect_launch(const GetEnv& getenv) {
     // Slurm sets SLURM_PROCID in a batch script's own shell too; counting it only beside
     // SLURM_NTASKS keeps a script without --ntasks a plain one-rank run.
     if (std::string(sign.launcher) == "Slurm" && size_text == nullptr) continue;
-    return Launch{sign.launcher, std::string(sign.variable) + "=" + value, parse_size(size_text)};
+    const char* local_text = sign.local_variable != nullptr ? getenv(sign.local_variable) : nullptr;
+    return Launch{sign.launcher, std::string(sign.variable) + "=" + value,
+                  parse_number(size_text, 1, 0), parse_number(local_text, 0, -1)};
   }
   return std::nullopt;
 }

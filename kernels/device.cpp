@@ -31,6 +31,23 @@ ContextWarmup::ContextWarmup() {
   });
 }
 
+ContextWarmup::ContextWarmup(int local_rank) {
+  thread_ = std::thread([local_rank] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
+        cudaSetDevice(local_rank % count) == cudaSuccess)
+      (void)cudaFree(nullptr);
+    (void)cudaGetLastError();
+  });
+}
+
+int device_for_local_rank(int local_rank) {
+  int count = 0;
+  PARASOL_CUDA(cudaGetDeviceCount(&count));
+  if (count <= 0) throw Error("no CUDA device is visible to this process");
+  return local_rank % count;
+}
+
 ContextWarmup::~ContextWarmup() {
   if (thread_.joinable()) thread_.join();
 }

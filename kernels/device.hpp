@@ -47,6 +47,10 @@ DeviceInfo current_device();
 // kept on the device, which are left out where they do not fit.
 bool fits_in_free_memory(double bytes);
 
+// The device a rank that is `local_rank` among its host's ranks runs on: its local rank modulo the
+// host's visible devices (comm::Context::select_device). Throws where no device is usable.
+int device_for_local_rank(int local_rank);
+
 // The current device's multiprocessor count (cheaper than current_device()).
 int multiprocessor_count();
 
@@ -67,6 +71,10 @@ double measure_copy_bandwidth(std::size_t bytes, int repeats = 20);
 class ContextWarmup {
  public:
   ContextWarmup();
+  // The context of the device a rank that is `local_rank` on its host runs on
+  // (device_for_local_rank), before that device is current: a launched rank's is made while MPI
+  // initialises (a quarter of a second each on an H200 host).
+  explicit ContextWarmup(int local_rank);
   ~ContextWarmup();
   ContextWarmup(const ContextWarmup&) = delete;
   ContextWarmup& operator=(const ContextWarmup&) = delete;

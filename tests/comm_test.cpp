@@ -166,6 +166,23 @@ TEST(CommLaunch, EachLauncherIsRecognisedByItsVariables) {
   EXPECT_EQ(launch_in({{"OMPI_COMM_WORLD_SIZE", "many"}})->size, 0);
 }
 
+TEST(CommLaunch, TheRankOnItsHostIsReadWhereTheLauncherSaysIt) {
+  EXPECT_EQ(launch_in({{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "3"}})
+                ->local_rank,
+            3);
+  EXPECT_EQ(launch_in({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "64"}, {"SLURM_LOCALID", "1"}})
+                ->local_rank,
+            1);
+  EXPECT_EQ(launch_in({{"PMI_RANK", "1"}, {"PMI_SIZE", "3"}, {"MPI_LOCALRANKID", "0"}})->local_rank,
+            0);
+  // Not said, or not a number: unknown.
+  EXPECT_EQ(launch_in({{"OMPI_COMM_WORLD_SIZE", "4"}})->local_rank, -1);
+  EXPECT_EQ(launch_in({{"PMIX_RANK", "0"}})->local_rank, -1);
+  EXPECT_EQ(launch_in({{"MV2_COMM_WORLD_SIZE", "8"}, {"MV2_COMM_WORLD_LOCAL_RANK", "-2"}})
+                ->local_rank,
+            -1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Host collectives
 

@@ -61,6 +61,7 @@ class Laplace3dRun final : public SolverRun<Params> {
       points = static_cast<double>(part_->local().points());
     }
     if (gpu_) check_fits_device(t_, p_, points);
+    if (gpu_ && ranks() > 1) slab_comm_.emplace(*context_, transport_);  // set up meanwhile
     // The host holds the initial field and the result, and the gold two fields of its own.
     require_host_memory(t_.source(), "grid", "the grid needs",
                         (gpu_ ? 2 : 3) * sizeof(T) * points);
@@ -105,7 +106,8 @@ class Laplace3dRun final : public SolverRun<Params> {
         line.update(pr.iterations, pr.max_iterations, pr.seconds,
                     "max|du| " + short_number(pr.last_change));
       };
-      result_ = laplace3d::solve<T>(p_, gpu_, *context_, transport_, overlap_, report, &points);
+      result_ = laplace3d::solve<T>(p_, gpu_, *context_, transport_, overlap_, report, &points,
+                                    slab_comm_ ? &*slab_comm_ : nullptr);
     }
     if (ranks() > 1) timings.add("exchange", result_.exchange_seconds);
     checkpoints_->finish("iteration", p_.max_iterations);
@@ -188,6 +190,7 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
+  std::optional<laplace3d::SlabComm> slab_comm_;  // their halos' communicator, on the GPU
   laplace3d::SlabResult<T> result_;  // this rank's planes: the whole grid on one rank
   std::optional<Checkpointing> checkpoints_;
   std::vector<T> restart_u_;                   // a restart's field, until the solve takes it

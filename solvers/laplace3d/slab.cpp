@@ -150,7 +150,12 @@ std::vector<double> time_slab_sweeps(const Params& p, comm::Context& context,
 template <class T>
 SlabResult<T> solve(const Params& p, bool gpu, comm::Context& context, comm::Transport transport,
                     bool overlap, const ProgressCallback& progress,
-                    const Checkpoints<T>* checkpoints) {
+                    const Checkpoints<T>* checkpoints, SlabComm* slab_comm) {
+  if (context.size() > 1 && gpu && slab_comm != nullptr) {
+    slab_comm->comm.connect(
+        slab_part(p.grid, context.rank(), context.size(), halo_depth(p.variant)).slab.neighbours);
+    return solve_gpu_slab<T>(p, context, slab_comm->comm, overlap, progress, checkpoints);
+  }
   if (context.size() > 1)
     return gpu ? solve_gpu_slab<T>(p, context, transport, overlap, progress, checkpoints)
                : solve_gold_slab<T>(p, context, progress, checkpoints);
@@ -167,10 +172,11 @@ SlabResult<T> solve(const Params& p, bool gpu, comm::Context& context, comm::Tra
 }
 
 template SlabResult<float> solve<float>(const Params&, bool, comm::Context&, comm::Transport, bool,
-                                        const ProgressCallback&, const Checkpoints<float>*);
+                                        const ProgressCallback&, const Checkpoints<float>*,
+                                        SlabComm*);
 template SlabResult<double> solve<double>(const Params&, bool, comm::Context&, comm::Transport,
                                           bool, const ProgressCallback&,
-                                          const Checkpoints<double>*);
+                                          const Checkpoints<double>*, SlabComm*);
 template SlabResult<float> solve_gold_slab<float>(const Params&, comm::Context&,
                                                   const ProgressCallback&,
                                                   const Checkpoints<float>*);

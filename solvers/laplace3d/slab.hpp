@@ -15,6 +15,7 @@
 #include "comm/halo.hpp"
 #include "comm/over_ranks.hpp"
 #include "comm/transport.hpp"
+#include "kernels/stream.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/laplace3d/check.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
@@ -94,6 +95,17 @@ SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
                               const ProgressCallback& progress = {},
                               const Checkpoints<T>* checkpoints = nullptr);
 
+// A rank's communicator for its slab's halos and the stream it runs on, made once per run: NCCL's
+// set-up (about 0.4 s a rank on an H200 host) goes on in the background from here
+// (comm/device_comm.hpp), so a run makes it while it prepares, and the first exchange waits for
+// what is left of it.
+struct SlabComm {
+  SlabComm(comm::Context& context, comm::Transport transport)
+      : stream(Stream::high_priority()), comm(context, transport, stream.get()) {}
+  Stream stream;  // declared before the communicator that uses it
+  comm::DeviceComm comm;
+};
+
 // The GPU solver on this rank's slab (this rank's device current). When `overlap`, every
 // variant sweeps the planes its neighbours need first, exchanges them on the communicator's
 // stream and sweeps the rest meanwhile (temporal: four sweeps a pass, four-deep halos).
@@ -111,10 +123,11 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
 // A run of `p` on this rank's part, the one entry for every backend and rank count: on one rank
 // the whole grid (solve_gpu, solve_gold; `part` and the exchange left empty), across ranks this
 // rank's slab (solve_gpu_slab through `transport`, overlapping when `overlap`; solve_gold_slab).
+// Across ranks on the GPU, `slab_comm` (made beforehand, or null: made here) carries the halos.
 template <class T>
 SlabResult<T> solve(const Params& p, bool gpu, comm::Context& context, comm::Transport transport,
                     bool overlap, const ProgressCallback& progress = {},
-                    const Checkpoints<T>* checkpoints = nullptr);
+                    const Checkpoints<T>* checkpoints = nullptr, SlabComm* slab_comm = nullptr);
 
 // The whole run's agreement from this rank's owned planes `u` after `sweeps` sweeps and the
 // gold's same planes: the differences combined over the ranks, judged as agreement<T>() judges

@@ -95,9 +95,8 @@ ShapeMeasurement ShapeStudy<T>::measure_across_ranks(Variant variant, const Shap
   p.tolerance = 0;
   p.max_iterations = check_sweeps_;
   if (!comm_) {  // made and connected once: NCCL's setup is a second or so
-    comm_stream_.emplace(Stream::high_priority());
-    comm_.emplace(context, transport_, comm_stream_->get());
-    comm_->connect(slab_part(p_.grid, context.rank(), context.size(), 1).slab.neighbours);
+    comm_.emplace(context, transport_);
+    comm_->comm.connect(slab_part(p_.grid, context.rank(), context.size(), 1).slab.neighbours);
   }
   Params timed = p;
   timed.max_iterations = sweeps;
@@ -106,7 +105,7 @@ ShapeMeasurement ShapeStudy<T>::measure_across_ranks(Variant variant, const Shap
   RowSteps steps;
   steps.method = method_of(variant, block);
   // No poison: solve_gpu_slab makes its slab afresh from the starting values on every call.
-  steps.run = [&] { checked = solve_gpu_slab<T>(p, context, *comm_, true); };
+  steps.run = [&] { checked = solve_gpu_slab<T>(p, context, comm_->comm, true); };
   steps.check = [&] {
     const std::int64_t plane = p_.grid.nx * p_.grid.ny;
     const std::vector<T> gold(gold_.begin() + checked->part.slab.begin * plane,
@@ -117,10 +116,10 @@ ShapeMeasurement ShapeStudy<T>::measure_across_ranks(Variant variant, const Shap
   steps.warm_up = [] {};
   steps.time = [&](const std::function<void()>&) {
     std::vector<double> exchange;
-    std::vector<double> seconds = time_slab_sweeps<T>(timed, context, *comm_, true, repeats,
+    std::vector<double> seconds = time_slab_sweeps<T>(timed, context, comm_->comm, true, repeats,
                                                       m.timed_s);
     const std::vector<double> plain =
-        time_slab_sweeps<T>(timed, context, *comm_, false, repeats, m.timed_s, &exchange);
+        time_slab_sweeps<T>(timed, context, comm_->comm, false, repeats, m.timed_s, &exchange);
     m.exchange_seconds = median(exchange);
     m.hidden_fraction = (median(plain) - median(seconds)) / m.exchange_seconds;
     return seconds;

@@ -16,6 +16,7 @@
 #include "kernels/stream.hpp"
 #include "kernels/sweep_row.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
+#include "solvers/laplace3d/slab.hpp"
 
 namespace parasol::laplace3d {
 
@@ -66,8 +67,7 @@ class ShapeStudy {
   std::vector<T> gold_;
   Stream stream_;
   DeviceBuffer<T> gold_device_;        // one rank, when it fits: the gold the checks compare with
-  std::optional<Stream> comm_stream_;  // declared before the communicator that uses it
-  std::optional<comm::DeviceComm> comm_;
+  std::optional<SlabComm> comm_;
 };
 
 }  // namespace parasol::laplace3d

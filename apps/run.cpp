@@ -20,6 +20,7 @@
 #include "apps/ranks.hpp"
 #include "apps/solver_run.hpp"
 #include "apps/units.hpp"
+#include "comm/device_comm.hpp"
 #include "io/xdmf.hpp"
 #include "apps/profile.hpp"
 #include "apps/progress.hpp"
@@ -313,8 +314,10 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     // a gigabyte of pinned memory alone takes a tenth of a second, which the process otherwise
     // spent after its summary (a GPU run's process wall was 0.2 s above the summary's).
     const auto releasing = timings.time("release");
+    if (options.ends_process) comm::leave_communicators_to_exit();
     run.reset();
-    if (options.ends_process && backend == Backend::gpu) release_device_context();
+    if (options.ends_process && backend == Backend::gpu && !comm::communicators_left_to_exit())
+      release_device_context();
   }
   PhaseTimer mean;
   std::vector<std::vector<double>> by_rank;

@@ -1,5 +1,6 @@
 #include "comm/device_comm.hpp"
 
+#include <atomic>
 #include <deque>
 #include <string>
 
@@ -10,6 +11,19 @@
 #include "kernels/error.hpp"
 
 namespace parasol::comm {
+namespace detail {
+namespace {
+std::atomic<bool> g_leave_to_exit{false}, g_left_to_exit{false};
+}  // namespace
+
+bool teardown_left_to_exit() { return g_leave_to_exit; }
+void note_left_to_exit() { g_left_to_exit = true; }
+
+}  // namespace detail
+
+void leave_communicators_to_exit() { detail::g_leave_to_exit = true; }
+bool communicators_left_to_exit() { return detail::g_left_to_exit; }
+
 namespace {
 
 // Gathers what decides a route. Collective: every rank's device goes to every rank.

@@ -95,4 +95,12 @@ class DeviceComm {
   std::unique_ptr<Impl> impl_;
 };
 
+// For a process that ends once its work is done (`parasol run`): the communicators destroyed
+// from this call on are left to the process's exit. NCCL's teardown waited half a second a
+// communicator for its proxy thread on an H200 host (ncclCommAbort a whole second), which the
+// process's end does not. communicators_left_to_exit() says whether one was: the device's
+// context is then left to the exit too, since the communicator still holds memory in it.
+void leave_communicators_to_exit();
+bool communicators_left_to_exit();
+
 }  // namespace parasol::comm

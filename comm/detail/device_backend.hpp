@@ -26,6 +26,11 @@ class DeviceBackend {
   virtual void broadcast(void* d_data, std::size_t bytes, int root) = 0;
 };
 
+// leave_communicators_to_exit (device_comm.hpp), as a backend's destructor asks it: whether to
+// leave its library's teardown to the process's exit, and the note that it did.
+bool teardown_left_to_exit();
+void note_left_to_exit();
+
 std::unique_ptr<DeviceBackend> make_local_backend(cudaStream_t stream, CommClock& clock);
 // Through `world`: on device pointers where `staged` is false (the library is CUDA-aware),
 // else through pinned host copies.

@@ -62,7 +62,11 @@ class NcclBackend final : public DeviceBackend {
       } catch (...) {  // its error was the first operation's to report; none came
       }
     }
-    if (comm_ != nullptr) (void)ncclCommDestroy(comm_);
+    if (comm_ == nullptr) return;
+    if (teardown_left_to_exit())
+      note_left_to_exit();
+    else
+      (void)ncclCommDestroy(comm_);
   }
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;

@@ -8,8 +8,9 @@
 #   SCALING_SIZE=tiny bench/scaling_suite.sh /tmp/s 2   # small CPU runs: the script itself
 #   SCALING_PARTS=solvers bench/scaling_suite.sh OUTDIR 2,4,8   # some parts only
 #
-# SCALING_PARTS lists the parts to run, from link (the link facts), laplace3d, solvers (strong)
-# and solvers-weak (default: all four), so that where a job's time is limited the suite runs as
+# SCALING_PARTS lists the parts to run, from link (the link facts), laplace3d, solvers (strong),
+# solvers-weak, poisson (strong and weak, the plain variant: the fused one runs on one rank) and
+# long (one tridiagonal system of 2^28 rows cut among the ranks) (default: all six), so that where a job's time is limited the suite runs as
 # several jobs. Weak scaling grows each solver's case with the ranks (the size of one rank's share
 # is the strong case's whole problem) and compares each result with one rank's at the same size.
 #
@@ -28,9 +29,9 @@ comm_bench=${COMM_BENCH:-$here/build/release/bench/comm_bench}
 launcher=${LAUNCHER:-"mpirun --allow-run-as-root -np {n} -x NCCL_NVLS_ENABLE"}
 python=${PYTHON:-python3}
 largest=${ranks##*,}
-parts=",${SCALING_PARTS:-link,laplace3d,solvers,solvers-weak},"
+parts=",${SCALING_PARTS:-link,laplace3d,solvers,solvers-weak,poisson,long},"
 for part in ${parts//,/ }; do
-  case $part in link | laplace3d | solvers | solvers-weak) ;; *) echo "$0: SCALING_PARTS: no part \"$part\" (link, laplace3d, solvers, solvers-weak)" >&2; exit 2 ;; esac
+  case $part in link | laplace3d | solvers | solvers-weak | poisson | long) ;; *) echo "$0: SCALING_PARTS: no part \"$part\" (link, laplace3d, solvers, solvers-weak, poisson, long)" >&2; exit 2 ;; esac
 done
 runs() { [[ $parts == *",$1,"* ]]; }
 scaling() {
@@ -55,6 +56,8 @@ if [ "${SCALING_SIZE:-full}" = tiny ]; then
   weak_tri="heat.points=64 heat.grids={64*n} heat.steps=2 $cpu"
   weak_fft="signal.batch={16*n} signal.length=256 filter.length=15 filter.sigma=0 $cpu"
   weak_rec="ar1.series={4*n} ar1.length=4096 $cpu"
+  pois="grid.nx=32 grid.ny=32 grid.nz=32 $cpu"; weak_pois="grid.nx=32 grid.ny=32 grid.nz={32*n} $cpu"
+  long="random.n=65536 $cpu"
 else
   cpu=""
   small="grid.nx=512 grid.ny=512 grid.nz=512"
@@ -74,6 +77,8 @@ else
   weak_tri="heat.points=16384 heat.grids={1024*n} heat.steps=20"
   weak_fft="signal.batch={4096*n} signal.length=4096 filter.length=63 filter.sigma=0"
   weak_rec="ar1.series={4*n} ar1.length=67108864 method.mode=reproducible"  # 2^28 a rank
+  pois=""; weak_pois="grid.nx=1024 grid.ny=1024 grid.nz={512*n}"  # 512^3; 1024 x 1024 x 512 a rank
+  long=""
 fi
 
 # Link facts (GPU runs only).
@@ -134,4 +139,16 @@ for c in "${cases[@]}"; do
   echo "$(basename "${c%% *}") weak: $out/solvers-weak.txt"
 done
 fi
-grep -h -v "^case" "$out/laplace3d.txt" "$out/solvers.txt" "$out/solvers-weak.txt" 2>/dev/null || true
+# poisson: the study input (FMG and two V-cycles), strong and weak, each smoother.
+runs poisson && for smoother in rbgs chebyshev; do
+  c="$inputs/poisson-512.toml study.refinements=1 method.variant=plain method.smoother=$smoother"
+  scaling "$c $pois" >> "$out/poisson.txt" 2>&1
+  scaling --weak "$c $weak_pois" >> "$out/poisson.txt" 2>&1
+  echo "poisson $smoother: $out/poisson.txt"
+done
+
+# One long tridiagonal system cut among the ranks: the partition method's solve against one rank's.
+runs long && { scaling "$inputs/tridiag-long.toml $long" >> "$out/long.txt" 2>&1; echo "tridiag long: $out/long.txt"; }
+
+grep -h -v "^case" "$out/laplace3d.txt" "$out/solvers.txt" "$out/solvers-weak.txt" "$out/poisson.txt" \
+  "$out/long.txt" 2>/dev/null || true

@@ -190,7 +190,8 @@ struct DeviceSolver<T>::Impl {
     }
     for (std::int64_t s = 0; s < sweeps; ++s)
       for (int colour = 0; colour < 2; ++colour) {
-        rbgs_kernel<<<grid, kCellBlock, 0, stream>>>(d.grid, d.current(), b, colour);
+        rbgs_kernel<<<colour_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0, stream>>>(
+            d.grid, d.current(), b, colour);
         PARASOL_CHECK_LAUNCH(stream);
       }
   }

@@ -380,6 +380,7 @@ class SlabMultigrid {
       return;
     }
     const bool jacobi_colours = odd_periodic(p_, d.level);
+    const dim3 halves = colour_grid(d.level.nx, d.level.ny, d.grid.planes);
     for (std::int64_t s = 0; s < sweeps; ++s)
       for (int colour = 0; colour < 2; ++colour) {
         exchange(l, d.current());
@@ -387,10 +388,10 @@ class SlabMultigrid {
           // The values from before the half sweep, halos included, as the fused pass reads them.
           PARASOL_CUDA(cudaMemcpyAsync(d.other(), d.current(), d.stored() * sizeof(T),
                                        cudaMemcpyDeviceToDevice, stream_));
-          colour_from_kernel<<<grid, kCellBlock, 0, stream_>>>(d.grid, d.other(), d.current(), b,
-                                                               colour);
+          colour_from_kernel<<<halves, kCellBlock, 0, stream_>>>(d.grid, d.other(), d.current(),
+                                                                 b, colour);
         } else {
-          rbgs_kernel<<<grid, kCellBlock, 0, stream_>>>(d.grid, d.current(), b, colour);
+          rbgs_kernel<<<halves, kCellBlock, 0, stream_>>>(d.grid, d.current(), b, colour);
         }
         PARASOL_CHECK_LAUNCH(stream_);
       }

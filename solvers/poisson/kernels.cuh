@@ -38,6 +38,10 @@ inline dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
   return grid_for(blocks_to_cover(nx, ny, planes, Shape{kCellX, kCellY, 1}));
 }
 inline const dim3 kCellBlock(kCellX, kCellY, 1);
+// The launch grid of a kernel over one colour's cells (for_each_held_of_colour): half the columns.
+inline dim3 colour_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
+  return cell_grid((nx + 1) / 2, ny, planes);
+}
 
 // Whether a periodic axis of the level has an odd length of 3 or more: red meets red across the
 // wrap, and the in-place red-black kernel would read a neighbour that some threads have updated
@@ -91,12 +95,13 @@ __device__ __forceinline__ T red_black_update(const G<T>& g, const T* u, const T
 }
 
 // One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
-// cell's update reads, are not written. Only on levels whose periodic axes are even.
+// cell's update reads, are not written. Only on levels whose periodic axes are even. Launched
+// over colour_grid.
 template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
     rbgs_kernel(G<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
-  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, u, b, i, j, k, at);
+  for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
+    u[at] = red_black_update(g, u, b, i, j, k, at);
   });
 }
 
@@ -108,8 +113,8 @@ template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
     colour_from_kernel(G<T> g, const T* __restrict__ from, T* __restrict__ u,
                        const T* __restrict__ b, int colour) {
-  for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    if (((i + j + k) & 1) == colour) u[at] = red_black_update(g, from, b, i, j, k, at);
+  for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
+    u[at] = red_black_update(g, from, b, i, j, k, at);
   });
 }
 

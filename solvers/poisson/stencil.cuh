@@ -223,4 +223,43 @@ __device__ __forceinline__ void for_each_held(const SlabGrid<T>& g, Body&& body)
   });
 }
 
+// The cells of one colour ((i + j + k_first + k) & 1 == colour, k_first the whole level's plane
+// that local plane 0 is) of an nx x ny x nz box, as for_each_cell visits every cell: a thread
+// along x takes every other cell, so a red-black half sweep launches only the threads that update
+// (cell_grid over (nx + 1) / 2 columns: colour_grid). Over every cell with the other colour's
+// threads idle, a 512^3 half sweep took 2 ms for 0.6 GB (ncu, 2026-11-28).
+template <class Body>
+__device__ __forceinline__ void for_each_colour_cell(int nx, int ny, int nz, int k_first,
+                                                     int colour, Body&& body) {
+  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y,
+                 step_z = gridDim.z * blockDim.z;
+  const unsigned half = (static_cast<unsigned>(nx) + 1) / 2;
+  for (unsigned k = blockIdx.z * blockDim.z + threadIdx.z; k < static_cast<unsigned>(nz); k += step_z)
+    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
+      for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < half; t += step_x) {
+        const unsigned i = 2 * t + ((static_cast<unsigned>(colour) + j + k +
+                                     static_cast<unsigned>(k_first)) & 1u);
+        if (i < static_cast<unsigned>(nx))
+          body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
+               i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k));
+      }
+}
+
+// Every cell of one colour ((i + j + k) & 1 == colour, k the whole level's plane) among the planes
+// a level's grid holds, as for_each_held.
+template <class T, class Body>
+__device__ __forceinline__ void for_each_held_of_colour(const LevelGrid<T>& g, int colour,
+                                                        Body&& body) {
+  for_each_colour_cell(g.nx, g.ny, g.nz, 0, colour, body);
+}
+template <class T, class Body>
+__device__ __forceinline__ void for_each_held_of_colour(const SlabGrid<T>& g, int colour,
+                                                        Body&& body) {
+  const int skip = g.z_halos ? 1 : 0;
+  for_each_colour_cell(g.nx, g.ny, g.planes, g.k0, colour,
+                       [&](int i, int j, int k, std::int64_t at) {
+                         body(i, j, k + g.k0, at + skip * g.sz());
+                       });
+}
+
 }  // namespace parasol::poisson

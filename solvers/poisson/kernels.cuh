@@ -469,10 +469,25 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
   const int fx = rx == 1 ? -1 : fold(xs[1], coarse.nx, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
   const int fy = ry == 1 ? -1 : fold(ys[1], coarse.ny, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
   const int fz = rz == 1 ? -1 : fold(zs[1], coarse.nz, z_period, 2, coarse.lo[2], coarse.hi[2]);
-  const auto apply = [&](double& v, int face) {
-    if (face < 0) return;
-    const signed char factor = (face & 1) ? coarse.hi[face / 2] : coarse.lo[face / 2];
-    v = factor * v + ghost.value[face];
+  // A face's ghost rule (factor * inside + data), its numbers taken with constant indices: indexed
+  // by a face chosen at run time, the level's grid and the ghost data were copied to each
+  // thread's local memory, 96 bytes a cell written before any was read.
+  struct Rule {
+    bool on;
+    signed char factor;
+    double data;
+  };
+  const auto rule = [&](int face, int axis) {
+    const bool high = face == 2 * axis + 1;
+    const signed char lo = axis == 0 ? coarse.lo[0] : axis == 1 ? coarse.lo[1] : coarse.lo[2];
+    const signed char hi = axis == 0 ? coarse.hi[0] : axis == 1 ? coarse.hi[1] : coarse.hi[2];
+    const double low_data = axis == 0 ? ghost.value[0] : axis == 1 ? ghost.value[2] : ghost.value[4];
+    const double high_data = axis == 0 ? ghost.value[1] : axis == 1 ? ghost.value[3] : ghost.value[5];
+    return Rule{face >= 0, high ? hi : lo, high ? high_data : low_data};
+  };
+  const Rule none{false, 1, 0.0}, rx1 = rule(fx, 0), ry1 = rule(fy, 1), rz1 = rule(fz, 2);
+  const auto apply = [](double& v, const Rule& r) {
+    if (r.on) v = r.factor * v + r.data;
   };
   const auto weight = [](int r, int offset) { return r == 1 ? 1.0 : offset ? 0.25 : 0.75; };
   const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
@@ -487,9 +502,9 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
       for (int a = 0; a < 2; ++a) {
         if (c >= rz || b >= ry || a >= rx) continue;
         double v = static_cast<double>(uc[xs[a] + sy * ys[b] + sz * (zs[c] - z_base)]);
-        apply(v, c ? fz : -1);
-        apply(v, b ? fy : -1);
-        apply(v, a ? fx : -1);
+        apply(v, c ? rz1 : none);
+        apply(v, b ? ry1 : none);
+        apply(v, a ? rx1 : none);
         sum += weight(rx, a) * weight(ry, b) * weight(rz, c) * v;
       }
   return sum;

@@ -1,6 +1,7 @@
 // poisson on the GPU: the multigrid of poisson.hpp on device-resident levels, each cycle captured
 // once in a CUDA graph and replayed, so that the launches of the small levels cost one graph
-// launch. Upload once, solve, download: the app never touches a device pointer. Host-only API.
+// launch. Upload the source (or make an analytic one on the device: sources.cuh), solve,
+// download: the app never touches a device pointer. Host-only API.
 //
 // What runs (device.cu, kernels.cuh): the levels of levels(p), each with u and its right-hand side
 // (and, by variant and smoother, a residual field and a second field for sweeps that cannot write

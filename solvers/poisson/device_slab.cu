@@ -15,6 +15,7 @@
 #include "comm/halo.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/poisson/kernels.cuh"
@@ -189,7 +190,8 @@ class SlabMultigrid {
     const SlabLevel<T>& top = level_[0];
     const Planes mine = own();
     const std::size_t plane = top.plane();
-    u.resize(plane * static_cast<std::size_t>(mine.count()));
+    const std::size_t cells = plane * static_cast<std::size_t>(mine.count());
+    if (u.size() != cells) u = huge_vector<T>(cells);  // huge pages before the first touch
     const std::size_t at = top.cut ? top.first() : plane * static_cast<std::size_t>(mine.begin);
     PARASOL_CUDA(cudaMemcpyAsync(u.data(), top.u.data() + at, u.size() * sizeof(T),
                                  cudaMemcpyDeviceToHost, stream_));

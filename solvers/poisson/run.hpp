@@ -53,7 +53,8 @@ double host_bytes(const Params& p, std::int64_t planes, double element);
 
 // The solve of q with source f (this rank's planes across ranks; compatible when singular) into
 // u, on the GPU (`gpu`) or by the gold, one rank or across the context's ranks. With
-// `checkpoints`, as solve_gold.
+// `checkpoints`, as solve_gold. A GPU run of an analytic source makes it on the device instead
+// (solve_made_on_device); this path is the CPU's, a file's source's and the tests' reference.
 template <class T>
 Outcome solve(const Params& q, const std::vector<double>& f, std::vector<T>& u, bool gpu,
               comm::Context& context, const CycleCallback& on_cycle = {},

@@ -45,7 +45,8 @@ class PoissonRun final : public SolverRun<Params> {
       cuts_ = poisson::refinement_cuts(p_, rank(), ranks());
     });
     require_host_memory(t_.source(), "grid", "a " + poisson::extent_text(p_) + " grid needs",
-                        poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T)));
+                        poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T),
+                                            made_on_device() && !check_));
     if (p_.source.kind == SourceKind::file) f_ = source(t_, p_, cuts_[0].begin, cuts_[0].end);
     // A restart may run more cycles, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,

@@ -55,7 +55,8 @@ std::vector<SlabCut> refinement_cuts(const Params& p, int rank, int size) {
   return cuts;
 }
 
-double host_bytes(const Params& p, std::int64_t planes, double element) {
+double host_bytes(const Params& p, std::int64_t planes, double element, bool u_only) {
+  if (u_only) return static_cast<double>(p.nx * p.ny * planes) * element;
   double hierarchy = 0;
   for (const Level& l : levels(p))
     hierarchy += static_cast<double>(l.cells()) / static_cast<double>(p.cells());

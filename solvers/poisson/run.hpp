@@ -48,8 +48,9 @@ std::vector<SlabCut> refinement_cuts(const Params& p, int rank, int size);
 // Host bytes a run holds for `planes` planes of p's grid in T of `element` bytes: the levels'
 // four fields each (x, b, r and the smoother's scratch; 8/7 of the grid's cells on a cube, up to
 // twice them where one axis halves alone), and f, the gold's u and the manufactured solution in
-// double beside them.
-double host_bytes(const Params& p, std::int64_t planes, double element);
+// double beside them. A GPU run whose source is made on the device, unchecked, holds u alone
+// (`u_only`).
+double host_bytes(const Params& p, std::int64_t planes, double element, bool u_only = false);
 
 // The solve of q with source f (this rank's planes across ranks; compatible when singular) into
 // u, on the GPU (`gpu`) or by the gold, one rank or across the context's ranks. With

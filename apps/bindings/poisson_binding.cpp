@@ -108,6 +108,7 @@ class PoissonRun final : public SolverRun<Params> {
       shift_ = d.shift;
       finest = d.error;
       timings.add("setup", host_setup + d.setup_seconds);
+      timings.add("device_to_host", d.download_seconds);
     } else {
       timings.add("setup", host_setup);
       outcome_ = poisson::solve(p_, f_, u_, gpu_, *context_, progress, &points);

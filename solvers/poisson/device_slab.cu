@@ -627,7 +627,12 @@ DeviceSolve solve_device_slab_made(const Params& p, comm::Context& context, std:
   out.setup_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.outcome = mg.solve(on_cycle, checkpoints);
-  if (u != nullptr) mg.download(*u);
+  if (u != nullptr) {
+    const auto copying = std::chrono::steady_clock::now();
+    mg.download(*u);
+    out.download_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - copying).count();
+  }
   if (p.source.kind == SourceKind::manufactured) out.error = mg.manufactured_error();
   return out;
 }

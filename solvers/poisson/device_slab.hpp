@@ -49,7 +49,8 @@ struct DeviceSolve {
   Outcome outcome;
   double shift = 0;
   std::optional<DiscretisationError> error;
-  double setup_seconds = 0;  // the solver's making (levels, graphs) and f's, before the cycles
+  double setup_seconds = 0;     // the solver's making (levels, graphs) and f's, before the cycles
+  double download_seconds = 0;  // u's copy into the host's array
 };
 
 // solve_device_slab with f made on the device from p's analytic source (every source.kind but

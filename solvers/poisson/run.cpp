@@ -93,10 +93,13 @@ DeviceSolve solve_made_on_device(const Params& q, std::vector<T>* u, comm::Conte
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.outcome = solver.solve(checkpoints);
   if (u != nullptr) {
+    const auto copying = std::chrono::steady_clock::now();
     // Huge pages before the first touch: the download is a GiB's first write at 512^3 in double.
     const auto cells = static_cast<std::size_t>(q.cells());
     if (u->size() != cells) *u = huge_vector<T>(cells);
     solver.download(u->data());
+    out.download_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - copying).count();
   }
   if (q.source.kind == SourceKind::manufactured) out.error = solver.manufactured_error();
   return out;

@@ -345,7 +345,9 @@ TEST(PoissonDeviceSourceCli, ThreeGridsGiveTheHostsDiagnostics) {
                                  "' --backend gpu -o '" + (dir / "r.h5").string() + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   io::ResultReader h5(dir / "r.h5");
-  const auto number = [&](const char* a) { return std::get<double>(h5.attribute("/diagnostics", a)); };
+  const auto number = [&](const char* a) {
+    return std::get<double>(h5.attribute("/diagnostics", a));
+  };
   const auto series = [&](const char* a) {
     return std::get<std::vector<double>>(h5.attribute("/diagnostics", a));
   };

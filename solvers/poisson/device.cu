@@ -385,8 +385,9 @@ struct DeviceSolver<T>::Impl {
     const DeviceRecipe r = made().recipe();
     const int planes = static_cast<int>(top.level.nz);
     const double shift =
-        singular(p) ? device_compatibility_shift(p, top.grid, top.level, r, 0, planes, nullptr, stream)
-                    : 0.0;
+        singular(p)
+            ? device_compatibility_shift(p, top.grid, top.level, r, 0, planes, nullptr, stream)
+            : 0.0;
     enqueue_source(top.grid, planes, r, shift, top.b.data(), stream);
     finish_source();
     return shift;

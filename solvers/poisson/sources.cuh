@@ -137,7 +137,8 @@ __global__ void __launch_bounds__(kCellThreads)
   for (int q = static_cast<int>(blockIdx.z); q < count; q += static_cast<int>(gridDim.z)) {
     const int k = first + q;
     SumMax acc{0.0, 0.0};
-    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(g.ny); j += step_y)
+    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(g.ny);
+         j += step_y)
       for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(g.nx);
            i += step_x) {
         const int ii = static_cast<int>(i), jj = static_cast<int>(j);

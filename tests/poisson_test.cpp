@@ -19,6 +19,7 @@
 #include "solvers/poisson/keys.hpp"
 #include "solvers/poisson/poisson.hpp"
 #include "solvers/poisson/problem.hpp"
+#include "solvers/poisson/run.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::poisson {
@@ -511,6 +512,67 @@ TEST(PoissonParams, RefusesWhatCannotBeSolved) {
   refused([](Params& p) { p.pre_sweeps = p.post_sweeps = 0; }, "method.pre_sweeps");
   Params fine;
   EXPECT_NO_THROW(fine.validate());
+}
+
+// make_source takes its constants from source_recipe, which the device's sources upload: the
+// values are params.hpp's formulas written per cell, to the bit (gaussian: a · exp(−r²/2w²);
+// charges: Σ q/(2π w²)^{3/2} · exp(...) in charge order; manufactured: the product of the modes
+// times a · (α + Σ k²)), on a box whose sides and spacings differ per axis.
+TEST(PoissonSource, TheRecipeGivesTheFormulasBits) {
+  Params p = box(9, 7, 5, F::dirichlet, F::neumann, F::periodic, F::periodic, F::neumann,
+                 F::dirichlet);
+  p.hx = 0.11;
+  p.hy = 0.13;
+  p.hz = 0.23;
+  p.alpha = 1.5;
+  p.source.amplitude = 1.7;
+  p.source.centre = {0.4, 0.55, 0.6};
+  p.source.width = 0.2;
+  p.source.charges = {{0.3, 0.5, 0.4, 1.0}, {0.6, 0.4, 0.7, -0.5}};
+  const double lx = 9 * p.hx, ly = 7 * p.hy, lz = 5 * p.hz, pi = 3.14159265358979323846;
+  const double w = p.source.width * std::min({lx, ly, lz});
+  const auto centre = [](std::int64_t i, double h) { return (static_cast<double>(i) + 0.5) * h; };
+  for (SourceKind kind : {SourceKind::gaussian, SourceKind::charges, SourceKind::manufactured}) {
+    p.source.kind = kind;
+    const std::vector<double> f = make_source(p, 1, 4);  // a slab's planes, from plane 1
+    std::size_t c = 0, differ = 0;
+    for (std::int64_t k = 1; k < 4; ++k)
+      for (std::int64_t j = 0; j < p.ny; ++j)
+        for (std::int64_t i = 0; i < p.nx; ++i, ++c) {
+          const double x = centre(i, p.hx), y = centre(j, p.hy), z = centre(k, p.hz);
+          double want = 0;
+          if (kind == SourceKind::gaussian) {
+            const double dx = x - 0.4 * lx, dy = y - 0.55 * ly, dz = z - 0.6 * lz;
+            want = 1.7 * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * w * w));
+          } else if (kind == SourceKind::charges) {
+            for (const auto& q : p.source.charges) {
+              const double dx = x - q[0] * lx, dy = y - q[1] * ly, dz = z - q[2] * lz;
+              want += q[3] * (1 / std::pow(2 * pi * w * w, 1.5)) *
+                      std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * w * w));
+            }
+          } else {
+            // x: Dirichlet–Neumann, a quarter sine; y periodic; z Neumann–Dirichlet, a quarter
+            // cosine.
+            const double kx = pi / (2 * lx), ky = 2 * pi / ly, kz = pi / (2 * lz);
+            want = 1.7 * (1.5 + kx * kx + ky * ky + kz * kz) * std::sin(kx * x) *
+                   std::sin(ky * y) * std::cos(kz * z);
+          }
+          if (f[c] != want) ++differ;
+        }
+    EXPECT_EQ(c, f.size());
+    EXPECT_EQ(differ, 0u) << name(kind);
+  }
+  p.source.kind = SourceKind::file;
+  EXPECT_THROW((void)source_recipe(p), Error);
+}
+
+// A GPU run whose source the device makes holds u alone on the host, which is what it is refused
+// for; a CPU or checked run holds the gold's levels, f and u* beside it.
+TEST(PoissonSource, AnUncheckedRunOfAMadeSourceNeedsHostMemoryForUAlone) {
+  Params p;
+  const double u_alone = static_cast<double>(p.nx * p.ny * 10) * 4;
+  EXPECT_EQ(host_bytes(p, 10, 4, true), u_alone);
+  EXPECT_GT(host_bytes(p, 10, 4), 3 * 8 * u_alone / 4);
 }
 
 // Through the front end.

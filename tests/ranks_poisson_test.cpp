@@ -9,8 +9,9 @@
 // sharing a GPU where there are fewer): the plain variant on 2 and 3 ranks gives the one-rank GPU
 // run's bits and passes --check against the gold, for each face kind in z (the halos and the
 // wrap), rbgs and Chebyshev, float and double, FMG and V-cycles, a checkpoint and restart across
-// ranks; the default variant gives way to plain across ranks, and fused asked for by name is one
-// line naming method.variant.
+// ranks, the source made on the device (its shift, the discretisation errors and the order study
+// the one rank's too); the default variant gives way to plain across ranks, and fused asked for
+// by name is one line naming method.variant.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -155,6 +156,20 @@ class PoissonRanksGpu : public PoissonRanks {
         EXPECT_EQ(std::get<std::vector<double>>(h5.attribute("/diagnostics", series)),
                   std::get<std::vector<double>>(h1.attribute("/diagnostics", series)))
             << series;
+      // The source made on the device by each rank for its planes, its shift from the planes'
+      // sums across the ranks, and the errors reduced plane by plane: the one rank's bits.
+      for (const char* fact : {"source_shift", "error_max", "error_rms"}) {
+        if (h1.has_attribute("/diagnostics", fact)) {
+          EXPECT_EQ(std::get<double>(h5.attribute("/diagnostics", fact)),
+                    std::get<double>(h1.attribute("/diagnostics", fact)))
+              << fact;
+        }
+      }
+      const char* ladder = "refinement_error_max";
+      if (h1.has_attribute("/diagnostics", ladder)) {
+        EXPECT_EQ(std::get<std::vector<double>>(h5.attribute("/diagnostics", ladder)),
+                  std::get<std::vector<double>>(h1.attribute("/diagnostics", ladder)));
+      }
       EXPECT_EQ(test::summaries(r.output), 1u) << r.output;
     }
   }

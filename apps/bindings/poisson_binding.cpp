@@ -45,7 +45,8 @@ class PoissonRun final : public SolverRun<Params> {
       cuts_ = poisson::refinement_cuts(p_, rank(), ranks());
     });
     require_host_memory(t_.source(), "grid", "a " + poisson::extent_text(p_) + " grid needs",
-                        poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T)));
+                        poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T),
+                                            made_on_device() && !check_));
     if (p_.source.kind == SourceKind::file) f_ = source(t_, p_, cuts_[0].begin, cuts_[0].end);
     // A restart may run more cycles, or to another tolerance; the problem is the same.
     checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,
@@ -80,10 +81,8 @@ class PoissonRun final : public SolverRun<Params> {
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     const auto start = std::chrono::steady_clock::now();
-    const poisson::SlabCut& cut = cuts_[0];
-    if (p_.source.kind != SourceKind::file) f_ = source(t_, p_, cut.begin, cut.end);
-    shift_ = poisson::make_compatible(p_, f_, context_, cut.begin, cut.end);
-    timings.add("setup", seconds_since(start));
+    if (!made_on_device()) make_host_source();
+    const double host_setup = seconds_since(start);
     const double comm_before = context_->comm_seconds();
     ProgressLine line("cycle", "unknowns", static_cast<double>(p_.cells()));
     const poisson::CycleCallback progress = [&](std::int64_t cycle, const poisson::CycleReport& c,
@@ -101,7 +100,19 @@ class PoissonRun final : public SolverRun<Params> {
             w.add(name, v.data(), n, all);
           });
         });
-    outcome_ = poisson::solve(p_, f_, u_, gpu_, *context_, progress, &points);
+    std::optional<poisson::DiscretisationError> finest;
+    if (made_on_device()) {
+      // The making of f on the device, and of its solver, is the run's setup.
+      poisson::DeviceSolve d = poisson::solve_made_on_device(p_, &u_, *context_, progress, &points);
+      outcome_ = d.outcome;
+      shift_ = d.shift;
+      finest = d.error;
+      timings.add("setup", host_setup + d.setup_seconds);
+      timings.add("device_to_host", d.download_seconds);
+    } else {
+      timings.add("setup", host_setup);
+      outcome_ = poisson::solve(p_, f_, u_, gpu_, *context_, progress, &points);
+    }
     checkpoints_->finish("V-cycle", p_.max_cycles);
     // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
     // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
@@ -114,7 +125,8 @@ class PoissonRun final : public SolverRun<Params> {
     if (ranks() > 1) timings.add("exchange", exchange);
     if (p_.source.kind != SourceKind::manufactured) return;
     const auto study = std::chrono::steady_clock::now();
-    errors_ = poisson::refinement_errors(p_, u_, cuts_, gpu_, *context_);
+    errors_ = finest ? poisson::refinement_errors_on_device<T>(p_, *finest, *context_)
+                     : poisson::refinement_errors(p_, u_, cuts_, gpu_, *context_);
     if (p_.refinements > 1) timings.add("refinements", seconds_since(study));
   }
 
@@ -140,6 +152,8 @@ class PoissonRun final : public SolverRun<Params> {
   }
 
   Agreement check() override {
+    // The check's cost, not the run's: f on the host only now, where the device made the run's.
+    if (made_on_device() && f_.empty()) make_host_source();
     return poisson::check_run(p_, f_, u_, gpu_, *context_, cuts_[0].begin);
   }
 
@@ -163,6 +177,15 @@ class PoissonRun final : public SolverRun<Params> {
 
  private:
   bool fmg() const { return p_.cycle == poisson::Cycle::fmg; }
+  // A GPU run makes an analytic source on the device (sources.cuh), and holds no f on the host.
+  bool made_on_device() const { return gpu_ && p_.source.kind != SourceKind::file; }
+  // f_ on the host, this rank's planes, compatible when singular: a file's planes were read at
+  // prepare. Collective across ranks for a singular problem.
+  void make_host_source() {
+    const poisson::SlabCut& cut = cuts_[0];
+    if (p_.source.kind != SourceKind::file) f_ = source(t_, p_, cut.begin, cut.end);
+    shift_ = poisson::make_compatible(p_, f_, context_, cut.begin, cut.end);
+  }
   // Where this rank's planes of u lie in the whole grid's cells.
   io::Share share() const {
     const auto plane = static_cast<std::uint64_t>(p_.nx * p_.ny);
@@ -171,7 +194,9 @@ class PoissonRun final : public SolverRun<Params> {
             static_cast<std::uint64_t>(cuts_[0].end) * plane};
   }
 
-  std::vector<double> f_;  // the source, in double, compatible when the problem is singular
+  // The source, in double, compatible when the problem is singular; empty where the device made
+  // it, until a check asks for it.
+  std::vector<double> f_;
   double shift_ = 0;       // subtracted from f for a singular problem
   std::vector<T> u_;
   poisson::Outcome outcome_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "kernels/making.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/poisson/kernels.cuh"
+#include "solvers/poisson/sources.cuh"
 
 namespace parasol::poisson {
 namespace {
@@ -79,6 +81,7 @@ struct DeviceSolver<T>::Impl {
   PinnedBuffer<double> host_norms;
   std::vector<ChebyshevStep> pre_steps, post_steps;
   double b_max = 0, b_l2 = 0;
+  std::optional<DeviceSource> source;  // the recipe's tables, once a source is made here
   int multiprocessors = 0;
   cudaGraphExec_t fmg_graph = nullptr, v_graph = nullptr;
 
@@ -373,8 +376,41 @@ struct DeviceSolver<T>::Impl {
 
   // b_0 = f + boundary terms; FMG's b_l = R^l f + boundary terms at level l; u = 0.
   void upload_source(const T* f) {
+    parasol::upload(level[0].b, f, level[0].b.size(), stream);
+    finish_source();
+  }
+
+  // f made here (sources.cuh), compatible where singular, into b_0; then as upload_source.
+  double make_source() {
     LevelData& top = level[0];
-    parasol::upload(top.b, f, top.b.size(), stream);
+    const DeviceRecipe r = made().recipe();
+    const int planes = static_cast<int>(top.level.nz);
+    const double shift =
+        singular(p)
+            ? device_compatibility_shift(p, top.grid, top.level, r, 0, planes, nullptr, stream)
+            : 0.0;
+    enqueue_source(top.grid, planes, r, shift, top.b.data(), stream);
+    finish_source();
+    return shift;
+  }
+
+  DiscretisationError manufactured_error() {
+    if (p.source.kind != SourceKind::manufactured)
+      throw Error("poisson: a discretisation error needs source.kind = \"manufactured\" (got \"" +
+                  std::string(name(p.source.kind)) + "\")");
+    const LevelData& top = level[0];
+    return device_discretisation_error(p, top.grid, made().exact(), 0,
+                                       static_cast<int>(top.level.nz), top.u.data(), nullptr,
+                                       stream);
+  }
+
+  const DeviceSource& made() {
+    if (!source) source.emplace(p, stream);
+    return *source;
+  }
+
+  void finish_source() {
+    LevelData& top = level[0];
     for (std::size_t l = 1; l < level.size(); ++l)
       restrict_field(l - 1, l == 1 ? top.b.data() : level[l - 1].fmg_b.data(),
                      level[l].fmg_b.data());
@@ -470,6 +506,19 @@ void DeviceSolver<T>::upload_source(const T* f) {
   impl_->upload_source(f);
 }
 template <class T>
+double DeviceSolver<T>::make_source() {
+  return impl_->make_source();
+}
+template <class T>
+DiscretisationError DeviceSolver<T>::manufactured_error() {
+  return impl_->manufactured_error();
+}
+template <class T>
+void DeviceSolver<T>::download_rhs(T* b) {
+  const auto& b0 = impl_->level[0].b;
+  parasol::download(b0, b, b0.size(), impl_->stream);
+}
+template <class T>
 Outcome DeviceSolver<T>::solve(const Checkpoints<T>* checkpoints) {
   return impl_->solve(checkpoints);
 }
@@ -484,6 +533,11 @@ void DeviceSolver<T>::poison() {
     fill_bytes(d.u, 0xFF, impl_->stream);
     if (!d.previous.empty()) fill_bytes(d.previous, 0xFF, impl_->stream);
   }
+  impl_->stream.synchronize();
+}
+template <class T>
+void DeviceSolver<T>::poison_source() {
+  fill_bytes(impl_->level[0].b, 0xFF, impl_->stream);
   impl_->stream.synchronize();
 }
 template <class T>

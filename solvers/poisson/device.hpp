@@ -1,6 +1,7 @@
 // poisson on the GPU: the multigrid of poisson.hpp on device-resident levels, each cycle captured
 // once in a CUDA graph and replayed, so that the launches of the small levels cost one graph
-// launch. Upload once, solve, download: the app never touches a device pointer. Host-only API.
+// launch. Upload the source (or make an analytic one on the device: sources.cuh), solve,
+// download: the app never touches a device pointer. Host-only API.
 //
 // What runs (device.cu, kernels.cuh): the levels of levels(p), each with u and its right-hand side
 // (and, by variant and smoother, a residual field and a second field for sweeps that cannot write
@@ -31,6 +32,7 @@
 
 #include "solvers/poisson/params.hpp"
 #include "solvers/poisson/poisson.hpp"
+#include "solvers/poisson/problem.hpp"
 
 namespace parasol::poisson {
 
@@ -52,6 +54,18 @@ class DeviceSolver {
   // The source f on the cells, x fastest, without boundary data (the faces come from Params),
   // compatible where the problem is singular (problem.hpp's make_compatible). Waits.
   void upload_source(const T* f);
+  // Or f made on the device from p's analytic source (every source.kind but file; Error for
+  // that), straight into the right-hand side, and made compatible there where the problem is
+  // singular: make_source's and make_compatible's values with no host array (sources.cuh says
+  // which kinds are the host's bits). Returns the shift subtracted (0 unless singular). Waits.
+  double make_source();
+  // After solve: max and rms of u − u* over the grid, u* the manufactured solution (Error unless
+  // source.kind = manufactured), reduced on the device plane by plane (sources.cuh: the max is
+  // discretisation_error's bits, the rms within a few ulps of it). Waits.
+  DiscretisationError manufactured_error();
+  // The finest level's right-hand side, f with the boundary data folded in: a test's view of
+  // what make_source made. Waits.
+  void download_rhs(T* b);
   // p.cycle from u = 0 (fmg: FMG, then V-cycles), to p.tolerance on the max-norm relative
   // residual or p.max_cycles V-cycles. With `checkpoints`, as solve_gold: from its `from` when
   // set (u uploaded, the reports continued, FMG not run again), meeting it after every cycle.
@@ -59,6 +73,8 @@ class DeviceSolver {
   void download(T* u);
   // NaN in u on every level: a test's proof that the answer was written.
   void poison();
+  // NaN in the finest right-hand side: a test's proof that make_source wrote every cell.
+  void poison_source();
   cudaStream_t stream() const;
 
   // For the benchmark, enqueued without waiting: FMG from u = 0; one V-cycle from the current u;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,10 +15,12 @@
 #include "comm/halo.hpp"
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/poisson/kernels.cuh"
 #include "solvers/poisson/slab.hpp"
+#include "solvers/poisson/sources.cuh"
 
 namespace parasol::poisson {
 namespace {
@@ -92,22 +96,31 @@ class SlabMultigrid {
       throw Error("poisson: the source holds " + std::to_string(f.size()) + " values for " +
                   std::to_string(plane * static_cast<std::size_t>(mine.count())) + " cells");
     put_own_planes(top.b, f.data());
-    // FMG's sources: the mean of the children, level by level, then every level's boundary data.
-    for (std::size_t l = 1; l < level_.size(); ++l)
-      restrict_into(l - 1, l == 1 ? top.b.data() : level_[l - 1].fmg_b.data(),
-                    level_[l].fmg_b.data());
-    for (std::size_t l = 0; l < level_.size(); ++l) {
-      SlabLevel<T>& d = level_[l];
-      T* b = l == 0 ? d.b.data() : d.fmg_b.data();
-      boundary_terms_kernel<<<grid_of_cells(d), kCellBlock, 0, stream_>>>(
-          d.grid, boundary_terms(p_, d.level), b);
-      PARASOL_CHECK_LAUNCH(stream_);
-    }
-    const auto n = reduce_fine<Reading::field>(top.b.data(), false);
-    b_max_ = n.first;
-    b_l2_ = n.second;
-    PARASOL_CUDA(cudaMemsetAsync(top.u.data(), 0, top.u.bytes(), stream_));
-    stream_.synchronize();
+    finish_source();
+  }
+
+  // f made here (sources.cuh) on the planes this rank holds of the grid (every plane where the
+  // grid is not cut), compatible where singular (the planes' sums meeting across the ranks where
+  // it is cut), then as upload_source. No host array, no gather. Returns the shift.
+  double make_source() {
+    SlabLevel<T>& top = level_[0];
+    const DeviceRecipe r = made().recipe();
+    const double shift =
+        singular(p_) ? device_compatibility_shift(p_, static_cast<const LevelGrid<T>&>(top.grid),
+                                                  top.level, r, top.grid.k0, top.grid.planes,
+                                                  top.cut ? &context_ : nullptr, stream_)
+                     : 0.0;
+    enqueue_source(top.grid, top.grid.planes, r, shift, top.b.data(), stream_);
+    finish_source();
+    return shift;
+  }
+
+  // After solve: u − u* over the grid, each rank its held planes, the planes' sums meeting across
+  // the ranks where the grid is cut (sources.cuh). Collective.
+  DiscretisationError manufactured_error() {
+    const SlabLevel<T>& top = level_[0];
+    return device_discretisation_error(p_, top.grid, made().exact(), top.grid.k0, top.grid.planes,
+                                       top.u.data(), top.cut ? &context_ : nullptr, stream_);
   }
 
   Outcome solve(const CycleCallback& on_cycle, const Checkpoints<T>* checkpoints) {
@@ -177,7 +190,8 @@ class SlabMultigrid {
     const SlabLevel<T>& top = level_[0];
     const Planes mine = own();
     const std::size_t plane = top.plane();
-    u.resize(plane * static_cast<std::size_t>(mine.count()));
+    const std::size_t cells = plane * static_cast<std::size_t>(mine.count());
+    if (u.size() != cells) u = huge_vector<T>(cells);  // huge pages before the first touch
     const std::size_t at = top.cut ? top.first() : plane * static_cast<std::size_t>(mine.begin);
     PARASOL_CUDA(cudaMemcpyAsync(u.data(), top.u.data() + at, u.size() * sizeof(T),
                                  cudaMemcpyDeviceToHost, stream_));
@@ -185,6 +199,32 @@ class SlabMultigrid {
   }
 
  private:
+  const DeviceSource& made() {
+    if (!source_) source_.emplace(p_, stream_);
+    return *source_;
+  }
+
+  // FMG's right-hand sides from level 0's, every level's boundary data, b's norms; u = 0.
+  void finish_source() {
+    SlabLevel<T>& top = level_[0];
+    // FMG's sources: the mean of the children, level by level, then every level's boundary data.
+    for (std::size_t l = 1; l < level_.size(); ++l)
+      restrict_into(l - 1, l == 1 ? top.b.data() : level_[l - 1].fmg_b.data(),
+                    level_[l].fmg_b.data());
+    for (std::size_t l = 0; l < level_.size(); ++l) {
+      SlabLevel<T>& d = level_[l];
+      T* b = l == 0 ? d.b.data() : d.fmg_b.data();
+      boundary_terms_kernel<<<grid_of_cells(d), kCellBlock, 0, stream_>>>(
+          d.grid, boundary_terms(p_, d.level), b);
+      PARASOL_CHECK_LAUNCH(stream_);
+    }
+    const auto n = reduce_fine<Reading::field>(top.b.data(), false);
+    b_max_ = n.first;
+    b_l2_ = n.second;
+    PARASOL_CUDA(cudaMemsetAsync(top.u.data(), 0, top.u.bytes(), stream_));
+    stream_.synchronize();
+  }
+
   bool cut(std::size_t l) const { return static_cast<std::int64_t>(l) < cut_levels_; }
 
   // This rank's planes of the grid.
@@ -548,7 +588,19 @@ class SlabMultigrid {
   std::vector<T> halo_;  // the host's staging of one exchange: send down, up, receive down, up
   std::vector<ChebyshevStep> pre_steps_, post_steps_;
   double b_max_ = 0, b_l2_ = 0, mean_ = 0;
+  std::optional<DeviceSource> source_;  // the recipe's tables, once a source is made here
 };
+
+// Refused before anything is allocated.
+void require_plain(const Params& p, const comm::Context& context) {
+  p.validate();
+  if (p.variant != Variant::plain)
+    throw InputError("", "method.variant",
+                     "\"plain\" for the GPU on slabs of planes: the fused variant's pass marches "
+                     "each tile through a level's whole z range, and runs on one rank only (got \"" +
+                         std::string(name(p.variant)) + "\" on " + std::to_string(context.size()) +
+                         " ranks)");
+}
 
 }  // namespace
 
@@ -556,19 +608,57 @@ template <class T>
 Outcome solve_device_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
                           std::vector<T>& u, const CycleCallback& on_cycle,
                           const Checkpoints<T>* checkpoints) {
-  p.validate();
-  // Refused before anything is allocated.
-  if (p.variant != Variant::plain)
-    throw InputError("", "method.variant",
-                     "\"plain\" for the GPU on slabs of planes: the fused variant's pass marches "
-                     "each tile through a level's whole z range, and runs on one rank only (got \"" +
-                         std::string(name(p.variant)) + "\" on " + std::to_string(context.size()) +
-                         " ranks)");
+  require_plain(p, context);
   SlabMultigrid<T> mg(p, context);
   mg.upload_source(f);
   const Outcome out = mg.solve(on_cycle, checkpoints);
   mg.download(u);
   return out;
+}
+
+template <class T>
+DeviceSolve solve_device_slab_made(const Params& p, comm::Context& context, std::vector<T>* u,
+                                   const CycleCallback& on_cycle,
+                                   const Checkpoints<T>* checkpoints) {
+  const auto start = std::chrono::steady_clock::now();
+  require_plain(p, context);
+  SlabMultigrid<T> mg(p, context);
+  DeviceSolve out;
+  out.shift = mg.make_source();
+  out.setup_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.outcome = mg.solve(on_cycle, checkpoints);
+  if (u != nullptr) {
+    const auto copying = std::chrono::steady_clock::now();
+    mg.download(*u);
+    out.download_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - copying).count();
+  }
+  if (p.source.kind == SourceKind::manufactured) out.error = mg.manufactured_error();
+  return out;
+}
+
+template <class T>
+std::vector<T> device_source_planes(const Params& p, std::int64_t z_begin, std::int64_t z_end,
+                                    double shift) {
+  p.validate();
+  Stream stream;
+  const DeviceSource source(p, stream);
+  const auto planes = static_cast<int>(z_end - z_begin);
+  const SlabGrid<T> g(grid_of<T>(p, levels(p).front()), static_cast<int>(z_begin), planes, true);
+  const auto plane = static_cast<std::size_t>(p.nx * p.ny);
+  DeviceBuffer<T> b(plane * static_cast<std::size_t>(planes + 2));
+  fill_bytes(b, 0xFF, stream);  // NaN: a cell not made stays NaN
+  enqueue_source(g, planes, source.recipe(), shift, b.data(), stream);
+  std::vector<T> stored(b.size());
+  download(b, stored.data(), stored.size(), stream);
+  for (std::size_t halo : {std::size_t{0}, stored.size() - plane})
+    for (std::size_t c = halo; c < halo + plane; ++c)
+      if (!std::isnan(static_cast<double>(stored[c])))
+        throw Error("poisson: the source's kernel wrote a halo plane (cell " + std::to_string(c) +
+                    ")");
+  return std::vector<T>(stored.begin() + static_cast<std::ptrdiff_t>(plane),
+                        stored.end() - static_cast<std::ptrdiff_t>(plane));
 }
 
 template Outcome solve_device_slab<float>(const Params&, comm::Context&, const std::vector<float>&,
@@ -578,4 +668,14 @@ template Outcome solve_device_slab<double>(const Params&, comm::Context&,
                                            const std::vector<double>&, std::vector<double>&,
                                            const CycleCallback&, const Checkpoints<double>*);
 
+template DeviceSolve solve_device_slab_made<float>(const Params&, comm::Context&,
+                                                   std::vector<float>*, const CycleCallback&,
+                                                   const Checkpoints<float>*);
+template DeviceSolve solve_device_slab_made<double>(const Params&, comm::Context&,
+                                                    std::vector<double>*, const CycleCallback&,
+                                                    const Checkpoints<double>*);
+template std::vector<float> device_source_planes<float>(const Params&, std::int64_t, std::int64_t,
+                                                        double);
+template std::vector<double> device_source_planes<double>(const Params&, std::int64_t,
+                                                          std::int64_t, double);
 }  // namespace parasol::poisson

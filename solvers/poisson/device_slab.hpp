@@ -22,11 +22,14 @@
 // between kernels: each launch is paid for, which the coarse levels' few planes do not hide).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "comm/context.hpp"
 #include "solvers/poisson/params.hpp"
 #include "solvers/poisson/poisson.hpp"
+#include "solvers/poisson/problem.hpp"
 
 namespace parasol::poisson {
 
@@ -39,5 +42,31 @@ template <class T>
 Outcome solve_device_slab(const Params& p, comm::Context& context, const std::vector<T>& f,
                           std::vector<T>& u, const CycleCallback& on_cycle = {},
                           const Checkpoints<T>* checkpoints = nullptr);
+
+// A GPU solve whose source was made on the device: its outcome, the shift subtracted from f (0
+// unless singular) and, with a manufactured source, the discretisation error, measured there.
+struct DeviceSolve {
+  Outcome outcome;
+  double shift = 0;
+  std::optional<DiscretisationError> error;
+  double setup_seconds = 0;     // the solver's making (levels, graphs) and f's, before the cycles
+  double download_seconds = 0;  // u's copy into the host's array
+};
+
+// solve_device_slab with f made on the device from p's analytic source (every source.kind but
+// file), each rank its own planes, and made compatible there where singular (sources.cuh): the
+// bits of make_source and make_compatible where sources.cuh says so, with no host array of f.
+// u, when given, gets this rank's planes; the error is the whole grid's on every rank.
+template <class T>
+DeviceSolve solve_device_slab_made(const Params& p, comm::Context& context, std::vector<T>* u,
+                                   const CycleCallback& on_cycle = {},
+                                   const Checkpoints<T>* checkpoints = nullptr);
+
+// Planes [z_begin, z_end) of f as a rank's slab makes them on the device (f − shift where
+// shift ≠ 0, rounded to T), into a NaN-poisoned slab stored with halo planes, downloaded: a test's
+// view of the kernel on planes that do not start at 0 (Error if it wrote a halo plane).
+template <class T>
+std::vector<T> device_source_planes(const Params& p, std::int64_t z_begin, std::int64_t z_end,
+                                    double shift = 0);
 
 }  // namespace parasol::poisson

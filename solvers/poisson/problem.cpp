@@ -5,6 +5,7 @@
 
 #include "comm/over_ranks.hpp"
 #include "kernels/error.hpp"
+#include "solvers/poisson/compensated.hpp"
 
 namespace parasol::poisson {
 namespace {
@@ -45,21 +46,28 @@ std::vector<double> on_cells(const Params& p, std::int64_t z_begin, std::int64_t
   return out;
 }
 
-// scale · φx(x) · φy(y) · φz(z) on planes [z_begin, z_end), multiplied in that order: each
-// axis's modes taken once per cell centre along it (a table of n values, not n³ calls of sin),
-// the product the same bits as the per-cell expression.
+Mode axis_mode(const Params& p, int axis) {
+  const std::int64_t n[3] = {p.nx, p.ny, p.nz};
+  const double h[3] = {p.hx, p.hy, p.hz};
+  return mode(p.face(axis, 0).kind, p.face(axis, 1).kind, static_cast<double>(n[axis]) * h[axis]);
+}
+
+// An axis's mode taken once per cell centre along it: a table of n values, not n³ calls of sin.
+std::vector<double> mode_table(const Params& p, int axis) {
+  const std::int64_t n[3] = {p.nx, p.ny, p.nz};
+  const double h[3] = {p.hx, p.hy, p.hz};
+  const Mode m = axis_mode(p, axis);
+  std::vector<double> t(static_cast<std::size_t>(n[axis]));
+  for (std::int64_t i = 0; i < n[axis]; ++i)
+    t[static_cast<std::size_t>(i)] = m.at((static_cast<double>(i) + 0.5) * h[axis]);
+  return t;
+}
+
+// scale · φx(x) · φy(y) · φz(z) on planes [z_begin, z_end), multiplied in that order.
 std::vector<double> separable(const Params& p, std::int64_t z_begin, std::int64_t z_end,
-                              double scale) {
+                              double scale, const std::vector<double>& x,
+                              const std::vector<double>& y, const std::vector<double>& z) {
   z_end = end_plane(p.nz, z_end);
-  const auto table = [](const Mode& m, std::int64_t n, double h) {
-    std::vector<double> t(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i)
-      t[static_cast<std::size_t>(i)] = m.at((static_cast<double>(i) + 0.5) * h);
-    return t;
-  };
-  const std::vector<double> x = table(mode(p.x_min.kind, p.x_max.kind, static_cast<double>(p.nx) * p.hx), p.nx, p.hx);
-  const std::vector<double> y = table(mode(p.y_min.kind, p.y_max.kind, static_cast<double>(p.ny) * p.hy), p.ny, p.hy);
-  const std::vector<double> z = table(mode(p.z_min.kind, p.z_max.kind, static_cast<double>(p.nz) * p.hz), p.nz, p.hz);
   std::vector<double> out(static_cast<std::size_t>(p.nx * p.ny * (z_end - z_begin)));
 #pragma omp parallel for
   for (std::int64_t k = z_begin; k < z_end; ++k)
@@ -72,53 +80,76 @@ std::vector<double> separable(const Params& p, std::int64_t z_begin, std::int64_
   return out;
 }
 
-double gaussian(double r2, double width) { return std::exp(-r2 / (2 * width * width)); }
-
 }  // namespace
 
-std::vector<double> manufactured_solution(const Params& p, std::int64_t z_begin,
-                                          std::int64_t z_end) {
-  return separable(p, z_begin, z_end, p.source.amplitude);
+ModeTables mode_tables(const Params& p) {
+  return {mode_table(p, 0), mode_table(p, 1), mode_table(p, 2)};
 }
 
-std::vector<double> make_source(const Params& p, std::int64_t z_begin, std::int64_t z_end) {
+SourceRecipe source_recipe(const Params& p) {
   const double lx = static_cast<double>(p.nx) * p.hx, ly = static_cast<double>(p.ny) * p.hy,
                lz = static_cast<double>(p.nz) * p.hz;
   const double width = p.source.width * std::min({lx, ly, lz});
+  SourceRecipe r;
+  r.kind = p.source.kind;
+  r.two_width2 = 2 * width * width;
   switch (p.source.kind) {
-    case SourceKind::zero:
-      return std::vector<double>(
-          static_cast<std::size_t>(p.nx * p.ny * (end_plane(p.nz, z_end) - z_begin)), 0.0);
-    case SourceKind::gaussian: {
-      const double cx = p.source.centre[0] * lx, cy = p.source.centre[1] * ly,
-                   cz = p.source.centre[2] * lz, a = p.source.amplitude;
-      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
-        return a * gaussian((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz), width);
-      });
-    }
+    case SourceKind::zero: return r;
+    case SourceKind::gaussian:
+      r.scale = p.source.amplitude;
+      r.centre = {p.source.centre[0] * lx, p.source.centre[1] * ly, p.source.centre[2] * lz};
+      return r;
     case SourceKind::charges: {
       // Each charge's Gaussian integrates to q over all space, so f is a charge density.
       const double norm = 1 / std::pow(2 * kPi * width * width, 1.5);
-      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
-        double f = 0;
-        for (const auto& c : p.source.charges) {
-          const double dx = x - c[0] * lx, dy = y - c[1] * ly, dz = z - c[2] * lz;
-          f += c[3] * norm * gaussian(dx * dx + dy * dy + dz * dz, width);
-        }
-        return f;
-      });
+      for (const auto& c : p.source.charges)
+        r.charges.push_back({c[0] * lx, c[1] * ly, c[2] * lz, c[3] * norm});
+      return r;
     }
     case SourceKind::manufactured: {
       // −∇² of a product of modes is Σ k² times it.
-      const Mode mx = mode(p.x_min.kind, p.x_max.kind, lx);
-      const Mode my = mode(p.y_min.kind, p.y_max.kind, ly);
-      const Mode mz = mode(p.z_min.kind, p.z_max.kind, lz);
-      return separable(p, z_begin, z_end,
-                       p.source.amplitude * (p.alpha + mx.k * mx.k + my.k * my.k + mz.k * mz.k));
+      const Mode mx = axis_mode(p, 0), my = axis_mode(p, 1), mz = axis_mode(p, 2);
+      r.scale = p.source.amplitude * (p.alpha + mx.k * mx.k + my.k * my.k + mz.k * mz.k);
+      ModeTables t = mode_tables(p);
+      r.x_mode = std::move(t.x);
+      r.y_mode = std::move(t.y);
+      r.z_mode = std::move(t.z);
+      return r;
     }
     case SourceKind::file: break;
   }
   throw Error("poisson: source.kind = \"file\" is read by the front end, not made");
+}
+
+std::vector<double> manufactured_solution(const Params& p, std::int64_t z_begin,
+                                          std::int64_t z_end) {
+  const ModeTables t = mode_tables(p);
+  return separable(p, z_begin, z_end, p.source.amplitude, t.x, t.y, t.z);
+}
+
+std::vector<double> make_source(const Params& p, std::int64_t z_begin, std::int64_t z_end) {
+  const SourceRecipe r = source_recipe(p);
+  switch (r.kind) {
+    case SourceKind::gaussian:
+      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
+        const double dx = x - r.centre[0], dy = y - r.centre[1], dz = z - r.centre[2];
+        return r.scale * std::exp(-(dx * dx + dy * dy + dz * dz) / r.two_width2);
+      });
+    case SourceKind::charges:
+      return on_cells(p, z_begin, z_end, [&](double x, double y, double z) {
+        double f = 0;
+        for (const auto& c : r.charges) {
+          const double dx = x - c[0], dy = y - c[1], dz = z - c[2];
+          f += c[3] * std::exp(-(dx * dx + dy * dy + dz * dz) / r.two_width2);
+        }
+        return f;
+      });
+    case SourceKind::manufactured:
+      return separable(p, z_begin, z_end, r.scale, r.x_mode, r.y_mode, r.z_mode);
+    default:
+      return std::vector<double>(
+          static_cast<std::size_t>(p.nx * p.ny * (end_plane(p.nz, z_end) - z_begin)), 0.0);
+  }
 }
 
 void add_boundary_terms(const Params& p, const Level& l, std::vector<double>& b,
@@ -189,13 +220,9 @@ template DiscretisationError discretisation_error<double>(const Params&, const s
                                                           comm::Context&, std::int64_t);
 
 double compensated_sum(const std::vector<double>& values) {
-  double sum = 0, compensation = 0;
-  for (double v : values) {
-    const double t = sum + v;
-    compensation += std::abs(sum) >= std::abs(v) ? (sum - t) + v : (v - t) + sum;
-    sum = t;
-  }
-  return sum + compensation;
+  CompensatedSum s;
+  for (double v : values) s.add(v);
+  return s.total();
 }
 
 double compatibility_shift(const Params& p, const std::vector<double>& f, comm::Context* context,

@@ -2,6 +2,7 @@
 // folded into the right-hand side, and what is done for a singular problem.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -11,8 +12,36 @@
 
 namespace parasol::poisson {
 
+// What make_source computes f of an analytic kind from, every constant made once on the host, so
+// that the device's sources (sources.cuh) take the same doubles and repeat the same operations:
+//   zero          0;
+//   gaussian      scale · exp(−r² / two_width2), r² = (x − c_x)² + (y − c_y)² + (z − c_z)²;
+//   charges       Σ (in order) q_n · exp(−r_n² / two_width2), r_n from charges[n]'s position;
+//   manufactured  ((scale · x_mode[i]) · y_mode[j]) · z_mode[k];
+// x = (i + ½) h_x at cell i, likewise y and z. The per-axis modes are tables of one value per cell
+// centre along the axis (make_source and manufactured_solution multiply the same tables).
+struct SourceRecipe {
+  SourceKind kind = SourceKind::zero;
+  double scale = 0;       // gaussian: the amplitude; manufactured: amplitude · (α + Σ k²)
+  double two_width2 = 1;  // gaussian, charges: 2 w², w the width in coordinates
+  std::array<double, 3> centre{};  // gaussian: c in coordinates
+  // charges: x, y, z in coordinates and q / (2π w²)^{3/2}, each charge's factor.
+  std::vector<std::array<double, 4>> charges;
+  std::vector<double> x_mode, y_mode, z_mode;  // manufactured: nx, ny and nz values
+};
+// source.kind = file has no recipe: this throws for it, as make_source does.
+SourceRecipe source_recipe(const Params& p);
+
+// Per axis, the manufactured solution's mode at each cell centre (nx, ny, nz values): the tables
+// of SourceRecipe, which manufactured_solution multiplies with source.amplitude.
+struct ModeTables {
+  std::vector<double> x, y, z;
+};
+ModeTables mode_tables(const Params& p);
+
 // f at the cell centres of planes z_begin <= k < z_end (a rank's slab; all of them by default),
-// x fastest. source.kind = file is the front end's to read: this throws for it.
+// x fastest, by source_recipe(p). source.kind = file is the front end's to read: this throws for
+// it.
 std::vector<double> make_source(const Params& p, std::int64_t z_begin = 0,
                                 std::int64_t z_end = -1);
 

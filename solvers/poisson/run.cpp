@@ -1,9 +1,11 @@
 #include "solvers/poisson/run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "comm/over_ranks.hpp"
+#include "kernels/host_memory.hpp"
 #include "kernels/printable.hpp"
 #include "solvers/poisson/check.hpp"
 #include "solvers/poisson/device.hpp"
@@ -53,7 +55,8 @@ std::vector<SlabCut> refinement_cuts(const Params& p, int rank, int size) {
   return cuts;
 }
 
-double host_bytes(const Params& p, std::int64_t planes, double element) {
+double host_bytes(const Params& p, std::int64_t planes, double element, bool u_only) {
+  if (u_only) return static_cast<double>(p.nx * p.ny * planes) * element;
   double hierarchy = 0;
   for (const Level& l : levels(p))
     hierarchy += static_cast<double>(l.cells()) / static_cast<double>(p.cells());
@@ -76,6 +79,40 @@ Outcome solve(const Params& q, const std::vector<double>& f, std::vector<T>& u, 
   u.resize(source.size());
   solver.download(u.data());
   return o;
+}
+
+template <class T>
+DeviceSolve solve_made_on_device(const Params& q, std::vector<T>* u, comm::Context& context,
+                                 const CycleCallback& on_cycle, const Checkpoints<T>* checkpoints) {
+  if (context.size() > 1) return solve_device_slab_made(q, context, u, on_cycle, checkpoints);
+  const auto start = std::chrono::steady_clock::now();
+  DeviceSolver<T> solver(q);
+  DeviceSolve out;
+  out.shift = solver.make_source();
+  out.setup_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.outcome = solver.solve(checkpoints);
+  if (u != nullptr) {
+    const auto copying = std::chrono::steady_clock::now();
+    // Huge pages before the first touch: the download is a GiB's first write at 512^3 in double.
+    const auto cells = static_cast<std::size_t>(q.cells());
+    if (u->size() != cells) *u = huge_vector<T>(cells);
+    solver.download(u->data());
+    out.download_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - copying).count();
+  }
+  if (q.source.kind == SourceKind::manufactured) out.error = solver.manufactured_error();
+  return out;
+}
+
+template <class T>
+std::vector<DiscretisationError> refinement_errors_on_device(const Params& p,
+                                                             const DiscretisationError& finest,
+                                                             comm::Context& context) {
+  std::vector<DiscretisationError> errors{finest};
+  for (std::int64_t r = 1; r < p.refinements; ++r)
+    errors.push_back(*solve_made_on_device<T>(coarser(p, r), nullptr, context).error);
+  return errors;
 }
 
 template <class T>
@@ -246,6 +283,11 @@ template std::vector<DiscretisationError> refinement_errors<float>(const Params&
                                                               const std::vector<float>&,
                                                               const std::vector<SlabCut>&, bool,
                                                               comm::Context&);
+template DeviceSolve solve_made_on_device<float>(const Params&, std::vector<float>*,
+                                                comm::Context&, const CycleCallback&,
+                                                const Checkpoints<float>*);
+template std::vector<DiscretisationError> refinement_errors_on_device<float>(
+    const Params&, const DiscretisationError&, comm::Context&);
 template Agreement check_run<float>(const Params&, const std::vector<double>&,
                                  const std::vector<float>&, bool, comm::Context&, std::int64_t);
 template Outcome solve<double>(const Params&, const std::vector<double>&, std::vector<double>&,
@@ -255,6 +297,11 @@ template std::vector<DiscretisationError> refinement_errors<double>(const Params
                                                               const std::vector<double>&,
                                                               const std::vector<SlabCut>&, bool,
                                                               comm::Context&);
+template DeviceSolve solve_made_on_device<double>(const Params&, std::vector<double>*,
+                                                comm::Context&, const CycleCallback&,
+                                                const Checkpoints<double>*);
+template std::vector<DiscretisationError> refinement_errors_on_device<double>(
+    const Params&, const DiscretisationError&, comm::Context&);
 template Agreement check_run<double>(const Params&, const std::vector<double>&,
                                  const std::vector<double>&, bool, comm::Context&, std::int64_t);
 

@@ -15,6 +15,7 @@
 
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
+#include "solvers/poisson/device_slab.hpp"
 #include "solvers/poisson/params.hpp"
 #include "solvers/poisson/poisson.hpp"
 #include "solvers/poisson/problem.hpp"
@@ -47,16 +48,36 @@ std::vector<SlabCut> refinement_cuts(const Params& p, int rank, int size);
 // Host bytes a run holds for `planes` planes of p's grid in T of `element` bytes: the levels'
 // four fields each (x, b, r and the smoother's scratch; 8/7 of the grid's cells on a cube, up to
 // twice them where one axis halves alone), and f, the gold's u and the manufactured solution in
-// double beside them.
-double host_bytes(const Params& p, std::int64_t planes, double element);
+// double beside them. A GPU run whose source is made on the device, unchecked, holds u alone
+// (`u_only`).
+double host_bytes(const Params& p, std::int64_t planes, double element, bool u_only = false);
 
 // The solve of q with source f (this rank's planes across ranks; compatible when singular) into
 // u, on the GPU (`gpu`) or by the gold, one rank or across the context's ranks. With
-// `checkpoints`, as solve_gold.
+// `checkpoints`, as solve_gold. A GPU run of an analytic source makes it on the device instead
+// (solve_made_on_device); this path is the CPU's, a file's source's and the tests' reference.
 template <class T>
 Outcome solve(const Params& q, const std::vector<double>& f, std::vector<T>& u, bool gpu,
               comm::Context& context, const CycleCallback& on_cycle = {},
               const Checkpoints<T>* checkpoints = nullptr);
+
+// The GPU's solve of q with its analytic source (every source.kind but file) made on the device
+// and made compatible there (DeviceSolver::make_source, or solve_device_slab_made across ranks):
+// no host array of f. u, when given, is downloaded into once (this rank's planes); with a
+// manufactured source the discretisation error is measured on the device, before the solver
+// goes. The one-rank solve calls no `on_cycle`, as solve's does not.
+template <class T>
+DeviceSolve solve_made_on_device(const Params& q, std::vector<T>* u, comm::Context& context,
+                                 const CycleCallback& on_cycle = {},
+                                 const Checkpoints<T>* checkpoints = nullptr);
+
+// refinement_errors for a GPU run whose source was made on the device: `finest` (p's grid's, as
+// solve_made_on_device measured it), then each coarser grid of the order study made, solved and
+// measured on the device the same way, with no host array of its size. Collective across ranks.
+template <class T>
+std::vector<DiscretisationError> refinement_errors_on_device(const Params& p,
+                                                             const DiscretisationError& finest,
+                                                             comm::Context& context);
 
 // The discretisation error of `u` (p's grid solved by a manufactured source, this rank's planes
 // cuts[0]) against the manufactured solution, then of each coarser grid of the order study,

@@ -63,15 +63,6 @@ class LongRun final : public TridiagRun<T> {
            (gpu_ ? method + " on " + current_device().name : "CPU " + method);
   }
 
-  // The partition method's pieces are its rows per thread (about so many: even_planes).
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string("partition"));
-    out.set_attribute("/method", "threads", std::int64_t{p_.threads});
-    out.set_attribute("/method", "chunk", tridiag::kDevicePieceRows);
-    out.set_attribute("/method", "layout", std::string(name(tridiag::Layout::contiguous)));
-    this->write_chosen_by(out);
-  }
-
   // This rank's rows by the partition method, the interface across ranks timed as "exchange"
   // (on one rank, where nothing is exchanged, as compute) and counted in the solve's seconds; a
   // failure names where the systems came from.

@@ -4,7 +4,6 @@
 // rate, and the result's /input. Each rank holds its share; what is said is the whole run's.
 #pragma once
 
-#include <climits>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,15 +22,6 @@ template <class T>
 class TridiagRun : public SolverRun<tridiag::Params> {
  public:
   using SolverRun::SolverRun;
-
-  void write_method(io::ResultFile& out) const override {
-    out.set_attribute("/method", "variant", std::string(name(launch_.variant)));
-    out.set_attribute("/method", "threads", std::int64_t{launch_.threads});
-    out.set_attribute("/method", "chunk", std::int64_t{launch_.chunk});
-    out.set_attribute("/method", "layout",
-                      std::string(name(tridiag::kind_layout(p_.kind, launch_.variant))));
-    write_chosen_by(out);
-  }
 
   // A batch's summary: max|x| and the rate (the heat march says more).
   void report(io::ResultFile& out) override {
@@ -88,10 +78,20 @@ class TridiagRun : public SolverRun<tridiag::Params> {
   }
 
   // method.variant = "auto" looked up for systems of n rows (systems_ of them in the whole run),
-  // then the launch for this rank's `systems`, or the InputError naming the key at fault.
+  // then the launch for this rank's `systems`, or the InputError naming the key at fault (a
+  // stored choice's, naming the autotune file). p_ then holds the launch that runs, as /method
+  // and the summary say it (tridiag::method_axes).
   void choose_launch(std::int64_t n, std::int64_t systems) {
-    if (looks_up_choice()) choose_automatic(n);
+    if (looks_up_choice()) {
+      choose_automatic(autotune_key("tridiag", tridiag::problem_class(p_, n, systems_),
+                                    std::string(name(p_.precision))));
+      if (auto_.choice)
+        auto_.validate("chunk", [&] { (void)tridiag::launch_for(p_, n, systems_, kBytes); });
+    }
     io::with_sources(t_, [&] { launch_ = tridiag::launch_for(p_, n, systems, kBytes); });
+    p_.variant = launch_.variant;
+    p_.threads = launch_.threads;
+    p_.chunk = launch_.chunk;
   }
 
   // The memory `f` on the device (on a GPU run, `device`) and the host, before anything is made;
@@ -117,7 +117,7 @@ class TridiagRun : public SolverRun<tridiag::Params> {
 
   // The summary's first line: `what` was solved, in which precision, by what on which device.
   std::string described(const std::string& what) const {
-    return what + ", " + std::string(name(p_.precision)) + "; " + ran(tridiag::method_of(launch_));
+    return what + ", " + std::string(name(p_.precision)) + "; " + ran(described_method());
   }
 
   // `e` restated naming where the systems came from (the file, or the seed that drew them), and
@@ -162,23 +162,6 @@ class TridiagRun : public SolverRun<tridiag::Params> {
   tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks
   double compute_seconds_ = 0, solve_seconds_ = 0;
 
- private:
-  // method.variant = "auto": the variant, threads and chunk stored for this problem, or the
-  // defaults (and a note on stderr) when none is.
-  void choose_automatic(std::int64_t n) {
-    tridiag::Params d;
-    d.variant = tridiag::default_variant(p_.kind);
-    p_.variant = d.variant;
-    p_.threads = d.threads;
-    p_.chunk = d.chunk;
-    const io::AutotuneKey key = autotune_key(
-        "tridiag", tridiag::problem_class(p_, n, systems_), std::string(name(p_.precision)));
-    if (!look_up(key, tridiag::method_of({d.variant, d.threads, d.chunk}))) return;
-    p_.variant = auto_.variant(tridiag::parse_variant);
-    p_.threads = static_cast<int>(auto_.integer("threads", INT_MIN, INT_MAX, "an integer"));
-    p_.chunk = static_cast<int>(auto_.integer("chunk", INT_MIN, INT_MAX, "an integer"));
-    auto_.validate("chunk", [&] { (void)tridiag::launch_for(p_, n, systems_, kBytes); });
-  }
 };
 
 // One run of each problem (tridiag_batch.cpp, tridiag_heat.cpp, tridiag_long.cpp) and the sweeps

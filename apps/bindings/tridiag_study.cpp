@@ -13,12 +13,10 @@
 namespace parasol::app {
 namespace {
 
-using tridiag::Launch;
-
 template <class T>
-class TridiagStudy final : public SolverStudy<tridiag::Params, tridiag::SweepParams> {
+class TridiagStudy final : public MethodStudy<tridiag::Params, tridiag::SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
     batch_.emplace(p_, s_, [&](const tridiag::Footprint& f, const std::string& what) {
@@ -26,6 +24,11 @@ class TridiagStudy final : public SolverStudy<tridiag::Params, tridiag::SweepPar
     });
     stream_.emplace();
     measure_copy_roofline(batch_->bytes_per_solve());
+    configure(batch_->configurations(), [](tridiag::Params& c, const tridiag::Configuration& r) {
+      c.variant = r.launch.variant;
+      c.threads = r.launch.threads;
+      c.chunk = r.launch.chunk;
+    });
   }
 
   std::string describe() const override {
@@ -35,19 +38,8 @@ class TridiagStudy final : public SolverStudy<tridiag::Params, tridiag::SweepPar
   }
 
   SweepColumns columns() const override {
-    return {{{"variant", "variant", 11}, {"threads", "threads", 7}, {"chunk", "chunk", 5}},
-            {"gunknowns_per_s", "Gunknowns/s", 11, 2},
-            copy_roofline(8),
-            {tridiag::kMeasure, "max rel diff", 12, 2, 'g'},
-            {}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(batch_->configurations(), [](const tridiag::Configuration& c) {
-      const Launch& l = c.launch;
-      return std::vector<Cell>{std::string(name(l.variant)), std::int64_t{l.threads},
-                               std::int64_t{l.chunk}};
-    });
+    return columns_with({"gunknowns_per_s", "Gunknowns/s", 11, 2}, copy_roofline(8),
+                        {tridiag::kMeasure, "max rel diff", 12, 2, 'g'});
   }
 
   Measurement measure(std::size_t i) override {
@@ -59,16 +51,6 @@ class TridiagStudy final : public SolverStudy<tridiag::Params, tridiag::SweepPar
     }
     if (!c.note.empty()) say(c.note);
     return measured(batch_->steps(c.launch, *stream_, s_.repeats, say));
-  }
-
-  bool can_autotune() const override { return true; }
-  std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Launch& l = batch_->configurations()[i].launch;
-    const tridiag::KindDims& k = batch_->dims();
-    return choice_of(autotune_key("tridiag", tridiag::problem_class(p_, k.n, k.systems),
-                                  std::string(name(p_.precision))),
-                     std::string(name(l.variant)),
-                     {{"threads", std::to_string(l.threads)}, {"chunk", std::to_string(l.chunk)}});
   }
 
   double units_per_run() const override { return batch_->unknowns(); }
@@ -89,6 +71,13 @@ class TridiagStudy final : public SolverStudy<tridiag::Params, tridiag::SweepPar
 
   InputError nothing_to_time() const override {
     return InputError(t_.source_of("sweep.variants"), "sweep.variants", batch_->unsolvable());
+  }
+
+ private:
+  io::AutotuneKey choice_key() const override {
+    const tridiag::KindDims& k = batch_->dims();
+    return autotune_key("tridiag", tridiag::problem_class(p_, k.n, k.systems),
+                        std::string(name(p_.precision)));
   }
 
  private:

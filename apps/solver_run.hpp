@@ -408,3 +408,47 @@ inline void refuse_restart(const RunSetup& setup, const std::string& why) {
 }
 
 }  // namespace parasol::app
+
+// ---- a march's state in its checkpoints, by share or by rank --------------------------------
+namespace parasol::app {
+
+// A restart refused when the checkpoint holds its state otherwise than this run would (`held`:
+// "float in the interleaved layout"), rather than converted: "checkpoint refused: it holds ...,
+// and this run needs ... (restart it on `wrote` that wrote it)".
+inline void require_held(const io::CheckpointReader& r, const std::string& held,
+                         const std::string& wrote) {
+  const std::string stored = std::get<std::string>(r.scalar("held"));
+  if (stored != held)
+    throw InputError(r.path().string(), "",
+                     "checkpoint refused: it holds " + stored + ", and this run needs " + held +
+                         " (restart it on " + wrote + " that wrote it)");
+}
+
+// This rank's `count` values from `first` of a whole of `total` laid out one part after another
+// (whole grids, say): a checkpoint of them continues on any rank count.
+inline io::Share contiguous_share(std::uint64_t total, std::uint64_t first, std::uint64_t count) {
+  return io::Share{total, first, first, first + count};
+}
+
+// A state's `count` values of `name` into a checkpoint: as this rank's `share` of the whole, or
+// without one as this rank's own part.
+template <class T>
+void add_share(io::CheckpointWriter& w, const std::string& name, const T* values,
+               std::uint64_t count, const std::optional<io::Share>& share) {
+  if (share) w.add(name, values, count, *share);
+  else w.add(name, values, count);
+}
+
+// Back from a restart: this rank's `count` values of `name` by `share`, from whichever parts hold
+// them; without one, this rank's own part, which only the same cut reads back (refused otherwise,
+// saying `why`).
+template <class T>
+std::vector<T> restart_share(const io::CheckpointReader& r, const std::string& name,
+                             std::uint64_t count, const std::optional<io::Share>& share,
+                             const std::string& why) {
+  if (share) return restart_values<T>(r, name, share->first, count, share->total);
+  r.require_same_ranks(why);
+  return restart_values<T>(r, name, count);
+}
+
+}  // namespace parasol::app

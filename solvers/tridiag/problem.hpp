@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "comm/context.hpp"
@@ -21,6 +23,10 @@
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
+
+// Attributes a result file records (/input's, /sweep's), in the order written.
+using Attributes =
+    std::vector<std::pair<std::string, std::variant<std::string, std::int64_t, double>>>;
 
 // "4096 systems of 1024 rows".
 std::string extent(const Dims& dims);

@@ -4,9 +4,9 @@
 // (tridiag::SweptBatch). Each rank holds its part; what is said is the whole run's.
 #include <optional>
 #include <set>
-#include <variant>
 
 #include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/finite.hpp"
 #include "solvers/tridiag/check.hpp"
@@ -95,7 +95,7 @@ class TridiagRun final : public SolverRun<Params> {
     write_ranks(out, part_->decomposition());
     const tridiag::Summary s =
         tridiag::summary(p_, diagnostics_, compute_seconds_, solve_seconds_, rate);
-    for (const auto& [key, value] : s.diagnostics) out.set_attribute("/diagnostics", key, value);
+    set_attributes(out, "/diagnostics", s.diagnostics);
     say(s.first);
     if (checkpoints_) checkpoints_->report(out);
     for (const std::string& line : s.more) say(line);
@@ -113,8 +113,7 @@ class TridiagRun final : public SolverRun<Params> {
     if (!out.write_part(f.dataset, f.dims, f.offset, f.count, part_->x().data())) return;
     out.file->set_attribute(f.dataset, "layout", f.layout);
     out.file->set_attribute(f.dataset, "units", f.units);
-    for (const auto& [key, value] : part_->input())
-      std::visit([&, k = key](const auto& v) { out.file->set_attribute("/input", k, v); }, value);
+    set_attributes(*out.file, "/input", part_->input());
   }
 
   double work() const override { return part_->unknowns(); }
@@ -135,9 +134,7 @@ class TridiagRun final : public SolverRun<Params> {
         auto_.validate("chunk", [&] { (void)tridiag::launch_for(p_, n, all, kBytes); });
     }
     io::with_sources(t_, [&] { launch_ = tridiag::launch_for(p_, n, systems, kBytes); });
-    p_.variant = launch_.variant;
-    p_.threads = launch_.threads;
-    p_.chunk = launch_.chunk;
+    p_ = tridiag::with_launch(p_, launch_);
   }
 
   // The march's checkpoints: this rank's `values` temperatures after some steps. The GPU keeps
@@ -209,9 +206,7 @@ class TridiagStudy final : public MethodStudy<Params, tridiag::SweepParams> {
     stream_.emplace();
     measure_copy_roofline(batch_->bytes_per_solve());
     configure(batch_->configurations(), [](Params& c, const tridiag::Configuration& r) {
-      c.variant = r.launch.variant;
-      c.threads = r.launch.threads;
-      c.chunk = r.launch.chunk;
+      c = tridiag::with_launch(c, r.launch);
     });
   }
 
@@ -240,8 +235,7 @@ class TridiagStudy final : public MethodStudy<Params, tridiag::SweepParams> {
   void write_attributes(io::ResultFile& out) const override {
     write_copy_bandwidth(out);
     out.set_attribute("/sweep", "bytes_per_solve", bytes_);
-    for (const auto& [key, value] : batch_->attributes())
-      std::visit([&, k = key](const auto& v) { out.set_attribute("/sweep", k, v); }, value);
+    set_attributes(out, "/sweep", batch_->attributes());
   }
 
   InputError nothing_to_time() const override {

@@ -55,6 +55,10 @@ std::string problem_class(const Params& p, std::int64_t n, std::int64_t systems)
 // "thomas-pcr, 256 threads, chunk 8": a launch in a summary's words.
 std::string method_of(const Launch& launch);
 
+// p with `launch`'s variant, threads and chunk: the launch that runs, as /method records it
+// (method_axes) and a sweep's configuration holds it.
+Params with_launch(Params p, const Launch& launch);
+
 // p's launch (method.variant, threads, chunk) made concrete for `systems` systems of n rows of
 // p.kind, in the layout the kind's variant solves on (chunk picked when 0): InputError naming
 // method.variant when the variant does not solve the kind, else as resolve_launch throws.

@@ -136,7 +136,7 @@ class RunPart {
 struct Summary {
   std::string first;
   std::vector<std::string> more;
-  std::vector<std::pair<std::string, double>> diagnostics;
+  Attributes diagnostics;
 };
 Summary summary(const Params& p, const Diagnostics& d, double seconds, double solve_seconds,
                 double unknowns_per_s);

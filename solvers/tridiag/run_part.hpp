@@ -10,8 +10,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
-#include <variant>
 #include <vector>
 
 #include "comm/context.hpp"

@@ -452,3 +452,55 @@ std::vector<T> restart_share(const io::CheckpointReader& r, const std::string& n
 }
 
 }  // namespace parasol::app
+
+// ---- a march whose state is one array ----------------------------------------------------------
+namespace parasol::app {
+
+// The checkpoints of a march whose state is its step count and one array (State: `steps`, and
+// `values` of them at `u`; tridiag::HeatState), written as "steps", "held" and "u": held as
+// `held` says ("float in the interleaved layout"), and lying among the ranks' as `share` says
+// (none: each rank's own part, which only the same cut reads back).
+template <class State>
+class ArrayMarch {
+ public:
+  using Value = std::remove_const_t<std::remove_pointer_t<decltype(State::u)>>;
+
+  ArrayMarch(Checkpointing& checkpoints, std::string held, std::optional<io::Share> share)
+      : checkpoints_(checkpoints), held_(std::move(held)), share_(std::move(share)) {}
+  ArrayMarch(const ArrayMarch&) = delete;  // from_ points into values_
+  ArrayMarch& operator=(const ArrayMarch&) = delete;
+
+  // With --restart, this rank's `count` values and the step they were at: refused when the
+  // checkpoint holds them otherwise (restart on `wrote` that wrote it), past the run's last step
+  // (`last`, its key `key`), or cut otherwise where there is no share (saying `why`).
+  void restart(std::uint64_t count, const std::string& key, std::int64_t last,
+               const std::string& wrote, const std::string& why) {
+    const io::CheckpointReader* r = checkpoints_.restart();
+    if (r == nullptr) return;
+    require_held(*r, held_, wrote);
+    from_.steps = restart_step(*r, "steps", "step", key, last);
+    values_ = restart_share<Value>(*r, "u", count, share_, why);
+    from_.u = values_.data();
+    from_.values = static_cast<std::int64_t>(values_.size());
+  }
+
+  // The march's safe points, continuing from the restart's state when there is one.
+  SafePoints<State> points() {
+    return checkpoints_.safe_points<State>(
+        values_.empty() ? nullptr : &from_,
+        [held = held_, share = share_](io::CheckpointWriter& w, const State& s) {
+          w.add("steps", s.steps);
+          w.add("held", held);
+          add_share(w, "u", s.u, static_cast<std::uint64_t>(s.values), share);
+        });
+  }
+
+ private:
+  Checkpointing& checkpoints_;
+  std::string held_;
+  std::optional<io::Share> share_;
+  std::vector<Value> values_;  // a restart's
+  State from_;
+};
+
+}  // namespace parasol::app

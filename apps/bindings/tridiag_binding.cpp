@@ -65,8 +65,8 @@ class TridiagRun final : public SolverRun<Params> {
         tridiag::Marching<T> m{shown_on(line), nullptr, nullptr};
         tridiag::HeatCheckpoints<T> on_gpu;
         tridiag::HeatCheckpoints<double> on_cpu;
-        if (gpu_) m.gpu = &(on_gpu = safe_points<T>(restart_x_, x_from_));
-        else m.gold = &(on_cpu = safe_points<double>(restart_gold_, gold_from_));
+        if (gpu_) m.gpu = &(on_gpu = on_gpu_->points());
+        else m.gold = &(on_cpu = on_cpu_->points());
         t = part_->solve(*context_, launch_, m);
       }
       checkpoints_->finish("step", p_.heat.steps);
@@ -142,15 +142,15 @@ class TridiagRun final : public SolverRun<Params> {
   // holds, and a restart on the other backend is refused rather than rounded.
   void prepare_checkpoints(const RunSetup& setup, std::int64_t values) {
     checkpoints_.emplace(p_.checkpoint, setup, "tridiag", t_, std::set<std::string>{"heat.steps"});
-    const io::CheckpointReader* r = checkpoints_->restart();
-    if (r == nullptr) return;
-    require_held(*r, tridiag::held_by(gpu_, launch_.variant, kBytes), "the backend and variant");
-    restart_steps_ = restart_step(*r, "steps", "step", "heat.steps", p_.heat.steps);
-    const auto size = static_cast<std::uint64_t>(values);
-    const char* why = "it holds each rank's grids interleaved point by point, which only the "
-                      "same cut reads back";
-    if (gpu_) restart_x_ = restart_share<T>(*r, "u", size, share(), why);
-    else restart_gold_ = restart_share<double>(*r, "u", size, share(), why);
+    const auto start = [&](auto& march) {
+      march.emplace(*checkpoints_, tridiag::held_by(gpu_, launch_.variant, kBytes), share());
+      march->restart(static_cast<std::uint64_t>(values), "heat.steps", p_.heat.steps,
+                     "the backend and variant",
+                     "it holds each rank's grids interleaved point by point, which only the "
+                     "same cut reads back");
+    };
+    if (gpu_) start(on_gpu_);
+    else start(on_cpu_);
   }
 
   // Where this rank's grids lie among the whole run's when the march holds them [grid][point]
@@ -163,32 +163,14 @@ class TridiagRun final : public SolverRun<Params> {
     return contiguous_share(f.dims[0] * points, f.offset[0] * points, f.count[0] * points);
   }
 
-  // The march's safe points, continuing from `restart` (when a restart read one) through `from`.
-  template <class U>
-  tridiag::HeatCheckpoints<U> safe_points(const std::vector<U>& restart,
-                                          tridiag::HeatState<U>& from) {
-    from = {restart_steps_, restart.data(), static_cast<std::int64_t>(restart.size())};
-    return checkpoints_->safe_points<tridiag::HeatState<U>>(
-        restart.empty() ? nullptr : &from,
-        [held = tridiag::held_by(gpu_, launch_.variant, kBytes), share = share()](
-            io::CheckpointWriter& w, const tridiag::HeatState<U>& s) {
-          w.add("steps", s.steps);
-          w.add("held", held);
-          add_share(w, "u", s.u, static_cast<std::uint64_t>(s.values), share);
-        });
-  }
-
   std::unique_ptr<tridiag::RunPart<T>> part_;
   tridiag::Launch launch_;
   bool march_ = false;  // the heat march, which checkpoints
   tridiag::Diagnostics diagnostics_;  // the whole run's, across ranks
   double compute_seconds_ = 0, solve_seconds_ = 0;
   std::optional<Checkpointing> checkpoints_;
-  std::int64_t restart_steps_ = 0;
-  std::vector<T> restart_x_;          // a GPU restart's temperatures
-  std::vector<double> restart_gold_;  // a CPU restart's
-  tridiag::HeatState<T> x_from_;      // the state each points at
-  tridiag::HeatState<double> gold_from_;
+  std::optional<ArrayMarch<tridiag::HeatState<T>>> on_gpu_;       // the march's state, on the GPU
+  std::optional<ArrayMarch<tridiag::HeatState<double>>> on_cpu_;  // ... or the gold's
 };
 
 // Every variant x threads x chunk on one batch (drawn, read, or one heat step; general systems

@@ -31,7 +31,7 @@ struct Placement {
   // device too when `device`: throws to refuse. Null: not judged.
   std::function<void(const Footprint& f, const std::string& what, bool device)> fits;
   // Runs a step whose InputError names a key of the parameter file but no source (a share the
-  // rank count cannot cut, a launch), so that the caller adds the key's; null: runs it as it is.
+  // rank count cannot cut), so that the caller adds the key's; null: runs it as it is.
   std::function<void(const std::function<void()>&)> sourced;
 };
 

@@ -408,3 +408,99 @@ inline void refuse_restart(const RunSetup& setup, const std::string& why) {
 }
 
 }  // namespace parasol::app
+
+// ---- a march's state in its checkpoints, by share or by rank --------------------------------
+namespace parasol::app {
+
+// A restart refused when the checkpoint holds its state otherwise than this run would (`held`:
+// "float in the interleaved layout"), rather than converted: "checkpoint refused: it holds ...,
+// and this run needs ... (restart it on `wrote` that wrote it)".
+inline void require_held(const io::CheckpointReader& r, const std::string& held,
+                         const std::string& wrote) {
+  const std::string stored = std::get<std::string>(r.scalar("held"));
+  if (stored != held)
+    throw InputError(r.path().string(), "",
+                     "checkpoint refused: it holds " + stored + ", and this run needs " + held +
+                         " (restart it on " + wrote + " that wrote it)");
+}
+
+// This rank's `count` values from `first` of a whole of `total` laid out one part after another
+// (whole grids, say): a checkpoint of them continues on any rank count.
+inline io::Share contiguous_share(std::uint64_t total, std::uint64_t first, std::uint64_t count) {
+  return io::Share{total, first, first, first + count};
+}
+
+// A state's `count` values of `name` into a checkpoint: as this rank's `share` of the whole, or
+// without one as this rank's own part.
+template <class T>
+void add_share(io::CheckpointWriter& w, const std::string& name, const T* values,
+               std::uint64_t count, const std::optional<io::Share>& share) {
+  if (share) w.add(name, values, count, *share);
+  else w.add(name, values, count);
+}
+
+// Back from a restart: this rank's `count` values of `name` by `share`, from whichever parts hold
+// them; without one, this rank's own part, which only the same cut reads back (refused otherwise,
+// saying `why`).
+template <class T>
+std::vector<T> restart_share(const io::CheckpointReader& r, const std::string& name,
+                             std::uint64_t count, const std::optional<io::Share>& share,
+                             const std::string& why) {
+  if (share) return restart_values<T>(r, name, share->first, count, share->total);
+  r.require_same_ranks(why);
+  return restart_values<T>(r, name, count);
+}
+
+}  // namespace parasol::app
+
+// ---- a march whose state is one array ----------------------------------------------------------
+namespace parasol::app {
+
+// The checkpoints of a march whose state is its step count and one array (State: `steps`, and
+// `values` of them at `u`; tridiag::HeatState), written as "steps", "held" and "u": held as
+// `held` says ("float in the interleaved layout"), and lying among the ranks' as `share` says
+// (none: each rank's own part, which only the same cut reads back).
+template <class State>
+class ArrayMarch {
+ public:
+  using Value = std::remove_const_t<std::remove_pointer_t<decltype(State::u)>>;
+
+  ArrayMarch(Checkpointing& checkpoints, std::string held, std::optional<io::Share> share)
+      : checkpoints_(checkpoints), held_(std::move(held)), share_(std::move(share)) {}
+  ArrayMarch(const ArrayMarch&) = delete;  // from_ points into values_
+  ArrayMarch& operator=(const ArrayMarch&) = delete;
+
+  // With --restart, this rank's `count` values and the step they were at: refused when the
+  // checkpoint holds them otherwise (restart on `wrote` that wrote it), past the run's last step
+  // (`last`, its key `key`), or cut otherwise where there is no share (saying `why`).
+  void restart(std::uint64_t count, const std::string& key, std::int64_t last,
+               const std::string& wrote, const std::string& why) {
+    const io::CheckpointReader* r = checkpoints_.restart();
+    if (r == nullptr) return;
+    require_held(*r, held_, wrote);
+    from_.steps = restart_step(*r, "steps", "step", key, last);
+    values_ = restart_share<Value>(*r, "u", count, share_, why);
+    from_.u = values_.data();
+    from_.values = static_cast<std::int64_t>(values_.size());
+  }
+
+  // The march's safe points, continuing from the restart's state when there is one.
+  SafePoints<State> points() {
+    return checkpoints_.safe_points<State>(
+        values_.empty() ? nullptr : &from_,
+        [held = held_, share = share_](io::CheckpointWriter& w, const State& s) {
+          w.add("steps", s.steps);
+          w.add("held", held);
+          add_share(w, "u", s.u, static_cast<std::uint64_t>(s.values), share);
+        });
+  }
+
+ private:
+  Checkpointing& checkpoints_;
+  std::string held_;
+  std::optional<io::Share> share_;
+  std::vector<Value> values_;  // a restart's
+  State from_;
+};
+
+}  // namespace parasol::app

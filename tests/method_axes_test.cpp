@@ -12,6 +12,8 @@
 #include "solvers/laplace3d/keys.hpp"
 #include "solvers/montecarlo/keys.hpp"
 #include "solvers/recurrence/keys.hpp"
+#include "solvers/tridiag/keys.hpp"
+#include "solvers/tridiag/long.hpp"
 
 namespace parasol::app {
 namespace {
@@ -148,6 +150,53 @@ TEST(MethodAxes, RecurrenceModeIsSweptNotTuned) {
   EXPECT_EQ(names(axis_columns(axes)), (std::vector<std::string>{"mode/mode/13"}));
   p.mode = ScanMode::reproducible;
   EXPECT_EQ(axis_cells(axes, p), (std::vector<Cell>{std::string("reproducible")}));
+}
+
+// tridiag sweeps variant, threads and chunk; /method records the layout the variant solves on,
+// and one long system cut by rows its one method. "auto" falls back to the kind's own variant.
+TEST(MethodAxes, TridiagSweepsVariantThreadsAndChunk) {
+  tridiag::Params p;
+  const auto& axes = method_axes(p);
+  EXPECT_TRUE(axes.autotuned);
+  EXPECT_EQ(names(axis_columns(axes)), (std::vector<std::string>{"variant/variant/11",
+                                                                 "threads/threads/7",
+                                                                 "chunk/chunk/5"}));
+  p.variant = tridiag::Variant::thomas;
+  p.threads = 128;
+  EXPECT_EQ(axis_cells(axes, p),
+            (std::vector<Cell>{std::string("thomas"), std::int64_t{128}, std::int64_t{0}}));
+  EXPECT_EQ(method_text(axes, p), "thomas, 128 threads");
+  const io::AutotuneChoice c = axis_choice(axes, {}, p);
+  EXPECT_EQ(c.variant, "thomas");
+  EXPECT_EQ(c.axes,
+            (std::vector<std::pair<std::string, std::string>>{{"threads", "128"}, {"chunk", "0"}}));
+  p.kind = tridiag::Kind::multi_rhs;
+  for (const MethodAxis<tridiag::Params>& a : axes.axes)
+    if (a.reset) a.reset(p);
+  EXPECT_EQ(p.variant, tridiag::default_variant(tridiag::Kind::multi_rhs));
+  EXPECT_EQ(axis_text(axes.axes.back(), p), "interleaved");  // thomas on a kind's batch
+
+  tridiag::Params rows;
+  rows.cut = tridiag::Cut::rows;
+  EXPECT_EQ(axis_text(axes.axes[0], rows), "partition");
+  EXPECT_EQ(axis_text(axes.axes[2], rows), std::to_string(tridiag::kDevicePieceRows));
+  EXPECT_EQ(axis_text(axes.axes[3], rows), "contiguous");
+}
+
+TEST(MethodAxes, TridiagRestoresAStoredChoice) {
+  tridiag::Params p;
+  p.problem = tridiag::Problem::random;
+  restore_choice(method_axes(p), stored("thomas-scan", {{"threads", "512"}, {"chunk", "8"}}), p);
+  EXPECT_EQ(p.variant, tridiag::Variant::thomas_scan);
+  EXPECT_EQ(p.threads, 512);
+  EXPECT_EQ(p.chunk, 8);
+  EXPECT_EQ(refusal(stored("thomas", {{"threads", "many"}, {"chunk", "0"}}), tridiag::Params{})
+                .key(),
+            "choice.threads");
+  EXPECT_EQ(refusal(stored("thomas", {{"threads", "128"}}), tridiag::Params{}).key(),
+            "choice.chunk");
+  EXPECT_EQ(refusal(stored("cr", {{"threads", "128"}, {"chunk", "0"}}), tridiag::Params{}).key(),
+            "choice.variant");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "solvers/tridiag/check.hpp"
 #include "solvers/tridiag/heat.hpp"
 #include "solvers/tridiag/run.hpp"
+#include "solvers/tridiag/run_part.hpp"
 #include "solvers/tridiag/sweep.hpp"
 #include "solvers/tridiag/tridiag.hpp"
 #include "tests/support.hpp"
@@ -936,6 +937,83 @@ TEST(TridiagSweep, EachDistinctLaunchOnceWithWhyOthersAreLeftOut) {
   c = configurations_for({Variant::thomas_pcr}, {256}, {1}, dims, 4);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].skipped, "thomas-pcr skipped: no chunk listed for it");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run's part without the command line (run_part.hpp): made, solved by the gold, judged, and
+// laid out for the result as the front end writes it.
+
+TEST(TridiagRunPart, ARandomBatchSolvedOnTheCpuAgreesWithItsGoldAndSaysWhereItCameFrom) {
+  Params p;
+  p.problem = Problem::random;
+  p.random = {33, 5, 7};
+  std::vector<std::string> judged;
+  Placement where;
+  where.fits = [&](const Footprint& f, const std::string& what, bool device) {
+    EXPECT_GT(f.host, 0);
+    EXPECT_FALSE(device);
+    judged.push_back(what);
+  };
+  const auto part = RunPart<double>::make(p, where);
+  EXPECT_EQ(part->launch_dims().n, 33);
+  EXPECT_EQ(part->launch_dims().systems, 5);
+  part->fit();
+  EXPECT_EQ(judged, (std::vector<std::string>{"5 systems of 33 rows"}));
+  EXPECT_EQ(part->what(), "5 systems of 33 rows drawn from seed 7");
+  EXPECT_EQ(part->cpu_method(), "CPU gold solver");
+  part->solve(one_rank(), {}, {});
+  EXPECT_EQ(part->x().size(), 5u * 33u);
+  EXPECT_TRUE(part->check(one_rank(), {}).passed());
+  const FieldBlock f = part->field();
+  EXPECT_EQ(f.dataset, "/fields/x");
+  EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{5, 33}));
+  EXPECT_EQ(f.count, f.dims);
+  const Attributes input = part->input();
+  ASSERT_EQ(input.size(), 3u);
+  EXPECT_EQ(input[0].first, "seed");
+  EXPECT_EQ(std::get<std::int64_t>(input[0].second), 7);
+  EXPECT_EQ(part->unknowns(), 5.0 * 33.0);
+}
+
+// The march reports its range and the sine mode's decay beside the exact one; its field is u.
+TEST(TridiagRunPart, AHeatMarchOnTheCpuReportsItsDecay) {
+  Params p;
+  p.heat = small_heat(31, 6, 0.5, 1);
+  const auto part = RunPart<double>::make(p, Placement{});
+  EXPECT_EQ(std::string(part->decomposition()), "whole grids");
+  const PartTimings t = part->solve(one_rank(), {}, {});
+  EXPECT_GE(t.solve_seconds, 0);
+  EXPECT_TRUE(part->check(one_rank(), {}).passed());
+  const Summary s = summary(p, part->diagnostics(), 1, 1, 1e9);
+  EXPECT_TRUE(contains(s.first, "u from ")) << s.first;
+  ASSERT_EQ(s.more.size(), 1u);
+  EXPECT_TRUE(contains(s.more[0], "sine mode 1 decayed by")) << s.more[0];
+  ASSERT_EQ(s.diagnostics.size(), 6u);
+  EXPECT_EQ(s.diagnostics[2].first, "sine_decay");
+  EXPECT_EQ(part->field().dataset, "/fields/u");
+  EXPECT_TRUE(part->input().empty());
+}
+
+// A share the rank count cannot cut is refused through the caller's `sourced`, naming the key.
+TEST(TridiagRunPart, AShareTooSmallForTheRanksNamesItsKeyThroughSourced) {
+  Params p;
+  p.problem = Problem::random;
+  p.random = {8, 2, 1};
+  Placement where;
+  where.rank = 0;
+  where.ranks = 3;
+  int sourced = 0;
+  where.sourced = [&](const std::function<void()>& step) {
+    ++sourced;
+    step();
+  };
+  try {
+    RunPart<float>::make(p, where);
+    ADD_FAILURE() << "2 systems among 3 ranks must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "random.systems");
+  }
+  EXPECT_EQ(sourced, 1);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "kernels/validate.hpp"
 #include "solvers/tridiag/long.hpp"
+#include "solvers/tridiag/problem.hpp"
 #include "solvers/tridiag/sweep.hpp"
 
 namespace parasol::tridiag {
@@ -210,6 +211,40 @@ const Keys<SweepParams>& sweep_keys() {
     add_repeat_keys<S>(k, [](S& s) -> auto& { return s.repeats; },
                        "timed solves per row (after one warm-up)");
   });
+}
+
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    // One long system cut by rows has one method: the partition method, in pieces of
+    // kDevicePieceRows rows, on the contiguous layout.
+    const auto cut_by_rows = [](const P& p) { return p.cut == Cut::rows; };
+    MethodAxis<P> variant =
+        variant_axis<P>([](P& p) -> auto& { return p.variant; }, parse_variant, 11);
+    variant.get = [cut_by_rows](const P& p) {
+      return AxisValue(cut_by_rows(p) ? std::string("partition") : std::string(name(p.variant)));
+    };
+    variant.reset = [](P& p) { p.variant = default_variant(p.kind); };
+    // A stored number this build cannot run is judged by launch_for, which knows the problem.
+    MethodAxis<P> chunk = integer_axis<P>("chunk", "chunk", 5, [](P& p) -> auto& { return p.chunk; },
+                                          INT_MIN, INT_MAX, "an integer");
+    chunk.get = [cut_by_rows](const P& p) {
+      return AxisValue(cut_by_rows(p) ? kDevicePieceRows : std::int64_t{p.chunk});
+    };
+    MethodAxes<P> m;
+    m.axes = {std::move(variant),
+              integer_axis<P>("threads", "threads", 7, [](P& p) -> auto& { return p.threads; },
+                              INT_MIN, INT_MAX, "an integer"),
+              std::move(chunk), recorded_axis<P>("layout", [cut_by_rows](const P& p) {
+                return std::string(
+                    name(cut_by_rows(p) ? Layout::contiguous : kind_layout(p.kind, p.variant)));
+              })};
+    m.autotuned = true;
+    m.validated_as = "chunk";
+    m.describe = [](const P& p) { return method_of({p.variant, p.threads, p.chunk}); };
+    return m;
+  }();
+  return axes;
 }
 
 }  // namespace parasol::tridiag

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/tridiag/params.hpp"
 
@@ -22,5 +23,10 @@ struct SweepParams {
 // refuses the other problem's keys rather than noting them (docs/parameters.md).
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// The method's axes (kernels/method_axes.hpp): the variant, threads and chunk a sweep varies and
+// --autotune stores, and the layout /method records. A run records its launch as it runs
+// (launch_for's, or the partition method's for one long system), so the Params it passes hold
+// the resolved launch; "auto" falls back to the kind's own variant (default_variant).
+const MethodAxes<Params>& method_axes(const Params&);
 
 }  // namespace parasol::tridiag

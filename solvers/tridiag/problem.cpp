@@ -55,6 +55,13 @@ std::string method_of(const Launch& l) {
   return text;
 }
 
+Params with_launch(Params p, const Launch& launch) {
+  p.variant = launch.variant;
+  p.threads = launch.threads;
+  p.chunk = launch.chunk;
+  return p;
+}
+
 Launch launch_for(const Params& p, std::int64_t n, std::int64_t systems, int element_bytes) {
   // Another kind's launch as its solver makes it (KindSolver): what /method and the summary name
   // is what runs.

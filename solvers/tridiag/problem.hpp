@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "comm/context.hpp"
@@ -21,6 +23,10 @@
 #include "solvers/tridiag/tridiag.hpp"
 
 namespace parasol::tridiag {
+
+// Attributes a result file records (/input's, /sweep's), in the order written.
+using Attributes =
+    std::vector<std::pair<std::string, std::variant<std::string, std::int64_t, double>>>;
 
 // "4096 systems of 1024 rows".
 std::string extent(const Dims& dims);
@@ -48,6 +54,10 @@ std::string problem_class(const Params& p, std::int64_t n, std::int64_t systems)
 
 // "thomas-pcr, 256 threads, chunk 8": a launch in a summary's words.
 std::string method_of(const Launch& launch);
+
+// p with `launch`'s variant, threads and chunk: the launch that runs, as /method records it
+// (method_axes) and a sweep's configuration holds it.
+Params with_launch(Params p, const Launch& launch);
 
 // p's launch (method.variant, threads, chunk) made concrete for `systems` systems of n rows of
 // p.kind, in the layout the kind's variant solves on (chunk picked when 0): InputError naming

@@ -239,6 +239,18 @@ std::string SweptBatch<T>::described() const {
 }
 
 template <class T>
+Attributes SweptBatch<T>::attributes() const {
+  Attributes a{{"n", dims_.n}, {"systems", dims_.systems}};
+  if (dims_.kind != Kind::general) {
+    a.emplace_back("kind", std::string(name(dims_.kind)));
+    a.emplace_back("rhs", std::int64_t{dims_.rhs});
+  }
+  a.emplace_back("condition_bound", condition_);
+  a.emplace_back("check_tolerance", tolerance_);
+  return a;
+}
+
+template <class T>
 std::string SweptBatch<T>::unsolvable() const {
   const std::string text = "no listed variant, threads and chunk can solve " + what_;
   if (dims_.kind == Kind::general) return text;

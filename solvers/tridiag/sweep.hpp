@@ -128,6 +128,8 @@ class SweptBatch {
   // The batch in a summary's words: what() and its right-hand sides ("... x 8 right-hand sides").
   std::string described() const;
   double condition() const { return condition_; }
+  // /sweep's attributes of the batch: its extent (and kind), condition bound and tolerance.
+  Attributes attributes() const;
   double tolerance() const { return tolerance_; }
   // Bytes a solve must move (bytes_per_solve, kind_bytes_per_solve): the roofline's.
   double bytes_per_solve() const { return bytes_; }

@@ -1,17 +1,17 @@
-// recurrence's binding: the series generated or read (recurrence_inputs.cpp), solved by the scan
-// or the gold and stored beside its inputs; the sweep times both scan modes and checks that the
-// reproducible one gives the same bits every time.
+// recurrence's binding: the series generated or read (solvers/recurrence/inputs.hpp), solved by
+// the scan or the gold and stored beside its inputs; the sweep times both scan modes and checks
+// that the reproducible one gives the same bits every time.
 #include <array>
 #include <optional>
 #include <utility>
 
-#include "apps/bindings/recurrence_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "solvers/recurrence/check.hpp"
+#include "solvers/recurrence/inputs.hpp"
 #include "solvers/recurrence/keys.hpp"
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/ranks.hpp"
@@ -71,7 +71,7 @@ void require_device(const io::ParamTable& t, const Params& p, const Series<T>& s
 template <class T>
 Series<T> prepared_series(const io::ParamTable& t, const Params& p) {
   if (p.problem == Problem::ar1) require_host<T>(t, p, p.ar1.series * p.ar1.length);
-  Series<T> series = make_series<T>(t, p);
+  Series<T> series = sourced(t, [&] { return recurrence::make_series<T>(p); });
   if (p.problem != Problem::ar1) require_host<T>(t, p, series.size());
   return series;
 }
@@ -102,7 +102,7 @@ class RecurrenceRun final : public SolverRun<Params> {
       series_ = recurrence::ar1_segments<T>(p_.ar1);
     } else {
       // s and u (or smoothing's y) of a file: each rank reads its run of them alone.
-      if (ranks() > 1) part_ = file_run<T>(p_, rank(), ranks(), cut, series_);
+      if (ranks() > 1) part_ = recurrence::file_run<T>(p_, rank(), ranks(), cut, series_);
       if (part_) require_host<T>(t_, p_, part_->size());
       else series_ = prepared_series<T>(t_, p_);
     }

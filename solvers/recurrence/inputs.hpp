@@ -1,21 +1,22 @@
 // recurrence's series as the parameters describe it: generated, or read from a user's HDF5 file
-// (solvers do not link HDF5).
+// (through io/, which this library links privately: the rest of the host API compiles and links
+// without HDF5's headers).
 #pragma once
 
 #include <optional>
 
-#include "io/param_table.hpp"
 #include "solvers/recurrence/params.hpp"
 #include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"
 
-namespace parasol::app {
+namespace parasol::recurrence {
 
 // An AR(1) problem generated; a smoothing or file problem read from input.file. Bad input (a
 // missing dataset, a shape that disagrees, a NaN, offsets out of order) is an InputError naming
-// the file, the dataset and the key.
+// the file, the dataset and the key; one of the parameters alone (input.offsets beside 2D s and u)
+// names its key, its source left for the caller.
 template <class T>
-recurrence::Series<T> make_series(const io::ParamTable& t, const recurrence::Params& p);
+Series<T> make_series(const Params& p);
 
 // A `file` or `smoothing` problem as rank `rank` of `size` needs it (ranks.hpp): the whole's
 // offsets and initial values into `segments`, and of s and u (smoothing: y) only the run's
@@ -24,8 +25,7 @@ recurrence::Series<T> make_series(const io::ParamTable& t, const recurrence::Par
 // to refuse. The same checks and messages as make_series, an element's index counted in the
 // whole.
 template <class T>
-std::optional<recurrence::SeriesPart<T>> file_run(const recurrence::Params& p, int rank, int size,
-                                                  recurrence::Cut cut,
-                                                  recurrence::Series<T>& segments);
+std::optional<SeriesPart<T>> file_run(const Params& p, int rank, int size, Cut cut,
+                                      Series<T>& segments);
 
-}  // namespace parasol::app
+}  // namespace parasol::recurrence

@@ -429,3 +429,39 @@ auto sourced(const io::ParamTable& t, Read&& read) -> decltype(read()) {
 }
 
 }  // namespace parasol::app
+
+// ---- a solver's own account of the memory a run takes ---------------------------------------------
+namespace parasol::app {
+
+// Each of a solver's memory needs (fftconv::MemoryNeed, with source_key, key, what, bytes, device
+// and hint), checked in turn before anything is made: the host's memory, or the device's free
+// memory, refused naming its key at the source of its source_key.
+template <class Needs>
+void require_needs(const io::ParamTable& t, const Needs& needs) {
+  for (const auto& n : needs) {
+    if (n.device) require_device_memory(t.source_of(n.source_key), n.key, n.what, n.bytes, n.hint);
+    else require_host_memory(t.source_of(n.source_key), n.key, n.what, n.bytes);
+  }
+}
+
+}  // namespace parasol::app
+
+// ---- "auto" for a solver whose parameters as given run when no choice is stored ------------------
+namespace parasol::app {
+
+// method.variant = "auto" where the parameters as given are what runs without a stored choice
+// (fftconv: "auto" is itself a variant, picked by the problem, and method.block is kept): the
+// choice stored under `key` in `file` (look_up_choice) restored into `p` over the method axes'
+// defaults (restore_choice); without one, `p` as it is and a note on stderr that `fallback` runs.
+template <class P>
+AutoChoice choose_stored(const MethodAxes<P>& m, P& p, const std::filesystem::path& file,
+                         const io::AutotuneKey& key, const std::string& fallback) {
+  AutoChoice c = look_up_choice(file, key, fallback);
+  if (!c.choice) return c;
+  for (const MethodAxis<P>& a : m.axes)
+    if (a.reset) a.reset(p);
+  restore_choice(m, c, p);
+  return c;
+}
+
+}  // namespace parasol::app

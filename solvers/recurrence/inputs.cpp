@@ -214,6 +214,46 @@ std::optional<SeriesPart<T>> file_run(const Params& p, int rank, int size,
   return part_of(segments, n, span, std::move(s), std::move(u));
 }
 
+template <class T>
+RunSeries<T> run_series(const Params& p, bool gpu, bool host_copy, int rank, int ranks,
+                        const std::function<void(std::int64_t elements)>& require_host) {
+  RunSeries<T> r;
+  const Cut cut = cut_for(gpu, p.mode);
+  r.drawn = gpu && p.problem == Problem::ar1 && !host_copy;
+  if (ranks > 1 && p.problem == Problem::ar1) {
+    // Each rank draws only the series its run meets, and keeps only its run; every rank holds
+    // the offsets and initial values of the whole, for rank 0 to write.
+    if (!r.drawn)
+      require_host(span_of(p.ar1.series * p.ar1.length, kTileElements<T>, rank, ranks, cut).count);
+    r.part = r.drawn ? ar1_run<T>(p.ar1, rank, ranks, cut) : ar1_part<T>(p.ar1, rank, ranks, cut);
+    r.series = ar1_segments<T>(p.ar1);
+  } else if (r.drawn) {
+    r.series = ar1_segments<T>(p.ar1);
+  } else {
+    // s and u (or smoothing's y) of a file: each rank reads its run of them alone.
+    if (ranks > 1) r.part = file_run<T>(p, rank, ranks, cut, r.series);
+    if (r.part) {
+      require_host(r.part->size());
+    } else {
+      if (p.problem == Problem::ar1) require_host(p.ar1.series * p.ar1.length);
+      r.series = make_series<T>(p);
+      if (p.problem != Problem::ar1) require_host(r.series.size());
+    }
+  }
+  if (ranks > 1 && !r.part) {
+    // A series read whole (none that make_series accepts today: file_run takes them) is cut
+    // here: every rank keeps its run, and the whole's offsets and initial values for rank 0.
+    r.part = part_of(r.series, rank, ranks, cut);
+    r.series.s = {};
+    r.series.u = {};
+  }
+  return r;
+}
+
+template RunSeries<float> run_series<float>(const Params&, bool, bool, int, int,
+                                            const std::function<void(std::int64_t)>&);
+template RunSeries<double> run_series<double>(const Params&, bool, bool, int, int,
+                                              const std::function<void(std::int64_t)>&);
 template Series<float> make_series<float>(const Params&);
 template Series<double> make_series<double>(const Params&);
 template std::optional<SeriesPart<float>> file_run<float>(

@@ -3,6 +3,8 @@
 // without HDF5's headers).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "solvers/recurrence/params.hpp"
@@ -27,5 +29,22 @@ Series<T> make_series(const Params& p);
 template <class T>
 std::optional<SeriesPart<T>> file_run(const Params& p, int rank, int size, Cut cut,
                                       Series<T>& segments);
+
+// The series a run holds: on one rank the whole; across ranks (`ranks` > 1) the whole's offsets
+// and initial values, and this rank's run of it in `part`, each rank making or reading only its
+// run. A GPU run that needs no host copy of a generated series (`host_copy` false: no gold to
+// judge it by, no /input/s and /input/u to write) draws s and u on the device as it solves
+// (`drawn`: the same bits). `require_host(elements)` is called with the elements the host will
+// hold before a generated series is drawn, and once a file's are read or counted, so a run too
+// large is refused naming its size.
+template <class T>
+struct RunSeries {
+  Series<T> series;
+  std::optional<SeriesPart<T>> part;
+  bool drawn = false;
+};
+template <class T>
+RunSeries<T> run_series(const Params& p, bool gpu, bool host_copy, int rank, int ranks,
+                        const std::function<void(std::int64_t elements)>& require_host);
 
 }  // namespace parasol::recurrence

@@ -449,6 +449,23 @@ std::vector<T> restart_share(const io::CheckpointReader& r, const std::string& n
   if (share) return restart_values<T>(r, name, share->first, count, share->total);
   r.require_same_ranks(why);
   return restart_values<T>(r, name, count);
+// ---- a solver's own reading of its inputs, said against the parameter file --------------------
+namespace parasol::app {
+
+// A solver's complaint (below the front end, which knows no parameter file) given the source of
+// its key in `t` ("inputs/a.toml:12") when it names none; one that names its file and dataset
+// already keeps them. The second runs `read` (a solver's making or reading of its inputs) and
+// says so of any InputError it throws.
+inline InputError sourced(const io::ParamTable& t, const InputError& e) {
+  return e.source().empty() ? InputError(t.source_of(e.key()), e.key(), e.expected()) : e;
+}
+template <class Read>
+auto sourced(const io::ParamTable& t, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw sourced(t, e);
+  }
 }
 
 }  // namespace parasol::app
@@ -502,5 +519,38 @@ class ArrayMarch {
   std::vector<Value> values_;  // a restart's
   State from_;
 };
+// ---- a solver's own account of the memory a run takes ---------------------------------------------
+namespace parasol::app {
+
+// Each of a solver's memory needs (fftconv::MemoryNeed, with source_key, key, what, bytes, device
+// and hint), checked in turn before anything is made: the host's memory, or the device's free
+// memory, refused naming its key at the source of its source_key.
+template <class Needs>
+void require_needs(const io::ParamTable& t, const Needs& needs) {
+  for (const auto& n : needs) {
+    if (n.device) require_device_memory(t.source_of(n.source_key), n.key, n.what, n.bytes, n.hint);
+    else require_host_memory(t.source_of(n.source_key), n.key, n.what, n.bytes);
+  }
+}
+
+}  // namespace parasol::app
+
+// ---- "auto" for a solver whose parameters as given run when no choice is stored ------------------
+namespace parasol::app {
+
+// method.variant = "auto" where the parameters as given are what runs without a stored choice
+// (fftconv: "auto" is itself a variant, picked by the problem, and method.block is kept): the
+// choice stored under `key` in `file` (look_up_choice) restored into `p` over the method axes'
+// defaults (restore_choice); without one, `p` as it is and a note on stderr that `fallback` runs.
+template <class P>
+AutoChoice choose_stored(const MethodAxes<P>& m, P& p, const std::filesystem::path& file,
+                         const io::AutotuneKey& key, const std::string& fallback) {
+  AutoChoice c = look_up_choice(file, key, fallback);
+  if (!c.choice) return c;
+  for (const MethodAxis<P>& a : m.axes)
+    if (a.reset) a.reset(p);
+  restore_choice(m, c, p);
+  return c;
+}
 
 }  // namespace parasol::app

@@ -9,6 +9,7 @@
 
 #include "apps/method_axes.hpp"
 #include "solvers/coulomb/keys.hpp"
+#include "solvers/fftconv/keys.hpp"
 #include "solvers/laplace3d/keys.hpp"
 #include "solvers/montecarlo/keys.hpp"
 #include "solvers/recurrence/keys.hpp"
@@ -197,6 +198,35 @@ TEST(MethodAxes, TridiagRestoresAStoredChoice) {
             "choice.chunk");
   EXPECT_EQ(refusal(stored("cr", {{"threads", "128"}, {"chunk", "0"}}), tridiag::Params{}).key(),
             "choice.variant");
+// fftconv's sweep varies the variant alone; a choice stores the variant that ran and, for
+// overlap-save, its block; /method records neither (a run's variant is /output@variant).
+TEST(MethodAxes, FftconvSweepsVariantAndStoresTheBlock) {
+  fftconv::Params p;
+  const auto& axes = method_axes(p);
+  EXPECT_TRUE(axes.autotuned);
+  EXPECT_EQ(names(axis_columns(axes)), (std::vector<std::string>{"variant/variant/12"}));
+  p.variant = fftconv::Variant::overlap_save;
+  EXPECT_EQ(axis_cells(axes, p), (std::vector<Cell>{std::string("overlap-save")}));
+  for (const MethodAxis<fftconv::Params>& a : axes.axes) EXPECT_FALSE(a.recorded_for(p)) << a.key;
+  fftconv::Params q;
+  restore_choice(axes, stored("overlap-save", {{"block", "4096"}}), q);
+  EXPECT_EQ(q.variant, fftconv::Variant::overlap_save);
+  EXPECT_EQ(q.block, 4096);
+  // A choice without a block keeps the length chosen from the filter.
+  fftconv::Params r;
+  restore_choice(axes, stored("direct", {}), r);
+  EXPECT_EQ(r.variant, fftconv::Variant::direct);
+  EXPECT_EQ(r.block, 0);
+  // auto is what asks for a choice, never one.
+  const InputError a = refusal(stored("auto", {}), fftconv::Params{});
+  EXPECT_EQ(a.key(), "choice.variant");
+  EXPECT_NE(std::string(a.what()).find("expected a variant other than auto"), std::string::npos)
+      << a.what();
+  const InputError b = refusal(stored("overlap-save", {{"block", "long"}}), fftconv::Params{});
+  EXPECT_EQ(b.key(), "choice.block");
+  EXPECT_NE(std::string(b.what()).find("expected a transform length, got \"long\""),
+            std::string::npos)
+      << b.what();
 }
 
 }  // namespace

@@ -1,13 +1,13 @@
 // fftconv's binding: its parameters; a run on operands held whole (on the GPU, or by the CPU
 // gold) or streamed in pieces with the output written to the result file as it comes; and its
-// sweep over variants on operands resident on the device. The operands' keys and files are
-// fftconv_inputs'.
+// sweep over variants on operands resident on the device. The operands are made or read by
+// solvers/fftconv/inputs.hpp, and written back by fftconv_result.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
 
-#include "apps/bindings/fftconv_inputs.hpp"
+#include "apps/bindings/fftconv_result.hpp"
 #include "apps/bindings/fftconv_volume_binding.hpp"
 #include "io/read_keys.hpp"
 #include "io/spill_file.hpp"
@@ -29,22 +29,18 @@ using fftconv::Extent;
 using fftconv::Params;
 using fftconv::Problem;
 using fftconv::Variant;
-namespace in = fftconv_inputs;
+namespace res = fftconv_result;
 using Clock = std::chrono::steady_clock;
 
 using fftconv::SweepParams;
 
-std::pair<Params, SweepParams> read_all(io::ParamTable& t, const std::filesystem::path& path) {
-  return io::read_checked(
-      t,
-      [&] {
-        Params p = io::read_keys(t, fftconv::keys(), path);
-        io::with_sources(t, [&] {
-          fftconv::settle_volume_layouts(p, t.has("signal.layout"), t.has("filter.layout"));
-        });
-        return p;
-      },
-      [&] { return io::read_keys(t, fftconv::sweep_keys(), path); });
+// The parameters and the [sweep] table; a volume's file operands read as volumes.
+DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, fftconv::keys(), fftconv::sweep_keys(), path, [&](Params& p, bool) {
+    io::with_sources(t, [&] {
+      fftconv::settle_volume_layouts(p, t.has("signal.layout"), t.has("filter.layout"));
+    });
+  });
 }
 
 // The problem class of a choice (fftconv::problem_class) in the run's precision.
@@ -52,23 +48,23 @@ io::AutotuneKey fftconv_key(const Problem& q, std::size_t element) {
   return autotune_key("fftconv", fftconv::problem_class(q), element == 4 ? "float" : "double");
 }
 
+// What "auto" runs when no choice is stored, for the note that says so.
+std::string auto_picks(const Problem& q, int element) {
+  try {
+    return "the variant auto picks (" + std::string(name(fftconv::choose_variant(q, element))) +
+           ")";
+  } catch (const InputError&) {
+    return "the variant auto picks";  // why it cannot pick is said by the run when it gets there
+  }
+}
+
 double samples(std::int64_t count, const Extent& e) {
   return static_cast<double>(count) * static_cast<double>(e.size());
 }
 
-// The problem as /output and /sweep record it: its mode, operation and shape.
-void write_problem(io::ResultFile& out, const std::string& group, const Problem& q) {
-  out.set_attribute(group, "mode", std::string(name(q.mode)));
-  out.set_attribute(group, "operation", std::string(name(q.operation)));
-  out.set_attribute(group, "batch", q.batch);
-  out.set_attribute(group, "filters", q.filters);
-  out.set_attribute(group, "signal_extent", in::rows_cols(q.signal));
-  out.set_attribute(group, "filter_extent", in::rows_cols(q.filter));
-}
-
 // The gold of a whole problem, with its progress on a terminal.
 template <class T>
-std::vector<double> gold_of(const in::Operands<T>& ops) {
+std::vector<double> gold_of(const fftconv::Operands<T>& ops) {
   ProgressLine line("gold output sample", "samples", 1);
   return fftconv::convolve_gold(ops.problem, ops.signal, ops.filter,
                                 [&](const fftconv::Progress& pr) {
@@ -92,18 +88,22 @@ class FftconvRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    const Problem q = in::problem_of<T>(t_, p_);
+    const Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
     whole_ = q;
-    if (looks_up_choice() && ranks() == 1) choose_automatic(q);
+    // "auto": the variant (and overlap-save's block) stored for this problem, or the built-in
+    // choice (and a note on stderr) when none is.
+    if (looks_up_choice() && ranks() == 1)
+      auto_ = choose_stored(fftconv::method_axes(p_), p_, autotune_file_,
+                            fftconv_key(q, sizeof(T)), auto_picks(q, int{sizeof(T)}));
     method_ = {p_.variant, p_.block};
     if (ranks() > 1) return prepare_share(q);
-    in::require_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
-    ops_ = in::load_operands<T>(p_, q, in::draws_on_device(p_, gpu_, check_));
+    require_needs(t_, fftconv::memory_needs(p_, q, sizeof(T), gpu_, !gpu_ || check_));
+    ops_ = fftconv::load_operands<T>(p_, q, fftconv::draws_on_device(p_, gpu_, check_));
   }
 
   std::string describe() const override {
     const char* streamed = p_.streamed ? (gpu_ ? " streamed" : ", streamed") : "";
-    return in::describe(p_, ops_.problem) + "; " +
+    return fftconv::describe(p_, ops_.problem) + "; " +
            (gpu_ ? std::string(name(p_.streamed ? Variant::overlap_save : p_.variant)) +
                        streamed + (auto_.file.empty() ? "" : auto_.described()) + " on " +
                        current_device().name
@@ -157,7 +157,7 @@ class FftconvRun final : public SolverRun<Params> {
   }
 
   double work() const override { return samples(whole_.batch, whole_.signal); }
-  Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
+  Reproducibility reproducibility() const override { return res::reproducibility(gpu_); }
 
   // Across ranks each judges its share against the gold of the same samples, and the
   // differences are merged in rank order.
@@ -188,11 +188,11 @@ class FftconvRun final : public SolverRun<Params> {
   void write(Output& out) override {
     const Problem& q = whole_;
     const std::vector<std::uint64_t> dims =
-        in::stored_dims(q.batch, fftconv::output_extent(q), q.is_2d());
+        fftconv::stored_dims(q.batch, fftconv::output_extent(q), q.is_2d());
     if (!share_) {
       if (!p_.streamed) out.file->write_field("/output", result_.output.data(), dims);
       describe_output(*out.file, p_.streamed);
-      in::write_inputs(*out.file, p_, ops_, source_ ? &*source_ : nullptr);
+      res::write_inputs(*out.file, p_, ops_, source_ ? &*source_ : nullptr);
       return;
     }
     const std::int64_t first = share_->first, count = share_->count;
@@ -211,22 +211,23 @@ class FftconvRun final : public SolverRun<Params> {
       out.write_rows("/output", dims, static_cast<std::uint64_t>(first),
                      static_cast<std::uint64_t>(count), result_.output.data());
     }
-    if (!range()) in::write_input_share(out, p_, q, ops_, first);
+    if (!range()) res::write_input_share(out, p_, q, ops_, first);
     if (out.file == nullptr) return;
     describe_output(*out.file, spill_.has_value());
-    if (range()) in::write_inputs(*out.file, loading_, ops_, &*source_);
+    if (range()) res::write_inputs(*out.file, loading_, ops_, &*source_);
   }
 
  private:
   bool range() const { return share_ && share_->cut == fftconv::Cut::range; }
 
   // A solver's InputError said against the parameter file's keys.
+  InputError said(const InputError& e) const { return sourced(t_, fftconv::rephrased(p_, e)); }
   template <class F>
   auto rephrasing(F f) const -> decltype(f()) {
     try {
       return f();
     } catch (const InputError& e) {
-      throw in::rephrased(t_, p_, e);
+      throw said(e);
     }
   }
 
@@ -240,33 +241,13 @@ class FftconvRun final : public SolverRun<Params> {
   // /output's attributes: what was computed, by what, and where it lies in the full convolution.
   void describe_output(io::ResultFile& out, bool streamed) const {
     const Problem& q = whole_;
-    write_problem(out, "/output", q);
+    res::write_problem(out, "/output", q);
     out.set_attribute("/output", "variant", gpu_ ? std::string(name(variant())) : "cpu-gold");
     out.set_attribute("/output", "layout",
-                      in::layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
-    out.set_attribute("/output", "offset", in::rows_cols(fftconv::output_offset(q)));
+                      fftconv::layout_of(q.batch > 1, q.is_2d(), "signal", "sample"));
+    out.set_attribute("/output", "offset", fftconv::rows_cols(fftconv::output_offset(q)));
     if (streamed) out.set_attribute("/output", "streamed", true);
-    out.set_attribute("/output", "units", std::string(in::kOutputUnits));
-  }
-
-  // method.variant = "auto": the variant (and overlap-save's block) stored for this problem, or
-  // the built-in choice (and a note on stderr) when none is.
-  void choose_automatic(const Problem& q) {
-    std::string fallback = "the variant auto picks";
-    try {
-      fallback += " (" + std::string(name(fftconv::choose_variant(q, sizeof(T)))) + ")";
-    } catch (const InputError&) {
-      // Said by the run itself when it gets there.
-    }
-    auto_ = look_up_choice(autotune_file_, fftconv_key(q, sizeof(T)), fallback);
-    if (!auto_.choice) return;
-    p_.variant = auto_.variant([](const std::string& text) {
-      const Variant v = fftconv::parse_variant(text);
-      if (v == Variant::automatic) throw InputError("expected a variant other than auto");
-      return v;
-    });
-    p_.block = auto_.integer("block", 0, INT64_MAX, "a transform length", "0");
-    auto_.validate("block", [&] { p_.validate(); });
+    out.set_attribute("/output", "units", std::string(fftconv::kOutputUnits));
   }
 
   Variant variant() const {
@@ -280,24 +261,25 @@ class FftconvRun final : public SolverRun<Params> {
     try {
       share_ = fftconv::share_of(q, method_, sizeof(T), gpu_, p_.streamed, rank(), ranks());
     } catch (const InputError& e) {
-      if (e.key() != "ranks") throw in::rephrased(t_, p_, e);
+      if (e.key() != "ranks") throw said(e);
       const std::string key = fftconv::cut_key(p_, q);
       throw InputError(t_.source_of(key), key, e.expected());
     }
     method_ = share_->method;
     if (!range()) {
-      in::require_memory(t_, p_, share_->part(q), sizeof(T), gpu_, !gpu_ || check_);
-      ops_ = in::load_share<T>(p_, q, share_->first, share_->count,
-                               in::draws_on_device(p_, gpu_, check_));
+      require_needs(t_,
+                    fftconv::memory_needs(p_, share_->part(q), sizeof(T), gpu_, !gpu_ || check_));
+      ops_ = fftconv::load_share<T>(p_, q, share_->first, share_->count,
+                               fftconv::draws_on_device(p_, gpu_, check_));
       return;
     }
     // The signal is read piece by piece as the blocks need it (a file's by hyperslab), as a
     // streamed run reads it.
     loading_ = p_;
     loading_.streamed = true;
-    in::require_memory(t_, loading_, q, sizeof(T), gpu_, !gpu_ || check_);
-    ops_ = in::load_operands<T>(loading_, q);
-    source_.emplace(loading_, ops_, in::operand_files<T>());
+    require_needs(t_, fftconv::memory_needs(loading_, q, sizeof(T), gpu_, !gpu_ || check_));
+    ops_ = fftconv::load_operands<T>(loading_, q);
+    source_.emplace(loading_, ops_, fftconv::operand_files<T>());
     if (share_->in_memory) {
       // The samples this rank's blocks read, into memory.
       const auto [begin, end] = fftconv::range_window(q, method_, static_cast<int>(sizeof(T)),
@@ -374,7 +356,7 @@ class FftconvRun final : public SolverRun<Params> {
   void solve_streamed(PhaseTimer& timings, io::ResultFile& file) {
     const Problem& q = ops_.problem;
     const std::int64_t length = fftconv::output_extent(q).cols;
-    source_.emplace(p_, ops_, in::operand_files<T>());
+    source_.emplace(p_, ops_, fftconv::operand_files<T>());
     io::StreamedDataset<T> output(file, "/output", length);
     ProgressLine line("output sample", "samples", 1);
     const auto started = Clock::now();
@@ -413,10 +395,10 @@ class FftconvRun final : public SolverRun<Params> {
   std::vector<T> window_;  // the samples an in-memory range's blocks read, from window_first_
   std::int64_t window_first_ = 0;
   std::optional<io::SpillFile> spill_;  // a streamed share, until the ranks write
-  in::Operands<T> ops_;
+  fftconv::Operands<T> ops_;
   fftconv::Result<T> result_;                  // whole runs
   std::vector<double> gold_;                   // whole runs: the CPU's output, or the check's
-  std::optional<in::SignalSource<T>> source_;  // streamed runs
+  std::optional<fftconv::SignalSource<T>> source_;  // streamed runs
   fftconv::GoldDifference difference_;         // streamed runs with --check
   double low_ = 0, high_ = 0, total_s_ = 0, read_s_ = 0, write_s_ = 0;
   double check_s_ = 0;  // a streamed run's time on the gold's windows, charged to the check
@@ -425,36 +407,31 @@ class FftconvRun final : public SolverRun<Params> {
 // The sweep: each listed variant checked against the gold and timed on one DeviceProblem
 // (solvers/fftconv/study.hpp).
 template <class T>
-class FftconvStudy final : public SolverStudy<Params, SweepParams> {
+class FftconvStudy final : public MethodStudy<Params, SweepParams> {
  public:
-  using SolverStudy::SolverStudy;
+  using MethodStudy::MethodStudy;
 
   void prepare() override {
-    const Problem q = in::problem_of<T>(t_, p_);
-    in::require_memory(t_, p_, q, sizeof(T), true, true);
-    study_.emplace(q, s_.variants, p_.block, [&] { return in::load_operands<T>(p_, q); });
+    const Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
+    require_needs(t_, fftconv::memory_needs(p_, q, sizeof(T), true, true));
+    study_.emplace(q, s_.variants, p_.block, [&] { return fftconv::load_operands<T>(p_, q); });
+    configure(s_.variants, [](Params& c, Variant v) { c.variant = v; });
   }
 
   std::string describe() const override {
-    return in::describe(p_, study_->problem()) + " on " + current_device().name + "; " +
+    return fftconv::describe(p_, study_->problem()) + " on " + current_device().name + "; " +
            describe_repeats(s_.repeats, "convolutions") + "; auto picks " +
            std::string(name(study_->chosen()));
   }
 
   SweepColumns columns() const override {
-    return {{{"variant", "variant", 12}},
-            {"gsamples_per_s", "Gsamples/s", 11, 2},
-            std::nullopt,
-            {"max_relative_difference", "max rel diff", 12, 2, 'g'},
-            {{"ran", "ran", 12}}};
-  }
-
-  std::vector<std::vector<Cell>> configurations() override {
-    return cells_of(s_.variants, [](Variant v) { return std::vector<Cell>{std::string(name(v))}; });
+    return columns_with({"gsamples_per_s", "Gsamples/s", 11, 2}, std::nullopt,
+                        {"max_relative_difference", "max rel diff", 12, 2, 'g'},
+                        {{"ran", "ran", 12}});
   }
 
   Measurement measure(std::size_t i) override {
-    fftconv::VariantMeasurement r = study_->measure(s_.variants[i], s_.repeats);
+    fftconv::VariantMeasurement r = study_->measure(configs_[i].variant, s_.repeats);
     Measurement m = measured(std::move(r.row));
     m.skipped = std::move(r.skipped);
     m.extras = {r.ran};
@@ -468,15 +445,15 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
   void write_attributes(io::ResultFile& out) const override {
     const Problem& q = study_->problem();
     out.set_attribute("/sweep", "auto_variant", std::string(name(study_->chosen())));
-    write_problem(out, "/sweep", q);
+    res::write_problem(out, "/sweep", q);
     out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
     out.set_attribute("/sweep", "checked_samples", study_->checked_samples());
   }
 
-  // The variant that ran (auto's pick, for its row), and the block overlap-save took.
-  bool can_autotune() const override { return true; }
+  // What --autotune stores (method_axes): the variant that ran (auto's pick, for its row), and
+  // the block overlap-save took.
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Variant v = s_.variants[i];
+    const Variant v = configs_[i].variant;
     const Variant ran = v == Variant::automatic ? study_->chosen() : v;
     io::AutotuneChoice c =
         choice_of(fftconv_key(study_->problem(), sizeof(T)), std::string(name(ran)));
@@ -488,8 +465,8 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
     const Problem& q = study_->problem();
     return InputError(t_.source_of("sweep.variants"), "sweep.variants",
                       "no listed variant can take this problem (the signal is " +
-                          in::extent_text(q.signal) + " and the filter " +
-                          in::extent_text(q.filter) + ")");
+                          fftconv::extent_text(q.signal) + " and the filter " +
+                          fftconv::extent_text(q.filter) + ")");
   }
 
  private:
@@ -497,29 +474,27 @@ class FftconvStudy final : public SolverStudy<Params, SweepParams> {
 };
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
-  Params p = read_all(t, params_path).first;
-  if (p.is_volume()) return fftconv_volume::make_run(t, std::move(p));
+  DeclaredFile<Params, SweepParams> file = read(t, params_path);
+  if (file.params.is_volume()) return fftconv_volume::make_run(t, std::move(file.params));
   // "auto" given in so many words looks for a stored choice first (a GPU run on one rank); the
   // default (auto too) goes straight to the built-in choice, without a note on every run.
-  const bool automatic =
-      p.variant == Variant::automatic && t.has("method.variant") && !p.streamed;
-  const bool single = p.precision == fftconv::Precision::single;
-  return in_precision<Run, FftconvRun>(single, t, std::move(p), automatic);
+  file.automatic = file.params.variant == Variant::automatic && t.has("method.variant") &&
+                   !file.params.streamed;
+  return run_in_precision<FftconvRun>(t, std::move(file));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
-  auto [p, s] = read_all(t, params_path);
-  if (p.streamed)
+  DeclaredFile<Params, SweepParams> file = read(t, params_path);
+  if (file.params.streamed)
     throw InputError(t.source_of("method.streamed"), "method.streamed",
                      "parasol sweep times convolutions of data held on the device; expected false");
-  if (p.is_volume()) {
-    const std::string key = fftconv::volume_key(p);
+  if (file.params.is_volume()) {
+    const std::string key = fftconv::volume_key(file.params);
     throw InputError(t.source_of(key), key,
                      "parasol sweep times 1D and 2D problems; a volume runs with parasol run "
                      "(bench/fftconv_bench times the volume variants)");
   }
-  const bool single = p.precision == fftconv::Precision::single;
-  return in_precision<Study, FftconvStudy>(single, t, std::move(p), std::move(s));
+  return study_in_precision<FftconvStudy>(t, std::move(file));
 }
 
 }  // namespace

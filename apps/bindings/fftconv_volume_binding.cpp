@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "apps/bindings/fftconv_inputs.hpp"
+#include "apps/bindings/fftconv_result.hpp"
 #include "io/xdmf.hpp"
 #include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
@@ -18,7 +18,7 @@ namespace {
 using fftconv::Params;
 using fftconv::Variant;
 using fftconv::VolumeProblem;
-namespace in = fftconv_inputs;
+namespace res = fftconv_result;
 
 std::vector<std::int64_t> extent_attribute(const fftconv::Extent3& e) {
   return {e.depth, e.rows, e.cols};
@@ -29,6 +29,9 @@ class VolumeRun final : public SolverRun<Params> {
  public:
   using SolverRun::SolverRun;
 
+  // A volume's /method holds nothing: it runs the variant given, which /output@variant names.
+  void write_method(io::ResultFile& /*out*/) const override {}
+
   void prepare(const RunSetup& setup) override {
     take(setup);
     if (ranks() > 1) {
@@ -36,13 +39,13 @@ class VolumeRun final : public SolverRun<Params> {
       throw InputError(t_.source_of(key), key,
                        "a volume runs on one rank; run it without a launcher");
     }
-    const VolumeProblem q = in::volume_problem_of<T>(t_, p_);
-    in::require_volume_memory(t_, p_, q, sizeof(T), gpu_, !gpu_ || check_);
-    ops_ = in::load_volume<T>(p_, q);
+    const VolumeProblem q = sourced(t_, [&] { return fftconv::volume_problem_of<T>(p_); });
+    require_needs(t_, fftconv::volume_memory_needs(p_, q, sizeof(T), gpu_, !gpu_ || check_));
+    ops_ = fftconv::load_volume<T>(p_, q);
   }
 
   std::string describe() const override {
-    return in::describe_volume(p_, ops_.problem) + "; " + ran(std::string(name(p_.variant)));
+    return fftconv::describe_volume(p_, ops_.problem) + "; " + ran(std::string(name(p_.variant)));
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -53,7 +56,7 @@ class VolumeRun final : public SolverRun<Params> {
     try {
       out_ = fftconv::convolve_volume(ops_, p_.variant, gpu_);
     } catch (const InputError& e) {
-      throw in::rephrased(t_, p_, e);
+      throw sourced(t_, fftconv::rephrased(p_, e));
     }
     if (gpu_) timings.add("setup", out_.timings.setup);
     if (gpu_) add_device_phases(timings, out_.timings);
@@ -79,7 +82,7 @@ class VolumeRun final : public SolverRun<Params> {
   }
 
   double work() const override { return static_cast<double>(ops_.problem.signal.size()); }
-  Reproducibility reproducibility() const override { return in::reproducibility(gpu_); }
+  Reproducibility reproducibility() const override { return res::reproducibility(gpu_); }
 
   Agreement check() override {
     std::vector<double>& gold = out_.gold;
@@ -91,17 +94,17 @@ class VolumeRun final : public SolverRun<Params> {
     const VolumeProblem& q = ops_.problem;
     const fftconv::Extent3 e = fftconv::output_extent(q);
     io::ResultFile& file = *out.file;
-    file.write_field("/output", out_.output.data(), in::volume_dims(e));
+    file.write_field("/output", out_.output.data(), fftconv::volume_dims(e));
     file.set_attribute("/output", "mode", std::string(name(q.mode)));
     file.set_attribute("/output", "operation", std::string(name(q.operation)));
     file.set_attribute("/output", "variant", gpu_ ? std::string(name(out_.ran)) : "cpu-gold");
-    file.set_attribute("/output", "layout", std::string(in::kVolumeLayout));
-    file.set_attribute("/output", "units", std::string(in::kOutputUnits));
+    file.set_attribute("/output", "layout", std::string(fftconv::kVolumeLayout));
+    file.set_attribute("/output", "units", std::string(fftconv::kOutputUnits));
     file.set_attribute("/output", "signal_extent", extent_attribute(q.signal));
     file.set_attribute("/output", "filter_extent", extent_attribute(q.filter));
     file.set_attribute("/output", "offset", extent_attribute(fftconv::output_offset(q)));
     if (gpu_ && out_.ran == Variant::r2c) file.set_attribute("/output", "chunks", out_.chunks);
-    in::write_volume_inputs(file, p_, ops_);
+    res::write_volume_inputs(file, p_, ops_);
     // On the signal's grid, where the output's first sample lies (fftconv::output_origin).
     io::UniformGrid3 grid;
     grid.points = {static_cast<std::uint64_t>(e.cols), static_cast<std::uint64_t>(e.rows),
@@ -114,7 +117,7 @@ class VolumeRun final : public SolverRun<Params> {
   }
 
  private:
-  in::VolumeOperands<T> ops_;
+  fftconv::VolumeOperands<T> ops_;
   fftconv::VolumeOutput<T> out_;
   double low_ = 0, high_ = 0;
 };

@@ -1,6 +1,6 @@
 // fftconv's runs on volumes (Params::is_volume): one 3D signal with one 3D filter, direct or r2c
 // on the GPU or by the CPU gold, the output written as a [z][row][col] dataset with an XDMF
-// sidecar. fftconv.cpp hands volume problems here.
+// sidecar. fftconv_binding.cpp hands volume problems here.
 #pragma once
 
 #include <filesystem>

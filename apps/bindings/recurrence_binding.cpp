@@ -1,17 +1,17 @@
-// recurrence's binding: the series generated or read (recurrence_inputs.cpp), solved by the scan
-// or the gold and stored beside its inputs; the sweep times both scan modes and checks that the
-// reproducible one gives the same bits every time.
+// recurrence's binding: the series generated or read (solvers/recurrence/inputs.hpp), solved by
+// the scan or the gold and stored beside its inputs; the sweep times both scan modes and checks
+// that the reproducible one gives the same bits every time.
 #include <array>
 #include <optional>
 #include <utility>
 
-#include "apps/bindings/recurrence_inputs.hpp"
 #include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_run.hpp"
 #include "io/read_keys.hpp"
 #include "kernels/device.hpp"
 #include "solvers/recurrence/check.hpp"
+#include "solvers/recurrence/inputs.hpp"
 #include "solvers/recurrence/keys.hpp"
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/ranks.hpp"
@@ -68,12 +68,15 @@ void require_device(const io::ParamTable& t, const Params& p, const Series<T>& s
                                 static_cast<double>(series.segments() + 1));
 }
 
+// The series a run or sweep holds (recurrence::run_series), its host memory checked as it goes
+// and a complaint of the parameters said against the file.
 template <class T>
-Series<T> prepared_series(const io::ParamTable& t, const Params& p) {
-  if (p.problem == Problem::ar1) require_host<T>(t, p, p.ar1.series * p.ar1.length);
-  Series<T> series = make_series<T>(t, p);
-  if (p.problem != Problem::ar1) require_host<T>(t, p, series.size());
-  return series;
+recurrence::RunSeries<T> run_series(const io::ParamTable& t, const Params& p, bool gpu,
+                                    bool host_copy, int rank, int ranks) {
+  return sourced(t, [&] {
+    return recurrence::run_series<T>(p, gpu, host_copy, rank, ranks,
+                                     [&](std::int64_t n) { require_host<T>(t, p, n); });
+  });
 }
 
 template <class T>
@@ -83,36 +86,11 @@ class RecurrenceRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    const recurrence::Cut cut = recurrence::cut_for(gpu_, p_.mode);
-    // A GPU run that needs no host copy of a generated series (no gold to judge it by, no
-    // /input/s and /input/u to write) draws s and u on the device as it solves: the same bits.
-    drawn_ = gpu_ && p_.problem == Problem::ar1 && !check_ && !p_.write_input;
-    if (ranks() > 1 && p_.problem == Problem::ar1) {
-      // Each rank draws only the series its run meets, and keeps only its run; every rank holds
-      // the offsets and initial values of the whole, for rank 0 to write.
-      if (!drawn_)
-        require_host<T>(t_, p_,
-                        recurrence::span_of(p_.ar1.series * p_.ar1.length,
-                                            recurrence::kTileElements<T>, rank(), ranks(), cut)
-                            .count);
-      part_ = drawn_ ? recurrence::ar1_run<T>(p_.ar1, rank(), ranks(), cut)
-                     : recurrence::ar1_part<T>(p_.ar1, rank(), ranks(), cut);
-      series_ = recurrence::ar1_segments<T>(p_.ar1);
-    } else if (drawn_) {
-      series_ = recurrence::ar1_segments<T>(p_.ar1);
-    } else {
-      // s and u (or smoothing's y) of a file: each rank reads its run of them alone.
-      if (ranks() > 1) part_ = file_run<T>(p_, rank(), ranks(), cut, series_);
-      if (part_) require_host<T>(t_, p_, part_->size());
-      else series_ = prepared_series<T>(t_, p_);
-    }
-    if (ranks() > 1 && !part_) {
-      // A series read whole (none that make_series accepts today: file_run takes them) is cut
-      // here: every rank keeps its run, and the whole's offsets and initial values for rank 0.
-      part_ = recurrence::part_of(series_, rank(), ranks(), cut);
-      series_.s = {};
-      series_.u = {};
-    }
+    recurrence::RunSeries<T> r =
+        run_series<T>(t_, p_, gpu_, check_ || p_.write_input, rank(), ranks());
+    series_ = std::move(r.series);
+    part_ = std::move(r.part);
+    drawn_ = r.drawn;
     if (gpu_) require_device(t_, p_, ranks() > 1 ? part_->series : series_);
   }
 
@@ -254,7 +232,7 @@ class RecurrenceStudy final : public MethodStudy<Params, SweepParams> {
   using MethodStudy::MethodStudy;
 
   void prepare() override {
-    series_ = prepared_series<T>(t_, p_);
+    series_ = run_series<T>(t_, p_, true, true, 0, 1).series;
     require_device(t_, p_, series_);
     study_.emplace(series_);
     measure_copy_roofline(recurrence::bytes_per_solve(series_.size(), sizeof(T)));

@@ -206,6 +206,31 @@ const Keys<SweepParams>& sweep_keys() {
   });
 }
 
+const MethodAxes<Params>& method_axes(const Params&) {
+  using P = Params;
+  static const MethodAxes<P> axes = [] {
+    MethodAxes<P> m;
+    // A stored choice is a variant that ran: auto's own pick is stored as that variant.
+    MethodAxis<P> variant = variant_axis<P>(
+        [](P& p) -> auto& { return p.variant; },
+        [](std::string_view text) {
+          const Variant v = parse_variant(text);
+          if (v == Variant::automatic) throw InputError("expected a variant other than auto");
+          return v;
+        },
+        12);
+    // Stored with overlap-save alone; a choice without it runs the length chosen from the filter.
+    MethodAxis<P> block = integer_axis<P>("block", "", 0, [](P& p) -> auto& { return p.block; },
+                                          0, INT64_MAX, "a transform length");
+    variant.recorded = block.recorded = [](const P&) { return false; };
+    m.axes = {std::move(variant), std::move(block)};
+    m.autotuned = true;
+    m.validated_as = "block";
+    return m;
+  }();
+  return axes;
+}
+
 std::string file_key(std::string_view solver_key) {
   const std::string tail = "." + std::string(solver_key);
   std::string found;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/declaration.hpp"
+#include "kernels/method_axes.hpp"
 #include "kernels/sweep_keys.hpp"
 #include "solvers/fftconv/params.hpp"
 
@@ -23,6 +24,10 @@ struct SweepParams {
 
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// The method's axes (kernels/method_axes.hpp): the variant a sweep varies (its column), and what
+// --autotune stores and method.variant = "auto" restores: the variant that ran, and
+// overlap-save's block. /method records neither (a run's variant is /output@variant, what ran).
+const MethodAxes<Params>& method_axes(const Params&);
 
 // The declared key a solver's check names by its last word ("block": method.block, "mode":
 // problem.mode), so that the solver's messages name what the parameter file says; a word no

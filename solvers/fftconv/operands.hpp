@@ -1,6 +1,6 @@
 // fftconv's operands as the parameters describe them: generated ([signal] and [filter] kinds), or
-// read from files through a reader the front end gives (the solver layer does not link HDF5:
-// `parasol` reads them through io/), whole, a rank's rows of a batch, or for a streamed run
+// read from files through a reader (inputs.hpp's reads HDF5 through io/; the rest of the
+// library knows only this interface), whole, a rank's rows of a batch, or for a streamed run
 // sample by sample as the convolution asks; and how operands and outputs are laid out when they
 // are stored. Host-only API.
 #pragma once
@@ -17,7 +17,7 @@
 
 namespace parasol::fftconv {
 
-// An operand's file, read as the front end reads it. `key` is the parameter that named the
+// An operand's file, read as inputs.hpp's operand_files reads it. `key` is the parameter that named the
 // dataset ("signal.dataset"), for the reader's messages; every value read is checked finite.
 template <class T>
 class OperandFiles {

@@ -62,7 +62,7 @@ struct Signal {
   double f0 = 0.0, f1 = 0.25;  // chirp: cycles per sample at the first sample and at `length`
   double noise = 0.0;          // chirp: standard deviation of the noise added
   std::uint64_t seed = 1;
-  // file: the front end reads it (solvers do not depend on HDF5).
+  // file: read by inputs.hpp.
   std::string file;            // resolved against the parameter file's folder
   std::string dataset = "signal";
   Layout layout = Layout::batch;
@@ -108,8 +108,8 @@ struct Params {
   }
 };
 
-// The volume problem the generated operands describe (file operands' extents are the front
-// end's to read): depth x rows x length each.
+// The volume problem the generated operands describe (file operands' extents are read by
+// inputs.hpp): depth x rows x length each.
 VolumeProblem generated_volume(const Params& params);
 
 // The checks that need the problem's sizes, known once any input file is read: the variant takes

@@ -44,7 +44,7 @@ struct Smoothing {
   double alpha = 0.1;
 };
 
-// Datasets of an HDF5 file. The front end reads them: solvers do not depend on HDF5.
+// Datasets of an HDF5 file, read by inputs.hpp.
 struct Input {
   std::string file;      // resolved against the parameter file's folder
   std::string y = "y";   // smoothing: [length] (one series) or [series][length]

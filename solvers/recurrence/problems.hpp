@@ -1,6 +1,6 @@
 // The series the parameter file describes, built as Series<T>, and the scale a result is judged
-// against. Reading input files is the front end's (solvers do not depend on HDF5); it hands the
-// values it read to smoothing_series.
+// against. Reading input files is inputs.hpp's (the only part of the library that links io/): it
+// hands the values it read to smoothing_series.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // recurrence's series from HDF5: each dataset read through read_dataset, which checks that it is a
 // dataset of numbers of the rank expected, its values checked finite and the offsets in order.
-#include "apps/bindings/recurrence_inputs.hpp"
+#include "solvers/recurrence/inputs.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -13,12 +13,8 @@
 #include "kernels/validate.hpp"
 #include "solvers/recurrence/problems.hpp"
 
-namespace parasol::app {
+namespace parasol::recurrence {
 namespace {
-
-using recurrence::Params;
-using recurrence::Problem;
-using recurrence::Series;
 
 // A dataset named by `key`; its errors name the file, the dataset and the key.
 template <class T>
@@ -74,11 +70,11 @@ Series<T> smoothing_from_file(const Params& p) {
   io::require_finite(y.values.data(), static_cast<std::int64_t>(y.values.size()), 0, p.input.file,
                      p.input.y);
   const std::int64_t rows = y.dims.size() == 2 ? static_cast<std::int64_t>(y.dims[0]) : 1;
-  return recurrence::smoothing_series<T>(y.values, rows, p.smoothing.alpha);
+  return smoothing_series<T>(y.values, rows, p.smoothing.alpha);
 }
 
 template <class T>
-Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
+Series<T> series_from_file(const Params& p) {
   const auto in = io::open_input_file(p.input.file);
   io::Dataset<T> s = read_input<T>(*in, "input.s", p.input.s, {1, 2});
   io::Dataset<T> u = read_input<T>(*in, "input.u", p.input.u, {1, 2});
@@ -95,7 +91,7 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
   const bool rows = s.dims.size() == 2;
   if (!p.input.offsets.empty()) {
     if (rows)
-      throw InputError(t.source_of("input.offsets"), "input.offsets",
+      throw InputError("", "input.offsets",
                        "offsets need 1D s and u; " + io::dataset_display_path(p.input.s) + " is " +
                            io::shape_text(s.dims) + ", one segment per row");
     series.offsets = read_input<std::int64_t>(*in, "input.offsets", p.input.offsets, {1}).values;
@@ -107,7 +103,7 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
   const std::size_t segments = series.offsets.empty() ? 0 : series.offsets.size() - 1;
   series.initial = initial_values<T>(*in, p, segments);
   try {
-    recurrence::check_series(series);
+    check_series(series);
   } catch (const InputError& e) {
     throw InputError(p.input.file, e.key(), e.expected());
   }
@@ -117,11 +113,11 @@ Series<T> series_from_file(const io::ParamTable& t, const Params& p) {
 }  // namespace
 
 template <class T>
-Series<T> make_series(const io::ParamTable& t, const Params& p) {
+Series<T> make_series(const Params& p) {
   switch (p.problem) {
-    case Problem::ar1: return recurrence::ar1_series<T>(p.ar1);
+    case Problem::ar1: return ar1_series<T>(p.ar1);
     case Problem::smoothing: return smoothing_from_file<T>(p);
-    case Problem::file: return series_from_file<T>(t, p);
+    case Problem::file: return series_from_file<T>(p);
   }
   throw Error("recurrence: unknown problem");
 }
@@ -133,8 +129,8 @@ namespace {
 // made into s and u as smoothing_series makes them. Every element's finiteness is checked by the
 // rank whose run holds it, so the first bad one is named as a one-rank run names it.
 template <class T>
-std::optional<recurrence::SeriesPart<T>> smoothing_run(const Params& p, int rank, int size,
-                                                       recurrence::Cut cut, Series<T>& segments) {
+std::optional<SeriesPart<T>> smoothing_run(const Params& p, int rank, int size,
+                                                       Cut cut, Series<T>& segments) {
   const auto in = io::open_input_file(p.input.file);
   const std::vector<std::uint64_t> dims =
       io::naming_key("input.y", [&] { return in->dataset_dims<double>(p.input.y, {1, 2}); });
@@ -148,8 +144,8 @@ std::optional<recurrence::SeriesPart<T>> smoothing_run(const Params& p, int rank
   segments = Series<T>{};
   segments.offsets = row_offsets(rows, length);
   for (const double first : firsts) segments.initial.push_back(static_cast<T>(first));
-  const recurrence::Span span =
-      recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
+  const Span span =
+      span_of(n, kTileElements<T>, rank, size, cut);
   std::vector<double> y;
   if (span.count > 0) {
     y = io::naming_key("input.y", [&] {
@@ -161,14 +157,14 @@ std::optional<recurrence::SeriesPart<T>> smoothing_run(const Params& p, int rank
   const T keep = static_cast<T>(1.0 - p.smoothing.alpha);
   std::vector<T> s(y.size(), keep), u(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) u[i] = static_cast<T>(p.smoothing.alpha * y[i]);
-  return recurrence::part_of(segments, n, span, std::move(s), std::move(u));
+  return part_of(segments, n, span, std::move(s), std::move(u));
 }
 
 }  // namespace
 
 template <class T>
-std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int size,
-                                                  recurrence::Cut cut, Series<T>& segments) {
+std::optional<SeriesPart<T>> file_run(const Params& p, int rank, int size,
+                                                  Cut cut, Series<T>& segments) {
   if (p.problem == Problem::smoothing) return smoothing_run<T>(p, rank, size, cut, segments);
   if (p.problem != Problem::file) return std::nullopt;
   const auto in = io::open_input_file(p.input.file);
@@ -196,12 +192,12 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
   const std::size_t count = segments.offsets.empty() ? 0 : segments.offsets.size() - 1;
   segments.initial = initial_values<T>(*in, p, count);
   try {
-    recurrence::check_offsets(segments.offsets, segments.initial.size(), n);
+    check_offsets(segments.offsets, segments.initial.size(), n);
   } catch (const InputError& e) {
     throw InputError(p.input.file, e.key(), e.expected());
   }
-  const recurrence::Span span =
-      recurrence::span_of(n, recurrence::kTileElements<T>, rank, size, cut);
+  const Span span =
+      span_of(n, kTileElements<T>, rank, size, cut);
   const auto slab = [&](const char* key, const std::string& dataset) {
     if (span.count == 0) return std::vector<T>{};
     std::vector<T> values = io::naming_key(key, [&] {
@@ -215,14 +211,54 @@ std::optional<recurrence::SeriesPart<T>> file_run(const Params& p, int rank, int
   };
   std::vector<T> s = slab("input.s", p.input.s);
   std::vector<T> u = slab("input.u", p.input.u);
-  return recurrence::part_of(segments, n, span, std::move(s), std::move(u));
+  return part_of(segments, n, span, std::move(s), std::move(u));
 }
 
-template Series<float> make_series<float>(const io::ParamTable&, const Params&);
-template Series<double> make_series<double>(const io::ParamTable&, const Params&);
-template std::optional<recurrence::SeriesPart<float>> file_run<float>(
-    const Params&, int, int, recurrence::Cut, Series<float>&);
-template std::optional<recurrence::SeriesPart<double>> file_run<double>(
-    const Params&, int, int, recurrence::Cut, Series<double>&);
+template <class T>
+RunSeries<T> run_series(const Params& p, bool gpu, bool host_copy, int rank, int ranks,
+                        const std::function<void(std::int64_t elements)>& require_host) {
+  RunSeries<T> r;
+  const Cut cut = cut_for(gpu, p.mode);
+  r.drawn = gpu && p.problem == Problem::ar1 && !host_copy;
+  if (ranks > 1 && p.problem == Problem::ar1) {
+    // Each rank draws only the series its run meets, and keeps only its run; every rank holds
+    // the offsets and initial values of the whole, for rank 0 to write.
+    if (!r.drawn)
+      require_host(span_of(p.ar1.series * p.ar1.length, kTileElements<T>, rank, ranks, cut).count);
+    r.part = r.drawn ? ar1_run<T>(p.ar1, rank, ranks, cut) : ar1_part<T>(p.ar1, rank, ranks, cut);
+    r.series = ar1_segments<T>(p.ar1);
+  } else if (r.drawn) {
+    r.series = ar1_segments<T>(p.ar1);
+  } else {
+    // s and u (or smoothing's y) of a file: each rank reads its run of them alone.
+    if (ranks > 1) r.part = file_run<T>(p, rank, ranks, cut, r.series);
+    if (r.part) {
+      require_host(r.part->size());
+    } else {
+      if (p.problem == Problem::ar1) require_host(p.ar1.series * p.ar1.length);
+      r.series = make_series<T>(p);
+      if (p.problem != Problem::ar1) require_host(r.series.size());
+    }
+  }
+  if (ranks > 1 && !r.part) {
+    // A series read whole (none that make_series accepts today: file_run takes them) is cut
+    // here: every rank keeps its run, and the whole's offsets and initial values for rank 0.
+    r.part = part_of(r.series, rank, ranks, cut);
+    r.series.s = {};
+    r.series.u = {};
+  }
+  return r;
+}
 
-}  // namespace parasol::app
+template RunSeries<float> run_series<float>(const Params&, bool, bool, int, int,
+                                            const std::function<void(std::int64_t)>&);
+template RunSeries<double> run_series<double>(const Params&, bool, bool, int, int,
+                                              const std::function<void(std::int64_t)>&);
+template Series<float> make_series<float>(const Params&);
+template Series<double> make_series<double>(const Params&);
+template std::optional<SeriesPart<float>> file_run<float>(
+    const Params&, int, int, Cut, Series<float>&);
+template std::optional<SeriesPart<double>> file_run<double>(
+    const Params&, int, int, Cut, Series<double>&);
+
+}  // namespace parasol::recurrence

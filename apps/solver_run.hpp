@@ -449,23 +449,6 @@ std::vector<T> restart_share(const io::CheckpointReader& r, const std::string& n
   if (share) return restart_values<T>(r, name, share->first, count, share->total);
   r.require_same_ranks(why);
   return restart_values<T>(r, name, count);
-// ---- a solver's own reading of its inputs, said against the parameter file --------------------
-namespace parasol::app {
-
-// A solver's complaint (below the front end, which knows no parameter file) given the source of
-// its key in `t` ("inputs/a.toml:12") when it names none; one that names its file and dataset
-// already keeps them. The second runs `read` (a solver's making or reading of its inputs) and
-// says so of any InputError it throws.
-inline InputError sourced(const io::ParamTable& t, const InputError& e) {
-  return e.source().empty() ? InputError(t.source_of(e.key()), e.key(), e.expected()) : e;
-}
-template <class Read>
-auto sourced(const io::ParamTable& t, Read&& read) -> decltype(read()) {
-  try {
-    return read();
-  } catch (const InputError& e) {
-    throw sourced(t, e);
-  }
 }
 
 }  // namespace parasol::app
@@ -519,6 +502,30 @@ class ArrayMarch {
   std::vector<Value> values_;  // a restart's
   State from_;
 };
+
+}  // namespace parasol::app
+
+// ---- a solver's own reading of its inputs, said against the parameter file --------------------
+namespace parasol::app {
+
+// A solver's complaint (below the front end, which knows no parameter file) given the source of
+// its key in `t` ("inputs/a.toml:12") when it names none; one that names its file and dataset
+// already keeps them. The second runs `read` (a solver's making or reading of its inputs) and
+// says so of any InputError it throws.
+inline InputError sourced(const io::ParamTable& t, const InputError& e) {
+  return e.source().empty() ? InputError(t.source_of(e.key()), e.key(), e.expected()) : e;
+}
+template <class Read>
+auto sourced(const io::ParamTable& t, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw sourced(t, e);
+  }
+}
+
+}  // namespace parasol::app
+
 // ---- a solver's own account of the memory a run takes ---------------------------------------------
 namespace parasol::app {
 

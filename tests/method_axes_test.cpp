@@ -198,6 +198,8 @@ TEST(MethodAxes, TridiagRestoresAStoredChoice) {
             "choice.chunk");
   EXPECT_EQ(refusal(stored("cr", {{"threads", "128"}, {"chunk", "0"}}), tridiag::Params{}).key(),
             "choice.variant");
+}
+
 // fftconv's sweep varies the variant alone; a choice stores the variant that ran and, for
 // overlap-save, its block; /method records neither (a run's variant is /output@variant).
 TEST(MethodAxes, FftconvSweepsVariantAndStoresTheBlock) {

@@ -99,7 +99,7 @@ struct Params {
   double tolerance = 1e-10;     // stop once ‖b − A u‖_max / ‖b‖_max < tolerance (poisson.hpp)
   std::int64_t max_cycles = 20;  // V-cycles at most (after FMG)
   Precision precision = Precision::double_;
-  Variant variant = Variant::fused;
+  Variant variant = Variant::plain;  // the faster at every size measured (docs/performance.md)
 
   // The observed order of accuracy (manufactured source only): 1 solves this grid; k solves k
   // grids, each with half the cells per side of the one before and twice the spacing.

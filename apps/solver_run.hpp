@@ -561,3 +561,19 @@ AutoChoice choose_stored(const MethodAxes<P>& m, P& p, const std::filesystem::pa
 }
 
 }  // namespace parasol::app
+
+// ---- memory the whole problem takes, refused at the parameter file itself -----------------------
+namespace parasol::app {
+
+// Each of a solver's needs of its whole problem rather than of one key's value (coulomb::
+// MemoryNeed, with key, what, bytes and device), checked in turn: the device's free memory or the
+// host's, refused naming `key` at the parameter file rather than a line of it.
+template <class Needs>
+void require_file_needs(const io::ParamTable& t, const Needs& needs) {
+  for (const auto& n : needs) {
+    if (n.device) require_device_memory(t.source(), n.key, n.what, n.bytes);
+    else require_host_memory(t.source(), n.key, n.what, n.bytes);
+  }
+}
+
+}  // namespace parasol::app

@@ -1,23 +1,20 @@
-// coulomb's binding: its parameters and atoms, what a run prints and writes (the potential with
-// its XDMF sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
+// coulomb's binding: what a run reads, prints, records and writes (the potential with its XDMF
+// sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
 // coarsenings on one upload of the atoms. A run may be cut among ranks (solvers/coulomb/part.hpp,
 // ranks.hpp): rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice
-// and writes it into the one result file.
-#include <algorithm>
+// and writes it into the one result file. The run's words, memory, attributes and a sweep's rows
+// are the solver's (solvers/coulomb/summary.hpp).
 #include <optional>
 
-#include "apps/fits.hpp"
+#include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
+#include "apps/solver_run.hpp"
 #include "io/dx.hpp"
 #include "io/xdmf.hpp"
-#include "apps/progress.hpp"
-#include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
-#include "io/read_keys.hpp"
-#include "solvers/coulomb/check.hpp"
-#include "solvers/coulomb/coulomb.hpp"
-#include "solvers/coulomb/keys.hpp"
-#include "solvers/coulomb/ranks.hpp"
 #include "kernels/finite.hpp"
+#include "solvers/coulomb/keys.hpp"
+#include "solvers/coulomb/summary.hpp"
 
 namespace parasol::app {
 namespace {
@@ -26,41 +23,17 @@ using coulomb::Atom;
 using coulomb::Params;
 using coulomb::Variant;
 
-// scatter, the slowest variant by far, is left out of a sweep past this many terms: it would take
-// minutes a row with atomics.
-constexpr double kScatterSweepLimit = 2e9;
-
 using coulomb::SweepParams;
 
-// The problem class of a choice: the lattice and the atom count, exactly
-// ("lattice=256x256x256,atoms=23558").
 io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
-  return autotune_key("coulomb",
-                      "lattice=" + coulomb::extent(p.lattice) + ",atoms=" + std::to_string(atoms),
-                      "float");
+  return autotune_key("coulomb", coulomb::problem_class(p, atoms), "float");
 }
 
-// What only the device can tell: block limits, and room for the potential, the atoms and the
-// atom slices' partial sums (of the whole lattice, or of this rank's part).
-void check_fits_device(const io::ParamTable& t, const Params& p, std::size_t atoms,
+// What only the device can tell: block limits, and room for the whole lattice or this rank's part.
+void check_fits_device(const io::ParamTable& t, const Params& p, std::int64_t atoms,
                        const coulomb::Part& part) {
   check_method_block(t, p.block);
-  const bool share = part.points() < p.lattice.points();
-  require_device_memory(t.source(), "lattice",
-                        "a " + coulomb::extent(p.lattice) + " lattice and " +
-                            std::to_string(atoms) + " atoms need" +
-                            (share ? ", for this rank's part," : ""),
-                        coulomb::device_bytes(p, static_cast<std::int64_t>(atoms), part));
-}
-
-// The float result; the gold in double on a CPU run; its potential and scale for a check: of
-// `points` points (the whole lattice, or a rank's part), and `gathered` more for rank 0's OpenDX
-// map of a run across ranks.
-void check_fits_host(const io::ParamTable& t, const Params& p, bool cpu, bool check,
-                     double points, double gathered = 0) {
-  const double per_point = 4.0 + (cpu ? 8.0 : 0.0) + (check ? 16.0 : 0.0);
-  require_host_memory(t.source(), "lattice", "a " + coulomb::extent(p.lattice) + " lattice needs",
-                      per_point * points + 4.0 * gathered);
+  require_file_needs(t, std::vector{coulomb::device_need(p, atoms, part)});
 }
 
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
@@ -86,16 +59,15 @@ class CoulombRun final : public SolverRun<Params> {
     if (ranks() > 1)
       io::with_sources(t_, [&] { part_ = coulomb::rank_part(p_.lattice, rank(), ranks()); });
     if (looks_up_choice()) choose_automatic(coulomb_key(p_, atom_count_));
-    if (gpu_) check_fits_device(t_, p_, static_cast<std::size_t>(atom_count_), part_);
+    if (gpu_) check_fits_device(t_, p_, atom_count_, part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
-    check_fits_host(t_, p_, !gpu_, check_, static_cast<double>(part_.points()),
-                    gathers ? static_cast<double>(p_.lattice.points()) : 0.0);
+    require_file_needs(t_, std::vector{coulomb::host_need(
+                               p_, !gpu_, check_, static_cast<double>(part_.points()),
+                               gathers ? static_cast<double>(p_.lattice.points()) : 0.0)});
   }
 
   std::string describe() const override {
-    return coulomb::extent(p_.lattice) + " lattice at spacing " + short_number(p_.lattice.spacing) +
-           coulomb::placement(p_) + ", " + std::to_string(atom_count_) + " atoms from " +
-           p_.atoms_file + "; " + ran(described_method());
+    return coulomb::describe_problem(p_, atom_count_) + "; " + ran(described_method());
   }
 
   std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
@@ -131,24 +103,17 @@ class CoulombRun final : public SolverRun<Params> {
   double work() const override { return coulomb::terms(p_.lattice, atoms_.size()); }
 
   Reproducibility reproducibility() const override {
-    // scatter adds each atom's term into every point with atomics, in the order blocks run.
-    if (gpu_ && p_.variant == coulomb::Variant::scatter)
-      return {false, "scatter adds the atoms' terms with atomics, in the order blocks run"};
-    return {true, "each point sums the atoms in their file's order, whatever the cut"};
+    auto [reproducible, because] = coulomb::reproducibility(p_, gpu_);
+    return {reproducible, std::move(because)};
   }
 
   void report(io::ResultFile& out) override {
     const double charge = coulomb::total_charge(atoms_);
     const double rate = work() / diagnostics_.compute_seconds;
     out.set_attribute("/timings", "atom_evaluations_per_s", rate);
-    out.set_attribute("/atoms", "count", static_cast<std::int64_t>(atoms_.size()));
-    out.set_attribute("/atoms", "total_charge", charge);
-    out.set_attribute("/atoms", "file", p_.atoms_file);
+    set_attributes(out, "/atoms", coulomb::atoms_attributes(p_, atoms_));
     write_ranks(out, coulomb::cuts_planes(p_.lattice) ? "slabs of z planes" : "bands of y rows");
-    const double scale = p_.potential_scale();
-    say(formatted("potential from %.6g to %.6g %s; total charge %.4g e; %.3f s, %.3f Gatom-evals/s",
-                  scale * diagnostics_.low, scale * diagnostics_.high, unit().c_str(), charge,
-                  diagnostics_.compute_seconds, 1e-9 * rate));
+    say(coulomb::summary_line(p_, diagnostics_, charge, rate));
   }
 
   // The gold and its scale at this rank's points, with a live line: points done, atom
@@ -162,13 +127,8 @@ class CoulombRun final : public SolverRun<Params> {
   }
 
   void write(Output& out) override {
-    // The check and the report are done with the sum as computed: the chosen unit is applied
-    // to what is written.
-    const auto scale = static_cast<float>(p_.potential_scale());
-    if (scale != 1.0f) {
-      for (float& v : result_.potential) v *= scale;
-      for (float& v : gathered_) v *= scale;
-    }
+    coulomb::to_unit(p_, result_.potential);
+    coulomb::to_unit(p_, gathered_);
     const coulomb::Lattice& n = p_.lattice;
     const io::UniformGrid3 grid{{std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)},
                                 n.origin,
@@ -181,7 +141,7 @@ class CoulombRun final : public SolverRun<Params> {
     out.file->set_attribute(kField, "origin",
                            std::vector<double>(n.origin.begin(), n.origin.end()));
     out.file->set_attribute(kField, "center", std::string(name(p_.center)));
-    out.describe_grid_field(kField, "potential", grid, unit(), 4);
+    out.describe_grid_field(kField, "potential", grid, coulomb::unit(p_), 4);
     if (!p_.write_dx) return;
     const std::filesystem::path& path = out.file->path();
     const float* values = ranks() == 1 ? result_.potential.data() : gathered_.data();
@@ -192,8 +152,6 @@ class CoulombRun final : public SolverRun<Params> {
 
  private:
   static constexpr const char* kField = "/fields/potential";
-
-  std::string unit() const { return std::string(name(p_.potential_unit)); }
 
   coulomb::Part part_;            // this rank's points: the whole lattice on one rank
   std::int64_t atom_count_ = 0;   // known on every rank once prepared; atoms_ on rank 0 alone
@@ -212,11 +170,10 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
     io::with_sources(t_, [&] { p_ = coulomb::placed(p_, coulomb::bounding_box(atoms_)); });
     for (const coulomb::Method& m : coulomb::sweep_methods(p_.block))
       configs_.push_back(coulomb::with_method(p_, m));
-    const auto bytes = [&](const Params& c) { return coulomb::device_bytes(c, atom_count()); };
-    const Params& largest = *std::max_element(
-        configs_.begin(), configs_.end(), [&](auto& a, auto& b) { return bytes(a) < bytes(b); });
-    check_fits_device(t_, largest, atoms_.size(), coulomb::whole(p_.lattice));
-    check_fits_host(t_, p_, false, true, static_cast<double>(p_.lattice.points()));
+    check_fits_device(t_, coulomb::largest(configs_, atom_count()), atom_count(),
+                      coulomb::whole(p_.lattice));
+    require_file_needs(t_, std::vector{coulomb::host_need(
+                               p_, false, true, static_cast<double>(p_.lattice.points()))});
     stream_.emplace();
     rsqrt_ = coulomb::measure_rsqrt_throughput();
     rows_ = coulomb::sampled_rows(p_.lattice, coulomb::kSweepCheckStride);
@@ -243,23 +200,10 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
 
   // The sweep-row protocol (kernels/sweep_row.hpp), checked at the sampled rows.
   Measurement measure(std::size_t i) override {
-    const Params& c = configs_[i];
-    if (c.variant == Variant::scatter && terms() > kScatterSweepLimit) {
-      Measurement m;
-      m.skipped = "scatter skipped: " + short_number(terms()) + " atom evaluations (over " +
-                  short_number(kScatterSweepLimit) + ") would take too long with atomics";
-      return m;
-    }
-    RowSteps steps;
-    steps.method = coulomb::describe_method(c);
-    steps.poison = [&] { problem_->poison(); };
-    steps.run = [&] { problem_->run(c.variant, c.block, c.coarsening); };
-    steps.check = [&] {
-      return coulomb::agreement_at_rows(problem_->download(), p_.lattice.nx, rows_, gold_,
-                                        coulomb::tolerance(c.variant, atoms_.size()));
-    };
-    steps.time = timed_on(*stream_, s_.repeats);
-    return measured(steps);
+    Measurement m;
+    m.skipped = coulomb::sweep_skip(configs_[i], atoms_.size());
+    if (!m.skipped.empty()) return m;
+    return measured(coulomb::measure(*problem_, configs_[i], s_.repeats, rows_, gold_));
   }
 
   double units_per_run() const override { return terms(); }

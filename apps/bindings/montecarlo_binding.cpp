@@ -1,61 +1,55 @@
-// montecarlo's binding: its parameters, what a run prints and writes (the estimate with its
-// standard error, sample paths on request), and its sweep over variants, block sizes and
-// host-rng's orderings, every row judged against one CPU gold estimate.
-#include <algorithm>
+// montecarlo's binding: what a run of either model reads, prints, records and writes, and its
+// sweeps. The model's words, memory, refusals, attributes and summary lines are the solver's
+// (solvers/montecarlo/summary.hpp), a run across ranks and its checkpoints solvers/montecarlo/
+// run.hpp's, a sweep's rows solvers/montecarlo/study.hpp's.
 #include <optional>
 #include <set>
 
-#include "apps/bindings/montecarlo_basket_binding.hpp"
-#include "apps/fits.hpp"
 #include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
+#include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
-#include "io/read_keys.hpp"
 #include "solvers/montecarlo/check.hpp"
+#include "solvers/montecarlo/keys.hpp"
 #include "solvers/montecarlo/run.hpp"
-#include "kernels/finite.hpp"
+#include "solvers/montecarlo/study.hpp"
+#include "solvers/montecarlo/summary.hpp"
 
 namespace parasol::app {
 namespace {
 
-using montecarlo::Params;
-using montecarlo::Variant;
-using montecarlo::path_steps;
-using montecarlo::SweepParams;
+using namespace montecarlo;  // NOLINT: the binding speaks the solver's words
 
-std::string describe_model(const Params& p) {
-  return std::to_string(p.paths) + " paths x " + std::to_string(p.steps) + " steps, " +
-         std::string(name(p.payoff)) + ", " + std::string(name(p.step)) + " step" +
-         (p.antithetic ? ", antithetic" : "");
-}
-
-// What only the device can tell: its block limits, and room for host-rng's normals (2 x steps
-// floats per sample of a batch) and the stored sample paths.
-void check_fits_device(const io::ParamTable& t, const Params& p) {
-  check_method_block(t, Shape{p.block, 1, 1});
-  require_device_memory(t.source_of("output.sample_paths"), "output.sample_paths",
-                        "the sample paths need", montecarlo::sample_path_bytes(p));
-  if (p.variant != Variant::host_rng) return;
-  const double batch = static_cast<double>(std::min(p.batch_paths, p.paths));
-  require_device_memory(t.source_of("method.batch_paths"), "method.batch_paths",
-                        "host-rng's normals for a batch of " + short_number(batch) + " paths need",
-                        montecarlo::host_rng_bytes(p), ": lower method.batch_paths");
-}
-
-// The problem class of a choice: paths and steps exactly, and what picks the kernel (payoff,
-// step, antithetic): "paths=9600000,steps=256,basket,log-euler,antithetic".
-io::AutotuneKey montecarlo_key(const Params& p) {
-  return autotune_key("montecarlo",
-                      "paths=" + std::to_string(p.paths) + ",steps=" + std::to_string(p.steps) +
-                          "," + std::string(name(p.payoff)) + "," + std::string(name(p.step)) +
-                          (p.antithetic ? ",antithetic" : ""),
-                      "float");
+io::AutotuneKey choice_key_of(const Params& p) {
+  return autotune_key("montecarlo", problem_class(p), "float");
 }
 
 // A live line for a long estimate: paths done, path-steps a second, time left.
-montecarlo::ProgressCallback progress_on(ProgressLine& line) {
-  return [&line](const montecarlo::Progress& pr) {
-    line.update(pr.paths, pr.total_paths, pr.seconds);
-  };
+ProgressCallback progress_on(ProgressLine& line) {
+  return [&line](const Progress& pr) { line.update(pr.paths, pr.total_paths, pr.seconds); };
+}
+
+// /estimate and /timings of a run's price, and the summary's line of it.
+void write_estimate(io::ResultFile& out, const Estimate& e, double seconds, double work) {
+  out.set_attribute("/method", "reproducible", true);
+  set_attributes(out, "/estimate", estimate_attributes(e));
+  set_attributes(out, "/timings", rate_attributes(seconds, work));
+}
+
+// A sweep's columns: its `axes`, the rate in Gpath-steps/s, the check in standard errors, and
+// each row's price and standard error.
+SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes) {
+  return {std::move(axes),
+          {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
+          std::nullopt,
+          {"difference_in_standard_errors", "diff/error", 10, 2},
+          {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}}};
+}
+
+Measurement measured(EstimateRow r) {
+  Measurement m = app::measured(std::move(r.row));
+  m.extras = {r.price, r.standard_error};
+  return m;
 }
 
 class MontecarloRun final : public SolverRun<Params> {
@@ -64,26 +58,16 @@ class MontecarloRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    if (looks_up_choice()) choose_automatic(montecarlo_key(p_));
-    // This rank's stream of batches of its own cut, unless a restart takes over others.
-    streams_ = {ranks(), rank(), 1};
+    if (looks_up_choice()) choose_automatic(choice_key_of(p_));
+    streams_ = {ranks(), rank(), 1};  // this rank's own cut, unless a restart takes over others
     prepare_checkpoints(setup);
-    part_ = streams_.samples(p_, montecarlo::cuts_whole_batches(p_, gpu_));
-    if (gpu_) check_fits_device(t_, p_);
-    // The stored paths, twice when a GPU run is checked against the gold.
-    require_host_memory(t_.source_of("output.sample_paths"), "output.sample_paths",
-                        "the sample paths need",
-                        (gpu_ && check_ ? 2 : 1) * montecarlo::sample_path_bytes(p_));
-    // The gold's sums, one a chunk of this rank's samples: run on the CPU, or as --check's gold.
-    if (!gpu_ || check_)
-      require_host_memory(t_.source_of("paths.count"), "paths.count",
-                          "the CPU solver's sums over " + std::to_string(part_.count) +
-                              " samples need",
-                          montecarlo::gold_host_bytes(part_.count));
+    part_ = streams_.samples(p_, whole_batches());
+    if (gpu_) check_method_block(t_, Shape{p_.block, 1, 1});
+    require_needs(t_, run_needs(p_, gpu_, check_, part_.count));
   }
 
   std::string describe() const override {
-    return describe_model(p_) + "; " + ran(montecarlo::describe_method(p_, true));
+    return describe_model(p_) + "; " + ran(describe_method(p_, true));
   }
 
   // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
@@ -92,19 +76,16 @@ class MontecarloRun final : public SolverRun<Params> {
     {
       ProgressLine line("paths", "path-steps", static_cast<double>(p_.steps));
       if (!checkpoints_->enabled()) {
-        result_ = gpu_ ? montecarlo::solve_gpu(p_, progress_on(line), part_)
-                       : montecarlo::solve_gold(p_, progress_on(line), part_);
+        result_ = gpu_ ? solve_gpu(p_, progress_on(line), part_)
+                       : solve_gold(p_, progress_on(line), part_);
       } else {
         // A batch a round, so that a checkpoint can fall between any two.
-        const montecarlo::Checkpoints points = checkpoints_->safe_points<montecarlo::State>(
-            from_ ? &*from_ : nullptr,
-            [paths = p_.paths](io::CheckpointWriter& w, const montecarlo::State& s) {
-              for (const auto& [name, value] : montecarlo::checkpoint_integers(s, paths))
-                w.add(name, value);
+        const Checkpoints points = checkpoints_->safe_points<State>(
+            from_ ? &*from_ : nullptr, [paths = p_.paths](io::CheckpointWriter& w, const State& s) {
+              for (const auto& [name, value] : checkpoint_integers(s, paths)) w.add(name, value);
               w.add("sample", *s.sample);
             });
-        result_ =
-            montecarlo::solve_in_rounds(p_, gpu_, progress_on(line), streams_, rounds(), points);
+        result_ = solve_in_rounds(p_, gpu_, progress_on(line), streams_, rounds(), points);
       }
     }
     checkpoints_->finish("batch", rounds());
@@ -112,25 +93,22 @@ class MontecarloRun final : public SolverRun<Params> {
     timings.add("generate", result_.timings.generate);
     timings.add("paths", result_.timings.paths);
     combine_over_ranks(timings, [&](comm::Context& context) {
-      result_ = montecarlo::whole_run(context, p_, std::move(result_));
+      result_ = whole_run(context, p_, std::move(result_));
     });
-    require_finite("montecarlo: the price", result_.estimate.price);
-    require_finite("montecarlo: the price's standard error", result_.estimate.standard_error);
+    require_finite_estimates(result_);
   }
 
   void report(io::ResultFile& out) override {
-    write_estimate(out, result_.estimate, result_.timings.total, path_steps(p_));
-    write_ranks(out, montecarlo::cuts_whole_batches(p_, gpu_)
-                         ? "whole batches of samples, by global sample index"
-                         : "samples by global sample index");
-    say_price(result_.estimate);
-    say_rate(result_.timings.total, path_steps(p_));
+    write_estimate(out, result_.estimate, result_.timings.total, work());
+    write_ranks(out, whole_batches() ? "whole batches of samples, by global sample index"
+                                     : "samples by global sample index");
+    say(price_line(result_.estimate));
+    say(rate_line(result_.timings.total, work()));
     checkpoints_->report(out);
   }
 
   double work() const override { return path_steps(p_); }
-  Reproducibility reproducibility() const override { return montecarlo_reproducibility(); }
-
+  Reproducibility reproducibility() const override { return {true, kReproducibleBecause}; }
   // The gold's paths, this rank's share of them, are one parallel loop.
   std::int64_t parallel_items() const override {
     return static_cast<std::int64_t>(path_steps(p_) / ranks());
@@ -138,7 +116,7 @@ class MontecarloRun final : public SolverRun<Params> {
 
   Agreement check() override {
     ProgressLine line("gold paths", "path-steps", static_cast<double>(p_.steps));
-    return montecarlo::check_run(p_, result_.estimate, gpu_, part_, *context_, progress_on(line));
+    return check_run(p_, result_.estimate, gpu_, part_, *context_, progress_on(line));
   }
 
   // The stored paths are the first sample_paths samples, at their places in the whole run;
@@ -148,23 +126,20 @@ class MontecarloRun final : public SolverRun<Params> {
     const std::string dataset = "/fields/sample_paths";
     const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(p_.sample_paths),
                                           static_cast<std::uint64_t>(p_.steps) + 1, 2};
-    const montecarlo::Samples rows =
-        ranks() == 1 ? montecarlo::Samples{0, p_.sample_paths} : montecarlo::stored_rows(p_, part_);
+    const Samples rows = ranks() == 1 ? Samples{0, p_.sample_paths} : stored_rows(p_, part_);
     if (!out.write_share(dataset, dims, static_cast<std::uint64_t>(rows.first),
                          static_cast<std::uint64_t>(rows.count),
                          result_.sample.data() + rows.first * 2 * (p_.steps + 1)))
       return;
     out.file->set_attribute(dataset, "layout",
-                           std::string("[path][time][asset], asset fastest; time n is t = n * dt"));
+                            std::string("[path][time][asset], asset fastest; time n is t = n * dt"));
     out.file->set_attribute(dataset, "dt", p_.maturity / static_cast<double>(p_.steps));
   }
 
  private:
-  // Rounds of batches every rank makes, one checkpoint's step each: those of the cut its streams
-  // are of.
-  std::int64_t rounds() const {
-    return montecarlo::batch_rounds(p_, streams_.ranks, montecarlo::cuts_whole_batches(p_, gpu_));
-  }
+  bool whole_batches() const { return cuts_whole_batches(p_, gpu_); }
+  // Rounds of batches every rank makes, one checkpoint's step each: those of its streams' cut.
+  std::int64_t rounds() const { return batch_rounds(p_, streams_.ranks, whole_batches()); }
 
   // On one rank a restart may run more paths: the batches done are the same ones. Across ranks
   // the path count decides each rank's samples, so it must stay.
@@ -175,7 +150,7 @@ class MontecarloRun final : public SolverRun<Params> {
     // Resuming needs draws that a batch index fixes: device-rng's counter-based Philox streams.
     // cuRAND's host generator, set to a batch's offset, does not give the numbers one generator
     // gave through the batches before (its dynamic ordering lays them out by the launch).
-    if (checkpoints_->enabled() && gpu_ && p_.variant == montecarlo::Variant::host_rng)
+    if (checkpoints_->enabled() && gpu_ && p_.variant == Variant::host_rng)
       throw InputError(t_.source_of("method.variant"), "method.variant",
                        "checkpoints need \"device-rng\": host-rng's cuRAND stream does not resume "
                        "to the same numbers after a restart");
@@ -183,41 +158,39 @@ class MontecarloRun final : public SolverRun<Params> {
     if (r == nullptr) return;
     const auto size = static_cast<std::uint64_t>(p_.sample_paths) * 2 *
                       (static_cast<std::uint64_t>(p_.steps) + 1);
-    const montecarlo::Written written{
-        r->path().string(), r->written_ranks(),
-        [r](const std::string& name) { return r->integer(name); },
-        [r](const std::string& name, int part) { return r->integer(name, part); },
-        [r, size](int part) { return r->floats("sample", size, part); }};
-    from_ = montecarlo::resume(p_, written, rank(), ranks(),
-                               montecarlo::cuts_whole_batches(p_, gpu_), restart_sample_);
+    const Written written{r->path().string(), r->written_ranks(),
+                          [r](const std::string& name) { return r->integer(name); },
+                          [r](const std::string& name, int part) { return r->integer(name, part); },
+                          [r, size](int part) { return r->floats("sample", size, part); }};
+    from_ = resume(p_, written, rank(), ranks(), whole_batches(), restart_sample_);
     streams_ = from_->streams;
   }
 
-  montecarlo::Streams streams_;  // the streams of batches this rank runs
-  montecarlo::Samples part_;  // the samples this rank simulates: all of them on one rank
-  montecarlo::Result result_;
+  Streams streams_;  // the streams of batches this rank runs
+  Samples part_;     // the samples this rank simulates: all of them on one rank
+  Result result_;
   std::optional<Checkpointing> checkpoints_;
-  std::vector<float> restart_sample_;         // a restart's stored sample paths
-  std::optional<montecarlo::State> from_;     // a restart's state
+  std::vector<float> restart_sample_;  // a restart's stored sample paths
+  std::optional<State> from_;          // a restart's state
 };
 
 class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
  public:
-  MontecarloStudy(io::ParamTable& t, Params p, SweepParams s)
-      : MethodStudy(t, std::move(p), s) {
+  MontecarloStudy(io::ParamTable& t, Params p, SweepParams s) : MethodStudy(t, std::move(p), s) {
     p_.sample_paths = 0;  // storing paths is not what is timed
   }
 
   void prepare() override {
+    check_method_block(t_, Shape{p_.block, 1, 1});
     Params host_rng = p_;
     host_rng.variant = Variant::host_rng;  // the sweep runs both variants
-    check_fits_device(t_, host_rng);
+    require_needs(t_, device_needs(host_rng));
     stream_.emplace();
-    const Params g = montecarlo::sweep_gold_params(p_);
+    const Params g = sweep_gold_params(p_);
     ProgressLine line("gold paths", "path-steps", static_cast<double>(g.steps));
     gold_paths_ = g.paths;
-    gold_ = montecarlo::solve_gold(g, progress_on(line)).estimate;
-    configs_ = montecarlo::sweep_configurations(p_);
+    gold_ = solve_gold(g, progress_on(line)).estimate;
+    configs_ = sweep_configurations(p_);
   }
 
   std::string describe() const override {
@@ -227,17 +200,9 @@ class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
   }
 
   SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
-
-  // The re-check judges the last timed run's estimate: host-rng's draws move on from run to run,
-  // so it is a second estimate of its own, judged alike.
   Measurement measure(std::size_t i) override {
-    montecarlo::Simulator simulator(configs_[i], *stream_);
-    return measured_estimate(
-        std::string(name(configs_[i].variant)), timed_on(*stream_, s_.repeats),
-        [&] { simulator.run(); }, [&] { return simulator.estimate(); },
-        [&](const montecarlo::Estimate& e) { return montecarlo::agreement(e, gold_); });
+    return measured(montecarlo::measure(configs_[i], *stream_, s_.repeats, gold_));
   }
-
   double units_per_run() const override { return path_steps(p_); }
 
   void write_attributes(io::ResultFile& out) const override {
@@ -245,35 +210,139 @@ class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
     out.set_attribute("/sweep", "gold_paths", gold_paths_);
     out.set_attribute("/sweep", "gold_price", gold_.price);
     out.set_attribute("/sweep", "gold_standard_error", gold_.standard_error);
-    out.set_attribute("/sweep", "check_tolerance", montecarlo::kStandardErrors);
+    out.set_attribute("/sweep", "check_tolerance", kStandardErrors);
   }
 
-  io::AutotuneKey choice_key() const override { return montecarlo_key(p_); }
-
+  io::AutotuneKey choice_key() const override { return choice_key_of(p_); }
   InputError nothing_to_time() const override {
     return InputError(t_.source(), "sweep", "no variant and block to time");
   }
 
  private:
   std::int64_t gold_paths_ = 0;
-  montecarlo::Estimate gold_;
+  Estimate gold_;
 };
 
-// The two-asset model's parameters and sweep, the basket's keys refused where the file sets them.
-DeclaredFile<Params, SweepParams> read_all(io::ParamTable& t,
-                                           const std::filesystem::path& params_path) {
-  return read_declared(t, montecarlo::keys(), montecarlo::sweep_keys(), params_path,
-                       [&](Params&, bool) { io::refuse_unread(t, montecarlo::basket_keys()); });
+class BasketRun final : public SolverRun<BasketParams> {
+ public:
+  using SolverRun::SolverRun;
+
+  void prepare(const RunSetup& setup) override {
+    take(setup);
+    sourced(t_, [&] { refuse_basket_run(p_, gpu_, ranks(), !setup.options.restart.empty()); });
+    require_needs(t_, basket_needs(p_, gpu_));
+  }
+
+  std::string describe() const override {
+    if (!gpu_) return describe_model(p_) + "; CPU gold solver";
+    return describe_model(p_) + "; " +
+           (early_exercise(p_.payoff) ? std::string("Longstaff-Schwartz")
+                                      : std::string(name(p_.resolved_variant()))) +
+           " on " + current_device().name;
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile*) override {
+    result_ = gpu_ ? solve_basket_gpu(p_, Stream()) : solve_basket_gold(p_);
+    timings.add("simulate", result_.timings.simulate);
+    if (early_exercise(p_.payoff)) {
+      timings.add("regress", result_.timings.regress);
+      timings.add("price", result_.timings.price);
+    }
+    require_finite_estimates(result_);
+  }
+
+  void report(io::ResultFile& out) override {
+    write_estimate(out, result_.price, result_.timings.total, work());
+    set_attributes(out, "/estimate", basket_estimate_attributes(p_, result_));
+    set_attributes(out, "/greeks", greeks_attributes(p_, result_));
+    say(price_line(result_.price));
+    for (const std::string& line : basket_lines(p_, result_)) say(line);
+    say(rate_line(result_.timings.total, work()));
+  }
+
+  double work() const override { return path_steps(p_); }
+  Reproducibility reproducibility() const override { return {true, kReproducibleBecause}; }
+  Agreement check() override { return check_run(p_, result_.price, gpu_); }
+  void write(Output&) override {}
+
+ private:
+  BasketResult result_;
+};
+
+// The European payoffs' sweep: each variant that can hold d assets, timed on the same paths and
+// checked against one gold (the closed form, or the CPU gold on fewer paths).
+class BasketStudy final : public MethodStudy<BasketParams, SweepParams> {
+ public:
+  using MethodStudy::MethodStudy;
+
+  void prepare() override {
+    if (early_exercise(p_.payoff))
+      throw InputError(t_.source_of("payoff.kind"), "payoff.kind",
+                       "the sweep times European payoffs; " + std::string(name(p_.payoff)) +
+                           " runs with `parasol run`");
+    stream_.emplace();
+    if (p_.payoff != BasketPayoff::geometric_basket)
+      gold_ = solve_basket_gold(basket_sweep_gold_params(p_)).price;
+    configure(sweep_variants(p_), [](BasketParams& c, BasketVariant v) { c.variant = v; });
+  }
+
+  std::string describe() const override {
+    return describe_model(p_) + " on " + current_device().name;
+  }
+  SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
+  Measurement measure(std::size_t i) override {
+    return measured(montecarlo::measure(configs_[i], *stream_, s_.repeats, gold_));
+  }
+  double units_per_run() const override { return path_steps(p_); }
+
+  void write_attributes(io::ResultFile& out) const override {
+    out.set_attribute("/sweep", "path_steps", path_steps(p_));
+    out.set_attribute("/sweep", "assets", std::int64_t{p_.assets()});
+    out.set_attribute("/sweep", "check_tolerance", kStandardErrors);
+  }
+
+ private:
+  Estimate gold_;
+};
+
+// model.kind: "basket", or the course's "two-asset" model (the default). Each model's keys are
+// read, and the other's refused where the file sets them.
+bool is_basket_model(io::ParamTable& t) {
+  return io::get_choice(t, "model.kind", std::string(name(Params{}.kind)), parse_model_kind) ==
+         ModelKind::basket;
+}
+
+DeclaredFile<Params, SweepParams> read_course(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, keys(), sweep_keys(), path,
+                       [&](Params&, bool) { io::refuse_unread(t, basket_keys()); });
+}
+
+DeclaredFile<BasketParams, SweepParams> read_basket(io::ParamTable& t,
+                                                    const std::filesystem::path& path) {
+  auto [p, s] = io::read_checked(
+      t,
+      [&] {
+        if (t.has("model.correlation_file") && t.has("model.correlation"))
+          throw InputError(t.source_of("model.correlation_file"), "model.correlation_file",
+                           "give model.correlation or model.correlation_file, not both");
+        BasketParams b = io::read_keys(t, basket_keys(), path);
+        io::refuse_unread(t, keys());
+        if (!b.correlation_file.empty())
+          b.correlation = sourced(t, [&] { return read_correlation_file(b.correlation_file, b.assets()); });
+        return b;
+      },
+      [&] { return io::read_keys(t, sweep_keys(), path); });
+  return {std::move(p), std::move(s)};
 }
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& path) {
-  if (is_basket_model(t)) return make_basket_run(t, path);
-  return declared_run<read_all, MontecarloRun>(t, path);
+  if (is_basket_model(t)) return declared_run<read_basket, BasketRun>(t, path);
+  return declared_run<read_course, MontecarloRun>(t, path);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
-  if (is_basket_model(t)) return make_basket_study(t, path);
-  return declared_study<read_all, MontecarloStudy>(t, path);
+  if (is_basket_model(t)) return declared_study<read_basket, BasketStudy>(t, path);
+  return declared_study<read_course, MontecarloStudy>(t, path);
 }
 
 }  // namespace
@@ -284,9 +353,7 @@ Binding montecarlo_binding() {
             "baskets of d assets with Greeks and Longstaff-Schwartz early exercise",
             make_run, make_study};
   // The course model's keys, then the basket's own, then the [sweep] table's.
-  b.keys = [] {
-    return declared(montecarlo::keys(), montecarlo::basket_keys(), montecarlo::sweep_keys());
-  };
+  b.keys = [] { return declared(keys(), basket_keys(), sweep_keys()); };
   // Across ranks the course model cuts its samples; a basket run refuses more than one rank.
   b.across_ranks = true;
   b.checkpoints = true;

@@ -1,0 +1,57 @@
+// One row of a montecarlo sweep (study.hpp).
+#include "solvers/montecarlo/study.hpp"
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "solvers/montecarlo/check.hpp"
+#include "solvers/montecarlo/run.hpp"
+
+namespace parasol::montecarlo {
+namespace {
+
+EstimateRow measured(const std::string& method, TimeRuns time, const std::function<void()>& run,
+                     const std::function<Estimate()>& estimate,
+                     const std::function<Agreement(const Estimate&)>& judge) {
+  std::optional<Estimate> first;
+  RowSteps steps;
+  steps.method = method;
+  steps.run = run;
+  steps.check = [&] {
+    const Estimate e = estimate();
+    if (!first) first = e;
+    return judge(e);
+  };
+  steps.time = std::move(time);
+  EstimateRow r{measure_row(steps), 0, 0};
+  const double nan = std::numeric_limits<double>::quiet_NaN();  // a row that failed to run
+  r.price = first ? first->price : nan;
+  r.standard_error = first ? first->standard_error : nan;
+  return r;
+}
+
+}  // namespace
+
+EstimateRow measure(const Params& c, cudaStream_t stream, const Repeats& repeats,
+                    const Estimate& gold) {
+  Simulator simulator(c, stream);
+  return measured(
+      std::string(name(c.variant)), timed_on(stream, repeats), [&] { simulator.run(); },
+      [&] { return simulator.estimate(); }, [&](const Estimate& e) { return agreement(e, gold); });
+}
+
+EstimateRow measure(const BasketParams& c, cudaStream_t stream, const Repeats& repeats,
+                    const Estimate& gold) {
+  BasketSimulator simulator(c, stream);
+  return measured(
+      std::string(name(c.variant)), timed_on(stream, repeats), [&] { simulator.run(); },
+      [&] { return simulator.result().price; },
+      [&](const Estimate& e) {
+        const std::optional<Agreement> exact = agreement_with_exact(c, e);
+        return exact ? *exact : agreement(e, gold);
+      });
+}
+
+}  // namespace parasol::montecarlo

@@ -47,17 +47,7 @@ class CoulombRun final : public SolverRun<Params> {
   void prepare(const RunSetup& setup) override {
     take(setup);
     atom_count_ = coulomb::read_atoms_on_root(*context_, p_, atoms_);
-    // A lattice centred on the molecule is placed, and perhaps sized, by the atoms' box: before
-    // the cut, which follows the lattice's points.
-    if (p_.center == coulomb::LatticeCenter::molecule) {
-      const coulomb::Box box = coulomb::atoms_box_on_every_rank(*context_, atoms_);
-      io::with_sources(t_, [&] { p_ = coulomb::placed(p_, box); });
-    }
-    // This rank's part, when the lattice is cut among several: the same cut on every rank, so a
-    // lattice with fewer planes (rows) than ranks is refused by all of them alike.
-    part_ = coulomb::whole(p_.lattice);
-    if (ranks() > 1)
-      io::with_sources(t_, [&] { part_ = coulomb::rank_part(p_.lattice, rank(), ranks()); });
+    io::with_sources(t_, [&] { part_ = coulomb::place_and_cut(*context_, p_, atoms_); });
     if (looks_up_choice()) choose_automatic(coulomb_key(p_, atom_count_));
     if (gpu_) check_fits_device(t_, p_, atom_count_, part_);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();

@@ -18,7 +18,7 @@
 namespace parasol::app {
 namespace {
 
-using namespace montecarlo;  // NOLINT: the binding speaks the solver's words
+using namespace montecarlo;  // the binding speaks the solver's words
 
 io::AutotuneKey choice_key_of(const Params& p) {
   return autotune_key("montecarlo", problem_class(p), "float");
@@ -36,21 +36,29 @@ void write_estimate(io::ResultFile& out, const Estimate& e, double seconds, doub
   set_attributes(out, "/timings", rate_attributes(seconds, work));
 }
 
-// A sweep's columns: its `axes`, the rate in Gpath-steps/s, the check in standard errors, and
-// each row's price and standard error.
-SweepColumns sweep_columns(std::vector<ResultsTable::Column> axes) {
-  return {std::move(axes),
-          {"gpath_steps_per_s", "Gpath-steps/s", 14, 2},
-          std::nullopt,
-          {"difference_in_standard_errors", "diff/error", 10, 2},
-          {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}}};
-}
+// Either model's sweep: each configuration's estimate timed and judged against gold_ (study.hpp),
+// the rate in Gpath-steps/s, the check in standard errors, and each row's price and standard error.
+template <class P>
+class EstimateStudy : public MethodStudy<P, SweepParams> {
+ public:
+  using MethodStudy<P, SweepParams>::MethodStudy;
 
-Measurement measured(EstimateRow r) {
-  Measurement m = app::measured(std::move(r.row));
-  m.extras = {r.price, r.standard_error};
-  return m;
-}
+  SweepColumns columns() const override {
+    return this->columns_with({"gpath_steps_per_s", "Gpath-steps/s", 14, 2}, std::nullopt,
+                              {"difference_in_standard_errors", "diff/error", 10, 2},
+                              {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}});
+  }
+  Measurement measure(std::size_t i) override {
+    EstimateRow r = montecarlo::measure(this->configs_[i], *this->stream_, this->s_.repeats, gold_);
+    Measurement m = measured(std::move(r.row));
+    m.extras = {r.price, r.standard_error};
+    return m;
+  }
+  double units_per_run() const override { return path_steps(this->p_); }
+
+ protected:
+  Estimate gold_;
+};
 
 class MontecarloRun final : public SolverRun<Params> {
  public:
@@ -147,13 +155,7 @@ class MontecarloRun final : public SolverRun<Params> {
     std::set<std::string> may_differ;
     if (ranks() == 1) may_differ.insert("paths.count");
     checkpoints_.emplace(p_.checkpoint, setup, "montecarlo", t_, may_differ);
-    // Resuming needs draws that a batch index fixes: device-rng's counter-based Philox streams.
-    // cuRAND's host generator, set to a batch's offset, does not give the numbers one generator
-    // gave through the batches before (its dynamic ordering lays them out by the launch).
-    if (checkpoints_->enabled() && gpu_ && p_.variant == Variant::host_rng)
-      throw InputError(t_.source_of("method.variant"), "method.variant",
-                       "checkpoints need \"device-rng\": host-rng's cuRAND stream does not resume "
-                       "to the same numbers after a restart");
+    if (checkpoints_->enabled()) sourced(t_, [&] { refuse_checkpoints(p_, gpu_); });
     const io::CheckpointReader* r = checkpoints_->restart();
     if (r == nullptr) return;
     const auto size = static_cast<std::uint64_t>(p_.sample_paths) * 2 *
@@ -174,9 +176,9 @@ class MontecarloRun final : public SolverRun<Params> {
   std::optional<State> from_;          // a restart's state
 };
 
-class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
+class MontecarloStudy final : public EstimateStudy<Params> {
  public:
-  MontecarloStudy(io::ParamTable& t, Params p, SweepParams s) : MethodStudy(t, std::move(p), s) {
+  MontecarloStudy(io::ParamTable& t, Params p, SweepParams s) : EstimateStudy(t, std::move(p), s) {
     p_.sample_paths = 0;  // storing paths is not what is timed
   }
 
@@ -199,12 +201,6 @@ class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
                      static_cast<long long>(gold_paths_));
   }
 
-  SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
-  Measurement measure(std::size_t i) override {
-    return measured(montecarlo::measure(configs_[i], *stream_, s_.repeats, gold_));
-  }
-  double units_per_run() const override { return path_steps(p_); }
-
   void write_attributes(io::ResultFile& out) const override {
     out.set_attribute("/sweep", "path_steps", path_steps(p_));
     out.set_attribute("/sweep", "gold_paths", gold_paths_);
@@ -220,7 +216,6 @@ class MontecarloStudy final : public MethodStudy<Params, SweepParams> {
 
  private:
   std::int64_t gold_paths_ = 0;
-  Estimate gold_;
 };
 
 class BasketRun final : public SolverRun<BasketParams> {
@@ -271,9 +266,9 @@ class BasketRun final : public SolverRun<BasketParams> {
 
 // The European payoffs' sweep: each variant that can hold d assets, timed on the same paths and
 // checked against one gold (the closed form, or the CPU gold on fewer paths).
-class BasketStudy final : public MethodStudy<BasketParams, SweepParams> {
+class BasketStudy final : public EstimateStudy<BasketParams> {
  public:
-  using MethodStudy::MethodStudy;
+  using EstimateStudy::EstimateStudy;
 
   void prepare() override {
     if (early_exercise(p_.payoff))
@@ -289,20 +284,11 @@ class BasketStudy final : public MethodStudy<BasketParams, SweepParams> {
   std::string describe() const override {
     return describe_model(p_) + " on " + current_device().name;
   }
-  SweepColumns columns() const override { return sweep_columns(axis_columns(axes())); }
-  Measurement measure(std::size_t i) override {
-    return measured(montecarlo::measure(configs_[i], *stream_, s_.repeats, gold_));
-  }
-  double units_per_run() const override { return path_steps(p_); }
-
   void write_attributes(io::ResultFile& out) const override {
     out.set_attribute("/sweep", "path_steps", path_steps(p_));
     out.set_attribute("/sweep", "assets", std::int64_t{p_.assets()});
     out.set_attribute("/sweep", "check_tolerance", kStandardErrors);
   }
-
- private:
-  Estimate gold_;
 };
 
 // model.kind: "basket", or the course's "two-asset" model (the default). Each model's keys are

@@ -33,6 +33,12 @@ Box atoms_box_on_every_rank(comm::Context& context, const std::vector<Atom>& ato
   return box;
 }
 
+Part place_and_cut(comm::Context& context, Params& p, const std::vector<Atom>& atoms) {
+  if (p.center == LatticeCenter::molecule) p = placed(p, atoms_box_on_every_rank(context, atoms));
+  if (context.size() == 1) return whole(p.lattice);
+  return rank_part(p.lattice, context.rank(), context.size());
+}
+
 Diagnostics diagnostics(const Result& result) {
   Diagnostics d;
   d.compute_seconds = result.timings.compute;

@@ -24,6 +24,13 @@ std::int64_t read_atoms_on_root(comm::Context& context, const Params& p, std::ve
 // placed() needs before a rank knows its part of the lattice.
 Box atoms_box_on_every_rank(comm::Context& context, const std::vector<Atom>& atoms);
 
+// p's lattice placed around the atoms (with center = molecule, by the box of rank 0's `atoms`,
+// shared with every rank; placed()), then this rank's part of it: the whole lattice on one rank,
+// and across ranks the same cut on every rank, so a lattice with fewer planes (rows) than ranks is
+// refused by all of them alike. The placement comes before the cut, which follows the lattice's
+// points. InputError naming the key at fault, its source left for the caller.
+Part place_and_cut(comm::Context& context, Params& p, const std::vector<Atom>& atoms);
+
 // What a run reports beside its potential.
 struct Diagnostics {
   double low = NAN, high = NAN;  // the potential's range; NaN where there are no points

@@ -66,6 +66,13 @@ std::vector<MemoryNeed> basket_needs(const BasketParams& p, bool gpu) {
            lsm_device_bytes(p), true, ": lower paths.count"}};
 }
 
+void refuse_checkpoints(const Params& p, bool gpu) {
+  if (gpu && p.variant == Variant::host_rng)
+    throw InputError("", "method.variant",
+                     "checkpoints need \"device-rng\": host-rng's cuRAND stream does not resume "
+                     "to the same numbers after a restart");
+}
+
 void refuse_basket_run(const BasketParams& p, bool gpu, int ranks, bool restart) {
   if (restart)
     throw InputError("command line", "--restart",

@@ -43,6 +43,13 @@ std::vector<MemoryNeed> run_needs(const Params& p, bool gpu, bool check, std::in
 // exercise date.
 std::vector<MemoryNeed> basket_needs(const BasketParams& p, bool gpu);
 
+// A two-asset run that writes checkpoints refuses host-rng on the GPU, as an InputError naming
+// method.variant (no source: the caller's table has it): resuming needs draws that a batch index
+// fixes, device-rng's counter-based Philox streams. cuRAND's host generator, set to a batch's
+// offset, does not give the numbers one generator gave through the batches before (its dynamic
+// ordering lays them out by the launch).
+void refuse_checkpoints(const Params& p, bool gpu);
+
 // What a basket run refuses before anything is made, as an InputError naming the key at fault
 // (no source: the caller's table has it): a restart (`restart`: one was asked for; the key is
 // "--restart" of the command line), more than one rank, and Longstaff-Schwartz on the GPU past

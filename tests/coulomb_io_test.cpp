@@ -18,6 +18,7 @@
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/ranks.hpp"
 #include "solvers/coulomb/shapes.hpp"
+#include "solvers/coulomb/summary.hpp"
 #include "tests/support.hpp"
 
 namespace parasol {
@@ -594,6 +595,50 @@ TEST_F(CoulombOneRank, AgreementIsTheOneFieldsAndTheGatherTheWholePotential) {
   EXPECT_EQ(mine.values, one.values);
   EXPECT_EQ(mine.passed(), one.passed());
   EXPECT_EQ(coulomb::gather_on_root(context_, p.lattice, result), result);
+}
+
+// scatter alone is left out of a sweep, and only past kScatterSweepLimit terms.
+TEST(CoulombSummary, ASweepSkipsScatterOnlyWhenItWouldTakeTooLong) {
+  coulomb::Params p;
+  p.lattice.nx = p.lattice.ny = p.lattice.nz = 100;  // 1e6 points
+  p.variant = coulomb::Variant::scatter;
+  EXPECT_EQ(coulomb::sweep_skip(p, 1000), "");
+  EXPECT_NE(coulomb::sweep_skip(p, 3000).find("scatter skipped"), std::string::npos);
+  p.variant = coulomb::Variant::gather;
+  EXPECT_EQ(coulomb::sweep_skip(p, 3000), "");
+}
+
+TEST(CoulombSummary, OnlyScatterOnTheGpuPromisesNoBits) {
+  coulomb::Params p;
+  p.variant = coulomb::Variant::scatter;
+  EXPECT_FALSE(coulomb::reproducibility(p, /*gpu=*/true).first);
+  EXPECT_TRUE(coulomb::reproducibility(p, /*gpu=*/false).first);
+  p.variant = coulomb::Variant::gather_shared;
+  EXPECT_TRUE(coulomb::reproducibility(p, /*gpu=*/true).first);
+}
+
+// The potential is written in its unit: kT/e scales the sum, kcal/(mol·e) leaves it.
+TEST(CoulombSummary, ThePotentialIsScaledToItsUnitOnlyWhenItDiffers) {
+  coulomb::Params p;
+  std::vector<float> v{1.0f, -2.0f};
+  coulomb::to_unit(p, v);
+  EXPECT_EQ(v, (std::vector<float>{1.0f, -2.0f}));
+  p.potential_unit = coulomb::PotentialUnit::kt_per_e;
+  coulomb::to_unit(p, v);
+  EXPECT_FLOAT_EQ(v[0], static_cast<float>(p.potential_scale()));
+}
+
+TEST(CoulombSummary, OneRankPlacesAroundTheMoleculeAndKeepsTheWholeLattice) {
+  comm::Context context;
+  coulomb::Params p;
+  p.center = coulomb::LatticeCenter::molecule;
+  p.atoms_file = "molecule.pqr";  // validated with the placement, not read
+  const std::vector<coulomb::Atom> atoms{{1, 2, 3, 1.0f}, {3, 4, 5, -1.0f}};
+  const coulomb::Params given = p;
+  const coulomb::Part part = coulomb::place_and_cut(context, p, atoms);
+  EXPECT_EQ(part.points(), p.lattice.points());
+  EXPECT_EQ(p.lattice.origin, coulomb::placed(given, coulomb::bounding_box(atoms)).lattice.origin);
+  EXPECT_NE(p.lattice.origin, given.lattice.origin);
 }
 
 }  // namespace

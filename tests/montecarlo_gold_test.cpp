@@ -13,6 +13,7 @@
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 #include "solvers/montecarlo/run.hpp"
+#include "solvers/montecarlo/summary.hpp"
 
 namespace parasol::montecarlo {
 namespace {
@@ -486,6 +487,65 @@ TEST(MontecarloSweep, TimesEachVariantAtEachBlockAndHostRngAtBothOrderings) {
   EXPECT_EQ(device_rng, kBlockSizes.size());
   EXPECT_EQ(legacy, kBlockSizes.size());
   EXPECT_EQ(dynamic, kBlockSizes.size());
+}
+
+// What a run needs is checked device first, then host, each naming the key a user would lower.
+TEST(MontecarloSummary, RunNeedsNameTheirKeysDeviceFirst) {
+  Params p;
+  p.variant = Variant::host_rng;
+  p.sample_paths = 10;
+  const auto keys = [](const std::vector<MemoryNeed>& needs) {
+    std::vector<std::string> k;
+    for (const MemoryNeed& n : needs) k.push_back(n.key + (n.device ? " device" : " host"));
+    return k;
+  };
+  EXPECT_EQ(keys(run_needs(p, /*gpu=*/true, /*check=*/true, 100)),
+            (std::vector<std::string>{"output.sample_paths device", "method.batch_paths device",
+                                      "output.sample_paths host", "paths.count host"}));
+  EXPECT_EQ(keys(run_needs(p, /*gpu=*/false, /*check=*/false, 100)),
+            (std::vector<std::string>{"output.sample_paths host", "paths.count host"}));
+  // A GPU run checked against the gold holds the stored paths twice on the host.
+  EXPECT_EQ(run_needs(p, true, true, 100)[2].bytes, 2 * sample_path_bytes(p));
+  p.variant = Variant::device_rng;
+  EXPECT_EQ(device_needs(p).size(), 1u);
+}
+
+TEST(MontecarloSummary, TheProblemClassNamesWhatPicksTheKernel) {
+  Params p;
+  p.paths = 9600000;
+  p.steps = 256;
+  p.antithetic = true;
+  EXPECT_EQ(problem_class(p), "paths=9600000,steps=256," + std::string(name(p.payoff)) + "," +
+                                  std::string(name(p.step)) + ",antithetic");
+}
+
+// A basket run refuses, naming the key at fault, what it cannot do.
+TEST(MontecarloSummary, ABasketRunRefusesRestartsRanksAndTooManyAssetsForLsmOnTheGpu) {
+  BasketParams p;
+  const auto key_refused = [&](bool gpu, int ranks, bool restart) {
+    try {
+      refuse_basket_run(p, gpu, ranks, restart);
+    } catch (const InputError& e) {
+      return e.key();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(key_refused(true, 1, false), "");
+  EXPECT_EQ(key_refused(false, 1, true), "--restart");
+  EXPECT_EQ(key_refused(false, 2, false), "model.kind");
+  p.payoff = BasketPayoff::american_put;
+  p.spots.assign(kRegistersUpTo + 1, 1.0);
+  EXPECT_EQ(key_refused(false, 1, false), "");  // the CPU gold takes any count
+  EXPECT_EQ(key_refused(true, 1, false), "model.spots");
+}
+
+TEST(MontecarloSummary, OnlyHostRngOnTheGpuRefusesCheckpoints) {
+  Params p;
+  p.variant = Variant::host_rng;
+  EXPECT_THROW(refuse_checkpoints(p, /*gpu=*/true), InputError);
+  EXPECT_NO_THROW(refuse_checkpoints(p, /*gpu=*/false));
+  p.variant = Variant::device_rng;
+  EXPECT_NO_THROW(refuse_checkpoints(p, /*gpu=*/true));
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const Progress& pr) { line.update(pr.paths, pr.total_paths, pr.seconds); };
 }
 
-// /estimate and /timings of a run's price, and the summary's line of it.
+// /estimate and /timings of a run's price; /method@reproducible, which every run is
+// (kReproducibleBecause).
 void write_estimate(io::ResultFile& out, const Estimate& e, double seconds, double work) {
   out.set_attribute("/method", "reproducible", true);
   set_attributes(out, "/estimate", estimate_attributes(e));
@@ -44,9 +45,10 @@ class EstimateStudy : public MethodStudy<P, SweepParams> {
   using MethodStudy<P, SweepParams>::MethodStudy;
 
   SweepColumns columns() const override {
-    return this->columns_with({"gpath_steps_per_s", "Gpath-steps/s", 14, 2}, std::nullopt,
-                              {"difference_in_standard_errors", "diff/error", 10, 2},
-                              {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}});
+    return this->columns_with(
+        {"gpath_steps_per_s", "Gpath-steps/s", 14, 2}, std::nullopt,
+        {"difference_in_standard_errors", "diff/error", 10, 2},
+        {{"price", "price", 10, 6}, {"standard_error", "std error", 10, 2, 'g'}});
   }
   Measurement measure(std::size_t i) override {
     EstimateRow r = montecarlo::measure(this->configs_[i], *this->stream_, this->s_.repeats, gold_);
@@ -139,8 +141,8 @@ class MontecarloRun final : public SolverRun<Params> {
                          static_cast<std::uint64_t>(rows.count),
                          result_.sample.data() + rows.first * 2 * (p_.steps + 1)))
       return;
-    out.file->set_attribute(dataset, "layout",
-                            std::string("[path][time][asset], asset fastest; time n is t = n * dt"));
+    const std::string layout = "[path][time][asset], asset fastest; time n is t = n * dt";
+    out.file->set_attribute(dataset, "layout", layout);
     out.file->set_attribute(dataset, "dt", p_.maturity / static_cast<double>(p_.steps));
   }
 
@@ -298,7 +300,8 @@ bool is_basket_model(io::ParamTable& t) {
          ModelKind::basket;
 }
 
-DeclaredFile<Params, SweepParams> read_course(io::ParamTable& t, const std::filesystem::path& path) {
+DeclaredFile<Params, SweepParams> read_course(io::ParamTable& t,
+                                              const std::filesystem::path& path) {
   return read_declared(t, keys(), sweep_keys(), path,
                        [&](Params&, bool) { io::refuse_unread(t, basket_keys()); });
 }
@@ -314,7 +317,8 @@ DeclaredFile<BasketParams, SweepParams> read_basket(io::ParamTable& t,
         BasketParams b = io::read_keys(t, basket_keys(), path);
         io::refuse_unread(t, keys());
         if (!b.correlation_file.empty())
-          b.correlation = sourced(t, [&] { return read_correlation_file(b.correlation_file, b.assets()); });
+          b.correlation =
+              sourced(t, [&] { return read_correlation_file(b.correlation_file, b.assets()); });
         return b;
       },
       [&] { return io::read_keys(t, sweep_keys(), path); });

@@ -50,9 +50,9 @@ std::vector<Attribute> atoms_attributes(const Params& p, const std::vector<Atom>
 
 std::string summary_line(const Params& p, const Diagnostics& d, double charge, double rate) {
   const double scale = p.potential_scale();
-  return formatted("potential from %.6g to %.6g %s; total charge %.4g e; %.3f s, %.3f Gatom-evals/s",
-                   scale * d.low, scale * d.high, unit(p).c_str(), charge, d.compute_seconds,
-                   1e-9 * rate);
+  return formatted(
+      "potential from %.6g to %.6g %s; total charge %.4g e; %.3f s, %.3f Gatom-evals/s",
+      scale * d.low, scale * d.high, unit(p).c_str(), charge, d.compute_seconds, 1e-9 * rate);
 }
 
 std::string unit(const Params& p) { return std::string(name(p.potential_unit)); }

@@ -93,7 +93,8 @@ std::vector<double> read_correlation_file(const std::string& text, int d) {
   const std::string file = text.substr(0, colon), dataset = text.substr(colon + 1);
   const std::unique_ptr<io::ResultReader> in = io::open_input_file(file, key);
   const auto data = io::naming_key(key, [&] { return in->read_dataset<double>(dataset, {2}); });
-  const std::vector<std::uint64_t> want{static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(d)};
+  const auto side = static_cast<std::uint64_t>(d);
+  const std::vector<std::uint64_t> want{side, side};
   if (data.dims != want)
     throw InputError("", key,
                      "expected a " + std::to_string(d) + " x " + std::to_string(d) +

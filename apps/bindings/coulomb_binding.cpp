@@ -21,7 +21,6 @@ namespace {
 
 using coulomb::Atom;
 using coulomb::Params;
-using coulomb::Variant;
 
 using coulomb::SweepParams;
 
@@ -201,14 +200,8 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
   double ceiling_per_second() const override { return rsqrt_; }
 
   void write_attributes(io::ResultFile& out) const override {
-    out.set_attribute("/sweep", "rsqrt_per_s", rsqrt_);
-    out.set_attribute("/sweep", "points", p_.lattice.points());
-    out.set_attribute("/sweep", "atoms", atom_count());
-    out.set_attribute("/sweep", "check_tolerance",
-                      coulomb::tolerance(Variant::gather, atoms_.size()));
-    out.set_attribute("/sweep", "scatter_check_tolerance",
-                      coulomb::tolerance(Variant::scatter, atoms_.size()));
-    out.set_attribute("/sweep", "checked_rows", static_cast<std::int64_t>(rows_.size()));
+    set_attributes(out, "/sweep",
+                   coulomb::sweep_attributes(p_, atoms_.size(), rows_.size(), rsqrt_));
   }
 
   io::AutotuneKey choice_key() const override { return coulomb_key(p_, atom_count()); }

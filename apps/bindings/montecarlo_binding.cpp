@@ -204,11 +204,7 @@ class MontecarloStudy final : public EstimateStudy<Params> {
   }
 
   void write_attributes(io::ResultFile& out) const override {
-    out.set_attribute("/sweep", "path_steps", path_steps(p_));
-    out.set_attribute("/sweep", "gold_paths", gold_paths_);
-    out.set_attribute("/sweep", "gold_price", gold_.price);
-    out.set_attribute("/sweep", "gold_standard_error", gold_.standard_error);
-    out.set_attribute("/sweep", "check_tolerance", kStandardErrors);
+    set_attributes(out, "/sweep", sweep_attributes(p_, gold_paths_, gold_));
   }
 
   io::AutotuneKey choice_key() const override { return choice_key_of(p_); }
@@ -287,9 +283,7 @@ class BasketStudy final : public EstimateStudy<BasketParams> {
     return describe_model(p_) + " on " + current_device().name;
   }
   void write_attributes(io::ResultFile& out) const override {
-    out.set_attribute("/sweep", "path_steps", path_steps(p_));
-    out.set_attribute("/sweep", "assets", std::int64_t{p_.assets()});
-    out.set_attribute("/sweep", "check_tolerance", kStandardErrors);
+    set_attributes(out, "/sweep", sweep_attributes(p_));
   }
 };
 

@@ -48,6 +48,16 @@ std::vector<Attribute> atoms_attributes(const Params& p, const std::vector<Atom>
           {"file", p.atoms_file}};
 }
 
+std::vector<Attribute> sweep_attributes(const Params& p, std::size_t atoms, std::size_t rows,
+                                        double rsqrt) {
+  return {{"rsqrt_per_s", rsqrt},
+          {"points", p.lattice.points()},
+          {"atoms", static_cast<std::int64_t>(atoms)},
+          {"check_tolerance", tolerance(Variant::gather, atoms)},
+          {"scatter_check_tolerance", tolerance(Variant::scatter, atoms)},
+          {"checked_rows", static_cast<std::int64_t>(rows)}};
+}
+
 std::string summary_line(const Params& p, const Diagnostics& d, double charge, double rate) {
   const double scale = p.potential_scale();
   return formatted(

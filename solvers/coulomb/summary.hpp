@@ -46,6 +46,10 @@ std::pair<bool, std::string> reproducibility(const Params& p, bool gpu);
 using Attribute = std::pair<std::string, std::variant<std::int64_t, double, std::string>>;
 // /atoms: their count, total charge and file.
 std::vector<Attribute> atoms_attributes(const Params& p, const std::vector<Atom>& atoms);
+// A sweep's /sweep: the measured rsqrt throughput (`rsqrt`, a second), the points, the atoms,
+// the check's tolerances (scatter's apart) and the rows checked.
+std::vector<Attribute> sweep_attributes(const Params& p, std::size_t atoms, std::size_t rows,
+                                        double rsqrt);
 // The summary's line: the potential's range in its unit, the total charge, the compute seconds
 // and the rate (`rate`: atom evaluations a second).
 std::string summary_line(const Params& p, const Diagnostics& d, double charge, double rate);

@@ -9,6 +9,7 @@
 #include "kernels/error.hpp"
 #include "kernels/finite.hpp"
 #include "kernels/printable.hpp"
+#include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/keys.hpp"
 #include "solvers/montecarlo/run.hpp"
 
@@ -142,6 +143,21 @@ std::vector<Attribute> greeks_attributes(const BasketParams& p, const BasketResu
     list.push_back({"vega_standard_error", r.vega.standard_error});
   }
   return list;
+}
+
+std::vector<Attribute> sweep_attributes(const Params& p, std::int64_t gold_paths,
+                                        const Estimate& gold) {
+  return {{"path_steps", path_steps(p)},
+          {"gold_paths", gold_paths},
+          {"gold_price", gold.price},
+          {"gold_standard_error", gold.standard_error},
+          {"check_tolerance", kStandardErrors}};
+}
+
+std::vector<Attribute> sweep_attributes(const BasketParams& p) {
+  return {{"path_steps", path_steps(p)},
+          {"assets", std::int64_t{p.assets()}},
+          {"check_tolerance", kStandardErrors}};
 }
 
 std::string price_line(const Estimate& e) {

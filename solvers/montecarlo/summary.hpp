@@ -74,6 +74,13 @@ std::vector<Attribute> basket_estimate_attributes(const BasketParams& p, const B
 // A basket run's /greeks: delta per asset (and vega) with their standard errors and method.
 std::vector<Attribute> greeks_attributes(const BasketParams& p, const BasketResult& r);
 
+// A sweep's /sweep: its path-steps a run, the gold's paths and estimate (`gold_paths` of them),
+// and the check's tolerance in standard errors.
+std::vector<Attribute> sweep_attributes(const Params& p, std::int64_t gold_paths,
+                                        const Estimate& gold);
+// A basket sweep's: its path-steps a run, its assets and the check's tolerance.
+std::vector<Attribute> sweep_attributes(const BasketParams& p);
+
 // The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".
 std::string price_line(const Estimate& e);
 // Its last line: "1.234 s, 0.567 Gpath-steps/s".

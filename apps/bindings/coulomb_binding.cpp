@@ -21,7 +21,6 @@ namespace {
 
 using coulomb::Atom;
 using coulomb::Params;
-
 using coulomb::SweepParams;
 
 io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {

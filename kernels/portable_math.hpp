@@ -26,13 +26,8 @@
 #include <cstdint>
 #include <cstring>
 
-#ifndef PARASOL_HOST_DEVICE
-#if defined(__CUDACC__)
-#define PARASOL_HOST_DEVICE __host__ __device__
-#else
-#define PARASOL_HOST_DEVICE
-#endif
-#endif
+#include "kernels/host_device.hpp"
+
 // On the one function a loop of draws calls (a pair of samples or steps): inlined into the loop
 // whatever its size, so that the loop can run in vector registers (GCC will not vectorise a
 // loop around a call).

@@ -6,13 +6,7 @@
 
 #include <cmath>
 
-#ifndef PARASOL_HOST_DEVICE
-#if defined(__CUDACC__)
-#define PARASOL_HOST_DEVICE __host__ __device__
-#else
-#define PARASOL_HOST_DEVICE
-#endif
-#endif
+#include "kernels/host_device.hpp"
 
 namespace parasol::poisson {
 

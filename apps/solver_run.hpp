@@ -577,3 +577,51 @@ void require_file_needs(const io::ParamTable& t, const Needs& needs) {
 }
 
 }  // namespace parasol::app
+
+// ---- a field's uniform grid, a solver's phases, and a sweep's configuration left out -----------
+#include <array>
+
+#include "apps/solver_parts.hpp"
+
+namespace parasol::app {
+
+// The uniform grid of a field of nx x ny x nz points (stored [nz][ny][nx]) at `spacing` along
+// every axis from `origin`: what its XDMF sidecar and its attributes describe.
+inline io::UniformGrid3 uniform_grid(std::int64_t nx, std::int64_t ny, std::int64_t nz,
+                                     double spacing, const std::array<double, 3>& origin = {}) {
+  return {{std::uint64_t(nx), std::uint64_t(ny), std::uint64_t(nz)},
+          origin,
+          {spacing, spacing, spacing}};
+}
+
+// A solver's phases as it lists them, each a name and its seconds (montecarlo::phases), added to
+// a run's timings in order.
+template <class Phases>
+void add_phases(PhaseTimer& timings, const Phases& phases) {
+  for (const auto& [phase, seconds] : phases) timings.add(phase, seconds);
+}
+
+// A sweep's configuration: left out with `why` (the driver says it and adds no row), or, with
+// no reason, measured by `measure` (its RowSteps, or the RowOutcome a solver's study measured).
+template <class Measure>
+Measurement unless_skipped(std::string why, Measure&& measure) {
+  if (why.empty()) return measured(measure());
+  Measurement m;
+  m.skipped = std::move(why);
+  return m;
+}
+
+}  // namespace parasol::app
+
+// ---- a solver of two models, its file read by the one it names -------------------------------
+namespace parasol::app {
+
+// Binding::make_run or make_study of a solver of two declared models (montecarlo's two-asset
+// model and its basket), each made as `first` and `other` make it (declared_run, declared_study):
+// `other`'s where `is_other(table)` says the file is of that model, else `first`'s.
+template <auto is_other, auto first, auto other>
+auto by_model(io::ParamTable& t, const std::filesystem::path& path) {
+  return is_other(t) ? other(t, path) : first(t, path);
+}
+
+}  // namespace parasol::app

@@ -2,19 +2,17 @@
 // sidecar, and an OpenDX map on request), and its sweep over variants, block shapes and
 // coarsenings on one upload of the atoms. A run may be cut among ranks (solvers/coulomb/part.hpp,
 // ranks.hpp): rank 0 reads the atoms and broadcasts them, each rank sums its part of the lattice
-// and writes it into the one result file. The run's words, memory, attributes and a sweep's rows
-// are the solver's (solvers/coulomb/summary.hpp).
+// and writes it into the one result file. The run's words, memory, attributes and a sweep's
+// problem are the solver's (solvers/coulomb/summary.hpp, study.hpp).
 #include <optional>
 
 #include "apps/progress.hpp"
-#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "io/dx.hpp"
-#include "io/xdmf.hpp"
 #include "kernels/device.hpp"
 #include "kernels/finite.hpp"
 #include "solvers/coulomb/keys.hpp"
-#include "solvers/coulomb/summary.hpp"
+#include "solvers/coulomb/study.hpp"
 
 namespace parasol::app {
 namespace {
@@ -25,13 +23,6 @@ using coulomb::SweepParams;
 
 io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
   return autotune_key("coulomb", coulomb::problem_class(p, atoms), "float");
-}
-
-// What only the device can tell: block limits, and room for the whole lattice or this rank's part.
-void check_fits_device(const io::ParamTable& t, const Params& p, std::int64_t atoms,
-                       const coulomb::Part& part) {
-  check_method_block(t, p.block);
-  require_file_needs(t, std::vector{coulomb::device_need(p, atoms, part)});
 }
 
 coulomb::ProgressCallback progress_on(ProgressLine& line) {
@@ -47,11 +38,10 @@ class CoulombRun final : public SolverRun<Params> {
     atom_count_ = coulomb::read_atoms_on_root(*context_, p_, atoms_);
     io::with_sources(t_, [&] { part_ = coulomb::place_and_cut(*context_, p_, atoms_); });
     if (looks_up_choice()) choose_automatic(coulomb_key(p_, atom_count_));
-    if (gpu_) check_fits_device(t_, p_, atom_count_, part_);
+    // What only the device can tell first: block limits; then room for this rank's part.
+    if (gpu_) check_method_block(t_, p_.block);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
-    require_file_needs(t_, std::vector{coulomb::host_need(
-                               p_, !gpu_, check_, static_cast<double>(part_.points()),
-                               gathers ? static_cast<double>(p_.lattice.points()) : 0.0)});
+    require_file_needs(t_, coulomb::run_needs(p_, atom_count_, part_, gpu_, check_, gathers));
   }
 
   std::string describe() const override {
@@ -68,9 +58,7 @@ class CoulombRun final : public SolverRun<Params> {
   // slowest rank's compute time (three numbers each), and for an OpenDX map every part sent to
   // rank 0. The communication is the "exchange" phase, the wait for the slowest rank "wait".
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    const double before = context_->comm_seconds();
-    if (ranks() > 1) context_->broadcast(atoms_);
-    const double broadcast = context_->comm_seconds() - before;
+    const double broadcast = coulomb::broadcast_atoms(*context_, atoms_);
     {
       // A line of atoms summed on the GPU, of points finished by the CPU gold.
       ProgressLine line(gpu_ ? "atoms" : "points", "atom-evals",
@@ -91,8 +79,8 @@ class CoulombRun final : public SolverRun<Params> {
   double work() const override { return coulomb::terms(p_.lattice, atoms_.size()); }
 
   Reproducibility reproducibility() const override {
-    auto [reproducible, because] = coulomb::reproducibility(p_, gpu_);
-    return {reproducible, std::move(because)};
+    const auto [reproducible, because] = coulomb::reproducibility(p_, gpu_);
+    return {reproducible, because};
   }
 
   void report(io::ResultFile& out) override {
@@ -118,12 +106,8 @@ class CoulombRun final : public SolverRun<Params> {
     coulomb::to_unit(p_, result_.potential);
     coulomb::to_unit(p_, gathered_);
     const coulomb::Lattice& n = p_.lattice;
-    const io::UniformGrid3 grid{{std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)},
-                                n.origin,
-                                {n.spacing, n.spacing, n.spacing}};
-    if (!out.write_part(kField, grid_dims(grid),
-                        {std::uint64_t(part_.k_first), std::uint64_t(part_.j_first), 0},
-                        {std::uint64_t(part_.nz), std::uint64_t(part_.ny), std::uint64_t(part_.nx)},
+    const io::UniformGrid3 grid = uniform_grid(n.nx, n.ny, n.nz, n.spacing, n.origin);
+    if (!out.write_part(kField, grid_dims(grid), part_.offset(), part_.count(),
                         result_.potential.data()))
       return;
     out.file->set_attribute(kField, "origin",
@@ -154,30 +138,17 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
   using MethodStudy::MethodStudy;
 
   void prepare() override {
-    atoms_ = coulomb::read_atoms(p_.atoms_file, p_.atom_format);
-    io::with_sources(t_, [&] { p_ = coulomb::placed(p_, coulomb::bounding_box(atoms_)); });
-    for (const coulomb::Method& m : coulomb::sweep_methods(p_.block))
-      configs_.push_back(coulomb::with_method(p_, m));
-    check_fits_device(t_, coulomb::largest(configs_, atom_count()), atom_count(),
-                      coulomb::whole(p_.lattice));
-    require_file_needs(t_, std::vector{coulomb::host_need(
-                               p_, false, true, static_cast<double>(p_.lattice.points()))});
+    sourced(t_, [&] { lattice_.emplace(p_); });
+    p_ = lattice_->params();
+    configs_ = lattice_->configurations();
+    check_method_block(t_, lattice_->largest().block);
+    require_file_needs(t_, lattice_->needs());
     stream_.emplace();
-    rsqrt_ = coulomb::measure_rsqrt_throughput();
-    rows_ = coulomb::sampled_rows(p_.lattice, coulomb::kSweepCheckStride);
-    {
-      ProgressLine line("gold points", "atom-evals", static_cast<double>(atoms_.size()));
-      gold_ = coulomb::solve_gold_with_scale_rows(p_, atoms_, rows_, progress_on(line));
-    }
-    problem_.emplace(p_, atoms_, *stream_);
+    ProgressLine line("gold points", "atom-evals", static_cast<double>(lattice_->atom_count()));
+    lattice_->prepare(*stream_, progress_on(line));
   }
 
-  std::string describe() const override {
-    return coulomb::extent(p_.lattice) + " lattice" + coulomb::placement(p_) + ", " +
-           std::to_string(atoms_.size()) +
-           " atoms on " + current_device().name + "; rsqrtf " + short_number(1e-9 * rsqrt_) +
-           " G/s";
-  }
+  std::string describe() const override { return lattice_->described(current_device().name); }
 
   SweepColumns columns() const override {
     return columns_with({"gatom_evals_per_s", "Gatom-evals/s", 15, 2},
@@ -188,32 +159,21 @@ class CoulombStudy final : public MethodStudy<Params, SweepParams> {
 
   // The sweep-row protocol (kernels/sweep_row.hpp), checked at the sampled rows.
   Measurement measure(std::size_t i) override {
-    Measurement m;
-    m.skipped = coulomb::sweep_skip(configs_[i], atoms_.size());
-    if (!m.skipped.empty()) return m;
-    return measured(coulomb::measure(*problem_, configs_[i], s_.repeats, rows_, gold_));
+    return unless_skipped(lattice_->skipped(i), [&] { return lattice_->measure(i, s_.repeats); });
   }
 
-  double units_per_run() const override { return terms(); }
-  double roofline_per_run() const override { return terms(); }  // one rsqrt a term
-  double ceiling_per_second() const override { return rsqrt_; }
+  double units_per_run() const override { return lattice_->terms(); }
+  double roofline_per_run() const override { return lattice_->terms(); }  // one rsqrt a term
+  double ceiling_per_second() const override { return lattice_->rsqrt_per_second(); }
 
   void write_attributes(io::ResultFile& out) const override {
-    set_attributes(out, "/sweep",
-                   coulomb::sweep_attributes(p_, atoms_.size(), rows_.size(), rsqrt_));
+    set_attributes(out, "/sweep", lattice_->attributes());
   }
 
-  io::AutotuneKey choice_key() const override { return coulomb_key(p_, atom_count()); }
+  io::AutotuneKey choice_key() const override { return coulomb_key(p_, lattice_->atom_count()); }
 
  private:
-  std::int64_t atom_count() const { return static_cast<std::int64_t>(atoms_.size()); }
-  double terms() const { return coulomb::terms(p_.lattice, atoms_.size()); }
-
-  std::vector<Atom> atoms_;
-  double rsqrt_ = 0;
-  std::vector<std::int64_t> rows_;  // the x rows each configuration is checked at
-  coulomb::GoldWithScale gold_;     // the gold of those rows
-  std::optional<coulomb::DeviceProblem> problem_;  // the atoms, uploaded once
+  std::optional<coulomb::SweptLattice> lattice_;  // the atoms, their gold rows, their upload
 };
 
 // The whole parameter file: the parameters, then the [sweep] table. A relative atoms.file is

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "solvers/coulomb/params.hpp"
 
@@ -21,6 +22,13 @@ struct Part {
 
   std::int64_t points() const { return nx * ny * nz; }
   std::int64_t first_point(const Lattice& n) const { return nx * (j_first + n.ny * k_first); }
+  // The part as a block of the lattice's [nz][ny][nx] field: where it starts, and its extent.
+  std::vector<std::uint64_t> offset() const {
+    return {std::uint64_t(k_first), std::uint64_t(j_first), 0};
+  }
+  std::vector<std::uint64_t> count() const {
+    return {std::uint64_t(nz), std::uint64_t(ny), std::uint64_t(nx)};
+  }
 };
 
 Part whole(const Lattice& n);

@@ -26,6 +26,13 @@ std::int64_t read_atoms_on_root(comm::Context& context, const Params& p, std::ve
   return count;
 }
 
+double broadcast_atoms(comm::Context& context, std::vector<Atom>& atoms) {
+  if (context.size() == 1) return 0;
+  const double before = context.comm_seconds();
+  context.broadcast(atoms);
+  return context.comm_seconds() - before;
+}
+
 Box atoms_box_on_every_rank(comm::Context& context, const std::vector<Atom>& atoms) {
   Box box;
   if (context.is_root()) box = bounding_box(atoms);

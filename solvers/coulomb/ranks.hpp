@@ -20,6 +20,10 @@ namespace parasol::coulomb {
 // error, the run's one line, and the other ranks throw Error.
 std::int64_t read_atoms_on_root(comm::Context& context, const Params& p, std::vector<Atom>& atoms);
 
+// Rank 0's atoms (read_atoms_on_root's) on every rank, by one broadcast; the seconds it took in
+// communication, 0 on one rank.
+double broadcast_atoms(comm::Context& context, std::vector<Atom>& atoms);
+
 // The atoms' bounding box on every rank, from rank 0's atoms (read_atoms_on_root's): what
 // placed() needs before a rank knows its part of the lattice.
 Box atoms_box_on_every_rank(comm::Context& context, const std::vector<Atom>& atoms);

@@ -35,6 +35,15 @@ MemoryNeed host_need(const Params& p, bool cpu, bool check, double points, doubl
   return n;
 }
 
+std::vector<MemoryNeed> run_needs(const Params& p, std::int64_t atoms, const Part& part, bool gpu,
+                                  bool check, bool gathers) {
+  std::vector<MemoryNeed> needs;
+  if (gpu) needs.push_back(device_need(p, atoms, part));
+  needs.push_back(host_need(p, !gpu, check, static_cast<double>(part.points()),
+                            gathers ? static_cast<double>(p.lattice.points()) : 0.0));
+  return needs;
+}
+
 std::pair<bool, std::string> reproducibility(const Params& p, bool gpu) {
   // scatter adds each atom's term into every point with atomics, in the order blocks run.
   if (gpu && p.variant == Variant::scatter)

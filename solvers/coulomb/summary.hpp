@@ -38,6 +38,10 @@ MemoryNeed device_need(const Params& p, std::int64_t atoms, const Part& part);
 // scale for a `check`: of `points` points (the whole lattice, or a rank's part), and `gathered`
 // more for rank 0's OpenDX map of a run across ranks.
 MemoryNeed host_need(const Params& p, bool cpu, bool check, double points, double gathered = 0);
+// A run's, in order: on the GPU (`gpu`) device_need of this rank's `part`, then host_need of the
+// part, with the whole lattice gathered more where this rank `gathers` an OpenDX map.
+std::vector<MemoryNeed> run_needs(const Params& p, std::int64_t atoms, const Part& part, bool gpu,
+                                  bool check, bool gathers);
 
 // Whether a run's bits repeat (the same inputs, backend, device and rank count), and why.
 std::pair<bool, std::string> reproducibility(const Params& p, bool gpu);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "io/checkpoint.hpp"
 #include "kernels/error.hpp"
 #include "kernels/phase_timer.hpp"
 
@@ -267,6 +268,50 @@ State resume(const Params& p, const Written& written, int rank, int ranks, bool 
   }
   from.sample = &sample;
   return from;
+}
+
+RankPart::RankPart(const Params& p, bool gpu, int rank, int ranks)
+    : p_(p), gpu_(gpu), rank_(rank), ranks_(ranks), streams_{ranks, rank, 1} {}
+
+std::set<std::string> RankPart::restart_may_change() const {
+  if (ranks_ == 1) return {"paths.count"};
+  return {};
+}
+
+void RankPart::resume(const io::CheckpointReader& r) {
+  const std::uint64_t size = sample_dims(p_)[0] * sample_dims(p_)[1] * 2;
+  const Written written{r.path().string(), r.written_ranks(),
+                        [&r](const std::string& name) { return r.integer(name); },
+                        [&r](const std::string& name, int part) { return r.integer(name, part); },
+                        [&r, size](int part) { return r.floats("sample", size, part); }};
+  from_ = montecarlo::resume(p_, written, rank_, ranks_, whole_batches(), sample_);
+  streams_ = from_->streams;
+}
+
+void RankPart::save(io::CheckpointWriter& w, const State& s) const {
+  for (const auto& [name, value] : checkpoint_integers(s, p_.paths)) w.add(name, value);
+  w.add("sample", *s.sample);
+}
+
+std::string RankPart::decomposition() const {
+  return whole_batches() ? "whole batches of samples, by global sample index"
+                         : "samples by global sample index";
+}
+
+Result RankPart::solve(const ProgressCallback& progress, const Checkpoints& points) const {
+  if (!points.at)
+    return gpu_ ? solve_gpu(p_, progress, samples()) : solve_gold(p_, progress, samples());
+  return solve_in_rounds(p_, gpu_, progress, streams_, rounds(), points);
+}
+
+RankPart::Rows RankPart::stored(const Result& r) const {
+  const Samples rows = ranks_ == 1 ? Samples{0, p_.sample_paths} : stored_rows(p_, samples());
+  return {static_cast<std::uint64_t>(rows.first), static_cast<std::uint64_t>(rows.count),
+          r.sample.data() + rows.first * 2 * (p_.steps + 1)};
+}
+
+std::vector<std::uint64_t> sample_dims(const Params& p) {
+  return {static_cast<std::uint64_t>(p.sample_paths), static_cast<std::uint64_t>(p.steps) + 1, 2};
 }
 
 }  // namespace parasol::montecarlo

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,11 @@
 #include "kernels/checkpoint_keys.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
+
+namespace parasol::io {
+class CheckpointReader;  // io/checkpoint.hpp, which run.cpp reads and writes through
+class CheckpointWriter;
+}  // namespace parasol::io
 
 namespace parasol::montecarlo {
 
@@ -106,6 +112,57 @@ std::int64_t batch_rounds(const Params& p, int ranks, bool whole_batches);
 // where `at` says so.
 Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progress,
                        const Streams& streams, std::int64_t rounds, const Checkpoints& checkpoints);
+
+// A rank's part of a two-asset run of `p` among `ranks`: the streams of batches it runs (its own
+// rank's of its own cut, or on a restart those of the parts it takes over), their samples, and
+// their solve, whole or a round of batches at a time between checkpoints, with the checkpoints'
+// state written and read back through io/checkpoint.hpp.
+class RankPart {
+ public:
+  RankPart(const Params& p, bool gpu, int rank, int ranks);
+  RankPart(const RankPart&) = delete;  // from_ points into sample_
+  RankPart& operator=(const RankPart&) = delete;
+
+  // The keys a restart may change: on one rank the path count (the batches done are the same
+  // ones); across ranks it decides each rank's samples, so it must stay.
+  std::set<std::string> restart_may_change() const;
+  // Continues from this rank's reading of a checkpoint (resume(): InputError "checkpoint
+  // refused: ..." for one that cannot continue the run).
+  void resume(const io::CheckpointReader& r);
+  // The restart's state, null without one; this rank's State into a checkpoint.
+  const State* from() const { return from_ ? &*from_ : nullptr; }
+  void save(io::CheckpointWriter& w, const State& s) const;
+
+  // Whether samples are cut by whole batches (cuts_whole_batches), the samples this rank
+  // simulates, the rounds of batches every rank makes, and the cut in words for /method.
+  bool whole_batches() const { return cuts_whole_batches(p_, gpu_); }
+  Samples samples() const { return streams_.samples(p_, whole_batches()); }
+  std::int64_t rounds() const { return batch_rounds(p_, streams_.ranks, whole_batches()); }
+  std::string decomposition() const;
+
+  // The part solved: in one solve without checkpoints (`points.at` unset), else solve_in_rounds.
+  Result solve(const ProgressCallback& progress, const Checkpoints& points) const;
+
+  // The stored sample paths this rank writes of `r` (its result): rows [first, first + count) of
+  // the whole run's field, sample_dims(p) (the first sample_paths samples at their places in the
+  // whole run; across ranks those among this rank's samples).
+  struct Rows {
+    std::uint64_t first = 0, count = 0;
+    const float* values = nullptr;
+  };
+  Rows stored(const Result& r) const;
+
+ private:
+  Params p_;
+  bool gpu_;
+  int rank_, ranks_;
+  Streams streams_;
+  std::optional<State> from_;
+  std::vector<float> sample_;  // a restart's stored sample paths
+};
+
+// The stored sample paths' field: [path][time][asset] of sample_paths x (steps + 1) x 2.
+std::vector<std::uint64_t> sample_dims(const Params& p);
 
 // A run's estimate (the whole run's, across ranks) judged against the gold. A CPU run is the gold
 // solver itself (the same seed, the same bits), so it is its own gold; a GPU run's gold simulates

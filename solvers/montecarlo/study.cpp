@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/error.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/run.hpp"
 
@@ -33,6 +34,44 @@ EstimateRow measured(const std::string& method, TimeRuns time, const std::functi
 }
 
 }  // namespace
+
+Params sweep_params(Params p) {
+  p.sample_paths = 0;
+  return p;
+}
+
+std::vector<MemoryNeed> sweep_needs(const Params& p) {
+  Params host_rng = p;
+  host_rng.variant = Variant::host_rng;
+  return device_needs(host_rng);
+}
+
+void refuse_sweep(const BasketParams& p) {
+  if (early_exercise(p.payoff))
+    throw InputError("", "payoff.kind",
+                     "the sweep times European payoffs; " + std::string(name(p.payoff)) +
+                         " runs with `parasol run`");
+}
+
+SweepGold sweep_gold(const Params& p, const ProgressCallback& progress) {
+  const Params g = sweep_gold_params(p);
+  return {solve_gold(g, progress).estimate, g.paths};
+}
+
+SweepGold sweep_gold(const BasketParams& p, const ProgressCallback&) {
+  if (p.payoff == BasketPayoff::geometric_basket) return {};
+  const BasketParams g = basket_sweep_gold_params(p);
+  return {solve_basket_gold(g).price, g.paths};
+}
+
+std::vector<BasketParams> sweep_configurations(const BasketParams& p) {
+  std::vector<BasketParams> configurations;
+  for (BasketVariant v : sweep_variants(p)) {
+    configurations.push_back(p);
+    configurations.back().variant = v;
+  }
+  return configurations;
+}
 
 EstimateRow measure(const Params& c, cudaStream_t stream, const Repeats& repeats,
                     const Estimate& gold) {

@@ -3,11 +3,35 @@
 // Host-only API: compiles without nvcc.
 #pragma once
 
+#include <vector>
+
 #include "kernels/sweep_row.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
+#include "solvers/montecarlo/summary.hpp"
 
 namespace parasol::montecarlo {
+
+// What a sweep times of a run's parameters: the two-asset model's without its stored paths
+// (storing them is not what is timed); a basket's as they are.
+Params sweep_params(Params p);
+inline BasketParams sweep_params(BasketParams p) { return p; }
+
+// What a two-asset sweep needs of the device: device_needs with host-rng's normals, since the
+// sweep runs both variants.
+std::vector<MemoryNeed> sweep_needs(const Params& p);
+// What a basket sweep refuses: an early-exercise payoff (`parasol run` prices it), as an
+// InputError naming payoff.kind (no source: the caller's table has it).
+void refuse_sweep(const BasketParams& p);
+
+// The gold every row is judged against: the two-asset model's on sweep_gold_params's paths,
+// reported to `progress`; a basket's CPU gold on basket_sweep_gold_params's paths, none where
+// the closed form judges (the geometric basket).
+SweepGold sweep_gold(const Params& p, const ProgressCallback& progress = {});
+SweepGold sweep_gold(const BasketParams& p, const ProgressCallback& progress = {});
+
+// A basket sweep's configurations: p with each variant that can hold its assets (sweep_variants).
+std::vector<BasketParams> sweep_configurations(const BasketParams& p);
 
 // What a row measured, and the first estimate it judged (the row's price and standard error;
 // NaN for a row that failed to run). No poison: a run starts its sums from zero itself, so no

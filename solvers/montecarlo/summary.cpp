@@ -33,6 +33,16 @@ std::string problem_class(const Params& p) {
          (p.antithetic ? ",antithetic" : "");
 }
 
+std::string problem_class(const BasketParams& p) {
+  return "paths=" + std::to_string(p.paths) + ",steps=" + std::to_string(p.steps) +
+         ",assets=" + std::to_string(p.assets()) + "," + std::string(name(p.payoff));
+}
+
+std::string describe_method(const BasketParams& p) {
+  if (early_exercise(p.payoff)) return "Longstaff-Schwartz";
+  return std::string(name(p.resolved_variant()));
+}
+
 std::vector<MemoryNeed> device_needs(const Params& p) {
   std::vector<MemoryNeed> needs{{"output.sample_paths", "output.sample_paths",
                                  "the sample paths need", sample_path_bytes(p), true, ""}};
@@ -145,20 +155,64 @@ std::vector<Attribute> greeks_attributes(const BasketParams& p, const BasketResu
   return list;
 }
 
-std::vector<Attribute> sweep_attributes(const Params& p, std::int64_t gold_paths,
-                                        const Estimate& gold) {
+std::vector<Attribute> sample_attributes(const Params& p) {
+  return {{"layout", std::string("[path][time][asset], asset fastest; time n is t = n * dt")},
+          {"dt", p.maturity / static_cast<double>(p.steps)}};
+}
+
+Report report(const Params& p, const Result& r) {
+  const double seconds = r.timings.total, work = path_steps(p);
+  return {{{"/estimate", estimate_attributes(r.estimate)},
+           {"/timings", rate_attributes(seconds, work)}},
+          {price_line(r.estimate), rate_line(seconds, work)}};
+}
+
+Report report(const BasketParams& p, const BasketResult& r) {
+  const double seconds = r.timings.total, work = path_steps(p);
+  std::vector<Attribute> estimate = estimate_attributes(r.price);
+  for (Attribute& a : basket_estimate_attributes(p, r)) estimate.push_back(std::move(a));
+  Report report{{{"/estimate", std::move(estimate)},
+                 {"/timings", rate_attributes(seconds, work)},
+                 {"/greeks", greeks_attributes(p, r)}},
+                {price_line(r.price)}};
+  for (std::string& line : basket_lines(p, r)) report.lines.push_back(std::move(line));
+  report.lines.push_back(rate_line(seconds, work));
+  return report;
+}
+
+Phases phases(const Result& r) {
+  return {{"generate", r.timings.generate}, {"paths", r.timings.paths}};
+}
+
+Phases phases(const BasketParams& p, const BasketResult& r) {
+  Phases list{{"simulate", r.timings.simulate}};
+  if (early_exercise(p.payoff)) {
+    list.push_back({"regress", r.timings.regress});
+    list.push_back({"price", r.timings.price});
+  }
+  return list;
+}
+
+std::vector<Attribute> sweep_attributes(const Params& p, const SweepGold& gold) {
   return {{"path_steps", path_steps(p)},
-          {"gold_paths", gold_paths},
-          {"gold_price", gold.price},
-          {"gold_standard_error", gold.standard_error},
+          {"gold_paths", gold.paths},
+          {"gold_price", gold.estimate.price},
+          {"gold_standard_error", gold.estimate.standard_error},
           {"check_tolerance", kStandardErrors}};
 }
 
-std::vector<Attribute> sweep_attributes(const BasketParams& p) {
+std::vector<Attribute> sweep_attributes(const BasketParams& p, const SweepGold&) {
   return {{"path_steps", path_steps(p)},
           {"assets", std::int64_t{p.assets()}},
           {"check_tolerance", kStandardErrors}};
 }
+
+std::string sweep_words(const Params&, const SweepGold& gold) {
+  return formatted("; gold %.6f +- %.2g on %lld paths", gold.estimate.price,
+                   gold.estimate.standard_error, static_cast<long long>(gold.paths));
+}
+
+std::string sweep_words(const BasketParams&, const SweepGold&) { return ""; }
 
 std::string price_line(const Estimate& e) {
   return formatted("price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",

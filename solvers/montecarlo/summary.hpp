@@ -23,6 +23,12 @@ std::string describe_model(const BasketParams& p);
 // The problem class a tuned choice is stored under: paths and steps exactly, and what picks the
 // kernel (payoff, step, antithetic): "paths=9600000,steps=256,basket,log-euler,antithetic".
 std::string problem_class(const Params& p);
+// A basket's: "paths=65536,steps=64,assets=4,arithmetic-basket-call" (not autotuned today).
+std::string problem_class(const BasketParams& p);
+
+// What a basket run's GPU method is, in words: "Longstaff-Schwartz" for an early-exercise payoff,
+// else its variant as it runs ("auto" resolved).
+std::string describe_method(const BasketParams& p);
 
 // A run's memory, in the order it is checked; an error names `key` at the source of `source_key`
 // and says "<what> about ..." (`what` ends in its verb), then `hint`.
@@ -74,12 +80,38 @@ std::vector<Attribute> basket_estimate_attributes(const BasketParams& p, const B
 // A basket run's /greeks: delta per asset (and vega) with their standard errors and method.
 std::vector<Attribute> greeks_attributes(const BasketParams& p, const BasketResult& r);
 
-// A sweep's /sweep: its path-steps a run, the gold's paths and estimate (`gold_paths` of them),
-// and the check's tolerance in standard errors.
-std::vector<Attribute> sweep_attributes(const Params& p, std::int64_t gold_paths,
-                                        const Estimate& gold);
+// The stored sample paths' attributes: their layout and time step.
+std::vector<Attribute> sample_attributes(const Params& p);
+
+// What a run records once solved, by group ("/estimate", "/timings", "/greeks"), and the lines
+// its summary says, in order: the price, a basket's in-sample price and Greeks, the rate.
+struct Report {
+  std::vector<std::pair<std::string, std::vector<Attribute>>> attributes;
+  std::vector<std::string> lines;
+};
+Report report(const Params& p, const Result& r);
+Report report(const BasketParams& p, const BasketResult& r);
+
+// The phases a run's seconds went to, by name, as its timings add them: generate and paths; a
+// basket's simulate and, with early exercise, regress and price.
+using Phases = std::vector<std::pair<std::string, double>>;
+Phases phases(const Result& r);
+Phases phases(const BasketParams& p, const BasketResult& r);
+
+// A sweep's gold: its estimate, and the paths it simulated (0 where a closed form judges).
+struct SweepGold {
+  Estimate estimate;
+  std::int64_t paths = 0;
+};
+// A sweep's /sweep: its path-steps a run, the gold's paths and estimate, and the check's
+// tolerance in standard errors.
+std::vector<Attribute> sweep_attributes(const Params& p, const SweepGold& gold);
 // A basket sweep's: its path-steps a run, its assets and the check's tolerance.
-std::vector<Attribute> sweep_attributes(const BasketParams& p);
+std::vector<Attribute> sweep_attributes(const BasketParams& p, const SweepGold& gold);
+// A sweep's header after its model and device: "; gold 0.417900 +- 0.0005 on 1048576 paths" of
+// the two-asset model's gold; nothing of a basket's.
+std::string sweep_words(const Params& p, const SweepGold& gold);
+std::string sweep_words(const BasketParams& p, const SweepGold& gold);
 
 // The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".
 std::string price_line(const Estimate& e);

@@ -601,6 +601,14 @@ void add_phases(PhaseTimer& timings, const Phases& phases) {
   for (const auto& [phase, seconds] : phases) timings.add(phase, seconds);
 }
 
+// A row a solver's study measured (RowOutcome) with its own cells beside it, one per
+// SweepColumns::extras (montecarlo's price and standard error).
+inline Measurement measured(RowOutcome row, std::vector<Cell> extras) {
+  Measurement m = measured(std::move(row));
+  m.extras = std::move(extras);
+  return m;
+}
+
 // A sweep's configuration: left out with `why` (the driver says it and adds no row), or, with
 // no reason, measured by `measure` (its RowSteps, or the RowOutcome a solver's study measured).
 template <class Measure>

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "solvers/coulomb/check.hpp"
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/shapes.hpp"
+#include "solvers/coulomb/study.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::coulomb {
@@ -252,6 +254,35 @@ TEST(CoulombGpu, RsqrtThroughputIsMeasured) {
   const double rate = measure_rsqrt_throughput();
   EXPECT_GT(rate, 1e11);  // any recent GPU exceeds 100 G rsqrt/s
   EXPECT_LT(rate, 1e14);
+}
+
+// A sweep's problem on the device: the atoms uploaded once, each configuration measured by the
+// sweep-row protocol against the gold at the sampled rows.
+TEST(CoulombGpu, ASweptLatticeMeasuresEveryConfigurationAgainstItsRows) {
+  PARASOL_REQUIRE_GPU();
+  test::ScratchDir dir;
+  Params p;
+  p.lattice = {{-1.5, 0.25, 2.0}, 0.37, 37, 23, 5};
+  p.atoms_file = (dir / "atoms.pqr").string();
+  {
+    std::ofstream out(p.atoms_file);
+    for (const Atom& a : random_atoms(300, p.lattice, test::kSeed + 7))
+      out << "ATOM      1  C   GLY     1 " << a.x << ' ' << a.y << ' ' << a.z << ' ' << a.q
+          << " 1.5\n";
+  }
+  SweptLattice lattice(p);
+  ASSERT_EQ(lattice.atom_count(), 300);
+  Stream stream;
+  lattice.prepare(stream);
+  EXPECT_GT(lattice.rsqrt_per_second(), 1e11);
+  for (std::size_t i = 0; i < lattice.configurations().size(); ++i) {
+    ASSERT_EQ(lattice.skipped(i), "") << "300 atoms are far from scatter's limit";
+    const RowOutcome row = lattice.measure(i, Repeats{2, 0});
+    SCOPED_TRACE(describe_method(lattice.configurations()[i]));
+    EXPECT_TRUE(row.failure.empty()) << row.failure;
+    EXPECT_TRUE(row.agreement.passed()) << row.agreement.description;
+    EXPECT_GE(row.seconds.size(), 2u);
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "solvers/coulomb/coulomb.hpp"
 #include "solvers/coulomb/ranks.hpp"
 #include "solvers/coulomb/shapes.hpp"
+#include "solvers/coulomb/study.hpp"
 #include "solvers/coulomb/summary.hpp"
 #include "tests/support.hpp"
 
@@ -639,6 +640,84 @@ TEST(CoulombSummary, OneRankPlacesAroundTheMoleculeAndKeepsTheWholeLattice) {
   EXPECT_EQ(part.points(), p.lattice.points());
   EXPECT_EQ(p.lattice.origin, coulomb::placed(given, coulomb::bounding_box(atoms)).lattice.origin);
   EXPECT_NE(p.lattice.origin, given.lattice.origin);
+}
+
+// A run's memory: the device's first on the GPU, then the host's, with the whole lattice more on
+// the rank that gathers an OpenDX map.
+TEST(CoulombSummary, ARunNeedsTheDeviceFirstThenTheHostWithAnyGather) {
+  const Params p = lattice_params(8, 6, 4);
+  const coulomb::Part part = coulomb::rank_part(p.lattice, 1, 2);
+  const std::vector<coulomb::MemoryNeed> gpu = coulomb::run_needs(p, 10, part, true, true, true);
+  ASSERT_EQ(gpu.size(), 2u);
+  EXPECT_TRUE(gpu[0].device);
+  EXPECT_EQ(gpu[0].bytes, coulomb::device_need(p, 10, part).bytes);
+  EXPECT_FALSE(gpu[1].device);
+  EXPECT_EQ(gpu[1].bytes, coulomb::host_need(p, false, true, static_cast<double>(part.points()),
+                                             static_cast<double>(p.lattice.points()))
+                              .bytes);
+  const std::vector<coulomb::MemoryNeed> cpu = coulomb::run_needs(p, 10, part, false, false, false);
+  ASSERT_EQ(cpu.size(), 1u);
+  EXPECT_EQ(cpu[0].bytes,
+            coulomb::host_need(p, true, false, static_cast<double>(part.points())).bytes);
+}
+
+// A part is a block of the [nz][ny][nx] field: where it starts, and its extent.
+TEST(CoulombPart, APartIsABlockOfTheField) {
+  const coulomb::Lattice n = lattice_params(8, 6, 4).lattice;
+  const coulomb::Part slab = coulomb::rank_part(n, 1, 2);
+  EXPECT_EQ(slab.offset(), (std::vector<std::uint64_t>{2, 0, 0}));
+  EXPECT_EQ(slab.count(), (std::vector<std::uint64_t>{2, 6, 8}));
+  const coulomb::Lattice slice = lattice_params(8, 6, 1).lattice;
+  const coulomb::Part band = coulomb::rank_part(slice, 2, 3);
+  EXPECT_EQ(band.offset(), (std::vector<std::uint64_t>{0, 4, 0}));
+  EXPECT_EQ(band.count(), (std::vector<std::uint64_t>{1, 2, 8}));
+}
+
+TEST_F(CoulombOneRank, OneRankBroadcastsNothing) {
+  std::vector<Atom> atoms{{1, 2, 3, 0.5f}};
+  EXPECT_EQ(coulomb::broadcast_atoms(context_, atoms), 0.0);
+  ASSERT_EQ(atoms.size(), 1u);
+  expect_atom(atoms[0], 1, 2, 3, 0.5f);
+}
+
+// A sweep's problem as far as the host takes it: the atoms read, the lattice placed around them,
+// every configuration, the memory of the largest, and the refusals with their evidence.
+TEST_F(CoulombOneRank, ASweptLatticeReadsPlacesAndListsItsConfigurations) {
+  Params p = lattice_params(4, 4, 4);
+  p.center = coulomb::LatticeCenter::molecule;
+  p.atoms_file = (dir_ / "m.pqr").string();
+  std::ofstream(p.atoms_file)
+      << "ATOM      1  N   GLY     1       1.000   2.000   3.000   0.500   1.821\n"
+         "ATOM      2  CA  GLY A   1       3.000   4.000   5.000  -0.500   1.904\n";
+  const coulomb::SweptLattice lattice(p);
+  const std::vector<Atom> atoms = coulomb::read_atoms(p.atoms_file, p.atom_format);
+  EXPECT_EQ(lattice.atom_count(), 2);
+  EXPECT_EQ(lattice.params().lattice.origin,
+            coulomb::placed(p, coulomb::bounding_box(atoms)).lattice.origin);
+  const std::vector<coulomb::Method> methods = coulomb::sweep_methods(p.block);
+  ASSERT_EQ(lattice.configurations().size(), methods.size());
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    const Params& c = lattice.configurations()[i];
+    EXPECT_EQ(c.variant, methods[i].variant);
+    EXPECT_EQ(c.lattice.origin, lattice.params().lattice.origin) << "each on the placed lattice";
+    EXPECT_EQ(lattice.skipped(i), coulomb::sweep_skip(c, 2));
+  }
+  const Params& largest = lattice.largest();
+  for (const Params& c : lattice.configurations())
+    EXPECT_LE(coulomb::device_bytes(c, 2), coulomb::device_bytes(largest, 2));
+  const std::vector<coulomb::MemoryNeed> needs = lattice.needs();
+  ASSERT_EQ(needs.size(), 2u);
+  EXPECT_TRUE(needs[0].device && !needs[1].device) << "the device first";
+  EXPECT_EQ(lattice.terms(), coulomb::terms(lattice.params().lattice, 2));
+  EXPECT_TRUE(contains(lattice.described("a device"), "2 atoms on a device; rsqrtf"));
+
+  p.atoms_file = (dir_ / "missing.pqr").string();
+  try {
+    coulomb::SweptLattice none(p);
+    ADD_FAILURE() << "a missing atoms file was read";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.source(), "missing.pqr")) << "the file is the evidence";
+  }
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "comm/context.hpp"
@@ -13,6 +16,7 @@
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
 #include "solvers/montecarlo/run.hpp"
+#include "solvers/montecarlo/study.hpp"
 #include "solvers/montecarlo/summary.hpp"
 
 namespace parasol::montecarlo {
@@ -546,6 +550,141 @@ TEST(MontecarloSummary, OnlyHostRngOnTheGpuRefusesCheckpoints) {
   EXPECT_NO_THROW(refuse_checkpoints(p, /*gpu=*/false));
   p.variant = Variant::device_rng;
   EXPECT_NO_THROW(refuse_checkpoints(p, /*gpu=*/true));
+}
+
+// A rank's part on one rank: every sample, solved whole or a round of batches at a time to the
+// same bits, and its stored paths the whole field's rows.
+TEST(MontecarloRankPart, OneRankSolvesEverySampleWholeOrInRoundsToTheSameBits) {
+  Params p = small_call();
+  p.batch_paths = 300;
+  p.sample_paths = 7;
+  RankPart part(p, /*gpu=*/false, 0, 1);
+  EXPECT_EQ(part.samples().first, 0);
+  EXPECT_EQ(part.samples().count, samples_of(p, 0, 1, false).count);
+  EXPECT_EQ(part.rounds(), 7) << "2000 paths in batches of 300";
+  EXPECT_EQ(part.restart_may_change(), std::set<std::string>{"paths.count"});
+  EXPECT_EQ(RankPart(p, false, 0, 2).restart_may_change(), std::set<std::string>{})
+      << "across ranks the path count cuts the samples";
+  EXPECT_EQ(part.decomposition(), "samples by global sample index");
+  EXPECT_EQ(part.from(), nullptr);
+  EXPECT_NO_THROW(part.use_checkpoints(true, nullptr)) << "the gold draws by counters";
+
+  const Result whole = part.solve({}, Checkpoints{});
+  EXPECT_EQ(whole.estimate.price, solve_gold(p).estimate.price);
+  std::int64_t rounds_met = 0;
+  Checkpoints points;
+  points.at = [&](std::int64_t) {
+    ++rounds_met;
+    return AtSafePoint::go_on;
+  };
+  const Result in_rounds = part.solve({}, points);
+  EXPECT_EQ(rounds_met, part.rounds());
+  EXPECT_TRUE(in_rounds.sums.sum == whole.sums.sum);
+  EXPECT_EQ(in_rounds.estimate.price, whole.estimate.price);
+  EXPECT_EQ(in_rounds.sample, whole.sample);
+
+  const RankPart::SampleField f = part.stored(whole);
+  EXPECT_EQ(f.dataset, "/fields/sample_paths");
+  EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{7, 21, 2}));
+  EXPECT_EQ(f.first, 0u);
+  EXPECT_EQ(f.count, 7u);
+  EXPECT_EQ(f.values, whole.sample.data());
+  ASSERT_EQ(f.attributes.size(), 2u);
+  EXPECT_EQ(std::get<double>(f.attributes[1].second), p.maturity / 20);
+}
+
+TEST(MontecarloRankPart, HostRngOnTheGpuCutsWholeBatchesAndRefusesCheckpoints) {
+  Params p = small_call();
+  p.variant = Variant::host_rng;
+  RankPart part(p, /*gpu=*/true, 1, 2);
+  EXPECT_EQ(part.decomposition(), "whole batches of samples, by global sample index");
+  EXPECT_EQ(part.samples().first, samples_of(p, 1, 2, true).first);
+  EXPECT_NO_THROW(part.use_checkpoints(false, nullptr));
+  try {
+    part.use_checkpoints(true, nullptr);
+    ADD_FAILURE() << "host-rng on the GPU checkpointed";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "method.variant");
+    EXPECT_EQ(e.source(), "") << "the caller's table has the source";
+  }
+}
+
+// What a run records and says, in the order it says it.
+TEST(MontecarloSummary, AReportIsTheEstimateTheRateAndTheirLines) {
+  Result r;
+  r.estimate = {0.5, 0.01, 1000};
+  r.timings = {0.25, 0.5, 2.0};
+  const Params p = small_call();
+  const Report report = montecarlo::report(p, r);
+  ASSERT_EQ(report.attributes.size(), 2u);
+  EXPECT_EQ(report.attributes[0].first, "/estimate");
+  EXPECT_EQ(report.attributes[0].second.size(), estimate_attributes(r.estimate).size());
+  EXPECT_EQ(report.attributes[1].first, "/timings");
+  EXPECT_EQ(report.lines, (std::vector<std::string>{price_line(r.estimate),
+                                                    rate_line(2.0, path_steps(p))}));
+  const Phases ph = phases(r);
+  EXPECT_EQ(ph, (Phases{{"generate", 0.25}, {"paths", 0.5}}));
+}
+
+TEST(MontecarloSummary, ABasketReportAddsItsGreeksAndLinesBeforeTheRate) {
+  BasketParams p;
+  p.spots = {1.0, 1.0};
+  p.payoff = BasketPayoff::arithmetic_basket_call;
+  BasketResult r;
+  r.price = {0.3, 0.01, 100};
+  r.delta = {{0.5, 0.02, 100}, {0.4, 0.02, 100}};
+  r.timings.simulate = 1.5;
+  r.timings.total = 2.0;
+  const Report report = montecarlo::report(p, r);
+  ASSERT_EQ(report.attributes.size(), 3u);
+  EXPECT_EQ(report.attributes[2].first, "/greeks");
+  EXPECT_FALSE(report.attributes[2].second.empty());
+  ASSERT_EQ(report.lines.size(), 3u);
+  EXPECT_EQ(report.lines[0], price_line(r.price));
+  EXPECT_EQ(report.lines[1], basket_lines(p, r)[0]);
+  EXPECT_EQ(report.lines[2], rate_line(2.0, path_steps(p)));
+  EXPECT_EQ(phases(p, r), (Phases{{"simulate", 1.5}}));
+  EXPECT_EQ(run_method(p), std::string(name(p.resolved_variant())));
+  p.payoff = BasketPayoff::american_put;
+  EXPECT_EQ(phases(p, r).size(), 3u) << "simulate, regress, price";
+  EXPECT_EQ(run_method(p), "Longstaff-Schwartz");
+  EXPECT_EQ(problem_class(p).rfind("paths=", 0), 0u);
+}
+
+// A sweep times the run's model without its stored paths, against one gold.
+TEST(MontecarloSweep, TheTwoAssetSweepNeedsHostRngsNormalsAndSaysItsGold) {
+  Params p = small_call();
+  p.sample_paths = 10;
+  p.variant = Variant::device_rng;
+  const Params swept = sweep_params(p);
+  EXPECT_EQ(swept.sample_paths, 0);
+  EXPECT_EQ(sweep_needs(p).size(), 2u) << "the sweep runs host-rng too";
+  const SweepGold gold = sweep_gold(swept);
+  EXPECT_EQ(gold.paths, p.paths);
+  EXPECT_EQ(gold.estimate.price, solve_gold(sweep_gold_params(swept)).estimate.price);
+  const std::string header = describe_sweep(swept, "a device", gold);
+  EXPECT_EQ(header.find(describe_model(swept) + " on a device; gold"), 0u) << header;
+  EXPECT_EQ(sweep_attributes(swept, gold).size(), 5u);
+}
+
+TEST(MontecarloSweep, ABasketSweepTimesEachVariantThatHoldsItsAssetsAndNoEarlyExercise) {
+  BasketParams p;
+  p.spots.assign(kRegistersUpTo + 1, 1.0);
+  p.payoff = BasketPayoff::geometric_basket;
+  EXPECT_NO_THROW(check_sweep(p));
+  EXPECT_TRUE(sweep_needs(p).empty());
+  EXPECT_EQ(sweep_gold(p).paths, 0) << "the closed form judges";
+  const std::vector<BasketParams> configurations = sweep_configurations(p);
+  ASSERT_EQ(configurations.size(), 1u) << "registers holds at most kRegistersUpTo assets";
+  EXPECT_EQ(configurations[0].variant, BasketVariant::cublas);
+  EXPECT_EQ(describe_sweep(p, "a device", {}), describe_model(p) + " on a device");
+  p.payoff = BasketPayoff::american_put;
+  try {
+    check_sweep(p);
+    ADD_FAILURE() << "an early-exercise sweep";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "payoff.kind");
+  }
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include "kernels/stream.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
+#include "solvers/montecarlo/run.hpp"
+#include "solvers/montecarlo/study.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::montecarlo {
@@ -224,6 +226,40 @@ TEST(HostRng, BothOrderingsGiveSoundEstimates) {
     EXPECT_GT(r.timings.generate, 0.0);
     EXPECT_GT(r.timings.paths, 0.0);
   }
+}
+
+// A rank's part on the device: a round of batches at a time between checkpoints gives the bits
+// of one solve of its samples.
+TEST(MontecarloGpu, ARankPartInRoundsGivesTheWholeSolvesBits) {
+  PARASOL_REQUIRE_GPU();
+  Params p;
+  p.variant = Variant::device_rng;
+  p.paths = 100000;
+  p.batch_paths = 16384;
+  p.sample_paths = 5;
+  const RankPart part(p, /*gpu=*/true, 0, 1);
+  const Result whole = part.solve({}, Checkpoints{});
+  Checkpoints points;
+  points.at = [](std::int64_t) { return AtSafePoint::go_on; };
+  const Result rounds = part.solve({}, points);
+  EXPECT_TRUE(rounds.sums.sum == whole.sums.sum && rounds.sums.sum_sq == whole.sums.sum_sq);
+  EXPECT_EQ(rounds.estimate.price, whole.estimate.price);
+  EXPECT_EQ(rounds.sample, whole.sample);
+}
+
+// A sweep refuses, at method.block, a block the device cannot launch.
+TEST(MontecarloGpu, ASweepRefusesABlockTheDeviceCannotLaunch) {
+  PARASOL_REQUIRE_GPU();
+  Params p;
+  p.block = 4096;
+  try {
+    check_sweep(p);
+    ADD_FAILURE() << "a block of 4096 threads was taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "method.block");
+  }
+  p.block = 256;
+  EXPECT_NO_THROW(check_sweep(p));
 }
 
 }  // namespace

@@ -17,23 +17,21 @@ namespace {
 
 using namespace montecarlo;  // the binding speaks the solver's words
 
-template <class P>
-io::AutotuneKey choice_key_of(const P& p) {
-  return autotune_key("montecarlo", problem_class(p), "float");
-}
-
 // A live line for a long estimate: paths done, path-steps a second, time left.
 ProgressCallback progress_on(ProgressLine& line) {
   return [&line](const Progress& pr) { line.update(pr.paths, pr.total_paths, pr.seconds); };
 }
 
-// Either model's run: its price reported as the solver words it, with /method@reproducible,
-// which every run is (kReproducibleBecause).
+// Either model's run: its model and method in words, and its price reported as the solver words
+// it, with /method@reproducible, which every run is (kReproducibleBecause).
 template <class P, class R>
 class EstimateRun : public SolverRun<P> {
  public:
   using SolverRun<P>::SolverRun;
 
+  std::string describe() const override {
+    return describe_model(this->p_) + "; " + this->ran(run_method(this->p_));
+  }
   void report(io::ResultFile& out) override {
     out.set_attribute("/method", "reproducible", true);
     const Report r = montecarlo::report(this->p_, result_);
@@ -53,17 +51,13 @@ class MontecarloRun final : public EstimateRun<Params, Result> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
-    if (looks_up_choice()) choose_automatic(choice_key_of(p_));
+    if (looks_up_choice())
+      choose_automatic(autotune_key("montecarlo", problem_class(p_), "float"));
     part_.emplace(p_, gpu_, rank(), ranks());
     checkpoints_.emplace(p_.checkpoint, setup, "montecarlo", t_, part_->restart_may_change());
-    if (checkpoints_->enabled()) sourced(t_, [&] { refuse_checkpoints(p_, gpu_); });
-    if (const io::CheckpointReader* r = checkpoints_->restart()) part_->resume(*r);
+    sourced(t_, [&] { part_->use_checkpoints(checkpoints_->enabled(), checkpoints_->restart()); });
     if (gpu_) check_method_block(t_, Shape{p_.block, 1, 1});
     require_needs(t_, run_needs(p_, gpu_, check_, part_->samples().count));
-  }
-
-  std::string describe() const override {
-    return describe_model(p_) + "; " + ran(describe_method(p_, true));
   }
 
   // Across ranks each simulates its samples (samples_of), and the ranks' integer sums, added in
@@ -102,14 +96,12 @@ class MontecarloRun final : public EstimateRun<Params, Result> {
 
   void write(Output& out) override {
     if (p_.sample_paths == 0) return;
-    const RankPart::Rows rows = part_->stored(result_);
-    if (out.write_share(kSamplePaths, sample_dims(p_), rows.first, rows.count, rows.values))
-      set_attributes(*out.file, kSamplePaths, sample_attributes(p_));
+    const RankPart::SampleField f = part_->stored(result_);
+    if (out.write_share(f.dataset, f.dims, f.first, f.count, f.values))
+      set_attributes(*out.file, f.dataset, f.attributes);
   }
 
  private:
-  static constexpr const char* kSamplePaths = "/fields/sample_paths";
-
   std::optional<RankPart> part_;  // this rank's streams of batches, and a restart's state
   std::optional<Checkpointing> checkpoints_;
 };
@@ -123,9 +115,6 @@ class BasketRun final : public EstimateRun<BasketParams, BasketResult> {
     sourced(t_, [&] { refuse_basket_run(p_, gpu_, ranks(), !setup.options.restart.empty()); });
     require_needs(t_, basket_needs(p_, gpu_));
   }
-  std::string describe() const override {
-    return describe_model(p_) + "; " + ran(describe_method(p_));
-  }
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     result_ = gpu_ ? solve_basket_gpu(p_, Stream()) : solve_basket_gold(p_);
     add_phases(timings, phases(p_, result_));
@@ -134,16 +123,6 @@ class BasketRun final : public EstimateRun<BasketParams, BasketResult> {
   Agreement check() override { return check_run(p_, result_.price, gpu_); }
   void write(Output&) override {}
 };
-
-// What a sweep checks before it times: the two-asset model's block against the device and its
-// memory (study.hpp's sweep_needs); a basket's payoff.
-void check_sweep(const io::ParamTable& t, const Params& p) {
-  check_method_block(t, Shape{p.block, 1, 1});
-  require_needs(t, sweep_needs(p));
-}
-void check_sweep(const io::ParamTable& t, const BasketParams& p) {
-  sourced(t, [&] { refuse_sweep(p); });
-}
 
 // Either model's sweep: each configuration's estimate timed and judged against the gold
 // (study.hpp), the rate in Gpath-steps/s, the check in standard errors, and each row's price
@@ -155,15 +134,15 @@ class EstimateStudy final : public MethodStudy<P, SweepParams> {
       : MethodStudy<P, SweepParams>(t, sweep_params(std::move(p)), s) {}
 
   void prepare() override {
-    check_sweep(this->t_, this->p_);
+    sourced(this->t_, [&] { check_sweep(this->p_); });
+    require_needs(this->t_, sweep_needs(this->p_));
     this->stream_.emplace();
     ProgressLine line("gold paths", "path-steps", static_cast<double>(this->p_.steps));
     gold_ = sweep_gold(this->p_, progress_on(line));
     this->configs_ = sweep_configurations(this->p_);
   }
   std::string describe() const override {
-    return describe_model(this->p_) + " on " + current_device().name +
-           sweep_words(this->p_, gold_);
+    return describe_sweep(this->p_, current_device().name, gold_);
   }
   SweepColumns columns() const override {
     return this->columns_with(
@@ -174,15 +153,15 @@ class EstimateStudy final : public MethodStudy<P, SweepParams> {
   Measurement measure(std::size_t i) override {
     EstimateRow r = montecarlo::measure(this->configs_[i], *this->stream_, this->s_.repeats,
                                         gold_.estimate);
-    Measurement m = measured(std::move(r.row));
-    m.extras = {r.price, r.standard_error};
-    return m;
+    return measured(std::move(r.row), {r.price, r.standard_error});
   }
   double units_per_run() const override { return path_steps(this->p_); }
   void write_attributes(io::ResultFile& out) const override {
     set_attributes(out, "/sweep", sweep_attributes(this->p_, gold_));
   }
-  io::AutotuneKey choice_key() const override { return choice_key_of(this->p_); }
+  io::AutotuneKey choice_key() const override {
+    return autotune_key("montecarlo", problem_class(this->p_), "float");
+  }
 
  private:
   SweepGold gold_;
@@ -208,9 +187,7 @@ DeclaredFile<BasketParams, SweepParams> read_basket(io::ParamTable& t,
                      "give model.correlation or model.correlation_file, not both");
   return read_declared(t, basket_keys(), sweep_keys(), path, [&](BasketParams& b, bool) {
     io::refuse_unread(t, keys());
-    if (!b.correlation_file.empty())
-      b.correlation =
-          sourced(t, [&] { return read_correlation_file(b.correlation_file, b.assets()); });
+    sourced(t, [&] { read_correlation(b); });
   });
 }
 

@@ -278,7 +278,10 @@ std::set<std::string> RankPart::restart_may_change() const {
   return {};
 }
 
-void RankPart::resume(const io::CheckpointReader& r) {
+void RankPart::use_checkpoints(bool enabled, const io::CheckpointReader* restart) {
+  if (enabled) refuse_checkpoints(p_, gpu_);
+  if (restart == nullptr) return;
+  const io::CheckpointReader& r = *restart;
   const std::uint64_t size = sample_dims(p_)[0] * sample_dims(p_)[1] * 2;
   const Written written{r.path().string(), r.written_ranks(),
                         [&r](const std::string& name) { return r.integer(name); },
@@ -304,10 +307,15 @@ Result RankPart::solve(const ProgressCallback& progress, const Checkpoints& poin
   return solve_in_rounds(p_, gpu_, progress, streams_, rounds(), points);
 }
 
-RankPart::Rows RankPart::stored(const Result& r) const {
+RankPart::SampleField RankPart::stored(const Result& r) const {
   const Samples rows = ranks_ == 1 ? Samples{0, p_.sample_paths} : stored_rows(p_, samples());
-  return {static_cast<std::uint64_t>(rows.first), static_cast<std::uint64_t>(rows.count),
-          r.sample.data() + rows.first * 2 * (p_.steps + 1)};
+  SampleField f;
+  f.dims = sample_dims(p_);
+  f.first = static_cast<std::uint64_t>(rows.first);
+  f.count = static_cast<std::uint64_t>(rows.count);
+  f.values = r.sample.data() + rows.first * 2 * (p_.steps + 1);
+  f.attributes = sample_attributes(p_);
+  return f;
 }
 
 std::vector<std::uint64_t> sample_dims(const Params& p) {

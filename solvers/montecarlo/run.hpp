@@ -16,6 +16,7 @@
 #include "kernels/checkpoint_keys.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/montecarlo.hpp"
+#include "solvers/montecarlo/summary.hpp"
 
 namespace parasol::io {
 class CheckpointReader;  // io/checkpoint.hpp, which run.cpp reads and writes through
@@ -126,9 +127,10 @@ class RankPart {
   // The keys a restart may change: on one rank the path count (the batches done are the same
   // ones); across ranks it decides each rank's samples, so it must stay.
   std::set<std::string> restart_may_change() const;
-  // Continues from this rank's reading of a checkpoint (resume(): InputError "checkpoint
-  // refused: ..." for one that cannot continue the run).
-  void resume(const io::CheckpointReader& r);
+  // A part that checkpoints (`enabled`) refuses host-rng on the GPU (refuse_checkpoints, an
+  // InputError naming method.variant with no source); with `restart` it continues from this
+  // rank's reading of that checkpoint (resume(): "checkpoint refused: ..." naming it).
+  void use_checkpoints(bool enabled, const io::CheckpointReader* restart);
   // The restart's state, null without one; this rank's State into a checkpoint.
   const State* from() const { return from_ ? &*from_ : nullptr; }
   void save(io::CheckpointWriter& w, const State& s) const;
@@ -143,15 +145,18 @@ class RankPart {
   // The part solved: in one solve without checkpoints (`points.at` unset), else solve_in_rounds.
   Result solve(const ProgressCallback& progress, const Checkpoints& points) const;
 
-  // The stored sample paths this rank writes of `r` (its result): rows [first, first + count) of
-  // the whole run's field, sample_dims(p) (the first sample_paths samples at their places in the
-  // whole run; across ranks those among this rank's samples).
-  struct Rows {
+  // The stored sample paths as this rank writes them of `r` (its result): the dataset, its whole
+  // dims (sample_dims), this rank's rows [first, first + count) of it (the first sample_paths
+  // samples at their places in the whole run; across ranks those among this rank's samples),
+  // and the field's attributes (sample_attributes).
+  struct SampleField {
+    std::string dataset = "/fields/sample_paths";
+    std::vector<std::uint64_t> dims;
     std::uint64_t first = 0, count = 0;
     const float* values = nullptr;
+    std::vector<Attribute> attributes;
   };
-  Rows stored(const Result& r) const;
-
+  SampleField stored(const Result& r) const;
  private:
   Params p_;
   bool gpu_;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "solvers/montecarlo/check.hpp"
 #include "solvers/montecarlo/run.hpp"
@@ -46,7 +47,13 @@ std::vector<MemoryNeed> sweep_needs(const Params& p) {
   return device_needs(host_rng);
 }
 
-void refuse_sweep(const BasketParams& p) {
+std::vector<MemoryNeed> sweep_needs(const BasketParams& p) { return basket_needs(p, true); }
+
+void check_sweep(const Params& p) {
+  check_block_limits(Shape{p.block, 1, 1}, current_device(), "method.block");
+}
+
+void check_sweep(const BasketParams& p) {
   if (early_exercise(p.payoff))
     throw InputError("", "payoff.kind",
                      "the sweep times European payoffs; " + std::string(name(p.payoff)) +

@@ -17,12 +17,16 @@ namespace parasol::montecarlo {
 Params sweep_params(Params p);
 inline BasketParams sweep_params(BasketParams p) { return p; }
 
-// What a two-asset sweep needs of the device: device_needs with host-rng's normals, since the
-// sweep runs both variants.
+// What a sweep refuses before it times, as an InputError naming its key (no source: the caller's
+// table has it): the two-asset model's method.block past the device's block limits; a basket's
+// early-exercise payoff (`parasol run` prices it).
+void check_sweep(const Params& p);
+void check_sweep(const BasketParams& p);
+// What a sweep needs of the device: the two-asset model's device_needs with host-rng's normals,
+// since the sweep runs both variants; a basket's as a GPU run's (basket_needs: none for the
+// European payoffs a sweep times).
 std::vector<MemoryNeed> sweep_needs(const Params& p);
-// What a basket sweep refuses: an early-exercise payoff (`parasol run` prices it), as an
-// InputError naming payoff.kind (no source: the caller's table has it).
-void refuse_sweep(const BasketParams& p);
+std::vector<MemoryNeed> sweep_needs(const BasketParams& p);
 
 // The gold every row is judged against: the two-asset model's on sweep_gold_params's paths,
 // reported to `progress`; a basket's CPU gold on basket_sweep_gold_params's paths, none where

@@ -38,7 +38,9 @@ std::string problem_class(const BasketParams& p) {
          ",assets=" + std::to_string(p.assets()) + "," + std::string(name(p.payoff));
 }
 
-std::string describe_method(const BasketParams& p) {
+std::string run_method(const Params& p) { return describe_method(p, true); }
+
+std::string run_method(const BasketParams& p) {
   if (early_exercise(p.payoff)) return "Longstaff-Schwartz";
   return std::string(name(p.resolved_variant()));
 }
@@ -113,6 +115,11 @@ std::vector<double> read_correlation_file(const std::string& text, int d) {
                          io::shape_text(data.dims) + " in " + text);
   cholesky(data.values, d, key);
   return data.values;
+}
+
+void read_correlation(BasketParams& b) {
+  if (!b.correlation_file.empty())
+    b.correlation = read_correlation_file(b.correlation_file, b.assets());
 }
 
 std::vector<Attribute> estimate_attributes(const Estimate& e) {
@@ -207,12 +214,15 @@ std::vector<Attribute> sweep_attributes(const BasketParams& p, const SweepGold&)
           {"check_tolerance", kStandardErrors}};
 }
 
-std::string sweep_words(const Params&, const SweepGold& gold) {
-  return formatted("; gold %.6f +- %.2g on %lld paths", gold.estimate.price,
+std::string describe_sweep(const Params& p, const std::string& device, const SweepGold& gold) {
+  return describe_model(p) + " on " + device +
+         formatted("; gold %.6f +- %.2g on %lld paths", gold.estimate.price,
                    gold.estimate.standard_error, static_cast<long long>(gold.paths));
 }
 
-std::string sweep_words(const BasketParams&, const SweepGold&) { return ""; }
+std::string describe_sweep(const BasketParams& p, const std::string& device, const SweepGold&) {
+  return describe_model(p) + " on " + device;
+}
 
 std::string price_line(const Estimate& e) {
   return formatted("price %.6f +- %.2g (standard error), 95%% CI [%.6f, %.6f], %lld samples",

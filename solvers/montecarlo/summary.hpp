@@ -26,9 +26,11 @@ std::string problem_class(const Params& p);
 // A basket's: "paths=65536,steps=64,assets=4,arithmetic-basket-call" (not autotuned today).
 std::string problem_class(const BasketParams& p);
 
-// What a basket run's GPU method is, in words: "Longstaff-Schwartz" for an early-exercise payoff,
-// else its variant as it runs ("auto" resolved).
-std::string describe_method(const BasketParams& p);
+// What a run's GPU method is, in words, for its summary: the two-asset model's describe_method
+// with host-rng's generator ("host-rng, 512 threads, mrg32k3a dynamic ordering"); a basket's
+// "Longstaff-Schwartz" for an early-exercise payoff, else its variant as it runs ("auto" resolved).
+std::string run_method(const Params& p);
+std::string run_method(const BasketParams& p);
 
 // A run's memory, in the order it is checked; an error names `key` at the source of `source_key`
 // and says "<what> about ..." (`what` ends in its verb), then `hint`.
@@ -66,6 +68,9 @@ void refuse_basket_run(const BasketParams& p, bool gpu, int ranks, bool restart)
 // already resolved), checked to be one: InputError naming model.correlation_file (with the file
 // as its source where the file is at fault).
 std::vector<double> read_correlation_file(const std::string& text, int d);
+// b's correlation read from model.correlation_file where it names one (read_correlation_file);
+// b as it is otherwise.
+void read_correlation(BasketParams& b);
 
 // A fact of a run as an attribute records it, by name (the kinds an HDF5 attribute holds).
 using AttributeValue = std::variant<std::int64_t, double, std::string, std::vector<double>>;
@@ -108,10 +113,10 @@ struct SweepGold {
 std::vector<Attribute> sweep_attributes(const Params& p, const SweepGold& gold);
 // A basket sweep's: its path-steps a run, its assets and the check's tolerance.
 std::vector<Attribute> sweep_attributes(const BasketParams& p, const SweepGold& gold);
-// A sweep's header after its model and device: "; gold 0.417900 +- 0.0005 on 1048576 paths" of
-// the two-asset model's gold; nothing of a basket's.
-std::string sweep_words(const Params& p, const SweepGold& gold);
-std::string sweep_words(const BasketParams& p, const SweepGold& gold);
+// A sweep's header line: the model on `device`, and the two-asset model's gold ("; gold 0.417900
+// +- 0.0005 on 1048576 paths"); a basket's gold goes unsaid.
+std::string describe_sweep(const Params& p, const std::string& device, const SweepGold& gold);
+std::string describe_sweep(const BasketParams& p, const std::string& device, const SweepGold& gold);
 
 // The summary's line of the price: "price 0.417900 +- 0.0005 (standard error), 95% CI [...]".
 std::string price_line(const Estimate& e);

@@ -1,7 +1,6 @@
 // montecarlo's binding: what a run of either model reads, prints, records and writes, and its
-// sweeps. A rank's part of a run, its rounds and its checkpoints' state are solvers/montecarlo/
-// run.hpp's; the model's words, memory, refusals, report and phases summary.hpp's; a sweep's
-// gold and rows study.hpp's.
+// sweeps. A rank's part of a run and its checkpoints' state are solvers/montecarlo/run.hpp's; the
+// words, memory, refusals, report and phases summary.hpp's; a sweep's gold and rows study.hpp's.
 #include <optional>
 
 #include "apps/progress.hpp"
@@ -84,10 +83,7 @@ class MontecarloRun final : public EstimateRun<Params, Result> {
     checkpoints_->report(out);
   }
 
-  // The gold's paths, this rank's share of them, are one parallel loop.
-  std::int64_t parallel_items() const override {
-    return static_cast<std::int64_t>(path_steps(p_) / ranks());
-  }
+  std::int64_t parallel_items() const override { return part_->parallel_items(); }
 
   Agreement check() override {
     ProgressLine line("gold paths", "path-steps", static_cast<double>(p_.steps));

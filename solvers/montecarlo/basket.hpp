@@ -58,7 +58,7 @@ struct BasketParams {
   double rate = 0.05;
   std::vector<double> spots{1.0}, vols{0.2}, dividends{0.0}, weights{1.0};
   std::vector<double> correlation{1.0};  // d x d, row-major
-  // "file.h5:/dataset" holding the correlation instead (the binding reads it); empty: none.
+  // "file.h5:/dataset" holding the correlation instead (read_correlation reads it); empty: none.
   std::string correlation_file;
   BasketPayoff payoff = BasketPayoff::geometric_basket;
   double strike = 1.0;

@@ -184,7 +184,7 @@ const Keys<BasketParams>& basket_keys() {
                     .values("≥ 0")
                     .only_if(basket, kBasket));
     // Read before model.correlation, which is not read when the file gives the matrix this way;
-    // the binding reads the dataset (a file and a dataset name resolved together).
+    // read_correlation reads the dataset (a file and a dataset name resolved together).
     k.push_back(file<B>("model.correlation_file", [](B& p) -> auto& { return p.correlation_file; },
                         "C from a d × d dataset of an HDF5 file instead, `\"file.h5:/dataset\"` "
                         "(relative to the parameter file), with the same checks, reported "

@@ -141,6 +141,11 @@ class RankPart {
   Samples samples() const { return streams_.samples(p_, whole_batches()); }
   std::int64_t rounds() const { return batch_rounds(p_, streams_.ranks, whole_batches()); }
   std::string decomposition() const;
+  // What one parallel loop of the CPU gold shares among threads: its paths' steps, this rank's
+  // share of them (kernels/cpu_threads.hpp sizes its threads by it).
+  std::int64_t parallel_items() const {
+    return static_cast<std::int64_t>(path_steps(p_) / ranks_);
+  }
 
   // The part solved: in one solve without checkpoints (`points.at` unset), else solve_in_rounds.
   Result solve(const ProgressCallback& progress, const Checkpoints& points) const;

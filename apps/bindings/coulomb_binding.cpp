@@ -38,7 +38,7 @@ class CoulombRun final : public SolverRun<Params> {
     atom_count_ = coulomb::read_atoms_on_root(*context_, p_, atoms_);
     io::with_sources(t_, [&] { part_ = coulomb::place_and_cut(*context_, p_, atoms_); });
     if (looks_up_choice()) choose_automatic(coulomb_key(p_, atom_count_));
-    // What only the device can tell first: block limits; then room for this rank's part.
+    // What only the device can tell comes first (its block limits), then this rank's memory.
     if (gpu_) check_method_block(t_, p_.block);
     const bool gathers = ranks() > 1 && p_.write_dx && context_->is_root();
     require_file_needs(t_, coulomb::run_needs(p_, atom_count_, part_, gpu_, check_, gathers));

@@ -577,3 +577,80 @@ void require_file_needs(const io::ParamTable& t, const Needs& needs) {
 }
 
 }  // namespace parasol::app
+
+// ---- a file its solver's declarations read whole ------------------------------------------------
+namespace parasol::app {
+
+// The `read` of declared_run and declared_study for a solver whose whole file its declarations
+// read with nothing of their own beside (read_declared): `declared_file<tridiag::keys,
+// tridiag::sweep_keys>`. A relative file name is resolved against the parameter file's folder.
+template <auto keys, auto sweep_keys>
+auto declared_file(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, keys(), sweep_keys(), path);
+}
+
+}  // namespace parasol::app
+
+// ---- a march that one backend of two runs ------------------------------------------------------
+namespace parasol::app {
+
+// The checkpoints of a march (ArrayMarch) whose state the GPU holds as `Gpu` and the CPU gold as
+// `Gold` (tridiag: HeatState<T> in its variant's layout, HeatState<double>): only the backend
+// that runs keeps one, and its `held` words say which, so that a restart on the other backend is
+// refused rather than rounded.
+template <class Gpu, class Gold>
+class BackendMarch {
+ public:
+  // The state as the solver describes it (`m`: tridiag::MarchState, its words `held`, this rank's
+  // `values`, their `share` of the whole as total, first and count or none, and a restart's limits
+  // `key`, `last`, `wrote` and `interleaved`), read back from the checkpoint of a restart.
+  template <class State>
+  BackendMarch(Checkpointing& checkpoints, bool gpu, const State& m) {
+    std::optional<io::Share> share;
+    if (m.share) share = contiguous_share(m.share->total, m.share->first, m.share->count);
+    if (gpu) gpu_.emplace(checkpoints, m.held, share);
+    else gold_.emplace(checkpoints, m.held, share);
+    if (gpu_) gpu_->restart(m.values, m.key, m.last, m.wrote, m.interleaved);
+    else gold_->restart(m.values, m.key, m.last, m.wrote, m.interleaved);
+  }
+  // The safe points of the backend that runs (ArrayMarch::points); none for the other.
+  std::optional<SafePoints<Gpu>> gpu() {
+    return gpu_ ? std::optional(gpu_->points()) : std::nullopt;
+  }
+  std::optional<SafePoints<Gold>> gold() {
+    return gold_ ? std::optional(gold_->points()) : std::nullopt;
+  }
+
+ private:
+  std::optional<ArrayMarch<Gpu>> gpu_;
+  std::optional<ArrayMarch<Gold>> gold_;
+};
+
+}  // namespace parasol::app
+
+// ---- a configuration a sweep cannot run ---------------------------------------------------------
+namespace parasol::app {
+
+// The Measurement of a configuration that cannot take the problem (a variant for other kinds of
+// systems): the driver says `why` and adds no row.
+inline Measurement skipped(std::string why) {
+  Measurement m;
+  m.skipped = std::move(why);
+  return m;
+}
+
+}  // namespace parasol::app
+
+// ---- a march that checkpoints, at its end -----------------------------------------------------
+namespace parasol::app {
+
+// After a march that checkpoints: Checkpointing::finish (`what` names a step, `total` the steps
+// asked for), then the seconds spent writing checkpoints as the phase "checkpoint", taken out of
+// the march's `compute` seconds, which hold them.
+inline void finish_march(PhaseTimer& timings, Checkpointing& checkpoints, const std::string& what,
+                         std::int64_t total, double& compute) {
+  checkpoints.finish(what, total);
+  compute = std::max(0.0, compute - add_checkpoint_phase(timings, checkpoints));
+}
+
+}  // namespace parasol::app

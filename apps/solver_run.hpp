@@ -171,19 +171,6 @@ void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
   timings.add("device_to_host", t.device_to_host);
 }
 
-// The least and greatest of `values` over every rank of `context` (a rank may hold none), for
-// rank 0's summary: +inf and -inf when no rank holds any.
-template <class T>
-std::pair<double, double> range_over_ranks(comm::Context& context, const std::vector<T>& values) {
-  double low = INFINITY, high = -INFINITY;
-  for (const T x : values) {
-    low = std::min(low, static_cast<double>(x));
-    high = std::max(high, static_cast<double>(x));
-  }
-  if (context.size() == 1) return {low, high};
-  return {context.all_reduce(low, comm::Op::min), context.all_reduce(high, comm::Op::max)};
-}
-
 // Binding::make_run and make_study of a solver whose file `read(table, path)` reads (a
 // DeclaredFile) and whose Run and Study are made from what it read: R<float> or R<double> by
 // the file's method.precision (a template), or R itself.

@@ -1,6 +1,6 @@
-// recurrence's binding: the series generated or read (solvers/recurrence/inputs.hpp), solved by
-// the scan or the gold and stored beside its inputs; the sweep times both scan modes and checks
-// that the reproducible one gives the same bits every time.
+// recurrence's binding: a rank's run of the series (recurrence::RunPart: generated or read, solved
+// by the scan or the gold, judged, reported), stored beside its inputs; the sweep times both scan
+// modes and checks that the reproducible one gives the same bits every time.
 #include <array>
 #include <functional>
 #include <optional>

@@ -171,19 +171,6 @@ void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
   timings.add("device_to_host", t.device_to_host);
 }
 
-// The least and greatest of `values` over every rank of `context` (a rank may hold none), for
-// rank 0's summary: +inf and -inf when no rank holds any.
-template <class T>
-std::pair<double, double> range_over_ranks(comm::Context& context, const std::vector<T>& values) {
-  double low = INFINITY, high = -INFINITY;
-  for (const T x : values) {
-    low = std::min(low, static_cast<double>(x));
-    high = std::max(high, static_cast<double>(x));
-  }
-  if (context.size() == 1) return {low, high};
-  return {context.all_reduce(low, comm::Op::min), context.all_reduce(high, comm::Op::max)};
-}
-
 // Binding::make_run and make_study of a solver whose file `read(table, path)` reads (a
 // DeclaredFile) and whose Run and Study are made from what it read: R<float> or R<double> by
 // the file's method.precision (a template), or R itself.
@@ -609,14 +596,19 @@ inline Measurement measured(RowOutcome row, std::vector<Cell> extras) {
   return m;
 }
 
+// The Measurement of a configuration that cannot take the problem (a variant for other kinds of
+// systems): the driver says `why` and adds no row.
+inline Measurement skipped(std::string why) {
+  Measurement m;
+  m.skipped = std::move(why);
+  return m;
+}
+
 // A sweep's configuration: left out with `why` (the driver says it and adds no row), or, with
 // no reason, measured by `measure` (its RowSteps, or the RowOutcome a solver's study measured).
 template <class Measure>
 Measurement unless_skipped(std::string why, Measure&& measure) {
-  if (why.empty()) return measured(measure());
-  Measurement m;
-  m.skipped = std::move(why);
-  return m;
+  return why.empty() ? measured(measure()) : skipped(std::move(why));
 }
 
 }  // namespace parasol::app
@@ -630,6 +622,70 @@ namespace parasol::app {
 template <auto is_other, auto first, auto other>
 auto by_model(io::ParamTable& t, const std::filesystem::path& path) {
   return is_other(t) ? other(t, path) : first(t, path);
+}
+
+}  // namespace parasol::app
+
+// ---- a file its solver's declarations read whole ------------------------------------------------
+namespace parasol::app {
+
+// The `read` of declared_run and declared_study for a solver whose whole file its declarations
+// read with nothing of their own beside (read_declared): `declared_file<tridiag::keys,
+// tridiag::sweep_keys>`. A relative file name is resolved against the parameter file's folder.
+template <auto keys, auto sweep_keys>
+auto declared_file(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, keys(), sweep_keys(), path);
+}
+
+}  // namespace parasol::app
+
+// ---- a march that one backend of two runs ------------------------------------------------------
+namespace parasol::app {
+
+// The checkpoints of a march (ArrayMarch) whose state the GPU holds as `Gpu` and the CPU gold as
+// `Gold` (tridiag: HeatState<T> in its variant's layout, HeatState<double>): only the backend
+// that runs keeps one, and its `held` words say which, so that a restart on the other backend is
+// refused rather than rounded.
+template <class Gpu, class Gold>
+class BackendMarch {
+ public:
+  // The state as the solver describes it (`m`: tridiag::MarchState, its words `held`, this rank's
+  // `values`, their `share` of the whole as total, first and count or none, and a restart's limits
+  // `key`, `last`, `wrote` and `interleaved`), read back from the checkpoint of a restart.
+  template <class State>
+  BackendMarch(Checkpointing& checkpoints, bool gpu, const State& m) {
+    std::optional<io::Share> share;
+    if (m.share) share = contiguous_share(m.share->total, m.share->first, m.share->count);
+    if (gpu) gpu_.emplace(checkpoints, m.held, share);
+    else gold_.emplace(checkpoints, m.held, share);
+    if (gpu_) gpu_->restart(m.values, m.key, m.last, m.wrote, m.interleaved);
+    else gold_->restart(m.values, m.key, m.last, m.wrote, m.interleaved);
+  }
+  // The safe points of the backend that runs (ArrayMarch::points); none for the other.
+  std::optional<SafePoints<Gpu>> gpu() {
+    return gpu_ ? std::optional(gpu_->points()) : std::nullopt;
+  }
+  std::optional<SafePoints<Gold>> gold() {
+    return gold_ ? std::optional(gold_->points()) : std::nullopt;
+  }
+
+ private:
+  std::optional<ArrayMarch<Gpu>> gpu_;
+  std::optional<ArrayMarch<Gold>> gold_;
+};
+
+}  // namespace parasol::app
+
+// ---- a march that checkpoints, at its end -----------------------------------------------------
+namespace parasol::app {
+
+// After a march that checkpoints: Checkpointing::finish (`what` names a step, `total` the steps
+// asked for), then the seconds spent writing checkpoints as the phase "checkpoint", taken out of
+// the march's `compute` seconds, which hold them.
+inline void finish_march(PhaseTimer& timings, Checkpointing& checkpoints, const std::string& what,
+                         std::int64_t total, double& compute) {
+  checkpoints.finish(what, total);
+  compute = std::max(0.0, compute - add_checkpoint_phase(timings, checkpoints));
 }
 
 }  // namespace parasol::app

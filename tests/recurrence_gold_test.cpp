@@ -17,6 +17,7 @@
 #include "solvers/recurrence/problems.hpp"
 #include "solvers/recurrence/ranks.hpp"
 #include "solvers/recurrence/recurrence.hpp"
+#include "solvers/recurrence/run_part.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::recurrence {
@@ -555,6 +556,89 @@ TEST(RecurrenceRanks, OneRankIsJudgedAsTheWholeSeries) {
   EXPECT_EQ(mine.values, alone.values);
   v[1234] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(std::isnan(agreement_part(part, v, gold, context).value));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run's part without the command line (run_part.hpp): made, solved by the gold, judged, and
+// reported as the front end writes it.
+
+TEST(RecurrenceRunPart, AnAr1RunOnTheCpuIsItsGoldAndSaysWhatItRan) {
+  Params p;
+  p.ar1.series = 3;
+  p.ar1.length = 50;
+  std::vector<std::int64_t> judged;
+  RunPart<double> part(p, false, true, 0, 1, [&](std::int64_t n) { judged.push_back(n); });
+  EXPECT_EQ(judged, (std::vector<std::int64_t>{150}));
+  EXPECT_EQ(part.elements(), 150);
+  EXPECT_EQ(part.first(), 0u);
+  EXPECT_EQ(&part.held(), &part.series());
+  EXPECT_EQ(std::string(part.decomposition()), "runs of elements");
+  std::vector<std::string> shown;
+  const ShowGold show = [&](const std::string& what, const auto& solve) {
+    shown.push_back(what);
+    solve({});
+  };
+  comm::Context context;
+  const Timings t = part.solve(context, show);
+  EXPECT_EQ(t.exchange, 0);
+  EXPECT_EQ(part.v(), solve_gold(part.series()));
+  // The CPU solve's result is the gold: the check solves none again.
+  EXPECT_TRUE(part.check(context, show).passed());
+  EXPECT_EQ(shown, (std::vector<std::string>{"element"}));
+  const Summary s = part.summary();
+  ASSERT_EQ(s.timings.size(), 2u);
+  EXPECT_EQ(s.timings[0].first, "gelements_per_s");
+  EXPECT_EQ(s.timings[1].first, "gb_per_s");
+  ASSERT_EQ(s.series.size(), 3u);
+  EXPECT_EQ(std::get<std::string>(s.series[0].second), "ar1");
+  EXPECT_EQ(std::get<std::int64_t>(s.series[1].second), 150);
+  EXPECT_EQ(std::get<std::int64_t>(s.series[2].second), 3);
+  EXPECT_TRUE(s.method.empty());  // the carry is said across ranks only
+  EXPECT_TRUE(contains(s.line, "v from ")) << s.line;
+}
+
+TEST(RecurrenceRunPart, MemoryNeedsNameTheKeyThatSizedTheSeries) {
+  Params p;
+  const MemoryNeed host = host_need<float>(p, 1000);
+  EXPECT_EQ(host.key, "ar1");
+  EXPECT_EQ(host.what, "1000 elements need");
+  EXPECT_EQ(host.bytes, (3.0 * 4 + 16) * 1000);  // s, u and v, with the gold and the scale
+  EXPECT_FALSE(host.device);
+  p.problem = Problem::file;
+  Series<float> s;
+  s.offsets = {0, 10, 30};
+  s.initial = {0, 0};
+  const MemoryNeed device = device_need(p, s);
+  EXPECT_EQ(device.key, "input.file");
+  EXPECT_EQ(device.what, "30 elements in " + std::string(name(p.precision)) + " need");
+  EXPECT_GT(device.bytes, bytes_per_solve(30, 4));
+  EXPECT_TRUE(device.device);
+}
+
+TEST(RecurrenceRunPart, OnlyTheFastScanOnTheGpuPromisesNoBits) {
+  Params p;
+  EXPECT_TRUE(reproducibility(p, false, 2).first);
+  EXPECT_FALSE(reproducibility(p, true, 1).first);
+  EXPECT_TRUE(contains(reproducibility(p, true, 2).second, "across ranks"));
+  p.mode = ScanMode::reproducible;
+  EXPECT_TRUE(reproducibility(p, true, 4).first);
+}
+
+TEST(RecurrenceRunPart, TheFieldsLayoutAndASweepsAttributesFollowTheSeries) {
+  EXPECT_EQ(v_layout({3, 50}), "[segment][t], t fastest: row k is segment k");
+  EXPECT_TRUE(contains(v_layout({150}), "(/input/offsets)"));
+  Series<float> s;
+  s.s.assign(40, 0.5f);
+  s.u.assign(40, 1.0f);
+  s.offsets = {0, 40};
+  s.initial = {0};
+  const std::vector<Attribute> a = sweep_attributes(s, 400.0, 2.0);
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0].first, "bytes_per_element");
+  EXPECT_EQ(std::get<double>(a[0].second), 10.0);
+  EXPECT_EQ(std::get<std::int64_t>(a[1].second), 40);
+  EXPECT_EQ(a[4].first, "check_tolerance");
+  EXPECT_EQ(std::get<double>(a[4].second), tolerance<float>(2.0));
 }
 
 }  // namespace

@@ -1016,5 +1016,74 @@ TEST(TridiagRunPart, AShareTooSmallForTheRanksNamesItsKeyThroughSourced) {
   EXPECT_EQ(sourced, 1);
 }
 
+// The numbers a part kept, made the whole run's and said: /timings' solve_s and unknowns_per_s
+// beside the summary's words.
+TEST(TridiagRunPart, KeptNumbersGiveTheSummaryAndItsTimings) {
+  Params p;
+  p.problem = Problem::random;
+  p.random = {33, 5, 7};
+  const auto part = RunPart<double>::make(p, Placement{});
+  PartTimings t = part->solve(one_rank(), {}, {});
+  t.phases.compute = 2;
+  t.solve_seconds = 0.5;
+  part->keep(t);
+  part->combine(one_rank());  // one rank: its own numbers
+  const Summary s = part->summary();
+  ASSERT_EQ(s.timings.size(), 2u);
+  EXPECT_EQ(s.timings[0].first, "solve_s");
+  EXPECT_EQ(std::get<double>(s.timings[0].second), 0.5);
+  EXPECT_EQ(s.timings[1].first, "unknowns_per_s");
+  EXPECT_EQ(std::get<double>(s.timings[1].second), 5.0 * 33.0 / 0.5);
+  EXPECT_TRUE(contains(s.first, "max|x| ")) << s.first;
+  EXPECT_TRUE(contains(s.first, "2 s")) << s.first;
+}
+
+// Only the heat march continues from a checkpoint, and its state says how it is held: the gold's
+// [grid][point], which any cut reads back, and thomas's interleaved layout on the GPU, which only
+// the same cut does.
+TEST(TridiagRunPart, OnlyTheMarchContinuesAndItsStateSaysHowItIsHeld) {
+  Params p;
+  p.problem = Problem::heat;
+  p.heat = small_heat(31, 6, 0.5, 1);
+  EXPECT_TRUE(why_no_restart(p).empty());
+  Launch launch;
+  launch.variant = Variant::thomas;
+  const MarchState gold = RunPart<float>::make(p, Placement{})->march_state(launch);
+  EXPECT_EQ(gold.held, held_by(false, launch.variant, 4));
+  EXPECT_EQ(gold.values, 31u * 3u);
+  ASSERT_TRUE(gold.share.has_value());
+  EXPECT_EQ(gold.share->total, 31u * 3u);
+  EXPECT_EQ(gold.share->first, 0u);
+  EXPECT_EQ(gold.share->count, 31u * 3u);
+  EXPECT_EQ(gold.key, "heat.steps");
+  EXPECT_EQ(gold.last, 6);
+  Placement on_gpu;
+  on_gpu.gpu = true;
+  const MarchState gpu = RunPart<float>::make(p, on_gpu)->march_state(launch);
+  EXPECT_EQ(gpu.held, held_by(true, launch.variant, 4));
+  EXPECT_FALSE(gpu.share.has_value());
+  EXPECT_TRUE(contains(gpu.interleaved, "only the same cut"));
+
+  p.problem = Problem::random;
+  EXPECT_TRUE(contains(why_no_restart(p), "a batch is one solve")) << why_no_restart(p);
+  p.cut = Cut::rows;
+  EXPECT_TRUE(contains(why_no_restart(p), "one long system is one solve")) << why_no_restart(p);
+}
+
+// A sweep times whole systems: one long system cut by rows is refused, naming system.cut.
+TEST(TridiagSweep, OneLongSystemCutByRowsIsNotSwept) {
+  Params p;
+  p.problem = Problem::random;
+  EXPECT_NO_THROW(require_sweepable(p));
+  p.cut = Cut::rows;
+  try {
+    require_sweepable(p);
+    ADD_FAILURE() << "one long system cut by rows must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "system.cut");
+    EXPECT_TRUE(e.source().empty());  // the front end says where system.cut was set
+  }
+}
+
 }  // namespace
 }  // namespace parasol::tridiag

@@ -737,6 +737,29 @@ TEST(TridiagSweptBatch, AKindsBatchItsGoldAndTheLaunchesOfItsVariants) {
   EXPECT_TRUE(contains(batch.unsolvable(), "(thomas, thomas-pcr, pcr-shared solve them)")) << batch.unsolvable();
 }
 
+// What a sweep's header and /sweep say of the batch, and the configurations as Params.
+TEST(TridiagSweptBatch, SaysItsPrecisionItsBytesAndItsLaunchesAsParams) {
+  Params p;
+  p.problem = Problem::random;
+  p.random.n = 40;
+  p.random.systems = 6;
+  SweepParams s;
+  s.variants = {Variant::thomas, Variant::pcr_shared};
+  s.threads = {64};
+  const SweptBatch<float> batch(p, s, [](const Footprint&, const std::string&) {});
+  EXPECT_EQ(batch.header(), batch.described() + ", float");
+  const Attributes a = batch.attributes();
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a[0].first, "bytes_per_solve");
+  EXPECT_EQ(std::get<double>(a[0].second), batch.bytes_per_solve());
+  const std::vector<Params> configs = batch.launch_params(p);
+  ASSERT_EQ(configs.size(), batch.configurations().size());
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    EXPECT_EQ(configs[i].variant, batch.configurations()[i].launch.variant);
+    EXPECT_EQ(configs[i].threads, batch.configurations()[i].launch.threads);
+  }
+}
+
 // A kind's sweep rows are the launches its solver runs: block2's thomas-pcr asked for chunks 8
 // and 16 in 64 threads runs chunk 8 and, for 16 (not compiled for blocks), chunk 4: two rows,
 // each named as it runs.

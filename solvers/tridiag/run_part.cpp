@@ -213,13 +213,13 @@ class HeatRun final : public RunPart<T> {
   PartTimings solve(comm::Context&, const Launch& launch, const Marching<T>& m) override {
     PartTimings t;
     if (where_.gpu) {
-      HeatResult<T> r = march_heat_gpu<T>(part_, launch, m.progress, m.gpu);
+      HeatResult<T> r = march_heat_gpu<T>(part_, launch, m.progress, m.gpu ? &*m.gpu : nullptr);
       x_ = std::move(r.u);
       t.phases = r.timings;
       t.solve_seconds = r.solve_seconds;
     } else {
       const auto start = std::chrono::steady_clock::now();
-      gold_ = march_heat_gold(part_, m.progress, m.gold);
+      gold_ = march_heat_gold(part_, m.progress, m.gold ? &*m.gold : nullptr);
       t.phases.compute = t.solve_seconds = seconds_since(start);
       x_ = rounded_to<T>(gold_);
     }
@@ -363,6 +363,47 @@ std::unique_ptr<RunPart<T>> RunPart<T>::make(const Params& p, const Placement& w
   if (p.problem == Problem::heat) return std::make_unique<HeatRun<T>>(p, where);
   if (p.kind != Kind::general) return std::make_unique<KindRun<T>>(p, where);
   return std::make_unique<GeneralRun<T>>(p, where);
+}
+
+std::string why_no_restart(const Params& p) {
+  if (p.problem == Problem::heat) return "";
+  return std::string(p.cut == Cut::rows ? "one long system" : "a batch") +
+         " is one solve, with nothing to continue; only the heat march checkpoints";
+}
+
+template <class T>
+void RunPart<T>::keep(const PartTimings& t) {
+  compute_seconds_ = t.phases.compute;
+  solve_seconds_ = t.solve_seconds;
+  combined_ = diagnostics();
+}
+
+template <class T>
+void RunPart<T>::combine(comm::Context& context) {
+  combined_ = over_ranks(context, combined_);
+  solve_seconds_ = context.all_reduce(solve_seconds_, comm::Op::max);
+  compute_seconds_ = context.all_reduce(compute_seconds_, comm::Op::max);
+}
+
+template <class T>
+Summary RunPart<T>::summary() const {
+  const double rate = solve_seconds_ > 0 ? unknowns_ / solve_seconds_ : 0.0;
+  Summary s = tridiag::summary(p_, combined_, compute_seconds_, solve_seconds_, rate);
+  s.timings = {{"solve_s", solve_seconds_}, {"unknowns_per_s", rate}};
+  return s;
+}
+
+template <class T>
+MarchState RunPart<T>::march_state(const Launch& launch) const {
+  MarchState m;
+  m.held = held_by(where_.gpu, launch.variant, static_cast<int>(sizeof(T)));
+  const auto points = static_cast<std::uint64_t>(p_.heat.points);
+  const FieldBlock f = field();
+  m.values = static_cast<std::uint64_t>(launch_dims().size());
+  if (held_contiguous(where_.gpu, launch.variant))
+    m.share = MarchState::Share{f.dims[0] * points, f.offset[0] * points, f.count[0] * points};
+  m.last = p_.heat.steps;
+  return m;
 }
 
 template <class T>

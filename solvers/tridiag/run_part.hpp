@@ -1,14 +1,16 @@
 // One run of a tridiag problem on one rank, usable without the command line: its part of the
 // problem made (a share of a batch's systems or of the heat problem's grids, read or drawn, or
 // with system.cut = "rows" its rows of every system), solved on the GPU or by the gold, judged
-// against the gold, and described for a summary and a result file. What a run says is the whole
-// run's: the caller combines the parts' numbers over the ranks (over_ranks). Every function that
-// takes a Context is called by every rank, in the same order. Host-only API.
+// against the gold, and described for a summary and a result file, the heat march's checkpoints
+// included. What a run says is the whole run's: the caller has the parts' numbers combined over
+// the ranks (combine). Every function that takes a Context is called by every rank, in the same
+// order. Host-only API.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +49,34 @@ struct FieldBlock {
 template <class T>
 struct Marching {
   ProgressCallback progress;
-  const HeatCheckpoints<T>* gpu = nullptr;
-  const HeatCheckpoints<double>* gold = nullptr;
+  std::optional<HeatCheckpoints<T>> gpu;
+  std::optional<HeatCheckpoints<double>> gold;
+};
+
+// Why a run of `p` has nothing to continue from a checkpoint ("a batch is one solve, ..."); empty
+// for the heat march, the one problem that checkpoints.
+std::string why_no_restart(const Params& p);
+
+// The heat march's state as its checkpoints hold it (the front end's BackendMarch keeps them):
+// this rank's `values` temperatures after some steps, held as `held` says (held_by: the GPU keeps
+// them in T in its variant's layout, the gold in contiguous doubles, and a restart on another
+// backend or variant, `wrote`, is refused rather than rounded); where they lie among the whole
+// run's, values [first, first + count) of `total`, when the march holds them [grid][point] (every
+// cut marches each grid alike, so such a checkpoint continues on any rank count), and none when
+// its layout interleaves them (`interleaved` says why another cut is refused); and the last step
+// a restart may be at (`last`, the key `key`).
+struct MarchState {
+  struct Share {
+    std::uint64_t total = 0, first = 0, count = 0;
+  };
+  std::string held;
+  std::uint64_t values = 0;
+  std::optional<Share> share;
+  std::string key = "heat.steps";
+  std::int64_t last = 0;
+  std::string wrote = "the backend and variant";
+  std::string interleaved =
+      "it holds each rank's grids interleaved point by point, which only the same cut reads back";
 };
 
 // A part's solve: its phases, the seconds of the solves alone, and across ranks the seconds of
@@ -58,6 +86,20 @@ struct PartTimings {
   double solve_seconds = 0;
   double exchange = 0;
 };
+
+// What a run's summary says after its first line, and /diagnostics' attributes, from the whole
+// run's diagnostics: a batch's max|x|, its seconds and rate; a march's range of u, its seconds
+// and its solves', the rate, and the sine mode's decay beside the exact one (a line of its own,
+// after the checkpoints' when there are any). RunPart::summary adds /timings' solve_s and
+// unknowns_per_s.
+struct Summary {
+  std::string first;
+  std::vector<std::string> more;
+  Attributes diagnostics;
+  Attributes timings;
+};
+Summary summary(const Params& p, const Diagnostics& d, double seconds, double solve_seconds,
+                double unknowns_per_s);
 
 template <class T>
 class RunPart {
@@ -99,6 +141,16 @@ class RunPart {
   // reporting through `progress`).
   virtual Agreement check(comm::Context& context, const ProgressCallback& progress) = 0;
 
+  // The run's numbers once this rank has solved: its diagnostics and its seconds (`t`, compute as
+  // the run counts it: a march's without its checkpoints'), made the whole run's by combine(),
+  // which every rank calls across ranks; then the summary and /timings' attributes of them.
+  void keep(const PartTimings& t);
+  void combine(comm::Context& context);
+  Summary summary() const;
+
+  // The heat march's state as its checkpoints hold it when it marches by `launch`.
+  MarchState march_state(const Launch& launch) const;
+
   virtual FieldBlock field() const = 0;
   // /input's attributes: where the systems came from and their extent.
   virtual Attributes input() const = 0;
@@ -125,18 +177,10 @@ class RunPart {
   std::vector<double> gold_;  // ... by the gold in double (a CPU solve's, or the check's)
   std::int64_t systems_ = 0, first_ = 0;  // the whole problem's systems; this rank's first
   double unknowns_ = 0;
-};
 
-// What a run's summary says after its first line, and /diagnostics' attributes, from the whole
-// run's diagnostics: a batch's max|x|, its seconds and rate; a march's range of u, its seconds
-// and its solves', the rate, and the sine mode's decay beside the exact one (a line of its own,
-// after the checkpoints' when there are any).
-struct Summary {
-  std::string first;
-  std::vector<std::string> more;
-  Attributes diagnostics;
+ private:
+  Diagnostics combined_;  // keep()'s, the whole run's once combined
+  double compute_seconds_ = 0, solve_seconds_ = 0;
 };
-Summary summary(const Params& p, const Diagnostics& d, double seconds, double solve_seconds,
-                double unknowns_per_s);
 
 }  // namespace parasol::tridiag

@@ -13,6 +13,13 @@
 
 namespace parasol::tridiag {
 
+void require_sweepable(const Params& p) {
+  if (p.cut == Cut::rows)
+    throw InputError("", "system.cut",
+                     "`parasol sweep` times the variants on whole systems; one long system cut "
+                     "by rows has one method (run it with `parasol run`)");
+}
+
 bool listable_chunk(int chunk) {
   for (Variant v : kVariants) {
     const std::vector<int> chunks = compiled_chunks(v);
@@ -239,8 +246,21 @@ std::string SweptBatch<T>::described() const {
 }
 
 template <class T>
+std::string SweptBatch<T>::header() const {
+  return described() + ", " +
+         std::string(name(sizeof(T) == 4 ? Precision::single : Precision::double_));
+}
+
+template <class T>
+std::vector<Params> SweptBatch<T>::launch_params(const Params& p) const {
+  std::vector<Params> all;
+  for (const Configuration& c : configurations_) all.push_back(with_launch(p, c.launch));
+  return all;
+}
+
+template <class T>
 Attributes SweptBatch<T>::attributes() const {
-  Attributes a{{"n", dims_.n}, {"systems", dims_.systems}};
+  Attributes a{{"bytes_per_solve", bytes_}, {"n", dims_.n}, {"systems", dims_.systems}};
   if (dims_.kind != Kind::general) {
     a.emplace_back("kind", std::string(name(dims_.kind)));
     a.emplace_back("rhs", std::int64_t{dims_.rhs});

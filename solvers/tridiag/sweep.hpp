@@ -22,6 +22,10 @@
 
 namespace parasol::tridiag {
 
+// A sweep times the variants on whole systems: one long system cut by rows (system.cut = "rows")
+// has one method, and is refused (InputError naming system.cut, its source left for the caller).
+void require_sweepable(const Params& p);
+
 // Whether a chunk is one a sweep may list: 0 (picked from n), or one compiled for some variant.
 bool listable_chunk(int chunk);
 
@@ -127,8 +131,11 @@ class SweptBatch {
   const std::string& what() const { return what_; }
   // The batch in a summary's words: what() and its right-hand sides ("... x 8 right-hand sides").
   std::string described() const;
+  // described() and the precision, for a sweep's header line ("..., float").
+  std::string header() const;
   double condition() const { return condition_; }
-  // /sweep's attributes of the batch: its extent (and kind), condition bound and tolerance.
+  // /sweep's attributes of the batch: the bytes a solve moves, its extent (and kind), condition
+  // bound and tolerance.
   Attributes attributes() const;
   double tolerance() const { return tolerance_; }
   // Bytes a solve must move (bytes_per_solve, kind_bytes_per_solve): the roofline's.
@@ -136,6 +143,9 @@ class SweptBatch {
   // Unknowns a solve finds: systems x rhs_width.
   double unknowns() const { return static_cast<double>(dims_.systems * dims_.rhs_width()); }
   const std::vector<Configuration>& configurations() const { return configurations_; }
+  // `p` with each configuration's launch in it (with_launch), in their order: what /method and
+  // the sweep's axis columns say of each.
+  std::vector<Params> launch_params(const Params& p) const;
   // Why no row can be timed: "no listed variant, threads and chunk can solve ...".
   std::string unsolvable() const;
 
@@ -144,6 +154,12 @@ class SweptBatch {
   // `repeats`, and the re-check. `stream` is the same for every row.
   RowSteps steps(const Launch& launch, cudaStream_t stream, const Repeats& repeats,
                  const Note& note);
+  // The same for configuration `c`, its note (the launches its variant left out) said first.
+  RowSteps steps(const Configuration& c, cudaStream_t stream, const Repeats& repeats,
+                 const Note& note) {
+    if (!c.note.empty()) note(c.note);
+    return steps(c.launch, stream, repeats, note);
+  }
 
  private:
   KindDims dims_;

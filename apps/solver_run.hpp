@@ -607,7 +607,9 @@ auto& values_of(S& s) {
 // beside a step count and whatever else its solver keeps (laplace3d::State, poisson::State): the
 // field written as "u" by this rank's `share` of the whole, so that any rank count continues it
 // (none: this rank's own part, which only the same cut reads back), the rest by the binding's
-// `fill`. Checkpointing's own calls (finish, report, seconds) are the run's as they are.
+// `fill` and read back by its `read`. Checkpointing's own calls (finish, report, seconds) are the
+// run's as they are. ArrayMarch above is the case of a step count and a layout: `read` is
+// require_held and restart_step, `fill` adds "steps" and "held".
 template <class State>
 class FieldMarch : public Checkpointing {
  public:
@@ -621,18 +623,19 @@ class FieldMarch : public Checkpointing {
   FieldMarch(const FieldMarch&) = delete;  // from_ points into values_
   FieldMarch& operator=(const FieldMarch&) = delete;
 
-  // With --restart: this rank's `count` values of "u" (refused, saying `why`, from a checkpoint
-  // cut otherwise where there is no share), then `read(reader, state)` setting the rest of the
-  // state the run continues from, refusing a checkpoint past the run's last step.
+  // With --restart, the state the run continues from: first `read(reader, state)` sets what the
+  // state holds beside "u", refusing a checkpoint that cannot continue this run (past its last
+  // step, held otherwise), then this rank's `count` values of "u" (refused, saying `why`, from
+  // a checkpoint cut otherwise where there is no share).
   template <class Read>
   void resume(std::uint64_t count, Read read, const std::string& why = "") {
     const io::CheckpointReader* r = restart();
     if (r == nullptr) return;
-    values_ = restart_share<Value>(*r, "u", count, share_, why);
     State s;
+    read(*r, s);
+    values_ = restart_share<Value>(*r, "u", count, share_, why);
     s.u = values_.data();
     detail::values_of(s) = static_cast<std::int64_t>(values_.size());
-    read(*r, s);
     from_ = std::move(s);
   }
   // The state a restart continues from; null without one.

@@ -575,6 +575,59 @@ TEST(PoissonSource, AnUncheckedRunOfAMadeSourceNeedsHostMemoryForUAlone) {
   EXPECT_GT(host_bytes(p, 10, 4), 3 * 8 * u_alone / 4);
 }
 
+// A run's solve as the front end makes it: the device makes an analytic source, the host a
+// file's or any CPU run's; a CPU run's solve and order study are the gold's own.
+TEST(PoissonRun, OnlyAGpuRunOfAnAnalyticSourceMakesItOnTheDevice) {
+  Params p;
+  p.source.kind = SourceKind::gaussian;
+  EXPECT_TRUE(made_on_device(p, true));
+  EXPECT_FALSE(made_on_device(p, false));
+  p.source.kind = SourceKind::file;
+  EXPECT_FALSE(made_on_device(p, true));
+}
+
+TEST(PoissonRun, TheHostSourceIsMadeOrKeptAndMadeCompatible) {
+  comm::Context context;
+  Params p = box(16, 16, 8, F::periodic, F::periodic, F::periodic, F::periodic, F::periodic,
+                 F::periodic);
+  p.source.kind = SourceKind::gaussian;
+  const SlabCut cut = slab_cut(p, 0, 1);
+  std::vector<double> want = make_source(p);
+  const double want_shift = make_compatible(p, want);
+  std::vector<double> f;
+  EXPECT_EQ(host_source(p, f, context, cut), want_shift);
+  EXPECT_NE(want_shift, 0.0);
+  EXPECT_EQ(f, want);
+  // A file's planes, read already, are kept and only shifted.
+  p.source.kind = SourceKind::file;
+  std::vector<double> read = random_field(p.cells(), 5), kept = read;
+  const double shift = host_source(p, read, context, cut);
+  for (std::size_t c = 0; c < kept.size(); ++c) ASSERT_EQ(read[c], kept[c] - shift) << c;
+}
+
+TEST(PoissonRun, ACpuRunsSolveAndOrderStudyAreTheGolds) {
+  comm::Context context;
+  Params p = box(32, 32, 32, F::dirichlet, F::dirichlet, F::neumann, F::dirichlet, F::periodic,
+                 F::periodic);
+  p.source.kind = SourceKind::manufactured;
+  p.refinements = 2;
+  const std::vector<SlabCut> cuts = refinement_cuts(p, 0, 1);
+  std::vector<double> f;
+  (void)host_source(p, f, context, cuts[0]);
+  std::vector<double> u, gold;
+  const DeviceSolve run = solve_run(p, f, u, false, context);
+  const Outcome o = solve_gold(p, f, gold);
+  EXPECT_EQ(u, gold);
+  EXPECT_EQ(run.outcome.cycles.size(), o.cycles.size());
+  EXPECT_FALSE(run.error.has_value());  // measured on the device only
+  const std::vector<DiscretisationError> errors = run_errors(p, run, u, cuts, false, context);
+  const std::vector<DiscretisationError> want = refinement_errors(p, u, cuts, false, context);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].max, want[0].max);
+  EXPECT_EQ(errors[1].max, want[1].max);
+  EXPECT_LT(errors[0].max, errors[1].max);  // the finer grid nearer the manufactured solution
+}
+
 // Through the front end.
 const std::string kExe = PARASOL_EXE;
 const std::filesystem::path kInputs = std::filesystem::path(PARASOL_SOURCE_DIR) / "inputs";

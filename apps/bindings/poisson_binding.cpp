@@ -235,12 +235,7 @@ Binding poisson_binding() {
   Binding b{"poisson",
             "3D Poisson and Helmholtz equations by geometric multigrid (Dirichlet, Neumann and "
             "periodic faces)",
-            [](io::ParamTable& t, const std::filesystem::path& path) {
-              return run_in_precision<PoissonRun>(t, read(t, path));
-            },
-            [](io::ParamTable& t, const std::filesystem::path& path) {
-              return study_in_precision<PoissonStudy>(t, read(t, path));
-            }};
+            declared_run<read, PoissonRun>, declared_study<read, PoissonStudy>};
   b.keys = [] { return declared(poisson::keys(), poisson::sweep_keys()); };
   b.across_ranks = true;
   b.checkpoints = true;

@@ -5,13 +5,14 @@
 #include <tuple>
 
 #include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
-#include "apps/stop_report.hpp"
 #include "io/xdmf.hpp"
 #include "kernels/device.hpp"
 #include "kernels/finite.hpp"
 #include "solvers/laplace3d/keys.hpp"
 #include "solvers/laplace3d/run.hpp"
+#include "solvers/laplace3d/stop.hpp"
 #include "solvers/laplace3d/study.hpp"
 
 namespace parasol::app {
@@ -98,19 +99,19 @@ class Laplace3dRun final : public SolverRun<Params> {
   void report(io::ResultFile& out) override {
     const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
                         static_cast<double>(iterations_run()) / result_.timings.compute;
-    write_stop(out, stop());
+    set_attributes(out, "/diagnostics", laplace3d::stop_diagnostics(stop()));
     write_ranks(out, "slabs of z planes");
     if (ranks() > 1) {
       out.set_attribute("/method", "transport",
                         gpu_ ? std::string(comm::name(result_.route)) : "mpi-host");
       out.set_attribute("/method", "overlap", gpu_ && overlap_);
     }
-    for (const std::string& line : stop_lines(stop())) say(line);
+    for (const std::string& line : laplace3d::stop_lines(stop())) say(line);
     report_rate(out, "gpoints_per_s", result_.timings.compute, rate, "Gpoints/s");
     march_->report(out);
   }
 
-  std::optional<std::string> unconverged() const override { return unmet(stop()); }
+  std::optional<std::string> unconverged() const override { return laplace3d::unmet(stop()); }
 
   Reproducibility reproducibility() const override {
     return {true, laplace3d::kReproducibleBecause};
@@ -150,7 +151,7 @@ class Laplace3dRun final : public SolverRun<Params> {
     return result_.iterations - (march_->from() ? march_->from()->iterations : 0);
   }
 
-  StopReport stop() const {
+  laplace3d::StopReport stop() const {
     return {result_.iterations, p_.tolerance, result_.converged, result_.checks};
   }
 

@@ -660,7 +660,7 @@ class FieldMarch : public Checkpointing {
 
 }  // namespace parasol::app
 
-// ---- a run's rate, said and recorded -------------------------------------------------------------
+// ---- a run's rate, said and recorded ------------------------------------------------------------
 namespace parasol::app {
 
 // The summary's line of a run's compute: "compute 0.0444 s, 0.0292 Gpoints/s" (`rate` in `unit`

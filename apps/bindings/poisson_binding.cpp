@@ -10,6 +10,7 @@
 #include "apps/solver_run.hpp"
 #include "io/xdmf.hpp"
 #include "kernels/finite.hpp"
+#include "solvers/poisson/inputs.hpp"
 #include "solvers/poisson/keys.hpp"
 #include "solvers/poisson/run.hpp"
 #include "solvers/poisson/study.hpp"
@@ -21,15 +22,11 @@ using poisson::Params;
 using poisson::SourceKind;
 using poisson::SweepParams;
 
-// f on planes [z_begin, z_end): made, or read from source.file (each rank its own planes).
+// f on planes [z_begin, z_end): made, or read from source.file (each rank its own planes), a
+// complaint said at its key's line of the file.
 std::vector<double> source(const io::ParamTable& t, const Params& p, std::int64_t z_begin,
                            std::int64_t z_end) {
-  if (p.source.kind != SourceKind::file) return poisson::make_source(p, z_begin, z_end);
-  const auto n = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  const FieldInput in{p.source.file, "source.file", p.source.dataset, "source.dataset"};
-  return read_field_rows<double>(t, in, {n(p.nz), n(p.ny), n(p.nx)},
-                                 "[nz][ny][nx], the grid's cells", "f", n(z_begin),
-                                 n(z_end - z_begin));
+  return sourced(t, [&] { return poisson::source_planes(p, z_begin, z_end); });
 }
 
 template <class T>

@@ -16,6 +16,7 @@
 #include "io/result_file.hpp"
 #include "io/result_reader.hpp"
 #include "solvers/poisson/check.hpp"
+#include "solvers/poisson/inputs.hpp"
 #include "solvers/poisson/keys.hpp"
 #include "solvers/poisson/poisson.hpp"
 #include "solvers/poisson/problem.hpp"
@@ -626,6 +627,42 @@ TEST(PoissonRun, ACpuRunsSolveAndOrderStudyAreTheGolds) {
   EXPECT_EQ(errors[0].max, want[0].max);
   EXPECT_EQ(errors[1].max, want[1].max);
   EXPECT_LT(errors[0].max, errors[1].max);  // the finer grid nearer the manufactured solution
+}
+
+// A rank's planes of a file's source are the file's values there, each plane nx x ny cells; an
+// analytic source's are make_source's. A NaN is refused naming its cell, counted in the whole.
+TEST(PoissonRun, ARanksPlanesOfTheSourceAreTheFilesOrMadeAlike) {
+  const test::ScratchDir dir;
+  Params p;
+  p.nx = 8;
+  p.ny = 6;
+  p.nz = 4;
+  const std::vector<double> f = random_field(p.cells(), 11);
+  std::vector<double> with_nan = f;
+  with_nan[2 * 48 + 5] = std::nan("");
+  {
+    io::ResultFile file(dir / "f.h5", true);
+    file.write_field("/f", f.data(), {4, 6, 8});
+    file.write_field("/nan", with_nan.data(), {4, 6, 8});
+    file.commit();
+  }
+  p.source.kind = SourceKind::gaussian;
+  EXPECT_EQ(source_planes(p, 1, 3), make_source(p, 1, 3));
+  p.source.kind = SourceKind::file;
+  p.source.file = (dir / "f.h5").string();
+  p.source.dataset = "f";
+  const std::vector<double> planes = source_planes(p, 1, 3);
+  ASSERT_EQ(planes.size(), 2u * 48);
+  for (std::size_t c = 0; c < planes.size(); ++c) ASSERT_EQ(planes[c], f[48 + c]) << c;
+  p.source.dataset = "nan";
+  EXPECT_NO_THROW((void)source_planes(p, 0, 2));  // the NaN lies in plane 2
+  try {
+    (void)source_planes(p, 2, 4);
+    ADD_FAILURE() << "a NaN was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "source.dataset");
+    EXPECT_NE(e.expected().find("at cell 101 of"), std::string::npos) << e.expected();
+  }
 }
 
 // Through the front end.

@@ -22,13 +22,6 @@ using poisson::Params;
 using poisson::SourceKind;
 using poisson::SweepParams;
 
-// f on planes [z_begin, z_end): made, or read from source.file (each rank its own planes), a
-// complaint said at its key's line of the file.
-std::vector<double> source(const io::ParamTable& t, const Params& p, std::int64_t z_begin,
-                           std::int64_t z_end) {
-  return sourced(t, [&] { return poisson::source_planes(p, z_begin, z_end); });
-}
-
 template <class T>
 class PoissonRun final : public SolverRun<Params> {
  public:
@@ -43,7 +36,9 @@ class PoissonRun final : public SolverRun<Params> {
     require_host_memory(t_.source(), "grid", "a " + poisson::extent_text(p_) + " grid needs",
                         poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T),
                                             made_on_device() && !check_));
-    if (p_.source.kind == SourceKind::file) f_ = source(t_, p_, cuts_[0].begin, cuts_[0].end);
+    // A file's planes are read now, each rank its own, a complaint said at its key's line.
+    if (p_.source.kind == SourceKind::file)
+      f_ = sourced(t_, [&] { return poisson::source_planes(p_, cuts_[0].begin, cuts_[0].end); });
     // A restart may run more cycles, or to another tolerance; the problem is the same. It reads
     // this rank's planes of u from whichever parts hold them (any cut gives the one-rank bits),
     // and every cycle's report so far: whole on every rank.
@@ -183,7 +178,7 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
 
   void prepare() override {
     configs_ = poisson::sweep_configurations(p_, s_);
-    std::vector<double> f = source(t_, p_, 0, p_.nz);
+    std::vector<double> f = sourced(t_, [&] { return poisson::source_planes(p_, 0, p_.nz); });
     poisson::make_compatible(p_, f);
     study_.emplace(p_, std::move(f));
   }

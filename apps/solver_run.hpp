@@ -689,3 +689,98 @@ inline void finish_march(PhaseTimer& timings, Checkpointing& checkpoints, const 
 }
 
 }  // namespace parasol::app
+
+// ---- a march whose state is its part of one field: its checkpoints and where its part lies ------
+namespace parasol::app {
+
+// Where this rank's local planes of a field of z planes lie in the whole (`planes` of `plane`
+// values each): local plane 0 is the whole's plane `first` (halos below included), and it owns
+// planes [begin, end). The whole field on one rank: planes_share(plane, nz, 0, 0, nz).
+inline io::Share planes_share(std::int64_t plane, std::int64_t planes, std::int64_t first,
+                              std::int64_t begin, std::int64_t end) {
+  const auto at = [plane](std::int64_t z) { return static_cast<std::uint64_t>(z * plane); };
+  return {at(planes), at(first), at(begin), at(end)};
+}
+
+namespace detail {
+// The count of a march state's values at `u`: `points` (laplace3d, poisson) or `values` (tridiag).
+template <class S, class = void>
+inline constexpr bool kCountsPoints = false;
+template <class S>
+inline constexpr bool kCountsPoints<S, std::void_t<decltype(std::declval<S&>().points)>> = true;
+template <class S>
+auto& values_of(S& s) {
+  if constexpr (kCountsPoints<S>) return s.points;
+  else return s.values;
+}
+}  // namespace detail
+
+// The checkpoints of a march whose state (State) is this rank's values of one field at `u`
+// beside a step count and whatever else its solver keeps (laplace3d::State, poisson::State): the
+// field written as "u" by this rank's `share` of the whole, so that any rank count continues it
+// (none: this rank's own part, which only the same cut reads back), the rest by the binding's
+// `fill` and read back by its `read`. Checkpointing's own calls (finish, report, seconds) are the
+// run's as they are. ArrayMarch above is the case of a step count and a layout: `read` is
+// require_held and restart_step, `fill` adds "steps" and "held".
+template <class State>
+class FieldMarch : public Checkpointing {
+ public:
+  using Value = std::remove_const_t<std::remove_pointer_t<decltype(State::u)>>;
+
+  FieldMarch(const CheckpointParams& cp, const RunSetup& setup, std::string solver,
+             const io::ParamTable& params, std::set<std::string> may_differ,
+             std::optional<io::Share> share)
+      : Checkpointing(cp, setup, std::move(solver), params, std::move(may_differ)),
+        share_(std::move(share)) {}
+  FieldMarch(const FieldMarch&) = delete;  // from_ points into values_
+  FieldMarch& operator=(const FieldMarch&) = delete;
+
+  // With --restart, the state the run continues from: first `read(reader, state)` sets what the
+  // state holds beside "u", refusing a checkpoint that cannot continue this run (past its last
+  // step, held otherwise), then this rank's `count` values of "u" (refused, saying `why`, from
+  // a checkpoint cut otherwise where there is no share).
+  template <class Read>
+  void resume(std::uint64_t count, Read read, const std::string& why = "") {
+    const io::CheckpointReader* r = restart();
+    if (r == nullptr) return;
+    State s;
+    read(*r, s);
+    values_ = restart_share<Value>(*r, "u", count, share_, why);
+    s.u = values_.data();
+    detail::values_of(s) = static_cast<std::int64_t>(values_.size());
+    from_ = std::move(s);
+  }
+  // The state a restart continues from; null without one.
+  const State* from() const { return from_ ? &*from_ : nullptr; }
+
+  // The march's safe points, from the restart's state when there is one: each checkpoint holds
+  // what `fill(writer, state)` adds, then "u".
+  template <class Fill>
+  SafePoints<State> points(Fill fill) {
+    return safe_points<State>(from(), [share = share_, fill](io::CheckpointWriter& w,
+                                                             const State& s) {
+      fill(w, s);
+      add_share(w, "u", s.u, static_cast<std::uint64_t>(detail::values_of(s)), share);
+    });
+  }
+
+ private:
+  std::optional<io::Share> share_;
+  std::vector<Value> values_;  // a restart's, until the solve takes them
+  std::optional<State> from_;
+};
+
+}  // namespace parasol::app
+
+// ---- a run's rate, said and recorded ------------------------------------------------------------
+namespace parasol::app {
+
+// The summary's line of a run's compute: "compute 0.0444 s, 0.0292 Gpoints/s" (`rate` in `unit`
+// over `seconds`), and the rate as /timings@`attribute` ("gpoints_per_s").
+inline void report_rate(io::ResultFile& out, const std::string& attribute, double seconds,
+                        double rate, const std::string& unit) {
+  out.set_attribute("/timings", attribute, rate);
+  say("compute " + short_number(seconds) + " s, " + short_number(rate) + " " + unit);
+}
+
+}  // namespace parasol::app

@@ -5,8 +5,10 @@
 #include <limits>
 #include <random>
 
+#include "apps/solver_run.hpp"
 #include "kernels/error.hpp"
 #include "solvers/laplace3d/laplace3d.hpp"
+#include "solvers/laplace3d/run.hpp"
 
 namespace parasol::laplace3d {
 namespace {
@@ -172,6 +174,73 @@ TEST(Laplace3dParams, NamesConvertBothWays) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("\"zreg\""), std::string::npos) << e.what();
   }
+}
+
+// What a run is made of before it solves, as the front end asks the solver for it.
+Params run_params(Variant v) {
+  Params p;
+  p.grid = {64, 32, 20};
+  p.variant = v;
+  return p;
+}
+
+TEST(Laplace3dRun, OneRankHoldsTheWholeGridWithoutHalos) {
+  const SlabPart part = run_part(run_params(Variant::temporal), true, 0, 1);
+  EXPECT_EQ(part.slab.begin, 0);
+  EXPECT_EQ(part.slab.end, 20);
+  EXPECT_EQ(part.below + part.above, 0);
+  EXPECT_EQ(part.local().points(), 64 * 32 * 20);
+  // Its share of a checkpoint is the whole field.
+  const io::Share s = app::planes_share(part.plane_points(), 20, part.first_global(),
+                                        part.slab.begin, part.slab.end);
+  EXPECT_EQ(s.total, 64u * 32 * 20);
+  EXPECT_EQ(s.first, 0u);
+  EXPECT_EQ(s.owned_begin, 0u);
+  EXPECT_EQ(s.owned_end, s.total);
+}
+
+// Temporal sweeps four times between exchanges on the GPU; the CPU gold exchanges one plane after
+// every sweep whatever the variant, so its halo is one plane deep.
+TEST(Laplace3dRun, ASlabsHaloIsTheVariantsOnTheGpuAndOnePlaneOnTheCpu) {
+  const Params p = run_params(Variant::temporal);
+  const SlabPart gpu = run_part(p, true, 1, 2), cpu = run_part(p, false, 1, 2);
+  EXPECT_EQ(gpu.slab.begin, 10);
+  EXPECT_EQ(gpu.below, halo_depth(Variant::temporal));
+  EXPECT_EQ(cpu.below, 1);
+  EXPECT_EQ(gpu.above + cpu.above, 0);  // the last rank: no halo past the grid's top plane
+  // Its local planes start below its own, halos included, in a checkpoint's share.
+  const io::Share s = app::planes_share(gpu.plane_points(), 20, gpu.first_global(),
+                                        gpu.slab.begin, gpu.slab.end);
+  EXPECT_EQ(s.first, static_cast<std::uint64_t>(64 * 32 * (10 - gpu.below)));
+  EXPECT_EQ(s.owned_begin, 64u * 32 * 10);
+  EXPECT_EQ(s.owned_end, s.total);
+  EXPECT_THROW((void)run_part(p, true, 0, 6), InputError);  // 20 planes leave 6 ranks < 4 each
+}
+
+TEST(Laplace3dRun, MemoryNeedsNameTheGridAndWhatOfItARankHolds) {
+  const Params p = run_params(Variant::zreg);
+  const double whole = 64.0 * 32 * 20;
+  const MemoryNeed all = device_need(p, whole), half = device_need(p, whole / 2);
+  EXPECT_EQ(all.key, "grid");
+  EXPECT_TRUE(all.device);
+  EXPECT_EQ(all.what, "a 64x32x20 grid in float needs");
+  EXPECT_EQ(all.bytes, static_cast<double>(device_bytes(p)));
+  EXPECT_EQ(half.what, "a 64x32x20 grid in float needs, for this rank's slab,");
+  EXPECT_EQ(half.bytes, all.bytes / 2);
+  // The initial field and the result; the CPU gold a field of its own besides.
+  EXPECT_EQ(host_need(p, true, whole, 4).bytes, 2 * 4 * whole);
+  EXPECT_EQ(host_need(p, false, whole, 8).bytes, 3 * 8 * whole);
+  EXPECT_FALSE(host_need(p, true, whole, 4).device);
+}
+
+TEST(Laplace3dRun, AutoStartsFromTheVariantsDefaultBlockAndTheGridNamesTheProblem) {
+  Params p = run_params(Variant::block3d);
+  p.block = {7, 7, 7};
+  settle(p, false);
+  EXPECT_EQ(p.block, (Shape{7, 7, 7}));
+  settle(p, true);
+  EXPECT_EQ(p.block, default_block(Variant::block3d));
+  EXPECT_EQ(extent_text(p), "64x32x20");
 }
 
 }  // namespace

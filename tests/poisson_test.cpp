@@ -16,6 +16,7 @@
 #include "io/result_file.hpp"
 #include "io/result_reader.hpp"
 #include "solvers/poisson/check.hpp"
+#include "solvers/poisson/inputs.hpp"
 #include "solvers/poisson/keys.hpp"
 #include "solvers/poisson/poisson.hpp"
 #include "solvers/poisson/problem.hpp"
@@ -573,6 +574,95 @@ TEST(PoissonSource, AnUncheckedRunOfAMadeSourceNeedsHostMemoryForUAlone) {
   const double u_alone = static_cast<double>(p.nx * p.ny * 10) * 4;
   EXPECT_EQ(host_bytes(p, 10, 4, true), u_alone);
   EXPECT_GT(host_bytes(p, 10, 4), 3 * 8 * u_alone / 4);
+}
+
+// A run's solve as the front end makes it: the device makes an analytic source, the host a
+// file's or any CPU run's; a CPU run's solve and order study are the gold's own.
+TEST(PoissonRun, OnlyAGpuRunOfAnAnalyticSourceMakesItOnTheDevice) {
+  Params p;
+  p.source.kind = SourceKind::gaussian;
+  EXPECT_TRUE(made_on_device(p, true));
+  EXPECT_FALSE(made_on_device(p, false));
+  p.source.kind = SourceKind::file;
+  EXPECT_FALSE(made_on_device(p, true));
+}
+
+TEST(PoissonRun, TheHostSourceIsMadeOrKeptAndMadeCompatible) {
+  comm::Context context;
+  Params p = box(16, 16, 8, F::periodic, F::periodic, F::periodic, F::periodic, F::periodic,
+                 F::periodic);
+  p.source.kind = SourceKind::gaussian;
+  const SlabCut cut = slab_cut(p, 0, 1);
+  std::vector<double> want = make_source(p);
+  const double want_shift = make_compatible(p, want);
+  std::vector<double> f;
+  EXPECT_EQ(host_source(p, f, context, cut), want_shift);
+  EXPECT_NE(want_shift, 0.0);
+  EXPECT_EQ(f, want);
+  // A file's planes, read already, are kept and only shifted.
+  p.source.kind = SourceKind::file;
+  std::vector<double> read = random_field(p.cells(), 5), kept = read;
+  const double shift = host_source(p, read, context, cut);
+  for (std::size_t c = 0; c < kept.size(); ++c) ASSERT_EQ(read[c], kept[c] - shift) << c;
+}
+
+TEST(PoissonRun, ACpuRunsSolveAndOrderStudyAreTheGolds) {
+  comm::Context context;
+  Params p = box(32, 32, 32, F::dirichlet, F::dirichlet, F::neumann, F::dirichlet, F::periodic,
+                 F::periodic);
+  p.source.kind = SourceKind::manufactured;
+  p.refinements = 2;
+  const std::vector<SlabCut> cuts = refinement_cuts(p, 0, 1);
+  std::vector<double> f;
+  (void)host_source(p, f, context, cuts[0]);
+  std::vector<double> u, gold;
+  const DeviceSolve run = solve_run(p, f, u, false, context);
+  const Outcome o = solve_gold(p, f, gold);
+  EXPECT_EQ(u, gold);
+  EXPECT_EQ(run.outcome.cycles.size(), o.cycles.size());
+  EXPECT_FALSE(run.error.has_value());  // measured on the device only
+  const std::vector<DiscretisationError> errors = run_errors(p, run, u, cuts, false, context);
+  const std::vector<DiscretisationError> want = refinement_errors(p, u, cuts, false, context);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].max, want[0].max);
+  EXPECT_EQ(errors[1].max, want[1].max);
+  EXPECT_LT(errors[0].max, errors[1].max);  // the finer grid nearer the manufactured solution
+}
+
+// A rank's planes of a file's source are the file's values there, each plane nx x ny cells; an
+// analytic source's are make_source's. A NaN is refused naming its cell, counted in the whole.
+TEST(PoissonRun, ARanksPlanesOfTheSourceAreTheFilesOrMadeAlike) {
+  const test::ScratchDir dir;
+  Params p;
+  p.nx = 8;
+  p.ny = 6;
+  p.nz = 4;
+  const std::vector<double> f = random_field(p.cells(), 11);
+  std::vector<double> with_nan = f;
+  with_nan[2 * 48 + 5] = std::nan("");
+  {
+    io::ResultFile file(dir / "f.h5", true);
+    file.write_field("/f", f.data(), {4, 6, 8});
+    file.write_field("/nan", with_nan.data(), {4, 6, 8});
+    file.commit();
+  }
+  p.source.kind = SourceKind::gaussian;
+  EXPECT_EQ(source_planes(p, 1, 3), make_source(p, 1, 3));
+  p.source.kind = SourceKind::file;
+  p.source.file = (dir / "f.h5").string();
+  p.source.dataset = "f";
+  const std::vector<double> planes = source_planes(p, 1, 3);
+  ASSERT_EQ(planes.size(), 2u * 48);
+  for (std::size_t c = 0; c < planes.size(); ++c) ASSERT_EQ(planes[c], f[48 + c]) << c;
+  p.source.dataset = "nan";
+  EXPECT_NO_THROW((void)source_planes(p, 0, 2));  // the NaN lies in plane 2
+  try {
+    (void)source_planes(p, 2, 4);
+    ADD_FAILURE() << "a NaN was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "source.dataset");
+    EXPECT_NE(e.expected().find("at cell 101 of"), std::string::npos) << e.expected();
+  }
 }
 
 // Through the front end.

@@ -1,19 +1,21 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
-// block shapes, and the autotune choice that method.variant = "auto" runs.
+// block shapes, and the autotune choice that method.variant = "auto" runs. A rank's slab, the
+// memory a run needs and the account of its stop are the solver's (solvers/laplace3d/run.hpp,
+// stop.hpp); its sweep rows are solvers/laplace3d/study.hpp's.
 #include <optional>
 #include <set>
 #include <tuple>
 
-#include "apps/fits.hpp"
-#include "io/xdmf.hpp"
 #include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
-#include "apps/stop_report.hpp"
+#include "io/xdmf.hpp"
 #include "kernels/device.hpp"
-#include "solvers/laplace3d/keys.hpp"
-#include "solvers/laplace3d/slab.hpp"
-#include "solvers/laplace3d/study.hpp"
 #include "kernels/finite.hpp"
+#include "solvers/laplace3d/keys.hpp"
+#include "solvers/laplace3d/run.hpp"
+#include "solvers/laplace3d/stop.hpp"
+#include "solvers/laplace3d/study.hpp"
 
 namespace parasol::app {
 namespace {
@@ -21,25 +23,16 @@ namespace {
 using laplace3d::Params;
 using laplace3d::SweepParams;
 
-std::string extent(const Params& p) {
-  return std::to_string(p.grid.nx) + "x" + std::to_string(p.grid.ny) + "x" +
-         std::to_string(p.grid.nz);
-}
-
 // The problem class of a choice: the grid, exactly ("512x512x512").
 io::AutotuneKey laplace3d_key(const Params& p) {
-  return autotune_key("laplace3d", extent(p), std::string(name(p.precision)));
+  return autotune_key("laplace3d", laplace3d::extent_text(p), std::string(name(p.precision)));
 }
 
 // What only the device can tell: block limits and free memory for `points` of the grid (all of
 // them, or a rank's slab with its halos).
 void check_fits_device(const io::ParamTable& t, const Params& p, double points) {
   check_method_block(t, p.block);
-  const double whole = static_cast<double>(p.grid.points());
-  require_device_memory(t.source(), "grid",
-                        "a " + extent(p) + " grid in " + std::string(name(p.precision)) +
-                            (points < whole ? " needs, for this rank's slab," : " needs"),
-                        static_cast<double>(laplace3d::device_bytes(p)) * points / whole);
+  require_file_needs(t, std::vector{laplace3d::device_need(p, points)});
 }
 
 template <class T>
@@ -50,40 +43,27 @@ class Laplace3dRun final : public SolverRun<Params> {
   void prepare(const RunSetup& setup) override {
     take(setup);
     if (looks_up_choice()) choose_automatic(laplace3d_key(p_));
-    // This rank's slab, when the grid is cut among several: its planes and halos are what it
-    // holds. The CPU gold exchanges one-plane halos whatever the variant.
-    double points = static_cast<double>(p_.grid.points());
-    if (ranks() > 1) {
-      io::with_sources(t_, [&] {
-        part_ = laplace3d::slab_part(p_.grid, context_->rank(), ranks(),
-                                     gpu_ ? laplace3d::halo_depth(p_.variant) : 1);
-      });
-      points = static_cast<double>(part_->local().points());
-    }
+    io::with_sources(t_, [&] { part_ = laplace3d::run_part(p_, gpu_, rank(), ranks()); });
+    const double points = static_cast<double>(parallel_items());
     if (gpu_) check_fits_device(t_, p_, points);
     if (gpu_ && ranks() > 1) slab_comm_.emplace(*context_, transport_);  // set up meanwhile
-    // The host holds the initial field and the result, and the gold two fields of its own.
-    require_host_memory(t_.source(), "grid", "the grid needs",
-                        (gpu_ ? 2 : 3) * sizeof(T) * points);
+    require_file_needs(t_, std::vector{laplace3d::host_need(p_, gpu_, points, sizeof(T))});
     // A restart may run on for more iterations, or to another tolerance; the problem is the same.
-    checkpoints_.emplace(p_.checkpoint, setup, "laplace3d", t_,
-                         std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"});
-    if (const io::CheckpointReader* r = checkpoints_->restart()) {
-      // This rank's local planes, halos included, from whichever ranks' parts hold them: every
-      // cut gives the one-rank run's bits, so a checkpoint continues on any rank count.
-      const io::Share s = share();
-      restart_u_ = restart_values<T>(*r, "u", s.first, static_cast<std::uint64_t>(points), s.total);
-      from_.emplace();
-      from_->iterations = restart_step(*r, "iterations", "iteration", "iteration.max_iterations",
-                                       p_.max_iterations);
-      from_->checks = read_checks(*r);
-      from_->u = restart_u_.data();
-      from_->points = static_cast<std::int64_t>(restart_u_.size());
-    }
+    // It reads this rank's local planes, halos included, from whichever ranks' parts hold them:
+    // every cut gives the one-rank run's bits, so a checkpoint continues on any rank count.
+    march_.emplace(p_.checkpoint, setup, "laplace3d", t_,
+                   std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"},
+                   share());
+    march_->resume(static_cast<std::uint64_t>(points),
+                   [&](const io::CheckpointReader& r, laplace3d::State<T>& s) {
+                     s.iterations = restart_step(r, "iterations", "iteration",
+                                                 "iteration.max_iterations", p_.max_iterations);
+                     s.checks = read_checks(r);
+                   });
   }
 
   std::string describe() const override {
-    return extent(p_) + " " + std::string(name(p_.precision)) + ", " +
+    return laplace3d::extent_text(p_) + " " + std::string(name(p_.precision)) + ", " +
            ran(described_method()) + ", up to " +
            std::to_string(p_.max_iterations) + " iterations";
   }
@@ -93,11 +73,9 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    const laplace3d::Checkpoints<T> points = checkpoints_->safe_points<laplace3d::State<T>>(
-        from_ ? &*from_ : nullptr,
-        [share = share()](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
+    const laplace3d::Checkpoints<T> points =
+        march_->points([](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
           w.add("iterations", s.iterations);
-          w.add("u", s.u, static_cast<std::uint64_t>(s.points), share);
           add_checks(w, s.checks);
         });
     {
@@ -110,38 +88,35 @@ class Laplace3dRun final : public SolverRun<Params> {
                                     slab_comm_ ? &*slab_comm_ : nullptr);
     }
     if (ranks() > 1) timings.add("exchange", result_.exchange_seconds);
-    checkpoints_->finish("iteration", p_.max_iterations);
+    march_->finish("iteration", p_.max_iterations);
     // validate() keeps boundary values within FLT_MAX / 6 (require_representable), and a Jacobi
     // update averages its neighbours, so no test can make this fail; it guards the kernels.
     require_finite("laplace3d: the field u", result_.u);
     // The slab solve's loop holds its halo exchanges and convergence maxima, timed apart as
     // "exchange" (with the exchange behind the interior sweep, its hidden share is counted as
     // exchange), and the checkpoints it writes.
-    add_device_phases(timings, result_.timings, result_.exchange_seconds, &*checkpoints_);
+    add_device_phases(timings, result_.timings, result_.exchange_seconds, &*march_);
   }
 
   void report(io::ResultFile& out) override {
     const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
                         static_cast<double>(iterations_run()) / result_.timings.compute;
-    out.set_attribute("/timings", "gpoints_per_s", rate);
-    write_stop(out, stop());
+    set_attributes(out, "/diagnostics", laplace3d::stop_diagnostics(stop()));
     write_ranks(out, "slabs of z planes");
     if (ranks() > 1) {
       out.set_attribute("/method", "transport",
                         gpu_ ? std::string(comm::name(result_.route)) : "mpi-host");
       out.set_attribute("/method", "overlap", gpu_ && overlap_);
     }
-    for (const std::string& line : stop_lines(stop())) say(line);
-    say("compute " + short_number(result_.timings.compute) + " s, " + short_number(rate) +
-        " Gpoints/s");
-    checkpoints_->report(out);
+    for (const std::string& line : laplace3d::stop_lines(stop())) say(line);
+    report_rate(out, "gpoints_per_s", result_.timings.compute, rate, "Gpoints/s");
+    march_->report(out);
   }
 
-  std::optional<std::string> unconverged() const override { return unmet(stop()); }
+  std::optional<std::string> unconverged() const override { return laplace3d::unmet(stop()); }
 
   Reproducibility reproducibility() const override {
-    return {true, "each point's update is the same arithmetic in a fixed order on every backend, "
-                  "shape and rank count; the convergence maxima are order-free"};
+    return {true, laplace3d::kReproducibleBecause};
   }
 
   Agreement check() override {
@@ -153,18 +128,15 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   // One sweep of this rank's planes is one parallel loop.
-  std::int64_t parallel_items() const override {
-    return part_ ? part_->local().points() : p_.grid.points();
-  }
+  std::int64_t parallel_items() const override { return part_.local().points(); }
 
   void write(Output& out) override {
     const auto& n = p_.grid;
     const io::UniformGrid3 grid{{std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)},
                                 {},
                                 {p_.spacing, p_.spacing, p_.spacing}};
-    const bool cut = ranks() > 1;
-    if (out.write_share("/fields/u", grid_dims(grid), cut ? std::uint64_t(part_->slab.begin) : 0,
-                        cut ? std::uint64_t(part_->owned()) : grid.points[2], result_.u.data()))
+    if (out.write_share("/fields/u", grid_dims(grid), std::uint64_t(part_.slab.begin),
+                        std::uint64_t(part_.owned()), result_.u.data()))
       // u is the boundary values' average: whatever unit they are in, it is in too.
       out.describe_grid_field("/fields/u", "u", grid, "as the boundary values", int(sizeof(T)));
   }
@@ -172,29 +144,23 @@ class Laplace3dRun final : public SolverRun<Params> {
  private:
   // Where this rank's local planes lie in the whole grid's points: the whole on one rank.
   io::Share share() const {
-    const auto total = static_cast<std::uint64_t>(p_.grid.points());
-    if (!part_) return {total, 0, 0, total};
-    const auto plane = static_cast<std::uint64_t>(part_->plane_points());
-    return {total, static_cast<std::uint64_t>(part_->first_global()) * plane,
-            static_cast<std::uint64_t>(part_->slab.begin) * plane,
-            static_cast<std::uint64_t>(part_->slab.end) * plane};
+    return planes_share(part_.plane_points(), p_.grid.nz, part_.first_global(), part_.slab.begin,
+                        part_.slab.end);
   }
 
   // The iterations this run made: a restart's begin where its checkpoint's ended.
   std::int64_t iterations_run() const {
-    return result_.iterations - (from_ ? from_->iterations : 0);
+    return result_.iterations - (march_->from() ? march_->from()->iterations : 0);
   }
 
-  StopReport stop() const {
+  laplace3d::StopReport stop() const {
     return {result_.iterations, p_.tolerance, result_.converged, result_.checks};
   }
 
-  std::optional<laplace3d::SlabPart> part_;  // this rank's planes, across ranks
+  laplace3d::SlabPart part_;  // this rank's planes: the whole grid on one rank
   std::optional<laplace3d::SlabComm> slab_comm_;  // their halos' communicator, on the GPU
   laplace3d::SlabResult<T> result_;  // this rank's planes: the whole grid on one rank
-  std::optional<Checkpointing> checkpoints_;
-  std::vector<T> restart_u_;                   // a restart's field, until the solve takes it
-  std::optional<laplace3d::State<T>> from_;    // a restart's state
+  std::optional<FieldMarch<laplace3d::State<T>>> march_;  // its checkpoints
 };
 
 template <class T>
@@ -211,8 +177,8 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
   }
 
   std::string describe() const override {
-    return extent(p_) + " " + std::string(name(p_.precision)) + " on " + current_device().name +
-           "; " + copy_described();
+    return laplace3d::extent_text(p_) + " " + std::string(name(p_.precision)) + " on " +
+           current_device().name + "; " + copy_described();
   }
 
   SweepColumns columns() const override {
@@ -247,14 +213,9 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
 
-// The parameters and the [sweep] table. The autotune choice brings its own block, so with
-// method.variant = "auto" the file's block is read but not used: `parasol run FILE
-// method.variant=auto` works on a file written for one variant.
+// The parameters and the [sweep] table, method.variant = "auto" settled (laplace3d::settle).
 DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
-  return read_declared(t, laplace3d::keys(), laplace3d::sweep_keys(), path,
-                       [](Params& p, bool automatic) {
-                         if (automatic) p.block = laplace3d::default_block(p.variant);
-                       });
+  return read_declared(t, laplace3d::keys(), laplace3d::sweep_keys(), path, laplace3d::settle);
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {

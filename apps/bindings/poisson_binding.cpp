@@ -5,12 +5,12 @@
 #include <set>
 
 #include "apps/grid_field.hpp"
-#include "apps/fits.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "io/xdmf.hpp"
 #include "kernels/finite.hpp"
+#include "solvers/poisson/inputs.hpp"
 #include "solvers/poisson/keys.hpp"
 #include "solvers/poisson/run.hpp"
 #include "solvers/poisson/study.hpp"
@@ -21,17 +21,6 @@ namespace {
 using poisson::Params;
 using poisson::SourceKind;
 using poisson::SweepParams;
-
-// f on planes [z_begin, z_end): made, or read from source.file (each rank its own planes).
-std::vector<double> source(const io::ParamTable& t, const Params& p, std::int64_t z_begin,
-                           std::int64_t z_end) {
-  if (p.source.kind != SourceKind::file) return poisson::make_source(p, z_begin, z_end);
-  const auto n = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  const FieldInput in{p.source.file, "source.file", p.source.dataset, "source.dataset"};
-  return read_field_rows<double>(t, in, {n(p.nz), n(p.ny), n(p.nx)},
-                                 "[nz][ny][nx], the grid's cells", "f", n(z_begin),
-                                 n(z_end - z_begin));
-}
 
 template <class T>
 class PoissonRun final : public SolverRun<Params> {
@@ -47,26 +36,28 @@ class PoissonRun final : public SolverRun<Params> {
     require_host_memory(t_.source(), "grid", "a " + poisson::extent_text(p_) + " grid needs",
                         poisson::host_bytes(p_, cuts_[0].planes(), sizeof(T),
                                             made_on_device() && !check_));
-    if (p_.source.kind == SourceKind::file) f_ = source(t_, p_, cuts_[0].begin, cuts_[0].end);
-    // A restart may run more cycles, or to another tolerance; the problem is the same.
-    checkpoints_.emplace(p_.checkpoint, setup, "poisson", t_,
-                         std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"});
-    const io::CheckpointReader* r = checkpoints_->restart();
-    if (!r) return;
-    // This rank's planes of u from whichever parts hold them (any cut gives the one-rank bits),
+    // A file's planes are read now, each rank its own, a complaint said at its key's line.
+    if (p_.source.kind == SourceKind::file)
+      f_ = sourced(t_, [&] { return poisson::source_planes(p_, cuts_[0].begin, cuts_[0].end); });
+    // A restart may run more cycles, or to another tolerance; the problem is the same. It reads
+    // this rank's planes of u from whichever parts hold them (any cut gives the one-rank bits),
     // and every cycle's report so far: whole on every rank.
-    const io::Share s = share();
-    restart_u_ = restart_values<T>(*r, "u", s.first, s.owned_end - s.owned_begin, s.total);
-    const auto reports = static_cast<std::uint64_t>(r->integer("cycles"));
-    poisson::CycleSeries series;
-    series.each([&](const char* name, std::vector<double>& v) {
-      v = r->doubles(name, 0, reports, reports);
-    });
-    from_.emplace(
-        poisson::State<T>{restart_u_.data(), std::int64_t(restart_u_.size()), series.reports()});
-    if (reports == 0 || from_->step(fmg()) > p_.max_cycles)
-      throw past_the_end(*r, "V-cycle " + std::to_string(from_->step(fmg())),
-                         "iteration.max_cycles", p_.max_cycles);
+    const io::Share s = planes_share(p_.nx * p_.ny, p_.nz, cuts_[0].begin, cuts_[0].begin,
+                                     cuts_[0].end);
+    march_.emplace(p_.checkpoint, setup, "poisson", t_,
+                   std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"}, s);
+    march_->resume(s.owned_end - s.owned_begin,
+                   [&](const io::CheckpointReader& r, poisson::State<T>& from) {
+                     const auto reports = static_cast<std::uint64_t>(r.integer("cycles"));
+                     poisson::CycleSeries series;
+                     series.each([&](const char* name, std::vector<double>& v) {
+                       v = r.doubles(name, 0, reports, reports);
+                     });
+                     from.cycles = series.reports();
+                     if (reports == 0 || from.step(fmg()) > p_.max_cycles)
+                       throw past_the_end(r, "V-cycle " + std::to_string(from.step(fmg())),
+                                          "iteration.max_cycles", p_.max_cycles);
+                   });
   }
 
   std::string describe() const override {
@@ -89,66 +80,54 @@ class PoissonRun final : public SolverRun<Params> {
                                                 double seconds) {
       line.update(cycle, p_.max_cycles, seconds, "residual " + poisson::sci(c.residual_max));
     };
-    const poisson::Checkpoints<T> points = checkpoints_->safe_points<poisson::State<T>>(
-        from_ ? &*from_ : nullptr,
-        [share = share()](io::CheckpointWriter& w, const poisson::State<T>& s) {
-          w.add("cycles", static_cast<std::int64_t>(s.cycles.size()));
-          w.add("u", s.u, static_cast<std::uint64_t>(s.points), share);
+    const poisson::Checkpoints<T> points =
+        march_->points([](io::CheckpointWriter& w, const poisson::State<T>& s) {
           const auto n = static_cast<std::uint64_t>(s.cycles.size());
+          w.add("cycles", static_cast<std::int64_t>(n));
           const io::Share all{n, 0, 0, n};  // the same on every rank: whole shares of their own
           poisson::CycleSeries(s.cycles).each([&](const char* name, const std::vector<double>& v) {
             w.add(name, v.data(), n, all);
           });
         });
-    std::optional<poisson::DiscretisationError> finest;
+    run_ = poisson::solve_run(p_, f_, u_, gpu_, *context_, progress, &points);
+    // The making of f on the device, and of its solver, is the run's setup.
+    timings.add("setup", host_setup + run_.setup_seconds);
     if (made_on_device()) {
-      // The making of f on the device, and of its solver, is the run's setup.
-      poisson::DeviceSolve d = poisson::solve_made_on_device(p_, &u_, *context_, progress, &points);
-      outcome_ = d.outcome;
-      shift_ = d.shift;
-      finest = d.error;
-      timings.add("setup", host_setup + d.setup_seconds);
-      timings.add("device_to_host", d.download_seconds);
-    } else {
-      timings.add("setup", host_setup);
-      outcome_ = poisson::solve(p_, f_, u_, gpu_, *context_, progress, &points);
+      shift_ = run_.shift;
+      timings.add("device_to_host", run_.download_seconds);
     }
-    checkpoints_->finish("V-cycle", p_.max_cycles);
+    march_->finish("V-cycle", p_.max_cycles);
     // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
     // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
     const double exchange = context_->comm_seconds() - comm_before;
     // A converging multigrid stays within the size of the solution; a NaN or infinity means the
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
-    const double checkpointing = add_checkpoint_phase(timings, *checkpoints_);
-    timings.add("compute", std::max(0.0, outcome_.seconds - exchange - checkpointing));
+    const double checkpointing = add_checkpoint_phase(timings, *march_);
+    timings.add("compute", std::max(0.0, run_.outcome.seconds - exchange - checkpointing));
     if (ranks() > 1) timings.add("exchange", exchange);
     if (p_.source.kind != SourceKind::manufactured) return;
     const auto study = std::chrono::steady_clock::now();
-    errors_ = finest ? poisson::refinement_errors_on_device<T>(p_, *finest, *context_)
-                     : poisson::refinement_errors(p_, u_, cuts_, gpu_, *context_);
+    errors_ = poisson::run_errors(p_, run_, u_, cuts_, gpu_, *context_);
     if (p_.refinements > 1) timings.add("refinements", seconds_since(study));
   }
 
   void report(io::ResultFile& out) override {
-    set_attributes(out, "/diagnostics", poisson::diagnostics(p_, outcome_, shift_, errors_));
+    const poisson::Outcome& o = run_.outcome;
+    set_attributes(out, "/diagnostics", poisson::diagnostics(p_, o, shift_, errors_));
     write_ranks(out, "slabs of z planes");
-    for (const std::string& line : poisson::summary_lines(p_, outcome_, shift_, errors_)) say(line);
-    const double rate = 1e-6 * static_cast<double>(p_.cells()) / outcome_.seconds;
-    out.set_attribute("/timings", "munknowns_per_s", rate);
-    say("compute " + short_number(outcome_.seconds) + " s, " + short_number(rate) +
-        " M unknowns/s");
-    checkpoints_->report(out);
+    for (const std::string& line : poisson::summary_lines(p_, o, shift_, errors_)) say(line);
+    const double rate = 1e-6 * static_cast<double>(p_.cells()) / o.seconds;
+    report_rate(out, "munknowns_per_s", o.seconds, rate, "M unknowns/s");
+    march_->report(out);
   }
 
   std::optional<std::string> unconverged() const override {
-    return poisson::unconverged(p_, outcome_);
+    return poisson::unconverged(p_, run_.outcome);
   }
 
   Reproducibility reproducibility() const override {
-    return {true,
-            "every cell's update is the same arithmetic in a fixed order, and every norm and mean "
-            "is summed plane by plane in a fixed order, whatever the threads or ranks"};
+    return {true, poisson::kReproducibleBecause};
   }
 
   Agreement check() override {
@@ -177,34 +156,19 @@ class PoissonRun final : public SolverRun<Params> {
 
  private:
   bool fmg() const { return p_.cycle == poisson::Cycle::fmg; }
-  // A GPU run makes an analytic source on the device (sources.cuh), and holds no f on the host.
-  bool made_on_device() const { return gpu_ && p_.source.kind != SourceKind::file; }
-  // f_ on the host, this rank's planes, compatible when singular: a file's planes were read at
-  // prepare. Collective across ranks for a singular problem.
-  void make_host_source() {
-    const poisson::SlabCut& cut = cuts_[0];
-    if (p_.source.kind != SourceKind::file) f_ = source(t_, p_, cut.begin, cut.end);
-    shift_ = poisson::make_compatible(p_, f_, context_, cut.begin, cut.end);
-  }
-  // Where this rank's planes of u lie in the whole grid's cells.
-  io::Share share() const {
-    const auto plane = static_cast<std::uint64_t>(p_.nx * p_.ny);
-    const auto begin = static_cast<std::uint64_t>(cuts_[0].begin) * plane;
-    return {static_cast<std::uint64_t>(p_.cells()), begin, begin,
-            static_cast<std::uint64_t>(cuts_[0].end) * plane};
-  }
+  bool made_on_device() const { return poisson::made_on_device(p_, gpu_); }
+  // f_ on the host, compatible when singular (a file's planes were read at prepare).
+  void make_host_source() { shift_ = poisson::host_source(p_, f_, *context_, cuts_[0]); }
 
   // The source, in double, compatible when the problem is singular; empty where the device made
   // it, until a check asks for it.
   std::vector<double> f_;
   double shift_ = 0;       // subtracted from f for a singular problem
   std::vector<T> u_;
-  poisson::Outcome outcome_;
+  poisson::DeviceSolve run_;  // the solve: its outcome, and what the device's making of f measured
   std::vector<poisson::DiscretisationError> errors_;  // manufactured: this grid's, then coarser
   std::vector<poisson::SlabCut> cuts_;  // this rank's planes of this grid, then each coarser one
-  std::optional<Checkpointing> checkpoints_;
-  std::vector<T> restart_u_;               // a restart's planes of u, until the solve takes them
-  std::optional<poisson::State<T>> from_;  // a restart's state
+  std::optional<FieldMarch<poisson::State<T>>> march_;  // its checkpoints
 };
 
 template <class T>
@@ -214,7 +178,7 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
 
   void prepare() override {
     configs_ = poisson::sweep_configurations(p_, s_);
-    std::vector<double> f = source(t_, p_, 0, p_.nz);
+    std::vector<double> f = sourced(t_, [&] { return poisson::source_planes(p_, 0, p_.nz); });
     poisson::make_compatible(p_, f);
     study_.emplace(p_, std::move(f));
   }
@@ -263,12 +227,7 @@ Binding poisson_binding() {
   Binding b{"poisson",
             "3D Poisson and Helmholtz equations by geometric multigrid (Dirichlet, Neumann and "
             "periodic faces)",
-            [](io::ParamTable& t, const std::filesystem::path& path) {
-              return run_in_precision<PoissonRun>(t, read(t, path));
-            },
-            [](io::ParamTable& t, const std::filesystem::path& path) {
-              return study_in_precision<PoissonStudy>(t, read(t, path));
-            }};
+            declared_run<read, PoissonRun>, declared_study<read, PoissonStudy>};
   b.keys = [] { return declared(poisson::keys(), poisson::sweep_keys()); };
   b.across_ranks = true;
   b.checkpoints = true;

@@ -105,6 +105,24 @@ DeviceSolve solve_made_on_device(const Params& q, std::vector<T>* u, comm::Conte
   return out;
 }
 
+bool made_on_device(const Params& p, bool gpu) { return gpu && p.source.kind != SourceKind::file; }
+
+double host_source(const Params& p, std::vector<double>& f, comm::Context& context,
+                   const SlabCut& cut) {
+  if (p.source.kind != SourceKind::file) f = make_source(p, cut.begin, cut.end);
+  return make_compatible(p, f, &context, cut.begin, cut.end);
+}
+
+template <class T>
+DeviceSolve solve_run(const Params& q, const std::vector<double>& f, std::vector<T>& u, bool gpu,
+                      comm::Context& context, const CycleCallback& on_cycle,
+                      const Checkpoints<T>* checkpoints) {
+  if (made_on_device(q, gpu)) return solve_made_on_device(q, &u, context, on_cycle, checkpoints);
+  DeviceSolve out;
+  out.outcome = solve(q, f, u, gpu, context, on_cycle, checkpoints);
+  return out;
+}
+
 template <class T>
 std::vector<DiscretisationError> refinement_errors_on_device(const Params& p,
                                                              const DiscretisationError& finest,
@@ -132,6 +150,15 @@ std::vector<DiscretisationError> refinement_errors(const Params& p, const std::v
         discretisation_error(q, v, manufactured_solution(q, c.begin, c.end), context, c.begin));
   }
   return errors;
+}
+
+template <class T>
+std::vector<DiscretisationError> run_errors(const Params& p, const DeviceSolve& run,
+                                            const std::vector<T>& u,
+                                            const std::vector<SlabCut>& cuts, bool gpu,
+                                            comm::Context& context) {
+  return run.error ? refinement_errors_on_device<T>(p, *run.error, context)
+                   : refinement_errors(p, u, cuts, gpu, context);
 }
 
 OrderStudy order_study(const Params& p, const std::vector<DiscretisationError>& errors) {
@@ -290,6 +317,13 @@ template std::vector<DiscretisationError> refinement_errors_on_device<float>(
     const Params&, const DiscretisationError&, comm::Context&);
 template Agreement check_run<float>(const Params&, const std::vector<double>&,
                                  const std::vector<float>&, bool, comm::Context&, std::int64_t);
+template DeviceSolve solve_run<float>(const Params&, const std::vector<double>&,
+                                     std::vector<float>&, bool, comm::Context&,
+                                     const CycleCallback&, const Checkpoints<float>*);
+template std::vector<DiscretisationError> run_errors<float>(const Params&, const DeviceSolve&,
+                                                         const std::vector<float>&,
+                                                         const std::vector<SlabCut>&, bool,
+                                                         comm::Context&);
 template Outcome solve<double>(const Params&, const std::vector<double>&, std::vector<double>&,
                             bool, comm::Context&, const CycleCallback&,
                             const Checkpoints<double>*);
@@ -304,5 +338,12 @@ template std::vector<DiscretisationError> refinement_errors_on_device<double>(
     const Params&, const DiscretisationError&, comm::Context&);
 template Agreement check_run<double>(const Params&, const std::vector<double>&,
                                  const std::vector<double>&, bool, comm::Context&, std::int64_t);
+template DeviceSolve solve_run<double>(const Params&, const std::vector<double>&,
+                                     std::vector<double>&, bool, comm::Context&,
+                                     const CycleCallback&, const Checkpoints<double>*);
+template std::vector<DiscretisationError> run_errors<double>(const Params&, const DeviceSolve&,
+                                                         const std::vector<double>&,
+                                                         const std::vector<SlabCut>&, bool,
+                                                         comm::Context&);
 
 }  // namespace parasol::poisson

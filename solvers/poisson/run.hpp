@@ -52,6 +52,16 @@ std::vector<SlabCut> refinement_cuts(const Params& p, int rank, int size);
 // (`u_only`).
 double host_bytes(const Params& p, std::int64_t planes, double element, bool u_only = false);
 
+// Whether a run makes its source on the device: a GPU run of an analytic source (sources.cuh),
+// which holds no f on the host.
+bool made_on_device(const Params& p, bool gpu);
+
+// f on the host, this rank's planes `cut` of p's grid (made, unless `f` holds a file's planes,
+// read already), made compatible where the problem is singular; returns the shift subtracted.
+// Collective across ranks for a singular problem.
+double host_source(const Params& p, std::vector<double>& f, comm::Context& context,
+                   const SlabCut& cut);
+
 // The solve of q with source f (this rank's planes across ranks; compatible when singular) into
 // u, on the GPU (`gpu`) or by the gold, one rank or across the context's ranks. With
 // `checkpoints`, as solve_gold. A GPU run of an analytic source makes it on the device instead
@@ -71,6 +81,13 @@ DeviceSolve solve_made_on_device(const Params& q, std::vector<T>* u, comm::Conte
                                  const CycleCallback& on_cycle = {},
                                  const Checkpoints<T>* checkpoints = nullptr);
 
+// A run's solve: solve_made_on_device into u where the device makes the source
+// (made_on_device), otherwise solve of `f` (host_source's planes), whose outcome alone is set.
+template <class T>
+DeviceSolve solve_run(const Params& q, const std::vector<double>& f, std::vector<T>& u, bool gpu,
+                      comm::Context& context, const CycleCallback& on_cycle = {},
+                      const Checkpoints<T>* checkpoints = nullptr);
+
 // refinement_errors for a GPU run whose source was made on the device: `finest` (p's grid's, as
 // solve_made_on_device measured it), then each coarser grid of the order study made, solved and
 // measured on the device the same way, with no host array of its size. Collective across ranks.
@@ -86,6 +103,15 @@ template <class T>
 std::vector<DiscretisationError> refinement_errors(const Params& p, const std::vector<T>& u,
                                                    const std::vector<SlabCut>& cuts, bool gpu,
                                                    comm::Context& context);
+
+// The order study's errors of a run of a manufactured source: refinement_errors_on_device from
+// the device's measure of p's grid (`run.error`) where it made the source, else refinement_errors
+// of `u`.
+template <class T>
+std::vector<DiscretisationError> run_errors(const Params& p, const DeviceSolve& run,
+                                            const std::vector<T>& u,
+                                            const std::vector<SlabCut>& cuts, bool gpu,
+                                            comm::Context& context);
 
 // The order study as /diagnostics records it: errors[r] is of the grid with 2^r times fewer cells
 // per side, so each observed order between consecutive grids is log2 of the ratio of max errors.
@@ -140,6 +166,11 @@ std::vector<Diagnostic> diagnostics(const Params& p, const Outcome& o, double sh
 // study's ladder (`errors`, this grid's first).
 std::vector<std::string> summary_lines(const Params& p, const Outcome& o, double shift,
                                        const std::vector<DiscretisationError>& errors);
+
+// Why a run's bits repeat whatever the threads or ranks (/provenance@reproducible_because).
+inline constexpr const char* kReproducibleBecause =
+    "every cell's update is the same arithmetic in a fixed order, and every norm and mean is "
+    "summed plane by plane in a fixed order, whatever the threads or ranks";
 
 // Why a solve stopped short of its tolerance, or that none was set; nothing when it met it.
 std::optional<std::string> unconverged(const Params& p, const Outcome& o);

@@ -1,11 +1,11 @@
-#include "apps/stop_report.hpp"
+#include "solvers/laplace3d/stop.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-namespace parasol::app {
+namespace parasol::laplace3d {
 namespace {
 
 // "9.6e-05": a change or a bound, two significant digits in exponent form, so that values a
@@ -67,13 +67,13 @@ std::vector<std::string> stop_lines(const StopReport& r) {
   return {first, bound_line(r)};
 }
 
-void write_stop(io::ResultFile& out, const StopReport& r) {
-  out.set_attribute("/diagnostics", "iterations", r.iterations);
-  out.set_attribute("/diagnostics", "last_change", r.checks.last_change);
-  out.set_attribute("/diagnostics", "converged", r.converged);
-  out.set_attribute("/diagnostics", "stop_reason", std::string(name(r.reason())));
-  out.set_attribute("/diagnostics", "contraction", r.checks.contraction());
-  out.set_attribute("/diagnostics", "error_bound", r.checks.error_bound());
+std::vector<Diagnostic> stop_diagnostics(const StopReport& r) {
+  return {{"iterations", r.iterations},
+          {"last_change", r.checks.last_change},
+          {"converged", r.converged},
+          {"stop_reason", std::string(name(r.reason()))},
+          {"contraction", r.checks.contraction()},
+          {"error_bound", r.checks.error_bound()}};
 }
 
 std::optional<std::string> unmet(const StopReport& r) {
@@ -84,4 +84,4 @@ std::optional<std::string> unmet(const StopReport& r) {
   return "no tolerance was set (iteration.tolerance = 0): the run had no criterion to meet";
 }
 
-}  // namespace parasol::app
+}  // namespace parasol::laplace3d

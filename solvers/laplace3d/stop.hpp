@@ -1,18 +1,19 @@
-// How an iterative run says why it stopped, in its summary and in /diagnostics: "converged" only
-// with the criterion named, the remaining error estimated from the measured contraction, and a
-// prominent line when the iteration cap ended it first. Every iterative solver's binding uses
-// it, so a run of any of them reads the same.
+// How a laplace3d run says why it stopped, in its summary and in /diagnostics: "converged" only
+// with the criterion (max|du| < iteration.tolerance) named, the remaining error estimated from
+// the measured contraction, and a prominent line when iteration.max_iterations ended it first.
+// Plain C++ (kernels/convergence.hpp's checks): any front end says it alike.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
-#include "io/result_file.hpp"
 #include "kernels/convergence.hpp"
 
-namespace parasol::app {
+namespace parasol::laplace3d {
 
 struct StopReport {
   std::int64_t iterations = 0;  // run
@@ -32,12 +33,14 @@ struct StopReport {
 // iterations 2150 and 2200)", or why none is known.
 std::vector<std::string> stop_lines(const StopReport& r);
 
+// A fact of a stop as /diagnostics records it, by name (the kinds an HDF5 attribute holds).
+using Diagnostic = std::pair<std::string, std::variant<bool, std::int64_t, double, std::string>>;
 // /diagnostics: iterations, last_change, converged, stop_reason ("tolerance" or
 // "max_iterations"), contraction and error_bound (NaN when not measured).
-void write_stop(io::ResultFile& out, const StopReport& r);
+std::vector<Diagnostic> stop_diagnostics(const StopReport& r);
 
 // Why the run did not meet its stopping criterion, for --require-convergence; nothing when it
 // did. A run with no tolerance has none to meet.
 std::optional<std::string> unmet(const StopReport& r);
 
-}  // namespace parasol::app
+}  // namespace parasol::laplace3d

@@ -4,13 +4,10 @@
 // sweep over variants on operands resident on the device (fftconv::VariantStudy).
 #include <optional>
 
-#include "io/read_keys.hpp"
-#include "io/xdmf.hpp"
 #include "apps/progress.hpp"
 #include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
-#include "kernels/device.hpp"
-#include "solvers/fftconv/check.hpp"
+#include "io/xdmf.hpp"
 #include "solvers/fftconv/keys.hpp"
 #include "solvers/fftconv/run.hpp"
 #include "solvers/fftconv/study.hpp"
@@ -20,9 +17,8 @@ namespace {
 
 using fftconv::Params;
 using fftconv::Problem;
-using fftconv::Variant;
-
 using fftconv::SweepParams;
+using fftconv::Variant;
 
 // The parameters and the [sweep] table; a volume's file operands read as volumes.
 DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
@@ -34,43 +30,55 @@ DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem:
 }
 
 // The problem class of a choice (fftconv::problem_class) in the run's precision.
-io::AutotuneKey fftconv_key(const Problem& q, std::size_t element) {
-  return autotune_key("fftconv", fftconv::problem_class(q), element == 4 ? "float" : "double");
+io::AutotuneKey fftconv_key(const Problem& q, const Params& p) {
+  return autotune_key("fftconv", fftconv::problem_class(q), std::string(name(p.precision)));
 }
 
-// What "auto" runs when no choice is stored, for the note that says so.
-std::string auto_picks(const Problem& q, int element) {
-  try {
-    return "the variant auto picks (" + std::string(name(fftconv::choose_variant(q, element))) +
-           ")";
-  } catch (const InputError&) {
-    return "the variant auto picks";  // why it cannot pick is said by the run when it gets there
-  }
-}
-
-// Where a run's part runs, with its memory refused, its complaints said at their keys' lines and
-// its progress shown here.
-fftconv::Placement placement_of(const io::ParamTable& t, int rank, int ranks, bool gpu,
-                                bool check) {
-  return {rank, ranks, gpu, check,
-          [&t](const std::vector<fftconv::MemoryNeed>& needs) { require_needs(t, needs); },
-          [&t](const InputError& e) { return sourced(t, e); },
-          [](const char* what, const std::function<void(const fftconv::ProgressCallback&)>& body) {
-            ProgressLine line(what, "samples", 1);
-            body([&](const fftconv::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); });
-          }};
-}
-
-// One run (fftconv::RunPart): its output held in memory, or streamed (StreamedField): straight
-// into the result file on one rank, through a spill file across ranks.
-template <class T>
-class FftconvRun final : public SolverRun<Params> {
+// What the runs of fftconv's two problems do alike with their part (fftconv::RunPart,
+// fftconv::VolumePart, made in prepare() where the part runs: its memory refused, its complaints
+// said at their keys' lines and its progress shown here).
+template <class Part>
+class PartRun : public SolverRun<Params> {
  public:
   using SolverRun::SolverRun;
 
+  // /method holds how "auto" chose, where it looked; a run's variant is /output@variant.
   void write_method(io::ResultFile& out) const override {
     if (looks_up_choice()) write_chosen_by(out);
   }
+  void report(io::ResultFile& out) override {
+    const auto [line, timings] = part_->summary();
+    set_attributes(out, "/timings", timings);
+    write_ranks(out, part_->decomposition());
+    say(line);
+  }
+  double work() const override { return part_->samples(); }
+  Reproducibility reproducibility() const override {
+    return {true, fftconv::reproducibility_because(gpu_)};
+  }
+  Agreement check() override { return part_->check(*context_); }
+
+ protected:
+  fftconv::Placement placement() const {
+    return {rank(), ranks(), gpu_, check_,
+            [this](const std::vector<fftconv::MemoryNeed>& needs) { require_needs(t_, needs); },
+            [this](const InputError& e) { return sourced(t_, e); },
+            [](const char* what, const std::function<void(const fftconv::ProgressCallback&)>& f) {
+              ProgressLine line(what, "samples", 1);
+              f([&](const fftconv::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); });
+            }};
+  }
+
+  std::optional<Part> part_;
+};
+
+// A 1D or 2D problem's run: its output held in memory, or streamed (StreamedField): straight
+// into the result file on one rank, through a spill file across ranks.
+template <class T>
+class FftconvRun final : public PartRun<fftconv::RunPart<T>> {
+ public:
+  using Base = PartRun<fftconv::RunPart<T>>;
+  using Base::PartRun;
 
   void prepare(const RunSetup& setup) override {
     take(setup);
@@ -80,9 +88,8 @@ class FftconvRun final : public SolverRun<Params> {
     automatic_ = automatic_ && ranks() == 1;
     if (looks_up_choice())
       auto_ = choose_stored(fftconv::method_axes(p_), p_, autotune_file_,
-                            fftconv_key(q, sizeof(T)), auto_picks(q, int{sizeof(T)}));
-    part_.emplace(p_, q, fftconv::Options{p_.variant, p_.block},
-                  placement_of(t_, rank(), ranks(), gpu_, check_));
+                            fftconv_key(q, p_), fftconv::auto_fallback(q, int{sizeof(T)}));
+    part_.emplace(p_, q, fftconv::Options{p_.variant, p_.block}, this->placement());
   }
 
   std::string describe() const override {
@@ -97,21 +104,8 @@ class FftconvRun final : public SolverRun<Params> {
                              streamed_->write(offset, count, values);
                            },
                            [this] { streamed_->finish(); }});
-    combine_over_ranks(timings, [&](comm::Context& context) { part_->combine(context); });
+    this->combine_over_ranks(timings, [&](comm::Context& context) { part_->combine(context); });
   }
-
-  void report(io::ResultFile& out) override {
-    const auto [line, timings] = part_->summary();
-    set_attributes(out, "/timings", timings);
-    write_ranks(out, part_->decomposition());
-    say(line);
-  }
-
-  double work() const override { return part_->samples(); }
-  Reproducibility reproducibility() const override {
-    return {true, fftconv::reproducibility_because(gpu_)};
-  }
-  Agreement check() override { return part_->check(*context_); }
 
   // Each rank's rows of /output (signals, or samples of the one signal) and of /input when cut by
   // signals; rank 0 the attributes, and /input whole otherwise when output.input asks for it.
@@ -128,22 +122,22 @@ class FftconvRun final : public SolverRun<Params> {
   }
 
  private:
-  std::optional<fftconv::RunPart<T>> part_;
+  using Base::p_, Base::t_, Base::part_, Base::gpu_, Base::auto_, Base::automatic_, Base::output_;
+  using Base::autotune_file_, Base::ranks, Base::looks_up_choice, Base::ran, Base::take;
   std::optional<StreamedField<T>> streamed_;
 };
 
-// A volume's run (fftconv::VolumePart), a sub-solver of fftconv's own: one rank, the output a
-// [z][row][col] field with its XDMF sidecar. Its /method holds nothing: it runs the variant given,
-// which /output@variant names.
+// A volume's run, a sub-solver of fftconv's own: one rank, the variant given, the output a
+// [z][row][col] field with its XDMF sidecar on the signal's grid (fftconv::output_origin).
 template <class T>
-class VolumeRun final : public SolverRun<Params> {
+class VolumeRun final : public PartRun<fftconv::VolumePart<T>> {
  public:
-  using SolverRun::SolverRun;
+  using Base = PartRun<fftconv::VolumePart<T>>;
+  using Base::PartRun;
 
-  void write_method(io::ResultFile&) const override {}
   void prepare(const RunSetup& setup) override {
     take(setup);
-    part_.emplace(p_, placement_of(t_, rank(), ranks(), gpu_, check_));
+    part_.emplace(p_, this->placement());
   }
   std::string describe() const override {
     return part_->what() + "; " + ran(std::string(name(p_.variant)));
@@ -152,29 +146,15 @@ class VolumeRun final : public SolverRun<Params> {
     return {io::xdmf_path_for(result)};
   }
   void solve(PhaseTimer& timings, io::ResultFile*) override { part_->solve(timings); }
-  void report(io::ResultFile& out) override {
-    const auto [line, timings] = part_->summary();
-    set_attributes(out, "/timings", timings);
-    say(line);
-  }
-  double work() const override { return part_->samples(); }
-  Reproducibility reproducibility() const override {
-    return {true, fftconv::reproducibility_because(gpu_)};
-  }
-  Agreement check() override { return part_->check(); }
-  // On the signal's grid, where the output's first sample lies (fftconv::output_origin).
   void write(Output& out) override {
     out.file->write_field("/output", part_->output().data(), part_->output_dims());
     set_attributes(*out.file, "/output", part_->output_attributes());
     part_->write_inputs(*out.file);
-    io::UniformGrid3 grid;
-    grid.points = part_->output_points();
-    grid.origin = part_->origin();
-    out.add_xdmf(grid, {"/output", "output", int(sizeof(T))});
+    out.add_xdmf({part_->output_points(), part_->origin()}, {"/output", "output", int(sizeof(T))});
   }
 
  private:
-  std::optional<fftconv::VolumePart<T>> part_;
+  using Base::p_, Base::part_, Base::ran, Base::take;
 };
 
 // The sweep: each listed variant checked against the gold and timed on one DeviceProblem
@@ -211,36 +191,16 @@ class FftconvStudy final : public MethodStudy<Params, SweepParams> {
     return m;
   }
 
-  double units_per_run() const override {
-    const Problem& q = study_->problem();
-    return static_cast<double>(q.batch) * static_cast<double>(q.signal.size());
-  }
-
+  double units_per_run() const override { return study_->samples(); }
   void write_attributes(io::ResultFile& out) const override {
-    const Problem& q = study_->problem();
-    out.set_attribute("/sweep", "auto_variant", std::string(name(study_->chosen())));
-    set_attributes(out, "/sweep", fftconv::problem_attributes(q));
-    out.set_attribute("/sweep", "check_tolerance", fftconv::tolerance<T>(q));
-    out.set_attribute("/sweep", "checked_samples", study_->checked_samples());
+    set_attributes(out, "/sweep", study_->attributes());
   }
-
-  // What --autotune stores (method_axes): the variant that ran (auto's pick, for its row), and
-  // the block overlap-save took.
   std::optional<io::AutotuneChoice> autotune_choice(std::size_t i) const override {
-    const Variant v = configs_[i].variant;
-    const Variant ran = v == Variant::automatic ? study_->chosen() : v;
-    io::AutotuneChoice c =
-        choice_of(fftconv_key(study_->problem(), sizeof(T)), std::string(name(ran)));
-    if (ran == Variant::overlap_save) c.axes = {{"block", std::to_string(p_.block)}};
-    return c;
+    auto [variant, axes] = study_->choice(configs_[i].variant);
+    return choice_of(fftconv_key(study_->problem(), p_), variant, axes);
   }
-
   InputError nothing_to_time() const override {
-    const Problem& q = study_->problem();
-    return InputError(t_.source_of("sweep.variants"), "sweep.variants",
-                      "no listed variant can take this problem (the signal is " +
-                          fftconv::extent_text(q.signal) + " and the filter " +
-                          fftconv::extent_text(q.filter) + ")");
+    return InputError(t_.source_of("sweep.variants"), "sweep.variants", study_->unable());
   }
 
  private:
@@ -261,15 +221,7 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& pa
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {
   DeclaredFile<Params, SweepParams> file = read(t, params_path);
-  if (file.params.streamed)
-    throw InputError(t.source_of("method.streamed"), "method.streamed",
-                     "parasol sweep times convolutions of data held on the device; expected false");
-  if (file.params.is_volume()) {
-    const std::string key = fftconv::volume_key(file.params);
-    throw InputError(t.source_of(key), key,
-                     "parasol sweep times 1D and 2D problems; a volume runs with parasol run "
-                     "(bench/fftconv_bench times the volume variants)");
-  }
+  sourced(t, [&] { fftconv::check_sweepable(file.params); });
   return study_in_precision<FftconvStudy>(t, std::move(file));
 }
 

@@ -47,13 +47,12 @@ void write_sources(io::ResultFile& out, const Params& p) {
 
 }  // namespace
 
-Attributes problem_attributes(const Problem& q) {
-  return {{"mode", std::string(name(q.mode))},
-          {"operation", std::string(name(q.operation))},
-          {"batch", q.batch},
-          {"filters", q.filters},
-          {"signal_extent", rows_cols(q.signal)},
-          {"filter_extent", rows_cols(q.filter)}};
+std::string auto_fallback(const Problem& q, int element_bytes) {
+  try {
+    return "the variant auto picks (" + std::string(name(choose_variant(q, element_bytes))) + ")";
+  } catch (const InputError&) {
+    return "the variant auto picks";  // why it cannot pick is said by the run when it gets there
+  }
 }
 
 template <class T>
@@ -407,7 +406,7 @@ void VolumePart<T>::solve(PhaseTimer& timings) {
 }
 
 template <class T>
-Agreement VolumePart<T>::check() {
+Agreement VolumePart<T>::check(comm::Context&) {
   std::vector<double>& gold = out_.gold;
   if (gold.empty()) gold = convolve_gold(ops_.problem, ops_.signal, ops_.filter);
   return agreement(out_.output, gold, ops_.problem);

@@ -28,13 +28,8 @@ class ResultFile;  // io/result_file.hpp: this library writes through io/ privat
 
 namespace parasol::fftconv {
 
-// Attributes a result file records (/timings', /output's), in the order written.
-using Attributes = std::vector<
-    std::pair<std::string, std::variant<std::string, std::int64_t, double, bool,
-                                        std::vector<std::int64_t>>>>;
-
-// The problem as /output and /sweep record it: its mode, operation and shape.
-Attributes problem_attributes(const Problem& q);
+// What "auto" runs when no choice is stored (choose_variant's pick), for the note that says so.
+std::string auto_fallback(const Problem& q, int element_bytes);
 
 // Where a part runs, and what it asks of its caller.
 struct Placement {
@@ -164,7 +159,7 @@ class VolumePart {
 
   // Phases to `timings`; the output checked finite.
   void solve(PhaseTimer& timings);
-  Agreement check();
+  Agreement check(comm::Context& context);  // on one rank
   const std::vector<T>& output() const { return out_.output; }
   std::vector<std::uint64_t> output_dims() const {
     return volume_dims(output_extent(ops_.problem));
@@ -174,6 +169,7 @@ class VolumePart {
   std::array<double, 3> origin() const { return output_origin(ops_.problem); }
 
   std::string what() const { return describe_volume(p_, ops_.problem); }
+  const char* decomposition() const { return "one volume"; }  // never cut
   std::pair<std::string, Attributes> summary() const;
   double samples() const { return static_cast<double>(ops_.problem.signal.size()); }
   Attributes output_attributes() const;

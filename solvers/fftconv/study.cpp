@@ -57,6 +57,40 @@ Options VariantStudy<T>::options_of(Variant v) const {
   return {v, takes_block ? block_ : 0};
 }
 
+template <class T>
+Attributes VariantStudy<T>::attributes() const {
+  Attributes a{{"auto_variant", std::string(name(chosen_))}};
+  for (auto& p : problem_attributes(ops_.problem)) a.push_back(std::move(p));
+  a.push_back({"check_tolerance", tolerance<T>(ops_.problem)});
+  a.push_back({"checked_samples", static_cast<std::int64_t>(checked_.size())});
+  return a;
+}
+
+template <class T>
+std::pair<std::string, std::vector<std::pair<std::string, std::string>>> VariantStudy<T>::choice(
+    Variant v) const {
+  const Variant ran = v == Variant::automatic ? chosen_ : v;
+  if (ran != Variant::overlap_save) return {std::string(name(ran)), {}};
+  return {std::string(name(ran)), {{"block", std::to_string(block_)}}};
+}
+
+template <class T>
+std::string VariantStudy<T>::unable() const {
+  return "no listed variant can take this problem (the signal is " +
+         extent_text(ops_.problem.signal) + " and the filter " + extent_text(ops_.problem.filter) +
+         ")";
+}
+
+void check_sweepable(const Params& p) {
+  if (p.streamed)
+    throw InputError("", "method.streamed",
+                     "parasol sweep times convolutions of data held on the device; expected false");
+  if (p.is_volume())
+    throw InputError("", volume_key(p),
+                     "parasol sweep times 1D and 2D problems; a volume runs with parasol run "
+                     "(bench/fftconv_bench times the volume variants)");
+}
+
 template class VariantStudy<float>;
 template class VariantStudy<double>;
 

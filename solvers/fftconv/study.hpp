@@ -6,12 +6,14 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/sweep_row.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/fftconv/fftconv.hpp"
 #include "solvers/fftconv/operands.hpp"
+#include "solvers/fftconv/params.hpp"
 
 namespace parasol::fftconv {
 
@@ -22,6 +24,10 @@ struct VariantMeasurement {
   std::string skipped;
   std::string ran = "-";  // the variant that ran (auto's pick), once the checked run has run
 };
+
+// What `parasol sweep` refuses of parameters that run otherwise: a streamed run (the sweep times
+// data held on the device) and a volume. InputError naming the key, with no source.
+void check_sweepable(const Params& p);
 
 template <class T>
 class VariantStudy {
@@ -39,7 +45,17 @@ class VariantStudy {
 
   const Problem& problem() const { return ops_.problem; }
   Variant chosen() const { return chosen_; }  // the variant auto picks
-  std::int64_t checked_samples() const { return static_cast<std::int64_t>(checked_.size()); }
+  // The output samples of a convolution, for the rate.
+  double samples() const {
+    return static_cast<double>(ops_.problem.batch) * static_cast<double>(ops_.problem.signal.size());
+  }
+  // /sweep's attributes: auto's pick, the problem, the check's tolerance and its samples.
+  Attributes attributes() const;
+  // What --autotune stores for variant `v`'s row: the variant that ran (auto's pick, for its
+  // row), and with overlap-save the block it took.
+  std::pair<std::string, std::vector<std::pair<std::string, std::string>>> choice(Variant v) const;
+  // Why no listed variant can run: the problem's extents.
+  std::string unable() const;
 
  private:
   Options options_of(Variant v) const;

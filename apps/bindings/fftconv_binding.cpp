@@ -3,6 +3,7 @@
 // signals or a range of one long signal's output), a volume's run (fftconv::VolumePart), and the
 // sweep over variants on operands resident on the device (fftconv::VariantStudy).
 #include <optional>
+#include <type_traits>
 
 #include "apps/progress.hpp"
 #include "apps/solver_parts.hpp"
@@ -34,17 +35,51 @@ io::AutotuneKey fftconv_key(const Problem& q, const Params& p) {
   return autotune_key("fftconv", fftconv::problem_class(q), std::string(name(p.precision)));
 }
 
-// What the runs of fftconv's two problems do alike with their part (fftconv::RunPart,
-// fftconv::VolumePart, made in prepare() where the part runs: its memory refused, its complaints
-// said at their keys' lines and its progress shown here).
-template <class Part>
-class PartRun : public SolverRun<Params> {
+// A run of either of fftconv's problems, from its part made in prepare() (where the part runs:
+// its memory refused, its complaints said at their keys' lines, its progress shown here): a 1D
+// or 2D problem (fftconv::RunPart), its output held in memory or streamed (StreamedField:
+// straight into the result file on one rank, through a spill file across ranks); or a volume
+// (fftconv::VolumePart, a sub-solver of its own: one rank, the variant given, its output shown
+// on the signal's grid by an XDMF sidecar).
+template <class T, class Part>
+class FftconvRun final : public SolverRun<Params> {
  public:
   using SolverRun::SolverRun;
 
+  void prepare(const RunSetup& setup) override {
+    take(setup);
+    if constexpr (std::is_same_v<Part, fftconv::VolumePart<T>>) {
+      part_.emplace(p_, placement());
+    } else {
+      const Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
+      // "auto": the variant (and overlap-save's block) stored for this problem, or the built-in
+      // choice (and a note on stderr) when none is. Across ranks every rank runs the built-in one.
+      automatic_ = automatic_ && ranks() == 1;
+      if (looks_up_choice())
+        auto_ = choose_stored(fftconv::method_axes(p_), p_, autotune_file_, fftconv_key(q, p_),
+                              fftconv::auto_fallback(q, int{sizeof(T)}));
+      part_.emplace(p_, q, fftconv::Options{p_.variant, p_.block}, placement());
+    }
+  }
+  std::string describe() const override {
+    return part_->what() + "; " + ran(part_->method()) + (!gpu_ && p_.streamed ? ", streamed" : "");
+  }
+  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
+    if (p_.is_volume()) return {io::xdmf_path_for(result)};
+    return {};
+  }
   // /method holds how "auto" chose, where it looked; a run's variant is /output@variant.
   void write_method(io::ResultFile& out) const override {
     if (looks_up_choice()) write_chosen_by(out);
+  }
+
+  void solve(PhaseTimer& timings, io::ResultFile* out) override {
+    if (p_.streamed)
+      streamed_.emplace(ranks() == 1 ? out : nullptr, output_.parent_path(), "/output",
+                        static_cast<std::int64_t>(part_->output_dims()[0]));
+    part_->solve(timings, {[this](auto... piece) { streamed_->write(piece...); },
+                           [this] { streamed_->finish(); }});
+    combine_over_ranks(timings, [&](comm::Context& context) { part_->combine(context); });
   }
   void report(io::ResultFile& out) override {
     const auto [line, timings] = part_->summary();
@@ -58,7 +93,23 @@ class PartRun : public SolverRun<Params> {
   }
   Agreement check() override { return part_->check(*context_); }
 
- protected:
+  // Each rank's rows of /output (signals, or samples of the one signal) and of /input when cut by
+  // signals; rank 0 the attributes, and /input whole otherwise when output.input asks for it.
+  void write(Output& out) override {
+    const Part& r = *part_;
+    if (!r.streamed())
+      out.write_share("/output", r.output_dims(), r.first_row(), r.rows(), r.output().data());
+    else if (ranks() > 1)
+      streamed_->write_to(out, r.output_dims(), r.first_row());
+    r.input_rows([&](const auto&... rows) { out.write_rows(rows...); });
+    if (out.file == nullptr) return;
+    set_attributes(*out.file, "/output", r.output_attributes());
+    r.write_inputs(*out.file);
+    if (const auto grid = r.grid())
+      out.add_xdmf({grid->points, grid->origin}, {"/output", "output", int(sizeof(T))});
+  }
+
+ private:
   fftconv::Placement placement() const {
     return {rank(), ranks(), gpu_, check_,
             [this](const std::vector<fftconv::MemoryNeed>& needs) { require_needs(t_, needs); },
@@ -70,92 +121,12 @@ class PartRun : public SolverRun<Params> {
   }
 
   std::optional<Part> part_;
-};
-
-// A 1D or 2D problem's run: its output held in memory, or streamed (StreamedField): straight
-// into the result file on one rank, through a spill file across ranks.
-template <class T>
-class FftconvRun final : public PartRun<fftconv::RunPart<T>> {
- public:
-  using Base = PartRun<fftconv::RunPart<T>>;
-  using Base::PartRun;
-
-  void prepare(const RunSetup& setup) override {
-    take(setup);
-    const Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
-    // "auto": the variant (and overlap-save's block) stored for this problem, or the built-in
-    // choice (and a note on stderr) when none is. Across ranks every rank runs the built-in one.
-    automatic_ = automatic_ && ranks() == 1;
-    if (looks_up_choice())
-      auto_ = choose_stored(fftconv::method_axes(p_), p_, autotune_file_,
-                            fftconv_key(q, p_), fftconv::auto_fallback(q, int{sizeof(T)}));
-    part_.emplace(p_, q, fftconv::Options{p_.variant, p_.block}, this->placement());
-  }
-
-  std::string describe() const override {
-    return part_->what() + "; " + ran(part_->method()) + (!gpu_ && p_.streamed ? ", streamed" : "");
-  }
-
-  void solve(PhaseTimer& timings, io::ResultFile* out) override {
-    if (p_.streamed)
-      streamed_.emplace(ranks() == 1 ? out : nullptr, output_.parent_path(), "/output",
-                        static_cast<std::int64_t>(part_->output_dims()[0]));
-    part_->solve(timings, {[this](std::int64_t offset, std::int64_t count, const T* values) {
-                             streamed_->write(offset, count, values);
-                           },
-                           [this] { streamed_->finish(); }});
-    this->combine_over_ranks(timings, [&](comm::Context& context) { part_->combine(context); });
-  }
-
-  // Each rank's rows of /output (signals, or samples of the one signal) and of /input when cut by
-  // signals; rank 0 the attributes, and /input whole otherwise when output.input asks for it.
-  void write(Output& out) override {
-    const fftconv::RunPart<T>& r = *part_;
-    if (!r.streamed())
-      out.write_share("/output", r.output_dims(), r.first_row(), r.rows(), r.output().data());
-    else if (ranks() > 1)
-      streamed_->write_to(out, r.output_dims(), r.first_row());
-    r.input_rows([&](const auto&... rows) { out.write_rows(rows...); });
-    if (out.file == nullptr) return;
-    set_attributes(*out.file, "/output", r.output_attributes());
-    r.write_inputs(*out.file);
-  }
-
- private:
-  using Base::p_, Base::t_, Base::part_, Base::gpu_, Base::auto_, Base::automatic_, Base::output_;
-  using Base::autotune_file_, Base::ranks, Base::looks_up_choice, Base::ran, Base::take;
   std::optional<StreamedField<T>> streamed_;
 };
-
-// A volume's run, a sub-solver of fftconv's own: one rank, the variant given, the output a
-// [z][row][col] field with its XDMF sidecar on the signal's grid (fftconv::output_origin).
 template <class T>
-class VolumeRun final : public PartRun<fftconv::VolumePart<T>> {
- public:
-  using Base = PartRun<fftconv::VolumePart<T>>;
-  using Base::PartRun;
-
-  void prepare(const RunSetup& setup) override {
-    take(setup);
-    part_.emplace(p_, this->placement());
-  }
-  std::string describe() const override {
-    return part_->what() + "; " + ran(std::string(name(p_.variant)));
-  }
-  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
-    return {io::xdmf_path_for(result)};
-  }
-  void solve(PhaseTimer& timings, io::ResultFile*) override { part_->solve(timings); }
-  void write(Output& out) override {
-    out.file->write_field("/output", part_->output().data(), part_->output_dims());
-    set_attributes(*out.file, "/output", part_->output_attributes());
-    part_->write_inputs(*out.file);
-    out.add_xdmf({part_->output_points(), part_->origin()}, {"/output", "output", int(sizeof(T))});
-  }
-
- private:
-  using Base::p_, Base::part_, Base::ran, Base::take;
-};
+using LineRun = FftconvRun<T, fftconv::RunPart<T>>;
+template <class T>
+using VolumeRun = FftconvRun<T, fftconv::VolumePart<T>>;
 
 // The sweep: each listed variant checked against the gold and timed on one DeviceProblem
 // (solvers/fftconv/study.hpp).
@@ -216,7 +187,7 @@ std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& pa
   file.automatic = !p.is_volume() && p.variant == Variant::automatic && t.has("method.variant") &&
                    !p.streamed;
   if (p.is_volume()) return run_in_precision<VolumeRun>(t, std::move(file));
-  return run_in_precision<FftconvRun>(t, std::move(file));
+  return run_in_precision<LineRun>(t, std::move(file));
 }
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& params_path) {

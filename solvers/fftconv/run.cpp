@@ -387,7 +387,7 @@ VolumePart<T>::VolumePart(const Params& p, const Placement& where) : p_(p), wher
 }
 
 template <class T>
-void VolumePart<T>::solve(PhaseTimer& timings) {
+void VolumePart<T>::solve(PhaseTimer& timings, const PieceSink<T>&) {
   out_ = said_as(where_, [&] { return convolve_volume(ops_, p_.variant, where_.gpu); },
                  [&](const InputError& e) { return rephrased(p_, e); });
   if (where_.gpu) {
@@ -413,10 +413,11 @@ Agreement VolumePart<T>::check(comm::Context&) {
 }
 
 template <class T>
-std::array<std::uint64_t, 3> VolumePart<T>::output_points() const {
+std::optional<GridPlace> VolumePart<T>::grid() const {
   const Extent3 e = output_extent(ops_.problem);
-  return {static_cast<std::uint64_t>(e.cols), static_cast<std::uint64_t>(e.rows),
-          static_cast<std::uint64_t>(e.depth)};
+  return GridPlace{{static_cast<std::uint64_t>(e.cols), static_cast<std::uint64_t>(e.rows),
+                    static_cast<std::uint64_t>(e.depth)},
+                   output_origin(ops_.problem)};
 }
 
 template <class T>

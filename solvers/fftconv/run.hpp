@@ -56,6 +56,14 @@ struct PieceSink {
   std::function<void()> finish;
 };
 
+// Where a field's first sample lies on its grid, and its points along x, y and z: a volume's
+// output, shown by a sidecar.
+struct GridPlace {
+  std::array<std::uint64_t, 3> points{};
+  std::array<double, 3> origin{};
+};
+
+// The two parts below answer alike, so that a caller runs either the same way.
 template <class T>
 class RunPart {
  public:
@@ -90,6 +98,7 @@ class RunPart {
   std::string what() const { return describe(p_, ops_.problem); }
   std::string method() const;
   const char* decomposition() const;
+  std::optional<GridPlace> grid() const { return std::nullopt; }
   // The summary's line after the run, and /timings' rate (and a streamed run's total).
   std::pair<std::string, Attributes> summary() const;
   // Units of work for a rate: the whole problem's output samples.
@@ -157,18 +166,24 @@ class VolumePart {
   // refuse it.
   VolumePart(const Params& p, const Placement& where);
 
-  // Phases to `timings`; the output checked finite.
-  void solve(PhaseTimer& timings);
+  // Phases to `timings`; the output checked finite. Never streamed: `sink` is not called.
+  void solve(PhaseTimer& timings, const PieceSink<T>& sink);
   Agreement check(comm::Context& context);  // on one rank
+  void combine(comm::Context&) {}            // never cut
+  bool streamed() const { return false; }
   const std::vector<T>& output() const { return out_.output; }
   std::vector<std::uint64_t> output_dims() const {
     return volume_dims(output_extent(ops_.problem));
   }
-  // The output's grid: points along x, y and z, and where its first lies on the signal's grid.
-  std::array<std::uint64_t, 3> output_points() const;
-  std::array<double, 3> origin() const { return output_origin(ops_.problem); }
+  std::uint64_t first_row() const { return 0; }
+  std::uint64_t rows() const { return output_dims()[0]; }
+  template <class Rows>
+  void input_rows(Rows&&) const {}  // never cut
+  // The output's grid: where its first sample lies on the signal's (output_origin).
+  std::optional<GridPlace> grid() const;
 
   std::string what() const { return describe_volume(p_, ops_.problem); }
+  std::string method() const { return std::string(name(p_.variant)); }
   const char* decomposition() const { return "one volume"; }  // never cut
   std::pair<std::string, Attributes> summary() const;
   double samples() const { return static_cast<double>(ops_.problem.signal.size()); }

@@ -628,3 +628,19 @@ class StreamedField {
 };
 
 }  // namespace parasol::app
+
+// ---- a row a solver's own study measured, with its own cells ------------------------------------
+#include "apps/solver_parts.hpp"
+
+namespace parasol::app {
+
+// A configuration a solver's study measured (measured(RowOutcome)) with the cells of its own
+// columns (SweepColumns::extras), or skipped, saying why (`skipped`: no row is added).
+inline Measurement measured(RowOutcome row, std::vector<Cell> extras, std::string skipped = "") {
+  Measurement m = measured(std::move(row));
+  m.extras = std::move(extras);
+  m.skipped = std::move(skipped);
+  return m;
+}
+
+}  // namespace parasol::app

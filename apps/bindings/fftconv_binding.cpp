@@ -1,6 +1,5 @@
-// fftconv's binding: what a run reads, says and writes, its part solved by the solver
-// (fftconv::RunPart: the output held whole, or streamed piece by piece; across ranks a share of
-// signals or a range of one long signal's output), a volume's run (fftconv::VolumePart), and the
+// fftconv's binding: what a run reads, says and writes, its part solved by the solver (a 1D or 2D
+// problem's, whole, streamed or cut among ranks, or a volume's: solvers/fftconv/run.hpp), and the
 // sweep over variants on operands resident on the device (fftconv::VariantStudy).
 #include <optional>
 #include <type_traits>
@@ -17,7 +16,6 @@ namespace parasol::app {
 namespace {
 
 using fftconv::Params;
-using fftconv::Problem;
 using fftconv::SweepParams;
 using fftconv::Variant;
 
@@ -31,16 +29,26 @@ DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem:
 }
 
 // The problem class of a choice (fftconv::problem_class) in the run's precision.
-io::AutotuneKey fftconv_key(const Problem& q, const Params& p) {
+io::AutotuneKey fftconv_key(const fftconv::Problem& q, const Params& p) {
   return autotune_key("fftconv", fftconv::problem_class(q), std::string(name(p.precision)));
 }
 
-// A run of either of fftconv's problems, from its part made in prepare() (where the part runs:
-// its memory refused, its complaints said at their keys' lines, its progress shown here): a 1D
-// or 2D problem (fftconv::RunPart), its output held in memory or streamed (StreamedField:
-// straight into the result file on one rank, through a spill file across ranks); or a volume
-// (fftconv::VolumePart, a sub-solver of its own: one rank, the variant given, its output shown
-// on the signal's grid by an XDMF sidecar).
+// Where a run or sweep runs: its memory refused, its complaints said at their keys' lines and its
+// progress shown here.
+fftconv::Placement placement_of(const io::ParamTable& t, int rank, int ranks, bool gpu,
+                                bool check) {
+  return {rank, ranks, gpu, check,
+          [&t](const std::vector<fftconv::MemoryNeed>& needs) { require_needs(t, needs); },
+          [&t](const InputError& e) { return sourced(t, e); },
+          [](const char* what, const std::function<void(const fftconv::ProgressCallback&)>& f) {
+            ProgressLine line(what, "samples", 1);
+            f([&](const fftconv::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); });
+          }};
+}
+
+// A run of either problem from its part: a 1D or 2D one's (fftconv::RunPart), its output held or
+// streamed (StreamedField: into the result file on one rank, a spill file across ranks), or a
+// volume's (fftconv::VolumePart, a sub-solver: one rank, the variant given, an XDMF sidecar).
 template <class T, class Part>
 class FftconvRun final : public SolverRun<Params> {
  public:
@@ -48,17 +56,18 @@ class FftconvRun final : public SolverRun<Params> {
 
   void prepare(const RunSetup& setup) override {
     take(setup);
+    const fftconv::Placement where = placement_of(t_, rank(), ranks(), gpu_, check_);
     if constexpr (std::is_same_v<Part, fftconv::VolumePart<T>>) {
-      part_.emplace(p_, placement());
+      part_.emplace(p_, where);
     } else {
-      const Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
+      const fftconv::Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
       // "auto": the variant (and overlap-save's block) stored for this problem, or the built-in
       // choice (and a note on stderr) when none is. Across ranks every rank runs the built-in one.
       automatic_ = automatic_ && ranks() == 1;
       if (looks_up_choice())
         auto_ = choose_stored(fftconv::method_axes(p_), p_, autotune_file_, fftconv_key(q, p_),
                               fftconv::auto_fallback(q, int{sizeof(T)}));
-      part_.emplace(p_, q, fftconv::Options{p_.variant, p_.block}, placement());
+      part_.emplace(p_, q, fftconv::Options{p_.variant, p_.block}, where);
     }
   }
   std::string describe() const override {
@@ -110,35 +119,20 @@ class FftconvRun final : public SolverRun<Params> {
   }
 
  private:
-  fftconv::Placement placement() const {
-    return {rank(), ranks(), gpu_, check_,
-            [this](const std::vector<fftconv::MemoryNeed>& needs) { require_needs(t_, needs); },
-            [this](const InputError& e) { return sourced(t_, e); },
-            [](const char* what, const std::function<void(const fftconv::ProgressCallback&)>& f) {
-              ProgressLine line(what, "samples", 1);
-              f([&](const fftconv::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); });
-            }};
-  }
-
   std::optional<Part> part_;
   std::optional<StreamedField<T>> streamed_;
 };
-template <class T>
-using LineRun = FftconvRun<T, fftconv::RunPart<T>>;
-template <class T>
-using VolumeRun = FftconvRun<T, fftconv::VolumePart<T>>;
+template <class T> using LineRun = FftconvRun<T, fftconv::RunPart<T>>;
+template <class T> using VolumeRun = FftconvRun<T, fftconv::VolumePart<T>>;
 
-// The sweep: each listed variant checked against the gold and timed on one DeviceProblem
-// (solvers/fftconv/study.hpp).
+// The sweep: each listed variant checked against the gold and timed (fftconv::VariantStudy).
 template <class T>
 class FftconvStudy final : public MethodStudy<Params, SweepParams> {
  public:
   using MethodStudy::MethodStudy;
 
   void prepare() override {
-    const Problem q = sourced(t_, [&] { return fftconv::problem_of<T>(p_); });
-    require_needs(t_, fftconv::memory_needs(p_, q, sizeof(T), true, true));
-    study_.emplace(q, s_.variants, p_.block, [&] { return fftconv::load_operands<T>(p_, q); });
+    study_.emplace(p_, s_.variants, placement_of(t_, 0, 1, true, true));
     configure(s_.variants, [](Params& c, Variant v) { c.variant = v; });
   }
 
@@ -156,10 +150,7 @@ class FftconvStudy final : public MethodStudy<Params, SweepParams> {
 
   Measurement measure(std::size_t i) override {
     fftconv::VariantMeasurement r = study_->measure(configs_[i].variant, s_.repeats);
-    Measurement m = measured(std::move(r.row));
-    m.skipped = std::move(r.skipped);
-    m.extras = {r.ran};
-    return m;
+    return measured(std::move(r.row), {r.ran}, std::move(r.skipped));
   }
 
   double units_per_run() const override { return study_->samples(); }
@@ -180,13 +171,8 @@ class FftconvStudy final : public MethodStudy<Params, SweepParams> {
 
 std::unique_ptr<Run> make_run(io::ParamTable& t, const std::filesystem::path& params_path) {
   DeclaredFile<Params, SweepParams> file = read(t, params_path);
-  // "auto" given in so many words looks for a stored choice first (a GPU run on one rank); the
-  // default (auto too) goes straight to the built-in choice, without a note on every run. A
-  // volume runs the variant given.
-  const Params& p = file.params;
-  file.automatic = !p.is_volume() && p.variant == Variant::automatic && t.has("method.variant") &&
-                   !p.streamed;
-  if (p.is_volume()) return run_in_precision<VolumeRun>(t, std::move(file));
+  file.automatic = fftconv::asks_stored_choice(file.params, t.has("method.variant"));
+  if (file.params.is_volume()) return run_in_precision<VolumeRun>(t, std::move(file));
   return run_in_precision<LineRun>(t, std::move(file));
 }
 

@@ -47,6 +47,10 @@ void write_sources(io::ResultFile& out, const Params& p) {
 
 }  // namespace
 
+bool asks_stored_choice(const Params& p, bool given) {
+  return given && p.variant == Variant::automatic && !p.is_volume() && !p.streamed;
+}
+
 std::string auto_fallback(const Problem& q, int element_bytes) {
   try {
     return "the variant auto picks (" + std::string(name(choose_variant(q, element_bytes))) + ")";

@@ -28,6 +28,12 @@ class ResultFile;  // io/result_file.hpp: this library writes through io/ privat
 
 namespace parasol::fftconv {
 
+// Whether method.variant = "auto" asks for a choice `parasol sweep --autotune` stored: when given
+// in so many words (`given`: the default, auto too, goes straight to the built-in choice, without
+// a note on every run), for a problem a choice is stored for (not a volume, which runs the variant
+// given; not streamed, which runs overlap-save either way).
+bool asks_stored_choice(const Params& p, bool given);
+
 // What "auto" runs when no choice is stored (choose_variant's pick), for the note that says so.
 std::string auto_fallback(const Problem& q, int element_bytes);
 

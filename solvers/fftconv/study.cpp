@@ -11,6 +11,12 @@ template <class T>
 VariantStudy<T>::VariantStudy(const Problem& q, const std::vector<Variant>& variants,
                               std::int64_t block, const std::function<Operands<T>()>& load)
     : block_(block) {
+  make(q, variants, load);
+}
+
+template <class T>
+void VariantStudy<T>::make(const Problem& q, const std::vector<Variant>& variants,
+                           const std::function<Operands<T>()>& load) {
   std::vector<Options> options;
   for (const Variant v : variants)
     if (supports(v, q)) options.push_back(options_of(v));
@@ -22,6 +28,31 @@ VariantStudy<T>::VariantStudy(const Problem& q, const std::vector<Variant>& vari
   device_.emplace(q, ops_.signal, ops_.filter);
   device_->sample_outputs(checked_);
   chosen_ = choose_variant(q, sizeof(T));
+}
+
+namespace {
+
+// A study's problem from its parameters, said as `where` says a complaint, its memory judged.
+template <class T>
+Problem judged_problem(const Params& p, const Placement& where) {
+  Problem q;
+  try {
+    q = problem_of<T>(p);
+  } catch (const InputError& e) {
+    throw where.said ? where.said(e) : e;
+  }
+  if (where.fits) where.fits(memory_needs(p, q, sizeof(T), true, true));
+  return q;
+}
+
+}  // namespace
+
+template <class T>
+VariantStudy<T>::VariantStudy(const Params& p, const std::vector<Variant>& variants,
+                              const Placement& where)
+    : block_(p.block) {
+  const Problem q = judged_problem<T>(p, where);
+  make(q, variants, [&] { return load_operands<T>(p, q); });
 }
 
 template <class T>

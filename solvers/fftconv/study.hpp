@@ -12,8 +12,10 @@
 #include "kernels/sweep_row.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/inputs.hpp"
 #include "solvers/fftconv/operands.hpp"
 #include "solvers/fftconv/params.hpp"
+#include "solvers/fftconv/run.hpp"
 
 namespace parasol::fftconv {
 
@@ -39,6 +41,9 @@ class VariantStudy {
   // the signal into blocks.
   VariantStudy(const Problem& q, const std::vector<Variant>& variants, std::int64_t block,
                const std::function<Operands<T>()>& load);
+  // The problem p describes (problem_of), its memory on the host and the device judged
+  // (Placement::fits) and its complaints said (Placement::said) by the caller.
+  VariantStudy(const Params& p, const std::vector<Variant>& variants, const Placement& where);
 
   // The first run also makes the plans and scratch.
   VariantMeasurement measure(Variant v, const Repeats& repeats);
@@ -47,7 +52,8 @@ class VariantStudy {
   Variant chosen() const { return chosen_; }  // the variant auto picks
   // The output samples of a convolution, for the rate.
   double samples() const {
-    return static_cast<double>(ops_.problem.batch) * static_cast<double>(ops_.problem.signal.size());
+    const Problem& q = ops_.problem;
+    return static_cast<double>(q.batch) * static_cast<double>(q.signal.size());
   }
   // /sweep's attributes: auto's pick, the problem, the check's tolerance and its samples.
   Attributes attributes() const;
@@ -58,6 +64,9 @@ class VariantStudy {
   std::string unable() const;
 
  private:
+  // The operands `load` makes, the gold at the checked samples and the device's copy, for q.
+  void make(const Problem& q, const std::vector<Variant>& variants,
+            const std::function<Operands<T>()>& load);
   Options options_of(Variant v) const;
 
   std::int64_t block_;

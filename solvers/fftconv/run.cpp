@@ -9,7 +9,6 @@
 #include "kernels/finite.hpp"
 #include "kernels/precision.hpp"
 #include "kernels/printable.hpp"
-#include "kernels/timed_runs.hpp"
 #include "solvers/fftconv/check.hpp"
 
 namespace parasol::fftconv {
@@ -17,25 +16,6 @@ namespace parasol::fftconv {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// `make()`, an InputError it throws `restated` (as it is, by default) then said against the
-// caller's file (Placement::said).
-template <class Make, class Restate>
-auto said_as(const Placement& where, Make make, Restate restated) -> decltype(make()) {
-  try {
-    return make();
-  } catch (const InputError& e) {
-    throw where.said ? where.said(restated(e)) : restated(e);
-  }
-}
-template <class Make>
-auto said_as(const Placement& where, Make make) -> decltype(make()) {
-  return said_as(where, make, [](const InputError& e) { return e; });
-}
 
 // /input's attributes: where the signal and the filter came from.
 void write_sources(io::ResultFile& out, const Params& p) {
@@ -79,8 +59,8 @@ void RunPart<T>::cut(const Problem& q) {
   try {
     share_ = share_of(q, method_, sizeof(T), where_.gpu, p_.streamed, where_.rank, where_.ranks);
   } catch (const InputError& e) {
-    if (e.key() != "ranks") throw said(rephrased(p_, e));
-    throw said(InputError("", cut_key(p_, q), e.expected()));  // the key that sized what was cut
+    if (e.key() != "ranks") throw where_.told(rephrased(p_, e));
+    throw where_.told(InputError("", cut_key(p_, q), e.expected()));  // what sized the cut
   }
   method_ = share_->method;
   if (!range()) {
@@ -103,16 +83,6 @@ void RunPart<T>::cut(const Problem& q) {
     window_first_ = begin;
     window_.resize(static_cast<std::size_t>(end - begin));
     if (end > begin) source_->read(begin, end - begin, window_.data());
-  }
-}
-
-template <class T>
-template <class F>
-auto RunPart<T>::rephrasing(F f) const -> decltype(f()) {
-  try {
-    return f();
-  } catch (const InputError& e) {
-    throw said(rephrased(p_, e));
   }
 }
 
@@ -191,7 +161,7 @@ void RunPart<T>::solve(PhaseTimer& timings, const PieceSink<T>& sink) {
     const auto started = Clock::now();
     gold_ = gold_of();
     result_.output = rounded<T>(gold_);
-    result_.timings.compute = since(started);
+    result_.timings.compute = seconds_since(started);
     add_phases(timings, false);
   }
   require_finite("fftconv: the output", result_.output);
@@ -221,7 +191,7 @@ template <class T>
 void RunPart<T>::check_piece(std::int64_t offset, std::int64_t count, const T* values) {
   const auto checking = Clock::now();
   difference_.add(values, gold_window(whole_, ops_.filter, offset, count, reader()));
-  check_s_ += since(checking);
+  check_s_ += seconds_since(checking);
 }
 
 // A rank's range of one long signal's output, into memory: on the GPU from its window in memory,
@@ -246,7 +216,7 @@ void RunPart<T>::solve_range(PhaseTimer& timings) {
     convolve_pieces<T>(whole_, ops_.filter, reader(), keep, first, count, where_.gpu, p_.block,
                        p_.piece);
   });
-  result_.timings.compute = since(started);
+  result_.timings.compute = seconds_since(started);
   result_.variant = Variant::overlap_save;
   timings.add("compute", result_.timings.compute);
 }
@@ -266,7 +236,7 @@ void RunPart<T>::solve_streamed(PhaseTimer& timings, const PieceSink<T>& sink) {
     const SignalReader<T> read = [&](std::int64_t offset, std::int64_t n, T* into) {
       const auto reading = Clock::now();
       source_->read(offset, n, into);
-      read_s_ += since(reading);
+      read_s_ += seconds_since(reading);
     };
     const OutputWriter<T> write = [&](std::int64_t offset, std::int64_t n, const T* values) {
       require_finite("fftconv: the output", values, static_cast<std::size_t>(n));
@@ -277,8 +247,8 @@ void RunPart<T>::solve_streamed(PhaseTimer& timings, const PieceSink<T>& sink) {
       if (where_.check && where_.gpu) check_piece(offset, n, values);
       const auto writing = Clock::now();
       sink.write(offset, n, values);
-      write_s_ += since(writing);
-      if (progress) progress({offset + n - first, count, since(started)});
+      write_s_ += seconds_since(writing);
+      if (progress) progress({offset + n - first, count, seconds_since(started)});
     };
     // The CPU's pieces are the gold's windows rounded: their rounding is judged as it goes.
     rephrasing([&] {
@@ -288,8 +258,8 @@ void RunPart<T>::solve_streamed(PhaseTimer& timings, const PieceSink<T>& sink) {
   });
   const auto finishing = Clock::now();
   sink.finish();
-  write_s_ += since(finishing);
-  total_s_ = since(started) - check_s_;
+  write_s_ += seconds_since(finishing);
+  total_s_ = seconds_since(started) - check_s_;
   result_.timings.compute = total_s_ - read_s_ - write_s_;
   timings.add("read", read_s_);
   timings.add("compute", result_.timings.compute);
@@ -381,10 +351,10 @@ void RunPart<T>::write_inputs(io::ResultFile& out) const {
 template <class T>
 VolumePart<T>::VolumePart(const Params& p, const Placement& where) : p_(p), where_(where) {
   if (where_.ranks > 1) {
-    const InputError e("", size_key(p_), "a volume runs on one rank; run it without a launcher");
-    throw where_.said ? where_.said(e) : e;
+    throw where_.told(
+        InputError("", size_key(p_), "a volume runs on one rank; run it without a launcher"));
   }
-  const VolumeProblem q = said_as(where_, [&] { return volume_problem_of<T>(p_); });
+  const VolumeProblem q = where_.telling([&] { return volume_problem_of<T>(p_); });
   if (where_.fits)
     where_.fits(volume_memory_needs(p_, q, sizeof(T), where_.gpu, !where_.gpu || where_.check));
   ops_ = load_volume<T>(p_, q);
@@ -392,8 +362,8 @@ VolumePart<T>::VolumePart(const Params& p, const Placement& where) : p_(p), wher
 
 template <class T>
 void VolumePart<T>::solve(PhaseTimer& timings, const PieceSink<T>&) {
-  out_ = said_as(where_, [&] { return convolve_volume(ops_, p_.variant, where_.gpu); },
-                 [&](const InputError& e) { return rephrased(p_, e); });
+  out_ = where_.telling([&] { return convolve_volume(ops_, p_.variant, where_.gpu); },
+                        [&](const InputError& e) { return rephrased(p_, e); });
   if (where_.gpu) {
     timings.add("setup", out_.timings.setup);
     timings.add("host_to_device", out_.timings.host_to_device);

@@ -45,13 +45,27 @@ struct Placement {
   // Refuses memory the run cannot have, the needs in the order memory_needs gives them; null: not
   // judged.
   std::function<void(const std::vector<MemoryNeed>&)> fits;
-  // A solver's InputError (its key restated as the declared one, rephrased) said against what the
-  // caller read: the key's line of the parameter file; null: thrown as it is.
+  // A solver's InputError, its key the parameter file's (rephrased), said against what the caller
+  // read: the key's line of the file; null: thrown as it is.
   std::function<InputError(const InputError&)> said;
   // Runs `body` with a callback that shows its progress, `what` naming a step ("output sample");
   // null: runs it unshown.
   std::function<void(const char* what, const std::function<void(const ProgressCallback&)>& body)>
       shown;
+
+  // `e` as the caller says it.
+  InputError told(const InputError& e) const { return said ? said(e) : e; }
+  // `make()`; an InputError it throws restated by `restate` (when given: rephrased, say), then
+  // told.
+  template <class Make>
+  auto telling(Make&& make, const std::function<InputError(const InputError&)>& restate = {}) const
+      -> decltype(make()) {
+    try {
+      return make();
+    } catch (const InputError& e) {
+      throw told(restate ? restate(e) : e);
+    }
+  }
 };
 
 // Where a streamed part's output goes: each piece in order, then finish() once every piece came
@@ -134,9 +148,11 @@ class RunPart {
   bool range() const { return share_ && share_->cut == Cut::range; }
   bool cut_by_signals() const { return share_ && share_->cut == Cut::batch; }
   Variant variant() const;
-  InputError said(const InputError& e) const { return where_.said ? where_.said(e) : e; }
-  template <class F>
-  auto rephrasing(F f) const -> decltype(f());
+  // `make()`, a complaint of the solver's said at the parameter file's key (rephrased).
+  template <class Make>
+  auto rephrasing(Make&& make) const -> decltype(make()) {
+    return where_.telling(make, [this](const InputError& e) { return rephrased(p_, e); });
+  }
   void shown(const char* what, const std::function<void(const ProgressCallback&)>& body) const;
   std::vector<double> gold_of() const;
   void cut(const Problem& q);

@@ -35,12 +35,7 @@ namespace {
 // A study's problem from its parameters, said as `where` says a complaint, its memory judged.
 template <class T>
 Problem judged_problem(const Params& p, const Placement& where) {
-  Problem q;
-  try {
-    q = problem_of<T>(p);
-  } catch (const InputError& e) {
-    throw where.said ? where.said(e) : e;
-  }
+  const Problem q = where.telling([&] { return problem_of<T>(p); });
   if (where.fits) where.fits(memory_needs(p, q, sizeof(T), true, true));
   return q;
 }

@@ -11,6 +11,7 @@
 #include "comm/context.hpp"
 #include "solvers/fftconv/run.hpp"
 #include "solvers/fftconv/study.hpp"
+#include "tests/support.hpp"
 
 namespace parasol::fftconv {
 namespace {
@@ -25,7 +26,8 @@ Params short_signal(std::int64_t length) {
   return p;
 }
 
-Placement on_the_cpu(bool check) {
+// One rank on the CPU, with or without a check after.
+Placement one_rank(bool check) {
   Placement where;
   where.check = check;
   return where;
@@ -47,7 +49,7 @@ TEST(FftconvRun, AStreamedPartHandsOnThePiecesOfTheWholeRunsOutputInOrder) {
   const Params whole_params = short_signal(5000);
   const Problem q = problem_of<float>(whole_params);
   RunPart<float> whole(whole_params, q, {whole_params.variant, whole_params.block},
-                       on_the_cpu(true));
+                       one_rank(true));
   PhaseTimer whole_timings;
   whole.solve(whole_timings, {});
   comm::Context context;
@@ -56,7 +58,7 @@ TEST(FftconvRun, AStreamedPartHandsOnThePiecesOfTheWholeRunsOutputInOrder) {
   Params streamed_params = whole_params;
   streamed_params.streamed = true;
   RunPart<float> streamed(streamed_params, q, {streamed_params.variant, streamed_params.block},
-                          on_the_cpu(true));
+                          one_rank(true));
   std::vector<float> pieces;
   int finished = 0;
   PhaseTimer timings;
@@ -80,10 +82,40 @@ TEST(FftconvRun, AStreamedPartHandsOnThePiecesOfTheWholeRunsOutputInOrder) {
   EXPECT_FALSE(whole.grid().has_value());  // a sidecar shows a volume's output alone
 }
 
+// On the device a streamed part runs overlap-save in pieces of method.piece, each judged against
+// the gold's window as it comes; a whole run's output is judged after. Both pass, and across
+// the pieces the output is the whole output (every sample written once, in order).
+TEST(FftconvRun, OnTheDeviceAStreamedPartAndAWholeRunBothAgreeWithTheGold) {
+  PARASOL_REQUIRE_GPU();
+  Params p = short_signal(100003);  // a prime: the last piece and the last block are short
+  p.variant = Variant::overlap_save;
+  const Problem q = problem_of<float>(p);
+  Placement where = one_rank(true);
+  where.gpu = true;
+  RunPart<float> whole(p, q, {p.variant, p.block}, where);
+  PhaseTimer timings;
+  whole.solve(timings, {});
+  comm::Context context;
+  EXPECT_TRUE(whole.check(context).passed());
+
+  p.streamed = true;
+  p.piece = 16384;
+  RunPart<float> streamed(p, q, {p.variant, p.block}, where);
+  std::int64_t next = 0;
+  streamed.solve(timings, {[&](std::int64_t offset, std::int64_t count, const float*) {
+                             EXPECT_EQ(offset, next);
+                             next = offset + count;
+                           },
+                           [] {}});
+  EXPECT_EQ(next, 100003);
+  EXPECT_TRUE(streamed.check(context).passed());
+  EXPECT_EQ(streamed.method(), "overlap-save streamed");
+}
+
 TEST(FftconvRun, TheCallerJudgesTheMemoryAndSeesTheProgress) {
   const Params p = short_signal(3000);
   const Problem q = problem_of<float>(p);
-  Placement where = on_the_cpu(false);
+  Placement where = one_rank(false);
   std::vector<MemoryNeed> judged;
   where.fits = [&](const std::vector<MemoryNeed>& needs) { judged = needs; };
   std::vector<std::string> shown;
@@ -104,7 +136,7 @@ TEST(FftconvRun, TheCallerJudgesTheMemoryAndSeesTheProgress) {
 TEST(FftconvRun, TheOutputsAttributesSayWhatRanAndWhereItLies) {
   Params p = short_signal(2000);
   const Problem q = problem_of<float>(p);
-  RunPart<float> part(p, q, {p.variant, p.block}, on_the_cpu(false));
+  RunPart<float> part(p, q, {p.variant, p.block}, one_rank(false));
   const Attributes a = part.output_attributes();
   EXPECT_EQ(names(a), (std::vector<std::string>{"mode", "operation", "batch", "filters",
                                                 "signal_extent", "filter_extent", "variant",
@@ -117,7 +149,7 @@ TEST(FftconvRun, TheOutputsAttributesSayWhatRanAndWhereItLies) {
       << part.what();
 
   p.streamed = true;
-  RunPart<float> streamed(p, q, {p.variant, p.block}, on_the_cpu(false));
+  RunPart<float> streamed(p, q, {p.variant, p.block}, one_rank(false));
   const Attributes s = streamed.output_attributes();
   EXPECT_EQ(s[9].first, "streamed");
   EXPECT_EQ(streamed.method(), "overlap-save streamed");
@@ -132,7 +164,7 @@ TEST(FftconvRun, AVolumeRunsOnOneRankAndAgreesWithTheGold) {
   p.filter.depth = 3;
   ASSERT_TRUE(p.is_volume());
 
-  Placement across = on_the_cpu(false);
+  Placement across = one_rank(false);
   across.ranks = 2;
   across.said = [](const InputError& e) { return InputError("a.toml:7", e.key(), e.expected()); };
   try {
@@ -143,7 +175,7 @@ TEST(FftconvRun, AVolumeRunsOnOneRankAndAgreesWithTheGold) {
     EXPECT_EQ(e.key(), size_key(p));
   }
 
-  VolumePart<float> part(p, on_the_cpu(true));
+  VolumePart<float> part(p, one_rank(true));
   PhaseTimer timings;
   part.solve(timings, {});
   comm::Context context;

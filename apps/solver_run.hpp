@@ -784,3 +784,54 @@ inline void report_rate(io::ResultFile& out, const std::string& attribute, doubl
 }
 
 }  // namespace parasol::app
+
+// ---- a 1D field handed on piece by piece, never whole on any rank ------------------------------
+#include "io/spill_file.hpp"
+#include "io/streamed_dataset.hpp"
+
+namespace parasol::app {
+
+// A 1D field a run computes in order and never holds whole (fftconv's streamed output), in one
+// shape whatever the ranks: on one rank each piece goes straight into `dataset` of the result
+// file (io::StreamedDataset, made at once); across ranks into a spill file beside the result,
+// and from it into the rank's block of the field when the ranks write (write_to). Either way no
+// rank holds more than a piece.
+template <class T>
+class StreamedField {
+ public:
+  // `file` (one rank) or null (across ranks: a spill file in `folder`); `length` values in all.
+  StreamedField(io::ResultFile* file, const std::filesystem::path& folder, std::string dataset,
+                std::int64_t length)
+      : dataset_(std::move(dataset)) {
+    if (file != nullptr) whole_.emplace(*file, dataset_, length);
+    else spill_.emplace(folder);
+  }
+  // Values [offset, offset + count), where the last ones ended.
+  void write(std::int64_t offset, std::int64_t count, const T* values) {
+    if (whole_) whole_->write(offset, count, values);
+    else spill_->append(values, static_cast<std::size_t>(count) * sizeof(T));
+  }
+  void finish() {
+    if (whole_) whole_->finish();
+  }
+  // Across ranks, in Run::write: this rank's values into `dataset` (`dims`, made by rank 0 with
+  // every rank's), from element `first` on, in runs of the result file's writes.
+  void write_to(Output& out, const std::vector<std::uint64_t>& dims, std::uint64_t first) const {
+    out.create<T>(dataset_, dims);
+    const auto count = static_cast<std::int64_t>(spill_->size() / sizeof(T));
+    std::vector<T> run;
+    for (std::int64_t at = 0; at < count; at += io::StreamedDataset<T>::kRunValues) {
+      run.resize(
+          static_cast<std::size_t>(std::min(io::StreamedDataset<T>::kRunValues, count - at)));
+      spill_->read(static_cast<std::uint64_t>(at) * sizeof(T), run.data(), run.size() * sizeof(T));
+      out.write_block(dataset_, {first + static_cast<std::uint64_t>(at)}, {run.size()}, run.data());
+    }
+  }
+
+ private:
+  std::string dataset_;
+  std::optional<io::StreamedDataset<T>> whole_;
+  std::optional<io::SpillFile> spill_;
+};
+
+}  // namespace parasol::app

@@ -231,6 +231,15 @@ std::string extent_text(const Extent3& e) {
          std::to_string(e.cols);
 }
 
+Attributes problem_attributes(const Problem& q) {
+  return {{"mode", std::string(name(q.mode))},
+          {"operation", std::string(name(q.operation))},
+          {"batch", q.batch},
+          {"filters", q.filters},
+          {"signal_extent", rows_cols(q.signal)},
+          {"filter_extent", rows_cols(q.filter)}};
+}
+
 std::string problem_class(const Problem& q) {
   return "signal=" + extent_text(q.signal) + ",filter=" + extent_text(q.filter) +
          ",batch=" + std::to_string(q.batch) + ",filters=" + std::to_string(q.filters) + "," +

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "solvers/fftconv/fftconv.hpp"
@@ -156,6 +158,14 @@ std::string extent_text(const Extent3& e);
 // batch, the filters, the mode and the operation, exactly ("signal=16777216,filter=1025,batch=1,
 // filters=1,full,convolve").
 std::string problem_class(const Problem& q);
+
+// Attributes a result file records (/timings', /output's, /sweep's), in the order written.
+using Attributes = std::vector<
+    std::pair<std::string, std::variant<std::string, std::int64_t, double, bool,
+                                        std::vector<std::int64_t>>>>;
+
+// The problem as /output and /sweep record it: its mode, operation and shape.
+Attributes problem_attributes(const Problem& q);
 
 // What a convolution promises of its bits, in words.
 std::string reproducibility_because(bool gpu);

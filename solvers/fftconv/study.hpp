@@ -6,12 +6,16 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/sweep_row.hpp"
 #include "kernels/timed_runs.hpp"
 #include "solvers/fftconv/fftconv.hpp"
+#include "solvers/fftconv/inputs.hpp"
 #include "solvers/fftconv/operands.hpp"
+#include "solvers/fftconv/params.hpp"
+#include "solvers/fftconv/run.hpp"
 
 namespace parasol::fftconv {
 
@@ -23,6 +27,10 @@ struct VariantMeasurement {
   std::string ran = "-";  // the variant that ran (auto's pick), once the checked run has run
 };
 
+// What `parasol sweep` refuses of parameters that run otherwise: a streamed run (the sweep times
+// data held on the device) and a volume. InputError naming the key, with no source.
+void check_sweepable(const Params& p);
+
 template <class T>
 class VariantStudy {
  public:
@@ -33,15 +41,32 @@ class VariantStudy {
   // the signal into blocks.
   VariantStudy(const Problem& q, const std::vector<Variant>& variants, std::int64_t block,
                const std::function<Operands<T>()>& load);
+  // The problem p describes (problem_of), its memory on the host and the device judged
+  // (Placement::fits) and its complaints said (Placement::said) by the caller.
+  VariantStudy(const Params& p, const std::vector<Variant>& variants, const Placement& where);
 
   // The first run also makes the plans and scratch.
   VariantMeasurement measure(Variant v, const Repeats& repeats);
 
   const Problem& problem() const { return ops_.problem; }
   Variant chosen() const { return chosen_; }  // the variant auto picks
-  std::int64_t checked_samples() const { return static_cast<std::int64_t>(checked_.size()); }
+  // The output samples of a convolution, for the rate.
+  double samples() const {
+    const Problem& q = ops_.problem;
+    return static_cast<double>(q.batch) * static_cast<double>(q.signal.size());
+  }
+  // /sweep's attributes: auto's pick, the problem, the check's tolerance and its samples.
+  Attributes attributes() const;
+  // What --autotune stores for variant `v`'s row: the variant that ran (auto's pick, for its
+  // row), and with overlap-save the block it took.
+  std::pair<std::string, std::vector<std::pair<std::string, std::string>>> choice(Variant v) const;
+  // Why no listed variant can run: the problem's extents.
+  std::string unable() const;
 
  private:
+  // The operands `load` makes, the gold at the checked samples and the device's copy, for q.
+  void make(const Problem& q, const std::vector<Variant>& variants,
+            const std::function<Operands<T>()>& load);
   Options options_of(Variant v) const;
 
   std::int64_t block_;

@@ -94,6 +94,12 @@ __device__ __forceinline__ T red_black_update(const G<T>& g, const T* u, const T
   return d != T(0) ? u[at] + residual_at(g, u, b, i, j, k, at) / d : u[at];
 }
 
+// red_black_update at a cell inside() the level, whose diagonal is never 0: the same sums.
+template <class T, template <class> class G>
+__device__ __forceinline__ T inside_update(const G<T>& g, const T* u, const T* b, std::int64_t at) {
+  return u[at] + (b[at] - apply_inside(g, u, at)) / inside_diagonal(g);
+}
+
 // One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
 // cell's update reads, are not written. Only on levels whose periodic axes are even. Launched
 // over colour_grid.
@@ -101,7 +107,7 @@ template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
     rbgs_kernel(G<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
   for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = red_black_update(g, u, b, i, j, k, at);
+    u[at] = inside(g, i, j, k) ? inside_update(g, u, b, at) : red_black_update(g, u, b, i, j, k, at);
   });
 }
 
@@ -114,7 +120,8 @@ __global__ void __launch_bounds__(kCellThreads)
     colour_from_kernel(G<T> g, const T* __restrict__ from, T* __restrict__ u,
                        const T* __restrict__ b, int colour) {
   for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = red_black_update(g, from, b, i, j, k, at);
+    u[at] = inside(g, i, j, k) ? inside_update(g, from, b, at)
+                               : red_black_update(g, from, b, i, j, k, at);
   });
 }
 
@@ -126,9 +133,13 @@ __global__ void __launch_bounds__(kCellThreads)
     chebyshev_kernel(G<T> g, const T* __restrict__ u, T* __restrict__ previous,
                      const T* __restrict__ b, T c1, T c2, bool first) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    const T d = diagonal(g, i, j, k);
     const T c = u[at];
     const T momentum = first ? T(0) : c1 * (c - previous[at]);
+    if (inside(g, i, j, k)) {
+      previous[at] = c + momentum + c2 * (b[at] - apply_inside(g, u, at)) / inside_diagonal(g);
+      return;
+    }
+    const T d = diagonal(g, i, j, k);
     previous[at] = d != T(0) ? c + momentum + c2 * residual_at(g, u, b, i, j, k, at) / d : c;
   });
 }
@@ -301,7 +312,7 @@ __global__ void __launch_bounds__(kCellThreads)
     residual_kernel(G<T> g, const T* __restrict__ u, const T* __restrict__ b,
                     T* __restrict__ r) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    r[at] = residual_at(g, u, b, i, j, k, at);
+    r[at] = inside(g, i, j, k) ? b[at] - apply_inside(g, u, at) : residual_at(g, u, b, i, j, k, at);
   });
 }
 

@@ -162,6 +162,34 @@ __host__ __device__ __forceinline__ T above_z(const G<T>& g, const T* u, std::in
   }
 }
 
+// Whether cell (i, j, k) is at least one cell from every face: its six neighbours are the next
+// cells in memory along each axis (on a slab too: a z-neighbour inside the level is held, in the
+// slab or its halo plane), so A u needs no face rule and the diagonal no self weight.
+template <class T>
+__host__ __device__ __forceinline__ bool inside(const LevelGrid<T>& g, int i, int j, int k) {
+  return static_cast<unsigned>(i - 1) < static_cast<unsigned>(g.nx - 2) &&
+         static_cast<unsigned>(j - 1) < static_cast<unsigned>(g.ny - 2) &&
+         static_cast<unsigned>(k - 1) < static_cast<unsigned>(g.nz - 2);
+}
+
+// A u at a cell inside() the level: apply_operator's operands without the face rules' tests, so
+// the same sum. The plain variant's kernels take it in every warp away from the faces: the tests,
+// their branches and 64-bit index arithmetic had been most of a sweep's instructions (168 a cell
+// for r = b - A u). The fused pass has its own (RedBlackPass::first_inside).
+template <class T, template <class> class G>
+__host__ __device__ __forceinline__ T apply_inside(const G<T>& g, const T* u, std::int64_t at) {
+  const T* c = u + at;
+  const std::int64_t sy = g.sy(), sz = g.sz();
+  return apply_values(g, c[0], c[-1], c[1], c[-sy], c[sy], c[-sz], c[sz]);
+}
+
+// The diagonal of A inside() the level, where no axis has a self weight: diagonal()'s sum with
+// every weight 2.
+template <class T>
+__host__ __device__ __forceinline__ T inside_diagonal(const LevelGrid<T>& g) {
+  return g.alpha + g.cx * T(2) + g.cy * T(2) + g.cz * T(2);
+}
+
 // A u at cell (i, j, k), index `at`, its neighbours read from u.
 template <class T, template <class> class G>
 __host__ __device__ __forceinline__ T apply_operator(const G<T>& g, const T* u, int i, int j,

@@ -33,9 +33,14 @@ struct SumMaxOp {
   }
 };
 
-// The launch grid of a cell kernel over nx x ny x (held) planes, and its block.
+// The launch grid of a cell kernel over nx x ny x (held) planes, and its block: a thread takes a
+// run of up to kPlanesPerThread planes (planes_of_thread), fewer where the grid would otherwise
+// hold under kMinCellBlocks blocks (a few waves of the largest devices).
+inline constexpr std::int64_t kPlanesPerThread = 16, kMinCellBlocks = 8192;
 inline dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
-  return grid_for(blocks_to_cover(nx, ny, planes, Shape{kCellX, kCellY, 1}));
+  BlockCount b = blocks_to_cover(nx, ny, planes, Shape{kCellX, kCellY, 1});
+  b.z = std::min(b.z, std::max(ceil_div(b.z, kPlanesPerThread), ceil_div(kMinCellBlocks, b.x * b.y)));
+  return grid_for(b);
 }
 inline const dim3 kCellBlock(kCellX, kCellY, 1);
 // The launch grid of a kernel over one colour's cells (for_each_held_of_colour): half the columns.

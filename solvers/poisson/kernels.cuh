@@ -485,6 +485,21 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
   const int fx = rx == 1 ? -1 : fold(xs[1], coarse.nx, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
   const int fy = ry == 1 ? -1 : fold(ys[1], coarse.ny, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
   const int fz = rz == 1 ? -1 : fold(zs[1], coarse.nz, z_period, 2, coarse.lo[2], coarse.hi[2]);
+  const auto weight = [](int r, int offset) { return r == 1 ? 1.0 : offset ? 0.25 : 0.75; };
+  const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
+  double sum = 0.0;
+  if (fx < 0 && fy < 0 && fz < 0) {
+    // No neighbour past a face (every child but those of the coarse cells along the faces): the
+    // terms below with no ghost rule to apply, in the same order.
+    for (int c = 0; c < 2; ++c)
+      for (int b = 0; b < 2; ++b)
+        for (int a = 0; a < 2; ++a) {
+          if (c >= rz || b >= ry || a >= rx) continue;
+          const double v = static_cast<double>(uc[xs[a] + sy * ys[b] + sz * (zs[c] - z_base)]);
+          sum += weight(rx, a) * weight(ry, b) * weight(rz, c) * v;
+        }
+    return sum;
+  }
   // A face's ghost rule (factor * inside + data), its numbers taken with constant indices: indexed
   // by a face chosen at run time, the level's grid and the ghost data were copied to each
   // thread's local memory, 96 bytes a cell written before any was read.
@@ -505,9 +520,6 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
   const auto apply = [](double& v, const Rule& r) {
     if (r.on) v = r.factor * v + r.data;
   };
-  const auto weight = [](int r, int offset) { return r == 1 ? 1.0 : offset ? 0.25 : 0.75; };
-  const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
-  double sum = 0.0;
   // Over 2 with the ratio as a guard, not a loop bound, as mean_of_children: constant trip counts,
   // so the compiler unrolls a cube's 8 terms (a host pragma would warn). Past two or three faces
   // (a corner) the ghost rules apply z first, then y, then x, as the gold resolves them. The

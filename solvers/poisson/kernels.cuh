@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(kCellThreads)
                 });
 }
 
-// coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
+// coarse = R (b - A u), the residual made where it is restricted and never stored.
 template <bool kHalves, class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
     residual_restrict_kernel(F<T> fine, C<T> coarse_grid, const T* __restrict__ u,
@@ -392,7 +392,8 @@ __global__ void __launch_bounds__(kCellThreads)
                 [&](int i, int j, int k, std::int64_t at) {
                   coarse[at] = mean_of_children<kHalves>(
                       fine, coarse_grid, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
-                        return residual_at(fine, u, b, fi, fj, fk, f);
+                        return inside(fine, fi, fj, fk) ? b[f] - apply_inside(fine, u, f)
+                                                        : residual_at(fine, u, b, fi, fj, fk, f);
                       });
                 });
 }
@@ -627,8 +628,10 @@ __global__ void __launch_bounds__(kCellThreads)
           const double v =
               kRead == Reading::field
                   ? static_cast<double>(x[at])
-                  : static_cast<double>(residual_at(g, x, b, static_cast<int>(i),
-                                                    static_cast<int>(j), k, at));
+                  : static_cast<double>(
+                        inside(g, static_cast<int>(i), static_cast<int>(j), k)
+                            ? b[at] - apply_inside(g, x, at)
+                            : residual_at(g, x, b, static_cast<int>(i), static_cast<int>(j), k, at));
           acc.sum += v * v;
           acc.max = Max{}(acc.max, fabs(v));
         }

@@ -26,10 +26,6 @@ namespace {
 // 3,072 float cells (1,536 double), 48 times the default bottom_cells.
 constexpr std::size_t kBottomSharedLimit = 48 * 1024;
 
-bool uses_residual_field(const Params& p, std::size_t level) {
-  return level == 0 || p.variant == Variant::plain;  // level 0's: the benchmark's sweep writes it
-}
-
 // A second field per level, which sweeps that cannot write in place write into: Chebyshev's steps
 // (Jacobi order) and the fused red-black sweep (a tile's neighbours still read the old values).
 bool uses_second_field(const Params& p, const Level& l) {
@@ -45,7 +41,6 @@ std::size_t device_bytes(const Params& p) {
   for (std::size_t l = 0; l < all.size(); ++l) {
     const auto cells = static_cast<std::size_t>(all[l].cells());
     int fields = 2;  // u, b
-    if (uses_residual_field(p, l)) ++fields;
     if (uses_second_field(p, all[l])) ++fields;
     if (l > 0) ++fields;                               // FMG's right-hand side
     if (l + 1 == all.size()) ++fields;                 // the bottom solve's scratch
@@ -65,7 +60,7 @@ struct DeviceSolver<T>::Impl {
     // u is in `u`, or in `previous` after an odd number of sweeps that write into the other field
     // (in_previous): each graph's enqueueing follows where, from u in `u` at its start, and ends
     // with level 0's u back in `u`.
-    DeviceBuffer<T> u, b, r, previous, fmg_b;
+    DeviceBuffer<T> u, b, r, previous, fmg_b;  // r: level 0 only, once the benchmark asks
     bool in_previous = false;
     T* current() { return in_previous ? previous.data() : u.data(); }
     T* other() { return in_previous ? u.data() : previous.data(); }
@@ -126,7 +121,6 @@ struct DeviceSolver<T>::Impl {
       const auto cells = static_cast<std::size_t>(all[l].cells());
       d.u = DeviceBuffer<T>(cells);
       d.b = DeviceBuffer<T>(cells);
-      if (uses_residual_field(p, l)) d.r = DeviceBuffer<T>(cells);
       if (uses_second_field(p, all[l])) d.previous = DeviceBuffer<T>(cells);
       if (l > 0) d.fmg_b = DeviceBuffer<T>(cells);
     }
@@ -230,25 +224,19 @@ struct DeviceSolver<T>::Impl {
     d.in_previous = false;
   }
 
-  // b of level l + 1 = R (b - A u) of level l.
+  // b of level l + 1 = R (b - A u) of level l, the residual made where it is restricted (both
+  // variants: written to r and read back, it cost a 512^3 V-cycle two fine fields' traffic).
   void restrict_residual(std::size_t l, const T* b) {
     LevelData& fine = level[l];
     LevelData& coarse = level[l + 1];
     const Level& c = coarse.level;
-    if (p.variant == Variant::fused) {
-      with_halving(coarse.grid, [&](auto halves) {
-        residual_restrict_kernel<decltype(halves)::value>
-            <<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(fine.grid, coarse.grid,
-                                                                    fine.current(), b,
-                                                                    coarse.b.data());
-      });
-      PARASOL_CHECK_LAUNCH(stream);
-      return;
-    }
-    residual_kernel<<<cell_grid(fine.level.nx, fine.level.ny, fine.level.nz), kCellBlock, 0,
-                      stream>>>(fine.grid, fine.current(), b, fine.r.data());
+    with_halving(coarse.grid, [&](auto halves) {
+      residual_restrict_kernel<decltype(halves)::value>
+          <<<cell_grid(c.nx, c.ny, c.nz), kCellBlock, 0, stream>>>(fine.grid, coarse.grid,
+                                                                  fine.current(), b,
+                                                                  coarse.b.data());
+    });
     PARASOL_CHECK_LAUNCH(stream);
-    restrict_field(l, fine.r.data(), coarse.b.data());
   }
 
   void restrict_field(std::size_t l, const T* fine, T* coarse) {
@@ -320,7 +308,8 @@ struct DeviceSolver<T>::Impl {
     PARASOL_CHECK_LAUNCH(stream);
   }
 
-  // The solution's mean to 0 (singular problems), then the residual's norms into host_norms.
+  // The solution's mean to 0 (singular problems), then the residual's norms into host_norms, the
+  // residual made where it is reduced.
   void finish_cycle() {
     LevelData& d = level[0];
     const Level& n = d.level;
@@ -330,18 +319,16 @@ struct DeviceSolver<T>::Impl {
                                                                                results.data() + 2);
       PARASOL_CHECK_LAUNCH(stream);
     }
-    if (p.variant == Variant::fused) {
-      reduce_fine<Reading::residual>(d.u.data(), d.b.data(), false, results.data());
-    } else {
-      enqueue_fine_residual();
-      reduce_fine<Reading::field>(d.r.data(), kNone, false, results.data());
-    }
+    reduce_fine<Reading::residual>(d.u.data(), d.b.data(), false, results.data());
     PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream));
   }
 
+  // r = b - A u on the finest level, stored: the benchmark's sweep (a solve makes its residuals
+  // where they are restricted or reduced, and holds no r).
   void enqueue_fine_residual() {
     LevelData& d = level[0];
+    if (d.r.size() == 0) d.r = DeviceBuffer<T>(d.u.size());
     residual_kernel<<<cell_grid(d.level.nx, d.level.ny, d.level.nz), kCellBlock, 0, stream>>>(
         d.grid, d.u.data(), d.b.data(), d.r.data());
     PARASOL_CHECK_LAUNCH(stream);

@@ -33,9 +33,14 @@ struct SumMaxOp {
   }
 };
 
-// The launch grid of a cell kernel over nx x ny x (held) planes, and its block.
+// The launch grid of a cell kernel over nx x ny x (held) planes, and its block: a thread takes a
+// run of up to kPlanesPerThread planes (planes_of_thread), fewer where the grid would otherwise
+// hold under kMinCellBlocks blocks (a few waves of the largest devices).
+inline constexpr std::int64_t kPlanesPerThread = 16, kMinCellBlocks = 8192;
 inline dim3 cell_grid(std::int64_t nx, std::int64_t ny, std::int64_t planes) {
-  return grid_for(blocks_to_cover(nx, ny, planes, Shape{kCellX, kCellY, 1}));
+  BlockCount b = blocks_to_cover(nx, ny, planes, Shape{kCellX, kCellY, 1});
+  b.z = std::min(b.z, std::max(ceil_div(b.z, kPlanesPerThread), ceil_div(kMinCellBlocks, b.x * b.y)));
+  return grid_for(b);
 }
 inline const dim3 kCellBlock(kCellX, kCellY, 1);
 // The launch grid of a kernel over one colour's cells (for_each_held_of_colour): half the columns.
@@ -94,6 +99,12 @@ __device__ __forceinline__ T red_black_update(const G<T>& g, const T* u, const T
   return d != T(0) ? u[at] + residual_at(g, u, b, i, j, k, at) / d : u[at];
 }
 
+// red_black_update at a cell inside() the level, whose diagonal is never 0: the same sums.
+template <class T, template <class> class G>
+__device__ __forceinline__ T inside_update(const G<T>& g, const T* u, const T* b, std::int64_t at) {
+  return u[at] + (b[at] - apply_inside(g, u, at)) / inside_diagonal(g);
+}
+
 // One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
 // cell's update reads, are not written. Only on levels whose periodic axes are even. Launched
 // over colour_grid.
@@ -101,7 +112,7 @@ template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
     rbgs_kernel(G<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
   for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = red_black_update(g, u, b, i, j, k, at);
+    u[at] = inside(g, i, j, k) ? inside_update(g, u, b, at) : red_black_update(g, u, b, i, j, k, at);
   });
 }
 
@@ -114,7 +125,8 @@ __global__ void __launch_bounds__(kCellThreads)
     colour_from_kernel(G<T> g, const T* __restrict__ from, T* __restrict__ u,
                        const T* __restrict__ b, int colour) {
   for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = red_black_update(g, from, b, i, j, k, at);
+    u[at] = inside(g, i, j, k) ? inside_update(g, from, b, at)
+                               : red_black_update(g, from, b, i, j, k, at);
   });
 }
 
@@ -126,9 +138,13 @@ __global__ void __launch_bounds__(kCellThreads)
     chebyshev_kernel(G<T> g, const T* __restrict__ u, T* __restrict__ previous,
                      const T* __restrict__ b, T c1, T c2, bool first) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    const T d = diagonal(g, i, j, k);
     const T c = u[at];
     const T momentum = first ? T(0) : c1 * (c - previous[at]);
+    if (inside(g, i, j, k)) {
+      previous[at] = c + momentum + c2 * (b[at] - apply_inside(g, u, at)) / inside_diagonal(g);
+      return;
+    }
+    const T d = diagonal(g, i, j, k);
     previous[at] = d != T(0) ? c + momentum + c2 * residual_at(g, u, b, i, j, k, at) / d : c;
   });
 }
@@ -301,7 +317,7 @@ __global__ void __launch_bounds__(kCellThreads)
     residual_kernel(G<T> g, const T* __restrict__ u, const T* __restrict__ b,
                     T* __restrict__ r) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    r[at] = residual_at(g, u, b, i, j, k, at);
+    r[at] = inside(g, i, j, k) ? b[at] - apply_inside(g, u, at) : residual_at(g, u, b, i, j, k, at);
   });
 }
 
@@ -367,7 +383,7 @@ __global__ void __launch_bounds__(kCellThreads)
                 });
 }
 
-// coarse = R (b - A u), the residual made where it is restricted and never stored (fused).
+// coarse = R (b - A u), the residual made where it is restricted and never stored.
 template <bool kHalves, class T, template <class> class F, template <class> class C>
 __global__ void __launch_bounds__(kCellThreads)
     residual_restrict_kernel(F<T> fine, C<T> coarse_grid, const T* __restrict__ u,
@@ -376,7 +392,8 @@ __global__ void __launch_bounds__(kCellThreads)
                 [&](int i, int j, int k, std::int64_t at) {
                   coarse[at] = mean_of_children<kHalves>(
                       fine, coarse_grid, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
-                        return residual_at(fine, u, b, fi, fj, fk, f);
+                        return inside(fine, fi, fj, fk) ? b[f] - apply_inside(fine, u, f)
+                                                        : residual_at(fine, u, b, fi, fj, fk, f);
                       });
                 });
 }
@@ -469,6 +486,21 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
   const int fx = rx == 1 ? -1 : fold(xs[1], coarse.nx, coarse.nx, 0, coarse.lo[0], coarse.hi[0]);
   const int fy = ry == 1 ? -1 : fold(ys[1], coarse.ny, coarse.ny, 1, coarse.lo[1], coarse.hi[1]);
   const int fz = rz == 1 ? -1 : fold(zs[1], coarse.nz, z_period, 2, coarse.lo[2], coarse.hi[2]);
+  const auto weight = [](int r, int offset) { return r == 1 ? 1.0 : offset ? 0.25 : 0.75; };
+  const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
+  double sum = 0.0;
+  if (fx < 0 && fy < 0 && fz < 0) {
+    // No neighbour past a face (every child but those of the coarse cells along the faces): the
+    // terms below with no ghost rule to apply, in the same order.
+    for (int c = 0; c < 2; ++c)
+      for (int b = 0; b < 2; ++b)
+        for (int a = 0; a < 2; ++a) {
+          if (c >= rz || b >= ry || a >= rx) continue;
+          const double v = static_cast<double>(uc[xs[a] + sy * ys[b] + sz * (zs[c] - z_base)]);
+          sum += weight(rx, a) * weight(ry, b) * weight(rz, c) * v;
+        }
+    return sum;
+  }
   // A face's ghost rule (factor * inside + data), its numbers taken with constant indices: indexed
   // by a face chosen at run time, the level's grid and the ghost data were copied to each
   // thread's local memory, 96 bytes a cell written before any was read.
@@ -489,9 +521,6 @@ __host__ __device__ inline double trilinear_at(const G<T>& coarse,
   const auto apply = [](double& v, const Rule& r) {
     if (r.on) v = r.factor * v + r.data;
   };
-  const auto weight = [](int r, int offset) { return r == 1 ? 1.0 : offset ? 0.25 : 0.75; };
-  const std::int64_t sy = coarse.nx, sz = static_cast<std::int64_t>(coarse.nx) * coarse.ny;
-  double sum = 0.0;
   // Over 2 with the ratio as a guard, not a loop bound, as mean_of_children: constant trip counts,
   // so the compiler unrolls a cube's 8 terms (a host pragma would warn). Past two or three faces
   // (a corner) the ghost rules apply z first, then y, then x, as the gold resolves them. The
@@ -599,8 +628,10 @@ __global__ void __launch_bounds__(kCellThreads)
           const double v =
               kRead == Reading::field
                   ? static_cast<double>(x[at])
-                  : static_cast<double>(residual_at(g, x, b, static_cast<int>(i),
-                                                    static_cast<int>(j), k, at));
+                  : static_cast<double>(
+                        inside(g, static_cast<int>(i), static_cast<int>(j), k)
+                            ? b[at] - apply_inside(g, x, at)
+                            : residual_at(g, x, b, static_cast<int>(i), static_cast<int>(j), k, at));
           acc.sum += v * v;
           acc.max = Max{}(acc.max, fabs(v));
         }

@@ -68,8 +68,9 @@ inline constexpr std::array kCycles{Cycle::fmg, Cycle::v};
 std::string_view name(Cycle c);
 Cycle parse_cycle(std::string_view s);
 
-// The GPU kernels, by the names users type. plain: one kernel per smoother sweep, residual,
-// restriction and prolongation; fused: smoother sweeps fused in shared memory and registers.
+// The GPU kernels, by the names users type. plain: one kernel per smoother sweep, per
+// restriction (of the residual made on the fly) and per prolongation; fused: smoother sweeps
+// fused in shared memory and registers.
 enum class Variant { plain, fused };
 inline constexpr std::array kVariants{Variant::plain, Variant::fused};
 std::string_view name(Variant v);

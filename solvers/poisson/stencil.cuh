@@ -162,6 +162,34 @@ __host__ __device__ __forceinline__ T above_z(const G<T>& g, const T* u, std::in
   }
 }
 
+// Whether cell (i, j, k) is at least one cell from every face: its six neighbours are the next
+// cells in memory along each axis (on a slab too: a z-neighbour inside the level is held, in the
+// slab or its halo plane), so A u needs no face rule and the diagonal no self weight.
+template <class T>
+__host__ __device__ __forceinline__ bool inside(const LevelGrid<T>& g, int i, int j, int k) {
+  return static_cast<unsigned>(i - 1) < static_cast<unsigned>(g.nx - 2) &&
+         static_cast<unsigned>(j - 1) < static_cast<unsigned>(g.ny - 2) &&
+         static_cast<unsigned>(k - 1) < static_cast<unsigned>(g.nz - 2);
+}
+
+// A u at a cell inside() the level: apply_operator's operands without the face rules' tests, so
+// the same sum. The plain variant's kernels take it in every warp away from the faces: the tests,
+// their branches and 64-bit index arithmetic had been most of a sweep's instructions (168 a cell
+// for r = b - A u). The fused pass has its own (RedBlackPass::first_inside).
+template <class T, template <class> class G>
+__host__ __device__ __forceinline__ T apply_inside(const G<T>& g, const T* u, std::int64_t at) {
+  const T* c = u + at;
+  const std::int64_t sy = g.sy(), sz = g.sz();
+  return apply_values(g, c[0], c[-1], c[1], c[-sy], c[sy], c[-sz], c[sz]);
+}
+
+// The diagonal of A inside() the level, where no axis has a self weight: diagonal()'s sum with
+// every weight 2.
+template <class T>
+__host__ __device__ __forceinline__ T inside_diagonal(const LevelGrid<T>& g) {
+  return g.alpha + g.cx * T(2) + g.cy * T(2) + g.cz * T(2);
+}
+
 // A u at cell (i, j, k), index `at`, its neighbours read from u.
 template <class T, template <class> class G>
 __host__ __device__ __forceinline__ T apply_operator(const G<T>& g, const T* u, int i, int j,
@@ -193,16 +221,32 @@ __host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int
   return g.alpha + g.cx * T(wx) + g.cy * T(wy) + g.cz * T(wz);
 }
 
+// The planes [first, end) of nz that a thread takes: the grid's threads along z each take a run
+// of consecutive planes (cell_grid launches fewer blocks along z than planes), so that a block
+// works through several planes, its z-neighbours' lines already in L1, rather than each of
+// hundreds of thousands of blocks loading one cell a thread and leaving: so launched, the 512^3
+// residual ran at 28 % of DRAM's rate and 58 % of the issue rate, bound by the blocks' latency.
+struct PlaneRun {
+  unsigned first, end;
+};
+__device__ __forceinline__ PlaneRun planes_of_thread(int nz) {
+  const unsigned threads = gridDim.z * blockDim.z, n = static_cast<unsigned>(nz);
+  const unsigned per = (n + threads - 1) / threads;  // one 32-bit division a thread
+  const unsigned first = (blockIdx.z * blockDim.z + threadIdx.z) * per;
+  return {first, min(first + per, n)};
+}
+
 // Every cell of an nx x ny x nz box once, over a 3D grid of 3D blocks that may hold fewer
-// blocks than the box needs (launch.hpp caps y and z): body(i, j, k, at). A thread's cells in
-// z, y, x order, each axis strided by the grid's threads along it: the cells, and their order,
-// of striding block by block, with 32-bit counters and no division (a thread has one or a few
-// cells, and 64-bit divisions per thread cost more than the stencil itself).
+// blocks than the box needs (launch.hpp caps y and z; cell_grid launches a run of planes a
+// thread): body(i, j, k, at). A thread's cells in z, y, x order: its run of planes, and x and y
+// strided by the grid's threads along them, with 32-bit counters (64-bit divisions per thread
+// cost more than the stencil itself). Every kernel that loops so reads only values no other
+// thread of the launch writes, so the order of cells leaves the bits alone.
 template <class Body>
 __device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& body) {
-  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y,
-                 step_z = gridDim.z * blockDim.z;
-  for (unsigned k = blockIdx.z * blockDim.z + threadIdx.z; k < static_cast<unsigned>(nz); k += step_z)
+  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
+  const PlaneRun run = planes_of_thread(nz);
+  for (unsigned k = run.first; k < run.end; ++k)
     for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
       for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(nx); i += step_x)
         body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
@@ -231,10 +275,10 @@ __device__ __forceinline__ void for_each_held(const SlabGrid<T>& g, Body&& body)
 template <class Body>
 __device__ __forceinline__ void for_each_colour_cell(int nx, int ny, int nz, int k_first,
                                                      int colour, Body&& body) {
-  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y,
-                 step_z = gridDim.z * blockDim.z;
+  const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
   const unsigned half = (static_cast<unsigned>(nx) + 1) / 2;
-  for (unsigned k = blockIdx.z * blockDim.z + threadIdx.z; k < static_cast<unsigned>(nz); k += step_z)
+  const PlaneRun run = planes_of_thread(nz);
+  for (unsigned k = run.first; k < run.end; ++k)
     for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
       for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < half; t += step_x) {
         const unsigned i = 2 * t + ((static_cast<unsigned>(colour) + j + k +

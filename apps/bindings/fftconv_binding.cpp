@@ -17,7 +17,6 @@ namespace {
 
 using fftconv::Params;
 using fftconv::SweepParams;
-using fftconv::Variant;
 
 // The parameters and the [sweep] table; a volume's file operands read as volumes.
 DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
@@ -133,7 +132,7 @@ class FftconvStudy final : public MethodStudy<Params, SweepParams> {
 
   void prepare() override {
     study_.emplace(p_, s_.variants, placement_of(t_, 0, 1, true, true));
-    configure(s_.variants, [](Params& c, Variant v) { c.variant = v; });
+    configure(s_.variants, [](Params& c, fftconv::Variant v) { c.variant = v; });
   }
 
   std::string describe() const override {

@@ -1,7 +1,7 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs. A rank's slab, the
-// memory a run needs and the account of its stop are the solver's (solvers/laplace3d/run.hpp,
-// stop.hpp); its sweep rows are solvers/laplace3d/study.hpp's.
+// memory a run needs, its checkpoint's record, its /method across ranks and the account of its
+// stop are the solver's (solvers/laplace3d/run.hpp, stop.hpp); its sweep rows are study.hpp's.
 #include <optional>
 #include <set>
 #include <tuple>

@@ -1,6 +1,6 @@
 // poisson's binding: what a run reads, prints, records and writes. The solve on either backend
-// and any rank count, its check, the order study and the summary's words are the solver's
-// (solvers/poisson/run.hpp); its sweep rows are solvers/poisson/study.hpp's.
+// and any rank count, its check, the order study, the cycles a checkpoint records and the
+// summary's words are the solver's (solvers/poisson/run.hpp); its sweep rows are study.hpp's.
 #include <chrono>
 #include <set>
 

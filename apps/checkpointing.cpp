@@ -102,20 +102,4 @@ void Checkpointing::report(io::ResultFile& out) const {
       byte_rate_text(static_cast<double>(bytes_) / seconds_) + ")");
 }
 
-void add_checks(io::CheckpointWriter& w, const ConvergenceChecks& checks) {
-  w.add("checks.previous_iteration", checks.previous_iteration);
-  w.add("checks.previous_change", checks.previous_change);
-  w.add("checks.last_iteration", checks.last_iteration);
-  w.add("checks.last_change", checks.last_change);
-}
-
-ConvergenceChecks read_checks(const io::CheckpointReader& r) {
-  ConvergenceChecks checks;
-  checks.previous_iteration = r.integer("checks.previous_iteration");
-  checks.previous_change = r.number("checks.previous_change");
-  checks.last_iteration = r.integer("checks.last_iteration");
-  checks.last_change = r.number("checks.last_change");
-  return checks;
-}
-
 }  // namespace parasol::app

@@ -22,7 +22,6 @@
 #include "apps/progress.hpp"
 #include "io/checkpoint.hpp"
 #include "kernels/checkpoint_keys.hpp"
-#include "kernels/convergence.hpp"
 
 namespace parasol::app {
 
@@ -93,10 +92,6 @@ class Checkpointing {
   std::uint64_t bytes_ = 0;
   double seconds_ = 0;
 };
-
-// An iterative solver's convergence checks in a checkpoint, and back.
-void add_checks(io::CheckpointWriter& w, const ConvergenceChecks& checks);
-ConvergenceChecks read_checks(const io::CheckpointReader& r);
 
 template <class Fill>
 void Checkpointing::save(std::int64_t step, Fill fill) {

@@ -835,3 +835,46 @@ class StreamedField {
 };
 
 }  // namespace parasol::app
+
+// ---- a run whose field its XDMF sidecar shows --------------------------------------------------
+namespace parasol::app {
+
+// A run whose write() adds the XDMF sidecar of its field (Output::add_xdmf, describe_grid_field):
+// the sidecar's path beside the result, named up front so that it is judged like the result.
+template <class Params>
+class GridRun : public SolverRun<Params> {
+ public:
+  using SolverRun<Params>::SolverRun;
+
+  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
+    return {io::xdmf_path_for(result)};
+  }
+};
+
+}  // namespace parasol::app
+
+// ---- a file its solver's declarations read whole, then settle --------------------------------
+namespace parasol::app {
+
+// declared_file for a solver that settles what its keys read before the [sweep] table (a default
+// that "auto" changes: laplace3d::settle): `settled_file<laplace3d::keys, laplace3d::sweep_keys,
+// laplace3d::settle>`.
+template <auto keys, auto sweep_keys, auto settle>
+auto settled_file(io::ParamTable& t, const std::filesystem::path& path) {
+  return read_declared(t, keys(), sweep_keys(), path, settle);
+}
+
+}  // namespace parasol::app
+
+// ---- what only the device can tell of a problem, before anything is made -----------------------
+namespace parasol::app {
+
+// What only the device can tell: method.block against its block limits (check_method_block),
+// then its free memory for the problem's `needs` (require_file_needs), in that order.
+template <class Needs>
+void check_fits_device(const io::ParamTable& t, const Shape& block, const Needs& needs) {
+  check_method_block(t, block);
+  require_file_needs(t, needs);
+}
+
+}  // namespace parasol::app

@@ -1,7 +1,7 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs. A rank's slab, the
-// memory a run needs and the account of its stop are the solver's (solvers/laplace3d/run.hpp,
-// stop.hpp); its sweep rows are solvers/laplace3d/study.hpp's.
+// memory a run needs, its checkpoint's record, its /method across ranks and the account of its
+// stop are the solver's (solvers/laplace3d/run.hpp, stop.hpp); its sweep rows are study.hpp's.
 #include <optional>
 #include <set>
 #include <tuple>
@@ -9,7 +9,6 @@
 #include "apps/progress.hpp"
 #include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
-#include "io/xdmf.hpp"
 #include "kernels/device.hpp"
 #include "kernels/finite.hpp"
 #include "solvers/laplace3d/keys.hpp"
@@ -22,43 +21,39 @@ namespace {
 
 using laplace3d::Params;
 using laplace3d::SweepParams;
+// The parameters and the [sweep] table, method.variant = "auto" settled (laplace3d::settle).
+constexpr auto read = settled_file<laplace3d::keys, laplace3d::sweep_keys, laplace3d::settle>;
 
 // The problem class of a choice: the grid, exactly ("512x512x512").
 io::AutotuneKey laplace3d_key(const Params& p) {
   return autotune_key("laplace3d", laplace3d::extent_text(p), std::string(name(p.precision)));
 }
 
-// What only the device can tell: block limits and free memory for `points` of the grid (all of
-// them, or a rank's slab with its halos).
-void check_fits_device(const io::ParamTable& t, const Params& p, double points) {
-  check_method_block(t, p.block);
-  require_file_needs(t, std::vector{laplace3d::device_need(p, points)});
-}
-
 template <class T>
-class Laplace3dRun final : public SolverRun<Params> {
+class Laplace3dRun final : public GridRun<Params> {
  public:
-  using SolverRun::SolverRun;
+  using GridRun::GridRun;
 
   void prepare(const RunSetup& setup) override {
     take(setup);
     if (looks_up_choice()) choose_automatic(laplace3d_key(p_));
     io::with_sources(t_, [&] { part_ = laplace3d::run_part(p_, gpu_, rank(), ranks()); });
     const double points = static_cast<double>(parallel_items());
-    if (gpu_) check_fits_device(t_, p_, points);
+    if (gpu_) check_fits_device(t_, p_.block, std::vector{laplace3d::device_need(p_, points)});
     if (gpu_ && ranks() > 1) slab_comm_.emplace(*context_, transport_);  // set up meanwhile
     require_file_needs(t_, std::vector{laplace3d::host_need(p_, gpu_, points, sizeof(T))});
     // A restart may run on for more iterations, or to another tolerance; the problem is the same.
     // It reads this rank's local planes, halos included, from whichever ranks' parts hold them:
     // every cut gives the one-rank run's bits, so a checkpoint continues on any rank count.
+    const io::Share share = planes_share(part_.plane_points(), p_.grid.nz, part_.first_global(),
+                                         part_.slab.begin, part_.slab.end);
     march_.emplace(p_.checkpoint, setup, "laplace3d", t_,
-                   std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"},
-                   share());
+                   std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"}, share);
     march_->resume(static_cast<std::uint64_t>(points),
                    [&](const io::CheckpointReader& r, laplace3d::State<T>& s) {
                      s.iterations = restart_step(r, "iterations", "iteration",
                                                  "iteration.max_iterations", p_.max_iterations);
-                     s.checks = read_checks(r);
+                     s.checks = laplace3d::read_checks(r);
                    });
   }
 
@@ -68,15 +63,10 @@ class Laplace3dRun final : public SolverRun<Params> {
            std::to_string(p_.max_iterations) + " iterations";
   }
 
-  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
-    return {io::xdmf_path_for(result)};
-  }
-
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     const laplace3d::Checkpoints<T> points =
         march_->points([](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
-          w.add("iterations", s.iterations);
-          add_checks(w, s.checks);
+          laplace3d::add_state(w, s.iterations, s.checks);
         });
     {
       ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
@@ -99,17 +89,13 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
   void report(io::ResultFile& out) override {
-    const double rate = 1e-9 * static_cast<double>(p_.grid.points()) *
-                        static_cast<double>(iterations_run()) / result_.timings.compute;
     set_attributes(out, "/diagnostics", laplace3d::stop_diagnostics(stop()));
     write_ranks(out, "slabs of z planes");
-    if (ranks() > 1) {
-      out.set_attribute("/method", "transport",
-                        gpu_ ? std::string(comm::name(result_.route)) : "mpi-host");
-      out.set_attribute("/method", "overlap", gpu_ && overlap_);
-    }
+    set_attributes(out, "/method",
+                   laplace3d::method_across_ranks(ranks(), gpu_, overlap_, result_.route));
     for (const std::string& line : laplace3d::stop_lines(stop())) say(line);
-    report_rate(out, "gpoints_per_s", result_.timings.compute, rate, "Gpoints/s");
+    report_rate(out, "gpoints_per_s", result_.timings.compute,
+                1e-9 * work() / result_.timings.compute, "Gpoints/s");
     march_->report(out);
   }
 
@@ -123,18 +109,18 @@ class Laplace3dRun final : public SolverRun<Params> {
     return laplace3d::check_run(p_, result_.u, result_.iterations, *context_);
   }
 
+  // Every point, once for each iteration this run made: a restart's begin where its checkpoint's
+  // ended.
   double work() const override {
-    return static_cast<double>(p_.grid.points()) * static_cast<double>(iterations_run());
+    const std::int64_t from = march_->from() ? march_->from()->iterations : 0;
+    return static_cast<double>(p_.grid.points()) * static_cast<double>(result_.iterations - from);
   }
 
   // One sweep of this rank's planes is one parallel loop.
   std::int64_t parallel_items() const override { return part_.local().points(); }
 
   void write(Output& out) override {
-    const auto& n = p_.grid;
-    const io::UniformGrid3 grid{{std::uint64_t(n.nx), std::uint64_t(n.ny), std::uint64_t(n.nz)},
-                                {},
-                                {p_.spacing, p_.spacing, p_.spacing}};
+    const io::UniformGrid3 grid = uniform_grid(p_.grid.nx, p_.grid.ny, p_.grid.nz, p_.spacing);
     if (out.write_share("/fields/u", grid_dims(grid), std::uint64_t(part_.slab.begin),
                         std::uint64_t(part_.owned()), result_.u.data()))
       // u is the boundary values' average: whatever unit they are in, it is in too.
@@ -142,20 +128,7 @@ class Laplace3dRun final : public SolverRun<Params> {
   }
 
  private:
-  // Where this rank's local planes lie in the whole grid's points: the whole on one rank.
-  io::Share share() const {
-    return planes_share(part_.plane_points(), p_.grid.nz, part_.first_global(), part_.slab.begin,
-                        part_.slab.end);
-  }
-
-  // The iterations this run made: a restart's begin where its checkpoint's ended.
-  std::int64_t iterations_run() const {
-    return result_.iterations - (march_->from() ? march_->from()->iterations : 0);
-  }
-
-  laplace3d::StopReport stop() const {
-    return {result_.iterations, p_.tolerance, result_.converged, result_.checks};
-  }
+  laplace3d::StopReport stop() const { return laplace3d::stop_report(result_, p_.tolerance); }
 
   laplace3d::SlabPart part_;  // this rank's planes: the whole grid on one rank
   std::optional<laplace3d::SlabComm> slab_comm_;  // their halos' communicator, on the GPU
@@ -169,7 +142,8 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
   using MethodStudy::MethodStudy;
 
   void prepare() override {
-    check_fits_device(t_, p_, static_cast<double>(p_.grid.points()));
+    const double points = static_cast<double>(p_.grid.points());
+    check_fits_device(t_, p_.block, std::vector{laplace3d::device_need(p_, points)});
     measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
     configure(compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes),
@@ -212,11 +186,6 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
  private:
   std::optional<laplace3d::ShapeStudy<T>> study_;  // made once a device is known to be there
 };
-
-// The parameters and the [sweep] table, method.variant = "auto" settled (laplace3d::settle).
-DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
-  return read_declared(t, laplace3d::keys(), laplace3d::sweep_keys(), path, laplace3d::settle);
-}
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
   auto file = read(t, path);

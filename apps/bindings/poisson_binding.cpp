@@ -1,6 +1,6 @@
 // poisson's binding: what a run reads, prints, records and writes. The solve on either backend
-// and any rank count, its check, the order study and the summary's words are the solver's
-// (solvers/poisson/run.hpp); its sweep rows are solvers/poisson/study.hpp's.
+// and any rank count, its check, the order study, the cycles a checkpoint records and the
+// summary's words are the solver's (solvers/poisson/run.hpp); its sweep rows are study.hpp's.
 #include <chrono>
 #include <set>
 
@@ -8,7 +8,6 @@
 #include "apps/progress.hpp"
 #include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
-#include "io/xdmf.hpp"
 #include "kernels/finite.hpp"
 #include "solvers/poisson/inputs.hpp"
 #include "solvers/poisson/keys.hpp"
@@ -21,11 +20,12 @@ namespace {
 using poisson::Params;
 using poisson::SourceKind;
 using poisson::SweepParams;
+constexpr auto read = declared_file<poisson::keys, poisson::sweep_keys>;
 
 template <class T>
-class PoissonRun final : public SolverRun<Params> {
+class PoissonRun final : public GridRun<Params> {
  public:
-  using SolverRun::SolverRun;
+  using GridRun::GridRun;
 
   void prepare(const RunSetup& setup) override {
     take(setup);
@@ -48,13 +48,8 @@ class PoissonRun final : public SolverRun<Params> {
                    std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"}, s);
     march_->resume(s.owned_end - s.owned_begin,
                    [&](const io::CheckpointReader& r, poisson::State<T>& from) {
-                     const auto reports = static_cast<std::uint64_t>(r.integer("cycles"));
-                     poisson::CycleSeries series;
-                     series.each([&](const char* name, std::vector<double>& v) {
-                       v = r.doubles(name, 0, reports, reports);
-                     });
-                     from.cycles = series.reports();
-                     if (reports == 0 || from.step(fmg()) > p_.max_cycles)
+                     from.cycles = poisson::read_cycles(r);
+                     if (from.cycles.empty() || from.step(fmg()) > p_.max_cycles)
                        throw past_the_end(r, "V-cycle " + std::to_string(from.step(fmg())),
                                           "iteration.max_cycles", p_.max_cycles);
                    });
@@ -64,10 +59,6 @@ class PoissonRun final : public SolverRun<Params> {
     return poisson::extent_text(p_) + " cells " + std::string(name(p_.precision)) + ", " +
            poisson::cycle_text(p_) + ", " + ran(std::string(name(p_.variant))) + ", tolerance " +
            formatted("%g", p_.tolerance);
-  }
-
-  std::vector<std::filesystem::path> sidecars(const std::filesystem::path& result) const override {
-    return {io::xdmf_path_for(result)};
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -82,12 +73,7 @@ class PoissonRun final : public SolverRun<Params> {
     };
     const poisson::Checkpoints<T> points =
         march_->points([](io::CheckpointWriter& w, const poisson::State<T>& s) {
-          const auto n = static_cast<std::uint64_t>(s.cycles.size());
-          w.add("cycles", static_cast<std::int64_t>(n));
-          const io::Share all{n, 0, 0, n};  // the same on every rank: whole shares of their own
-          poisson::CycleSeries(s.cycles).each([&](const char* name, const std::vector<double>& v) {
-            w.add(name, v.data(), n, all);
-          });
+          poisson::add_cycles(w, s.cycles);
         });
     run_ = poisson::solve_run(p_, f_, u_, gpu_, *context_, progress, &points);
     // The making of f on the device, and of its solver, is the run's setup.
@@ -96,15 +82,15 @@ class PoissonRun final : public SolverRun<Params> {
       shift_ = run_.shift;
       timings.add("device_to_host", run_.download_seconds);
     }
-    march_->finish("V-cycle", p_.max_cycles);
     // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
     // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
     const double exchange = context_->comm_seconds() - comm_before;
+    double compute = run_.outcome.seconds - exchange;
+    finish_march(timings, *march_, "V-cycle", p_.max_cycles, compute);
     // A converging multigrid stays within the size of the solution; a NaN or infinity means the
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
-    const double checkpointing = add_checkpoint_phase(timings, *march_);
-    timings.add("compute", std::max(0.0, run_.outcome.seconds - exchange - checkpointing));
+    timings.add("compute", compute);
     if (ranks() > 1) timings.add("exchange", exchange);
     if (p_.source.kind != SourceKind::manufactured) return;
     const auto study = std::chrono::steady_clock::now();
@@ -117,8 +103,7 @@ class PoissonRun final : public SolverRun<Params> {
     set_attributes(out, "/diagnostics", poisson::diagnostics(p_, o, shift_, errors_));
     write_ranks(out, "slabs of z planes");
     for (const std::string& line : poisson::summary_lines(p_, o, shift_, errors_)) say(line);
-    const double rate = 1e-6 * static_cast<double>(p_.cells()) / o.seconds;
-    report_rate(out, "munknowns_per_s", o.seconds, rate, "M unknowns/s");
+    report_rate(out, "munknowns_per_s", o.seconds, 1e-6 * work() / o.seconds, "M unknowns/s");
     march_->report(out);
   }
 
@@ -178,9 +163,7 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
 
   void prepare() override {
     configs_ = poisson::sweep_configurations(p_, s_);
-    std::vector<double> f = sourced(t_, [&] { return poisson::source_planes(p_, 0, p_.nz); });
-    poisson::make_compatible(p_, f);
-    study_.emplace(p_, std::move(f));
+    study_.emplace(p_, sourced(t_, [&] { return poisson::compatible_source(p_); }));
   }
 
   std::string describe() const override {
@@ -196,9 +179,7 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
 
   Measurement measure(std::size_t i) override {
     poisson::CycleMeasurement r = study_->measure(configs_[i], s_.repeats);
-    Measurement m = measured(std::move(r.row));
-    m.extras = {r.cycles};
-    return m;
+    return measured(std::move(r.row), {r.cycles});
   }
 
   // One solve: FMG and V-cycles to the tolerance, over the grid's cells.
@@ -216,10 +197,6 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
  private:
   std::optional<poisson::CycleStudy<T>> study_;  // the source and the gold's solve of it
 };
-
-DeclaredFile<Params, SweepParams> read(io::ParamTable& t, const std::filesystem::path& path) {
-  return read_declared(t, poisson::keys(), poisson::sweep_keys(), path);
-}
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "solvers/laplace3d/run.hpp"
 
+#include "io/checkpoint.hpp"
+
 namespace parasol::laplace3d {
 
 std::string extent_text(const Params& p) {
@@ -30,6 +32,29 @@ MemoryNeed host_need(const Params&, bool gpu, double points, double element) {
   n.what = "the grid needs";
   n.bytes = (gpu ? 2 : 3) * element * points;
   return n;
+}
+
+std::vector<Diagnostic> method_across_ranks(int ranks, bool gpu, bool overlap, comm::Route route) {
+  if (ranks == 1) return {};
+  return {{"transport", gpu ? std::string(comm::name(route)) : "mpi-host"},
+          {"overlap", gpu && overlap}};
+}
+
+void add_state(io::CheckpointWriter& w, std::int64_t iterations, const ConvergenceChecks& checks) {
+  w.add("iterations", iterations);
+  w.add("checks.previous_iteration", checks.previous_iteration);
+  w.add("checks.previous_change", checks.previous_change);
+  w.add("checks.last_iteration", checks.last_iteration);
+  w.add("checks.last_change", checks.last_change);
+}
+
+ConvergenceChecks read_checks(const io::CheckpointReader& r) {
+  ConvergenceChecks checks;
+  checks.previous_iteration = r.integer("checks.previous_iteration");
+  checks.previous_change = r.number("checks.previous_change");
+  checks.last_iteration = r.integer("checks.last_iteration");
+  checks.last_change = r.number("checks.last_change");
+  return checks;
 }
 
 }  // namespace parasol::laplace3d

@@ -7,7 +7,14 @@
 #include <string>
 
 #include "solvers/laplace3d/params.hpp"
+#include "kernels/convergence.hpp"
 #include "solvers/laplace3d/slab.hpp"
+#include "solvers/laplace3d/stop.hpp"
+
+namespace parasol::io {
+class CheckpointReader;
+class CheckpointWriter;
+}  // namespace parasol::io
 
 namespace parasol::laplace3d {
 
@@ -38,6 +45,16 @@ MemoryNeed device_need(const Params& p, double points);
 // On the host: the initial field and the result, and on a CPU run (not `gpu`) the gold's second
 // field, each of `points` values of `element` bytes.
 MemoryNeed host_need(const Params& p, bool gpu, double points, double element);
+
+// /method of a run across `ranks` (nothing on one): the transport its halos took (`route` on the
+// GPU, "mpi-host" for the CPU gold's) and whether the exchange hid behind the interior sweep.
+std::vector<Diagnostic> method_across_ranks(int ranks, bool gpu, bool overlap, comm::Route route);
+
+// A checkpoint's record of a state beside its field (State): its iterations, and its convergence
+// checks, so that the contraction and the error bound go on as if uninterrupted; and the checks
+// back (the iterations are the front end's to refuse when past the run's last).
+void add_state(io::CheckpointWriter& w, std::int64_t iterations, const ConvergenceChecks& checks);
+ConvergenceChecks read_checks(const io::CheckpointReader& r);
 
 // Why a run's bits repeat on any backend, shape and rank count (/provenance@reproducible_because).
 inline constexpr const char* kReproducibleBecause =

@@ -25,6 +25,13 @@ struct StopReport {
   StopReason reason() const { return converged ? StopReason::tolerance : StopReason::max_iterations; }
 };
 
+// The stop of a solve (Result, SlabResult: its iterations, whether it converged, its checks) run
+// to `tolerance`.
+template <class Solve>
+StopReport stop_report(const Solve& r, double tolerance) {
+  return {r.iterations, tolerance, r.converged, r.checks};
+}
+
 // The summary's lines:
 //   "converged: max|du| 9.6e-05 < 1e-04 after 2200 iterations"
 //   "NOT converged after 100 iterations (max|du| 2.1e-02 > 1e-04)"

@@ -36,4 +36,10 @@ std::vector<double> source_planes(const Params& p, std::int64_t z_begin, std::in
   return f;
 }
 
+std::vector<double> compatible_source(const Params& p) {
+  std::vector<double> f = source_planes(p, 0, p.nz);
+  make_compatible(p, f);
+  return f;
+}
+
 }  // namespace parasol::poisson

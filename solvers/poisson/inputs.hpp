@@ -16,4 +16,8 @@ namespace parasol::poisson {
 // source (the front end says where the key is).
 std::vector<double> source_planes(const Params& p, std::int64_t z_begin, std::int64_t z_end);
 
+// Every plane of f (source_planes), made compatible where the problem is singular
+// (make_compatible): what a sweep's study solves, on one rank.
+std::vector<double> compatible_source(const Params& p);
+
 }  // namespace parasol::poisson

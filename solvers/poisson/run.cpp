@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "comm/over_ranks.hpp"
+#include "io/checkpoint.hpp"
 #include "kernels/host_memory.hpp"
 #include "kernels/printable.hpp"
 #include "solvers/poisson/check.hpp"
@@ -209,6 +210,23 @@ std::vector<CycleReport> CycleSeries::reports() const {
   std::vector<CycleReport> cycles;
   for (std::size_t i = 0; i < max.size(); ++i) cycles.push_back({max[i], l2[i], factor[i]});
   return cycles;
+}
+
+void add_cycles(io::CheckpointWriter& w, const std::vector<CycleReport>& cycles) {
+  const auto n = static_cast<std::uint64_t>(cycles.size());
+  w.add("cycles", static_cast<std::int64_t>(n));
+  const io::Share all{n, 0, 0, n};  // the same on every rank: whole shares of their own
+  CycleSeries(cycles).each(
+      [&](const char* name, const std::vector<double>& v) { w.add(name, v.data(), n, all); });
+}
+
+std::vector<CycleReport> read_cycles(const io::CheckpointReader& r) {
+  const auto reports = static_cast<std::uint64_t>(r.integer("cycles"));
+  CycleSeries series;
+  series.each([&](const char* name, std::vector<double>& v) {
+    v = r.doubles(name, 0, reports, reports);
+  });
+  return series.reports();
 }
 
 std::vector<Diagnostic> diagnostics(const Params& p, const Outcome& o, double shift,

@@ -21,6 +21,11 @@
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/slab.hpp"
 
+namespace parasol::io {
+class CheckpointReader;
+class CheckpointWriter;
+}  // namespace parasol::io
+
 namespace parasol::poisson {
 
 // "64x64x32": cells along x, y and z.
@@ -149,6 +154,11 @@ struct CycleSeries {
     f("factor", factor);
   }
 };
+
+// A checkpoint's record of a state's cycle reports (State::cycles): their count as "cycles",
+// then each series whole (the same on every rank, so any rank count reads it back); and back.
+void add_cycles(io::CheckpointWriter& w, const std::vector<CycleReport>& cycles);
+std::vector<CycleReport> read_cycles(const io::CheckpointReader& r);
 
 // A fact of a solve as /diagnostics records it, by name (the kinds an HDF5 attribute holds).
 using DiagnosticValue =

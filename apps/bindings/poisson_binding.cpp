@@ -208,7 +208,8 @@ Binding poisson_binding() {
   b.keys = [] { return declared(poisson::keys(), poisson::sweep_keys()); };
   b.across_ranks = true;
   b.checkpoints = true;
-  b.examples = {"inputs/poisson.toml", "inputs/poisson-periodic.toml", "inputs/poisson-512.toml"};
+  b.examples = {"inputs/poisson.toml", "inputs/poisson-periodic.toml", "inputs/poisson-512.toml",
+                "inputs/poisson-laplace.toml"};
   return b;
 }
 

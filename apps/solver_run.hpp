@@ -835,3 +835,38 @@ class StreamedField {
 };
 
 }  // namespace parasol::app
+
+// ---- a solver's account of a run, and its progress on a live line ----------------------------
+#include <functional>
+
+#include "apps/progress.hpp"
+
+namespace parasol::app {
+
+// A solver's account of a run (montecarlo::Report: `attributes`, each a group and its list, and
+// the summary's `lines`): recorded in `out` and said.
+template <class Report>
+void record_and_say(io::ResultFile& out, const Report& r) {
+  for (const auto& [group, list] : r.attributes) set_attributes(out, group, list);
+  for (const std::string& line : r.lines) say(line);
+}
+
+namespace detail {
+// The class a pointer to a member is of (&montecarlo::Progress::paths: montecarlo::Progress).
+template <class M>
+struct MemberOf;
+template <class C, class T>
+struct MemberOf<T C::*> {
+  using type = C;
+};
+}  // namespace detail
+
+// A solver's ProgressCallback drawing on `line`: its Progress's `done` of `total` steps (pointers
+// to its members: &montecarlo::Progress::paths, &montecarlo::Progress::total_paths) after its
+// `seconds`.
+template <auto done, auto total, class Progress = typename detail::MemberOf<decltype(done)>::type>
+std::function<void(const Progress&)> shown_on(ProgressLine& line) {
+  return [&line](const Progress& pr) { line.update(pr.*done, pr.*total, pr.seconds); };
+}
+
+}  // namespace parasol::app

@@ -851,20 +851,10 @@ void record_and_say(io::ResultFile& out, const Report& r) {
   for (const std::string& line : r.lines) say(line);
 }
 
-namespace detail {
-// The class a pointer to a member is of (&montecarlo::Progress::paths: montecarlo::Progress).
-template <class M>
-struct MemberOf;
-template <class C, class T>
-struct MemberOf<T C::*> {
-  using type = C;
-};
-}  // namespace detail
-
 // A solver's ProgressCallback drawing on `line`: its Progress's `done` of `total` steps (pointers
 // to its members: &montecarlo::Progress::paths, &montecarlo::Progress::total_paths) after its
 // `seconds`.
-template <auto done, auto total, class Progress = typename detail::MemberOf<decltype(done)>::type>
+template <class Progress, auto done, auto total>
 std::function<void(const Progress&)> shown_on(ProgressLine& line) {
   return [&line](const Progress& pr) { line.update(pr.*done, pr.*total, pr.seconds); };
 }

@@ -17,7 +17,7 @@ namespace {
 using namespace montecarlo;  // the binding speaks the solver's words
 
 // A live line for a long estimate: paths done, path-steps a second, time left.
-constexpr auto progress_on = shown_on<&Progress::paths, &Progress::total_paths>;
+constexpr auto progress_on = shown_on<Progress, &Progress::paths, &Progress::total_paths>;
 
 // Either model's run: its model and method in words, and its price reported as the solver words
 // it, with /method@reproducible, which every run is (kReproducibleBecause).

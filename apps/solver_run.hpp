@@ -878,3 +878,28 @@ void check_fits_device(const io::ParamTable& t, const Shape& block, const Needs&
 }
 
 }  // namespace parasol::app
+
+// ---- a solver's account of a run, and its progress on a live line ----------------------------
+#include <functional>
+
+#include "apps/progress.hpp"
+
+namespace parasol::app {
+
+// A solver's account of a run (montecarlo::Report: `attributes`, each a group and its list, and
+// the summary's `lines`): recorded in `out` and said.
+template <class Report>
+void record_and_say(io::ResultFile& out, const Report& r) {
+  for (const auto& [group, list] : r.attributes) set_attributes(out, group, list);
+  for (const std::string& line : r.lines) say(line);
+}
+
+// A solver's ProgressCallback drawing on `line`: its Progress's `done` of `total` steps (pointers
+// to its members: &montecarlo::Progress::paths, &montecarlo::Progress::total_paths) after its
+// `seconds`.
+template <class Progress, auto done, auto total>
+std::function<void(const Progress&)> shown_on(ProgressLine& line) {
+  return [&line](const Progress& pr) { line.update(pr.*done, pr.*total, pr.seconds); };
+}
+
+}  // namespace parasol::app

@@ -17,9 +17,7 @@ namespace {
 using namespace montecarlo;  // the binding speaks the solver's words
 
 // A live line for a long estimate: paths done, path-steps a second, time left.
-ProgressCallback progress_on(ProgressLine& line) {
-  return [&line](const Progress& pr) { line.update(pr.paths, pr.total_paths, pr.seconds); };
-}
+constexpr auto progress_on = shown_on<Progress, &Progress::paths, &Progress::total_paths>;
 
 // Either model's run: its model and method in words, and its price reported as the solver words
 // it, with /method@reproducible, which every run is (kReproducibleBecause).
@@ -33,9 +31,7 @@ class EstimateRun : public SolverRun<P> {
   }
   void report(io::ResultFile& out) override {
     out.set_attribute("/method", "reproducible", true);
-    const Report r = montecarlo::report(this->p_, result_);
-    for (const auto& [group, list] : r.attributes) set_attributes(out, group, list);
-    for (const std::string& line : r.lines) say(line);
+    record_and_say(out, montecarlo::report(this->p_, result_));
   }
   double work() const override { return path_steps(this->p_); }
   Reproducibility reproducibility() const override { return {true, kReproducibleBecause}; }
@@ -65,8 +61,7 @@ class MontecarloRun final : public EstimateRun<Params, Result> {
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     {
       ProgressLine line("paths", "path-steps", static_cast<double>(p_.steps));
-      const auto save = [this](io::CheckpointWriter& w, const State& s) { part_->save(w, s); };
-      result_ = part_->solve(progress_on(line), checkpoints_->safe_points(part_->from(), save));
+      result_ = part_->solve(progress_on(line), part_->points(*checkpoints_));
     }
     checkpoints_->finish("batch", part_->rounds());
     add_checkpoint_phase(timings, *checkpoints_);
@@ -163,27 +158,22 @@ class EstimateStudy final : public MethodStudy<P, SweepParams> {
   SweepGold gold_;
 };
 
-// model.kind: "basket", or the course's "two-asset" model (the default). Each model's keys are
-// read, and the other's refused where the file sets them.
+// model.kind: "basket", or the course's "two-asset" model (the default).
 bool is_basket_model(io::ParamTable& t) {
   return io::get_choice(t, "model.kind", std::string(name(Params{}.kind)), parse_model_kind) ==
          ModelKind::basket;
 }
 
-DeclaredFile<Params, SweepParams> read_course(io::ParamTable& t,
-                                              const std::filesystem::path& path) {
-  return read_declared(t, keys(), sweep_keys(), path,
-                       [&](Params&, bool) { io::refuse_unread(t, basket_keys()); });
-}
-
-DeclaredFile<BasketParams, SweepParams> read_basket(io::ParamTable& t,
-                                                    const std::filesystem::path& path) {
-  if (t.has("model.correlation_file") && t.has("model.correlation"))
-    throw InputError(t.source_of("model.correlation_file"), "model.correlation_file",
-                     "give model.correlation or model.correlation_file, not both");
-  return read_declared(t, basket_keys(), sweep_keys(), path, [&](BasketParams& b, bool) {
-    io::refuse_unread(t, keys());
-    sourced(t, [&] { read_correlation(b); });
+// Either model's file: its keys read, and the other's refused where the file sets them; a
+// basket's correlation given one way, and read from its file where it names one.
+template <class P>
+DeclaredFile<P, SweepParams> read_model(io::ParamTable& t, const std::filesystem::path& path) {
+  constexpr bool basket = std::is_same_v<P, BasketParams>;
+  sourced(t, [&] { refuse_both_correlations(basket && t.has("model.correlation"),
+                                            t.has("model.correlation_file")); });
+  return read_declared(t, keys(P{}), sweep_keys(), path, [&](P& p, bool) {
+    io::refuse_unread(t, other_keys(p));
+    if constexpr (basket) sourced(t, [&] { read_correlation(p); });
   });
 }
 
@@ -193,10 +183,10 @@ Binding montecarlo_binding() {
   Binding b{"montecarlo",
             "option prices by Monte Carlo path simulation: the course's two correlated assets, or "
             "baskets of d assets with Greeks and Longstaff-Schwartz early exercise",
-            by_model<is_basket_model, declared_run<read_course, MontecarloRun>,
-                     declared_run<read_basket, BasketRun>>,
-            by_model<is_basket_model, declared_study<read_course, EstimateStudy<Params>>,
-                     declared_study<read_basket, EstimateStudy<BasketParams>>>};
+            by_model<is_basket_model, declared_run<read_model<Params>, MontecarloRun>,
+                     declared_run<read_model<BasketParams>, BasketRun>>,
+            by_model<is_basket_model, declared_study<read_model<Params>, EstimateStudy<Params>>,
+                     declared_study<read_model<BasketParams>, EstimateStudy<BasketParams>>>};
   // The course model's keys, then the basket's own, then the [sweep] table's.
   b.keys = [] { return declared(keys(), basket_keys(), sweep_keys()); };
   // Across ranks the course model cuts its samples; a basket run refuses more than one rank.

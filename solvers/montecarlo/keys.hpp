@@ -20,6 +20,12 @@ struct SweepParams {
 const Keys<Params>& keys();
 const Keys<BasketParams>& basket_keys();
 const Keys<SweepParams>& sweep_keys();
+// A file of one model reads its own keys and refuses the other's where it sets them: each
+// model's keys, and the other model's, by the model's Params.
+inline const Keys<Params>& keys(const Params&) { return keys(); }
+inline const Keys<BasketParams>& keys(const BasketParams&) { return basket_keys(); }
+inline const Keys<BasketParams>& other_keys(const Params&) { return basket_keys(); }
+inline const Keys<Params>& other_keys(const BasketParams&) { return keys(); }
 
 // The two-asset model's variant, block size and host-rng's ordering (swept and stored by
 // --autotune), its batch size and host-rng's generator (recorded): /method's, a sweep's columns

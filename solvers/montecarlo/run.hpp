@@ -134,6 +134,14 @@ class RankPart {
   // The restart's state, null without one; this rank's State into a checkpoint.
   const State* from() const { return from_ ? &*from_ : nullptr; }
   void save(io::CheckpointWriter& w, const State& s) const;
+  // The part's safe points as the front end's `checkpoints` make them (its safe_points(from,
+  // fill)): from the restart's state, each checkpoint holding this rank's State (save).
+  template <class Checkpointing>
+  Checkpoints points(Checkpointing& checkpoints) const {
+    return checkpoints.safe_points(from(), [this](io::CheckpointWriter& w, const State& s) {
+      save(w, s);
+    });
+  }
 
   // Whether samples are cut by whole batches (cuts_whole_batches), the samples this rank
   // simulates, the rounds of batches every rank makes, and the cut in words for /method.

@@ -122,6 +122,12 @@ void read_correlation(BasketParams& b) {
     b.correlation = read_correlation_file(b.correlation_file, b.assets());
 }
 
+void refuse_both_correlations(bool matrix, bool file) {
+  if (matrix && file)
+    throw InputError("", "model.correlation_file",
+                     "give model.correlation or model.correlation_file, not both");
+}
+
 std::vector<Attribute> estimate_attributes(const Estimate& e) {
   return {{"price", e.price},
           {"standard_error", e.standard_error},

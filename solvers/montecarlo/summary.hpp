@@ -71,6 +71,10 @@ std::vector<double> read_correlation_file(const std::string& text, int d);
 // b's correlation read from model.correlation_file where it names one (read_correlation_file);
 // b as it is otherwise.
 void read_correlation(BasketParams& b);
+// A basket's correlation given both as model.correlation (`matrix`: the file sets it) and as
+// model.correlation_file (`file`) refused, as an InputError naming model.correlation_file (no
+// source: the caller's table has it), before either is read.
+void refuse_both_correlations(bool matrix, bool file);
 
 // A fact of a run as an attribute records it, by name (the kinds an HDF5 attribute holds).
 using AttributeValue = std::variant<std::int64_t, double, std::string, std::vector<double>>;

@@ -25,6 +25,16 @@ void write_sources(io::ResultFile& out, const Params& p) {
                     p.filter_generated() ? std::string(name(p.filter.kind)) : p.filter.file);
 }
 
+// The output finite (a guard on the kernels), and its least and greatest values for the summary.
+template <class T>
+void finite_range(const std::vector<T>& output, double& low, double& high) {
+  require_finite("fftconv: the output", output);
+  if (output.empty()) return;
+  const auto [lowest, highest] = std::minmax_element(output.begin(), output.end());
+  low = static_cast<double>(*lowest);
+  high = static_cast<double>(*highest);
+}
+
 }  // namespace
 
 bool asks_stored_choice(const Params& p, bool given) {
@@ -164,11 +174,7 @@ void RunPart<T>::solve(PhaseTimer& timings, const PieceSink<T>& sink) {
     result_.timings.compute = seconds_since(started);
     add_phases(timings, false);
   }
-  require_finite("fftconv: the output", result_.output);
-  if (result_.output.empty()) return;
-  const auto [lowest, highest] = std::minmax_element(result_.output.begin(), result_.output.end());
-  low_ = static_cast<double>(*lowest);
-  high_ = static_cast<double>(*highest);
+  finite_range(result_.output, low_, high_);
 }
 
 template <class T>
@@ -372,11 +378,7 @@ void VolumePart<T>::solve(PhaseTimer& timings, const PieceSink<T>&) {
   } else {
     timings.add("compute", out_.timings.compute);
   }
-  require_finite("fftconv: the output", out_.output);
-  if (out_.output.empty()) return;
-  const auto [lowest, highest] = std::minmax_element(out_.output.begin(), out_.output.end());
-  low_ = static_cast<double>(*lowest);
-  high_ = static_cast<double>(*highest);
+  finite_range(out_.output, low_, high_);
 }
 
 template <class T>

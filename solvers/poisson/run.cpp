@@ -321,47 +321,28 @@ std::optional<std::string> unconverged(const Params& p, const Outcome& o) {
   return "no tolerance was set (iteration.tolerance = 0): the run had no criterion to meet";
 }
 
-template Outcome solve<float>(const Params&, const std::vector<double>&, std::vector<float>&,
-                            bool, comm::Context&, const CycleCallback&,
-                            const Checkpoints<float>*);
-template std::vector<DiscretisationError> refinement_errors<float>(const Params&,
-                                                              const std::vector<float>&,
-                                                              const std::vector<SlabCut>&, bool,
-                                                              comm::Context&);
-template DeviceSolve solve_made_on_device<float>(const Params&, std::vector<float>*,
-                                                comm::Context&, const CycleCallback&,
-                                                const Checkpoints<float>*);
-template std::vector<DiscretisationError> refinement_errors_on_device<float>(
-    const Params&, const DiscretisationError&, comm::Context&);
-template Agreement check_run<float>(const Params&, const std::vector<double>&,
-                                 const std::vector<float>&, bool, comm::Context&, std::int64_t);
-template DeviceSolve solve_run<float>(const Params&, const std::vector<double>&,
-                                     std::vector<float>&, bool, comm::Context&,
-                                     const CycleCallback&, const Checkpoints<float>*);
-template std::vector<DiscretisationError> run_errors<float>(const Params&, const DeviceSolve&,
-                                                         const std::vector<float>&,
-                                                         const std::vector<SlabCut>&, bool,
-                                                         comm::Context&);
-template Outcome solve<double>(const Params&, const std::vector<double>&, std::vector<double>&,
-                            bool, comm::Context&, const CycleCallback&,
-                            const Checkpoints<double>*);
-template std::vector<DiscretisationError> refinement_errors<double>(const Params&,
-                                                              const std::vector<double>&,
-                                                              const std::vector<SlabCut>&, bool,
-                                                              comm::Context&);
-template DeviceSolve solve_made_on_device<double>(const Params&, std::vector<double>*,
-                                                comm::Context&, const CycleCallback&,
-                                                const Checkpoints<double>*);
-template std::vector<DiscretisationError> refinement_errors_on_device<double>(
-    const Params&, const DiscretisationError&, comm::Context&);
-template Agreement check_run<double>(const Params&, const std::vector<double>&,
-                                 const std::vector<double>&, bool, comm::Context&, std::int64_t);
-template DeviceSolve solve_run<double>(const Params&, const std::vector<double>&,
-                                     std::vector<double>&, bool, comm::Context&,
-                                     const CycleCallback&, const Checkpoints<double>*);
-template std::vector<DiscretisationError> run_errors<double>(const Params&, const DeviceSolve&,
-                                                         const std::vector<double>&,
-                                                         const std::vector<SlabCut>&, bool,
-                                                         comm::Context&);
+#define PARASOL_POISSON_RUN(T)                                                                 \
+  template Outcome solve<T>(const Params&, const std::vector<double>&, std::vector<T>&, bool,     \
+                            comm::Context&, const CycleCallback&, const Checkpoints<T>*);        \
+  template std::vector<DiscretisationError> refinement_errors<T>(                                \
+      const Params&, const std::vector<T>&, const std::vector<SlabCut>&, bool,                   \
+      comm::Context&);                                                                           \
+  template DeviceSolve solve_made_on_device<T>(const Params&, std::vector<T>*, comm::Context&,   \
+                                               const CycleCallback&, const Checkpoints<T>*);     \
+  template std::vector<DiscretisationError> refinement_errors_on_device<T>(                      \
+      const Params&, const DiscretisationError&, comm::Context&);                                \
+  template Agreement check_run<T>(const Params&, const std::vector<double>&,                     \
+                                  const std::vector<T>&, bool, comm::Context&, std::int64_t);     \
+  template DeviceSolve solve_run<T>(const Params&, const std::vector<double>&, std::vector<T>&,  \
+                                    bool, comm::Context&, const CycleCallback&,                  \
+                                    const Checkpoints<T>*);                                      \
+  template std::vector<DiscretisationError> run_errors<T>(                                       \
+      const Params&, const DeviceSolve&, const std::vector<T>&, const std::vector<SlabCut>&,     \
+      bool, comm::Context&);
+
+PARASOL_POISSON_RUN(float)
+PARASOL_POISSON_RUN(double)
+
+#undef PARASOL_POISSON_RUN
 
 }  // namespace parasol::poisson

@@ -4,13 +4,13 @@
 // download: the app never touches a device pointer. Host-only API.
 //
 // What runs (device.cu, kernels.cuh): the levels of levels(p), each with u and its right-hand side
-// (and, by variant and smoother, a residual field and a second field for sweeps that cannot write
-// in place); FMG's level right-hand sides b_l = R^l f + boundary terms are made at upload. The
-// plain variant runs one kernel per red or black half-sweep (a whole sweep in the fused pass on a
-// level with a periodic side of odd length, where red meets red), Chebyshev step, residual,
-// restriction and prolongation; the fused variant runs a whole red-black sweep (or a smoothing's two Chebyshev
-// steps) in one pass over memory, restricts the residual where it is computed, and takes the norms
-// from u and b directly. Both prolong and correct in one kernel. The bottom level is solved on
+// (and, by variant and smoother, a second field for sweeps that cannot write in place); FMG's
+// level right-hand sides b_l = R^l f + boundary terms are made at upload. The plain variant runs
+// one kernel per red or black half-sweep (a whole sweep in the fused pass on a level with a
+// periodic side of odd length, where red meets red), Chebyshev step, restriction and
+// prolongation; the fused variant runs a whole red-black sweep (or a smoothing's two Chebyshev
+// steps) in one pass over memory. Both restrict the residual where it is computed and take the
+// norms from u and b directly, never storing r. Both prolong and correct in one kernel. The bottom level is solved on
 // one block, whose barriers order the sweeps: each colour's (or Chebyshev step's) new values are
 // all computed before any is written, so the result does not depend on the order threads run in,
 // even where an odd periodic axis makes the red-black colouring improper.

@@ -171,6 +171,16 @@ void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
   timings.add("device_to_host", t.device_to_host);
 }
 
+// A solver's own timings (`device`: its phases, "compute" among them) added to a run's, "compute"
+// less what is timed apart, as above.
+inline void add_device_phases(PhaseTimer& timings, const PhaseTimer& device, double apart = 0,
+                              const Checkpointing* checkpoints = nullptr) {
+  double compute = device.seconds(phase::compute) - apart;
+  if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
+  for (const auto& [name, seconds] : device.phases())
+    timings.add(name, name == phase::compute ? std::max(0.0, compute) : seconds);
+}
+
 // Binding::make_run and make_study of a solver whose file `read(table, path)` reads (a
 // DeclaredFile) and whose Run and Study are made from what it read: R<float> or R<double> by
 // the file's method.precision (a template), or R itself.

@@ -94,17 +94,56 @@ void fill_bytes(DeviceBuffer<T>& buffer, unsigned char byte, cudaStream_t stream
   PARASOL_CUDA(cudaMemsetAsync(buffer.data(), byte, buffer.bytes(), stream));
 }
 
+// Copies between pointers, enqueued on the stream: `count` values each. The only raw
+// cudaMemcpyAsync of the solvers; host memory must stay alive until the stream reaches the copy
+// (pinned memory lets it run asynchronously). The buffer forms below check their bounds.
+template <class T>
+void upload(T* to, const T* from, std::size_t count, cudaStream_t stream) {
+  if (count > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+}
+
+// Does not wait for the stream: the values are on the host once it has reached the copy.
+template <class T>
+void enqueue_download(T* to, const T* from, std::size_t count, cudaStream_t stream) {
+  if (count > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+}
+
+// Waits for the stream.
+template <class T>
+void download(T* to, const T* from, std::size_t count, cudaStream_t stream) {
+  enqueue_download(to, from, count, stream);
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+}
+
+template <class T>
+void copy_on_device(T* to, const T* from, std::size_t count, cudaStream_t stream) {
+  if (count > 0)
+    PARASOL_CUDA(cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+}
+
+namespace detail {
+// `count` values at `at` fit in a buffer of `size`, or `what` says they do not.
+inline void require_within(const char* what, std::size_t at, std::size_t count, std::size_t size) {
+  if (at > size || count > size - at)
+    throw Error(std::string(what) + ": " + std::to_string(count) + " values at " +
+                std::to_string(at) + " of a buffer of " + std::to_string(size));
+}
+}  // namespace detail
+
 // Host values into a device buffer, enqueued on the stream: `count` values from `from` to the
-// buffer's start (at most its size). The host memory must stay alive until the stream reaches
-// the copy; pinned memory lets it run asynchronously.
+// buffer's value `at` (its start when not given).
+template <class T>
+void upload(DeviceBuffer<T>& to, std::size_t at, const T* from, std::size_t count,
+            cudaStream_t stream) {
+  detail::require_within("upload", at, count, to.size());
+  upload(to.data() + at, from, count, stream);
+}
+
 template <class T>
 void upload(DeviceBuffer<T>& to, const T* from, std::size_t count, cudaStream_t stream) {
-  if (count > to.size())
-    throw Error("upload: " + std::to_string(count) + " values into a buffer of " +
-                std::to_string(to.size()));
-  if (count > 0)
-    PARASOL_CUDA(
-        cudaMemcpyAsync(to.data(), from, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+  upload(to, 0, from, count, stream);
 }
 
 template <class T>
@@ -112,27 +151,25 @@ void upload(DeviceBuffer<T>& to, const std::vector<T>& from, cudaStream_t stream
   upload(to, from.data(), from.size(), stream);
 }
 
-// The first `count` values of a device buffer into host memory; waits for the stream.
+// `count` values of a device buffer from its value `at` (its start when not given) into host
+// memory; waits for the stream.
+template <class T>
+void download(const DeviceBuffer<T>& from, std::size_t at, T* to, std::size_t count,
+              cudaStream_t stream) {
+  detail::require_within("download", at, count, from.size());
+  download(to, from.data() + at, count, stream);
+}
+
 template <class T>
 void download(const DeviceBuffer<T>& from, T* to, std::size_t count, cudaStream_t stream) {
-  if (count > from.size())
-    throw Error("download: " + std::to_string(count) + " values from a buffer of " +
-                std::to_string(from.size()));
-  if (count > 0)
-    PARASOL_CUDA(
-        cudaMemcpyAsync(to, from.data(), count * sizeof(T), cudaMemcpyDeviceToHost, stream));
-  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  download(from, 0, to, count, stream);
 }
 
 // `count` values from device memory into a device buffer's start, enqueued on the stream.
 template <class T>
 void copy_on_device(DeviceBuffer<T>& to, const T* from, std::size_t count, cudaStream_t stream) {
-  if (count > to.size())
-    throw Error("copy_on_device: " + std::to_string(count) + " values into a buffer of " +
-                std::to_string(to.size()));
-  if (count > 0)
-    PARASOL_CUDA(
-        cudaMemcpyAsync(to.data(), from, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  detail::require_within("copy_on_device", 0, count, to.size());
+  copy_on_device(to.data(), from, count, stream);
 }
 
 // The whole buffer, as a vector; waits for the stream.

@@ -13,6 +13,23 @@
 
 namespace parasol {
 
+// The phases' names, written once: a run's /timings and summary, and the solvers' results (their
+// own phases beside these, e.g. montecarlo's "paths", are named in their headers).
+namespace phase {
+inline constexpr char startup[] = "startup";      // process start to the parameters read
+inline constexpr char setup[] = "setup";          // inputs made or read, device and plans made
+inline constexpr char read[] = "read";            // input files read
+inline constexpr char host_to_device[] = "host_to_device";
+inline constexpr char compute[] = "compute";      // device (or CPU) work, exchange not included
+inline constexpr char device_to_host[] = "device_to_host";
+inline constexpr char exchange[] = "exchange";    // in the communication layer, across ranks
+inline constexpr char wait[] = "wait";            // for the slowest rank
+inline constexpr char check[] = "check";
+inline constexpr char checkpoint[] = "checkpoint";
+inline constexpr char write[] = "write";
+inline constexpr char release[] = "release";      // device memory and handles given back
+}  // namespace phase
+
 class PhaseTimer {
  public:
   // Adds the seconds from its making to its end (or stop()) to `phase`.
@@ -54,6 +71,11 @@ class PhaseTimer {
         return;
       }
     phases_.emplace_back(phase, seconds);
+  }
+
+  // Every phase of `other` added to this one's (a solver's own timings into a run's).
+  void add(const PhaseTimer& other) {
+    for (const auto& [name, seconds] : other.phases_) add(name, seconds);
   }
 
   // Forgets `phase` (a device phase on a run with no device, say); nothing if never timed.

@@ -579,8 +579,8 @@ TEST(RecurrenceRunPart, AnAr1RunOnTheCpuIsItsGoldAndSaysWhatItRan) {
     solve({});
   };
   comm::Context context;
-  const Timings t = part.solve(context, show);
-  EXPECT_EQ(t.exchange, 0);
+  const PhaseTimer t = part.solve(context, show);
+  EXPECT_EQ(t.seconds(phase::exchange), 0);
   EXPECT_EQ(part.v(), solve_gold(part.series()));
   // The CPU solve's result is the gold: the check solves none again.
   EXPECT_TRUE(part.check(context, show).passed());

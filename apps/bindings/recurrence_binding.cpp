@@ -75,9 +75,7 @@ class RecurrenceRun final : public SolverRun<Params> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    const recurrence::Timings t = part_->solve(*context_, show_gold);
-    if (ranks() > 1) timings.add("exchange", t.exchange);
-    add_device_phases(timings, t);
+    add_device_phases(timings, part_->solve(*context_, show_gold));
   }
 
   double work() const override { return static_cast<double>(part_->elements()); }

@@ -66,17 +66,14 @@ std::vector<T> DeviceSeries<T>::download() const {
 
 template <class T>
 void DeviceSeries<T>::set_initial(std::int64_t k, T value) {
-  PARASOL_CUDA(cudaMemcpyAsync(initial_.data() + k, &value, sizeof(T), cudaMemcpyHostToDevice,
-                               stream_));
+  upload(initial_, static_cast<std::size_t>(k), &value, 1, stream_);
   PARASOL_CUDA(cudaStreamSynchronize(stream_));
 }
 
 template <class T>
 T DeviceSeries<T>::value(std::int64_t i) const {
   T value{};
-  PARASOL_CUDA(
-      cudaMemcpyAsync(&value, v_.data() + i, sizeof(T), cudaMemcpyDeviceToHost, stream_));
-  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  parasol::download(v_, static_cast<std::size_t>(i), &value, 1, stream_);
   return value;
 }
 
@@ -110,20 +107,14 @@ void DeviceSeries<T>::tile_totals_into(bool continued, Map<T>* into) {
   prepare_prefixed(tiles);
   Solver<T>::tile_totals(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
                          continued, totals_.data(), stream_);
-  if (tiles > 0)
-    PARASOL_CUDA(cudaMemcpyAsync(into, totals_.data(), static_cast<std::size_t>(tiles) * sizeof(Map<T>),
-                                 cudaMemcpyDeviceToHost, stream_));
-  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  parasol::download(totals_, into, static_cast<std::size_t>(tiles), stream_);
 }
 
 template <class T>
 void DeviceSeries<T>::solve_prefixed_from_host(std::int64_t series_tiles, std::int64_t first_tile,
                                                bool continued) {
   prepare_prefixed(series_tiles);
-  if (series_tiles > 0)
-    PARASOL_CUDA(cudaMemcpyAsync(prefixes_.data(), h_prefixes_.data(),
-                                 static_cast<std::size_t>(series_tiles) * sizeof(Map<T>),
-                                 cudaMemcpyHostToDevice, stream_));
+  upload(prefixes_, h_prefixes_.data(), static_cast<std::size_t>(series_tiles), stream_);
   Solver<T>::tile_prefixes(prefixes_.data(), series_tiles, scratch_.data(), stream_);
   solver_->solve_prefixed(s_.data(), u_.data(), offsets_.data(), initial_.data(), n_, segments_,
                           continued, prefixes_.data(), first_tile, v_.data(), stream_);

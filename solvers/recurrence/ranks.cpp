@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "comm/halo.hpp"
+#include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/stream.hpp"
 #include "solvers/recurrence/check.hpp"
 
@@ -54,9 +56,7 @@ T product_on_device(const DeviceSeries<T>& device) {
   long double product = 1;
   for (std::int64_t at = 0; at < device.size() && product != 0; at += kPiece) {
     piece.resize(static_cast<std::size_t>(std::min(kPiece, device.size() - at)));
-    PARASOL_CUDA(cudaMemcpyAsync(piece.data(), device.s() + at, piece.size() * sizeof(T),
-                                 cudaMemcpyDeviceToHost, device.stream()));
-    PARASOL_CUDA(cudaStreamSynchronize(device.stream()));
+    download(piece.data(), device.s() + at, piece.size(), device.stream());
     for (std::size_t i = 0; i < piece.size() && product != 0; ++i) times(product, piece[i]);
   }
   return static_cast<T>(product);
@@ -154,14 +154,6 @@ std::vector<double> solve_gold_part(const SeriesPart<T>& part, comm::Context& co
   return v;
 }
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
-
 template <class T>
 Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context& context,
                          const Ar1* drawn) {
@@ -173,7 +165,7 @@ Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context
   auto start = std::chrono::steady_clock::now();
   DeviceSeries<T> device = drawn ? DeviceSeries<T>(part.series, *drawn, part.first, stream.get())
                                  : DeviceSeries<T>(part.series, stream.get());  // waits
-  result.timings.host_to_device = seconds_since(start);
+  result.timings.add(phase::host_to_device, seconds_since(start));
 
   if (mode == ScanMode::reproducible) {
     // Every buffer made before the clock starts: a timed run allocates nothing.
@@ -189,7 +181,7 @@ Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context
     Map<T>* all = device.series_totals_host(series_tiles);
     auto step = std::chrono::steady_clock::now();
     if (n > 0) device.tile_totals_into(part.continued, all + part.first / kTileElements<T>);
-    result.timings.tile_totals = seconds_since(step);
+    result.timings.add(kTileTotals, seconds_since(step));
     for (int root = 0; root < context.size(); ++root) {
       const comm::Slab tiles = comm::even_slab(series_tiles, root, context.size());
       if (tiles.count() > 0)
@@ -198,7 +190,7 @@ Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context
     }
     step = std::chrono::steady_clock::now();
     device.solve_prefixed_from_host(series_tiles, part.first / kTileElements<T>, part.continued);
-    result.timings.prefixed_scan = seconds_since(step);
+    result.timings.add(kPrefixedScan, seconds_since(step));
   } else {
     // The run's composed map: its end from v[-1] = 0, and the product of its s while the
     // continued segment lasts (0 once a segment starts in it).
@@ -219,12 +211,13 @@ Result<T> solve_gpu_part(const SeriesPart<T>& part, ScanMode mode, comm::Context
     }
   }
   PARASOL_CUDA(cudaStreamSynchronize(stream.get()));
-  result.timings.exchange = context.comm_seconds() - comm_start;
-  result.timings.compute = seconds_since(start) - result.timings.exchange;
+  const double exchange = context.comm_seconds() - comm_start;
+  result.timings.add(phase::exchange, exchange);
+  result.timings.add(phase::compute, seconds_since(start) - exchange);
 
   start = std::chrono::steady_clock::now();
   result.v = n > 0 ? device.download() : std::vector<T>{};
-  result.timings.device_to_host = seconds_since(start);
+  result.timings.add(phase::device_to_host, seconds_since(start));
   return result;
 }
 

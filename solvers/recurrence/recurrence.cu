@@ -306,9 +306,7 @@ Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn) {
   const auto upload = [&](const auto& host) {
     using V = typename std::decay_t<decltype(host)>::value_type;
     DeviceBuffer<V> buf(host.size());
-    if (!host.empty())
-      PARASOL_CUDA(cudaMemcpyAsync(buf.data(), host.data(), buf.bytes(), cudaMemcpyHostToDevice,
-                                   stream.get()));
+    parasol::upload(buf, host, stream.get());
     return buf;
   };
   Result<T> result;
@@ -328,11 +326,11 @@ Result<T> solve_gpu(const Series<T>& series, ScanMode mode, const Ar1* drawn) {
   compute.stop();
   result.v = huge_vector<T>(static_cast<std::size_t>(n));  // first touch on huge pages
   d2h.start();
-  if (n > 0)
-    PARASOL_CUDA(cudaMemcpyAsync(result.v.data(), v.data(), v.bytes(), cudaMemcpyDeviceToHost,
-                                 stream.get()));
+  enqueue_download(result.v.data(), v.data(), v.size(), stream.get());
   d2h.stop();
-  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds()};
+  result.timings.add(phase::host_to_device, h2d.seconds());
+  result.timings.add(phase::compute, compute.seconds());
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/phase_timer.hpp"
 #include "kernels/scan.hpp"
 
 namespace parasol::recurrence {
@@ -159,18 +160,17 @@ class Solver {
 template <class T>
 inline constexpr std::int64_t kTileElements = sizeof(T) == 4 ? 256 * 16 : 256 * 8;
 
-struct Timings {
-  double host_to_device = 0, compute = 0, device_to_host = 0;
-  double exchange = 0;  // across ranks: in the communication layer (Context::comm_seconds)
-  // Across ranks, reproducible: compute's two steps, each ending when the device is done (the
-  // run's tile totals, downloaded; the prefixes of all tiles and the run scanned from them).
-  double tile_totals = 0, prefixed_scan = 0;
-};
+// Across ranks, reproducible: compute's two steps, each ending when the device is done (the
+// run's tile totals, downloaded; the prefixes of all tiles and the run scanned from them).
+inline constexpr char kTileTotals[] = "tile_totals";
+inline constexpr char kPrefixedScan[] = "prefixed_scan";
 
 template <class T>
 struct Result {
   std::vector<T> v;
-  Timings timings;
+  // host_to_device, compute, device_to_host; across ranks also exchange (in the communication
+  // layer: Context::comm_seconds) and, reproducible, compute's two steps above.
+  PhaseTimer timings;
 };
 
 struct Ar1;  // params.hpp

@@ -72,22 +72,25 @@ const char* RunPart<T>::decomposition() const {
 }
 
 template <class T>
-Timings RunPart<T>::solve(comm::Context& context, const ShowGold& show) {
-  // Across ranks, this rank's run, with the carries exchanged.
-  Timings t;
+PhaseTimer RunPart<T>::solve(comm::Context& context, const ShowGold& show) {
+  // Across ranks, this rank's run, with the carries exchanged: the exchange leads the phases.
+  PhaseTimer t;
+  if (across()) t.add(phase::exchange, 0);
   if (gpu_) {
     Result<T> r = across() ? solve_gpu_part(*part_, p_.mode, context, drawn())
                            : solve_gpu(series_, p_.mode, drawn());
     v_ = std::move(r.v);
-    t = r.timings;
+    t.add(r.timings);
   } else {
     const auto start = std::chrono::steady_clock::now();
-    if (across()) gold_ = solve_gold_part(*part_, context, &t.exchange);
+    double exchange = 0;
+    if (across()) gold_ = solve_gold_part(*part_, context, &exchange);
     else show("element", [&](const ProgressCallback& pr) { gold_ = solve_gold(series_, pr); });
-    t.compute = seconds_since(start) - t.exchange;
+    t.add(phase::compute, seconds_since(start) - exchange);
+    if (across()) t.add(phase::exchange, exchange);
     v_.assign(gold_.begin(), gold_.end());
   }
-  compute_ = t.compute;
+  compute_ = t.seconds(phase::compute);
   require_finite("recurrence: the output v", v_);
   // The range of v over every rank, for rank 0's summary (which waits on no one).
   range_ = {INFINITY, -INFINITY};
@@ -99,8 +102,12 @@ Timings RunPart<T>::solve(comm::Context& context, const ShowGold& show) {
     range_ = {context.all_reduce(range_.first, comm::Op::min),
               context.all_reduce(range_.second, comm::Op::max)};
     // The reproducible scan's two steps on the device, the slowest rank's each.
-    steps_ = {max_over_ranks(context, t.tile_totals), max_over_ranks(context, t.prefixed_scan)};
+    steps_ = {max_over_ranks(context, t.seconds(kTileTotals)),
+              max_over_ranks(context, t.seconds(kPrefixedScan))};
   }
+  // They are compute's parts, which summary() says apart: not phases of the run.
+  t.drop(kTileTotals);
+  t.drop(kPrefixedScan);
   return t;
 }
 
@@ -123,8 +130,8 @@ Summary RunPart<T>::summary() const {
             : "an exclusive scan across ranks of each run's composed map";
     s.method.push_back({"carry", std::string(carry)});
     if (gpu_ && p_.mode == ScanMode::reproducible) {
-      s.timings.push_back({"tile_totals_s", steps_.first});
-      s.timings.push_back({"prefixed_scan_s", steps_.second});
+      s.timings.push_back({std::string(kTileTotals) + "_s", steps_.first});
+      s.timings.push_back({std::string(kPrefixedScan) + "_s", steps_.second});
     }
   }
   s.line = formatted("v from %.6g to %.6g; %.3g s, %.3f Gelements/s", range_.first, range_.second,

@@ -16,6 +16,7 @@
 
 #include "comm/context.hpp"
 #include "kernels/agreement.hpp"
+#include "kernels/phase_timer.hpp"
 #include "solvers/recurrence/inputs.hpp"
 #include "solvers/recurrence/params.hpp"
 #include "solvers/recurrence/ranks.hpp"
@@ -92,8 +93,9 @@ class RunPart {
 
   // This rank's run solved (the scan on the GPU, else the gold, shown through `show`), the
   // carries exchanged across ranks; v checked finite, and the whole run's range of v and
-  // seconds kept for summary(). Collective.
-  Timings solve(comm::Context& context, const ShowGold& show);
+  // seconds kept for summary(). Collective. Its phases as the run reports them: across ranks
+  // exchange, then host_to_device, compute and device_to_host (the gold's compute alone).
+  PhaseTimer solve(comm::Context& context, const ShowGold& show);
   const std::vector<T>& v() const { return v_; }
   // The whole run's report, once solved: rank 0's alone, it waits on no one.
   Summary summary() const;

@@ -450,11 +450,11 @@ void bench_long(benchmark::State& state, Case k, int threads) {
   (void)rows.solve(context, threads);  // warm-up
   double total = 0, compute = 0, exchange = 0;
   for (auto _ : state) {
-    const LongTimings t = rows.solve(context, threads);
-    state.SetIterationTime(t.device.compute + t.exchange);
-    total += t.device.compute + t.exchange;
-    compute += t.device.compute;
-    exchange += t.exchange;
+    const PhaseTimer t = rows.solve(context, threads);
+    state.SetIterationTime(t.seconds(phase::compute) + t.seconds(phase::exchange));
+    total += t.seconds(phase::compute) + t.seconds(phase::exchange);
+    compute += t.seconds(phase::compute);
+    exchange += t.seconds(phase::exchange);
   }
   report(state, {k.n, k.systems, Layout::contiguous}, total);
   const double iterations = static_cast<double>(state.iterations());

@@ -981,8 +981,8 @@ TEST(TridiagRunPart, AHeatMarchOnTheCpuReportsItsDecay) {
   p.heat = small_heat(31, 6, 0.5, 1);
   const auto part = RunPart<double>::make(p, Placement{});
   EXPECT_EQ(std::string(part->decomposition()), "whole grids");
-  const PartTimings t = part->solve(one_rank(), {}, {});
-  EXPECT_GE(t.solve_seconds, 0);
+  const PhaseTimer t = part->solve(one_rank(), {}, {});
+  EXPECT_GE(t.seconds(kSolves), 0);
   EXPECT_TRUE(part->check(one_rank(), {}).passed());
   const Summary s = summary(p, part->diagnostics(), 1, 1, 1e9);
   EXPECT_TRUE(contains(s.first, "u from ")) << s.first;
@@ -1023,9 +1023,10 @@ TEST(TridiagRunPart, KeptNumbersGiveTheSummaryAndItsTimings) {
   p.problem = Problem::random;
   p.random = {33, 5, 7};
   const auto part = RunPart<double>::make(p, Placement{});
-  PartTimings t = part->solve(one_rank(), {}, {});
-  t.phases.compute = 2;
-  t.solve_seconds = 0.5;
+  part->solve(one_rank(), {}, {});
+  PhaseTimer t;
+  t.add(phase::compute, 2);
+  t.add(kSolves, 0.5);
   part->keep(t);
   part->combine(one_rank());  // one rank: its own numbers
   const Summary s = part->summary();

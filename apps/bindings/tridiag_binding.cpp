@@ -59,20 +59,19 @@ class TridiagRun final : public SolverRun<Params> {
 
   // A march's checkpoints are a phase of their own; one long system's interface, its exchange.
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    tridiag::PartTimings t;
+    PhaseTimer t;
     if (march_) {
-      {
-        ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
-        t = part_->solve(*context_, launch_, {shown_on(line), march_->gpu(), march_->gold()});
-      }
-      finish_march(timings, *checkpoints_, "step", p_.heat.steps, t.phases.compute);
+      ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
+      t = part_->solve(*context_, launch_, {shown_on(line), march_->gpu(), march_->gold()});
     } else {
       t = part_->solve(*context_, launch_, {});
-      if (p_.cut == tridiag::Cut::rows && ranks() > 1) timings.add("exchange", t.exchange);
     }
-    add_device_phases(timings, t.phases);
+    if (checkpoints_) checkpoints_->finish("step", p_.heat.steps);
+    add_device_phases(timings, t, 0, checkpoints_ ? &*checkpoints_ : nullptr);
     require_finite("tridiag: the solution", part_->x());
-    part_->keep(t);
+    // The solves alone are a part of compute, which the summary says (solve_s): not a phase.
+    part_->keep(timings);
+    timings.drop(tridiag::kSolves);
     combine_over_ranks(timings, [&](comm::Context& context) { part_->combine(context); });
   }
 

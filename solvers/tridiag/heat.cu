@@ -139,11 +139,9 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   h2d.start();
   DeviceBuffer<T> a(size), b(size), c(size), d(size), u(size);
   make_on_device(heat, dims, start_on_device, a.data(), b.data(), c.data(), u.data(), stream);
-  if (!start_on_device)
-    PARASOL_CUDA(
-        cudaMemcpyAsync(u.data(), initial.data(), u.bytes(), cudaMemcpyHostToDevice, stream));
+  if (!start_on_device) upload(u, initial.data(), size, stream);
   h2d.stop();
-  result.timings.host_to_device = h2d.seconds();
+  result.timings.add(phase::host_to_device, h2d.seconds());
 
   EventTimer compute(stream);
   SolveClock solves;
@@ -184,9 +182,7 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
       const AtSafePoint at = checkpoints->at(done);
       if (at != AtSafePoint::go_on) {
         saved.resize(size);
-        PARASOL_CUDA(cudaMemcpyAsync(saved.data(), u.data(), u.bytes(), cudaMemcpyDeviceToHost,
-                                     stream));
-        PARASOL_CUDA(cudaStreamSynchronize(stream));
+        download(u, saved.data(), size, stream);
         checkpoints->save({done, saved.data(), static_cast<std::int64_t>(size)});
       }
       if (at == AtSafePoint::save_and_stop) {
@@ -199,16 +195,16 @@ HeatResult<T> march_heat_gpu(const Heat& heat, const Launch& launch,
   // A zero pivot or a NaN in any step.
   if (ring) ring->check(stream);
   else line->check(stream);
-  result.timings.compute = compute.seconds();
-  result.solve_seconds = solves.seconds();
+  result.timings.add(phase::compute, compute.seconds());
+  result.timings.add(kSolves, solves.seconds());
   if (progress && heat.steps > 0 && !stopped) report(heat.steps);
 
   EventTimer d2h(stream);
   std::vector<T> laid_out(size);
   d2h.start();
-  PARASOL_CUDA(cudaMemcpyAsync(laid_out.data(), u.data(), u.bytes(), cudaMemcpyDeviceToHost, stream));
+  enqueue_download(laid_out.data(), u.data(), size, stream);
   d2h.stop();
-  result.timings.device_to_host = d2h.seconds();
+  result.timings.add(phase::device_to_host, d2h.seconds());
   result.u = relayout(laid_out, dims, Layout::contiguous);
   return result;
 }

@@ -85,11 +85,14 @@ inline bool held_contiguous(bool gpu, Variant variant) {
   return !gpu || required_layout(variant) == Layout::contiguous;
 }
 
+// A march's device time in the solves alone, a part of compute (which builds the right-hand sides
+// too); a run's rate is of these seconds (run_part.hpp).
+inline constexpr char kSolves[] = "solves";
+
 template <class T>
 struct HeatResult {
-  std::vector<T> u;  // [grid][point] after the last step (contiguous whatever the solve's layout)
-  Timings timings;
-  double solve_seconds = 0;  // device time in the solves alone (excludes building right-hand sides)
+  std::vector<T> u;    // [grid][point] after the last step (contiguous whatever the solve's layout)
+  PhaseTimer timings;  // host_to_device, compute, kSolves, device_to_host
 };
 
 // The gold: the same steps by the Thomas algorithm in double.

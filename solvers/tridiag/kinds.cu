@@ -660,8 +660,7 @@ void KindSolver<T>::solve(const T* const* bands, const T* d, T* x, cudaStream_t 
   if (w.general) {
     const T *a = bands[0], *b = bands[1], *c = bands[2];
     const std::int64_t rows = dm.n * dm.systems;
-    PARASOL_CUDA(cudaMemcpyAsync(w.b_modified.data(), b, w.b_modified.bytes(),
-                                 cudaMemcpyDeviceToDevice, stream));
+    copy_on_device(w.b_modified, b, w.b_modified.size(), stream);
     PARASOL_NOTE_LAUNCH(blocks, threads, 0, periodic_modify_kernel<T>);
     periodic_modify_kernel<T><<<blocks, threads, 0, stream>>>(a, b, c, w.b_modified.data(),
                                                               w.u.data(), dm.n, dm.systems);
@@ -711,9 +710,7 @@ template <class T>
 void KindSolver<T>::check(cudaStream_t stream) {
   Workspace& w = *work_;
   unsigned long long first = kNoFailure;
-  PARASOL_CUDA(cudaMemcpyAsync(&first, w.failure.data(), sizeof first, cudaMemcpyDeviceToHost,
-                               stream));
-  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  download(w.failure, &first, 1, stream);
   if (first != kNoFailure) {
     PARASOL_CUDA(cudaMemsetAsync(w.failure.data(), 0xFF, w.failure.bytes(), stream));
     PARASOL_CUDA(cudaStreamSynchronize(stream));
@@ -755,10 +752,11 @@ Result<T> solve_kind_gpu(const Launch& launch, const KindBatch<T>& batch) {
   compute.stop();
   std::vector<T> laid_out(batch.d.size());
   d2h.start();
-  PARASOL_CUDA(cudaMemcpyAsync(laid_out.data(), x.data(), x.bytes(), cudaMemcpyDeviceToHost,
-                               stream.get()));
+  enqueue_download(laid_out.data(), x.data(), x.size(), stream.get());
   d2h.stop();
-  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds()};
+  result.timings.add(phase::host_to_device, h2d.seconds());
+  result.timings.add(phase::compute, compute.seconds());
+  result.timings.add(phase::device_to_host, d2h.seconds());
   solver.check(stream.get());
   // In the interleaved layout the "rows" of relayout are each system's values.
   result.x = relayout(laid_out, {rhs_dims.n, rhs_dims.systems, layout}, Layout::contiguous);

@@ -237,10 +237,10 @@ LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part) {
     v[0] = r.a[0], v[1] = r.c[0], v[2] = r.d[0];
     v[3] = r.a[size - 1], v[4] = r.c[size - 1], v[5] = r.d[size - 1];
   }
-  result.timings.device.compute = seconds_since(start);
+  result.timings.add(phase::compute, seconds_since(start));
   start = std::chrono::steady_clock::now();
   const std::vector<double> ends = interface_across(context, mine, systems, 1, part.periodic);
-  result.timings.exchange = seconds_since(start);
+  result.timings.add(phase::exchange, seconds_since(start));
   start = std::chrono::steady_clock::now();
   result.x.resize(static_cast<std::size_t>(dims.size()));
   for (std::int64_t s = 0; s < systems; ++s) {
@@ -252,7 +252,7 @@ LongResult<double> solve_long(comm::Context& context, const RowsPart<T>& part) {
       throw NumericalError(s, "system " + std::to_string(s) + ": " + e.what());
     }
   }
-  result.timings.device.compute += seconds_since(start);
+  result.timings.add(phase::compute, seconds_since(start));
   return result;
 }
 

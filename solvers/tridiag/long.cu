@@ -302,9 +302,7 @@ __global__ void substitute_pieces_kernel(Reduced<T> r, const double* ends, T* x,
 void check_failure(const DeviceBuffer<unsigned long long>& failure, const std::string& where,
                    cudaStream_t stream) {
   unsigned long long first = kNoFailure;
-  PARASOL_CUDA(cudaMemcpyAsync(&first, failure.data(), sizeof first, cudaMemcpyDeviceToHost,
-                               stream));
-  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  download(failure, &first, 1, stream);
   if (first == kNoFailure) return;
   const auto system = static_cast<std::int64_t>(first);
   throw NumericalError(system, "tridiag, one system across ranks: system " +
@@ -378,9 +376,8 @@ Chain chain_in(DeviceBuffer<double>& buffer) {
 // out.d. The reduction and substitution timed as compute with events, the exchange as host wall
 // from the reduction's end to the values' upload.
 template <class T>
-LongTimings solve_on_device(comm::Context& context, const RowsPart<T>& part, Rows<T> in,
-                            Reduced<T> out, int threads, LongChains& buffers,
-                            cudaStream_t stream) {
+PhaseTimer solve_on_device(comm::Context& context, const RowsPart<T>& part, Rows<T> in,
+                           Reduced<T> out, int threads, LongChains& buffers, cudaStream_t stream) {
   const Dims& dims = part.batch.dims;
   const std::int64_t rows = dims.n, systems = dims.systems;
   if (rows < 2)
@@ -439,8 +436,7 @@ LongTimings solve_on_device(comm::Context& context, const RowsPart<T>& part, Row
   if (values.size() != third || third != static_cast<std::size_t>(systems * per_system))
     throw Error("tridiag::solve_long_gpu: " + std::to_string(values.size()) +
                 " interface values for a chain of " + std::to_string(third) + " rows");
-  PARASOL_CUDA(cudaMemcpyAsync(chain_in(last).d, values.data(), third * sizeof(double),
-                               cudaMemcpyHostToDevice, stream));
+  upload(last, 2 * third, values.data(), third, stream);  // over the chain's d (chain_in)
   PARASOL_CUDA(cudaStreamSynchronize(stream));
   const double exchange =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - exchanging).count();
@@ -457,7 +453,10 @@ LongTimings solve_on_device(comm::Context& context, const RowsPart<T>& part, Row
   PARASOL_CHECK_LAUNCH(stream);
   substitute.stop();
   check_failure(buffers.failure, "substituting its pieces' ends", stream);
-  return {{0, reduce.seconds() + substitute.seconds(), 0}, exchange};
+  PhaseTimer timings;
+  timings.add(phase::compute, reduce.seconds() + substitute.seconds());
+  timings.add(phase::exchange, exchange);
+  return timings;
 }
 
 // random_batch's rows [first_row, first_row + rows) of each system of n rows, drawn where the
@@ -498,14 +497,15 @@ LongResult<T> solve_long_with(comm::Context& context, const RowsPart<T>& part, i
   fill(a, b, c, d, stream.get());
   h2d.stop();
   LongChains chains;
-  result.timings = solve_on_device<T>(context, part, {a.data(), b.data(), c.data(), d.data()},
-                                      {a.data(), c.data(), d.data()}, threads, chains,
-                                      stream.get());
+  const PhaseTimer solved =
+      solve_on_device<T>(context, part, {a.data(), b.data(), c.data(), d.data()},
+                         {a.data(), c.data(), d.data()}, threads, chains, stream.get());
   d2h.start();
   result.x = download(d, stream.get());
   d2h.stop();
-  result.timings.device.host_to_device = h2d.seconds();
-  result.timings.device.device_to_host = d2h.seconds();
+  result.timings.add(phase::host_to_device, h2d.seconds());
+  result.timings.add(solved);
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 
@@ -561,7 +561,7 @@ template <class T>
 DeviceRows<T>::~DeviceRows() = default;
 
 template <class T>
-LongTimings DeviceRows<T>::solve(comm::Context& context, int threads) {
+PhaseTimer DeviceRows<T>::solve(comm::Context& context, int threads) {
   return solve_on_device<T>(context, part_, {a_.data(), b_.data(), c_.data(), d_.data()},
                             {ra_.data(), rc_.data(), x_.data()}, threads, *chains_,
                             stream_.get());

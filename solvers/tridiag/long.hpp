@@ -78,17 +78,12 @@ RowsPart<T> rows_part_of(const Batch<T>& whole, const comm::Slab& mine, bool per
 template <class T>
 Batch<T> periodic_as_batch(const KindBatch<T>& ring);
 
-// What a solve across ranks spent: the device's phases, and the seconds this rank spent in the
-// interface's exchange (its gather to rank 0, the solve there, and the values sent back).
-struct LongTimings {
-  Timings device;
-  double exchange = 0;
-};
-
 template <class U>
 struct LongResult {
   std::vector<U> x;  // the part's rows, [system][row]
-  LongTimings timings;
+  // The device's phases (on the host, compute alone), and as exchange the seconds this rank spent
+  // in the interface across ranks (its gather to rank 0, the solve there, the values sent back).
+  PhaseTimer timings;
 };
 
 // The interface across ranks: `mine` holds this rank's pieces' interface rows, [system][piece]
@@ -140,7 +135,7 @@ class DeviceRows {
   DeviceRows& operator=(const DeviceRows&) = delete;
 
   // Called by every rank, in the same order: the timings of solve_long_gpu less the transfers.
-  LongTimings solve(comm::Context& context, int threads = 256);
+  PhaseTimer solve(comm::Context& context, int threads = 256);
   // The last solve's x, [system][row].
   std::vector<T> x() const;
 

@@ -85,7 +85,7 @@ template <class T>
 struct Solved {
   std::vector<T> x;
   std::vector<double> gold;
-  Timings timings;
+  PhaseTimer timings;
 };
 
 // By `launch` on the GPU (relaid into the variant's layout and back), or with `gpu` false by the

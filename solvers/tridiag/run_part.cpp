@@ -22,6 +22,12 @@ std::vector<U> rounded_to(const std::vector<T>& x) {
   return std::vector<U>(x.begin(), x.end());
 }
 
+// `t` with its compute as kSolves too: a solve with nothing else in its compute.
+PhaseTimer solves_are_compute(PhaseTimer t) {
+  t.add(kSolves, t.seconds(phase::compute));
+  return t;
+}
+
 // A batch of general systems, this rank's share of them whole. A GPU run that needs no host
 // copy (no check) draws a random batch on the device, the same bits (solve_drawn): batch_ then
 // holds their extent alone.
@@ -59,7 +65,7 @@ class GeneralRun final : public RunPart<T> {
            this->source();
   }
 
-  PartTimings solve(comm::Context&, const Launch& launch, const Marching<T>&) override {
+  PhaseTimer solve(comm::Context&, const Launch& launch, const Marching<T>&) override {
     Solved<T> s;
     try {
       s = drawn_ ? solve_drawn<T>(launch, batch_.dims, p_.random.seed, first_)
@@ -69,7 +75,7 @@ class GeneralRun final : public RunPart<T> {
     }
     x_ = std::move(s.x);
     gold_ = std::move(s.gold);
-    return {s.timings, s.timings.compute, 0};
+    return solves_are_compute(std::move(s.timings));
   }
 
   Agreement check(comm::Context& context, const ProgressCallback&) override {
@@ -134,7 +140,7 @@ class KindRun final : public RunPart<T> {
     return extent(whole) + rhs + this->source();
   }
 
-  PartTimings solve(comm::Context&, const Launch& launch, const Marching<T>&) override {
+  PhaseTimer solve(comm::Context&, const Launch& launch, const Marching<T>&) override {
     Solved<T> s;
     try {
       s = solve_on(where_.gpu, launch, kinds_);
@@ -143,7 +149,7 @@ class KindRun final : public RunPart<T> {
     }
     x_ = std::move(s.x);
     gold_ = std::move(s.gold);
-    return {s.timings, s.timings.compute, 0};
+    return solves_are_compute(std::move(s.timings));
   }
 
   Agreement check(comm::Context& context, const ProgressCallback&) override {
@@ -210,20 +216,18 @@ class HeatRun final : public RunPart<T> {
            " steps at lambda " + shown(h.lambda);
   }
 
-  PartTimings solve(comm::Context&, const Launch& launch, const Marching<T>& m) override {
-    PartTimings t;
+  PhaseTimer solve(comm::Context&, const Launch& launch, const Marching<T>& m) override {
     if (where_.gpu) {
       HeatResult<T> r = march_heat_gpu<T>(part_, launch, m.progress, m.gpu ? &*m.gpu : nullptr);
       x_ = std::move(r.u);
-      t.phases = r.timings;
-      t.solve_seconds = r.solve_seconds;
-    } else {
-      const auto start = std::chrono::steady_clock::now();
-      gold_ = march_heat_gold(part_, m.progress, m.gold ? &*m.gold : nullptr);
-      t.phases.compute = t.solve_seconds = seconds_since(start);
-      x_ = rounded_to<T>(gold_);
+      return std::move(r.timings);
     }
-    return t;
+    const auto start = std::chrono::steady_clock::now();
+    gold_ = march_heat_gold(part_, m.progress, m.gold ? &*m.gold : nullptr);
+    PhaseTimer t;
+    t.add(phase::compute, seconds_since(start));
+    x_ = rounded_to<T>(gold_);
+    return solves_are_compute(std::move(t));
   }
 
   Diagnostics diagnostics() const override { return heat_diagnostics(part_, x_); }
@@ -298,10 +302,11 @@ class LongRun final : public RunPart<T> {
            "same answer rounded otherwise";
   }
 
-  // The interface across ranks is the exchange (on one rank, where nothing is exchanged,
-  // compute), counted in the solve's seconds.
-  PartTimings solve(comm::Context& context, const Launch&, const Marching<T>&) override {
-    LongTimings t;
+  // The interface across ranks is the exchange, first among the phases (on one rank, where
+  // nothing is exchanged, compute), counted in the solve's seconds.
+  PhaseTimer solve(comm::Context& context, const Launch&, const Marching<T>&) override {
+    PhaseTimer t;
+    if (where_.ranks > 1) t.add(phase::exchange, 0);
     try {
       if (where_.gpu) {
         LongResult<T> r =
@@ -309,20 +314,21 @@ class LongRun final : public RunPart<T> {
                                        p_.threads)
                    : solve_long_gpu<T>(context, rows_, p_.threads);
         x_ = std::move(r.x);
-        t = r.timings;
+        t.add(r.timings);
       } else {
         const LongResult<double> r = solve_long<T>(context, rows_);
         x_ = rounded_to<T>(r.x);
-        t = r.timings;
+        t.add(r.timings);
       }
     } catch (const NumericalError& e) {
       throw this->from_source(e);
     }
-    PartTimings p{t.device, 0, 0};
-    if (where_.ranks > 1) p.exchange = t.exchange;
-    else p.phases.compute += t.exchange;
-    p.solve_seconds = p.phases.compute + p.exchange;
-    return p;
+    if (where_.ranks == 1) {
+      t.add(phase::compute, t.seconds(phase::exchange));
+      t.drop(phase::exchange);
+    }
+    t.add(kSolves, t.seconds(phase::compute) + t.seconds(phase::exchange));
+    return t;
   }
 
   // Every rank solves the whole batch's gold: one long system's is one sweep down and up.
@@ -372,9 +378,9 @@ std::string why_no_restart(const Params& p) {
 }
 
 template <class T>
-void RunPart<T>::keep(const PartTimings& t) {
-  compute_seconds_ = t.phases.compute;
-  solve_seconds_ = t.solve_seconds;
+void RunPart<T>::keep(const PhaseTimer& t) {
+  compute_seconds_ = t.seconds(phase::compute);
+  solve_seconds_ = t.seconds(kSolves);
   combined_ = diagnostics();
 }
 

@@ -79,14 +79,6 @@ struct MarchState {
       "it holds each rank's grids interleaved point by point, which only the same cut reads back";
 };
 
-// A part's solve: its phases, the seconds of the solves alone, and across ranks the seconds of
-// exchange the compute holds (one long system's interface), which a run reports apart.
-struct PartTimings {
-  Timings phases;
-  double solve_seconds = 0;
-  double exchange = 0;
-};
-
 // What a run's summary says after its first line, and /diagnostics' attributes, from the whole
 // run's diagnostics: a batch's max|x|, its seconds and rate; a march's range of u, its seconds
 // and its solves', the rate, and the sine mode's decay beside the exact one (a line of its own,
@@ -131,9 +123,12 @@ class RunPart {
   }
 
   // This rank's part solved by `launch` (on the GPU) or the gold, x made; a NumericalError
-  // names where the systems came from.
-  virtual PartTimings solve(comm::Context& context, const Launch& launch,
-                            const Marching<T>& marching) = 0;
+  // names where the systems came from. Its phases: across ranks one long system's interface as
+  // exchange, first; host_to_device, compute and device_to_host (the gold's compute alone); and
+  // the seconds of the solves alone, kSolves (a batch's compute; one long system's with its
+  // interface), which the run says apart.
+  virtual PhaseTimer solve(comm::Context& context, const Launch& launch,
+                           const Marching<T>& marching) = 0;
   const std::vector<T>& x() const { return x_; }
   // What the summary says of this rank's x; the caller combines it over the ranks.
   virtual Diagnostics diagnostics() const { return batch_diagnostics(x_); }
@@ -141,10 +136,11 @@ class RunPart {
   // reporting through `progress`).
   virtual Agreement check(comm::Context& context, const ProgressCallback& progress) = 0;
 
-  // The run's numbers once this rank has solved: its diagnostics and its seconds (`t`, compute as
-  // the run counts it: a march's without its checkpoints'), made the whole run's by combine(),
-  // which every rank calls across ranks; then the summary and /timings' attributes of them.
-  void keep(const PartTimings& t);
+  // The run's numbers once this rank has solved: its diagnostics and its seconds (`t`: compute as
+  // the run counts it, a march's without its checkpoints', and kSolves), made the whole run's by
+  // combine(), which every rank calls across ranks; then the summary and /timings' attributes of
+  // them.
+  void keep(const PhaseTimer& t);
   void combine(comm::Context& context);
   Summary summary() const;
 

@@ -410,9 +410,7 @@ void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, cuda
 template <class T>
 void Solver<T>::check(cudaStream_t stream) {
   unsigned long long first = kNoFailure;
-  PARASOL_CUDA(cudaMemcpyAsync(&first, failure_.data(), sizeof first, cudaMemcpyDeviceToHost,
-                               stream));
-  PARASOL_CUDA(cudaStreamSynchronize(stream));
+  download(failure_, &first, 1, stream);
   if (first == kNoFailure) return;
   PARASOL_CUDA(cudaMemsetAsync(failure_.data(), 0xFF, failure_.bytes(), stream));
   PARASOL_CUDA(cudaStreamSynchronize(stream));
@@ -444,10 +442,11 @@ Result<T> solve_gpu_with(const Launch& launch, const Dims& dims, Fill fill) {
   compute.stop();
   result.x = huge_vector<T>(size);  // first touch on huge pages
   d2h.start();
-  PARASOL_CUDA(cudaMemcpyAsync(result.x.data(), x.data(), x.bytes(), cudaMemcpyDeviceToHost,
-                               stream.get()));
+  enqueue_download(result.x.data(), x.data(), size, stream.get());
   d2h.stop();
-  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds()};
+  result.timings.add(phase::host_to_device, h2d.seconds());
+  result.timings.add(phase::compute, compute.seconds());
+  result.timings.add(phase::device_to_host, d2h.seconds());
   solver.check(stream.get());
   return result;
 }
@@ -477,9 +476,7 @@ Result<T> solve_gpu(const Launch& launch, const Batch<T>& batch) {
                                DeviceBuffer<T>& d, cudaStream_t stream) {
                              for (auto [dst, src] : {std::pair{&a, &batch.a}, {&b, &batch.b},
                                                      {&c, &batch.c}, {&d, &batch.d}})
-                               PARASOL_CUDA(cudaMemcpyAsync(dst->data(), src->data(),
-                                                            dst->bytes(), cudaMemcpyHostToDevice,
-                                                            stream));
+                               upload(*dst, src->data(), dst->size(), stream);
                            });
 }
 

@@ -12,6 +12,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/error.hpp"
+#include "kernels/phase_timer.hpp"
 #include "solvers/tridiag/params.hpp"
 
 namespace parasol::tridiag {
@@ -130,14 +131,10 @@ class Solver {
   DeviceBuffer<unsigned char> scan_workspace_;
 };
 
-struct Timings {
-  double host_to_device = 0, compute = 0, device_to_host = 0;
-};
-
 template <class T>
 struct Result {
-  std::vector<T> x;  // in the batch's layout
-  Timings timings;
+  std::vector<T> x;    // in the batch's layout
+  PhaseTimer timings;  // host_to_device, compute, device_to_host
 };
 
 // `values`, laid out as `from`, uploaded and stored on the device in layout `to`: reordered there

@@ -60,14 +60,18 @@ class TridiagRun final : public SolverRun<Params> {
   // A march's checkpoints are a phase of their own; one long system's interface, its exchange.
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     PhaseTimer t;
+    double written = 0;  // seconds writing checkpoints, which the march's compute holds
     if (march_) {
-      ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
-      t = part_->solve(*context_, launch_, {shown_on(line), march_->gpu(), march_->gold()});
+      {
+        ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
+        t = part_->solve(*context_, launch_, {shown_on(line), march_->gpu(), march_->gold()});
+      }
+      checkpoints_->finish("step", p_.heat.steps);
+      written = add_checkpoint_phase(timings, *checkpoints_);
     } else {
       t = part_->solve(*context_, launch_, {});
     }
-    if (checkpoints_) checkpoints_->finish("step", p_.heat.steps);
-    add_device_phases(timings, t, 0, checkpoints_ ? &*checkpoints_ : nullptr);
+    add_device_phases(timings, t, written);
     require_finite("tridiag: the solution", part_->x());
     // The solves alone are a part of compute, which the summary says (solve_s): not a phase.
     part_->keep(timings);

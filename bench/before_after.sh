@@ -9,10 +9,11 @@
 #   git worktree add /tmp/before <revision>      # or: git archive <revision> | tar -x -C /tmp/before
 #   bench/before_after.sh /tmp/before [extra cmake args...]
 #
-# Environment: OUT (logs and tables; ./results when unset), BENCH_FILTER (a --benchmark_filter for
-# every program), BENCHES (the programs, e.g. "laplace3d_bench tridiag_bench"; all when unset),
-# INPUTS (the input files' names; all when unset), MIN_TIME (per row, 0.1s when unset), AGAIN (how
-# many slower rows are run again, 20 when unset), BUILT=1 (both trees are built already).
+# Environment: OUT (logs and tables; ./results when unset); BENCH_FILTER (a --benchmark_filter
+# for every program); BENCHES (the programs, e.g. "laplace3d_bench tridiag_bench": all when unset,
+# none when empty); INPUTS (the input files' names: all when unset, none when empty); MIN_TIME (a
+# row's, 0.1s when unset); AGAIN (how many slower rows are run again, 20 when unset); BUILT=1 (both
+# trees are built already, by an earlier call).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] && [ -f "$1/CMakeLists.txt" ] || { echo "usage: bench/before_after.sh OTHER_TREE [cmake args...]" >&2; exit 2; }
@@ -38,7 +39,7 @@ fi
 old="$before/build/before-after"; new="$PWD/build/before-after"
 
 # 1. Benchmarks.
-programs=${BENCHES:-$(cd "$new/bench" && ls *_bench 2>/dev/null)}
+programs=${BENCHES-$(cd "$new/bench" && ls *_bench 2>/dev/null)}
 for program in $programs; do
   [ -x "$old/bench/$program" ] && [ -x "$new/bench/$program" ] || { echo "== $program: not in both trees"; continue; }
   for side in old new; do
@@ -64,9 +65,11 @@ done < <(head -n "${AGAIN:-20}" "$out/slower.txt")
 python3 bench/before_after.py table "$out" $programs | tee "$out/benchmarks.txt"
 
 # 2. Results of every shipped input.
+inputs=${INPUTS-$(cd inputs && ls *.toml)}
+[ -n "$inputs" ] || exit 0
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 printf "%-28s %9s %9s  %s\n" input "before ms" "after ms" "result files" | tee "$out/results.txt"
-for file in ${INPUTS:-$(cd inputs && ls *.toml)}; do
+for file in $inputs; do
   for side in old new; do
     dir=${!side}; start=$(date +%s%N)
     (cd "$work" && timeout 300 "$dir/apps/parasol" run "$OLDPWD/inputs/$file" -o "$work/$side.h5" --force \

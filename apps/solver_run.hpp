@@ -591,13 +591,6 @@ inline io::UniformGrid3 uniform_grid(std::int64_t nx, std::int64_t ny, std::int6
           {spacing, spacing, spacing}};
 }
 
-// A solver's phases as it lists them, each a name and its seconds (montecarlo::phases), added to
-// a run's timings in order.
-template <class Phases>
-void add_phases(PhaseTimer& timings, const Phases& phases) {
-  for (const auto& [phase, seconds] : phases) timings.add(phase, seconds);
-}
-
 // A row a solver's study measured (RowOutcome) with its own cells beside it, one per
 // SweepColumns::extras (montecarlo's price and standard error).
 inline Measurement measured(RowOutcome row, std::vector<Cell> extras) {

@@ -175,10 +175,15 @@ void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
 // less what is timed apart, as above.
 inline void add_device_phases(PhaseTimer& timings, const PhaseTimer& device, double apart = 0,
                               const Checkpointing* checkpoints = nullptr) {
-  double compute = device.seconds(phase::compute) - apart;
-  if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
-  for (const auto& [name, seconds] : device.phases())
-    timings.add(name, name == phase::compute ? std::max(0.0, compute) : seconds);
+  for (const auto& [name, seconds] : device.phases()) {
+    if (name != phase::compute) {
+      timings.add(name, seconds);
+      continue;
+    }
+    double compute = seconds - apart;
+    if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
+    timings.add(name, std::max(0.0, compute));
+  }
 }
 
 // Binding::make_run and make_study of a solver whose file `read(table, path)` reads (a

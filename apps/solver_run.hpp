@@ -175,10 +175,15 @@ void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
 // less what is timed apart, as above.
 inline void add_device_phases(PhaseTimer& timings, const PhaseTimer& device, double apart = 0,
                               const Checkpointing* checkpoints = nullptr) {
-  double compute = device.seconds(phase::compute) - apart;
-  if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
-  for (const auto& [name, seconds] : device.phases())
-    timings.add(name, name == phase::compute ? std::max(0.0, compute) : seconds);
+  for (const auto& [name, seconds] : device.phases()) {
+    if (name != phase::compute) {
+      timings.add(name, seconds);
+      continue;
+    }
+    double compute = seconds - apart;
+    if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
+    timings.add(name, std::max(0.0, compute));
+  }
 }
 
 // Binding::make_run and make_study of a solver whose file `read(table, path)` reads (a
@@ -589,13 +594,6 @@ inline io::UniformGrid3 uniform_grid(std::int64_t nx, std::int64_t ny, std::int6
   return {{std::uint64_t(nx), std::uint64_t(ny), std::uint64_t(nz)},
           origin,
           {spacing, spacing, spacing}};
-}
-
-// A solver's phases as it lists them, each a name and its seconds (montecarlo::phases), added to
-// a run's timings in order.
-template <class Phases>
-void add_phases(PhaseTimer& timings, const Phases& phases) {
-  for (const auto& [phase, seconds] : phases) timings.add(phase, seconds);
 }
 
 // A row a solver's study measured (RowOutcome) with its own cells beside it, one per

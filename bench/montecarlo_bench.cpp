@@ -51,11 +51,12 @@ void bench_variant(benchmark::State& state, Variant v, int block, Ordering order
   double generate = 0, paths = 0, seconds = 0;
   for (auto _ : state) {
     simulator.run();
-    const Timings t = simulator.timings();
-    state.SetIterationTime(t.total);
-    generate += t.generate;
-    paths += t.paths;
-    seconds += t.total;
+    const PhaseTimer t = simulator.timings();
+    const double total = t.seconds(kGeneratePhase) + t.seconds(kPathsPhase);
+    state.SetIterationTime(total);
+    generate += t.seconds(kGeneratePhase);
+    paths += t.seconds(kPathsPhase);
+    seconds += total;
   }
   const double n = static_cast<double>(state.iterations());
   const double path_steps = static_cast<double>(p.paths) * static_cast<double>(p.steps);

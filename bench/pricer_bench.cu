@@ -177,11 +177,11 @@ void bench_lsm(benchmark::State& state) {
   double simulate = 0, regress = 0, price = 0, total = 0;
   for (auto _ : state) {
     const BasketResult r = solve_lsm_gpu(p, stream);
-    state.SetIterationTime(r.timings.total);
-    simulate += r.timings.simulate;
-    regress += r.timings.regress;
-    price += r.timings.price;
-    total += r.timings.total;
+    state.SetIterationTime(r.seconds);
+    simulate += r.timings.seconds(kSimulatePhase);
+    regress += r.timings.seconds(kRegressPhase);
+    price += r.timings.seconds(kPricePhase);
+    total += r.seconds;
   }
   const double n = static_cast<double>(state.iterations());
   state.counters["simulate_ms"] = benchmark::Counter(1e3 * simulate / n);

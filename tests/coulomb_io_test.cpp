@@ -544,9 +544,9 @@ TEST(CoulombCpu, ARunIsTheGoldRoundedToFloat) {
   const coulomb::Result r = coulomb::solve_cpu(p, atoms, part);
   const std::vector<double> gold = coulomb::solve_gold(p, atoms, part);
   EXPECT_EQ(r.potential, std::vector<float>(gold.begin(), gold.end()));
-  EXPECT_GE(r.timings.compute, 0.0);
-  EXPECT_EQ(r.timings.host_to_device, 0.0);
-  EXPECT_EQ(r.timings.device_to_host, 0.0);
+  EXPECT_GE(r.timings.seconds(phase::compute), 0.0);
+  EXPECT_EQ(r.timings.seconds(phase::host_to_device), 0.0);
+  EXPECT_EQ(r.timings.seconds(phase::device_to_host), 0.0);
 }
 
 // A run's steps across ranks, taken by a plain process: one rank, which keeps its own.
@@ -573,7 +573,7 @@ TEST_F(CoulombOneRank, ReadsTheAtomsOrRethrowsWhyNot) {
 TEST_F(CoulombOneRank, DiagnosticsAreTheRangeAndTheComputeSeconds) {
   coulomb::Result r;
   r.potential = {0.5f, -3.0f, 2.0f};
-  r.timings.compute = 1.25;
+  r.timings.add(phase::compute, 1.25);
   const coulomb::Diagnostics d = coulomb::over_ranks(context_, coulomb::diagnostics(r));
   EXPECT_EQ(d.low, -3.0);
   EXPECT_EQ(d.high, 2.0);

@@ -72,7 +72,7 @@ class CoulombRun final : public SolverRun<Params> {
       diagnostics_ = coulomb::over_ranks(context, diagnostics_);
       if (p_.write_dx) gathered_ = coulomb::gather_on_root(context, p_.lattice, result_.potential);
     });
-    if (ranks() > 1) timings.add("exchange", broadcast);  // the atoms' broadcast is exchange too
+    if (ranks() > 1) timings.add(phase::exchange, broadcast);  // the atoms' broadcast is exchange too
     add_device_phases(timings, result_.timings);
   }
 

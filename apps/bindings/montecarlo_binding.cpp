@@ -1,6 +1,6 @@
 // montecarlo's binding: what a run of either model reads, prints, records and writes, and its
 // sweeps. A rank's part of a run and its checkpoints' state are solvers/montecarlo/run.hpp's; the
-// words, memory, refusals, report and phases summary.hpp's; a sweep's gold and rows study.hpp's.
+// words, memory, refusals and report summary.hpp's; a sweep's gold and rows study.hpp's.
 #include <optional>
 
 #include "apps/progress.hpp"
@@ -65,7 +65,7 @@ class MontecarloRun final : public EstimateRun<Params, Result> {
     }
     checkpoints_->finish("batch", part_->rounds());
     add_checkpoint_phase(timings, *checkpoints_);
-    add_phases(timings, phases(result_));
+    timings.add(result_.timings);
     combine_over_ranks(timings, [&](comm::Context& context) {
       result_ = whole_run(context, p_, std::move(result_));
     });
@@ -108,7 +108,7 @@ class BasketRun final : public EstimateRun<BasketParams, BasketResult> {
   }
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     result_ = gpu_ ? solve_basket_gpu(p_, Stream()) : solve_basket_gold(p_);
-    add_phases(timings, phases(p_, result_));
+    timings.add(result_.timings);
     require_finite_estimates(result_);
   }
   Agreement check() override { return check_run(p_, result_.price, gpu_); }

@@ -77,11 +77,9 @@ class PoissonRun final : public GridRun<Params> {
         });
     run_ = poisson::solve_run(p_, f_, u_, gpu_, *context_, progress, &points);
     // The making of f on the device, and of its solver, is the run's setup.
-    timings.add("setup", host_setup + run_.setup_seconds);
-    if (made_on_device()) {
-      shift_ = run_.shift;
-      timings.add("device_to_host", run_.download_seconds);
-    }
+    timings.add(phase::setup, host_setup);
+    timings.add(run_.timings);
+    if (made_on_device()) shift_ = run_.shift;
     // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
     // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
     const double exchange = context_->comm_seconds() - comm_before;
@@ -90,12 +88,12 @@ class PoissonRun final : public GridRun<Params> {
     // A converging multigrid stays within the size of the solution; a NaN or infinity means the
     // data overflowed T (validate() keeps the face values representable, not f's products).
     require_finite("poisson: the field u", u_);
-    timings.add("compute", compute);
-    if (ranks() > 1) timings.add("exchange", exchange);
+    timings.add(phase::compute, compute);
+    if (ranks() > 1) timings.add(phase::exchange, exchange);
     if (p_.source.kind != SourceKind::manufactured) return;
     const auto study = std::chrono::steady_clock::now();
     errors_ = poisson::run_errors(p_, run_, u_, cuts_, gpu_, *context_);
-    if (p_.refinements > 1) timings.add("refinements", seconds_since(study));
+    if (p_.refinements > 1) timings.add(poisson::kRefinementsPhase, seconds_since(study));
   }
 
   void report(io::ResultFile& out) override {

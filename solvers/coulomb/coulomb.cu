@@ -34,6 +34,14 @@ namespace {
 constexpr int kConstantAtoms = 4000;
 __constant__ float4 c_atoms[kConstantAtoms];
 
+// c_atoms's address on the device: a launch's atoms are copied there on the stream, as to any
+// device memory.
+float4* constant_atoms() {
+  void* address = nullptr;
+  PARASOL_CUDA(cudaGetSymbolAddress(&address, c_atoms));
+  return static_cast<float4*>(address);
+}
+
 constexpr int kTileAtoms = 256;
 
 // Resident blocks a multiprocessor the constant-memory gathers are held to. The constant cache
@@ -411,9 +419,7 @@ void DeviceProblem::run(Variant variant, const Shape& block, int coarsening,
       }
       case Variant::gather:
       case Variant::gather_coarse:
-        PARASOL_CUDA(cudaMemcpyToSymbolAsync(c_atoms, d_atoms,
-                                             static_cast<std::size_t>(chunk) * sizeof(float4), 0,
-                                             cudaMemcpyDeviceToDevice, stream_));
+        copy_on_device(constant_atoms(), d_atoms, static_cast<std::size_t>(chunk), stream_);
         launch_gather<AtomSource::constant>(p, g, nullptr, chunk, AtomSlices{1, chunk}, accumulate,
                                             potential_.data(), stream_);
         break;
@@ -468,19 +474,19 @@ Result solve_gpu(const Params& p, const std::vector<Atom>& atoms, const Part& pa
   h2d.start();
   DeviceProblem problem(p, atoms, part, stream);
   h2d.stop();
-  result.timings.host_to_device = h2d.seconds();
+  result.timings.add(phase::host_to_device, h2d.seconds());
 
   EventTimer compute(stream);
   compute.start();
   problem.run(p.variant, p.block, p.coarsening, progress);
   compute.stop();
-  result.timings.compute = compute.seconds();
+  result.timings.add(phase::compute, compute.seconds());
 
   EventTimer d2h(stream);
   d2h.start();
   result.potential = problem.download();
   d2h.stop();
-  result.timings.device_to_host = d2h.seconds();
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 

@@ -13,6 +13,7 @@
 
 #include "kernels/buffer.hpp"
 #include "kernels/event.hpp"
+#include "kernels/phase_timer.hpp"
 #include "solvers/coulomb/params.hpp"
 #include "solvers/coulomb/part.hpp"
 
@@ -42,13 +43,11 @@ inline double terms(const Lattice& n, std::size_t atoms) {
   return static_cast<double>(n.points()) * static_cast<double>(atoms);
 }
 
-struct Timings {
-  double host_to_device = 0, compute = 0, device_to_host = 0;
-};
-
 struct Result {
   std::vector<float> potential;  // [nz][ny][nx], x fastest (of the part that was solved)
-  Timings timings;
+  // host_to_device (the atoms' upload), compute and device_to_host; the CPU backend's compute
+  // alone.
+  PhaseTimer timings;
 };
 
 // Reported as a run goes: atoms summed over the whole lattice (GPU, after each launch), or

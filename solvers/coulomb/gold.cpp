@@ -94,7 +94,7 @@ Result solve_cpu(const Params& p, const std::vector<Atom>& atoms, const Part& pa
   const auto start = std::chrono::steady_clock::now();
   const std::vector<double> gold = solve_gold(p, atoms, part, progress);
   Result result;
-  result.timings.compute = seconds_since(start);
+  result.timings.add(phase::compute, seconds_since(start));
   result.potential.assign(gold.begin(), gold.end());
   return result;
 }

@@ -48,7 +48,7 @@ Part place_and_cut(comm::Context& context, Params& p, const std::vector<Atom>& a
 
 Diagnostics diagnostics(const Result& result) {
   Diagnostics d;
-  d.compute_seconds = result.timings.compute;
+  d.compute_seconds = result.timings.seconds(phase::compute);
   if (!result.potential.empty()) {
     const auto [low, high] = std::minmax_element(result.potential.begin(), result.potential.end());
     d.low = *low;

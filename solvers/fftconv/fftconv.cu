@@ -950,8 +950,7 @@ void Convolver<T>::convolve_streamed(const Problem& p, const Options& o,
 
   DeviceBuffer<T> h(filter.size()), x(static_cast<std::size_t>(samples_per_piece)),
       y(static_cast<std::size_t>(outputs_per_piece));
-  PARASOL_CUDA(cudaMemcpyAsync(h.data(), filter.data(), h.bytes(), cudaMemcpyHostToDevice,
-                               stream));
+  upload(h, filter, stream);
   PinnedBuffer<T> in[2] = {PinnedBuffer<T>(samples_per_piece),
                            PinnedBuffer<T>(samples_per_piece)};
   PinnedBuffer<T> out[2] = {PinnedBuffer<T>(outputs_per_piece),
@@ -976,13 +975,10 @@ void Convolver<T>::convolve_streamed(const Problem& p, const Options& o,
   };
   const auto enqueue = [&](std::int64_t i) {
     const typename Impl::Piece at = piece_at(i);
-    if (at.x_count > 0)
-      PARASOL_CUDA(cudaMemcpyAsync(x.data(), in[i % 2].data(), at.x_count * sizeof(T),
-                                   cudaMemcpyHostToDevice, stream));
+    upload(x, in[i % 2].data(), static_cast<std::size_t>(at.x_count), stream);
     impl.overlap_save_range(p, block, h_hat, x.data(), 0, at.x0, at.x_count, 1, at.o0, at.count,
                             y.data(), 0, stream);
-    PARASOL_CUDA(cudaMemcpyAsync(out[i % 2].data(), y.data(), at.count * sizeof(T),
-                                 cudaMemcpyDeviceToHost, stream));
+    enqueue_download(out[i % 2].data(), y.data(), static_cast<std::size_t>(at.count), stream);
   };
   const auto fill = [&](std::int64_t i) {
     const typename Impl::Piece at = piece_at(i);
@@ -1015,8 +1011,7 @@ Result<T> convolve_gpu_with(const Problem& p, const Options& o, std::size_t sign
   h2d.start();
   DeviceBuffer<T> x(signal_size), h(filter.size()), y(static_cast<std::size_t>(outputs));
   fill_signal(x, stream.get());
-  PARASOL_CUDA(cudaMemcpyAsync(h.data(), filter.data(), h.bytes(), cudaMemcpyHostToDevice,
-                               stream.get()));
+  upload(h, filter, stream.get());
   h2d.stop();
   // cuFFT plans are made on first use, on the host, while the device waits: a first run makes
   // them (and is reported as setup), so compute times the convolution alone.
@@ -1032,10 +1027,12 @@ Result<T> convolve_gpu_with(const Problem& p, const Options& o, std::size_t sign
   compute.stop();
   result.output = huge_vector<T>(static_cast<std::size_t>(outputs));  // first touch on huge pages
   d2h.start();
-  PARASOL_CUDA(cudaMemcpyAsync(result.output.data(), y.data(), y.bytes(), cudaMemcpyDeviceToHost,
-                               stream.get()));
+  enqueue_download(result.output.data(), y.data(), y.size(), stream.get());
   d2h.stop();
-  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds(), setup.seconds()};
+  result.timings.add(phase::setup, setup.seconds());
+  result.timings.add(phase::host_to_device, h2d.seconds());
+  result.timings.add(phase::compute, compute.seconds());
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 
@@ -1049,8 +1046,7 @@ Result<T> convolve_gpu(const Problem& p, const Options& o, const std::vector<T>&
   return convolve_gpu_with<T>(
       p, o, signal.size(),
       [&](DeviceBuffer<T>& x, cudaStream_t stream) {
-        PARASOL_CUDA(
-            cudaMemcpyAsync(x.data(), signal.data(), x.bytes(), cudaMemcpyHostToDevice, stream));
+        upload(x, signal, stream);
       },
       filter);
 }
@@ -1179,7 +1175,10 @@ Result<T> convolve_range_gpu(const Problem& p, const Options& o, const std::vect
   result.output = download(y, stream.get());
   d2h.stop();
   result.variant = o.variant;
-  result.timings = {h2d.seconds(), compute.seconds(), d2h.seconds(), setup.seconds()};
+  result.timings.add(phase::setup, setup.seconds());
+  result.timings.add(phase::host_to_device, h2d.seconds());
+  result.timings.add(phase::compute, compute.seconds());
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/buffer.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/stream.hpp"
 
 namespace parasol::fftconv {
@@ -288,16 +289,13 @@ class Convolver {
   std::unique_ptr<Impl> impl_;
 };
 
-struct Timings {
-  double host_to_device = 0, compute = 0, device_to_host = 0;
-  double setup = 0;  // a first convolution, which also makes the cuFFT plans
-};
-
 template <class T>
 struct Result {
   std::vector<T> output;  // batch * output_extent(p).size() values
   Variant variant = Variant::automatic;  // the one that ran
-  Timings timings;
+  // On the device setup (a first convolution, which also makes the cuFFT plans), host_to_device,
+  // compute and device_to_host; on the CPU compute alone.
+  PhaseTimer timings;
 };
 
 // Upload, convolve, download.

@@ -127,7 +127,7 @@ struct VolumeOutput {
   std::vector<double> gold;          // the CPU's; empty after a GPU run
   Variant ran = Variant::automatic;  // on the GPU: the variant that ran
   std::int64_t chunks = 1;           // on the GPU: r2c's chunks along z
-  Timings timings;                   // on the CPU: compute alone
+  PhaseTimer timings;                // as Result's: on the CPU compute alone
 };
 template <class T>
 VolumeOutput<T> convolve_volume(const VolumeOperands<T>& ops, Variant variant, bool gpu);

@@ -145,35 +145,25 @@ double RunPart<T>::samples() const {
   return static_cast<double>(whole_.batch) * static_cast<double>(whole_.signal.size());
 }
 
-// A run's phases on the host and the device; with `setup` the first convolution, which makes
-// the cuFFT plans, kept out of compute.
-template <class T>
-void RunPart<T>::add_phases(PhaseTimer& timings, bool setup) const {
-  if (setup) timings.add("setup", result_.timings.setup);
-  timings.add("host_to_device", result_.timings.host_to_device);
-  timings.add("compute", std::max(0.0, result_.timings.compute));
-  timings.add("device_to_host", result_.timings.device_to_host);
-}
-
 template <class T>
 void RunPart<T>::solve(PhaseTimer& timings, const PieceSink<T>& sink) {
   if (p_.streamed) return solve_streamed(timings, sink);
   if (range()) {
-    solve_range(timings);
+    solve_range();
   } else if (where_.gpu) {
     result_ = rephrasing([&] {
       return ops_.drawn ? convolve_gpu(ops_.problem, method_, p_.signal, ops_.first_drawn,
                                        ops_.filter)
                         : convolve_gpu(ops_.problem, method_, ops_.signal, ops_.filter);
     });
-    add_phases(timings, true);
   } else {
     const auto started = Clock::now();
     gold_ = gold_of();
     result_.output = rounded<T>(gold_);
-    result_.timings.compute = seconds_since(started);
-    add_phases(timings, false);
+    result_.timings.add(phase::compute, seconds_since(started));
   }
+  timings.add(result_.timings);
+  compute_s_ = result_.timings.seconds(phase::compute);
   finite_range(result_.output, low_, high_);
 }
 
@@ -182,7 +172,7 @@ void RunPart<T>::combine(comm::Context& context) {
   const bool some = !share_ || share_->count > 0;
   low_ = context.all_reduce(some ? low_ : INFINITY, comm::Op::min);
   high_ = context.all_reduce(some ? high_ : -INFINITY, comm::Op::max);
-  result_.timings.compute = context.all_reduce(result_.timings.compute, comm::Op::max);
+  compute_s_ = context.all_reduce(compute_s_, comm::Op::max);
 }
 
 template <class T>
@@ -200,17 +190,17 @@ void RunPart<T>::check_piece(std::int64_t offset, std::int64_t count, const T* v
   check_s_ += seconds_since(checking);
 }
 
-// A rank's range of one long signal's output, into memory: on the GPU from its window in memory,
-// or overlap-save in pieces of method.piece, or the gold's windows on the CPU.
+// A rank's range of one long signal's output, into result_ with its phases: on the GPU from its
+// window in memory, or overlap-save in pieces of method.piece, or the gold's windows on the CPU.
 template <class T>
-void RunPart<T>::solve_range(PhaseTimer& timings) {
+void RunPart<T>::solve_range() {
   const std::int64_t first = share_->first, count = share_->count;
   if (share_->in_memory) {
     result_ = rephrasing([&] {
       return convolve_range_gpu<T>(whole_, method_, window_, window_first_, ops_.filter, first,
                                    count);
     });
-    return add_phases(timings, true);
+    return;
   }
   result_.output.assign(static_cast<std::size_t>(count), T(0));
   const auto started = Clock::now();
@@ -222,9 +212,8 @@ void RunPart<T>::solve_range(PhaseTimer& timings) {
     convolve_pieces<T>(whole_, ops_.filter, reader(), keep, first, count, where_.gpu, p_.block,
                        p_.piece);
   });
-  result_.timings.compute = seconds_since(started);
+  result_.timings.add(phase::compute, seconds_since(started));
   result_.variant = Variant::overlap_save;
-  timings.add("compute", result_.timings.compute);
 }
 
 // The output samples this rank owns ([0, length) on one rank, a range across ranks) to `sink`
@@ -266,11 +255,10 @@ void RunPart<T>::solve_streamed(PhaseTimer& timings, const PieceSink<T>& sink) {
   sink.finish();
   write_s_ += seconds_since(finishing);
   total_s_ = seconds_since(started) - check_s_;
-  result_.timings.compute = total_s_ - read_s_ - write_s_;
-  timings.add("read", read_s_);
-  timings.add("compute", result_.timings.compute);
-  timings.add("write", write_s_);
-  if (where_.check) timings.add("check", check_s_);
+  timings.add(phase::read, read_s_);
+  timings.add(phase::compute, total_s_ - read_s_ - write_s_);
+  timings.add(phase::write, write_s_);
+  if (where_.check) timings.add(phase::check, check_s_);
 }
 
 template <class T>
@@ -298,7 +286,7 @@ Agreement RunPart<T>::check(comm::Context& context) {
 template <class T>
 std::pair<std::string, Attributes> RunPart<T>::summary() const {
   const bool streamed = p_.streamed;
-  const double seconds = streamed ? total_s_ : result_.timings.compute;
+  const double seconds = streamed ? total_s_ : compute_s_;
   const double rate = seconds > 0 ? samples() / seconds : 0;
   Attributes timings{{"gsamples_per_s", 1e-9 * rate}};
   if (streamed) timings.push_back({"total_s", total_s_});
@@ -370,14 +358,7 @@ template <class T>
 void VolumePart<T>::solve(PhaseTimer& timings, const PieceSink<T>&) {
   out_ = where_.telling([&] { return convolve_volume(ops_, p_.variant, where_.gpu); },
                         [&](const InputError& e) { return rephrased(p_, e); });
-  if (where_.gpu) {
-    timings.add("setup", out_.timings.setup);
-    timings.add("host_to_device", out_.timings.host_to_device);
-    timings.add("compute", std::max(0.0, out_.timings.compute));
-    timings.add("device_to_host", out_.timings.device_to_host);
-  } else {
-    timings.add("compute", out_.timings.compute);
-  }
+  timings.add(out_.timings);
   finite_range(out_.output, low_, high_);
 }
 
@@ -398,7 +379,7 @@ std::optional<GridPlace> VolumePart<T>::grid() const {
 
 template <class T>
 std::pair<std::string, Attributes> VolumePart<T>::summary() const {
-  const double compute_s = out_.timings.compute;
+  const double compute_s = out_.timings.seconds(phase::compute);
   const double rate = compute_s > 0 ? samples() / compute_s : 0;
   // The summary's first line names the CPU gold solver; a GPU run names the variant that ran.
   std::string who;

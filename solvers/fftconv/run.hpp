@@ -156,10 +156,9 @@ class RunPart {
   void shown(const char* what, const std::function<void(const ProgressCallback&)>& body) const;
   std::vector<double> gold_of() const;
   void cut(const Problem& q);
-  void add_phases(PhaseTimer& timings, bool setup) const;
   SignalReader<T> reader() const;
   void check_piece(std::int64_t offset, std::int64_t count, const T* values);
-  void solve_range(PhaseTimer& timings);
+  void solve_range();
   void solve_streamed(PhaseTimer& timings, const PieceSink<T>& sink);
 
   Params p_;
@@ -176,6 +175,7 @@ class RunPart {
   std::optional<SignalSource<T>> source_;  // streamed parts and ranges
   GoldDifference difference_;  // streamed parts with a check
   double low_ = 0, high_ = 0, total_s_ = 0, read_s_ = 0, write_s_ = 0;
+  double compute_s_ = 0;  // unstreamed: this rank's compute, the slowest rank's once combined
   double check_s_ = 0;  // a streamed part's time on the gold's windows, charged to the check
 };
 

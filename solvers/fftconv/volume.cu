@@ -271,7 +271,7 @@ Variant VolumeConvolver<T>::convolve(const VolumeProblem& p, const VolumeOptions
 template <class T>
 std::vector<T> convolve_volume_gpu(const VolumeProblem& p, const VolumeOptions& o,
                                    const std::vector<T>& signal, const std::vector<T>& filter,
-                                   Variant* ran, std::int64_t* chunks, Timings* timings) {
+                                   Variant* ran, std::int64_t* chunks, PhaseTimer* timings) {
   check_problem(p);
   if (static_cast<std::int64_t>(signal.size()) != p.signal.size() ||
       static_cast<std::int64_t>(filter.size()) != p.filter.size())
@@ -305,8 +305,12 @@ std::vector<T> convolve_volume_gpu(const VolumeProblem& p, const VolumeOptions& 
   d2h.start();
   std::vector<T> out = download(y, stream.get());
   d2h.stop();
-  if (timings)
-    *timings = {h2d.seconds(), compute.seconds(), d2h.seconds(), setup.seconds()};
+  if (timings) {
+    timings->add(phase::setup, setup.seconds());
+    timings->add(phase::host_to_device, h2d.seconds());
+    timings->add(phase::compute, compute.seconds());
+    timings->add(phase::device_to_host, d2h.seconds());
+  }
   return out;
 }
 
@@ -315,10 +319,10 @@ template class VolumeConvolver<double>;
 template std::vector<float> convolve_volume_gpu(const VolumeProblem&, const VolumeOptions&,
                                                 const std::vector<float>&,
                                                 const std::vector<float>&, Variant*,
-                                                std::int64_t*, Timings*);
+                                                std::int64_t*, PhaseTimer*);
 template std::vector<double> convolve_volume_gpu(const VolumeProblem&, const VolumeOptions&,
                                                  const std::vector<double>&,
                                                  const std::vector<double>&, Variant*,
-                                                 std::int64_t*, Timings*);
+                                                 std::int64_t*, PhaseTimer*);
 
 }  // namespace parasol::fftconv

@@ -100,12 +100,12 @@ class VolumeConvolver {
 
 // Upload, convolve, download (for the tests and the front end). The output is filled with NaN
 // before the run, so a sample left unwritten cannot pass a check. With `timings`, a first
-// convolution makes the cuFFT plans and the filter's spectrum (timings->setup), and a second is
-// timed alone (compute).
+// convolution makes the cuFFT plans and the filter's spectrum (phase setup), and a second is
+// timed alone (compute): setup, host_to_device, compute and device_to_host are added to it.
 template <class T>
 std::vector<T> convolve_volume_gpu(const VolumeProblem& p, const VolumeOptions& o,
                                    const std::vector<T>& signal, const std::vector<T>& filter,
                                    Variant* ran = nullptr, std::int64_t* chunks = nullptr,
-                                   Timings* timings = nullptr);
+                                   PhaseTimer* timings = nullptr);
 
 }  // namespace parasol::fftconv

@@ -92,7 +92,7 @@ Result<T> solve_gold(const Params& p, const ProgressCallback& progress,
     if (it == p.max_iterations && !periodic) check(it);
   }
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  result.timings.compute = elapsed.count();
+  result.timings.add(phase::compute, elapsed.count());
   result.u = std::move(u);
   return result;
 }

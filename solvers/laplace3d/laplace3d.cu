@@ -410,11 +410,8 @@ DeviceGrid<T>::DeviceGrid(const Extent3& grid, const std::vector<T>& initial, cu
     PARASOL_CUDA(cudaMemsetAsync(field(*copy) + grid.points(), 0, guard_bytes, stream_));
   }
   // Both copies start equal, so the boundary is in place whichever copy a sweep writes.
-  const std::size_t field_bytes = initial.size() * sizeof(T);
-  PARASOL_CUDA(cudaMemcpyAsync(field(current_), initial.data(), field_bytes,
-                               cudaMemcpyHostToDevice, stream_));
-  PARASOL_CUDA(cudaMemcpyAsync(field(previous_), field(current_), field_bytes,
-                               cudaMemcpyDeviceToDevice, stream_));
+  upload(current_, static_cast<std::size_t>(guard_), initial.data(), initial.size(), stream_);
+  copy_on_device(field(previous_), field(current_), initial.size(), stream_);
 }
 
 template <class T>
@@ -436,9 +433,8 @@ DeviceGrid<T>::DeviceGrid(const Params& p, std::int64_t first_plane, std::int64_
   start_kernel<<<grid_stride_blocks(grid_.points(), kThreads), kThreads, 0, stream_>>>(
       start_of(p), first_plane, grid_.points(), field(current_));
   PARASOL_CHECK_LAUNCH(stream_);
-  PARASOL_CUDA(cudaMemcpyAsync(field(previous_), field(current_),
-                               static_cast<std::size_t>(grid_.points()) * sizeof(T),
-                               cudaMemcpyDeviceToDevice, stream_));
+  copy_on_device(field(previous_), field(current_), static_cast<std::size_t>(grid_.points()),
+                 stream_);
 }
 
 template <class T>
@@ -533,9 +529,8 @@ std::vector<T> DeviceGrid<T>::download_planes(std::int64_t first, std::int64_t c
   // took 0.45 s for a 512^3 float field on an H100 against 0.31 s so (docs/journal/2026-11.md).
   const std::int64_t plane = grid_.nx * grid_.ny;
   std::vector<T> u(static_cast<std::size_t>(count * plane));
-  PARASOL_CUDA(cudaMemcpyAsync(u.data(), field(current_) + first * plane, u.size() * sizeof(T),
-                               cudaMemcpyDeviceToHost, stream_));
-  PARASOL_CUDA(cudaStreamSynchronize(stream_));
+  parasol::download(current_, static_cast<std::size_t>(guard_ + first * plane), u.data(),
+                    u.size(), stream_);
   return u;
 }
 
@@ -567,7 +562,7 @@ Result<T> solve_gpu(const Params& p, const ProgressCallback& progress,
   h2d.stop();
   PARASOL_CUDA(cudaStreamSynchronize(stream));
   start_field = {};
-  result.timings.host_to_device = h2d.seconds();
+  result.timings.add(phase::host_to_device, h2d.seconds());
 
   EventTimer compute(stream);
   compute.start();
@@ -599,13 +594,13 @@ Result<T> solve_gpu(const Params& p, const ProgressCallback& progress,
     if (end == p.max_iterations && !periodic) check();
   }
   compute.stop();
-  result.timings.compute = compute.seconds();
+  result.timings.add(phase::compute, compute.seconds());
 
   EventTimer d2h(stream);
   d2h.start();
   result.u = field.download();
   d2h.stop();
-  result.timings.device_to_host = d2h.seconds();
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 

@@ -14,18 +14,13 @@
 #include "kernels/buffer.hpp"
 #include "kernels/checkpoint_keys.hpp"
 #include "kernels/convergence.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/shape.hpp"
 #include "solvers/laplace3d/params.hpp"
 #include "solvers/laplace3d/shapes.hpp"
 
 namespace parasol::laplace3d {
-
-// Seconds spent in each phase of a run.
-struct Timings {
-  // host_to_device: the starting field set on the device (a GPU run makes it there).
-  double host_to_device = 0, compute = 0, device_to_host = 0;
-};
 
 template <class T>
 struct Result {
@@ -36,7 +31,9 @@ struct Result {
   double last_change = std::numeric_limits<double>::quiet_NaN();
   bool converged = false;  // stopped because last_change fell below the tolerance
   ConvergenceChecks checks;  // the last two checks, for the contraction and the error bound
-  Timings timings;
+  // host_to_device (the starting field set on the device: a GPU run makes it there), compute and
+  // device_to_host; the CPU gold's compute alone.
+  PhaseTimer timings;
 };
 
 // Reported at every convergence check.

@@ -110,7 +110,7 @@ SlabResult<T> solve_gold_slab(const Params& p, comm::Context& context,
   }
   const std::int64_t plane = part.plane_points();
   result.u.assign(u.begin() + part.below * plane, u.begin() + (part.below + part.owned()) * plane);
-  result.timings.compute = seconds_since(start);
+  result.timings.add(phase::compute, seconds_since(start));
   result.exchange_seconds = exchange;
   return result;
 }
@@ -138,7 +138,7 @@ std::vector<double> time_slab_sweeps(const Params& p, comm::Context& context,
   double total = 0;
   for (std::int64_t r = 0; repeats.more(r, total); ++r) {
     const SlabResult<T> run = solve_gpu_slab<T>(p, context, comm, overlap);
-    const double slowest = comm::max_over_ranks(context, run.timings.compute);
+    const double slowest = comm::max_over_ranks(context, run.timings.seconds(phase::compute));
     total += slowest;
     timed_s += slowest;
     seconds.push_back(slowest / sweeps);

@@ -183,7 +183,7 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
   h2d.stop();
   PARASOL_CUDA(cudaStreamSynchronize(stream));
   start_field = {};
-  result.timings.host_to_device = h2d.seconds();
+  result.timings.add(phase::host_to_device, h2d.seconds());
   const double before = comm.seconds();
   result.route = comm.route();
   SlabSweeper<T> sweeper(part, grid, comm, stream, overlap);
@@ -223,14 +223,14 @@ SlabResult<T> solve_gpu_slab(const Params& p, comm::Context& context, comm::Devi
     if (end == p.max_iterations && !periodic) check();
   }
   compute.stop();
-  result.timings.compute = compute.seconds();
+  result.timings.add(phase::compute, compute.seconds());
   result.exchange_seconds = comm.seconds() - before + reducing;
 
   EventTimer d2h(stream);
   d2h.start();
   result.u = grid.download_planes(part.below, part.owned());
   d2h.stop();
-  result.timings.device_to_host = d2h.seconds();
+  result.timings.add(phase::device_to_host, d2h.seconds());
   return result;
 }
 

@@ -80,7 +80,7 @@ struct SlabResult {
   double last_change = std::numeric_limits<double>::quiet_NaN();
   bool converged = false;
   ConvergenceChecks checks;  // the last two checks (global maxima: the same on every rank)
-  Timings timings;
+  PhaseTimer timings;  // as Result's
   // This rank's seconds in halo exchanges and convergence maxima (wall time; device time of
   // NCCL operations). The share of it hidden behind the interior sweep is found by running
   // again without overlap (bench/scaling.py --hidden, parasol sweep across ranks).

@@ -11,8 +11,8 @@
 // from L2, as the neighbouring chunks are in flight at the same time. (They must come from L2: a
 // six-plane chunk reads a third more than it writes, and the sweep still runs at 91 % of the
 // copy.) The unrolled steps let the loads of later planes issue early. On an H100 this reached
-// 91.6 % of cudaMemcpy at 512^3 and 91.2 % at 1024^3, where zreg, in chunks of 32 and 64
-// planes, reached 84-88 % (docs/journal/2026-11.md).
+// 91.6 % of the runtime's device-to-device copy at 512^3 and 91.2 % at 1024^3, where zreg, in
+// chunks of 32 and 64 planes, reached 84-88 % (docs/journal/2026-11.md).
 #pragma once
 
 #include "solvers/laplace3d/stencil.cuh"

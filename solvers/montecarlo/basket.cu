@@ -19,6 +19,7 @@
 #include "kernels/event.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/reduce.cuh"
 #include "solvers/montecarlo/basket_paths.cuh"
 
@@ -552,8 +553,8 @@ BasketResult solve_basket_gpu(const BasketParams& p, cudaStream_t stream) {
   BasketSimulator simulator(p, stream);
   simulator.run();
   BasketResult r = simulator.result();
-  r.timings.simulate = r.timings.total =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = seconds_since(start);
+  r.timings.add(kSimulatePhase, r.seconds);
   return r;
 }
 

@@ -88,6 +88,13 @@ struct BasketParams {
 // 1, or the first pivot that is not positive ("not positive definite: pivot 3 is -0.2").
 std::vector<double> cholesky(const std::vector<double>& c, int d, const char* key);
 
+// A basket run's phases beside kernels/phase_timer.hpp's: its paths simulated (a European
+// payoff's whole run); with early exercise, then the policy fitted backwards through the exercise
+// dates (Longstaff-Schwartz's in-sample price with it) and the paths that price out of sample.
+inline constexpr char kSimulatePhase[] = "simulate";
+inline constexpr char kRegressPhase[] = "regress";
+inline constexpr char kPricePhase[] = "price";
+
 // Greeks of a European basket payoff: delta by pathwise derivatives (likelihood ratio for the
 // digital), vega the derivative by a parallel shift of every volatility (pathwise; absent for
 // the digital).
@@ -100,9 +107,8 @@ struct BasketResult {
   // (high-biased by foresight).
   Estimate in_sample;
   std::vector<std::vector<double>> policy;  // per exercise step: regression coefficients
-  struct Phases {
-    double simulate = 0, regress = 0, price = 0, total = 0;
-  } timings;
+  PhaseTimer timings;  // simulate; with early exercise regress and price too
+  double seconds = 0;  // the wall time the caller waited, set-up included: a rate's seconds
 };
 
 // Sums of a per-path quantity and its square, in double: what the gold adds path by path and

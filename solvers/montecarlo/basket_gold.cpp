@@ -144,7 +144,8 @@ BasketResult european_gold(const BasketParams& p) {
   r.price = price.estimate();
   for (const Moments& dm : delta) r.delta.push_back(dm.estimate());
   if (p.greeks && !digital) r.vega = vega.estimate();
-  r.timings.simulate = r.timings.total = since(start);
+  r.seconds = since(start);
+  r.timings.add(kSimulatePhase, r.seconds);
   return r;
 }
 
@@ -184,7 +185,7 @@ BasketResult lsm_gold(const BasketParams& p) {
     }
   }
   BasketResult r;
-  r.timings.simulate = since(start);
+  r.timings.add(kSimulatePhase, since(start));
 
   // Backward induction: v holds each path's cash flow discounted to the current date.
   const auto regress_start = Clock::now();
@@ -219,7 +220,7 @@ BasketResult lsm_gold(const BasketParams& p) {
   const double to_now = std::exp(-p.rate * m.dt * static_cast<double>(dates[0]));
   for (std::size_t s = 0; s < paths; ++s) in_sample.add(v[s] * to_now);
   r.in_sample = in_sample.estimate();
-  r.timings.regress = since(regress_start);
+  r.timings.add(kRegressPhase, since(regress_start));
 
   // The fitted policy on independent paths: exercise at the first date it says to.
   const auto price_start = Clock::now();
@@ -246,8 +247,8 @@ BasketResult lsm_gold(const BasketParams& p) {
     out.add(cash);
   }
   r.price = out.estimate();
-  r.timings.price = since(price_start);
-  r.timings.total = since(start);
+  r.timings.add(kPricePhase, since(price_start));
+  r.seconds = since(start);
   return r;
 }
 

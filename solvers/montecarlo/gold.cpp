@@ -148,9 +148,9 @@ Result solve_gold(const Params& p, const ProgressCallback& progress, Samples par
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (progress) progress({copies * sums.count, copies * sums.count, elapsed.count()});
   // The normals are drawn inside the path loop: there is no separate generation phase.
-  result.timings.generate = 0;
-  result.timings.paths = elapsed.count();
-  result.timings.total = elapsed.count();
+  result.timings.add(kGeneratePhase, 0);
+  result.timings.add(kPathsPhase, elapsed.count());
+  result.seconds = elapsed.count();
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include "kernels/error.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/phase_timer.hpp"
 #include "kernels/reduce.cuh"
 #include "solvers/montecarlo/basket_paths.cuh"
 
@@ -167,10 +168,6 @@ void with_widths(int d, int nb, F&& f) {
   else by_basis(std::integral_constant<int, 16>{});
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 }  // namespace
 
 BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
@@ -213,7 +210,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
         basket.data() + (e_count - 1) * count, count, strike, v.data());
     PARASOL_CHECK_LAUNCH(stream);
     PARASOL_CUDA(cudaStreamSynchronize(stream));
-    r.timings.simulate = seconds_since(start);
+    r.timings.add(kSimulatePhase, seconds_since(start));
 
     const auto regress_start = Clock::now();
     for (int e = e_count - 2; e >= 0; --e) {
@@ -226,9 +223,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
               b, count, strike, back, v.data(), slots.data());
       PARASOL_CHECK_LAUNCH(stream);
       total_slots(slots.data(), kSums<kNb>, sums.data(), stream);
-      PARASOL_CUDA(cudaMemcpyAsync(host_sums.data(), sums.data(), sums.bytes(),
-                                   cudaMemcpyDeviceToHost, stream));
-      PARASOL_CUDA(cudaStreamSynchronize(stream));
+      download(sums, host_sums.data(), sums.size(), stream);
       std::vector<double> a(static_cast<std::size_t>(nb * nb)), rhs(static_cast<std::size_t>(nb));
       int at = 0;
       for (int i = 0; i < nb; ++i)
@@ -252,7 +247,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
     r.in_sample = Moments{static_cast<double>(count), host_sums[0] * to_now,
                           host_sums[1] * to_now * to_now}
                       .estimate();
-    r.timings.regress = seconds_since(regress_start);
+    r.timings.add(kRegressPhase, seconds_since(regress_start));
 
     const auto price_start = Clock::now();
     DeviceBuffer<double> d_policies(policies.size());
@@ -266,9 +261,9 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
     total_slots(slots.data(), 2, sums.data(), stream);
     download(sums, host_sums.data(), 2, stream);
     r.price = Moments{static_cast<double>(count), host_sums[0], host_sums[1]}.estimate();
-    r.timings.price = seconds_since(price_start);
+    r.timings.add(kPricePhase, seconds_since(price_start));
   });
-  r.timings.total = seconds_since(start);
+  r.seconds = seconds_since(start);
   return r;
 }
 

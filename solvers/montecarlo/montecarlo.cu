@@ -369,8 +369,7 @@ void Simulator::run(const ProgressCallback& progress) {
       }
     }
   }
-  PARASOL_CUDA(cudaMemcpyAsync(s.host_partials.data(), s.partials.data(), s.partials.bytes(),
-                               cudaMemcpyDeviceToHost, stream_));
+  enqueue_download(s.host_partials.data(), s.partials.data(), s.partials.size(), stream_);
   s.done.record(stream_);  // the estimate's inputs are on the host: end to end
   if (progress) {
     s.done.synchronize();
@@ -392,7 +391,7 @@ PayoffSums Simulator::sums() const {
 
 Estimate Simulator::estimate() const { return estimate_from(sums(), price_unit(p_)); }
 
-Timings Simulator::timings() const {
+PhaseTimer Simulator::timings() const {
   const State& s = *state_;
   s.done.synchronize();
   const auto elapsed = [](const Event& from, const Event& to) {
@@ -400,10 +399,11 @@ Timings Simulator::timings() const {
     PARASOL_CUDA(cudaEventElapsedTime(&ms, from.get(), to.get()));
     return 1e-3 * static_cast<double>(ms);
   };
-  Timings t;
-  for (const auto& [before, after] : s.generation) t.generate += elapsed(before, after);
-  t.total = elapsed(s.start, s.done);
-  t.paths = t.total - t.generate;
+  double generate = 0;
+  for (const auto& [before, after] : s.generation) generate += elapsed(before, after);
+  PhaseTimer t;
+  t.add(kGeneratePhase, generate);
+  t.add(kPathsPhase, elapsed(s.start, s.done) - generate);
   return t;
 }
 
@@ -420,7 +420,7 @@ Result solve_gpu(const Params& p, const ProgressCallback& progress, Samples part
   result.timings = simulator.timings();
   result.sample = simulator.sample();
   // Wall time, allocation and generator set-up included: what the caller waited for.
-  result.timings.total = seconds_since(wall_start);
+  result.seconds = seconds_since(wall_start);
   return result;
 }
 

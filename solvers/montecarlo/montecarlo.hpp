@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/phase_timer.hpp"
 #include "solvers/montecarlo/params.hpp"
 
 namespace parasol::montecarlo {
@@ -20,14 +21,6 @@ struct Estimate {
   std::int64_t samples = 0;   // independent samples: paths, or path pairs when antithetic
   double ci_low() const { return price - 1.959963984540054 * standard_error; }
   double ci_high() const { return price + 1.959963984540054 * standard_error; }
-};
-
-struct Timings {
-  double generate = 0;  // host-rng: cuRAND filling device memory with normals
-  double paths = 0;     // path kernels with their in-kernel sums, and the partial sums to the host
-  // solve_gpu and solve_gold: the wall time the caller waited, set-up included. Simulator: the
-  // device time from the run's first launch to the estimate's inputs on the host.
-  double total = 0;
 };
 
 // Accumulated payoff sums. Payoffs are non-negative; each is rounded to a multiple of 2^-32 of
@@ -53,10 +46,19 @@ struct Samples {
 // none.
 Samples samples_of(const Params& p, int rank, int ranks, bool whole_batches);
 
+// A run's phases beside kernels/phase_timer.hpp's, each added even when 0: host-rng's cuRAND
+// filling device memory with normals; the path kernels with their in-kernel sums, and the
+// partial sums to the host (the gold's whole run).
+inline constexpr char kGeneratePhase[] = "generate";
+inline constexpr char kPathsPhase[] = "paths";
+
 struct Result {
   Estimate estimate;
   PayoffSums sums;  // of the samples simulated: what ranks add together
-  Timings timings;
+  PhaseTimer timings;  // generate, then paths
+  // The wall time the caller waited, set-up included: a rate's seconds. Not a phase: the phases
+  // are spent inside it.
+  double seconds = 0;
   // sample_paths x (steps + 1) x 2: both assets at every time, path-major.
   std::vector<float> sample;
 };
@@ -105,8 +107,9 @@ class Simulator {
   // The last run's estimate and payoff sums (wait for the stream).
   Estimate estimate() const;
   PayoffSums sums() const;
-  // The last run's device time: generation and paths (waits for the stream).
-  Timings timings() const;
+  // The last run's device time: generation and paths, from its first launch to the estimate's
+  // inputs on the host (waits for the stream).
+  PhaseTimer timings() const;
   // The last run's stored sample paths, as Result::sample (waits for the stream).
   std::vector<float> sample() const;
   const Params& params() const { return p_; }

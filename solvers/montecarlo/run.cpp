@@ -46,7 +46,7 @@ Result whole_run(comm::Context& context, const Params& p, Result mine) {
     double seconds = 0;
   };
   Share whole;
-  for (const Share& s : context.all_gather(Share{mine.sums, mine.timings.total})) {
+  for (const Share& s : context.all_gather(Share{mine.sums, mine.seconds})) {
     whole.sums.sum += s.sums.sum;
     whole.sums.sum_sq += s.sums.sum_sq;
     whole.sums.count += s.sums.count;
@@ -54,7 +54,7 @@ Result whole_run(comm::Context& context, const Params& p, Result mine) {
   }
   mine.sums = whole.sums;
   mine.estimate = estimate_from(whole.sums, price_unit(p));
-  mine.timings.total = whole.seconds;
+  mine.seconds = whole.seconds;
   return mine;
 }
 
@@ -89,6 +89,9 @@ Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progre
   const std::size_t row = 2 * (static_cast<std::size_t>(p.steps) + 1);
   const std::int64_t total = streams.samples(p, whole_batches).count;
   Result whole;
+  // Both phases even where no batch runs (a rank without samples, a restart at its end).
+  whole.timings.add(kGeneratePhase, 0);
+  whole.timings.add(kPathsPhase, 0);
   std::int64_t round = 0;
   if (const State* from = checkpoints.from) {
     round = from->rounds;
@@ -118,8 +121,7 @@ Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progre
       whole.sums.sum += r.sums.sum;
       whole.sums.sum_sq += r.sums.sum_sq;
       whole.sums.count += r.sums.count;
-      whole.timings.generate += r.timings.generate;
-      whole.timings.paths += r.timings.paths;
+      whole.timings.add(r.timings);
       const Samples rows = stored_rows(p, batch_part);
       std::copy(r.sample.begin() + static_cast<std::ptrdiff_t>(rows.first * row),
                 r.sample.begin() + static_cast<std::ptrdiff_t>((rows.first + rows.count) * row),
@@ -133,7 +135,7 @@ Result solve_in_rounds(const Params& p, bool gpu, const ProgressCallback& progre
     if (a == AtSafePoint::save_and_stop) break;
   }
   whole.estimate = estimate_from(whole.sums, price_unit(p));
-  whole.timings.total = seconds_since(start);
+  whole.seconds = seconds_since(start);
   return whole;
 }
 

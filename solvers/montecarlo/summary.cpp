@@ -174,14 +174,14 @@ std::vector<Attribute> sample_attributes(const Params& p) {
 }
 
 Report report(const Params& p, const Result& r) {
-  const double seconds = r.timings.total, work = path_steps(p);
+  const double seconds = r.seconds, work = path_steps(p);
   return {{{"/estimate", estimate_attributes(r.estimate)},
            {"/timings", rate_attributes(seconds, work)}},
           {price_line(r.estimate), rate_line(seconds, work)}};
 }
 
 Report report(const BasketParams& p, const BasketResult& r) {
-  const double seconds = r.timings.total, work = path_steps(p);
+  const double seconds = r.seconds, work = path_steps(p);
   std::vector<Attribute> estimate = estimate_attributes(r.price);
   for (Attribute& a : basket_estimate_attributes(p, r)) estimate.push_back(std::move(a));
   Report report{{{"/estimate", std::move(estimate)},
@@ -191,19 +191,6 @@ Report report(const BasketParams& p, const BasketResult& r) {
   for (std::string& line : basket_lines(p, r)) report.lines.push_back(std::move(line));
   report.lines.push_back(rate_line(seconds, work));
   return report;
-}
-
-Phases phases(const Result& r) {
-  return {{"generate", r.timings.generate}, {"paths", r.timings.paths}};
-}
-
-Phases phases(const BasketParams& p, const BasketResult& r) {
-  Phases list{{"simulate", r.timings.simulate}};
-  if (early_exercise(p.payoff)) {
-    list.push_back({"regress", r.timings.regress});
-    list.push_back({"price", r.timings.price});
-  }
-  return list;
 }
 
 std::vector<Attribute> sweep_attributes(const Params& p, const SweepGold& gold) {

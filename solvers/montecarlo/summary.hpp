@@ -101,12 +101,6 @@ struct Report {
 Report report(const Params& p, const Result& r);
 Report report(const BasketParams& p, const BasketResult& r);
 
-// The phases a run's seconds went to, by name, as its timings add them: generate and paths; a
-// basket's simulate and, with early exercise, regress and price.
-using Phases = std::vector<std::pair<std::string, double>>;
-Phases phases(const Result& r);
-Phases phases(const BasketParams& p, const BasketResult& r);
-
 // A sweep's gold: its estimate, and the paths it simulated (0 where a closed form judges).
 struct SweepGold {
   Estimate estimate;

@@ -320,8 +320,7 @@ struct DeviceSolver<T>::Impl {
       PARASOL_CHECK_LAUNCH(stream);
     }
     reduce_fine<Reading::residual>(d.u.data(), d.b.data(), false, results.data());
-    PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
-                                 cudaMemcpyDeviceToHost, stream));
+    enqueue_download(host_norms.data(), results.data(), 2, stream);
   }
 
   // r = b - A u on the finest level, stored: the benchmark's sweep (a solve makes its residuals
@@ -409,8 +408,7 @@ struct DeviceSolver<T>::Impl {
       PARASOL_CHECK_LAUNCH(stream);
     }
     reduce_fine<Reading::field>(top.b.data(), kNone, false, results.data());
-    PARASOL_CUDA(cudaMemcpyAsync(host_norms.data(), results.data(), 2 * sizeof(double),
-                                 cudaMemcpyDeviceToHost, stream));
+    enqueue_download(host_norms.data(), results.data(), 2, stream);
     PARASOL_CUDA(cudaMemsetAsync(top.u.data(), 0, top.u.bytes(), stream));
     stream.synchronize();
     b_max = host_norms[0];

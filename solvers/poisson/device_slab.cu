@@ -193,9 +193,7 @@ class SlabMultigrid {
     const std::size_t cells = plane * static_cast<std::size_t>(mine.count());
     if (u.size() != cells) u = huge_vector<T>(cells);  // huge pages before the first touch
     const std::size_t at = top.cut ? top.first() : plane * static_cast<std::size_t>(mine.begin);
-    PARASOL_CUDA(cudaMemcpyAsync(u.data(), top.u.data() + at, u.size() * sizeof(T),
-                                 cudaMemcpyDeviceToHost, stream_));
-    stream_.synchronize();
+    parasol::download(top.u, at, u.data(), u.size(), stream_);
   }
 
  private:
@@ -294,9 +292,7 @@ class SlabMultigrid {
     const Planes mine = own();
     const std::size_t plane = top.plane();
     if (top.cut) {
-      PARASOL_CUDA(cudaMemcpyAsync(field.data() + top.first(), values,
-                                   plane * static_cast<std::size_t>(mine.count()) * sizeof(T),
-                                   cudaMemcpyHostToDevice, stream_));
+      upload(field, top.first(), values, plane * static_cast<std::size_t>(mine.count()), stream_);
       stream_.synchronize();
       return;
     }
@@ -327,11 +323,8 @@ class SlabMultigrid {
     const std::size_t plane = d.plane();
     std::vector<T> whole(plane * static_cast<std::size_t>(d.level.nz));
     const Planes mine = held(l, rank_);
-    PARASOL_CUDA(cudaMemcpyAsync(whole.data() + plane * static_cast<std::size_t>(mine.begin),
-                                 field + d.first(),
-                                 plane * static_cast<std::size_t>(mine.count()) * sizeof(T),
-                                 cudaMemcpyDeviceToHost, stream_));
-    stream_.synchronize();
+    parasol::download(whole.data() + plane * static_cast<std::size_t>(mine.begin), field + d.first(),
+                      plane * static_cast<std::size_t>(mine.count()), stream_);
     std::vector<Planes> ranges;
     for (int r = 0; r < size_; ++r) ranges.push_back(held(l, r));
     all_gather_planes(whole, plane, ranges);
@@ -345,16 +338,14 @@ class SlabMultigrid {
   void exchange(std::size_t l, T* field) {
     SlabLevel<T>& d = level_[l];
     if (!d.cut) return;
-    const std::size_t plane = d.plane(), bytes = plane * sizeof(T);
+    const std::size_t plane = d.plane();
     const auto planes = static_cast<std::size_t>(d.grid.planes);
     T* send_down = halo_.data();
     T* send_up = send_down + plane;
     T* recv_down = send_up + plane;
     T* recv_up = recv_down + plane;
-    PARASOL_CUDA(cudaMemcpyAsync(send_down, field + plane, bytes, cudaMemcpyDeviceToHost, stream_));
-    PARASOL_CUDA(cudaMemcpyAsync(send_up, field + plane * planes, bytes, cudaMemcpyDeviceToHost,
-                                 stream_));
-    stream_.synchronize();
+    enqueue_download(send_down, field + plane, plane, stream_);
+    parasol::download(send_up, field + plane * planes, plane, stream_);
     comm::Neighbours nb;
     nb.down = rank_ > 0 ? rank_ - 1 : comm::kNoRank;
     nb.up = rank_ < size_ - 1 ? rank_ + 1 : comm::kNoRank;
@@ -378,11 +369,9 @@ class SlabMultigrid {
       context_.recv(recv_up, plane, 0, kWrapTag);
       context_.send(send_up, plane, 0, kWrapTag + 1);
     }
-    if (nb.down != comm::kNoRank || periodic)
-      PARASOL_CUDA(cudaMemcpyAsync(field, recv_down, bytes, cudaMemcpyHostToDevice, stream_));
+    if (nb.down != comm::kNoRank || periodic) upload(field, recv_down, plane, stream_);
     if (nb.up != comm::kNoRank || periodic)
-      PARASOL_CUDA(cudaMemcpyAsync(field + plane * (planes + 1), recv_up, bytes,
-                                   cudaMemcpyHostToDevice, stream_));
+      upload(field + plane * (planes + 1), recv_up, plane, stream_);
     stream_.synchronize();
   }
 
@@ -426,8 +415,7 @@ class SlabMultigrid {
         exchange(l, d.current());
         if (jacobi_colours) {
           // The values from before the half sweep, halos included, as the fused pass reads them.
-          PARASOL_CUDA(cudaMemcpyAsync(d.other(), d.current(), d.stored() * sizeof(T),
-                                       cudaMemcpyDeviceToDevice, stream_));
+          copy_on_device(d.other(), d.current(), d.stored(), stream_);
           colour_from_kernel<<<halves, kCellBlock, 0, stream_>>>(d.grid, d.other(), d.current(),
                                                                  b, colour);
         } else {
@@ -558,8 +546,7 @@ class SlabMultigrid {
     SlabLevel<T>& d = level_[0];
     if (singular(p_)) {
       mean_ = reduce_fine<Reading::value>(d.u.data(), true).first;
-      PARASOL_CUDA(cudaMemcpyAsync(results_.data(), &mean_, sizeof(double), cudaMemcpyHostToDevice,
-                                   stream_));
+      upload(results_, &mean_, 1, stream_);
       subtract_kernel<<<grid_of_cells(d), kCellBlock, 0, stream_>>>(d.grid, d.u.data(),
                                                                     results_.data());
       PARASOL_CHECK_LAUNCH(stream_);
@@ -625,14 +612,11 @@ DeviceSolve solve_device_slab_made(const Params& p, comm::Context& context, std:
   SlabMultigrid<T> mg(p, context);
   DeviceSolve out;
   out.shift = mg.make_source();
-  out.setup_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.timings.add(phase::setup, seconds_since(start));
   out.outcome = mg.solve(on_cycle, checkpoints);
   if (u != nullptr) {
-    const auto copying = std::chrono::steady_clock::now();
+    const auto copying = out.timings.time(phase::device_to_host);
     mg.download(*u);
-    out.download_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - copying).count();
   }
   if (p.source.kind == SourceKind::manufactured) out.error = mg.manufactured_error();
   return out;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "comm/context.hpp"
+#include "kernels/phase_timer.hpp"
 #include "solvers/poisson/params.hpp"
 #include "solvers/poisson/poisson.hpp"
 #include "solvers/poisson/problem.hpp"
@@ -49,8 +50,9 @@ struct DeviceSolve {
   Outcome outcome;
   double shift = 0;
   std::optional<DiscretisationError> error;
-  double setup_seconds = 0;     // the solver's making (levels, graphs) and f's, before the cycles
-  double download_seconds = 0;  // u's copy into the host's array
+  // setup: the solver's making (levels, graphs) and f's, before the cycles; device_to_host: u's
+  // copy into the host's array, when it was given one.
+  PhaseTimer timings;
 };
 
 // solve_device_slab with f made on the device from p's analytic source (every source.kind but

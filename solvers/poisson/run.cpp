@@ -90,17 +90,14 @@ DeviceSolve solve_made_on_device(const Params& q, std::vector<T>* u, comm::Conte
   DeviceSolver<T> solver(q);
   DeviceSolve out;
   out.shift = solver.make_source();
-  out.setup_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.timings.add(phase::setup, seconds_since(start));
   out.outcome = solver.solve(checkpoints);
   if (u != nullptr) {
-    const auto copying = std::chrono::steady_clock::now();
+    const auto copying = out.timings.time(phase::device_to_host);
     // Huge pages before the first touch: the download is a GiB's first write at 512^3 in double.
     const auto cells = static_cast<std::size_t>(q.cells());
     if (u->size() != cells) *u = huge_vector<T>(cells);
     solver.download(u->data());
-    out.download_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - copying).count();
   }
   if (q.source.kind == SourceKind::manufactured) out.error = solver.manufactured_error();
   return out;

@@ -109,6 +109,9 @@ std::vector<DiscretisationError> refinement_errors(const Params& p, const std::v
                                                    const std::vector<SlabCut>& cuts, bool gpu,
                                                    comm::Context& context);
 
+// A run's phase of the order study's solves of the coarser grids (run_errors, past the first).
+inline constexpr char kRefinementsPhase[] = "refinements";
+
 // The order study's errors of a run of a manufactured source: refinement_errors_on_device from
 // the device's measure of p's grid (`run.error`) where it made the source, else refinement_errors
 // of `u`.

@@ -136,15 +136,15 @@ PhaseTimer over_ranks(comm::Context& context, const PhaseTimer& mine, PhaseTimer
 void say_ranks(const PhaseTimer& slowest, const std::vector<std::vector<double>>& by_rank) {
   if (by_rank.empty() || by_rank[0].size() < 2) return;
   const std::size_t ranks = by_rank[0].size();
-  const std::vector<std::string> kinds{"solve", "wait", "exchange"};
+  const std::vector<std::string> kinds{"solve", phase::wait, phase::exchange};
   std::vector<std::vector<double>> seconds(kinds.size(), std::vector<double>(ranks, 0.0));
   std::vector<bool> seen(kinds.size(), false);
   for (std::size_t i = 0; i < by_rank.size(); ++i) {
-    const std::string& phase = slowest.phases()[i].first;
-    if (phase == "startup" || phase == "setup" || phase == "check" || phase == "write" ||
-        phase == "release")
+    const std::string& name = slowest.phases()[i].first;
+    if (name == phase::startup || name == phase::setup || name == phase::check ||
+        name == phase::write || name == phase::release)
       continue;
-    const std::size_t k = phase == "wait" ? 1 : phase == "exchange" ? 2 : 0;
+    const std::size_t k = name == phase::wait ? 1 : name == phase::exchange ? 2 : 0;
     seen[k] = true;
     for (std::size_t r = 0; r < ranks; ++r) seconds[k][r] += by_rank[i][r];
   }
@@ -165,10 +165,10 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
   // The wall time a user waits for starts with the process: loading, static initialisers, MPI.
   const auto started = process_start();
   PhaseTimer timings;
-  timings.add("startup", seconds_since(started));
-  auto setup_phase = timings.time("setup");
+  timings.add(phase::startup, seconds_since(started));
+  auto setup_phase = timings.time(phase::setup);
   std::optional<Heartbeat> setup_beat;  // a long setup says so in a batch job's log
-  setup_beat.emplace("setup");
+  setup_beat.emplace(phase::setup);
   std::optional<io::ParamTable> params;
   const Binding* binding = nullptr;
   std::unique_ptr<Run> run;
@@ -268,20 +268,20 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     double after = 0;
     for (const auto& phase : timings.phases()) after += phase.second;
     const double untimed = seconds_since(solving) - (after - before);
-    if (untimed > 0) timings.add("setup", untimed);
+    if (untimed > 0) timings.add(phase::setup, untimed);
     // A CPU run has no device: its summary and /timings show no transfer phases of zero.
     if (backend == Backend::cpu)
-      for (const char* phase : {"host_to_device", "device_to_host"}) timings.drop(phase);
+      for (const char* name : {phase::host_to_device, phase::device_to_host}) timings.drop(name);
   }
   std::optional<Agreement> agreement;
   if (options.check) {
-    const auto checking = timings.time("check");
-    const Heartbeat beat("check");
+    const auto checking = timings.time(phase::check);
+    const Heartbeat beat(phase::check);
     or_abort(context, [&] { agreement = run->check(); });
   }
   if (context.size() > 1) {
     // Across ranks the file is made now, after the solve: part of writing the result.
-    const auto making = timings.time("write");
+    const auto making = timings.time(phase::write);
     make_file();
   }
   if (file) run->report(*file);
@@ -298,8 +298,8 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
 
   std::string also;
   {
-    const auto writing = timings.time("write");
-    const Heartbeat beat("write");
+    const auto writing = timings.time(phase::write);
+    const Heartbeat beat(phase::write);
     // Writes that take more than a second draw a line.
     ProgressLine line("written bytes", "B", 1.0);
     if (file)
@@ -313,7 +313,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     // The solver's device memory, pinned buffers and plans freed inside the wall time: freeing
     // a gigabyte of pinned memory alone takes a tenth of a second, which the process otherwise
     // spent after its summary (a GPU run's process wall was 0.2 s above the summary's).
-    const auto releasing = timings.time("release");
+    const auto releasing = timings.time(phase::release);
     if (options.ends_process) comm::leave_communicators_to_exit();
     run.reset();
     if (options.ends_process && backend == Backend::gpu && !comm::communicators_left_to_exit())
@@ -344,7 +344,7 @@ int run_across_ranks(comm::Context& context, const RunOptions& options,
     file->set_attribute("/timings", "bytes_written", written);
     file->commit();
     say("wrote " + output.string() + (also.empty() ? "" : also + ")"));
-    const double write_s = slowest.seconds("write");
+    const double write_s = slowest.seconds(phase::write);
     std::string rate;
     if (write_s > 0 && written > 0)
       rate = " (" + bytes_text(static_cast<double>(written)) + " written at " +

@@ -152,27 +152,14 @@ inline std::int64_t restart_step(const io::CheckpointReader& r, const std::strin
 // since the solver's own compute time includes them and must not count them again.
 inline double add_checkpoint_phase(PhaseTimer& timings, const Checkpointing& checkpoints) {
   const double seconds = checkpoints.seconds();
-  if (seconds > 0) timings.add("checkpoint", seconds);
+  if (seconds > 0) timings.add(phase::checkpoint, seconds);
   return seconds;
 }
 
-// The three phases a solve on the device reports alike (`t` has host_to_device, compute and
-// device_to_host seconds), added to a run's timings. A solve whose compute seconds hold some
-// that are timed apart (`apart`: its exchange across ranks) or the writing of `checkpoints`
-// (added before it as the phase "checkpoint") has them taken out of "compute", so that the
-// phases add up to the wall.
-template <class Timings>
-void add_device_phases(PhaseTimer& timings, const Timings& t, double apart = 0,
-                       const Checkpointing* checkpoints = nullptr) {
-  timings.add("host_to_device", t.host_to_device);
-  double compute = t.compute - apart;
-  if (checkpoints != nullptr) compute -= add_checkpoint_phase(timings, *checkpoints);
-  timings.add("compute", std::max(0.0, compute));
-  timings.add("device_to_host", t.device_to_host);
-}
-
-// A solver's own timings (`device`: its phases, "compute" among them) added to a run's, "compute"
-// less what is timed apart, as above.
+// A solver's own timings (`device`: its phases, "compute" among them) added to a run's. A solve
+// whose compute seconds hold some that are timed apart (`apart`: its exchange across ranks) or the
+// writing of `checkpoints` (added just before it as the phase "checkpoint") has them taken out of
+// "compute", so that the phases add up to the wall.
 inline void add_device_phases(PhaseTimer& timings, const PhaseTimer& device, double apart = 0,
                               const Checkpointing* checkpoints = nullptr) {
   for (const auto& [name, seconds] : device.phases()) {
@@ -274,10 +261,10 @@ class SolverRun : public Run {
   template <class Combine>
   void combine_over_ranks(PhaseTimer& timings, Combine&& combine) {
     if (ranks() == 1) return;
-    timings.add("wait", wait_for_ranks(*context_));
+    timings.add(phase::wait, wait_for_ranks(*context_));
     const double before = context_->comm_seconds();
     combine(*context_);
-    timings.add("exchange", context_->comm_seconds() - before);
+    timings.add(phase::exchange, context_->comm_seconds() - before);
   }
 
   io::ParamTable& t_;

@@ -483,9 +483,10 @@ int cpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTabl
       run->solve(timings, &out);
       // The solver's own phases (compute; montecarlo's paths), not the moving of data.
       double solving = 0;
-      for (const auto& [phase, seconds] : timings.phases())
-        if (phase != "setup" && phase != "host_to_device" && phase != "device_to_host" &&
-            phase != "read" && phase != "write" && phase != "check")
+      for (const auto& [name, seconds] : timings.phases())
+        if (name != phase::setup && name != phase::host_to_device &&
+            name != phase::device_to_host && name != phase::read && name != phase::write &&
+            name != phase::check)
           solving += seconds;
       m.seconds.push_back(solving);
     }

@@ -414,11 +414,8 @@ nb::object recurrence_device(nb::handle s_in, nb::handle u_in, nb::handle v0_in,
     recurrence::Solver<T> solver(mode);
     {
       nb::gil_scoped_release unlocked;
-      PARASOL_CUDA(cudaMemcpyAsync(d_offsets.data(), offsets.data(), d_offsets.bytes(),
-                                   cudaMemcpyHostToDevice, stream));
-      if (!v0_on_device)
-        PARASOL_CUDA(cudaMemcpyAsync(initial.data(), initial_values.data(), initial.bytes(),
-                                     cudaMemcpyHostToDevice, stream));
+      upload(d_offsets, offsets, stream);
+      if (!v0_on_device) upload(initial, initial_values, stream);
       const T* d_initial = v0_on_device ? static_cast<const T*>(d_v0.data) : initial.data();
       solver.solve(static_cast<const T*>(s.data), static_cast<const T*>(u.data), d_offsets.data(),
                    d_initial, length * series, series, v, stream);
@@ -544,8 +541,8 @@ class RecurrenceSolver {
     for (std::int64_t k = 0; k <= series_; ++k) offsets.push_back(k * shape_.back());
     DeviceGuard on(device_);
     offsets_ = DeviceBuffer<std::int64_t>(offsets.size());
-    PARASOL_CUDA(cudaMemcpy(offsets_.data(), offsets.data(), offsets_.bytes(),
-                            cudaMemcpyHostToDevice));
+    upload(offsets_, offsets, nullptr);
+    PARASOL_CUDA(cudaStreamSynchronize(nullptr));
     const std::size_t element = dtype_ == DType::f32 ? sizeof(float) : sizeof(double);
     initial_ = DeviceBuffer<unsigned char>(static_cast<std::size_t>(series_) * element);
     if (dtype_ == DType::f32) f32_ = std::make_unique<recurrence::Solver<float>>(mode_);
@@ -589,8 +586,7 @@ class RecurrenceSolver {
         }
         if (given.size() == 1) given.assign(static_cast<std::size_t>(series_), given[0]);
         // From pageable memory: staged before the call returns, so `given` may go.
-        PARASOL_CUDA(cudaMemcpyAsync(initial_.data(), given.data(), given.size() * sizeof(T),
-                                     cudaMemcpyHostToDevice, stream));
+        upload(reinterpret_cast<T*>(initial_.data()), given.data(), given.size(), stream);
       }
       solver.solve(static_cast<const T*>(s.data), static_cast<const T*>(u.data), offsets_.data(),
                    d_initial, series_ * shape_.back(), series_, v, stream);
@@ -633,13 +629,10 @@ class EngineOf final : public Engine {
   EngineOf(const fftconv::Problem& p, const std::vector<T>& filter_values, const void* d_filter,
            cudaStream_t stream)
       : problem_(p), filter_(static_cast<std::size_t>(p.filters * p.filter.size())) {
-    if (d_filter != nullptr) {
-      PARASOL_CUDA(cudaMemcpyAsync(filter_.data(), d_filter, filter_.bytes(),
-                                   cudaMemcpyDeviceToDevice, stream));
-    } else {
-      PARASOL_CUDA(cudaMemcpyAsync(filter_.data(), filter_values.data(), filter_.bytes(),
-                                   cudaMemcpyHostToDevice, stream));
-    }
+    if (d_filter != nullptr)
+      copy_on_device(filter_, static_cast<const T*>(d_filter), filter_.size(), stream);
+    else
+      upload(filter_, filter_values.data(), filter_.size(), stream);
     convolver_.keep_filter_spectra();
     // One convolution of zeros makes the cuFFT plans and the filter's spectrum now, so every
     // run() after enqueues the variant's kernels alone.

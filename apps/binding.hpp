@@ -514,7 +514,7 @@ std::vector<KeyInfo> declared(const Keys<P>& run, const Keys<Q>& other, const Ke
 }
 
 // The roofline of a memory-bound sweep against a device-to-device copy
-// (SolverStudy::measure_copy_roofline), its GB/s column `width` wide.
+// (MethodStudy::measure_copy_roofline), its GB/s column `width` wide.
 inline SweepColumns::Roofline copy_roofline(int width) {
   return {{"gb_per_s", "GB/s", width, 1}, {"percent_of_copy", "% copy", 7, 1}};
 }

@@ -67,17 +67,6 @@ InputError AutoChoice::unusable(const InputError& e, const std::string& axis) co
                     e.expected() + " in this build; run `parasol sweep --autotune` again");
 }
 
-void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice) {
-  out.set_attribute("/method", "chosen_by", automatic ? choice.chosen_by() : "parameters");
-  if (automatic) out.set_attribute("/method", "autotune_file", choice.file.string());
-}
-
-void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition) {
-  if (ranks == 1) return;
-  out.set_attribute("/method", "ranks", std::int64_t{ranks});
-  out.set_attribute("/method", "decomposition", decomposition);
-}
-
 std::string describe_repeats(const Repeats& repeats, const std::string& runs) {
   std::string text = std::to_string(repeats.at_least) + " timed " + runs;
   if (repeats.min_seconds > 0)

@@ -35,13 +35,6 @@
 
 namespace parasol::app {
 
-// /method's chosen_by ("parameters" unless method.variant = "auto") and, with "auto", the file the
-// choice was looked up in.
-void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice);
-
-// Across ranks (`ranks` > 1): /method's ranks and decomposition ("slabs of z planes", ...).
-void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition);
-
 // A parameter file read whole by a solver's declarations (its keys.hpp): the run's keys, then
 // the [sweep] table's, any key neither read refused, and the parameters validated, as
 // io::read_checked orders them.
@@ -178,9 +171,17 @@ class SolverRun : public Run {
   std::string ran(const std::string& method) const {
     return gpu_ ? method + chosen() + " on " + current_device().name : "CPU gold solver";
   }
-  void write_chosen_by(io::ResultFile& out) const { app::write_chosen_by(out, automatic_, auto_); }
+  // /method's chosen_by ("parameters" unless method.variant = "auto") and, with "auto", the file
+  // the choice was looked up in.
+  void write_chosen_by(io::ResultFile& out) const {
+    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
+    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
+  }
+  // Across ranks: /method's ranks and decomposition ("slabs of z planes", ...).
   void write_ranks(io::ResultFile& out, const std::string& decomposition) const {
-    app::write_ranks(out, ranks(), decomposition);
+    if (ranks() == 1) return;
+    out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+    out.set_attribute("/method", "decomposition", decomposition);
   }
 
   // /method: the solver's method axes (kernels/method_axes.hpp) and, where it autotunes, how
@@ -229,10 +230,13 @@ class SolverRun : public Run {
   std::filesystem::path output_;         // the result file's final path
 };
 
+// A sweep over the solver's method axes: each configuration is the run's Params with its axes
+// set (configs_, made by prepare()), and its cells, columns and autotune choice follow from the
+// declaration (apps/method_axes.hpp).
 template <class Params, class SweepParams>
-class SolverStudy : public Study {
+class MethodStudy : public Study {
  public:
-  SolverStudy(io::ParamTable& t, Params p, SweepParams s)
+  MethodStudy(io::ParamTable& t, Params p, SweepParams s)
       : t_(t), p_(std::move(p)), s_(std::move(s)) {}
 
   // A memory-bound sweep's roofline (measure_copy_roofline): the bytes a run moves, against the
@@ -244,39 +248,6 @@ class SolverStudy : public Study {
     context_ = &context;
     transport_ = transport;
   }
-
- protected:
-  // `bytes` one run must move (read + written), and a device-to-device copy of as many bytes
-  // measured now, so that cache effects are alike for both.
-  void measure_copy_roofline(double bytes) {
-    bytes_ = bytes;
-    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes / 2));
-  }
-  // "device-to-device copy 2861.5 GB/s", for the sweep's header line.
-  std::string copy_described() const {
-    return "device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
-  }
-  void write_copy_bandwidth(io::ResultFile& out) const {
-    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
-  }
-
-  io::ParamTable& t_;
-  Params p_;
-  SweepParams s_;
-  std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
-  double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
-  comm::Context* context_ = nullptr;  // across ranks only (use_ranks)
-  comm::Transport transport_ = comm::Transport::automatic;
-};
-
-// A sweep over the solver's method axes: each configuration is the run's Params with its axes
-// set (configs_, made by prepare()), and its cells, columns and autotune choice follow from the
-// declaration (apps/method_axes.hpp).
-template <class Params, class SweepParams>
-class MethodStudy : public SolverStudy<Params, SweepParams> {
- public:
-  using SolverStudy<Params, SweepParams>::SolverStudy;
-
   std::vector<std::vector<Cell>> configurations() override {
     return cells_of(configs_, [&](const Params& c) { return axis_cells(axes(), c); });
   }
@@ -297,6 +268,19 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
   }
 
  protected:
+  // `bytes` one run must move (read + written), and a device-to-device copy of as many bytes
+  // measured now, so that cache effects are alike for both.
+  void measure_copy_roofline(double bytes) {
+    bytes_ = bytes;
+    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes / 2));
+  }
+  // "device-to-device copy 2861.5 GB/s", for the sweep's header line.
+  std::string copy_described() const {
+    return "device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
+  }
+  void write_copy_bandwidth(io::ResultFile& out) const {
+    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
+  }
   const MethodAxes<Params>& axes() const { return method_axes(this->p_); }
   // The sweep's columns: the method axes', then the solver's rate, roofline, check and extras.
   SweepColumns columns_with(ResultsTable::Column rate,
@@ -320,6 +304,13 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
     }
   }
 
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
+  double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
+  comm::Context* context_ = nullptr;  // across ranks only (use_ranks)
+  comm::Transport transport_ = comm::Transport::automatic;
   std::vector<Params> configs_;
 };
 

@@ -17,7 +17,6 @@
 #include "apps/binding.hpp"
 #include "apps/keys.hpp"
 #include "apps/ranks.hpp"
-#include "apps/solver_run.hpp"
 #include "apps/progress.hpp"
 #include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"

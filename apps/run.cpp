@@ -9,7 +9,6 @@
 
 #include "apps/binding.hpp"
 #include "apps/ranks.hpp"
-#include "apps/solver_run.hpp"
 #include "apps/units.hpp"
 #include "comm/device_comm.hpp"
 #include "apps/progress.hpp"

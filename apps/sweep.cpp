@@ -17,7 +17,6 @@
 
 #include "apps/binding.hpp"
 #include "apps/ranks.hpp"
-#include "apps/solver_run.hpp"
 #include "apps/profile.hpp"
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"

@@ -132,6 +132,21 @@ struct Output {
     if (rows > 0) put(dataset, offset, count, data, true);
   }
 
+  // Planes [first, first + planes) of the [nz][ny][nx] field `dataset` on `grid` from `data`
+  // (write_share), and on rank 0 the sidecar that shows it as `name`; true where the field's
+  // attributes are written (rank 0).
+  template <class T>
+  bool write_planes(const std::string& dataset, const std::string& name,
+                    const io::UniformGrid3& grid, std::int64_t first, std::int64_t planes,
+                    const T* data) {
+    const std::vector<std::uint64_t> dims{grid.points[2], grid.points[1], grid.points[0]};
+    if (!write_share(dataset, dims, static_cast<std::uint64_t>(first),
+                     static_cast<std::uint64_t>(planes), data))
+      return false;
+    add_xdmf(grid, {dataset, name, int(sizeof(T))});
+    return true;
+  }
+
   // The XDMF sidecar that shows `field` on `grid` beside the result (rank 0, once the field is
   // written), so that ParaView and VisIt open the HDF5 file.
   void add_xdmf(const io::UniformGrid3& grid, const io::XdmfField& field) {
@@ -274,11 +289,6 @@ class Run {
   virtual Reproducibility reproducibility() const = 0;
 };
 
-// The timed repeats of each configuration, from the sweep table: at least sweep.repeats
-// (`repeats` by default) and until they add up to sweep.min_time seconds (kSweepMinTime; 0 for
-// exactly sweep.repeats).
-Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats);
-
 // "at least 7 timed solves and 0.5 s each": what the repeats are, for a sweep's header line.
 std::string describe_repeats(const Repeats& repeats, const std::string& runs);
 
@@ -337,16 +347,6 @@ struct Measurement {
   double hidden_fraction = std::numeric_limits<double>::quiet_NaN();
 };
 
-// A configuration measured by the sweep-row protocol (kernels/sweep_row.hpp) from its steps.
-inline Measurement measured(const RowSteps& steps) {
-  RowOutcome row = measure_row(steps);
-  Measurement m;
-  m.agreement = std::move(row.agreement);
-  m.seconds = std::move(row.seconds);
-  m.failure = std::move(row.failure);
-  return m;
-}
-
 namespace detail {
 template <class R, class = void>
 inline constexpr bool kTimesInside = false;
@@ -355,7 +355,7 @@ inline constexpr bool kTimesInside<R, std::void_t<decltype(std::declval<R&>().ti
 }  // namespace detail
 
 // A solver's own measurement of a configuration (laplace3d's ShapeMeasurement, recurrence's
-// ModeMeasurement) as the driver's: its agreement, seconds and failure, and where it has them,
+// ModeMeasurement, kernels/sweep_row.hpp's RowOutcome) as the driver's: its agreement, seconds and failure, and where it has them,
 // the wall seconds inside its timed runs and the exchange figures across ranks.
 template <class R>
 Measurement measurement_of(R r) {
@@ -370,6 +370,11 @@ Measurement measurement_of(R r) {
   }
   return m;
 }
+
+// A configuration measured by the sweep-row protocol (kernels/sweep_row.hpp): from its steps, or
+// as a solver's study measured it (solvers/<s>/study.hpp).
+inline Measurement measured(RowOutcome row) { return measurement_of(std::move(row)); }
+inline Measurement measured(const RowSteps& steps) { return measured(measure_row(steps)); }
 
 // A solver's sweep: made by the binding from the parameter file and its [sweep] table.
 class Study {
@@ -418,24 +423,6 @@ struct AutoChoice {
   // The InputError for a stored choice this build cannot run (`e` says why; `axis` is the
   // choice's key at fault: "variant", "block"...), naming the file and the choice's line.
   InputError unusable(const InputError& e, const std::string& axis) const;
-  // The stored choice's `axis` read as a whole number from `least` to `most` (`fallback` when
-  // the choice has no such axis; without one the axis must be there). Otherwise the unusable()
-  // error for `axis`, saying what it should hold: "expected `what`, got "..."".
-  std::int64_t integer(const std::string& axis, std::int64_t least, std::int64_t most,
-                       const std::string& what,
-                       const std::optional<std::string>& fallback = std::nullopt) const;
-  // The stored `axis` read as a block shape ("32x8x1"), or the unusable() error for `axis`
-  // saying what it should hold: "expected a block shape such as "`example`", got "..."".
-  Shape shape(const std::string& axis, const std::string& example) const;
-  // The stored variant read by `parse`, or the unusable() error for "variant".
-  template <class Parse>
-  auto variant(Parse parse) const -> decltype(parse(std::string())) {
-    try {
-      return parse(choice->variant);
-    } catch (const InputError& e) {
-      throw unusable(e, "variant");
-    }
-  }
   // Runs `validate` (the parameters with the stored choice in them); an InputError from it
   // becomes the unusable() error for `axis`.
   template <class Validate>
@@ -488,15 +475,13 @@ struct Binding {
   std::unique_ptr<Run> (*make_run)(io::ParamTable& params, const std::filesystem::path& params_path);
   std::unique_ptr<Study> (*make_study)(io::ParamTable& params,
                                        const std::filesystem::path& params_path);
-  // Keys only the GPU solver reads (method.variant, method.block, ...): a CPU run that is given
-  // one says it is not used. Derived from `keys` where the solver declares them.
-  std::vector<std::string_view> gpu_only_keys{};
   // Whether a run may be cut among several ranks (mpirun -np N): the Run then solves its part,
   // meets the others in the communication layer, and writes its part with theirs (Output).
   bool across_ranks = false;
   // Every key the solver's parameter file may hold, declared once beside the solver
   // (kernels/declaration.hpp): `parasol keys`, `parasol run FILE --help` and docs/parameters.md
-  // list them. Null for a solver that has not declared its keys.
+  // list them, and a CPU run given one only the GPU solver reads says it does not use it. Null for
+  // a solver that has not declared its keys.
   std::vector<KeyInfo> (*keys)() = nullptr;
   // Parameter files under inputs/ that run it ("inputs/laplace3d.toml"): `parasol solvers` lists
   // them, and a test checks each names this solver.
@@ -529,7 +514,7 @@ std::vector<KeyInfo> declared(const Keys<P>& run, const Keys<Q>& other, const Ke
 }
 
 // The roofline of a memory-bound sweep against a device-to-device copy
-// (SolverStudy::measure_copy_roofline), its GB/s column `width` wide.
+// (MethodStudy::measure_copy_roofline), its GB/s column `width` wide.
 inline SweepColumns::Roofline copy_roofline(int width) {
   return {{"gb_per_s", "GB/s", width, 1}, {"percent_of_copy", "% copy", 7, 1}};
 }

@@ -52,7 +52,7 @@ class Checkpointing {
     if (!enabled_) return points;
     points.at = [this](std::int64_t step) { return at(step); };
     points.save = [this, fill](const State& state) {
-      save(step_, [&](io::CheckpointWriter& w) { fill(w, state); });
+      write(step_, [&](io::CheckpointWriter& w) { fill(w, state); });
     };
     return points;
   }
@@ -70,8 +70,6 @@ class Checkpointing {
 
  private:
   AtSafePoint at(std::int64_t step);
-  template <class Fill>
-  void save(std::int64_t step, Fill fill);
   void write(std::int64_t step, const std::function<void(io::CheckpointWriter&)>& fill);
 
   CheckpointParams cp_;
@@ -92,10 +90,5 @@ class Checkpointing {
   std::uint64_t bytes_ = 0;
   double seconds_ = 0;
 };
-
-template <class Fill>
-void Checkpointing::save(std::int64_t step, Fill fill) {
-  write(step, std::function<void(io::CheckpointWriter&)>(fill));
-}
 
 }  // namespace parasol::app

@@ -3,37 +3,26 @@
 // and the ranks' agreement on a backend.
 #include "apps/driver.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <system_error>
 #include <variant>
 
 #include "apps/binding.hpp"
+#include "apps/keys.hpp"
 #include "apps/ranks.hpp"
-#include "apps/solver_run.hpp"
-#include "io/xdmf.hpp"
-#include "apps/profile.hpp"
 #include "apps/progress.hpp"
-#include "apps/provenance.hpp"
-#include "apps/results_table.hpp"
 #include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/timed_runs.hpp"
-#include "parasol/version.hpp"
 
 namespace parasol::app {
 
@@ -43,13 +32,11 @@ void say(const std::string& text) {
 
 const Binding& find_binding(io::ParamTable& params) {
   const std::string solver = params.get_string("solver");
-  std::string known;
-  for (const Binding& b : bindings()) {
-    if (b.name == solver) return b;
-    known += (known.empty() ? "\"" : ", \"") + std::string(b.name) + "\"";
+  try {
+    return binding_named(solver);
+  } catch (const InputError& e) {
+    throw InputError(params.source_of("solver"), "solver", e.expected());  // said at its line
   }
-  throw InputError(params.source_of("solver"), "solver",
-                   "unknown solver \"" + solver + "\"; expected one of " + known);
 }
 
 std::vector<std::string> Study::run_overrides(std::size_t configuration) const {
@@ -77,49 +64,6 @@ InputError AutoChoice::unusable(const InputError& e, const std::string& axis) co
   return InputError(file.string() + ":" + std::to_string(choice ? choice->line : 0),
                     "choice." + axis,
                     e.expected() + " in this build; run `parasol sweep --autotune` again");
-}
-
-std::int64_t AutoChoice::integer(const std::string& axis, std::int64_t least,
-                                 std::int64_t most, const std::string& what,
-                                 const std::optional<std::string>& fallback) const {
-  const std::string text = choice->axis(axis).value_or(fallback.value_or(""));
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE || value < least || value > most)
-    throw unusable(InputError("expected " + what + ", got \"" + text + "\""), axis);
-  return value;
-}
-
-Shape AutoChoice::shape(const std::string& axis, const std::string& example) const {
-  const std::string text = choice->axis(axis).value_or("");
-  const std::optional<Shape> block = shape_from_string(text);
-  if (!block)
-    throw unusable(
-        InputError("expected a block shape such as \"" + example + "\", got \"" + text + "\""),
-        axis);
-  return *block;
-}
-
-void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice) {
-  out.set_attribute("/method", "chosen_by", automatic ? choice.chosen_by() : "parameters");
-  if (automatic) out.set_attribute("/method", "autotune_file", choice.file.string());
-}
-
-void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition) {
-  if (ranks == 1) return;
-  out.set_attribute("/method", "ranks", std::int64_t{ranks});
-  out.set_attribute("/method", "decomposition", decomposition);
-}
-
-Repeats get_sweep_repeats(io::ParamTable& t, std::int64_t repeats) {
-  Repeats r;
-  r.at_least = io::get_positive_int(t, "sweep.repeats", repeats);
-  r.min_seconds = t.get_double("sweep.min_time", kSweepMinTime);
-  if (!(r.min_seconds >= 0 && r.min_seconds <= 3600))
-    throw InputError(t.source_of("sweep.min_time"), "sweep.min_time",
-                     "expected seconds from 0 to 3600, got " + short_number(r.min_seconds));
-  return r;
 }
 
 std::string describe_repeats(const Repeats& repeats, const std::string& runs) {

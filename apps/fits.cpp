@@ -1,18 +1,10 @@
 #include "apps/fits.hpp"
 
-#include "io/host_memory.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/validate.hpp"
 
 namespace parasol::app {
-
-double available_host_bytes() { return io::available_host_bytes(); }
-
-void require_host_memory(const std::string& source, const std::string& key, const std::string& what,
-                         double bytes) {
-  io::require_host_memory(source, key, what, bytes);
-}
 
 void require_device_memory(const std::string& source, const std::string& key,
                            const std::string& what, double bytes, const std::string& hint) {

@@ -4,16 +4,12 @@
 
 #include <string>
 
+#include "io/host_memory.hpp"
+
 namespace parasol::app {
 
-// Host memory this process can still take: io::available_host_bytes (MemAvailable, capped by a
-// cgroup v2 memory limit and by RLIMIT_AS).
-double available_host_bytes();
-
-// InputError (source, key) "<what> about 1.50 GiB of host memory; this machine has 0.80 GiB
-// available" when `bytes` exceed it. `what` ends in its verb: "the grid needs".
-void require_host_memory(const std::string& source, const std::string& key, const std::string& what,
-                         double bytes);
+// The host's memory, refused naming the key that sized it, as io/host_memory.hpp says.
+using io::require_host_memory;
 
 // InputError "<what> 1.50 GiB on the device; NVIDIA H100 has 0.80 GiB free<hint>" when `bytes`
 // exceed the current device's free memory.

@@ -107,6 +107,16 @@ struct SignalText {
     if (negative) add("-");
     while (n > 0 && size < sizeof text) text[size++] = digits[--n];
   }
+  // The text onto stderr, as much as write() takes.
+  void write_out() const noexcept {
+    std::size_t done = 0;
+    while (done < size) {
+      const ssize_t n = write(STDERR_FILENO, text + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      done += static_cast<std::size_t>(n);
+    }
+  }
 };
 
 const char* signal_name(int signal_number) noexcept {
@@ -251,15 +261,7 @@ void say_interrupted(int signal_number, bool committed) noexcept {
   t.add(" s; ");
   t.add(committed ? "its result was written before the signal" : "nothing written");
   t.add("\n");
-  const char* next = t.text;
-  std::size_t left = t.size;
-  while (left > 0) {
-    const ssize_t written = write(STDERR_FILENO, next, left);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return;
-    next += written;
-    left -= static_cast<std::size_t>(written);
-  }
+  t.write_out();
 }
 
 namespace {
@@ -279,13 +281,7 @@ void ask_for_checkpoint(int signal_number) {
     t.add("parasol: ");
     t.add(signal_name(signal_number));
     t.add(": writing a checkpoint at the next safe point, then stopping (again to stop now)\n");
-    std::size_t done = 0;
-    while (done < t.size) {
-      const ssize_t n = write(STDERR_FILENO, t.text + done, t.size - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
+    t.write_out();
     return;
   }
   // The second: what the handler before would have done (remove the temporaries, say so, die

@@ -2,38 +2,22 @@
 // -> solve -> report -> check -> write -> commit, each phase timed, on one rank or across ranks.
 #include "apps/driver.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <limits>
-#include <map>
-#include <sstream>
 
 #include "apps/binding.hpp"
 #include "apps/ranks.hpp"
-#include "apps/solver_run.hpp"
 #include "apps/units.hpp"
 #include "comm/device_comm.hpp"
-#include "io/xdmf.hpp"
-#include "apps/profile.hpp"
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
-#include "apps/results_table.hpp"
 #include "comm/context.hpp"
 #include "kernels/cpu_threads.hpp"
 #include "kernels/device.hpp"
 #include "kernels/error.hpp"
 #include "kernels/nvtx.hpp"
-#include "kernels/timed_runs.hpp"
-#include "parasol/version.hpp"
-
 
 namespace parasol::app {
 namespace {
@@ -50,7 +34,7 @@ void write_check(io::ResultFile& out, const Agreement& a) {
 // A CPU run given keys only the GPU solver reads says so in its summary (stdout: stderr keeps
 // to the one line of a failure): the run goes on.
 void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
-  std::vector<std::string> gpu_only(binding.gpu_only_keys.begin(), binding.gpu_only_keys.end());
+  std::vector<std::string> gpu_only;
   if (binding.keys != nullptr)
     for (const KeyInfo& k : binding.keys())
       // A key two models declare apart (montecarlo's method.variant) is named once.
@@ -64,7 +48,6 @@ void note_gpu_only_keys(const Binding& binding, const io::ParamTable& params) {
     say("note: " + given + ": read by the GPU solver only; this CPU run does not use " +
         (given.find(',') == std::string::npos ? "it" : "them"));
 }
-
 
 // "(above 1e-05: suspect the solver)", or nothing when it agrees.
 std::string verdict(const Agreement& a) {
@@ -95,7 +78,6 @@ std::string phase_summary(const PhaseTimer& timings, double wall) {
   }
   return line + " s";
 }
-
 
 // Each phase's seconds over the ranks: the slowest rank's as <phase>_s (the rank whose phases add
 // up to most: what the run waited for), the mean as <phase>_mean_s, and every rank's, in rank

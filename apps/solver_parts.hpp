@@ -1,6 +1,5 @@
-// What a binding hands on from its solver's layer without a line of its own: a sweep row a
-// solver's study measured (solvers/<s>/study.hpp), a solver's list of named facts written as
-// attributes (poisson::diagnostics), and an output's range for the summary.
+// What a binding hands on from its solver's layer without a line of its own: a solver's list of
+// named facts written as attributes (poisson::diagnostics), and an output's range for the summary.
 #pragma once
 
 #include <algorithm>
@@ -11,19 +10,8 @@
 
 #include "apps/binding.hpp"
 #include "kernels/finite.hpp"
-#include "kernels/sweep_row.hpp"
 
 namespace parasol::app {
-
-// A configuration a solver's study measured by the sweep-row protocol (kernels/sweep_row.hpp),
-// as the sweep's Measurement.
-inline Measurement measured(RowOutcome row) {
-  Measurement m;
-  m.agreement = std::move(row.agreement);
-  m.seconds = std::move(row.seconds);
-  m.failure = std::move(row.failure);
-  return m;
-}
 
 // Pairs of a name and a variant of the kinds an attribute holds, as attributes of `group`, in
 // the list's order.

@@ -2,14 +2,16 @@
 // own: the parameter table and the parameters read from it, method.variant = "auto" and what the
 // autotune file held, the setup's backend and ranks, and how a run across ranks combines its
 // numbers and describes its cut; and the steps bindings would otherwise each write again (the
-// Run or Study in its precision, method.block against the device, a sweep's variant x block
-// product, a restart's field and the checkpoint phase). docs/adding-a-solver.md lists them.
+// Run or Study in its precision, method.block against the device, a restart's field and the
+// checkpoint phase). docs/adding-a-solver.md lists them.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,23 +19,21 @@
 #include <utility>
 #include <vector>
 
-#include "comm/over_ranks.hpp"
 #include "apps/binding.hpp"
 #include "apps/checkpointing.hpp"
+#include "apps/fits.hpp"
 #include "apps/method_axes.hpp"
+#include "apps/progress.hpp"
+#include "apps/solver_parts.hpp"
+#include "comm/over_ranks.hpp"
 #include "io/read_keys.hpp"
+#include "io/spill_file.hpp"
+#include "io/streamed_dataset.hpp"
 #include "kernels/device.hpp"
 #include "kernels/precision.hpp"
 #include "kernels/stream.hpp"
 
 namespace parasol::app {
-
-// /method's chosen_by ("parameters" unless method.variant = "auto") and, with "auto", the file the
-// choice was looked up in.
-void write_chosen_by(io::ResultFile& out, bool automatic, const AutoChoice& choice);
-
-// Across ranks (`ranks` > 1): /method's ranks and decomposition ("slabs of z planes", ...).
-void write_ranks(io::ResultFile& out, int ranks, const std::string& decomposition);
 
 // A parameter file read whole by a solver's declarations (its keys.hpp): the run's keys, then
 // the [sweep] table's, any key neither read refused, and the parameters validated, as
@@ -85,67 +85,6 @@ std::unique_ptr<Study> study_in_precision(io::ParamTable& t, DeclaredFile<P, S> 
 // What only the device can tell of method.block: whether it fits the device's block limits.
 inline void check_method_block(const io::ParamTable& t, const Shape& block) {
   io::with_sources(t, [&] { check_block_limits(block, current_device(), "method.block"); });
-}
-
-// The (variant, block) pairs of a sweep over variants and block shapes: each of `variants` with
-// each shape `compiled(variant)` lists that `blocks` lists too (every one when `blocks` is empty).
-template <class Variant, class Compiled>
-std::vector<std::pair<Variant, Shape>> compiled_pairs(const std::vector<Variant>& variants,
-                                                      const std::vector<Shape>& blocks,
-                                                      Compiled&& compiled) {
-  std::vector<std::pair<Variant, Shape>> pairs;
-  for (Variant v : variants)
-    for (const Shape& b : compiled(v))
-      if (blocks.empty() || std::find(blocks.begin(), blocks.end(), b) != blocks.end())
-        pairs.push_back({v, b});
-  return pairs;
-}
-
-// The InputError at `key` (sweep.blocks) for a listed block that no listed variant compiles.
-template <class Variant, class Compiled>
-void require_compiled_blocks(const io::ParamTable& t, const std::string& key,
-                             const std::vector<Variant>& variants,
-                             const std::vector<Shape>& blocks, Compiled&& compiled) {
-  for (const Shape& b : blocks)
-    if (compiled_pairs(variants, {b}, compiled).empty())
-      throw InputError(t.source_of(key), key,
-                       "block " + to_string(b) + " is not compiled in for any listed variant");
-}
-
-// A restart's field `name` of `values` elements in T: a checkpoint holds the run's own precision.
-template <class T>
-std::vector<T> restart_values(const io::CheckpointReader& r, const std::string& name,
-                              std::uint64_t values) {
-  if constexpr (std::is_same_v<T, float>) return r.floats(name, values);
-  else return r.doubles(name, values);
-}
-
-// Values [first, first + count) of a field of `total` written in parts across ranks, from
-// whichever parts hold them (io::CheckpointReader's ranged read), in the run's precision.
-template <class T>
-std::vector<T> restart_values(const io::CheckpointReader& r, const std::string& name,
-                              std::uint64_t first, std::uint64_t count, std::uint64_t total) {
-  if constexpr (std::is_same_v<T, float>) return r.floats(name, first, count, total);
-  else return r.doubles(name, first, count, total);
-}
-
-// The refusal of a checkpoint beyond the run's last step: "checkpoint refused: it is at `at`
-// ("iteration 120"), past `key` = `last`".
-inline InputError past_the_end(const io::CheckpointReader& r, const std::string& at,
-                               const std::string& key, std::int64_t last) {
-  return InputError(r.path().string(), "",
-                    "checkpoint refused: it is at " + at + ", past " + key + " = " +
-                        std::to_string(last));
-}
-
-// A restart's step count, the integer `name` ("iterations"), refused when past the run's
-// `last` (its key `key`): "checkpoint refused: it is at `what` N, past `key` = `last`".
-inline std::int64_t restart_step(const io::CheckpointReader& r, const std::string& name,
-                                 const std::string& what, const std::string& key,
-                                 std::int64_t last) {
-  const std::int64_t step = r.integer(name);
-  if (step > last) throw past_the_end(r, what + " " + std::to_string(step), key, last);
-  return step;
 }
 
 // The seconds `checkpoints` spent writing, as the phase "checkpoint" when there were any; returned,
@@ -224,15 +163,17 @@ class SolverRun : public Run {
   std::string ran(const std::string& method) const {
     return gpu_ ? method + chosen() + " on " + current_device().name : "CPU gold solver";
   }
-  void write_chosen_by(io::ResultFile& out) const { app::write_chosen_by(out, automatic_, auto_); }
-  // method.variant = "auto": the choice stored for `key` (auto_), or a note on stderr that
-  // `fallback` runs ("zreg 64x4x1"); true when one is stored.
-  bool look_up(const io::AutotuneKey& key, const std::string& fallback) {
-    auto_ = look_up_choice(autotune_file_, key, fallback);
-    return auto_.choice.has_value();
+  // /method's chosen_by ("parameters" unless method.variant = "auto") and, with "auto", the file
+  // the choice was looked up in.
+  void write_chosen_by(io::ResultFile& out) const {
+    out.set_attribute("/method", "chosen_by", automatic_ ? auto_.chosen_by() : "parameters");
+    if (automatic_) out.set_attribute("/method", "autotune_file", auto_.file.string());
   }
+  // Across ranks: /method's ranks and decomposition ("slabs of z planes", ...).
   void write_ranks(io::ResultFile& out, const std::string& decomposition) const {
-    app::write_ranks(out, ranks(), decomposition);
+    if (ranks() == 1) return;
+    out.set_attribute("/method", "ranks", std::int64_t{ranks()});
+    out.set_attribute("/method", "decomposition", decomposition);
   }
 
   // /method: the solver's method axes (kernels/method_axes.hpp) and, where it autotunes, how
@@ -252,7 +193,8 @@ class SolverRun : public Run {
     const MethodAxes<Params>& m = method_axes(p_);
     for (const MethodAxis<Params>& a : m.axes)
       if (a.reset) a.reset(p_);
-    if (look_up(key, method_text(m, p_))) restore_choice(m, auto_, p_);
+    auto_ = look_up_choice(autotune_file_, key, method_text(m, p_));
+    if (auto_.choice) restore_choice(m, auto_, p_);
   }
 
   // Across ranks, after each rank's solve: the time this rank waited for the others ("wait"),
@@ -280,10 +222,13 @@ class SolverRun : public Run {
   std::filesystem::path output_;         // the result file's final path
 };
 
+// A sweep over the solver's method axes: each configuration is the run's Params with its axes
+// set (configs_, made by prepare()), and its cells, columns and autotune choice follow from the
+// declaration (apps/method_axes.hpp).
 template <class Params, class SweepParams>
-class SolverStudy : public Study {
+class MethodStudy : public Study {
  public:
-  SolverStudy(io::ParamTable& t, Params p, SweepParams s)
+  MethodStudy(io::ParamTable& t, Params p, SweepParams s)
       : t_(t), p_(std::move(p)), s_(std::move(s)) {}
 
   // A memory-bound sweep's roofline (measure_copy_roofline): the bytes a run moves, against the
@@ -295,39 +240,6 @@ class SolverStudy : public Study {
     context_ = &context;
     transport_ = transport;
   }
-
- protected:
-  // `bytes` one run must move (read + written), and a device-to-device copy of as many bytes
-  // measured now, so that cache effects are alike for both.
-  void measure_copy_roofline(double bytes) {
-    bytes_ = bytes;
-    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes / 2));
-  }
-  // "device-to-device copy 2861.5 GB/s", for the sweep's header line.
-  std::string copy_described() const {
-    return "device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
-  }
-  void write_copy_bandwidth(io::ResultFile& out) const {
-    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
-  }
-
-  io::ParamTable& t_;
-  Params p_;
-  SweepParams s_;
-  std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
-  double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
-  comm::Context* context_ = nullptr;  // across ranks only (use_ranks)
-  comm::Transport transport_ = comm::Transport::automatic;
-};
-
-// A sweep over the solver's method axes: each configuration is the run's Params with its axes
-// set (configs_, made by prepare()), and its cells, columns and autotune choice follow from the
-// declaration (apps/method_axes.hpp).
-template <class Params, class SweepParams>
-class MethodStudy : public SolverStudy<Params, SweepParams> {
- public:
-  using SolverStudy<Params, SweepParams>::SolverStudy;
-
   std::vector<std::vector<Cell>> configurations() override {
     return cells_of(configs_, [&](const Params& c) { return axis_cells(axes(), c); });
   }
@@ -348,6 +260,19 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
   }
 
  protected:
+  // `bytes` one run must move (read + written), and a device-to-device copy of as many bytes
+  // measured now, so that cache effects are alike for both.
+  void measure_copy_roofline(double bytes) {
+    bytes_ = bytes;
+    copy_ = measure_copy_bandwidth(static_cast<std::size_t>(bytes / 2));
+  }
+  // "device-to-device copy 2861.5 GB/s", for the sweep's header line.
+  std::string copy_described() const {
+    return "device-to-device copy " + short_number(copy_ * 1e-9) + " GB/s";
+  }
+  void write_copy_bandwidth(io::ResultFile& out) const {
+    out.set_attribute("/sweep", "copy_bandwidth_gb_per_s", copy_ * 1e-9);
+  }
   const MethodAxes<Params>& axes() const { return method_axes(this->p_); }
   // The sweep's columns: the method axes', then the solver's rate, roofline, check and extras.
   SweepColumns columns_with(ResultsTable::Column rate,
@@ -371,15 +296,17 @@ class MethodStudy : public SolverStudy<Params, SweepParams> {
     }
   }
 
+  io::ParamTable& t_;
+  Params p_;
+  SweepParams s_;
+  std::optional<Stream> stream_;  // made in prepare(), once a device is known to be there
+  double bytes_ = 0, copy_ = 0;   // measure_copy_roofline's
+  comm::Context* context_ = nullptr;  // across ranks only (use_ranks)
+  comm::Transport transport_ = comm::Transport::automatic;
   std::vector<Params> configs_;
 };
 
-}  // namespace parasol::app
-
 // ---- what a run refuses before it starts: memory it cannot have, a restart it cannot take -------
-#include "apps/fits.hpp"
-
-namespace parasol::app {
 
 // A run's memory checked before anything is made (apps/fits.hpp): `device` bytes on the device
 // when `gpu`, then `host` bytes on the host; a complaint names `key` of the file and says
@@ -396,10 +323,7 @@ inline void refuse_restart(const RunSetup& setup, const std::string& why) {
   if (!setup.options.restart.empty()) throw InputError("command line", "--restart", why);
 }
 
-}  // namespace parasol::app
-
 // ---- a march's state in its checkpoints, by share or by rank --------------------------------
-namespace parasol::app {
 
 // A restart refused when the checkpoint holds its state otherwise than this run would (`held`:
 // "float in the interleaved layout"), rather than converted: "checkpoint refused: it holds ...,
@@ -428,74 +352,24 @@ void add_share(io::CheckpointWriter& w, const std::string& name, const T* values
   else w.add(name, values, count);
 }
 
-// Back from a restart: this rank's `count` values of `name` by `share`, from whichever parts hold
-// them; without one, this rank's own part, which only the same cut reads back (refused otherwise,
-// saying `why`).
+// Back from a restart, in the run's precision T (a checkpoint holds its own): this rank's `count`
+// values of `name` by `share`, from whichever parts hold them; without one, this rank's own part,
+// which only the same cut reads back (refused otherwise, saying `why`).
 template <class T>
 std::vector<T> restart_share(const io::CheckpointReader& r, const std::string& name,
                              std::uint64_t count, const std::optional<io::Share>& share,
                              const std::string& why) {
-  if (share) return restart_values<T>(r, name, share->first, count, share->total);
+  constexpr bool single = std::is_same_v<T, float>;
+  if (share) {
+    if constexpr (single) return r.floats(name, share->first, count, share->total);
+    else return r.doubles(name, share->first, count, share->total);
+  }
   r.require_same_ranks(why);
-  return restart_values<T>(r, name, count);
+  if constexpr (single) return r.floats(name, count);
+  else return r.doubles(name, count);
 }
 
-}  // namespace parasol::app
-
-// ---- a march whose state is one array ----------------------------------------------------------
-namespace parasol::app {
-
-// The checkpoints of a march whose state is its step count and one array (State: `steps`, and
-// `values` of them at `u`; tridiag::HeatState), written as "steps", "held" and "u": held as
-// `held` says ("float in the interleaved layout"), and lying among the ranks' as `share` says
-// (none: each rank's own part, which only the same cut reads back).
-template <class State>
-class ArrayMarch {
- public:
-  using Value = std::remove_const_t<std::remove_pointer_t<decltype(State::u)>>;
-
-  ArrayMarch(Checkpointing& checkpoints, std::string held, std::optional<io::Share> share)
-      : checkpoints_(checkpoints), held_(std::move(held)), share_(std::move(share)) {}
-  ArrayMarch(const ArrayMarch&) = delete;  // from_ points into values_
-  ArrayMarch& operator=(const ArrayMarch&) = delete;
-
-  // With --restart, this rank's `count` values and the step they were at: refused when the
-  // checkpoint holds them otherwise (restart on `wrote` that wrote it), past the run's last step
-  // (`last`, its key `key`), or cut otherwise where there is no share (saying `why`).
-  void restart(std::uint64_t count, const std::string& key, std::int64_t last,
-               const std::string& wrote, const std::string& why) {
-    const io::CheckpointReader* r = checkpoints_.restart();
-    if (r == nullptr) return;
-    require_held(*r, held_, wrote);
-    from_.steps = restart_step(*r, "steps", "step", key, last);
-    values_ = restart_share<Value>(*r, "u", count, share_, why);
-    from_.u = values_.data();
-    from_.values = static_cast<std::int64_t>(values_.size());
-  }
-
-  // The march's safe points, continuing from the restart's state when there is one.
-  SafePoints<State> points() {
-    return checkpoints_.safe_points<State>(
-        values_.empty() ? nullptr : &from_,
-        [held = held_, share = share_](io::CheckpointWriter& w, const State& s) {
-          w.add("steps", s.steps);
-          w.add("held", held);
-          add_share(w, "u", s.u, static_cast<std::uint64_t>(s.values), share);
-        });
-  }
-
- private:
-  Checkpointing& checkpoints_;
-  std::string held_;
-  std::optional<io::Share> share_;
-  std::vector<Value> values_;  // a restart's
-  State from_;
-};
-
-}  // namespace parasol::app
-
 // ---- a solver's own reading of its inputs, said against the parameter file --------------------
-namespace parasol::app {
 
 // A solver's complaint (below the front end, which knows no parameter file) given the source of
 // its key in `t` ("inputs/a.toml:12") when it names none; one that names its file and dataset
@@ -513,10 +387,7 @@ auto sourced(const io::ParamTable& t, Read&& read) -> decltype(read()) {
   }
 }
 
-}  // namespace parasol::app
-
 // ---- a solver's own account of the memory a run takes ---------------------------------------------
-namespace parasol::app {
 
 // Each of a solver's memory needs (fftconv::MemoryNeed, with source_key, key, what, bytes, device
 // and hint), checked in turn before anything is made: the host's memory, or the device's free
@@ -529,10 +400,7 @@ void require_needs(const io::ParamTable& t, const Needs& needs) {
   }
 }
 
-}  // namespace parasol::app
-
 // ---- "auto" for a solver whose parameters as given run when no choice is stored ------------------
-namespace parasol::app {
 
 // method.variant = "auto" where the parameters as given are what runs without a stored choice
 // (fftconv: "auto" is itself a variant, picked by the problem, and method.block is kept): the
@@ -549,10 +417,7 @@ AutoChoice choose_stored(const MethodAxes<P>& m, P& p, const std::filesystem::pa
   return c;
 }
 
-}  // namespace parasol::app
-
 // ---- memory the whole problem takes, refused at the parameter file itself -----------------------
-namespace parasol::app {
 
 // Each of a solver's needs of its whole problem rather than of one key's value (coulomb::
 // MemoryNeed, with key, what, bytes and device), checked in turn: the device's free memory or the
@@ -565,14 +430,7 @@ void require_file_needs(const io::ParamTable& t, const Needs& needs) {
   }
 }
 
-}  // namespace parasol::app
-
 // ---- a field's uniform grid, a solver's phases, and a sweep's configuration left out -----------
-#include <array>
-
-#include "apps/solver_parts.hpp"
-
-namespace parasol::app {
 
 // The uniform grid of a field of nx x ny x nz points (stored [nz][ny][nx]) at `spacing` along
 // every axis from `origin`: what its XDMF sidecar and its attributes describe.
@@ -606,10 +464,7 @@ Measurement unless_skipped(std::string why, Measure&& measure) {
   return why.empty() ? measured(measure()) : skipped(std::move(why));
 }
 
-}  // namespace parasol::app
-
 // ---- a solver of two models, its file read by the one it names -------------------------------
-namespace parasol::app {
 
 // Binding::make_run or make_study of a solver of two declared models (montecarlo's two-asset
 // model and its basket), each made as `first` and `other` make it (declared_run, declared_study):
@@ -619,60 +474,22 @@ auto by_model(io::ParamTable& t, const std::filesystem::path& path) {
   return is_other(t) ? other(t, path) : first(t, path);
 }
 
-}  // namespace parasol::app
-
 // ---- a file its solver's declarations read whole ------------------------------------------------
-namespace parasol::app {
 
 // The `read` of declared_run and declared_study for a solver whose whole file its declarations
-// read with nothing of their own beside (read_declared): `declared_file<tridiag::keys,
-// tridiag::sweep_keys>`. A relative file name is resolved against the parameter file's folder.
-template <auto keys, auto sweep_keys>
+// read (read_declared): `declared_file<tridiag::keys, tridiag::sweep_keys>`, or with the solver's
+// `settle` of what its keys read, before the [sweep] table (a default that "auto" changes):
+// `declared_file<laplace3d::keys, laplace3d::sweep_keys, laplace3d::settle>`. A relative file
+// name is resolved against the parameter file's folder.
+template <auto keys, auto sweep_keys, auto settle = nullptr>
 auto declared_file(io::ParamTable& t, const std::filesystem::path& path) {
-  return read_declared(t, keys(), sweep_keys(), path);
+  if constexpr (std::is_null_pointer_v<decltype(settle)>)
+    return read_declared(t, keys(), sweep_keys(), path);
+  else
+    return read_declared(t, keys(), sweep_keys(), path, settle);
 }
 
-}  // namespace parasol::app
-
-// ---- a march that one backend of two runs ------------------------------------------------------
-namespace parasol::app {
-
-// The checkpoints of a march (ArrayMarch) whose state the GPU holds as `Gpu` and the CPU gold as
-// `Gold` (tridiag: HeatState<T> in its variant's layout, HeatState<double>): only the backend
-// that runs keeps one, and its `held` words say which, so that a restart on the other backend is
-// refused rather than rounded.
-template <class Gpu, class Gold>
-class BackendMarch {
- public:
-  // The state as the solver describes it (`m`: tridiag::MarchState, its words `held`, this rank's
-  // `values`, their `share` of the whole as total, first and count or none, and a restart's limits
-  // `key`, `last`, `wrote` and `interleaved`), read back from the checkpoint of a restart.
-  template <class State>
-  BackendMarch(Checkpointing& checkpoints, bool gpu, const State& m) {
-    std::optional<io::Share> share;
-    if (m.share) share = contiguous_share(m.share->total, m.share->first, m.share->count);
-    if (gpu) gpu_.emplace(checkpoints, m.held, share);
-    else gold_.emplace(checkpoints, m.held, share);
-    if (gpu_) gpu_->restart(m.values, m.key, m.last, m.wrote, m.interleaved);
-    else gold_->restart(m.values, m.key, m.last, m.wrote, m.interleaved);
-  }
-  // The safe points of the backend that runs (ArrayMarch::points); none for the other.
-  std::optional<SafePoints<Gpu>> gpu() {
-    return gpu_ ? std::optional(gpu_->points()) : std::nullopt;
-  }
-  std::optional<SafePoints<Gold>> gold() {
-    return gold_ ? std::optional(gold_->points()) : std::nullopt;
-  }
-
- private:
-  std::optional<ArrayMarch<Gpu>> gpu_;
-  std::optional<ArrayMarch<Gold>> gold_;
-};
-
-}  // namespace parasol::app
-
 // ---- a march that checkpoints, at its end -----------------------------------------------------
-namespace parasol::app {
 
 // After a march that checkpoints: Checkpointing::finish (`what` names a step, `total` the steps
 // asked for), then the seconds spent writing checkpoints as the phase "checkpoint", taken out of
@@ -683,10 +500,7 @@ inline void finish_march(PhaseTimer& timings, Checkpointing& checkpoints, const 
   compute = std::max(0.0, compute - add_checkpoint_phase(timings, checkpoints));
 }
 
-}  // namespace parasol::app
-
 // ---- a march whose state is its part of one field: its checkpoints and where its part lies ------
-namespace parasol::app {
 
 // Where this rank's local planes of a field of z planes lie in the whole (`planes` of `plane`
 // values each): local plane 0 is the whole's plane `first` (halos below included), and it owns
@@ -715,8 +529,7 @@ auto& values_of(S& s) {
 // field written as "u" by this rank's `share` of the whole, so that any rank count continues it
 // (none: this rank's own part, which only the same cut reads back), the rest by the binding's
 // `fill` and read back by its `read`. Checkpointing's own calls (finish, report, seconds) are the
-// run's as they are. ArrayMarch above is the case of a step count and a layout: `read` is
-// require_held and restart_step, `fill` adds "steps" and "held".
+// run's as they are.
 template <class State>
 class FieldMarch : public Checkpointing {
  public:
@@ -765,10 +578,56 @@ class FieldMarch : public Checkpointing {
   std::optional<State> from_;
 };
 
-}  // namespace parasol::app
+// The checkpoints of a march whose state is a step count and one array (tridiag::HeatState:
+// `steps`, and `values` of them at `u`), which the GPU holds as `Gpu` and the CPU gold as `Gold`
+// (HeatState<T> in its variant's layout, HeatState<double>): the FieldMarch of the backend that
+// runs, writing "steps", then the words `held` that say how it holds them, so that a restart on
+// the other backend, or one held otherwise, is refused rather than rounded.
+template <class Gpu, class Gold>
+class BackendMarch {
+ public:
+  // `m` is the state as the solver describes it (tridiag::MarchState: its words `held`, this
+  // rank's `values`, their `share` of the whole as total, first and count or none, and a
+  // restart's limits `key`, `last`, `wrote` and `interleaved`), read back on a restart.
+  template <class State>
+  BackendMarch(const CheckpointParams& cp, const RunSetup& setup, const std::string& solver,
+               const io::ParamTable& params, const std::set<std::string>& may_differ, bool gpu,
+               const State& m)
+      : held_(m.held) {
+    std::optional<io::Share> share;
+    if (m.share) share = contiguous_share(m.share->total, m.share->first, m.share->count);
+    const auto resume = [&](auto& march) {
+      march.emplace(cp, setup, solver, params, may_differ, share);
+      march->resume(m.values, [&](const io::CheckpointReader& r, auto& s) {
+        require_held(r, m.held, m.wrote);
+        s.steps = io::restart_step(r, "steps", "step", m.key, m.last);
+      }, m.interleaved);
+    };
+    if (gpu) resume(gpu_);
+    else resume(gold_);
+  }
+  // The checkpoints of the backend that runs.
+  Checkpointing& checkpoints() { return gpu_ ? static_cast<Checkpointing&>(*gpu_) : *gold_; }
+  // The safe points of the backend that runs; none for the other.
+  std::optional<SafePoints<Gpu>> gpu() { return points(gpu_); }
+  std::optional<SafePoints<Gold>> gold() { return points(gold_); }
+
+ private:
+  template <class S>
+  std::optional<SafePoints<S>> points(std::optional<FieldMarch<S>>& march) {
+    if (!march) return std::nullopt;
+    return march->points([held = held_](io::CheckpointWriter& w, const S& s) {
+      w.add("steps", s.steps);
+      w.add("held", held);
+    });
+  }
+
+  std::string held_;
+  std::optional<FieldMarch<Gpu>> gpu_;
+  std::optional<FieldMarch<Gold>> gold_;
+};
 
 // ---- a run's rate, said and recorded ------------------------------------------------------------
-namespace parasol::app {
 
 // The summary's line of a run's compute: "compute 0.0444 s, 0.0292 Gpoints/s" (`rate` in `unit`
 // over `seconds`), and the rate as /timings@`attribute` ("gpoints_per_s").
@@ -778,13 +637,7 @@ inline void report_rate(io::ResultFile& out, const std::string& attribute, doubl
   say("compute " + short_number(seconds) + " s, " + short_number(rate) + " " + unit);
 }
 
-}  // namespace parasol::app
-
 // ---- a 1D field handed on piece by piece, never whole on any rank ------------------------------
-#include "io/spill_file.hpp"
-#include "io/streamed_dataset.hpp"
-
-namespace parasol::app {
 
 // A 1D field a run computes in order and never holds whole (fftconv's streamed output), in one
 // shape whatever the ranks: on one rank each piece goes straight into `dataset` of the result
@@ -829,10 +682,7 @@ class StreamedField {
   std::optional<io::SpillFile> spill_;
 };
 
-}  // namespace parasol::app
-
 // ---- a run whose field its XDMF sidecar shows --------------------------------------------------
-namespace parasol::app {
 
 // A run whose write() adds the XDMF sidecar of its field (Output::add_xdmf, describe_grid_field):
 // the sidecar's path beside the result, named up front so that it is judged like the result.
@@ -846,23 +696,7 @@ class GridRun : public SolverRun<Params> {
   }
 };
 
-}  // namespace parasol::app
-
-// ---- a file its solver's declarations read whole, then settle --------------------------------
-namespace parasol::app {
-
-// declared_file for a solver that settles what its keys read before the [sweep] table (a default
-// that "auto" changes: laplace3d::settle): `settled_file<laplace3d::keys, laplace3d::sweep_keys,
-// laplace3d::settle>`.
-template <auto keys, auto sweep_keys, auto settle>
-auto settled_file(io::ParamTable& t, const std::filesystem::path& path) {
-  return read_declared(t, keys(), sweep_keys(), path, settle);
-}
-
-}  // namespace parasol::app
-
 // ---- what only the device can tell of a problem, before anything is made -----------------------
-namespace parasol::app {
 
 // What only the device can tell: method.block against its block limits (check_method_block),
 // then its free memory for the problem's `needs` (require_file_needs), in that order.
@@ -875,10 +709,6 @@ void check_fits_device(const io::ParamTable& t, const Shape& block, const Needs&
 }  // namespace parasol::app
 
 // ---- a solver's account of a run, and its progress on a live line ----------------------------
-#include <functional>
-
-#include "apps/progress.hpp"
-
 namespace parasol::app {
 
 // A solver's account of a run (montecarlo::Report: `attributes`, each a group and its list, and

@@ -5,9 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,11 +13,10 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include "apps/binding.hpp"
 #include "apps/ranks.hpp"
-#include "apps/solver_run.hpp"
-#include "io/xdmf.hpp"
 #include "apps/profile.hpp"
 #include "apps/progress.hpp"
 #include "apps/provenance.hpp"
@@ -181,43 +178,31 @@ class SweepTable {
   // /sweep row (docs/hdf5-layout.md).
   void write_kernels(io::ResultFile& out) const {
     if (launched_.empty()) return;
-    std::vector<std::int64_t> row, block_threads, grid_blocks, launches, registers, local_bytes,
-        static_shared, dynamic_shared, max_threads, blocks_per_sm;
-    std::vector<std::string> name, block, limiter;
-    std::vector<double> occupancy, waves;
-    for (const auto& [r, k] : launched_) {
-      row.push_back(static_cast<std::int64_t>(r));
-      name.push_back(k.name);
-      block.push_back(k.block);
-      block_threads.push_back(k.block_threads);
-      grid_blocks.push_back(k.grid_blocks);
-      launches.push_back(k.launches);
-      registers.push_back(k.registers);
-      local_bytes.push_back(k.local_bytes);
-      static_shared.push_back(k.static_shared);
-      dynamic_shared.push_back(k.dynamic_shared);
-      max_threads.push_back(k.max_threads_per_block);
-      blocks_per_sm.push_back(k.blocks_per_sm);
-      occupancy.push_back(k.occupancy);
-      limiter.push_back(k.limiter);
-      waves.push_back(k.waves);
-    }
     const std::string g = "/sweep/kernels/";
-    out.write_column(g + "row", row);
-    out.write_column(g + "name", name);
-    out.write_column(g + "block", block);
-    out.write_column(g + "block_threads", block_threads);
-    out.write_column(g + "grid_blocks", grid_blocks);
-    out.write_column(g + "launches", launches);
-    out.write_column(g + "registers", registers);
-    out.write_column(g + "local_bytes", local_bytes);
-    out.write_column(g + "static_shared_bytes", static_shared);
-    out.write_column(g + "dynamic_shared_bytes", dynamic_shared);
-    out.write_column(g + "max_threads_per_block", max_threads);
-    out.write_column(g + "blocks_per_sm", blocks_per_sm);
-    out.write_column(g + "occupancy", occupancy);
-    out.write_column(g + "limiter", limiter);
-    out.write_column(g + "waves_per_sm", waves);
+    std::vector<std::int64_t> rows;
+    for (const auto& launch : launched_) rows.push_back(static_cast<std::int64_t>(launch.first));
+    out.write_column(g + "row", rows);
+    // One field of every launch's record as a column; whole numbers as 64-bit integers.
+    const auto column = [&](const std::string& name, auto field) {
+      using Field = std::decay_t<decltype(launched_.front().second.*field)>;
+      std::vector<std::conditional_t<std::is_same_v<Field, int>, std::int64_t, Field>> values;
+      for (const auto& launch : launched_) values.push_back(launch.second.*field);
+      out.write_column(g + name, values);
+    };
+    column("name", &KernelRecord::name);
+    column("block", &KernelRecord::block);
+    column("block_threads", &KernelRecord::block_threads);
+    column("grid_blocks", &KernelRecord::grid_blocks);
+    column("launches", &KernelRecord::launches);
+    column("registers", &KernelRecord::registers);
+    column("local_bytes", &KernelRecord::local_bytes);
+    column("static_shared_bytes", &KernelRecord::static_shared);
+    column("dynamic_shared_bytes", &KernelRecord::dynamic_shared);
+    column("max_threads_per_block", &KernelRecord::max_threads_per_block);
+    column("blocks_per_sm", &KernelRecord::blocks_per_sm);
+    column("occupancy", &KernelRecord::occupancy);
+    column("limiter", &KernelRecord::limiter);
+    column("waves_per_sm", &KernelRecord::waves);
   }
 
   static std::vector<ResultsTable::Column> columns(const SweepColumns& c, bool kernels,
@@ -521,10 +506,6 @@ std::string no_autotune(const Binding& binding) {
          std::string(binding.name) + " sweep has nothing to choose between";
 }
 
-}  // namespace
-
-namespace {
-
 // Each configuration measured in turn into `table` (one the study skips is said and left out),
 // with the kernels it launched and its wall time, between `clock`'s marks. Across ranks every
 // rank measures together, and a failure while they meet ends them all (or_abort); on one rank
@@ -552,16 +533,25 @@ void measure_every(comm::Context& context, Study& study,
   clock.configurations_end();
 }
 
-// A sweep across ranks (laplace3d on GPUs): every rank measures every configuration together,
-// rank 0 prints and writes. A failure before the timing ends every rank with one line from rank
-// 0; one during it (the ranks are meeting) ends the whole run, and nothing is left behind.
-int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
-                       io::ParamTable& params, const Binding& binding, Study& study,
-                       std::chrono::steady_clock::time_point started) {
+// A sweep on the device: every configuration measured, rank 0 printing and writing. Across ranks
+// (laplace3d) every rank measures every configuration together: a failure before the timing ends
+// every rank with one line from rank 0; one during it (the ranks are meeting) ends the whole run,
+// and nothing is left behind.
+int gpu_sweep(comm::Context& context, const SweepOptions& options, io::ParamTable& params,
+              const Binding& binding, Study& study, std::chrono::steady_clock::time_point started,
+              const std::vector<std::string>& overrides) {
+  const bool across = context.size() > 1;
+  std::filesystem::path ncu, autotune_file;
   together(context, [&] {
-    if (agreed_backend(context, Backend::gpu) != Backend::gpu)
+    if (options.profile) ncu = ncu_or_refuse();
+    autotune_file = autotune_file_of(options);
+    std::string reason;
+    if (across && agreed_backend(context, Backend::gpu) != Backend::gpu)
       throw Error("parasol sweep needs a device on every rank");
-    study.use_ranks(context, options.transport);
+    if (!across && !gpu_available(&reason))
+      throw Error("parasol sweep times GPU kernels and needs a device: " + reason +
+                  " (--backend cpu sweeps the CPU solver)");
+    if (across) study.use_ranks(context, options.transport);
     study.prepare();
   });
   const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
@@ -572,11 +562,14 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
     write_parameters(*out, params);
     write_provenance(*out, binding.name, Backend::gpu, options.command_line);
   });
-  const std::vector<comm::RankDevice> devices = context.devices();
-  if (out) write_ranks(*out, context, Backend::gpu, devices);
+  if (across) {
+    const std::vector<comm::RankDevice> devices = context.devices();
+    if (out) write_ranks(*out, context, Backend::gpu, devices);
+  }
   if (is_speaker())
-    std::cout << binding.name << " sweep on " << context.size() << " ranks: " << study.describe()
-              << "\n";
+    std::cout << binding.name << " sweep"
+              << (across ? " on " + std::to_string(context.size()) + " ranks" : std::string())
+              << ": " << study.describe() << "\n";
 
   SweepTable table(study.columns(), study.units_per_run(), study.roofline_per_run(),
                    study.ceiling_per_second(), true, context.size());
@@ -589,9 +582,18 @@ int sweep_across_ranks(comm::Context& context, const SweepOptions& options,
     table.print_and_write(*out);
     study.write_attributes(*out);
     write_overhead(*out, table.timed_s(), clock);
+    if (!ncu.empty()) profile_extremes(*out, ncu, study, table, options, overrides);
     out->commit();
   });
   say("wrote " + path.string());
+
+  if (!autotune_file.empty()) {
+    std::optional<io::AutotuneChoice> choice;
+    if (table.fastest()) choice = study.autotune_choice(*table.fastest());
+    if (store_fastest(choice, table, configurations.size(), path, autotune_file,
+                      "configuration") != 0)
+      return 1;
+  }
   return table.all_passed() ? 0 : 1;
 }
 
@@ -601,80 +603,39 @@ int sweep_command(comm::Context& context, const SweepOptions& asked,
                   const std::vector<std::string>& overrides) {
   SweepOptions options = asked;
   const auto started = std::chrono::steady_clock::now();
-  if (context.size() > 1) {
-    try {
-      std::optional<io::ParamTable> params;
-      const Binding* binding = nullptr;
-      std::unique_ptr<Study> study;
-      together(context, [&] {
-        params.emplace(load_params(options.params_path, overrides));
-        binding = &find_binding(*params);
-        study = binding->make_study(*params, options.params_path);
-        const auto refuse = [&](const std::string& why) {
-          throw InputError("command line", "mpirun", why + "; run it without a launcher");
-        };
-        if (!study->sweeps_across_ranks())
-          refuse("parasol sweep of " + std::string(binding->name) + " times one device at a time");
-        if (options.backend == Backend::cpu)
-          refuse("parasol sweep --backend cpu times the CPU solver in one process");
-        if (options.autotune) refuse("--autotune stores the choice for one device");
-        if (options.profile) refuse("--profile runs one process under Nsight Compute");
-      });
+  try {
+    std::optional<io::ParamTable> params;
+    const Binding* binding = nullptr;
+    std::unique_ptr<Study> study;
+    together(context, [&] {
+      params.emplace(load_params(options.params_path, overrides));
+      binding = &find_binding(*params);
+      study = binding->make_study(*params, options.params_path);
+      if (context.size() == 1) return;
+      const auto refuse = [&](const std::string& why) {
+        throw InputError("command line", "mpirun", why + "; run it without a launcher");
+      };
+      if (!study->sweeps_across_ranks())
+        refuse("parasol sweep of " + std::string(binding->name) + " times one device at a time");
+      if (options.backend == Backend::cpu)
+        refuse("parasol sweep --backend cpu times the CPU solver in one process");
+      if (options.autotune) refuse("--autotune stores the choice for one device");
+      if (options.profile) refuse("--profile runs one process under Nsight Compute");
+    });
+    if (context.size() > 1) {
       together(context, [&] { require_same_problem(context, *params, options.params_path); });
-      return sweep_across_ranks(context, options, *params, *binding, *study, started);
-    } catch (const Stop& stop) {
-      return stop.status;
+      return gpu_sweep(context, options, *params, *binding, *study, started, overrides);
     }
-  }
-  io::ParamTable params = load_params(options.params_path, overrides);
-  const Binding& binding = find_binding(params);
-  const std::unique_ptr<Study> study = binding.make_study(params, options.params_path);
-  options.backend = resolve_sweep_backend(options);  // once the file is known good
-  // A CPU sweep's --autotune stores the fastest thread count, which every solver has.
-  if (options.autotune && options.backend != Backend::cpu && !study->can_autotune())
-    throw InputError(params.source_of("solver"), "solver", no_autotune(binding));
-  if (options.backend == Backend::cpu)
-    return cpu_sweep(context, options, params, binding, *study, started);
-  std::filesystem::path ncu;
-  if (options.profile) {
+    options.backend = resolve_sweep_backend(options);  // once the file is known good
+    // A CPU sweep's --autotune stores the fastest thread count, which every solver has.
+    if (options.autotune && options.backend != Backend::cpu && !study->can_autotune())
+      throw InputError(params->source_of("solver"), "solver", no_autotune(*binding));
     if (options.backend == Backend::cpu)
-      throw InputError("command line", "--profile", "profiles GPU kernels; not with --backend cpu");
-    ncu = ncu_or_refuse();
+      return cpu_sweep(context, options, *params, *binding, *study, started);
+    return gpu_sweep(context, options, *params, *binding, *study, started, overrides);
+  } catch (const Stop& stop) {
+    return stop.status;
   }
-  const std::filesystem::path autotune_file = autotune_file_of(options);
-  std::string reason;
-  if (!gpu_available(&reason))
-    throw Error("parasol sweep times GPU kernels and needs a device: " + reason +
-                " (--backend cpu sweeps the CPU solver)");
-  study->prepare();
-
-  const std::filesystem::path path = output_path(options.output, options.params_path, "-sweep");
-  io::ResultFile out(path, options.force, options.compression);
-  write_parameters(out, params);
-  write_provenance(out, binding.name, Backend::gpu, options.command_line);
-  if (is_speaker()) std::cout << binding.name << " sweep: " << study->describe() << "\n";
-
-  SweepTable table(study->columns(), study->units_per_run(), study->roofline_per_run(),
-                   study->ceiling_per_second(), true);
-  const std::vector<std::vector<Cell>> configurations = study->configurations();
-  SweepClock clock{started};
-  measure_every(context, *study, configurations, table, clock);
-  if (table.empty()) throw study->nothing_to_time();
-  table.print_and_write(out);
-  study->write_attributes(out);
-  write_overhead(out, table.timed_s(), clock);
-  if (!ncu.empty()) profile_extremes(out, ncu, *study, table, options, overrides);
-  out.commit();
-  say("wrote " + path.string());
-
-  if (!autotune_file.empty()) {
-    std::optional<io::AutotuneChoice> choice;
-    if (table.fastest()) choice = study->autotune_choice(*table.fastest());
-    if (store_fastest(choice, table, configurations.size(), path, autotune_file,
-                      "configuration") != 0)
-      return 1;
-  }
-  return table.all_passed() ? 0 : 1;
 }
 
 }  // namespace parasol::app

@@ -21,10 +21,4 @@ std::string bytes_text(double bytes) {
 
 std::string byte_rate_text(double bytes_per_second) { return bytes_text(bytes_per_second) + "/s"; }
 
-std::string giga_rate_text(double per_second, const std::string& things) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g G", 1e-9 * per_second);
-  return text + things + "/s";
-}
-
 }  // namespace parasol::app

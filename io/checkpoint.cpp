@@ -559,4 +559,18 @@ std::vector<float> CheckpointReader::floats(const std::string& name, std::uint64
   return array<float>(part_of(written_rank), name, size);
 }
 
+InputError past_the_end(const CheckpointReader& r, const std::string& at, const std::string& key,
+                        std::int64_t last) {
+  return InputError(r.path().string(), "",
+                    "checkpoint refused: it is at " + at + ", past " + key + " = " +
+                        std::to_string(last));
+}
+
+std::int64_t restart_step(const CheckpointReader& r, const std::string& name,
+                          const std::string& what, const std::string& key, std::int64_t last) {
+  const std::int64_t step = r.integer(name);
+  if (step > last) throw past_the_end(r, what + " " + std::to_string(step), key, last);
+  return step;
+}
+
 }  // namespace parasol::io

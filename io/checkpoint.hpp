@@ -175,4 +175,14 @@ class CheckpointReader {
   std::int64_t step_ = 0;
 };
 
+// The refusal of a checkpoint beyond the run's last step: "checkpoint refused: it is at `at`
+// ("iteration 120"), past `key` = `last`".
+InputError past_the_end(const CheckpointReader& r, const std::string& at, const std::string& key,
+                        std::int64_t last);
+
+// A restart's step count, the integer `name` ("iterations"), refused when past the run's
+// `last` (its key `key`): "checkpoint refused: it is at `what` N, past `key` = `last`".
+std::int64_t restart_step(const CheckpointReader& r, const std::string& name,
+                          const std::string& what, const std::string& key, std::int64_t last);
+
 }  // namespace parasol::io

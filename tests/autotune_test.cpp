@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -339,9 +340,40 @@ TEST(Autotune, PathFromTheOptionTheEnvironmentOrTheCache) {
   }
 }
 
-// A stored choice's whole-number axis (threads, chunk, coarsening, block length) as the bindings
-// read it: in range it is the value; missing, malformed, out of range or past 64 bits it is an
-// input error naming the file's line and the axis, saying what was expected and what was found.
+// A made-up solver whose stored choices set whole numbers and block shapes, each by its name.
+struct Tuned {
+  std::map<std::string, std::int64_t> integers{{"threads", 32}, {"length", 5}};
+  std::map<std::string, Shape> shapes;
+  void validate() const {}
+};
+
+// `choice` restored into `p` over the one method axis `axis`: "" when taken, else the refusal.
+std::string restore_one(const app::AutoChoice& choice, MethodAxis<Tuned> axis, Tuned& p) {
+  MethodAxes<Tuned> m;
+  m.axes = {std::move(axis)};
+  try {
+    app::restore_choice(m, choice, p);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+MethodAxis<Tuned> integer_of(const std::string& key, std::int64_t least, std::int64_t most) {
+  return integer_axis<Tuned>(
+      key, key, 6, [key](Tuned& t) -> auto& { return t.integers[key]; }, least, most,
+      "threads per block");
+}
+
+MethodAxis<Tuned> shape_of(const std::string& key) {
+  return shape_axis<Tuned>(key, 9, [key](Tuned& t) -> auto& { return t.shapes[key]; },
+                           "128x2x1");
+}
+
+// A stored choice's whole-number axis (threads, chunk, coarsening, block length) as its method
+// axis declares it: in range it is the value; missing, malformed, out of range or past 64 bits it
+// is an input error naming the file's line and the axis, saying what was expected and what was
+// found. An axis only some configurations have keeps its value where the choice has none.
 TEST(Autotune, IntegerAxesOfAStoredChoiceAreReadOrRefusedByName) {
   app::AutoChoice a;
   a.file = "tuned.toml";
@@ -351,15 +383,16 @@ TEST(Autotune, IntegerAxesOfAStoredChoiceAreReadOrRefusedByName) {
   c.axes = {{"threads", "256"}, {"chunk", "8x"}, {"block", "-3"},
             {"huge", "99999999999999999999"}};
   a.choice = c;
-  EXPECT_EQ(a.integer("threads", 32, 1024, "threads per block"), 256);
-  EXPECT_EQ(a.integer("length", 0, 100, "a transform length", "0"), 0);  // the fallback
+  Tuned p;
+  EXPECT_EQ(restore_one(a, integer_of("threads", 32, 1024), p), "");
+  EXPECT_EQ(p.integers["threads"], 256);
+  EXPECT_EQ(restore_one(a, integer_of("length", 0, 100).only_for([](const Tuned&) { return true; }),
+                        p),
+            "");
+  EXPECT_EQ(p.integers["length"], 5);
   const auto refusal = [&](const std::string& axis, std::int64_t least, std::int64_t most) {
-    try {
-      a.integer(axis, least, most, "threads per block");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    Tuned q;
+    return restore_one(a, integer_of(axis, least, most), q);
   };
   const std::string bad = refusal("chunk", 1, 16);
   EXPECT_TRUE(contains(bad, "tuned.toml:7: choice.chunk: expected threads per block, got \"8x\""))
@@ -381,14 +414,12 @@ TEST(Autotune, ABlockAxisOfAStoredChoiceIsReadOrRefusedByName) {
   c.variant = "zreg";
   c.axes = {{"block", "64x4x1"}, {"tile", "64x"}};
   a.choice = c;
-  EXPECT_EQ(a.shape("block", "128x2x1"), (Shape{64, 4, 1}));
+  Tuned p;
+  EXPECT_EQ(restore_one(a, shape_of("block"), p), "");
+  EXPECT_EQ(p.shapes["block"], (Shape{64, 4, 1}));
   const auto refusal = [&](const std::string& axis) {
-    try {
-      a.shape(axis, "128x2x1");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    Tuned q;
+    return restore_one(a, shape_of(axis), q);
   };
   const std::string bad = refusal("tile");
   EXPECT_TRUE(contains(bad, "tuned.toml:4: choice.tile: expected a block shape such as "
@@ -396,35 +427,6 @@ TEST(Autotune, ABlockAxisOfAStoredChoiceIsReadOrRefusedByName) {
       << bad;
   const std::string missing = refusal("missing");
   EXPECT_TRUE(contains(missing, "choice.missing: expected a block shape")) << missing;
-}
-
-// A sweep over variants and block shapes times each variant with the blocks compiled for it that
-// sweep.blocks lists (all of them when it lists none), and refuses a listed block none compiles.
-TEST(Autotune, SweptBlocksAreTheCompiledOnesListed) {
-  enum class V { narrow, wide };
-  const auto compiled = [](V v) {
-    return v == V::narrow ? std::vector<Shape>{{32, 4, 1}, {32, 8, 1}}
-                          : std::vector<Shape>{{32, 8, 1}, {128, 2, 1}};
-  };
-  const std::vector<V> both{V::narrow, V::wide};
-  EXPECT_EQ(app::compiled_pairs(both, {}, compiled).size(), 4u);
-  const auto listed = app::compiled_pairs(both, {{32, 8, 1}}, compiled);
-  ASSERT_EQ(listed.size(), 2u);
-  EXPECT_EQ(listed[0].first, V::narrow);
-  EXPECT_EQ(listed[1].first, V::wide);
-  EXPECT_TRUE(app::compiled_pairs(std::vector<V>{V::narrow}, {{128, 2, 1}}, compiled).empty());
-
-  io::ParamTable t = io::ParamTable::parse("[sweep]\nblocks = [[128, 2, 1]]\n", "s.toml");
-  EXPECT_NO_THROW(app::require_compiled_blocks(t, "sweep.blocks", both, {{128, 2, 1}}, compiled));
-  try {
-    app::require_compiled_blocks(t, "sweep.blocks", std::vector<V>{V::narrow}, {{128, 2, 1}},
-                                 compiled);
-    ADD_FAILURE() << "a block no listed variant compiles was taken";
-  } catch (const InputError& e) {
-    EXPECT_TRUE(contains(e.what(), "s.toml:2: sweep.blocks: block 128x2x1 is not compiled in for "
-                                   "any listed variant"))
-        << e.what();
-  }
 }
 
 // Sweeps storing at once: each process reads, puts and saves under the file's lock, so none

@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "apps/binding.hpp"
+#include "apps/solver_run.hpp"
 #include "io/param_table.hpp"
 #include "io/read_keys.hpp"
 #include "solvers/laplace3d/keys.hpp"
+#include "solvers/laplace3d/shapes.hpp"
 #include "tests/support.hpp"
 
 namespace parasol::app {
@@ -94,6 +96,38 @@ TEST(Declaration, AVariantsBlockDefaultsAfterTheVariant) {
       "temporal.toml");
   const laplace3d::Params p = io::read_keys(t, laplace3d::keys(), "temporal.toml");
   EXPECT_EQ(p.block, laplace3d::default_block(laplace3d::Variant::temporal));
+}
+
+// A sweep over variants and block shapes times each variant with the blocks compiled for it that
+// sweep.blocks lists (all of them when it lists none); a listed block none of the listed variants
+// compiles is refused at its key, before anything is timed.
+TEST(Declaration, SweptBlocksAreTheCompiledOnesListed) {
+  using laplace3d::Variant;
+  const laplace3d::Params p;
+  laplace3d::SweepParams s;
+  s.variants = {Variant::zreg, Variant::block3d};
+  std::size_t all = 0;
+  for (Variant v : s.variants) all += laplace3d::compiled_shapes(v).size();
+  EXPECT_EQ(laplace3d::sweep_configurations(p, s).size(), all);
+  const Shape block = laplace3d::compiled_shapes(Variant::block3d).front();
+  s.blocks = {block};
+  const std::vector<laplace3d::Params> listed = laplace3d::sweep_configurations(p, s);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].variant, Variant::block3d);
+  EXPECT_EQ(listed[0].block, block);
+
+  io::ParamTable t = io::ParamTable::parse("[sweep]\nblocks = [[1, 2, 3]]\n", "s.toml");
+  EXPECT_NO_THROW(laplace3d::require_compiled(s));
+  s.variants = {Variant::zreg};
+  try {
+    app::sourced(t, [&] { laplace3d::require_compiled(s); });
+    ADD_FAILURE() << "a block no listed variant compiles was taken";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml:2: sweep.blocks: block " + to_string(block) +
+                                         " is not compiled in for any listed variant"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Declaration, AutoIsTakenWhereDeclaredAndRefusedElsewhere) {

@@ -25,9 +25,8 @@ io::AutotuneKey coulomb_key(const Params& p, std::int64_t atoms) {
   return autotune_key("coulomb", coulomb::problem_class(p, atoms), "float");
 }
 
-coulomb::ProgressCallback progress_on(ProgressLine& line) {
-  return [&line](const coulomb::Progress& pr) { line.update(pr.done, pr.total, pr.seconds); };
-}
+constexpr auto progress_on =
+    shown_on<coulomb::Progress, &coulomb::Progress::done, &coulomb::Progress::total>;
 
 class CoulombRun final : public SolverRun<Params> {
  public:

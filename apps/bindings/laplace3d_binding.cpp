@@ -1,13 +1,11 @@
 // laplace3d's binding: its parameters, what a run prints and writes, its sweep over variants and
 // block shapes, and the autotune choice that method.variant = "auto" runs. A rank's slab, the
 // memory a run needs, its checkpoint's record, its /method across ranks and the account of its
-// stop are the solver's (solvers/laplace3d/run.hpp, stop.hpp); its sweep rows are study.hpp's.
+// stop are the solver's (solvers/laplace3d/run.hpp, stop.hpp); its sweep's configurations and
+// their "not compiled" refusal are keys.hpp's, its rows study.hpp's.
 #include <optional>
 #include <set>
-#include <tuple>
 
-#include "apps/progress.hpp"
-#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/device.hpp"
 #include "kernels/finite.hpp"
@@ -22,7 +20,7 @@ namespace {
 using laplace3d::Params;
 using laplace3d::SweepParams;
 // The parameters and the [sweep] table, method.variant = "auto" settled (laplace3d::settle).
-constexpr auto read = settled_file<laplace3d::keys, laplace3d::sweep_keys, laplace3d::settle>;
+constexpr auto read = declared_file<laplace3d::keys, laplace3d::sweep_keys, laplace3d::settle>;
 
 // The problem class of a choice: the grid, exactly ("512x512x512").
 io::AutotuneKey laplace3d_key(const Params& p) {
@@ -51,9 +49,7 @@ class Laplace3dRun final : public GridRun<Params> {
                    std::set<std::string>{"iteration.max_iterations", "iteration.tolerance"}, share);
     march_->resume(static_cast<std::uint64_t>(points),
                    [&](const io::CheckpointReader& r, laplace3d::State<T>& s) {
-                     s.iterations = restart_step(r, "iterations", "iteration",
-                                                 "iteration.max_iterations", p_.max_iterations);
-                     s.checks = laplace3d::read_checks(r);
+                     s.iterations = laplace3d::read_state(r, p_, s.checks);
                    });
   }
 
@@ -64,10 +60,7 @@ class Laplace3dRun final : public GridRun<Params> {
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
-    const laplace3d::Checkpoints<T> points =
-        march_->points([](io::CheckpointWriter& w, const laplace3d::State<T>& s) {
-          laplace3d::add_state(w, s.iterations, s.checks);
-        });
+    const laplace3d::Checkpoints<T> points = march_->points(laplace3d::fill_state<T>);
     {
       ProgressLine line("iteration", "points", static_cast<double>(p_.grid.points()));
       const laplace3d::ProgressCallback report = [&](const laplace3d::Progress& pr) {
@@ -146,8 +139,7 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
     check_fits_device(t_, p_.block, std::vector{laplace3d::device_need(p_, points)});
     measure_copy_roofline(laplace3d::bytes_per_sweep(p_.grid, sizeof(T)));
     study_.emplace(p_, s_.check_iterations, context_, transport_);
-    configure(compiled_pairs(s_.variants, s_.blocks, laplace3d::compiled_shapes),
-              [](Params& c, const auto& pair) { std::tie(c.variant, c.block) = pair; });
+    configs_ = laplace3d::sweep_configurations(p_, s_);
   }
 
   std::string describe() const override {
@@ -189,8 +181,7 @@ class Laplace3dStudy final : public MethodStudy<Params, SweepParams> {
 
 std::unique_ptr<Study> make_study(io::ParamTable& t, const std::filesystem::path& path) {
   auto file = read(t, path);
-  require_compiled_blocks(t, "sweep.blocks", file.sweep.variants, file.sweep.blocks,
-                          laplace3d::compiled_shapes);
+  sourced(t, [&] { laplace3d::require_compiled(file.sweep); });
   return study_in_precision<Laplace3dStudy>(t, std::move(file));
 }
 

@@ -4,9 +4,6 @@
 #include <chrono>
 #include <set>
 
-#include "apps/grid_field.hpp"
-#include "apps/progress.hpp"
-#include "apps/solver_parts.hpp"
 #include "apps/solver_run.hpp"
 #include "kernels/finite.hpp"
 #include "solvers/poisson/inputs.hpp"
@@ -48,17 +45,12 @@ class PoissonRun final : public GridRun<Params> {
                    std::set<std::string>{"iteration.max_cycles", "iteration.tolerance"}, s);
     march_->resume(s.owned_end - s.owned_begin,
                    [&](const io::CheckpointReader& r, poisson::State<T>& from) {
-                     from.cycles = poisson::read_cycles(r);
-                     if (from.cycles.empty() || from.step(fmg()) > p_.max_cycles)
-                       throw past_the_end(r, "V-cycle " + std::to_string(from.step(fmg())),
-                                          "iteration.max_cycles", p_.max_cycles);
+                     from.cycles = poisson::read_cycles(r, p_);
                    });
   }
 
   std::string describe() const override {
-    return poisson::extent_text(p_) + " cells " + std::string(name(p_.precision)) + ", " +
-           poisson::cycle_text(p_) + ", " + ran(std::string(name(p_.variant))) + ", tolerance " +
-           formatted("%g", p_.tolerance);
+    return poisson::run_text(p_, ran(std::string(name(p_.variant))));
   }
 
   void solve(PhaseTimer& timings, io::ResultFile*) override {
@@ -71,10 +63,7 @@ class PoissonRun final : public GridRun<Params> {
                                                 double seconds) {
       line.update(cycle, p_.max_cycles, seconds, "residual " + poisson::sci(c.residual_max));
     };
-    const poisson::Checkpoints<T> points =
-        march_->points([](io::CheckpointWriter& w, const poisson::State<T>& s) {
-          poisson::add_cycles(w, s.cycles);
-        });
+    const poisson::Checkpoints<T> points = march_->points(poisson::fill_state<T>);
     run_ = poisson::solve_run(p_, f_, u_, gpu_, *context_, progress, &points);
     // The making of f on the device, and of its solver, is the run's setup.
     timings.add(phase::setup, host_setup);
@@ -128,17 +117,12 @@ class PoissonRun final : public GridRun<Params> {
   }
 
   void write(Output& out) override {
-    io::UniformGrid3 grid{{std::uint64_t(p_.nx), std::uint64_t(p_.ny), std::uint64_t(p_.nz)},
-                          {p_.hx / 2, p_.hy / 2, p_.hz / 2}, {p_.hx, p_.hy, p_.hz}};
-    if (!write_planes(out, "/fields/u", "u", grid, cuts_[0].begin, cuts_[0].planes(), u_.data()))
-      return;
-    out.file->set_attribute("/fields/u", "spacing", std::vector<double>{p_.hx, p_.hy, p_.hz});
-    out.file->set_attribute("/fields/u", "layout",
-                            std::string("[nz][ny][nx], x fastest, at cell centres"));
+    if (out.write_planes("/fields/u", "u", poisson::field_grid(p_), cuts_[0].begin,
+                         cuts_[0].planes(), u_.data()))
+      set_attributes(*out.file, "/fields/u", poisson::field_attributes(p_));
   }
 
  private:
-  bool fmg() const { return p_.cycle == poisson::Cycle::fmg; }
   bool made_on_device() const { return poisson::made_on_device(p_, gpu_); }
   // f_ on the host, compatible when singular (a file's planes were read at prepare).
   void make_host_source() { shift_ = poisson::host_source(p_, f_, *context_, cuts_[0]); }
@@ -165,8 +149,7 @@ class PoissonStudy final : public MethodStudy<Params, SweepParams> {
   }
 
   std::string describe() const override {
-    return poisson::extent_text(p_) + " cells " + std::string(name(p_.precision)) + " on " +
-           current_device().name;
+    return poisson::problem_text(p_) + " on " + current_device().name;
   }
 
   SweepColumns columns() const override {

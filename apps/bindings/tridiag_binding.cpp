@@ -23,9 +23,8 @@ io::AutotuneKey launch_key(const Params& p, std::int64_t n, std::int64_t systems
                       std::string(name(p.precision)));
 }
 
-tridiag::ProgressCallback shown_on(ProgressLine& line) {
-  return [&line](const tridiag::Progress& p) { line.update(p.steps, p.total_steps, p.seconds); };
-}
+constexpr auto shown =
+    shown_on<tridiag::Progress, &tridiag::Progress::steps, &tridiag::Progress::total_steps>;
 
 template <class T>
 class TridiagRun final : public SolverRun<Params> {
@@ -48,8 +47,8 @@ class TridiagRun final : public SolverRun<Params> {
     part_->fit();
     if (!march) return;
     // The march checkpoints its temperatures as tridiag::MarchState says they are held.
-    checkpoints_.emplace(p_.checkpoint, setup, "tridiag", t_, std::set<std::string>{"heat.steps"});
-    march_.emplace(*checkpoints_, gpu_, part_->march_state(launch_));
+    march_.emplace(p_.checkpoint, setup, "tridiag", t_, std::set<std::string>{"heat.steps"}, gpu_,
+                   part_->march_state(launch_));
   }
 
   std::string describe() const override {
@@ -60,18 +59,16 @@ class TridiagRun final : public SolverRun<Params> {
   // A march's checkpoints are a phase of their own; one long system's interface, its exchange.
   void solve(PhaseTimer& timings, io::ResultFile*) override {
     PhaseTimer t;
-    double written = 0;  // seconds writing checkpoints, which the march's compute holds
     if (march_) {
       {
         ProgressLine line("step", "unknowns", static_cast<double>(p_.heat.points * p_.heat.grids));
-        t = part_->solve(*context_, launch_, {shown_on(line), march_->gpu(), march_->gold()});
+        t = part_->solve(*context_, launch_, {shown(line), march_->gpu(), march_->gold()});
       }
-      checkpoints_->finish("step", p_.heat.steps);
-      written = add_checkpoint_phase(timings, *checkpoints_);
+      march_->checkpoints().finish("step", p_.heat.steps);
     } else {
       t = part_->solve(*context_, launch_, {});
     }
-    add_device_phases(timings, t, written);
+    add_device_phases(timings, t, 0, march_ ? &march_->checkpoints() : nullptr);
     require_finite("tridiag: the solution", part_->x());
     // The solves alone are a part of compute, which the summary says (solve_s): not a phase.
     part_->keep(timings);
@@ -85,15 +82,15 @@ class TridiagRun final : public SolverRun<Params> {
     write_ranks(out, part_->decomposition());
     set_attributes(out, "/diagnostics", s.diagnostics);
     say(s.first);
-    if (checkpoints_) checkpoints_->report(out);
+    if (march_) march_->checkpoints().report(out);
     for (const std::string& line : s.more) say(line);
   }
 
   // A march's gold, when the GPU marched, reports its steps too.
   Agreement check() override {
-    if (!checkpoints_ || !gpu_) return part_->check(*context_, {});
+    if (!march_ || !gpu_) return part_->check(*context_, {});
     ProgressLine line("gold step", "unknowns", static_cast<double>(part_->launch_dims().size()));
-    return part_->check(*context_, shown_on(line));
+    return part_->check(*context_, shown(line));
   }
 
   void write(Output& out) override {
@@ -121,7 +118,7 @@ class TridiagRun final : public SolverRun<Params> {
 
   std::unique_ptr<tridiag::RunPart<T>> part_;
   tridiag::Launch launch_;
-  std::optional<Checkpointing> checkpoints_;  // the heat march's, which alone checkpoints
+  // The heat march's checkpoints, which alone checkpoints.
   std::optional<BackendMarch<tridiag::HeatState<T>, tridiag::HeatState<double>>> march_;
 };
 

@@ -1,5 +1,7 @@
 #include "solvers/laplace3d/keys.hpp"
 
+#include <algorithm>
+
 #include "solvers/laplace3d/shapes.hpp"
 
 namespace parasol::laplace3d {
@@ -93,6 +95,28 @@ const Keys<SweepParams>& sweep_keys() {
                        "sweeps compared with the gold before timing")
                     .at_least(1));
   });
+}
+
+std::vector<Params> sweep_configurations(const Params& p, const SweepParams& s) {
+  std::vector<Params> configs;
+  for (Variant v : s.variants)
+    for (const Shape& b : compiled_shapes(v))
+      if (s.blocks.empty() || std::find(s.blocks.begin(), s.blocks.end(), b) != s.blocks.end()) {
+        configs.push_back(p);
+        configs.back().variant = v;
+        configs.back().block = b;
+      }
+  return configs;
+}
+
+void require_compiled(const SweepParams& s) {
+  for (const Shape& b : s.blocks) {
+    SweepParams one = s;
+    one.blocks = {b};
+    if (sweep_configurations(Params{}, one).empty())
+      throw InputError("", "sweep.blocks",
+                       "block " + to_string(b) + " is not compiled in for any listed variant");
+  }
 }
 
 const MethodAxes<Params>& method_axes(const Params&) {

@@ -23,6 +23,12 @@ struct SweepParams {
 
 const Keys<Params>& keys();
 const Keys<SweepParams>& sweep_keys();
+// What a sweep times: each listed variant with each block compiled for it that sweep.blocks
+// lists (every one when it lists none), in the run's parameters.
+std::vector<Params> sweep_configurations(const Params& p, const SweepParams& s);
+// A sweep that lists a block no listed variant compiles is refused: InputError at sweep.blocks
+// (its source left to the caller, which knows the file).
+void require_compiled(const SweepParams& s);
 // The variant and the block shape: /method's, a sweep's columns and an autotune choice's.
 const MethodAxes<Params>& method_axes(const Params&);
 

@@ -48,13 +48,14 @@ void add_state(io::CheckpointWriter& w, std::int64_t iterations, const Convergen
   w.add("checks.last_change", checks.last_change);
 }
 
-ConvergenceChecks read_checks(const io::CheckpointReader& r) {
-  ConvergenceChecks checks;
+std::int64_t read_state(const io::CheckpointReader& r, const Params& p, ConvergenceChecks& checks) {
+  const std::int64_t iterations = io::restart_step(r, "iterations", "iteration",
+                                                   "iteration.max_iterations", p.max_iterations);
   checks.previous_iteration = r.integer("checks.previous_iteration");
   checks.previous_change = r.number("checks.previous_change");
   checks.last_iteration = r.integer("checks.last_iteration");
   checks.last_change = r.number("checks.last_change");
-  return checks;
+  return iterations;
 }
 
 }  // namespace parasol::laplace3d

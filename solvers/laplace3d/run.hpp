@@ -51,10 +51,15 @@ MemoryNeed host_need(const Params& p, bool gpu, double points, double element);
 std::vector<Diagnostic> method_across_ranks(int ranks, bool gpu, bool overlap, comm::Route route);
 
 // A checkpoint's record of a state beside its field (State): its iterations, and its convergence
-// checks, so that the contraction and the error bound go on as if uninterrupted; and the checks
-// back (the iterations are the front end's to refuse when past the run's last).
+// checks, so that the contraction and the error bound go on as if uninterrupted; and both back,
+// the checks into `checks` and the iterations returned, a checkpoint past the run's last
+// (iteration.max_iterations) refused. fill_state is the record as FieldMarch's fill takes it.
 void add_state(io::CheckpointWriter& w, std::int64_t iterations, const ConvergenceChecks& checks);
-ConvergenceChecks read_checks(const io::CheckpointReader& r);
+std::int64_t read_state(const io::CheckpointReader& r, const Params& p, ConvergenceChecks& checks);
+template <class T>
+void fill_state(io::CheckpointWriter& w, const State<T>& s) {
+  add_state(w, s.iterations, s.checks);
+}
 
 // Why a run's bits repeat on any backend, shape and rank count (/provenance@reproducible_because).
 inline constexpr const char* kReproducibleBecause =

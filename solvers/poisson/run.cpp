@@ -6,6 +6,7 @@
 
 #include "comm/over_ranks.hpp"
 #include "io/checkpoint.hpp"
+#include "io/xdmf.hpp"
 #include "kernels/host_memory.hpp"
 #include "kernels/printable.hpp"
 #include "solvers/poisson/check.hpp"
@@ -24,6 +25,15 @@ std::string sci(double value) { return formatted("%.1e", value); }
 std::string cycle_text(const Params& p) {
   return std::string(p.cycle == Cycle::fmg ? "FMG + " : "") + "V(" + std::to_string(p.pre_sweeps) +
          "," + std::to_string(p.post_sweeps) + ") " + std::string(name(p.smoother));
+}
+
+std::string problem_text(const Params& p) {
+  return extent_text(p) + " cells " + std::string(name(p.precision));
+}
+
+std::string run_text(const Params& p, const std::string& method) {
+  return problem_text(p) + ", " + cycle_text(p) + ", " + method + ", tolerance " +
+         formatted("%g", p.tolerance);
 }
 
 void settle_variant(Params& p, bool gpu, int ranks, bool asked) {
@@ -217,13 +227,30 @@ void add_cycles(io::CheckpointWriter& w, const std::vector<CycleReport>& cycles)
       [&](const char* name, const std::vector<double>& v) { w.add(name, v.data(), n, all); });
 }
 
-std::vector<CycleReport> read_cycles(const io::CheckpointReader& r) {
+io::UniformGrid3 field_grid(const Params& p) {
+  return {{std::uint64_t(p.nx), std::uint64_t(p.ny), std::uint64_t(p.nz)},
+          {p.hx / 2, p.hy / 2, p.hz / 2},
+          {p.hx, p.hy, p.hz}};
+}
+
+std::vector<Diagnostic> field_attributes(const Params& p) {
+  return {{"spacing", std::vector<double>{p.hx, p.hy, p.hz}},
+          {"layout", std::string("[nz][ny][nx], x fastest, at cell centres")}};
+}
+
+std::vector<CycleReport> read_cycles(const io::CheckpointReader& r, const Params& p) {
   const auto reports = static_cast<std::uint64_t>(r.integer("cycles"));
   CycleSeries series;
   series.each([&](const char* name, std::vector<double>& v) {
     v = r.doubles(name, 0, reports, reports);
   });
-  return series.reports();
+  State<double> from;
+  from.cycles = series.reports();
+  const std::int64_t step = from.step(p.cycle == Cycle::fmg);
+  if (from.cycles.empty() || step > p.max_cycles)
+    throw io::past_the_end(r, "V-cycle " + std::to_string(step), "iteration.max_cycles",
+                           p.max_cycles);
+  return from.cycles;
 }
 
 std::vector<Diagnostic> diagnostics(const Params& p, const Outcome& o, double shift,

@@ -24,6 +24,7 @@
 namespace parasol::io {
 class CheckpointReader;
 class CheckpointWriter;
+struct UniformGrid3;
 }  // namespace parasol::io
 
 namespace parasol::poisson {
@@ -37,6 +38,10 @@ std::string sci(double value);
 
 // The cycle in words: "FMG + V(2,2) rbgs".
 std::string cycle_text(const Params& p);
+// The problem in words: "64x64x32 cells float"; and a run of it by `method` ("rbgs-fused on
+// DEVICE"): "64x64x32 cells float, FMG + V(2,2) rbgs, METHOD, tolerance 1e-08".
+std::string problem_text(const Params& p);
+std::string run_text(const Params& p, const std::string& method);
 
 // The variant that runs on `ranks` ranks: across ranks the GPU runs the plain variant
 // (device_slab.hpp), since the fused pass marches each tile through a level's whole z range. The
@@ -161,12 +166,23 @@ struct CycleSeries {
 // A checkpoint's record of a state's cycle reports (State::cycles): their count as "cycles",
 // then each series whole (the same on every rank, so any rank count reads it back); and back.
 void add_cycles(io::CheckpointWriter& w, const std::vector<CycleReport>& cycles);
-std::vector<CycleReport> read_cycles(const io::CheckpointReader& r);
+// A restart's cycle reports, the checkpoint refused when it holds none or is past the run's last
+// V-cycle (iteration.max_cycles). fill_state is add_cycles as FieldMarch's fill takes it.
+std::vector<CycleReport> read_cycles(const io::CheckpointReader& r, const Params& p);
+template <class T>
+void fill_state(io::CheckpointWriter& w, const State<T>& s) {
+  add_cycles(w, s.cycles);
+}
 
 // A fact of a solve as /diagnostics records it, by name (the kinds an HDF5 attribute holds).
 using DiagnosticValue =
     std::variant<bool, std::int64_t, double, std::string, std::vector<double>>;
 using Diagnostic = std::pair<std::string, DiagnosticValue>;
+
+// The field u at the cells' centres: its grid (the first centre half a cell from the origin, as
+// its XDMF sidecar shows it), and the attributes written beside the sidecar's: spacing, layout.
+io::UniformGrid3 field_grid(const Params& p);
+std::vector<Diagnostic> field_attributes(const Params& p);
 
 // A solve's /diagnostics: its cycles, levels, each cycle's residual norms and factor, the
 // right-hand side's norms, how it stopped, the singular problem's shift and, with a manufactured

@@ -630,6 +630,8 @@ int sweep_command(comm::Context& context, const SweepOptions& asked,
     // A CPU sweep's --autotune stores the fastest thread count, which every solver has.
     if (options.autotune && options.backend != Backend::cpu && !study->can_autotune())
       throw InputError(params->source_of("solver"), "solver", no_autotune(*binding));
+    if (options.backend == Backend::cpu && options.profile)
+      throw InputError("command line", "--profile", "profiles GPU kernels; not with --backend cpu");
     if (options.backend == Backend::cpu)
       return cpu_sweep(context, options, *params, *binding, *study, started);
     return gpu_sweep(context, options, *params, *binding, *study, started, overrides);

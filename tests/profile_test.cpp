@@ -97,6 +97,21 @@ TEST(Profile, WithoutNcuTheSweepStopsAtOnceWithOneLine) {
   EXPECT_FALSE(std::filesystem::exists(dir / "s.h5"));
 }
 
+TEST(Profile, OnTheCpuBackendTheSweepIsRefusedWithOneLine) {
+  test::ScratchDir dir;
+  const auto params = dir / "p.toml";
+  std::ofstream(params) << "solver = \"laplace3d\"\n[grid]\nnx = 12\nny = 10\nnz = 9\n"
+                           "[iteration]\nmax_iterations = 20\n";
+  const auto r = test::run_shell(kExe + " sweep '" + params.string() + "' --backend cpu --profile -o '" +
+                                 (dir / "s.h5").string() + "'");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--profile: profiles GPU kernels; not with --backend cpu"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.h5"));
+}
+
 // On a device with Nsight Compute: the best and the worst rows profiled and stored.
 TEST(Profile, SweepProfilesTheBestAndTheWorstRow) {
   PARASOL_REQUIRE_GPU();

@@ -16,14 +16,31 @@ LIMIT = 1.02
 UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
+def parsed(text):
+    """Google Benchmark's JSON, or as much of it as a program stopped part way wrote: the
+    benchmarks finished before the stop (the file cut after the last whole row and closed)."""
+    start = text.find("{")
+    if start < 0:
+        return {}
+    text = text[start:]
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    end = text.rfind("\n    }")
+    if end < 0:
+        return {}
+    try:
+        return json.loads(text[:end + 6] + "\n  ]\n}")
+    except ValueError:
+        return {}
+
+
 def rows(path):
     """name -> real time in ns, of the iteration rows that ran."""
     if not os.path.exists(path):
         return {}
-    try:
-        data = json.load(open(path))
-    except ValueError:
-        return {}
+    data = parsed(open(path, errors="replace").read())
     found = {}
     for b in data.get("benchmarks", []):
         if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):

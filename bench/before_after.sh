@@ -14,7 +14,8 @@
 # none when empty); INPUTS (the input files' names: all when unset, none when empty); MIN_TIME (a
 # row's, 0.1s when unset); AGAIN (how many slower rows are run again, 20 when unset); BUILT=1 (both
 # trees are built already, by an earlier call); PROGRAM_SECONDS (the most one program may run, per
-# build: past it the program is stopped and said, and the others still run; 300 when unset).
+# build: past it the program is stopped and said, the rows it finished are compared, and the
+# others still run; 300 when unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] && [ -f "$1/CMakeLists.txt" ] || { echo "usage: bench/before_after.sh OTHER_TREE [cmake args...]" >&2; exit 2; }
@@ -45,9 +46,11 @@ for program in $programs; do
   [ -x "$old/bench/$program" ] && [ -x "$new/bench/$program" ] || { echo "== $program: not in both trees"; continue; }
   for side in old new; do
     dir=${!side}
-    timeout "${PROGRAM_SECONDS:-300}" "$dir/bench/$program" --benchmark_min_time="$min_time" ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} \
-      --benchmark_format=json --benchmark_out="$out/$program-$side.json" --benchmark_out_format=json \
-      >/dev/null 2>"$out/$program-$side.err"
+    # JSON on standard output, a line at a time, so that a program stopped part way leaves the
+    # rows it finished (before_after.py reads them).
+    timeout "${PROGRAM_SECONDS:-300}" stdbuf -oL "$dir/bench/$program" --benchmark_min_time="$min_time" \
+      ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} --benchmark_format=json \
+      >"$out/$program-$side.json" 2>"$out/$program-$side.err"
     status=$?
     [ $status = 124 ] && echo "== $program ($side): stopped after ${PROGRAM_SECONDS:-300} s; narrow it with BENCH_FILTER"
     [ $status != 0 ] && [ $status != 124 ] && echo "== $program ($side) exit $status: $(tail -1 "$out/$program-$side.err")"

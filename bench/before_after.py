@@ -67,13 +67,20 @@ def again(out, program, name):
     return statistics.median(times["new"]) / statistics.median(times["old"])
 
 
+def filter_escaped(name):
+    """A row's name as a --benchmark_filter matching it alone. Only the characters special to both
+    of Google Benchmark's regex engines (std::regex, POSIX extended) are escaped: re.escape's
+    "\\-" is an error to them, and the row then never runs again."""
+    return re.sub(r"([.^$|()\[\]{}*+?\\])", r"\\\1", name)
+
+
 def main():
     what, out, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
     if what == "slower":
         for program in programs:
             for name, r in ratios(out, program).items():
                 if r > LIMIT:
-                    print(program, "^" + re.escape(name) + "$")
+                    print(program, "^" + filter_escaped(name) + "$")
         return 0
     still = []
     print(f"{'program':<20} {'rows':>5} {'median':>7} {'worst':>7}  worst row (after/before, first pass)")

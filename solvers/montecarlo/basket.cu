@@ -34,7 +34,7 @@ constexpr int kThreads = 256;
 // happens in the same order on every run: a double atomicAdd's order varies with scheduling,
 // which changed a basket-cublas price in its last bit from one run to the next.
 __global__ void __launch_bounds__(kThreads)
-    moments_kernel(const float* values, std::int64_t count, double* slots) {
+    moments_kernel(const float* values, std::int64_t count, double* slots, bool first) {
   const float* row = values + blockIdx.y * count;
   double sum = 0, sum_sq = 0;
   for (std::int64_t i : grid_stride(count)) {
@@ -45,10 +45,11 @@ __global__ void __launch_bounds__(kThreads)
   sum = block_reduce<kThreads>(sum, Sum{});
   __syncthreads();  // block_reduce's shared slots are reused
   sum_sq = block_reduce<kThreads>(sum_sq, Sum{});
-  if (threadIdx.x == 0) {
-    slots[(2 * blockIdx.y) * kMomentSlots + blockIdx.x] += sum;
-    slots[(2 * blockIdx.y + 1) * kMomentSlots + blockIdx.x] += sum_sq;
-  }
+  if (first) zero_slots_past_grid(slots, 2 * static_cast<int>(blockIdx.y), 2);
+  if (threadIdx.x != 0) return;
+  double* const mine = slots + (2 * blockIdx.y) * kMomentSlots + blockIdx.x;
+  mine[0] = first ? sum : mine[0] + sum;
+  mine[kMomentSlots] = first ? sum_sq : mine[kMomentSlots] + sum_sq;
 }
 
 // totals[r] = the sum of row r's kMomentSlots slots, one block a row, in block_reduce's fixed order.
@@ -301,10 +302,10 @@ SmallModel small_model(const BasketParams& p) {
 }
 
 void add_moments(const float* values, int quantities, std::int64_t count, double* slots,
-                 cudaStream_t stream) {
+                 bool first, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(std::min(blocks_for(count), kMomentSlots)),
                   static_cast<unsigned>(quantities));
-  moments_kernel<<<grid, kThreads, 0, stream>>>(values, count, slots);
+  moments_kernel<<<grid, kThreads, 0, stream>>>(values, count, slots, first);
   PARASOL_CHECK_LAUNCH(stream);
 }
 
@@ -496,11 +497,10 @@ void BasketSimulator::run_batch(std::int64_t first, std::int64_t count) {
 void BasketSimulator::run() {
   State& s = *s_;
   s.blocks_timed = 0;
-  PARASOL_CUDA(cudaMemsetAsync(s.slots.data(), 0, s.slots.bytes(), stream_));
   for (std::int64_t first = 0; first < p_.paths; first += s.batch) {
     const std::int64_t count = std::min(s.batch, p_.paths - first);
     run_batch(first, count);
-    add_moments(s.values.data(), s.quantities, count, s.slots.data(), stream_);
+    add_moments(s.values.data(), s.quantities, count, s.slots.data(), first == 0, stream_);
   }
   total_slots(s.slots.data(), 2 * s.quantities, s.sums.data(), stream_);
 }

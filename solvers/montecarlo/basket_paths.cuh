@@ -214,10 +214,20 @@ inline int european_quantities(const BasketParams& p) { return p.greeks ? 2 + p.
 inline constexpr int kMomentSlots = 1024;
 
 // Sums and sums of squares, in double, of `quantities` rows of `count` floats (row q at
-// values + q * count), added into `slots`: rows 2q and 2q + 1 of kMomentSlots doubles each,
-// zeroed by the caller before the first call. total_slots gives the sums.
+// values + q * count), into `slots`: rows 2q and 2q + 1 of kMomentSlots doubles each. The `first`
+// call writes every slot (those no block of it fills, 0), so none need zeroing before it; the
+// calls after it add into them. total_slots gives the sums.
 void add_moments(const float* values, int quantities, std::int64_t count, double* slots,
-                 cudaStream_t stream);
+                 bool first, cudaStream_t stream);
+
+// In a launch whose block b writes column b of `rows` rows of kMomentSlots slots (from row
+// `first_row`), the columns past the grid set to 0 by the blocks together, so that total_slots
+// may add every column without a cudaMemsetAsync before the launch. Device code.
+__device__ inline void zero_slots_past_grid(double* slots, int first_row, int rows) {
+  for (unsigned c = gridDim.x + blockIdx.x + threadIdx.x * gridDim.x; c < kMomentSlots;
+       c += blockDim.x * gridDim.x)
+    for (int r = first_row; r < first_row + rows; ++r) slots[r * kMomentSlots + c] = 0;
+}
 // totals[r] = the sum of row r of `slots` (kMomentSlots doubles a row), in a fixed order.
 void total_slots(const double* slots, int rows, double* totals, cudaStream_t stream);
 

@@ -90,6 +90,7 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) slots[q * kMomentSlots + blockIdx.x] = total;
     __syncthreads();  // block_reduce's shared slots are reused
   }
+  zero_slots_past_grid(slots, 0, kSums<kNb>);
 }
 
 struct Policy {
@@ -217,7 +218,6 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
       const auto back = static_cast<float>(
           std::exp(-p.rate * dt * static_cast<double>(dates[e + 1] - dates[e])));
       const float* b = basket.data() + e * count;
-      PARASOL_CUDA(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
       normal_equations_kernel<kNb>
           <<<std::min(blocks_for(count), kMomentSlots), kThreads, 0, stream>>>(
               b, count, strike, back, v.data(), slots.data());
@@ -239,8 +239,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
       PARASOL_CHECK_LAUNCH(stream);
     }
     // In-sample: the cash flows, discounted from the first date to 0.
-    PARASOL_CUDA(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
-    add_moments(v.data(), 1, count, slots.data(), stream);
+    add_moments(v.data(), 1, count, slots.data(), true, stream);
     total_slots(slots.data(), 2, sums.data(), stream);
     download(sums, host_sums.data(), 2, stream);
     const double to_now = std::exp(-p.rate * dt * static_cast<double>(dates[0]));
@@ -256,8 +255,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
         m, device_seed(p.seed, 1), count, d_date_of_step.data(), e_count, d_policies.data(),
         static_cast<float>(p.rate * dt), v.data());
     PARASOL_CHECK_LAUNCH(stream);
-    PARASOL_CUDA(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
-    add_moments(v.data(), 1, count, slots.data(), stream);
+    add_moments(v.data(), 1, count, slots.data(), true, stream);
     total_slots(slots.data(), 2, sums.data(), stream);
     download(sums, host_sums.data(), 2, stream);
     r.price = Moments{static_cast<double>(count), host_sums[0], host_sums[1]}.estimate();

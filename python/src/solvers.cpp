@@ -3,6 +3,7 @@
 // otherwise (backend="auto", as the command line's --backend), and returns the caller's dtype.
 #include <nanobind/stl/string.h>
 
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -192,6 +193,39 @@ nb::object fftconv_apply(fftconv::Operation operation, const char* fn, nb::handl
   });
 }
 
+// The C++ API's own host call for python/bench/host_call.py, in the same process as the Python
+// calls it is set beside: float32 signal [rows, n] and filter [1, taps] in std::vectors made
+// once, and each time() one HostConvolver call ("same") on the plans the Python calls use, into a
+// fresh output as fftconv.convolve returns; its host wall in seconds. Zero values: the time does
+// not depend on them.
+class HostCallTimer {
+ public:
+  HostCallTimer(std::int64_t rows, std::int64_t n, std::int64_t taps) {
+    p_.signal = {rows, n};
+    p_.filter = {1, taps};
+    p_.mode = fftconv::Mode::same;
+    fftconv::check_problem(p_);
+    x_ = huge_vector<float>(static_cast<std::size_t>(rows * n));
+    h_.assign(static_cast<std::size_t>(taps), 0.0f);
+  }
+  double time() {
+    nb::gil_scoped_release unlocked;
+    const auto start = std::chrono::steady_clock::now();
+    {
+      std::vector<float> y =
+          huge_vector<float>(static_cast<std::size_t>(p_.batch * fftconv::output_extent(p_).size()));
+      std::unique_lock<std::mutex> lock;
+      host_convolver<float>(lock).convolve(p_, fftconv::Options{}, x_.data(), x_.size(), h_.data(),
+                                           h_.size(), y.data());
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  fftconv::Problem p_;
+  std::vector<float> x_, h_;
+};
+
 }  // namespace
 
 void bind_solvers(nb::module_& m) {
@@ -231,6 +265,11 @@ void bind_solvers(nb::module_& m) {
       nb::arg("signal"), nb::arg("filter"), nb::arg("mode") = "full", nb::kw_only(),
       nb::arg("backend") = "auto",
       "scipy.signal.correlate(signal, filter, mode) for 1D or 2D real arrays, as convolve.");
+  nb::class_<HostCallTimer>(fftconv, "_HostCallTimer")
+      .def(nb::init<std::int64_t, std::int64_t, std::int64_t>(), nb::arg("rows"), nb::arg("n"),
+           nb::arg("taps"))
+      .def("time", &HostCallTimer::time,
+           "Host seconds of one C++ HostConvolver call, as fftconv.convolve makes on the GPU.");
 }
 
 }  // namespace parasol::python

@@ -55,10 +55,8 @@ __global__ void __launch_bounds__(kThreads)
 // totals[r] = the sum of row r's kMomentSlots slots, one block a row, in block_reduce's fixed order.
 __global__ void __launch_bounds__(kThreads)
     slot_totals_kernel(const double* slots, double* totals) {
-  const double* row = slots + static_cast<std::int64_t>(blockIdx.x) * kMomentSlots;
-  double sum = 0;
-  for (int i = static_cast<int>(threadIdx.x); i < kMomentSlots; i += kThreads) sum += row[i];
-  sum = block_reduce<kThreads>(sum, Sum{});
+  const double sum =
+      slot_row_total<kThreads>(slots + static_cast<std::int64_t>(blockIdx.x) * kMomentSlots);
   if (threadIdx.x == 0) totals[blockIdx.x] = sum;
 }
 

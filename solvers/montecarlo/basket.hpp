@@ -123,10 +123,11 @@ struct Moments {
   Estimate estimate() const;  // mean and its standard error
 };
 
-// Longstaff-Schwartz's regression at one exercise date, shared by the gold and the GPU: the
-// normal equations A beta = b (A: `basis` x `basis` row-major, sums over `count` in-the-money
-// paths) solved in double. Empty when there are too few paths to fit, or A is singular to
-// working precision: no exercise at that date.
+// Longstaff-Schwartz's regression at one exercise date on the host: the normal equations
+// A beta = b (A: `basis` x `basis` row-major, sums over `count` in-the-money paths) solved in
+// double by solve_normal_equations (regression.hpp), which the GPU runs on the device. Empty
+// when there are too few paths to fit, or A is singular to working precision: no exercise at
+// that date.
 std::vector<double> regression_coefficients(const std::vector<double>& a,
                                             const std::vector<double>& b, double count);
 // The basis at the basket value: (B/K)^k, k = 0..degree.

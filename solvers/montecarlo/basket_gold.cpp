@@ -9,6 +9,7 @@
 #include "solvers/montecarlo/analytic.hpp"
 #include "solvers/montecarlo/basket.hpp"
 #include "solvers/montecarlo/counter_normals.hpp"
+#include "solvers/montecarlo/regression.hpp"
 
 namespace parasol::montecarlo {
 namespace {
@@ -270,31 +271,8 @@ Estimate Moments::estimate() const {
 std::vector<double> regression_coefficients(const std::vector<double>& a,
                                             const std::vector<double>& b, double count) {
   const int n = static_cast<int>(b.size());
-  if (count < 2.0 * n) return {};
-  // Gaussian elimination with partial pivoting, in double. A is a Gram matrix of monomials in
-  // B/K (in (0, 1] for an in-the-money put), well enough conditioned at degree 4 or less.
-  std::vector<double> m = a, y = b;
-  const double scale = a[0];  // the constant basis function's own sum: the path count
-  for (int c = 0; c < n; ++c) {
-    int pivot = c;
-    for (int i = c + 1; i < n; ++i)
-      if (std::abs(m[i * n + c]) > std::abs(m[pivot * n + c])) pivot = i;
-    // Relative to that sum: below this the columns are dependent to working precision.
-    if (std::abs(m[pivot * n + c]) <= 1e-13 * scale) return {};
-    for (int j = 0; j < n; ++j) std::swap(m[c * n + j], m[pivot * n + j]);
-    std::swap(y[c], y[pivot]);
-    for (int i = c + 1; i < n; ++i) {
-      const double f = m[i * n + c] / m[c * n + c];
-      for (int j = c; j < n; ++j) m[i * n + j] -= f * m[c * n + j];
-      y[i] -= f * y[c];
-    }
-  }
-  std::vector<double> beta(n);
-  for (int i = n - 1; i >= 0; --i) {
-    double s = y[i];
-    for (int j = i + 1; j < n; ++j) s -= m[i * n + j] * beta[j];
-    beta[i] = s / m[i * n + i];
-  }
+  std::vector<double> m = a, y = b, beta(b.size());
+  if (!solve_normal_equations(n, m.data(), y.data(), count, beta.data())) return {};
   return beta;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/philox.cuh"
+#include "kernels/reduce.cuh"
 #include "solvers/montecarlo/basket.hpp"
 
 namespace parasol::montecarlo {
@@ -219,6 +220,16 @@ inline constexpr int kMomentSlots = 1024;
 // calls after it add into them. total_slots gives the sums.
 void add_moments(const float* values, int quantities, std::int64_t count, double* slots,
                  bool first, cudaStream_t stream);
+
+// The sum of one row of kMomentSlots slots by the `kThreads` threads of a block, in a fixed order
+// (each thread's stride, then block_reduce's tree): total_slots' order, for any kernel that
+// needs a row's total without a launch of its own. The total is thread 0's.
+template <int kThreads>
+__device__ inline double slot_row_total(const double* row) {
+  double sum = 0;
+  for (int i = static_cast<int>(threadIdx.x); i < kMomentSlots; i += kThreads) sum += row[i];
+  return block_reduce<kThreads>(sum, Sum{});
+}
 
 // In a launch whose block b writes column b of `rows` rows of kMomentSlots slots (from row
 // `first_row`), the columns past the grid set to 0 by the blocks together, so that total_slots

@@ -3,9 +3,10 @@
 //     exercise date, [date][path];
 //   regress: backward over the dates, one kernel discounts each path's cash flow and sums the
 //     normal equations' products over the in-the-money paths in double (a block reduction into
-//     the block's own slot, the slots then added in a fixed order: the same bits every run); the host solves them in double (regression_coefficients, shared
-//     with the gold) and a second kernel exercises where the payoff beats the fitted
-//     continuation value;
+//     the block's own slot, the slots then added in a fixed order: the same bits every run); one
+//     thread solves them in double with the gold's own code (regression.hpp), and a third kernel
+//     exercises where the payoff beats the fitted continuation value. The host waits once, after
+//     the last date, for the policies and the in-sample sums;
 //   price: the fitted policy on independent paths (Philox seed of path set 1), first exercise.
 #include <algorithm>
 #include <chrono>
@@ -18,12 +19,12 @@
 #include "kernels/phase_timer.hpp"
 #include "kernels/reduce.cuh"
 #include "solvers/montecarlo/basket_paths.cuh"
+#include "solvers/montecarlo/regression.hpp"
 
 namespace parasol::montecarlo {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxBasis = 5;  // degree 4
 
 int blocks_for(std::int64_t n) { return grid_stride_blocks(n, kThreads); }
 
@@ -107,10 +108,38 @@ __device__ inline double continuation(const Policy& policy, float b, float strik
   return c;
 }
 
+// The date's regression, on the device so that the backward pass never waits on the host: the
+// normal equations' sums from normal_equations_kernel's slots (each row's total in total_slots'
+// order), solved by one thread with the gold's own code (solve_normal_equations), into `policy`:
+// kMaxBasis coefficients, 0 past the basis, or NaN throughout where the date has no exercise.
+template <int kNb>
+__global__ void __launch_bounds__(kThreads) regression_kernel(const double* slots, double* policy) {
+  __shared__ double sums[kSums<kNb>];
+  for (int q = 0; q < kSums<kNb>; ++q) {
+    const double total = slot_row_total<kThreads>(slots + q * kMomentSlots);
+    if (threadIdx.x == 0) sums[q] = total;
+    __syncthreads();  // block_reduce's shared slots are reused
+  }
+  if (threadIdx.x != 0) return;
+  double a[kNb * kNb], rhs[kNb], beta[kNb];
+  int at = 0;
+  for (int i = 0; i < kNb; ++i)
+    for (int j = i; j < kNb; ++j) a[i * kNb + j] = a[j * kNb + i] = sums[at++];
+  for (int i = 0; i < kNb; ++i) rhs[i] = sums[at++];
+  const bool fitted = solve_normal_equations(kNb, a, rhs, sums[at], beta);
+  for (int k = 0; k < kMaxBasis; ++k) policy[k] = !fitted ? NAN : k < kNb ? beta[k] : 0.0;
+}
+
+// Exercise where the payoff beats the fitted continuation value; nothing where the date has no
+// policy (NaN).
 template <int kNb>
 __global__ void __launch_bounds__(kThreads)
-    exercise_kernel(const float* basket, std::int64_t count, float strike, Policy policy,
-                    float* v) {
+    exercise_kernel(const float* basket, std::int64_t count, float strike,
+                    const double* __restrict__ fitted, float* v) {
+  if (isnan(fitted[0])) return;
+  Policy policy;
+#pragma unroll
+  for (int k = 0; k < kMaxBasis; ++k) policy.beta[k] = fitted[k];
   for (std::int64_t p : grid_stride(count)) {
     const float exercise = strike - basket[p];
     if (exercise > 0 && exercise >= continuation<kNb>(policy, basket[p], strike)) v[p] = exercise;
@@ -194,7 +223,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
   upload(d_date_of_step, date_of_step, stream);
   DeviceBuffer<float> basket(static_cast<std::size_t>(e_count * count));
   DeviceBuffer<float> v(static_cast<std::size_t>(count));
-  DeviceBuffer<double> sums(static_cast<std::size_t>(kSums<kMaxBasis>));
+  DeviceBuffer<double> sums(2);  // add_moments' sum and sum of squares
   DeviceBuffer<double> slots(static_cast<std::size_t>(kSums<kMaxBasis> * kMomentSlots));
   PinnedBuffer<double> host_sums(sums.size());
   BasketResult r;
@@ -213,27 +242,22 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
     PARASOL_CUDA(cudaStreamSynchronize(stream));
     r.timings.add(kSimulatePhase, seconds_since(start));
 
+    // Every date's policy stays on the device: NaN throughout until its regression (the last
+    // date has none), read by the exercise and the pricing kernels.
+    DeviceBuffer<double> d_policies(policies.size());
+    upload(d_policies, policies, stream);
     const auto regress_start = Clock::now();
     for (int e = e_count - 2; e >= 0; --e) {
       const auto back = static_cast<float>(
           std::exp(-p.rate * dt * static_cast<double>(dates[e + 1] - dates[e])));
       const float* b = basket.data() + e * count;
+      double* policy = d_policies.data() + e * kMaxBasis;
       normal_equations_kernel<kNb>
           <<<std::min(blocks_for(count), kMomentSlots), kThreads, 0, stream>>>(
               b, count, strike, back, v.data(), slots.data());
       PARASOL_CHECK_LAUNCH(stream);
-      total_slots(slots.data(), kSums<kNb>, sums.data(), stream);
-      download(sums, host_sums.data(), sums.size(), stream);
-      std::vector<double> a(static_cast<std::size_t>(nb * nb)), rhs(static_cast<std::size_t>(nb));
-      int at = 0;
-      for (int i = 0; i < nb; ++i)
-        for (int j = i; j < nb; ++j) a[i * nb + j] = a[j * nb + i] = host_sums[at++];
-      for (int i = 0; i < nb; ++i) rhs[i] = host_sums[at++];
-      r.policy[e] = regression_coefficients(a, rhs, host_sums[at]);
-      if (r.policy[e].empty()) continue;
-      Policy policy{};
-      for (int k = 0; k < nb; ++k) policy.beta[k] = policies[e * kMaxBasis + k] = r.policy[e][k];
-      for (int k = nb; k < kMaxBasis; ++k) policies[e * kMaxBasis + k] = 0;
+      regression_kernel<kNb><<<1, kThreads, 0, stream>>>(slots.data(), policy);
+      PARASOL_CHECK_LAUNCH(stream);
       exercise_kernel<kNb><<<blocks_for(count), kThreads, 0, stream>>>(b, count, strike, policy,
                                                                        v.data());
       PARASOL_CHECK_LAUNCH(stream);
@@ -242,6 +266,10 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
     add_moments(v.data(), 1, count, slots.data(), true, stream);
     total_slots(slots.data(), 2, sums.data(), stream);
     download(sums, host_sums.data(), 2, stream);
+    download(d_policies, policies.data(), policies.size(), stream);
+    for (int e = 0; e < e_count; ++e)
+      if (!std::isnan(policies[e * kMaxBasis]))
+        r.policy[e].assign(policies.begin() + e * kMaxBasis, policies.begin() + e * kMaxBasis + nb);
     const double to_now = std::exp(-p.rate * dt * static_cast<double>(dates[0]));
     r.in_sample = Moments{static_cast<double>(count), host_sums[0] * to_now,
                           host_sums[1] * to_now * to_now}
@@ -249,8 +277,6 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
     r.timings.add(kRegressPhase, seconds_since(regress_start));
 
     const auto price_start = Clock::now();
-    DeviceBuffer<double> d_policies(policies.size());
-    upload(d_policies, policies, stream);
     lsm_price_kernel<kD, kNb><<<blocks_for(count), kThreads, 0, stream>>>(
         m, device_seed(p.seed, 1), count, d_date_of_step.data(), e_count, d_policies.data(),
         static_cast<float>(p.rate * dt), v.data());

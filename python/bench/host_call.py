@@ -4,7 +4,7 @@ the host's memory (page faults, huge pages, caches) is the same for both.
 
     python python/bench/host_call.py [--rows 4096] [--n 4096] [--taps 63] [--calls 25]
 
-The C++ call (fftconv._HostCallTimer, the binding's own code) convolves float32 arrays held in
+The C++ call (the native fftconv._HostCallTimer, the binding's own code) convolves float32 arrays held in
 std::vectors into a fresh output, as bench/fftconv_bench's fftconv/host-api does, on the same plans
 as the Python call, which takes NumPy arrays and returns a new one. After one warm-up call of each
 (the context, cuFFT, the plans), prints the medians and best of --calls calls each and their
@@ -30,7 +30,7 @@ def main():
     rng = np.random.default_rng(1)
     x = rng.uniform(-1, 1, size=(args.rows, args.n)).astype(np.float32)
     h = rng.uniform(-1, 1, size=(1, args.taps)).astype(np.float32)
-    cpp = parasol.fftconv._HostCallTimer(args.rows, args.n, args.taps)
+    cpp = parasol._parasol.fftconv._HostCallTimer(args.rows, args.n, args.taps)
     parasol.fftconv.convolve(x, h, "same", backend="gpu")
     cpp.time()
     python_s, cpp_s = [], []

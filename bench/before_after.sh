@@ -15,7 +15,8 @@
 # row's, 0.1s when unset); AGAIN (how many slower rows are run again, 20 when unset); BUILT=1 (both
 # trees are built already, by an earlier call); PROGRAM_SECONDS (the most one program may run, per
 # build: past it the program is stopped and said, the rows it finished are compared, and the
-# others still run; 300 when unset).
+# others still run; 300 when unset); SASS=1 (first, each solver library's kernels compared
+# instruction for instruction by tools/same_sass.py: for rows that cannot all run again).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] && [ -f "$1/CMakeLists.txt" ] || { echo "usage: bench/before_after.sh OTHER_TREE [cmake args...]" >&2; exit 2; }
@@ -39,6 +40,14 @@ if [ "${BUILT:-0}" != 1 ]; then
   echo "== both built"
 fi
 old="$before/build/before-after"; new="$PWD/build/before-after"
+
+# 0. With SASS=1: each solver library's kernels, instruction for instruction (tools/same_sass.py).
+if [ "${SASS:-0}" = 1 ]; then
+  for library in $(cd "$new" && find solvers -name 'libparasol_*.a' | sort); do
+    [ -f "$old/$library" ] && python3 tools/same_sass.py "$old/$library" "$new/$library" \
+      "$(basename "$library" .a | sed 's/^libparasol_//')"
+  done | tee "$out/sass.txt"
+fi
 
 # 1. Benchmarks.
 programs=${BENCHES-$(cd "$new/bench" && ls *_bench 2>/dev/null)}

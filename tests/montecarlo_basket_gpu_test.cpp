@@ -92,6 +92,20 @@ TEST(BasketReproducible, EachVariantRepeatsToTheBit) {
   Stream stream;
   const BasketResult first = solve_lsm_gpu(q, stream);
   for (int again = 0; again < 2; ++again) expect_same_bits(first, solve_lsm_gpu(q, stream), "lsm");
+  // One solver run again on the buffers its last run left: the same bits and policies.
+  LsmSolver solver(q, stream);
+  for (int again = 0; again < 3; ++again) {
+    const BasketResult r = solver.run();
+    expect_same_bits(first, r, "lsm, run " + std::to_string(again) + " of one solver");
+    ASSERT_EQ(r.policy.size(), first.policy.size());
+    for (std::size_t e = 0; e < r.policy.size(); ++e) {
+      ASSERT_EQ(r.policy[e].size(), first.policy[e].size()) << "date " << e;
+      EXPECT_EQ(std::memcmp(r.policy[e].data(), first.policy[e].data(),
+                            r.policy[e].size() * sizeof(double)),
+                0)
+          << "lsm policy at date " << e;
+    }
+  }
 }
 
 using Case = std::tuple<BasketPayoff, int>;

@@ -200,41 +200,76 @@ void with_widths(int d, int nb, F&& f) {
 
 }  // namespace
 
-BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
+// The buffers a solve needs, made once: the fitting paths' basket values at every exercise date,
+// the cash flows, the reductions' slots and sums, the policies; and the schedule on the device.
+struct LsmSolver::State {
+  SmallModel m;
+  std::vector<std::int64_t> dates;
+  int e_count = 0, nb = 0;
+  DeviceBuffer<int> date_of_step;
+  DeviceBuffer<float> basket, v;
+  DeviceBuffer<double> sums, slots, policies;
+  PinnedBuffer<double> host_sums;
+  std::vector<double> host_policies;
+};
+
+LsmSolver::LsmSolver(const BasketParams& p, cudaStream_t stream) : p_(p), stream_(stream) {
   p.validate();
   if (p.assets() > kRegistersUpTo)
     throw InputError("", "model.spots",
                      "Longstaff-Schwartz on the GPU takes up to " +
                          std::to_string(kRegistersUpTo) + " assets, got " +
                          std::to_string(p.assets()));
+  s_ = std::make_unique<State>();
+  State& s = *s_;
+  s.m = small_model(p);
+  s.dates = p.exercise_schedule();
+  s.e_count = static_cast<int>(s.dates.size());
+  s.nb = basis_size(p);
+  std::vector<int> date_of_step(static_cast<std::size_t>(p.steps), -1);
+  for (int e = 0; e < s.e_count; ++e) date_of_step[s.dates[e] - 1] = e;
+  s.date_of_step = DeviceBuffer<int>(date_of_step.size());
+  upload(s.date_of_step, date_of_step, stream);
+  s.basket = DeviceBuffer<float>(static_cast<std::size_t>(s.e_count * p.paths));
+  s.v = DeviceBuffer<float>(static_cast<std::size_t>(p.paths));
+  s.sums = DeviceBuffer<double>(2);  // add_moments' sum and sum of squares
+  s.slots = DeviceBuffer<double>(static_cast<std::size_t>(kSums<kMaxBasis> * kMomentSlots));
+  s.policies = DeviceBuffer<double>(static_cast<std::size_t>(s.e_count * kMaxBasis));
+  s.host_sums = PinnedBuffer<double>(s.sums.size());
+  s.host_policies.assign(s.policies.size(), NAN);
+  PARASOL_CUDA(cudaStreamSynchronize(stream));
+}
+
+LsmSolver::~LsmSolver() = default;
+
+BasketResult LsmSolver::run() {
+  State& s = *s_;
+  const BasketParams& p = p_;
+  const cudaStream_t stream = stream_;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const SmallModel m = small_model(p);
-  const std::vector<std::int64_t> dates = p.exercise_schedule();
-  const int e_count = static_cast<int>(dates.size());
-  const int nb = basis_size(p);
+  const SmallModel& m = s.m;
+  const std::vector<std::int64_t>& dates = s.dates;
+  const int e_count = s.e_count;
+  const int nb = s.nb;
   const std::int64_t count = p.paths;
   const double dt = p.maturity / static_cast<double>(p.steps);
   const auto strike = static_cast<float>(p.strike);
-
-  std::vector<int> date_of_step(static_cast<std::size_t>(p.steps), -1);
-  for (int e = 0; e < e_count; ++e) date_of_step[dates[e] - 1] = e;
-  DeviceBuffer<int> d_date_of_step(date_of_step.size());
-  upload(d_date_of_step, date_of_step, stream);
-  DeviceBuffer<float> basket(static_cast<std::size_t>(e_count * count));
-  DeviceBuffer<float> v(static_cast<std::size_t>(count));
-  DeviceBuffer<double> sums(2);  // add_moments' sum and sum of squares
-  DeviceBuffer<double> slots(static_cast<std::size_t>(kSums<kMaxBasis> * kMomentSlots));
-  PinnedBuffer<double> host_sums(sums.size());
+  DeviceBuffer<float>& basket = s.basket;
+  DeviceBuffer<float>& v = s.v;
+  DeviceBuffer<double>& sums = s.sums;
+  DeviceBuffer<double>& slots = s.slots;
+  DeviceBuffer<double>& d_policies = s.policies;
+  PinnedBuffer<double>& host_sums = s.host_sums;
+  std::vector<double>& policies = s.host_policies;
   BasketResult r;
   r.policy.assign(static_cast<std::size_t>(e_count), {});
-  std::vector<double> policies(static_cast<std::size_t>(e_count * kMaxBasis), NAN);
 
   with_widths(p.assets(), nb, [&](auto width, auto basis_width) {
     constexpr int kD = decltype(width)::value;
     constexpr int kNb = decltype(basis_width)::value;
     lsm_paths_kernel<kD><<<blocks_for(count), kThreads, 0, stream>>>(
-        m, device_seed(p.seed, 0), count, d_date_of_step.data(), basket.data());
+        m, device_seed(p.seed, 0), count, s.date_of_step.data(), basket.data());
     PARASOL_CHECK_LAUNCH(stream);
     lsm_start_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
         basket.data() + (e_count - 1) * count, count, strike, v.data());
@@ -244,7 +279,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
 
     // Every date's policy stays on the device: NaN throughout until its regression (the last
     // date has none), read by the exercise and the pricing kernels.
-    DeviceBuffer<double> d_policies(policies.size());
+    std::fill(policies.begin(), policies.end(), NAN);
     upload(d_policies, policies, stream);
     const auto regress_start = Clock::now();
     for (int e = e_count - 2; e >= 0; --e) {
@@ -278,7 +313,7 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
 
     const auto price_start = Clock::now();
     lsm_price_kernel<kD, kNb><<<blocks_for(count), kThreads, 0, stream>>>(
-        m, device_seed(p.seed, 1), count, d_date_of_step.data(), e_count, d_policies.data(),
+        m, device_seed(p.seed, 1), count, s.date_of_step.data(), e_count, d_policies.data(),
         static_cast<float>(p.rate * dt), v.data());
     PARASOL_CHECK_LAUNCH(stream);
     add_moments(v.data(), 1, count, slots.data(), true, stream);
@@ -288,6 +323,16 @@ BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
     r.timings.add(kPricePhase, seconds_since(price_start));
   });
   r.seconds = seconds_since(start);
+  return r;
+}
+
+BasketResult solve_lsm_gpu(const BasketParams& p, cudaStream_t stream) {
+  const auto start = std::chrono::steady_clock::now();
+  LsmSolver solver(p, stream);
+  const double setup = seconds_since(start);
+  BasketResult r = solver.run();
+  r.timings.add(kSimulatePhase, setup);  // the buffers' making, with the paths they hold
+  r.seconds += setup;
   return r;
 }
 

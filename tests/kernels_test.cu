@@ -258,6 +258,61 @@ TEST_P(DeviceReduce, SumAndMaxMatchTheHost) {
 INSTANTIATE_TEST_SUITE_P(Sizes, DeviceReduce,
                          ::testing::Values(1, 2, 31, 255, 256, 257, 65537, 1000003, 33554433));
 
+// block_reduce_each's N sums behind one barrier, a shuffle carrying two values: each value's
+// bits are block_reduce's own.
+template <int kThreads, int kN>
+__global__ void __launch_bounds__(kThreads) each_against_one_kernel(const double* in, double* one, double* each) {
+  double values[kN];
+  const double* mine = in + (blockIdx.x * kThreads + threadIdx.x) * kN;
+  for (int q = 0; q < kN; ++q) {
+    values[q] = mine[q];
+    const double total = block_reduce<kThreads>(mine[q], Sum{});
+    if (threadIdx.x == 0) one[blockIdx.x * kN + q] = total;
+    __syncthreads();  // block_reduce's shared slots are reused
+  }
+  block_reduce_each<kThreads>(values, Sum{});
+  if (threadIdx.x == 0)
+    for (int q = 0; q < kN; ++q) each[blockIdx.x * kN + q] = values[q];
+}
+
+template <int kThreads, int kN>
+void expect_each_as_one() {
+  constexpr int kBlocks = 37;
+  std::mt19937_64 rng(test::kSeed + kThreads + kN);
+  // Magnitudes 2^-20 to 2^20, so that the order of the additions shows in the bits.
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  std::vector<double> host(static_cast<std::size_t>(kBlocks) * kThreads * kN);
+  for (double& x : host) x = std::ldexp(uniform(rng), exponent(rng));
+  DeviceBuffer<double> in(host.size()), one(kBlocks * kN), each(kBlocks * kN);
+  PARASOL_CUDA(cudaMemcpy(in.data(), host.data(), in.bytes(), cudaMemcpyHostToDevice));
+  fill_bytes(one, 0xFF);  // NaN: a total never written fails the comparison
+  fill_bytes(each, 0x7F);
+  each_against_one_kernel<kThreads, kN><<<kBlocks, kThreads>>>(in.data(), one.data(), each.data());
+  PARASOL_CUDA(cudaGetLastError());
+  PARASOL_CUDA(cudaDeviceSynchronize());
+  std::vector<double> by_one(one.size()), by_each(each.size());
+  PARASOL_CUDA(cudaMemcpy(by_one.data(), one.data(), one.bytes(), cudaMemcpyDeviceToHost));
+  PARASOL_CUDA(cudaMemcpy(by_each.data(), each.data(), each.bytes(), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < by_one.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(by_one[i])) << i;
+    EXPECT_EQ(std::memcmp(&by_one[i], &by_each[i], sizeof(double)), 0)
+        << kThreads << " threads, " << kN << " values: block " << i / kN << " value " << i % kN
+        << ": " << by_one[i] << " against " << by_each[i];
+  }
+}
+
+TEST(BlockReduce, AllAtOnceGivesEachValueItsOwnBits) {
+  PARASOL_REQUIRE_GPU();
+  expect_each_as_one<256, 1>();
+  expect_each_as_one<256, 2>();
+  expect_each_as_one<256, 7>();
+  expect_each_as_one<256, 11>();
+  expect_each_as_one<256, 16>();
+  expect_each_as_one<96, 15>();  // three warps
+  expect_each_as_one<1024, 21>();
+}
+
 TEST(DeviceReduceMax, ANaNEverywhereIsNotReportedAsSmall) {
   PARASOL_REQUIRE_GPU();
   DeviceBuffer<float> data(1000);

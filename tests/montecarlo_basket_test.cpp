@@ -397,10 +397,14 @@ TEST(BasketRun, LongstaffSchwartzKeepsAFloatAPathAtEachExerciseDateAndTwoMore) {
   p.paths = 1000;
   p.steps = 50;
   p.payoff = BasketPayoff::american_put;
-  EXPECT_EQ(lsm_device_bytes(p), 4.0 * 1000 * 52);
+  // With the Gram sums: 16 doubles for each date but the last and each block of 256 paths (4),
+  // and 16 for their totals.
+  EXPECT_EQ(lsm_device_bytes(p), 4.0 * 1000 * 52 + 8.0 * 16 * 49 * (4 + 1));
   p.payoff = BasketPayoff::bermudan_put;
   p.exercise_steps = {10, 50};
-  EXPECT_EQ(lsm_device_bytes(p), 4.0 * 1000 * 4);
+  EXPECT_EQ(lsm_device_bytes(p), 4.0 * 1000 * 4 + 8.0 * 16 * 1 * (4 + 1));
+  p.paths = 1 << 20;  // 1024 blocks at most
+  EXPECT_EQ(lsm_device_bytes(p), 4.0 * (1 << 20) * 4 + 8.0 * 16 * 1 * (1024 + 1));
 }
 
 TEST(BasketRun, JudgesByWhatIsKnownExactlyElseByTheGold) {

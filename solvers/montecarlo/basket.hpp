@@ -174,6 +174,10 @@ class BasketSimulator {
   std::unique_ptr<State> s_;
 };
 
+// The bytes of Longstaff-Schwartz's Gram sums on the GPU (lsm.cu), at most: for each exercise
+// date but the last, 16 doubles for each block of its reductions and 16 for their totals.
+double lsm_gram_bytes(std::int64_t paths, int dates);
+
 // Longstaff-Schwartz on the GPU (lsm.cu): the fitting paths' basket values at every exercise
 // date kept on the device, the normal equations' sums formed and solved in double there each
 // date (the gold's own elimination, regression.hpp), then the policy priced on independent

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/philox.cuh"
@@ -87,9 +88,21 @@ __device__ inline void advance(const SmallModel& m, const float (&z)[kD], float 
   }
 }
 
+// visit(n, x), and whether the walk goes on: a visit that returns a bool ends it with false.
+template <class Visit, class X>
+__device__ inline bool visited(Visit& visit, std::int64_t n, const X& x) {
+  if constexpr (std::is_same_v<decltype(visit(n, x)), bool>) {
+    return visit(n, x);
+  } else {
+    visit(n, x);
+    return true;
+  }
+}
+
 // Visits every step of sample s: advances x and calls visit(n, x) after step n (0-based), with
-// z0 the first step's independent normals. For one or two assets a draw of four normals covers
-// 4 / d steps.
+// z0 the first step's independent normals; a visit that returns a bool stops the walk with false
+// (a path exercised: a warp whose paths are all done draws no more). For one or two assets a draw
+// of four normals covers 4 / d steps.
 template <int kD, class Visit>
 __device__ inline void walk_path(const SmallModel& m, std::uint64_t seed, std::int64_t s,
                                  float (&x)[kD], float (&z0)[kD], Visit&& visit) {
@@ -110,7 +123,7 @@ __device__ inline void walk_path(const SmallModel& m, std::uint64_t seed, std::i
           for (int i = 0; i < kD; ++i) z0[i] = z[i];
         }
         advance<kD>(m, z, x);
-        visit(n + g, x);
+        if (!visited(visit, n + g, x)) return;
       }
     }
   } else {
@@ -122,7 +135,7 @@ __device__ inline void walk_path(const SmallModel& m, std::uint64_t seed, std::i
         for (int i = 0; i < kD; ++i) z0[i] = z[i];
       }
       advance<kD>(m, z, x);
-      visit(n, x);
+      if (!visited(visit, n, x)) return;
     }
   }
 }

@@ -165,8 +165,8 @@ std::vector<Params> sweep_configurations(const Params& p) {
 }
 
 double lsm_device_bytes(const BasketParams& p) {
-  return 4.0 * static_cast<double>(p.paths) *
-         static_cast<double>(p.exercise_schedule().size() + 2);
+  const auto dates = static_cast<int>(p.exercise_schedule().size());
+  return 4.0 * static_cast<double>(p.paths) * (dates + 2) + lsm_gram_bytes(p.paths, dates);
 }
 
 BasketParams basket_sweep_gold_params(BasketParams p) {

@@ -192,8 +192,8 @@ Agreement check_run(const Params& p, const Estimate& estimate, bool gpu, Samples
 // cuRAND's orderings (device-rng has none).
 std::vector<Params> sweep_configurations(const Params& p);
 
-// Longstaff-Schwartz's device memory: a float for every fitting path at each exercise date, and
-// two more a path.
+// Longstaff-Schwartz's device memory: a float for every fitting path at each exercise date, two
+// more a path, and the Gram sums (lsm_gram_bytes).
 double lsm_device_bytes(const BasketParams& p);
 
 // The basket sweep's gold where no closed form is known: the CPU gold on at most this many paths,

@@ -1,12 +1,14 @@
 // Longstaff-Schwartz on the GPU for a put on the basket value B = sum w_i S_i:
 //   simulate: one thread a path (the register path code, basket_paths.cuh) keeps B at every
 //     exercise date, [date][path];
-//   regress: backward over the dates, one launch a date (lsm_date_kernel) exercises each path by
-//     the later date's policy, discounts its cash flow and sums the normal equations' products
-//     over the in-the-money paths in double (block totals into the block's own slot, the slots
-//     then added in a fixed order: the same bits every run); its last block solves them in double
-//     with the gold's own code (regression.hpp). The host waits once, after the last date, for
-//     the policies and the in-sample sums;
+//   regress: the sums of the normal equations that need no cash flow (the basis's Gram matrix and
+//     the in-the-money count) for every date at once; then backward over the dates, one launch a
+//     date (lsm_date_kernel) exercises each path by the later date's policy, discounts its cash
+//     flow and sums the basis times it over the in-the-money paths in double (block totals into
+//     the block's own slot, the slots then added in a fixed order: the same bits every run); its
+//     last block solves the date's equations in double with the gold's own code
+//     (regression.hpp). The host waits once, after the last date, for the policies and the
+//     in-sample sums;
 //   price: the fitted policy on independent paths (Philox seed of path set 1), first exercise.
 #include <algorithm>
 #include <chrono>

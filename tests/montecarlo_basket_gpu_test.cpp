@@ -287,5 +287,49 @@ TEST(BasketGpu, LongstaffSchwartzBracketsTheTree) {
   expect_agree(gpu.in_sample, gold.in_sample, "in-sample");
 }
 
+// Longstaff-Schwartz at sizes that end its launches part way: fewer paths than a block (one
+// block, the last to finish, solves every date), a second grid-stride pass that stops inside a
+// thread's four paths, and one exercise date (no regression at all, a European put).
+TEST(BasketGpu, LongstaffSchwartzAtAwkwardSizes) {
+  PARASOL_REQUIRE_GPU();
+  BasketParams q = random_basket(3, test::kSeed + 3);  // the Bermudan of the test above
+  q.strike = 105;
+  q.steps = 13;
+  q.payoff = BasketPayoff::bermudan_put;
+  Stream stream;
+  // 37 paths: too few to judge against the gold; the dates with enough in-the-money paths get a
+  // policy, and a second solve repeats every bit of it.
+  q.paths = 37;
+  q.exercise_steps = {2, 3, 7, 11, 13};
+  const BasketResult few = solve_lsm_gpu(q, stream);
+  ASSERT_EQ(few.policy.size(), 5u);
+  EXPECT_TRUE(few.policy.back().empty()) << "the last date has no regression";
+  for (const std::vector<double>& beta : few.policy)
+    for (double b : beta) EXPECT_TRUE(std::isfinite(b));
+  EXPECT_TRUE(std::isfinite(few.price.price) && std::isfinite(few.in_sample.price));
+  const BasketResult again = solve_lsm_gpu(q, stream);
+  expect_same_bits(few, again, "lsm, 37 paths");
+  for (std::size_t e = 0; e < few.policy.size(); ++e)
+    EXPECT_EQ(few.policy[e], again.policy[e]) << "date " << e;
+
+  struct Size {
+    std::int64_t paths;
+    std::vector<std::int64_t> exercise_steps;
+  };
+  for (const Size& c : {Size{(1 << 20) + 3, {2, 3, 7, 11, 13}}, Size{50001, {13}}}) {
+    q.paths = c.paths;
+    q.exercise_steps = c.exercise_steps;
+    const std::string what = std::to_string(c.paths) + " paths, " +
+                             std::to_string(c.exercise_steps.size()) + " dates";
+    const BasketResult gpu = solve_lsm_gpu(q, stream);
+    const BasketResult gold = solve_basket_gold(q);
+    ASSERT_EQ(gpu.policy.size(), c.exercise_steps.size()) << what;
+    for (std::size_t e = 0; e + 1 < gpu.policy.size(); ++e)
+      EXPECT_EQ(gpu.policy[e].size(), 4u) << what << ", date " << e << " has a policy";
+    expect_agree(gpu.price, gold.price, what + ", out-of-sample");
+    expect_agree(gpu.in_sample, gold.in_sample, what + ", in-sample");
+  }
+}
+
 }  // namespace
 }  // namespace parasol::montecarlo

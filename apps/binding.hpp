@@ -412,13 +412,16 @@ class Study {
   virtual void use_ranks(comm::Context& /*context*/, comm::Transport /*transport*/) {}
 };
 
-// method.variant = "auto" in a GPU run: what the autotune file holds for this run's key.
+// method.variant = "auto" in a GPU run: what the autotune file holds for this run's key, else
+// what the table shipped with Parasol holds for it (io::shipped_autotune_path).
 struct AutoChoice {
-  std::filesystem::path file;              // where it looked
+  std::filesystem::path file;              // where it looked, or where the shipped choice is
   std::optional<io::AutotuneChoice> choice;  // nullopt: none stored, the solver's own choice runs
-  // /method's chosen_by: "autotune", or "default" when no choice was stored.
-  std::string chosen_by() const { return choice ? "autotune" : "default"; }
-  // " (auto, from FILE)" or " (auto: no choice stored)", for a run's summary.
+  bool shipped = false;                    // the choice is the shipped table's
+  // /method's chosen_by: "autotune", "shipped", or "default" when neither file held a choice.
+  std::string chosen_by() const { return !choice ? "default" : shipped ? "shipped" : "autotune"; }
+  // " (auto, from FILE)", " (auto, shipped: FILE)" or " (auto: no choice stored)", for a run's
+  // summary.
   std::string described() const;
   // The InputError for a stored choice this build cannot run (`e` says why; `axis` is the
   // choice's key at fault: "variant", "block"...), naming the file and the choice's line.
@@ -460,9 +463,10 @@ io::AutotuneKey cpu_autotune_key(std::string_view solver, const io::ParamTable& 
 void use_stored_cpu_threads(const std::filesystem::path& given, std::string_view solver,
                             const io::ParamTable& params, const std::filesystem::path& params_path);
 
-// Looks `key` up in the autotune file (`given`, else the default place: io::autotune_path). With
-// no choice stored, says so in one line on stderr, naming the key, the file and `fallback`
-// (what runs instead: "zreg 64x4x1").
+// Looks `key` up in the autotune file (`given`, else the default place: io::autotune_path), then
+// in the table shipped with Parasol (io::shipped_autotune_path). With no choice in either, says
+// so in one line on stderr, naming the key, the file and `fallback` (what runs instead: "zreg
+// 64x4x1").
 AutoChoice look_up_choice(const std::filesystem::path& given, const io::AutotuneKey& key,
                           const std::string& fallback);
 

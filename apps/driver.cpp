@@ -57,7 +57,8 @@ std::vector<std::string> Study::run_overrides(std::size_t configuration) const {
 }
 
 std::string AutoChoice::described() const {
-  return choice ? " (auto, from " + file.string() + ")" : " (auto: no choice stored)";
+  if (!choice) return " (auto: no choice stored)";
+  return (shipped ? " (auto, shipped: " : " (auto, from ") + file.string() + ")";
 }
 
 InputError AutoChoice::unusable(const InputError& e, const std::string& axis) const {
@@ -84,6 +85,14 @@ AutoChoice look_up_choice(const std::filesystem::path& given, const io::Autotune
   AutoChoice a;
   a.file = io::autotune_path(given);
   a.choice = io::AutotuneFile::load(a.file).find(key);
+  if (const std::filesystem::path shipped = io::shipped_autotune_path();
+      !a.choice && !shipped.empty()) {
+    if (std::optional<io::AutotuneChoice> c = io::AutotuneFile::load(shipped).find(key)) {
+      a.file = shipped;
+      a.choice = std::move(c);
+      a.shipped = true;
+    }
+  }
   if (!a.choice)
     std::cerr << "parasol: method.variant = \"auto\": no choice for " << io::describe(key)
               << " in " << a.file.string() << "; running " << fallback

@@ -3,6 +3,7 @@
 // sweep's axis columns, cells and autotune choice. A binding writes none of these itself.
 #pragma once
 
+#include <iostream>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -72,6 +73,27 @@ void restore_choice(const MethodAxes<P>& m, const AutoChoice& c, P& p) {
     }
   }
   c.validate(m.validated_as, [&] { p.validate(); });
+}
+
+// restore_choice for what look_up_choice found. A shipped choice (AutoChoice::shipped) this build
+// cannot run is dropped, said in one line on stderr naming `fallback` (what runs instead), rather
+// than ending the run: the table was measured with a build that may have had more compiled in.
+// `p` is then as it came, and `c` holds no choice.
+template <class P>
+void restore_found(const MethodAxes<P>& m, AutoChoice& c, P& p, const std::string& fallback) {
+  if (!c.shipped) return restore_choice(m, c, p);
+  const P before = p;
+  try {
+    restore_choice(m, c, p);
+  } catch (const InputError& e) {
+    std::cerr << "parasol: method.variant = \"auto\": the shipped choice " << c.choice->describe()
+              << " (" << c.file.string() << ":" << c.choice->line
+              << ") cannot run in this build: " << e.expected() << "; running " << fallback
+              << "\n";
+    p = before;
+    c.choice.reset();
+    c.shipped = false;
+  }
 }
 
 // A sweep's axis columns, in the declaration's order.

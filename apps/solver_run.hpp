@@ -187,14 +187,16 @@ class SolverRun : public Run {
   // What runs, in words, from the method axes: "zreg 64x4x1".
   std::string described_method() const { return method_text(method_axes(p_), p_); }
   // method.variant = "auto": the method axes' defaults, then the choice `parasol sweep
-  // --autotune` stored under `key`, when there is one. Without one, the defaults and a note on
-  // stderr: a run need not wait for a sweep, and the note says how to make one.
+  // --autotune` stored under `key`, or else the shipped table's, when there is one. Without one,
+  // the defaults and a note on stderr: a run need not wait for a sweep, and the note says how to
+  // make one.
   void choose_automatic(const io::AutotuneKey& key) {
     const MethodAxes<Params>& m = method_axes(p_);
     for (const MethodAxis<Params>& a : m.axes)
       if (a.reset) a.reset(p_);
-    auto_ = look_up_choice(autotune_file_, key, method_text(m, p_));
-    if (auto_.choice) restore_choice(m, auto_, p_);
+    const std::string defaults = method_text(m, p_);
+    auto_ = look_up_choice(autotune_file_, key, defaults);
+    if (auto_.choice) restore_found(m, auto_, p_, defaults);
   }
 
   // Across ranks, after each rank's solve: the time this rank waited for the others ("wait"),
@@ -411,9 +413,11 @@ AutoChoice choose_stored(const MethodAxes<P>& m, P& p, const std::filesystem::pa
                          const io::AutotuneKey& key, const std::string& fallback) {
   AutoChoice c = look_up_choice(file, key, fallback);
   if (!c.choice) return c;
+  const P given = p;
   for (const MethodAxis<P>& a : m.axes)
     if (a.reset) a.reset(p);
-  restore_choice(m, c, p);
+  restore_found(m, c, p, fallback);
+  if (!c.choice) p = given;  // a shipped choice this build cannot run: as with none
   return c;
 }
 

@@ -372,6 +372,16 @@ void require_storable(const fs::path& path) {
                                     " is not writable; --autotune cannot store here");
 }
 
+fs::path shipped_autotune_path() {
+  if (const char* set = std::getenv("PARASOL_SHIPPED_AUTOTUNE")) return set;
+  std::error_code ec;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const fs::path shipped =
+      executable.parent_path().parent_path() / "share" / "parasol" / "autotune.toml";
+  return fs::is_regular_file(shipped, ec) ? shipped : fs::path();
+}
+
 fs::path autotune_path(const fs::path& given) {
   if (!given.empty()) return given;
   const auto variable = [](const char* name) -> std::string {

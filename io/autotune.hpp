@@ -86,6 +86,14 @@ class AutotuneFile {
 // $HOME/.cache/parasol/autotune.toml. InputError when none of them can be had.
 std::filesystem::path autotune_path(const std::filesystem::path& given);
 
+// The autotune file that comes with Parasol: choices `parasol sweep --autotune --autotune-file
+// share/parasol/autotune.toml` measured on the devices it was run on, which method.variant =
+// "auto" takes where the user's own file holds none for the key. $PARASOL_SHIPPED_AUTOTUNE when
+// set (set but empty: none), else share/parasol/autotune.toml under the folder above the running
+// executable's (<prefix>/bin/parasol finds <prefix>/share/parasol/autotune.toml; the build tree
+// keeps a copy the same way). Empty when there is none.
+std::filesystem::path shipped_autotune_path();
+
 // InputError naming the file when a choice could not be stored at `path`: the file read-only, a
 // folder on its way not a folder, or the folder that would hold it not writable. The sweep calls
 // it before timing anything, so an unwritable store does not cost a whole sweep.

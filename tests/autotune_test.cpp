@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -340,6 +341,77 @@ TEST(Autotune, PathFromTheOptionTheEnvironmentOrTheCache) {
   }
 }
 
+// The table shipped with Parasol: found beside the running executable as in an installed prefix
+// (the build tree keeps a copy there), or named by $PARASOL_SHIPPED_AUTOTUNE; a valid autotune file.
+TEST(Autotune, TheShippedTableIsFoundBesideTheExecutableOrNamed) {
+  {
+    const ScopedEnv unset("PARASOL_SHIPPED_AUTOTUNE", nullptr);
+    const std::filesystem::path shipped = io::shipped_autotune_path();
+    ASSERT_FALSE(shipped.empty()) << "the build tree's share/parasol/autotune.toml";
+    EXPECT_EQ(shipped.filename(), "autotune.toml");
+    EXPECT_EQ(shipped.parent_path().filename(), "parasol");
+    EXPECT_EQ(shipped.parent_path().parent_path().filename(), "share");
+    const AutotuneFile table = AutotuneFile::load(shipped);  // throws when not valid
+    for (const AutotuneChoice& c : table.choices()) {
+      EXPECT_FALSE(c.key.device.empty()) << "line " << c.line;
+      EXPECT_FALSE(c.variant.empty()) << "line " << c.line;
+      EXPECT_FALSE(c.date.empty()) << "line " << c.line << ": a shipped choice says when";
+    }
+  }
+  {
+    const ScopedEnv named("PARASOL_SHIPPED_AUTOTUNE", "/somewhere/table.toml");
+    EXPECT_EQ(io::shipped_autotune_path(), "/somewhere/table.toml");
+  }
+  {
+    const ScopedEnv none("PARASOL_SHIPPED_AUTOTUNE", "");
+    EXPECT_TRUE(io::shipped_autotune_path().empty());
+  }
+}
+
+// method.variant = "auto" looks in the user's file, then in the shipped table; the user's choice
+// wins, a shipped one says so (/method@chosen_by "shipped"), and neither is the defaults.
+TEST(Autotune, AutoTakesTheUsersChoiceElseTheShippedOne) {
+  test::ScratchDir dir;
+  const std::filesystem::path mine = dir / "mine.toml", shipped = dir / "shipped.toml";
+  AutotuneFile table = AutotuneFile::load(shipped);
+  table.put(choice_for(h100_key(512), "zreg-vec", Shape{32, 4, 1}));
+  table.put(choice_for(h100_key(256), "zreg", Shape{64, 4, 1}));
+  table.save();
+  AutotuneFile users = AutotuneFile::load(mine);
+  users.put(choice_for(h100_key(256), "block3d", Shape{32, 8, 2}));
+  users.save();
+  const ScopedEnv named("PARASOL_SHIPPED_AUTOTUNE", shipped.c_str());
+
+  const app::AutoChoice from_shipped = app::look_up_choice(mine, h100_key(512), "zreg 64x4x1");
+  ASSERT_TRUE(from_shipped.choice);
+  EXPECT_EQ(from_shipped.choice->variant, "zreg-vec");
+  EXPECT_TRUE(from_shipped.shipped);
+  EXPECT_EQ(from_shipped.chosen_by(), "shipped");
+  EXPECT_EQ(from_shipped.file, shipped);
+  EXPECT_EQ(from_shipped.described(), " (auto, shipped: " + shipped.string() + ")");
+
+  const app::AutoChoice from_mine = app::look_up_choice(mine, h100_key(256), "zreg 64x4x1");
+  ASSERT_TRUE(from_mine.choice);
+  EXPECT_EQ(from_mine.choice->variant, "block3d");
+  EXPECT_FALSE(from_mine.shipped);
+  EXPECT_EQ(from_mine.chosen_by(), "autotune");
+  EXPECT_EQ(from_mine.file, mine);
+
+  testing::internal::CaptureStderr();
+  const app::AutoChoice none = app::look_up_choice(mine, h100_key(128), "zreg 64x4x1");
+  const std::string note = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(none.choice);
+  EXPECT_EQ(none.chosen_by(), "default");
+  EXPECT_TRUE(contains(note, "no choice for laplace3d 128x128x128 float")) << note;
+  EXPECT_TRUE(contains(note, "running zreg 64x4x1")) << note;
+  EXPECT_EQ(std::count(note.begin(), note.end(), '\n'), 1) << note;
+
+  const ScopedEnv no_table("PARASOL_SHIPPED_AUTOTUNE", "");
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(app::look_up_choice(mine, h100_key(512), "zreg 64x4x1").choice);
+  (void)testing::internal::GetCapturedStderr();
+}
+
 // A made-up solver whose stored choices set whole numbers and block shapes, each by its name.
 struct Tuned {
   std::map<std::string, std::int64_t> integers{{"threads", 32}, {"length", 5}};
@@ -404,6 +476,41 @@ TEST(Autotune, IntegerAxesOfAStoredChoiceAreReadOrRefusedByName) {
   EXPECT_TRUE(contains(refusal("huge", 0, INT64_MAX), "choice.huge"));
   EXPECT_TRUE(
       contains(refusal("missing", 0, 1), "choice.missing: expected threads per block, got \"\""));
+}
+
+// A shipped choice this build cannot run gives way to what runs without one, said in one line;
+// the user's own such choice is refused, naming its line, as before.
+TEST(Autotune, AShippedChoiceThisBuildCannotRunGivesWayToTheDefaults) {
+  app::AutoChoice a;
+  a.file = "share/parasol/autotune.toml";
+  io::AutotuneChoice c;
+  c.line = 12;
+  c.variant = "thomas-pcr";
+  c.axes = {{"threads", "4096"}};
+  a.choice = c;
+  a.shipped = true;
+  MethodAxes<Tuned> m;
+  m.axes = {integer_of("threads", 32, 1024)};
+  Tuned p;
+  testing::internal::CaptureStderr();
+  app::restore_found(m, a, p, "thomas 32");
+  const std::string note = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(a.choice);
+  EXPECT_EQ(a.chosen_by(), "default");
+  EXPECT_EQ(p.integers["threads"], 32) << "the parameters as they came";
+  EXPECT_TRUE(contains(note, "share/parasol/autotune.toml:12")) << note;
+  EXPECT_TRUE(contains(note, "cannot run in this build")) << note;
+  EXPECT_TRUE(contains(note, "running thomas 32")) << note;
+  EXPECT_EQ(std::count(note.begin(), note.end(), '\n'), 1) << note;
+
+  a.choice = c;
+  a.shipped = false;
+  try {
+    app::restore_found(m, a, p, "thomas 32");
+    ADD_FAILURE() << "the user's own choice that cannot run is refused";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "share/parasol/autotune.toml:12: choice.threads")) << e.what();
+  }
 }
 
 TEST(Autotune, ABlockAxisOfAStoredChoiceIsReadOrRefusedByName) {

@@ -36,6 +36,13 @@ float32 or float64 a TypeError; any other failure a RuntimeError.
 
 import os
 
+# method.variant = "auto" takes, where the user's autotune file holds no choice, the table shipped
+# with Parasol: in a wheel it lies beside this file (the command line finds its own copy beside
+# its prefix; docs/performance-study.md).
+_shipped = os.path.join(os.path.dirname(__file__), "autotune.toml")
+if os.path.isfile(_shipped):
+    os.environ.setdefault("PARASOL_SHIPPED_AUTOTUNE", _shipped)
+
 from ._parasol import info, keys, solvers, _run
 from ._params import thread_count, toml_value
 from . import coulomb, fftconv, laplace3d, montecarlo, recurrence, tridiag

@@ -22,6 +22,17 @@ def test_info_names_the_build_and_the_gpu_or_why_none():
         assert info["reason"]
 
 
+def test_the_shipped_autotune_table_comes_with_the_package():
+    # method.variant = "auto" falls back on it; the package names it to the module unless the
+    # environment named another first.
+    import os
+    shipped = os.path.join(os.path.dirname(parasol.__file__), "autotune.toml")
+    assert os.path.isfile(shipped)
+    with open(shipped) as f:
+        assert 'format = "parasol-autotune-2"' in f.read()
+    assert os.environ.get("PARASOL_SHIPPED_AUTOTUNE")
+
+
 def test_solvers_lists_every_registered_solver_with_its_examples():
     solvers = parasol.solvers()
     for name in ("laplace3d", "montecarlo", "coulomb", "tridiag", "recurrence", "fftconv", "poisson"):

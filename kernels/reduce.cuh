@@ -88,24 +88,22 @@ __device__ T block_reduce(T value, Op op) {
 // warp_reduce of kN values at once (kN <= 32), for an op whose two orders give the same bits
 // (Sum): each value goes through warp_reduce's own tree, but a shuffle carries half the lanes of
 // two values, so kN values take about kN shuffles instead of 5 kN. This lane ends with the total
-// of value value_at_lane<kN>(lane); lane first_lane<kN>(q) holds value q's.
+// of value value_at_lane<kN>(lane).
+//
+// The first kPairedLevels levels pair values (kN padded to kPaired = 2^levels); level k puts
+// value bit k in lane bit 4 - k.
 template <int kN>
-inline constexpr int kPaired = kN <= 1 ? 1 : kN <= 2 ? 2 : kN <= 4 ? 4 : kN <= 8 ? 8 : kN <= 16 ? 16 : 32;
+inline constexpr int kPairedLevels = 1 + kPairedLevels<(kN + 1) / 2>;
+template <>
+inline constexpr int kPairedLevels<1> = 0;
 template <int kN>
-inline constexpr int kPairedLevels = kPaired<kN> == 1 ? 0 : kPaired<kN> == 2 ? 1 : kPaired<kN> == 4 ? 2
-                                     : kPaired<kN> == 8 ? 3 : kPaired<kN> == 16 ? 4 : 5;
+inline constexpr int kPaired = 1 << kPairedLevels<kN>;
 
 template <int kN>
 __host__ __device__ constexpr int value_at_lane(int lane) {
   int q = 0;
   for (int k = 0; k < kPairedLevels<kN>; ++k) q |= ((lane >> (4 - k)) & 1) << k;
   return q;
-}
-template <int kN>
-__host__ __device__ constexpr int first_lane(int q) {
-  int lane = 0;
-  for (int k = 0; k < kPairedLevels<kN>; ++k) lane |= ((q >> k) & 1) << (4 - k);
-  return lane;
 }
 
 // One level of warp_reduce_each's tree, at lane distance 16 >> kLevel: while kP >> kLevel values

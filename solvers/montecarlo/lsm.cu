@@ -72,11 +72,15 @@ constexpr int kPacked = kNb * (kNb + 1) / 2;
 template <int kNb>
 constexpr int kGram = kPacked<kNb> + 1;
 
+// The paths a thread of gram_kernel or lsm_date_kernel loads before it adds any (the loads in
+// flight together), in the order a grid-stride loop takes them, so the sums keep that order's bits.
+constexpr int kLoadsAhead = 4;
+
 // Every fitting date's Gram sums and in-the-money count, before the backward pass: date
 // first_date + blockIdx.y, block blockIdx.x's totals (block_reduce_each) into column blockIdx.x
 // of the date's kGram rows of `gram` (gridDim.x doubles a row). Its grid in x is
 // lsm_date_kernel's, so each thread takes the same paths in the same order, and each sum gets
-// the bits it would get beside the others.
+// the bits it would get beside the others. Each thread loads kLoadsAhead paths before it adds any.
 template <int kNb>
 __global__ void __launch_bounds__(kThreads)
     gram_kernel(const float* basket, std::int64_t count, float strike, int first_date,
@@ -84,17 +88,27 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t e = first_date + static_cast<std::int64_t>(blockIdx.y);
   const float* date = basket + e * count;
   double local[kGram<kNb>] = {};
-  for (std::int64_t p : grid_stride(count)) {
-    const float b = date[p];
-    if (strike - b <= 0) continue;
-    double phi[kNb];
-    basis<kNb>(b, strike, phi);
-    int at = 0;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
+  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+       first < count; first += kLoadsAhead * stride) {
+    float bs[kLoadsAhead];
 #pragma unroll
-    for (int i = 0; i < kNb; ++i)
+    for (int k = 0; k < kLoadsAhead; ++k) {
+      const std::int64_t p = first + k * stride;
+      bs[k] = p < count ? date[p] : strike;  // past the end: out of the money
+    }
 #pragma unroll
-      for (int j = i; j < kNb; ++j) local[at++] += phi[i] * phi[j];
-    local[at] += 1;
+    for (int k = 0; k < kLoadsAhead; ++k) {
+      if (strike - bs[k] <= 0) continue;
+      double phi[kNb];
+      basis<kNb>(bs[k], strike, phi);
+      int at = 0;
+#pragma unroll
+      for (int i = 0; i < kNb; ++i)
+#pragma unroll
+        for (int j = i; j < kNb; ++j) local[at++] += phi[i] * phi[j];
+      local[at] += 1;
+    }
   }
   block_reduce_each<kThreads>(local, Sum{});
   if (threadIdx.x != 0) return;
@@ -163,7 +177,7 @@ constexpr int kDateBlocksPerSm = 4;
 //      by the gold's own code (solve_normal_equations) into `policy`: kMaxBasis coefficients, 0
 //      past the basis, or NaN throughout where the date has no exercise.
 // `done` counts the finished blocks; the last one sets it back to 0 for the next launch. Each
-// thread loads kAhead paths before it adds any (the loads in flight together), in the order a
+// thread loads kLoadsAhead paths before it adds any (the loads in flight together), in the order a
 // grid-stride loop takes them.
 template <int kNb>
 __global__ void __launch_bounds__(kThreads, kDateBlocksPerSm)
@@ -171,16 +185,15 @@ __global__ void __launch_bounds__(kThreads, kDateBlocksPerSm)
                     std::int64_t count, float strike, float back, const double* next_policy,
                     const double* __restrict__ gram, float* __restrict__ v, double* slots,
                     unsigned* done, double* policy) {
-  constexpr int kAhead = 4;
   Policy fitted;
   const bool exercise = load_policy(next_policy, fitted);
   double local[kNb] = {};  // the sums phi_i v
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
   for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-       first < count; first += kAhead * stride) {
-    float vs[kAhead], bs[kAhead], next[kAhead];
+       first < count; first += kLoadsAhead * stride) {
+    float vs[kLoadsAhead], bs[kLoadsAhead], next[kLoadsAhead];
 #pragma unroll
-    for (int k = 0; k < kAhead; ++k) {
+    for (int k = 0; k < kLoadsAhead; ++k) {
       const std::int64_t p = first + k * stride;
       if (p >= count) break;
       vs[k] = v[p];
@@ -188,7 +201,7 @@ __global__ void __launch_bounds__(kThreads, kDateBlocksPerSm)
       if (exercise) next[k] = next_basket[p];
     }
 #pragma unroll
-    for (int k = 0; k < kAhead; ++k) {
+    for (int k = 0; k < kLoadsAhead; ++k) {
       const std::int64_t p = first + k * stride;
       if (p >= count) break;
       float vp = vs[k];

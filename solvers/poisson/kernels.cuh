@@ -137,6 +137,11 @@ template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
     chebyshev_kernel(G<T> g, const T* __restrict__ u, T* __restrict__ previous,
                      const T* __restrict__ b, T c1, T c2, bool first) {
+  const auto fetch = [&](std::int64_t f) {
+    fetch_line(u + f);
+    fetch_line(b + f);
+    if (!first) fetch_line(previous + f);
+  };
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     const T c = u[at];
     const T momentum = first ? T(0) : c1 * (c - previous[at]);
@@ -146,7 +151,7 @@ __global__ void __launch_bounds__(kCellThreads)
     }
     const T d = diagonal(g, i, j, k);
     previous[at] = d != T(0) ? c + momentum + c2 * residual_at(g, u, b, i, j, k, at) / d : c;
-  });
+  }, fetch);
 }
 
 // The fused variant's passes: two dependent half-steps in one pass over memory, from `u` into `out`
@@ -318,6 +323,9 @@ __global__ void __launch_bounds__(kCellThreads)
                     T* __restrict__ r) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     r[at] = inside(g, i, j, k) ? b[at] - apply_inside(g, u, at) : residual_at(g, u, b, i, j, k, at);
+  }, [&](std::int64_t f) {
+    fetch_line(u + f);
+    fetch_line(b + f);
   });
 }
 

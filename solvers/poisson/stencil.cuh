@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/launch.cuh"
 #include "solvers/poisson/params.hpp"
@@ -242,29 +243,57 @@ __device__ __forceinline__ PlaneRun planes_of_thread(int nz) {
 // strided by the grid's threads along them, with 32-bit counters (64-bit divisions per thread
 // cost more than the stencil itself). Every kernel that loops so reads only values no other
 // thread of the launch writes, so the order of cells leaves the bits alone.
-template <class Body>
-__device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& body) {
+//
+// `fetch(at)`, where a kernel gives one, is called before each cell's body with the index of the
+// same column kFetchAhead planes on, while that plane is in the thread's run: the kernel asks
+// there for the lines it will read (fetch_line), so that a thread, which otherwise has one cell's
+// loads in flight at a time, has the next planes' on their way while it works. An L1 prefetch two
+// planes ahead took a 512^3 r = b - A u from 684 to 634 us and a 256^3 one from 101 to 91 us
+// (H200; L2 prefetches and 1 or 4 planes ahead gained less). Nothing it does changes a value.
+inline constexpr unsigned kFetchAhead = 2;
+struct NoFetch {
+  __device__ void operator()(std::int64_t) const {}
+};
+// A prefetch of the line holding `p` into L1: no register written, nothing waited for.
+__device__ __forceinline__ void fetch_line(const void* p) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
+template <class Body, class Fetch = NoFetch>
+__device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& body,
+                                              Fetch&& fetch = Fetch{}) {
   const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
   const PlaneRun run = planes_of_thread(nz);
+  const std::int64_t sz = static_cast<std::int64_t>(nx) * ny;
   for (unsigned k = run.first; k < run.end; ++k)
     for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
-      for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(nx); i += step_x)
-        body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
-             i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k));
+      for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(nx); i += step_x) {
+        const std::int64_t at = i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k);
+        if constexpr (!std::is_same_v<std::decay_t<Fetch>, NoFetch>)
+          if (k + kFetchAhead < run.end) fetch(at + kFetchAhead * sz);
+        body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k), at);
+      }
 }
 
 // Every cell of the planes a level's grid holds once, as for_each_cell: body(i, j, k, at) with k
 // the plane of the whole level and `at` the storage index. A whole level's is for_each_cell.
-template <class T, class Body>
-__device__ __forceinline__ void for_each_held(const LevelGrid<T>& g, Body&& body) {
-  for_each_cell(g.nx, g.ny, g.nz, body);
+template <class T, class Body, class Fetch = NoFetch>
+__device__ __forceinline__ void for_each_held(const LevelGrid<T>& g, Body&& body,
+                                              Fetch&& fetch = Fetch{}) {
+  for_each_cell(g.nx, g.ny, g.nz, body, fetch);
 }
-template <class T, class Body>
-__device__ __forceinline__ void for_each_held(const SlabGrid<T>& g, Body&& body) {
+template <class T, class Body, class Fetch = NoFetch>
+__device__ __forceinline__ void for_each_held(const SlabGrid<T>& g, Body&& body,
+                                              Fetch&& fetch = Fetch{}) {
   const int skip = g.z_halos ? 1 : 0;
-  for_each_cell(g.nx, g.ny, g.planes, [&](int i, int j, int k, std::int64_t at) {
+  const auto body_held = [&](int i, int j, int k, std::int64_t at) {
     body(i, j, k + g.k0, at + skip * g.sz());
-  });
+  };
+  if constexpr (std::is_same_v<std::decay_t<Fetch>, NoFetch>)
+    for_each_cell(g.nx, g.ny, g.planes, body_held);
+  else
+    for_each_cell(g.nx, g.ny, g.planes, body_held,
+                  [&](std::int64_t at) { fetch(at + skip * g.sz()); });
 }
 
 // The cells of one colour ((i + j + k_first + k) & 1 == colour, k_first the whole level's plane

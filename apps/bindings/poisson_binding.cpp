@@ -71,7 +71,8 @@ class PoissonRun final : public GridRun<Params> {
     if (made_on_device()) shift_ = run_.shift;
     // Across ranks the halo exchanges, gathers and norms' all-reduces are timed apart as
     // "exchange" (the waits for slower ranks among them), so the phases add up to the wall.
-    const double exchange = context_->comm_seconds() - comm_before;
+    const double exchange =
+        context_->comm_seconds() - comm_before + run_.outcome.device_exchange_seconds;
     double compute = run_.outcome.seconds - exchange;
     finish_march(timings, *march_, "V-cycle", p_.max_cycles, compute);
     // A converging multigrid stays within the size of the solution; a NaN or infinity means the

@@ -5,8 +5,9 @@
 // What runs: levels 0 .. m − 1 are cut among the ranks, m being slab_cut's cut levels but never
 // the coarsest, each rank holding its planes of every field with one halo plane below and one
 // above (SlabGrid::z_halos). Before every stencil application (a colour or Chebyshev step, the
-// residual, a prolongation reading the coarse level) the halo planes are exchanged through
-// comm/, staged through the host; past a periodic z face the first and the last rank swap the
+// residual, a prolongation reading the coarse level) the halo planes are exchanged device to
+// device through comm::DeviceComm on the kernels' stream (NCCL, or MPI where NCCL cannot run, as
+// comm/transport.hpp resolves it); past a periodic z face the first and the last rank swap the
 // wrap. Restriction and prolongation stay on the rank: the cut is made in blocks of planes that
 // hold whole children of every coarse plane. The restriction into level m gathers level m − 1's
 // residual (or FMG's source) onto every rank, and levels m and below are then held whole by
@@ -18,8 +19,9 @@
 // zeros (exact) and added in plane order on the host by the one-rank device's function.
 //
 // Not across ranks: the fused variant (its pass marches each tile through a level's whole z
-// range; InputError naming method.variant), and CUDA graphs (the exchanges are host calls
-// between kernels: each launch is paid for, which the coarse levels' few planes do not hide).
+// range; InputError naming method.variant), and CUDA graphs (the gather onto every rank is a
+// host call between kernels: each launch is paid for, which the coarse levels' few planes do not
+// hide).
 #pragma once
 
 #include <cstdint>

@@ -139,6 +139,9 @@ struct Outcome {
   StopReason stop = StopReason::max_iterations;  // tolerance met, max_cycles reached, or stagnated
   std::int64_t levels = 0;
   double seconds = 0;  // the solve alone, wall clock
+  // Of those, the halo exchanges between devices across ranks (the GPU on slabs; the host's
+  // exchanges are comm::Context's comm_seconds()).
+  double device_exchange_seconds = 0;
   double b_max = 0, b_l2 = 0;  // norms of the right-hand side the residuals are relative to
 };
 

@@ -36,8 +36,11 @@ import numpy as np
 
 RATES = ["gpoints_per_s", "munknowns_per_s", "path_steps_per_s", "atom_evaluations_per_s", "unknowns_per_s",
          "gsamples_per_s", "gelements_per_s"]
-# Phases that are not the solve: the rest of /timings' phases add up to a rank's solving time.
-NOT_SOLVING = {"setup", "wait", "exchange", "check", "write"}
+# Phases that are not the solve: the process's start and end, inputs and outputs, the waits and
+# exchanges across ranks. The rest of /timings' phases (compute, the transfers between host and
+# device, a solver's own such as poisson's refinements) add up to a rank's solving time.
+NOT_SOLVING = {"startup", "setup", "read", "wait", "exchange", "check", "checkpoint", "write",
+               "release"}
 
 
 def run(parasol, launcher, ranks, case, output):

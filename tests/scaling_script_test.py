@@ -18,6 +18,36 @@ except ImportError as missing:
     sys.exit(77)
 
 script, parasol, launcher, inputs = sys.argv[1:5]
+
+# A rank's solving seconds are its solve's phases alone: not the process's start or end, its
+# inputs or outputs, nor the waits and exchanges across ranks.
+import importlib.util
+import os
+import tempfile
+
+import numpy as np
+
+spec = importlib.util.spec_from_file_location("scaling", script)
+scaling = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(scaling)
+with tempfile.TemporaryDirectory() as scratch:
+    made = os.path.join(scratch, "t.h5")
+    phases = {"startup": 0.3, "setup": 0.5, "read": 0.05, "host_to_device": 0.01, "compute": 0.2,
+              "refinements": 0.04, "exchange": 0.07, "wait": 0.02, "device_to_host": 0.03,
+              "check": 0.1, "checkpoint": 0.06, "write": 0.2, "release": 0.1}
+    with h5py.File(made, "w") as f:
+        t = f.create_group("timings").attrs
+        t["wall_s"] = sum(phases.values())
+        t["gpoints_per_s"] = 1.0
+        for name, seconds in phases.items():
+            t[name + "_by_rank_s"] = np.array([seconds, 2 * seconds])
+    rate, solve, wait, exchange, wall = scaling.timings(made)
+    expected = phases["host_to_device"] + phases["compute"] + phases["refinements"] + \
+        phases["device_to_host"]
+    if not np.allclose(solve, [expected, 2 * expected]):
+        sys.exit(f"solving seconds {solve}, expected {expected} and {2 * expected}")
+    if not np.allclose(exchange, [0.07, 0.14]) or not np.allclose(wait, [0.02, 0.04]):
+        sys.exit(f"wait {wait} or exchange {exchange} not as stored")
 cases = [f"{inputs}/montecarlo.toml paths.count=4000 paths.steps=20 --backend cpu",
          f"{inputs}/laplace3d.toml grid.nz=9 iteration.max_iterations=5 --backend cpu"]
 done = subprocess.run([sys.executable, script, "--parasol", parasol, "--launcher", launcher,

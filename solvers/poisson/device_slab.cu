@@ -258,7 +258,8 @@ class SlabMultigrid {
       const std::size_t n = d.stored();
       d.u = DeviceBuffer<T>(n);
       d.b = DeviceBuffer<T>(n);
-      if (l < bottom || l == 0) d.r = DeviceBuffer<T>(n);
+      // r: the finest level's residual norms, and the level whose residual is gathered.
+      if (l == 0 || (l < bottom && d.cut && !cut(l + 1))) d.r = DeviceBuffer<T>(n);
       if (p_.smoother == Smoother::chebyshev || odd_periodic(p_, all_[l]))
         d.previous = DeviceBuffer<T>(n);
       if (l > 0) d.fmg_b = DeviceBuffer<T>(n);
@@ -320,19 +321,21 @@ class SlabMultigrid {
     }
   }
 
-  // Level l's field (held planes, stored with halos) whole into `gathered_`, on every rank.
+  // Level l's field (held planes, stored with halos) whole into `gathered_`, on every rank: this
+  // rank's planes copied to their place, then each rank's broadcast by it, device to device on the
+  // kernels' stream through `halos_` (before, staged through the host with a wait: a 64^3 level's
+  // megabyte once a cycle, the host idle while the device waited for it).
   void gather(std::size_t l, const T* field) {
     const SlabLevel<T>& d = level_[l];
     const std::size_t plane = d.plane();
-    std::vector<T> whole(plane * static_cast<std::size_t>(d.level.nz));
     const Planes mine = held(l, rank_);
-    parasol::download(whole.data() + plane * static_cast<std::size_t>(mine.begin), field + d.first(),
-                      plane * static_cast<std::size_t>(mine.count()), stream_);
-    std::vector<Planes> ranges;
-    for (int r = 0; r < size_; ++r) ranges.push_back(held(l, r));
-    all_gather_planes(whole, plane, ranges);
-    upload(gathered_, whole, stream_);
-    stream_.synchronize();
+    copy_on_device(gathered_.data() + plane * static_cast<std::size_t>(mine.begin),
+                   field + d.first(), plane * static_cast<std::size_t>(mine.count()), stream_);
+    for (int r = 0; r < size_; ++r) {
+      const Planes h = held(l, r);
+      halos_->broadcast(gathered_.data() + plane * static_cast<std::size_t>(h.begin),
+                        plane * static_cast<std::size_t>(h.count()), r);
+    }
   }
 
   // The ranks holding the planes just below and just above this rank's (none past the ends).
@@ -439,14 +442,26 @@ class SlabMultigrid {
     d.in_previous = false;
   }
 
-  // b of level l + 1 = R (b - A u) of level l (the plain variant's residual field).
+  // b of level l + 1 = R (b - A u) of level l: the residual made where it is restricted, as
+  // device.cu does, where level l + 1 is held as level l is; stored in r and gathered where level
+  // l is cut and level l + 1 is not (the same numbers: r is rounded to T either way).
   void restrict_residual(std::size_t l, const T* b) {
     SlabLevel<T>& fine = level_[l];
+    SlabLevel<T>& coarse = level_[l + 1];
     exchange(l, fine.current());
+    if (fine.cut == coarse.cut) {
+      with_halving(coarse.grid, [&](auto halves) {
+        residual_restrict_kernel<decltype(halves)::value>
+            <<<grid_of_cells(coarse), kCellBlock, 0, stream_>>>(fine.grid, coarse.grid,
+                                                                fine.current(), b, coarse.b.data());
+      });
+      PARASOL_CHECK_LAUNCH(stream_);
+      return;
+    }
     residual_kernel<<<grid_of_cells(fine), kCellBlock, 0, stream_>>>(fine.grid, fine.current(), b,
                                                                      fine.r.data());
     PARASOL_CHECK_LAUNCH(stream_);
-    restrict_into(l, fine.r.data(), level_[l + 1].b.data());
+    restrict_into(l, fine.r.data(), coarse.b.data());
   }
 
   void solve_bottom(const T* b, bool from_zero) {

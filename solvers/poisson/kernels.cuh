@@ -767,7 +767,18 @@ __device__ void bottom_solve(const LevelGrid<T>& g, T* u, T* previous, const T* 
                              const BottomPlan& plan) {
   const std::int64_t n = g.cells();
   const T shift = plan.singular ? static_cast<T>(bottom_mean(b, n)) : T(0);
+  // A cell's indices, by 32-bit divisions where the level allows (a 64-bit division costs more
+  // than the cell's update, and a sweep here is a few cells a thread).
+  const bool narrow = n <= 0xffffffffLL;
   const auto cell = [&](std::int64_t at, int& i, int& j, int& k) {
+    if (narrow) {
+      const auto a = static_cast<unsigned>(at), nx = static_cast<unsigned>(g.nx),
+                 ny = static_cast<unsigned>(g.ny);
+      i = static_cast<int>(a % nx);
+      j = static_cast<int>((a / nx) % ny);
+      k = static_cast<int>(a / (nx * ny));
+      return;
+    }
     i = static_cast<int>(at % g.nx);
     j = static_cast<int>((at / g.nx) % g.ny);
     k = static_cast<int>(at / (static_cast<std::int64_t>(g.nx) * g.ny));
@@ -802,8 +813,12 @@ __device__ void bottom_solve(const LevelGrid<T>& g, T* u, T* previous, const T* 
   } else {
     T* current = u;
     T* next = previous;  // holds the iterate before `current`, overwritten by the one after
+    // Each step's coefficients loaded a sweep ahead: read where they are used, every sweep waited
+    // a load's latency first.
+    double2 ahead = plan.sweeps > 0 ? plan.steps[0] : double2{0.0, 0.0};
     for (int s = 0; s < plan.sweeps; ++s) {
-      const T c1 = static_cast<T>(plan.steps[s].x), c2 = static_cast<T>(plan.steps[s].y);
+      const T c1 = static_cast<T>(ahead.x), c2 = static_cast<T>(ahead.y);
+      if (s + 1 < plan.sweeps) ahead = plan.steps[s + 1];
       for (std::int64_t at = threadIdx.x; at < n; at += kBottomThreads) {
         int i, j, k;
         cell(at, i, j, k);

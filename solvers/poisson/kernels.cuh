@@ -99,10 +99,11 @@ __device__ __forceinline__ T red_black_update(const G<T>& g, const T* u, const T
   return d != T(0) ? u[at] + residual_at(g, u, b, i, j, k, at) / d : u[at];
 }
 
-// red_black_update at a cell inside() the level, whose diagonal is never 0: the same sums.
+// red_black_update at a cell inside_yz() the level, whose diagonal is never 0: the same sums.
 template <class T, template <class> class G>
-__device__ __forceinline__ T inside_update(const G<T>& g, const T* u, const T* b, std::int64_t at) {
-  return u[at] + (b[at] - apply_inside(g, u, at)) / inside_diagonal(g);
+__device__ __forceinline__ T inside_update(const G<T>& g, const T* u, const T* b, int i,
+                                           std::int64_t at) {
+  return u[at] + (b[at] - apply_inside_yz(g, u, i, at)) / diagonal_yz(g, i);
 }
 
 // One colour of a red-black Gauss-Seidel sweep, in place: the cells of the other colour, which a
@@ -112,7 +113,7 @@ template <class T, template <class> class G>
 __global__ void __launch_bounds__(kCellThreads)
     rbgs_kernel(G<T> g, T* __restrict__ u, const T* __restrict__ b, int colour) {
   for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = inside(g, i, j, k) ? inside_update(g, u, b, at) : red_black_update(g, u, b, i, j, k, at);
+    u[at] = inside_yz(g, j, k) ? inside_update(g, u, b, i, at) : red_black_update(g, u, b, i, j, k, at);
   });
 }
 
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(kCellThreads)
     colour_from_kernel(G<T> g, const T* __restrict__ from, T* __restrict__ u,
                        const T* __restrict__ b, int colour) {
   for_each_held_of_colour(g, colour, [&](int i, int j, int k, std::int64_t at) {
-    u[at] = inside(g, i, j, k) ? inside_update(g, from, b, at)
+    u[at] = inside_yz(g, j, k) ? inside_update(g, from, b, i, at)
                                : red_black_update(g, from, b, i, j, k, at);
   });
 }
@@ -145,8 +146,8 @@ __global__ void __launch_bounds__(kCellThreads)
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
     const T c = u[at];
     const T momentum = first ? T(0) : c1 * (c - previous[at]);
-    if (inside(g, i, j, k)) {
-      previous[at] = c + momentum + c2 * (b[at] - apply_inside(g, u, at)) / inside_diagonal(g);
+    if (inside_yz(g, j, k)) {
+      previous[at] = c + momentum + c2 * (b[at] - apply_inside_yz(g, u, i, at)) / diagonal_yz(g, i);
       return;
     }
     const T d = diagonal(g, i, j, k);
@@ -322,7 +323,7 @@ __global__ void __launch_bounds__(kCellThreads)
     residual_kernel(G<T> g, const T* __restrict__ u, const T* __restrict__ b,
                     T* __restrict__ r) {
   for_each_held(g, [&](int i, int j, int k, std::int64_t at) {
-    r[at] = inside(g, i, j, k) ? b[at] - apply_inside(g, u, at) : residual_at(g, u, b, i, j, k, at);
+    r[at] = inside_yz(g, j, k) ? b[at] - apply_inside_yz(g, u, i, at) : residual_at(g, u, b, i, j, k, at);
   }, [&](std::int64_t f) {
     fetch_line(u + f);
     fetch_line(b + f);
@@ -400,7 +401,7 @@ __global__ void __launch_bounds__(kCellThreads)
                 [&](int i, int j, int k, std::int64_t at) {
                   coarse[at] = mean_of_children<kHalves>(
                       fine, coarse_grid, i, j, k, [&](int fi, int fj, int fk, std::int64_t f) {
-                        return inside(fine, fi, fj, fk) ? b[f] - apply_inside(fine, u, f)
+                        return inside_yz(fine, fj, fk) ? b[f] - apply_inside_yz(fine, u, fi, f)
                                                         : residual_at(fine, u, b, fi, fj, fk, f);
                       });
                 });
@@ -637,8 +638,8 @@ __global__ void __launch_bounds__(kCellThreads)
               kRead == Reading::field
                   ? static_cast<double>(x[at])
                   : static_cast<double>(
-                        inside(g, static_cast<int>(i), static_cast<int>(j), k)
-                            ? b[at] - apply_inside(g, x, at)
+                        inside_yz(g, static_cast<int>(j), k)
+                            ? b[at] - apply_inside_yz(g, x, static_cast<int>(i), at)
                             : residual_at(g, x, b, static_cast<int>(i), static_cast<int>(j), k, at));
           acc.sum += v * v;
           acc.max = Max{}(acc.max, fabs(v));

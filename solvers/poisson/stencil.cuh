@@ -163,32 +163,32 @@ __host__ __device__ __forceinline__ T above_z(const G<T>& g, const T* u, std::in
   }
 }
 
-// Whether cell (i, j, k) is at least one cell from every face: its six neighbours are the next
-// cells in memory along each axis (on a slab too: a z-neighbour inside the level is held, in the
-// slab or its halo plane), so A u needs no face rule and the diagonal no self weight.
+// Whether cell (i, j, k) is at least one cell from the y and z faces, whatever its x: its y and z
+// neighbours are the next cells in memory (on a slab too: a z-neighbour inside the level is held,
+// in the slab or its halo plane), and only its x neighbours may need a face rule. The plain
+// variant's kernels take apply_inside_yz there: apply_operator's tests, branches and 64-bit index
+// arithmetic had been most of a sweep's instructions (168 a cell for r = b - A u). A warp runs
+// along a row: tested for all six faces, the warps holding a row's first or last cell (a quarter of
+// a 256-cell row's) ran apply_operator for that one lane beside the others' short path, and the
+// Chebyshev step at 256^3 issued 188 instructions a cell. The fused pass has its own
+// (RedBlackPass::first_inside).
 template <class T>
-__host__ __device__ __forceinline__ bool inside(const LevelGrid<T>& g, int i, int j, int k) {
-  return static_cast<unsigned>(i - 1) < static_cast<unsigned>(g.nx - 2) &&
-         static_cast<unsigned>(j - 1) < static_cast<unsigned>(g.ny - 2) &&
+__host__ __device__ __forceinline__ bool inside_yz(const LevelGrid<T>& g, int j, int k) {
+  return static_cast<unsigned>(j - 1) < static_cast<unsigned>(g.ny - 2) &&
          static_cast<unsigned>(k - 1) < static_cast<unsigned>(g.nz - 2);
 }
 
-// A u at a cell inside() the level: apply_operator's operands without the face rules' tests, so
-// the same sum. The plain variant's kernels take it in every warp away from the faces: the tests,
-// their branches and 64-bit index arithmetic had been most of a sweep's instructions (168 a cell
-// for r = b - A u). The fused pass has its own (RedBlackPass::first_inside).
+// A u at a cell inside_yz(): apply_operator's operands (x by the face rules, y and z from
+// memory), so its sum.
 template <class T, template <class> class G>
-__host__ __device__ __forceinline__ T apply_inside(const G<T>& g, const T* u, std::int64_t at) {
+__host__ __device__ __forceinline__ T apply_inside_yz(const G<T>& g, const T* u, int i,
+                                                      std::int64_t at) {
   const T* c = u + at;
+  const T centre = c[0];
   const std::int64_t sy = g.sy(), sz = g.sz();
-  return apply_values(g, c[0], c[-1], c[1], c[-sy], c[sy], c[-sz], c[sz]);
-}
-
-// The diagonal of A inside() the level, where no axis has a self weight: diagonal()'s sum with
-// every weight 2.
-template <class T>
-__host__ __device__ __forceinline__ T inside_diagonal(const LevelGrid<T>& g) {
-  return g.alpha + g.cx * T(2) + g.cy * T(2) + g.cz * T(2);
+  return apply_values(g, centre, below(u, at, i, g.nx, std::int64_t{1}, g.lo[0], centre),
+                      above(u, at, i, g.nx, std::int64_t{1}, g.hi[0], centre), c[-sy], c[sy],
+                      c[-sz], c[sz]);
 }
 
 // A u at cell (i, j, k), index `at`, its neighbours read from u.
@@ -219,6 +219,15 @@ __host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int
   const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);
   const int wy = 2 - self_weight(j, g.ny, g.lo[1], true) - self_weight(j, g.ny, g.hi[1], false);
   const int wz = 2 - self_weight(k, g.nz, g.lo[2], true) - self_weight(k, g.nz, g.hi[2], false);
+  return g.alpha + g.cx * T(wx) + g.cy * T(wy) + g.cz * T(wz);
+}
+
+// The diagonal at a cell inside_yz(): diagonal()'s sum with its y and z weights 2, so its value;
+// never 0.
+template <class T>
+__host__ __device__ __forceinline__ T diagonal_yz(const LevelGrid<T>& g, int i) {
+  const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);
+  const int wy = 2, wz = 2;
   return g.alpha + g.cx * T(wx) + g.cy * T(wy) + g.cz * T(wz);
 }
 

@@ -274,14 +274,17 @@ __device__ __forceinline__ void for_each_cell(int nx, int ny, int nz, Body&& bod
   const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
   const PlaneRun run = planes_of_thread(nz);
   const std::int64_t sz = static_cast<std::int64_t>(nx) * ny;
-  for (unsigned k = run.first; k < run.end; ++k)
-    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
-      for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(nx); i += step_x) {
-        const std::int64_t at = i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k);
+  // Column by column (a thread has one where the grid covers the plane, as cell_grid launches it),
+  // up its run of planes, the index stepped a plane at a time: no 64-bit products a cell.
+  for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<unsigned>(nx); i += step_x) {
+      std::int64_t at = i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * run.first);
+      for (unsigned k = run.first; k < run.end; ++k, at += sz) {
         if constexpr (!std::is_same_v<std::decay_t<Fetch>, NoFetch>)
           if (k + kFetchAhead < run.end) fetch(at + kFetchAhead * sz);
         body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k), at);
       }
+    }
 }
 
 // Every cell of the planes a level's grid holds once, as for_each_cell: body(i, j, k, at) with k
@@ -316,15 +319,18 @@ __device__ __forceinline__ void for_each_colour_cell(int nx, int ny, int nz, int
   const unsigned step_x = gridDim.x * blockDim.x, step_y = gridDim.y * blockDim.y;
   const unsigned half = (static_cast<unsigned>(nx) + 1) / 2;
   const PlaneRun run = planes_of_thread(nz);
-  for (unsigned k = run.first; k < run.end; ++k)
-    for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
-      for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < half; t += step_x) {
+  const std::int64_t sz = static_cast<std::int64_t>(nx) * ny;
+  // Column by column up the run, as for_each_cell: the plane's start stepped, i alternating.
+  for (unsigned j = blockIdx.y * blockDim.y + threadIdx.y; j < static_cast<unsigned>(ny); j += step_y)
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < half; t += step_x) {
+      std::int64_t plane = static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * run.first);
+      for (unsigned k = run.first; k < run.end; ++k, plane += sz) {
         const unsigned i = 2 * t + ((static_cast<unsigned>(colour) + j + k +
                                      static_cast<unsigned>(k_first)) & 1u);
         if (i < static_cast<unsigned>(nx))
-          body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k),
-               i + static_cast<std::int64_t>(nx) * (j + static_cast<std::int64_t>(ny) * k));
+          body(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k), plane + i);
       }
+    }
 }
 
 // Every cell of one colour ((i + j + k) & 1 == colour, k the whole level's plane) among the planes

@@ -126,6 +126,12 @@ __host__ __device__ __forceinline__ int self_weight(int i, int n, signed char gh
   return ghost;
 }
 
+// An axis's weight in the diagonal at index i of n (2 less the self weights of its two sides):
+// diagonal() and diagonal_yz() take it from here.
+__host__ __device__ __forceinline__ int axis_weight(int i, int n, signed char lo, signed char hi) {
+  return 2 - self_weight(i, n, lo, true) - self_weight(i, n, hi, false);
+}
+
 // A u from a cell's value and its six neighbours (ghosts already resolved). Axes in the order
 // x, y, z, each as (2c - below - above): every kernel's sums, in the gold's order.
 template <class T>
@@ -216,9 +222,9 @@ __host__ __device__ __forceinline__ T apply_operator(const G<T>& g, const T* u, 
 // 0 = 0, and smoothers leave it alone (the gold's inverse diagonal is 0 there).
 template <class T>
 __host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int j, int k) {
-  const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);
-  const int wy = 2 - self_weight(j, g.ny, g.lo[1], true) - self_weight(j, g.ny, g.hi[1], false);
-  const int wz = 2 - self_weight(k, g.nz, g.lo[2], true) - self_weight(k, g.nz, g.hi[2], false);
+  const int wx = axis_weight(i, g.nx, g.lo[0], g.hi[0]);
+  const int wy = axis_weight(j, g.ny, g.lo[1], g.hi[1]);
+  const int wz = axis_weight(k, g.nz, g.lo[2], g.hi[2]);
   return g.alpha + g.cx * T(wx) + g.cy * T(wy) + g.cz * T(wz);
 }
 
@@ -226,7 +232,7 @@ __host__ __device__ __forceinline__ T diagonal(const LevelGrid<T>& g, int i, int
 // never 0.
 template <class T>
 __host__ __device__ __forceinline__ T diagonal_yz(const LevelGrid<T>& g, int i) {
-  const int wx = 2 - self_weight(i, g.nx, g.lo[0], true) - self_weight(i, g.nx, g.hi[0], false);
+  const int wx = axis_weight(i, g.nx, g.lo[0], g.hi[0]);
   const int wy = 2, wz = 2;
   return g.alpha + g.cx * T(wx) + g.cy * T(wy) + g.cz * T(wz);
 }
